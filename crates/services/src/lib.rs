@@ -1,0 +1,28 @@
+//! The emulated AWS services. Each module owns one service: its state (persisted through
+//! `cumulo-store` in tables prefixed with its name), its API operations as typed Rust functions, the
+//! wire adapter that decodes requests into those operations, and (from the CloudFormation issue on)
+//! the providers of its resource types.
+//!
+//! Invariant: a service changes another service's state only through that service's typed
+//! operations, never through its tables; the [`gateway`] is the only place that knows every service.
+
+pub mod gateway;
+pub mod s3;
+pub mod sns;
+pub mod sqs;
+pub mod ssm;
+pub mod sts;
+
+pub use gateway::{Config, Gateway};
+
+use cumulo_wire::{AwsRequest, AwsResponse};
+
+/// One emulated AWS service as the gateway sees it.
+#[async_trait::async_trait]
+pub trait Service: Send + Sync {
+    /// The SigV4 signing name (`s3`, `sqs`, ...) — also the key in the health report.
+    fn name(&self) -> &'static str;
+
+    /// Answers one request. Errors are rendered in the service's own protocol by the service.
+    async fn handle(&self, req: AwsRequest) -> AwsResponse;
+}

@@ -1,0 +1,228 @@
+//! Persistence for every emulated service: one embedded SQLite database in WAL mode.
+//!
+//! Invariants:
+//! - A call that returns `Ok` from [`Store::write`] has committed; with WAL and `synchronous=NORMAL`
+//!   a committed transaction survives `kill -9` of the process (the WAL is in the OS page cache).
+//!   `Durability::Full` adds an fsync per commit for power-loss safety.
+//! - Each service owns the tables it creates through [`Store::migrate`] (named `<service>_...`);
+//!   no service reads another's tables.
+//! - This crate knows nothing about AWS.
+
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+pub use rusqlite;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("store: cannot create data directory {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("store: migration {owner} v{version} failed: {source}")]
+    Migration {
+        owner: String,
+        version: usize,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "store: {owner} schema is at version {found}, newer than this cumulo knows ({known}); upgrade cumulo"
+    )]
+    TooNew {
+        owner: String,
+        found: usize,
+        known: usize,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// How hard a commit tries to reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Survives a process crash (`kill -9`); the default.
+    #[default]
+    Process,
+    /// Also survives power loss: fsync on every commit.
+    Full,
+}
+
+/// The database shared by all services. Cheap to share behind an `Arc`.
+pub struct Store {
+    conn: Mutex<Connection>,
+    location: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+/// File name of the database inside the data directory.
+pub const DB_FILE: &str = "cumulo.db";
+
+impl Store {
+    /// Opens (creating if needed) `dir/cumulo.db`.
+    pub fn open(dir: &Path, durability: Durability) -> Result<Store> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = dir.join(DB_FILE);
+        let conn = Connection::open(&path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        let sync = match durability {
+            Durability::Process => "NORMAL",
+            Durability::Full => "FULL",
+        };
+        conn.pragma_update(None, "synchronous", sync)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Self::init(conn, Some(path))
+    }
+
+    /// A database that lives only in memory (tests, `--in-memory`).
+    pub fn in_memory() -> Result<Store> {
+        Self::init(Connection::open_in_memory()?, None)
+    }
+
+    fn init(conn: Connection, location: Option<PathBuf>) -> Result<Store> {
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL);",
+        )?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            location,
+        })
+    }
+
+    /// The database file, or `None` in memory.
+    pub fn location(&self) -> Option<&Path> {
+        self.location.as_deref()
+    }
+
+    /// Applies `owner`'s migrations that have not run yet, each in its own transaction.
+    /// `migrations[i]` takes the schema from version `i` to `i + 1`. A database whose version is
+    /// newer than `migrations.len()` is refused rather than misread.
+    pub fn migrate(&self, owner: &str, migrations: &[&str]) -> Result<()> {
+        let mut conn = self.lock();
+        let current: usize = conn
+            .query_row(
+                "SELECT version FROM schema_versions WHERE owner = ?1",
+                [owner],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|v| v as usize)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(0),
+                e => Err(e),
+            })?;
+        if current > migrations.len() {
+            return Err(StoreError::TooNew {
+                owner: owner.to_string(),
+                found: current,
+                known: migrations.len(),
+            });
+        }
+        for (i, sql) in migrations.iter().enumerate().skip(current) {
+            let version = i + 1;
+            let fail = |source| StoreError::Migration {
+                owner: owner.to_string(),
+                version,
+                source,
+            };
+            let tx = conn.transaction().map_err(fail)?;
+            tx.execute_batch(sql).map_err(fail)?;
+            tx.execute(
+                "INSERT INTO schema_versions(owner, version) VALUES (?1, ?2)
+                 ON CONFLICT(owner) DO UPDATE SET version = excluded.version",
+                rusqlite::params![owner, version as i64],
+            )
+            .map_err(fail)?;
+            tx.commit().map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `f` in a transaction and commits it before returning: when this returns `Ok`, the
+    /// change is durable. Services call it before they answer a mutating request.
+    pub fn write<R>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<R>,
+    ) -> Result<R> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let r = f(&tx)?;
+        tx.commit()?;
+        Ok(r)
+    }
+
+    /// Runs a read-only closure against the connection.
+    pub fn read<R>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<R>) -> Result<R> {
+        let conn = self.lock();
+        Ok(f(&conn)?)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (the transaction is
+        // rolled back on drop), so a poisoned lock is safe to keep using.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: &[&str] = &[
+        "CREATE TABLE t_items (k TEXT PRIMARY KEY, v TEXT);",
+        "ALTER TABLE t_items ADD COLUMN n INTEGER DEFAULT 0;",
+    ];
+
+    #[test]
+    fn migrates_once_and_persists() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = Store::open(dir.path(), Durability::Process).unwrap();
+            s.migrate("t", M).unwrap();
+            s.migrate("t", M).unwrap();
+            s.write(|tx| tx.execute("INSERT INTO t_items(k, v) VALUES ('a', 'b')", []))
+                .unwrap();
+        }
+        let s = Store::open(dir.path(), Durability::Process).unwrap();
+        s.migrate("t", M).unwrap();
+        let v: String = s
+            .read(|c| c.query_row("SELECT v FROM t_items WHERE k='a'", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(v, "b");
+    }
+
+    #[test]
+    fn refuses_newer_schema() {
+        let s = Store::in_memory().unwrap();
+        s.migrate("t", M).unwrap();
+        let err = s.migrate("t", &M[..1]).unwrap_err();
+        assert!(matches!(err, StoreError::TooNew { found: 2, known: 1, .. }));
+    }
+
+    #[test]
+    fn failed_write_changes_nothing() {
+        let s = Store::in_memory().unwrap();
+        s.migrate("t", M).unwrap();
+        let r = s.write(|tx| {
+            tx.execute("INSERT INTO t_items(k, v) VALUES ('a', 'b')", [])?;
+            tx.execute("INSERT INTO nope VALUES (1)", [])
+        });
+        assert!(r.is_err());
+        let n: i64 = s
+            .read(|c| c.query_row("SELECT count(*) FROM t_items", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(n, 0);
+    }
+}

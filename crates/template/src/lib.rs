@@ -1,0 +1,5 @@
+//! CloudFormation templates: parsing (JSON and YAML with every short-form tag), the model,
+//! intrinsic functions, conditions and the dependency graph.
+//!
+//! Invariant: pure — no I/O, no async, no clock. Everything the evaluation needs from the world
+//! (parameters, resolved attributes, exports, SSM parameter values) comes in through the context.

@@ -1,0 +1,19 @@
+//! AWS wire protocols: the request/response types every emulated service speaks, the error shapes of
+//! each protocol, SigV4 parsing, and the small XML/JSON helpers services render with.
+//!
+//! Invariant: this crate knows nothing about any particular service or about persistence. It turns
+//! bytes into [`AwsRequest`]s and [`AwsError`]s into bytes, exactly as botocore expects them.
+
+pub mod error;
+pub mod ids;
+pub mod protocol;
+pub mod query;
+pub mod request;
+pub mod response;
+pub mod sigv4;
+pub mod xml;
+
+pub use error::AwsError;
+pub use protocol::Protocol;
+pub use request::AwsRequest;
+pub use response::AwsResponse;
