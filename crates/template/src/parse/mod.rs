@@ -90,11 +90,10 @@ pub fn parse_template(text: &str) -> Result<Document, Vec<Diagnostic>> {
         yaml::parse(body)?
     };
     if !value.is_object() {
-        let mut diag = Diagnostic::new("Template format error: unsupported structure.");
-        if let Some((line, column)) = source_map.position("") {
-            diag = diag.at(line, column);
-        }
-        return Err(vec![diag]);
+        let (line, column) = source_map.position("").unwrap_or((1, 1));
+        return Err(vec![
+            Diagnostic::new("Template format error: unsupported structure.").at(line, column),
+        ]);
     }
     Ok(Document { value, source_map })
 }

@@ -27,15 +27,106 @@ const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
 
 /// Parses `text` as a single YAML document.
 pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    let (result, _) = compose(text, false);
+    let diags = match result {
+        Ok(parsed) => return Ok(parsed),
+        Err(diags) => diags,
+    };
+    if !diags
+        .last()
+        .is_some_and(|d| d.message.ends_with(INVALID_INDENTATION))
+    {
+        return Err(diags);
+    }
+    // YAML 1.2 (and saphyr) wants the lines of a flow collection indented past the block that
+    // holds it; the YAML 1.1 loaders CloudFormation's users rely on (PyYAML, SnakeYAML) ignore
+    // indentation inside flow collections, and real templates (AWS Copilot's, for one) close a
+    // flow list at the key's own column:
+    //
+    //     Action: [
+    //       "logs:GetLogEvents"
+    //     ]
+    //
+    // So retry once with every line that starts with `]` or `}` indented like the line above it,
+    // and accept the result only if each such bracket really closed a flow collection in that
+    // parse (so a bracket inside a block scalar, whose indentation is content, is never moved).
+    let (relaxed, moved) = indent_closing_brackets(text);
+    if moved.is_empty() {
+        return Err(diags);
+    }
+    match compose(&relaxed, true) {
+        (Ok(parsed), closed) if moved.iter().all(|at| closed.contains(at)) => Ok(parsed),
+        _ => Err(diags),
+    }
+}
+
+const INVALID_INDENTATION: &str = "invalid indentation";
+
+/// A composed document, or why it could not be.
+type Composed = Result<(Value, SourceMap), Vec<Diagnostic>>;
+
+/// Composes `text`; with `record_ends`, also returns where each flow collection ended.
+fn compose(text: &str, record_ends: bool) -> (Composed, Vec<(usize, usize)>) {
     let mut c = Composer {
         parser: Parser::new_from_str(text),
         path: NodePath::default(),
         map: SourceMap::default(),
         diags: Diagnostics::default(),
+        ends: record_ends.then(Vec::new),
     };
     let result = c.stream();
-    let Composer { map, diags, .. } = c;
-    diags.finish(result.map(|value| (value, map)))
+    let Composer {
+        map, diags, ends, ..
+    } = c;
+    (
+        diags.finish(result.map(|value| (value, map))),
+        ends.unwrap_or_default(),
+    )
+}
+
+/// `text` with each line that starts with a closing flow bracket indented at least as far as the
+/// previous non-blank line, and the (line, column) where each moved bracket now is. Lines of block
+/// scalars (`|`, `>`) are left alone: their brackets are text.
+fn indent_closing_brackets(text: &str) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut moved = Vec::new();
+    let mut previous_indent = 0;
+    let mut block_scalar_parent: Option<usize> = None;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let content = line.trim_start_matches(' ');
+        let indent = line.len() - content.len();
+        let blank = content.trim().is_empty();
+        if let Some(parent) = block_scalar_parent {
+            if blank || indent > parent {
+                out.push_str(line);
+                continue;
+            }
+            block_scalar_parent = None;
+        }
+        if (content.starts_with(']') || content.starts_with('}')) && indent < previous_indent {
+            out.extend(std::iter::repeat_n(' ', previous_indent));
+            out.push_str(content);
+            moved.push((i + 1, previous_indent + 1));
+            continue;
+        }
+        out.push_str(line);
+        if !blank && !content.starts_with('#') {
+            previous_indent = indent;
+            if starts_block_scalar(content) {
+                block_scalar_parent = Some(indent);
+            }
+        }
+    }
+    (out, moved)
+}
+
+/// Whether a line ends with a block scalar header (`key: |`, `- >-`, `!Sub |2`, ...).
+fn starts_block_scalar(content: &str) -> bool {
+    let code = content.split(" #").next().unwrap_or(content);
+    code.split_whitespace().last().is_some_and(|last| {
+        let mut chars = last.chars();
+        matches!(chars.next(), Some('|' | '>')) && chars.all(|c| matches!(c, '-' | '+' | '1'..='9'))
+    })
 }
 
 /// Where a node starts, 1-based.
@@ -69,9 +160,17 @@ struct Composer<'a> {
     path: NodePath,
     map: SourceMap,
     diags: Diagnostics,
+    /// Where flow collections ended (the closing bracket), when asked for.
+    ends: Option<Vec<(usize, usize)>>,
 }
 
 impl<'a> Composer<'a> {
+    fn record_end(&mut self, span: &Span) {
+        if let Some(ends) = &mut self.ends {
+            ends.push(position(span));
+        }
+    }
+
     fn error_at(&self, (line, column): (usize, usize), detail: &str) -> Diagnostic {
         Diagnostic::new(format!("{NOT_WELL_FORMED} {detail}"))
             .at(line, column)
@@ -273,6 +372,7 @@ impl<'a> Composer<'a> {
         loop {
             let (event, span) = self.next()?;
             if let Event::SequenceEnd = event {
+                self.record_end(&span);
                 return Ok(Value::Array(items));
             }
             let mark = self.path.push_index(items.len());
@@ -289,7 +389,10 @@ impl<'a> Composer<'a> {
             let (event, span) = self.next()?;
             let at = position(&span);
             let key = match event {
-                Event::MappingEnd => return Ok(Value::Object(members)),
+                Event::MappingEnd => {
+                    self.record_end(&span);
+                    return Ok(Value::Object(members));
+                }
                 Event::Scalar(text, style, _anchor, tag) => self.key(text, style, tag, at),
                 other => {
                     // Consume the complex key so the error names the right position only once.

@@ -11,8 +11,13 @@
 //! `Fn::` key, as cfn-lint does, would make an undeployable template look valid.
 
 /// The long-form key for a short-form tag suffix (`Ref` for `!Ref`, `Fn::Sub` for `!Sub`).
+///
+/// A colon after the name (`- !Ref: AWS::NoValue`) is accepted: `:` is a legal tag character, so
+/// that is the tag `!Ref:` on the scalar `AWS::NoValue`, and AWS Copilot renders exactly this in
+/// templates CloudFormation deploys (see the svc-nlb stacks in the Copilot corpus).
 pub(super) fn long_form(suffix: &str) -> Option<&'static str> {
-    Some(match suffix {
+    let name = suffix.strip_suffix(':').unwrap_or(suffix);
+    Some(match name {
         "Ref" => "Ref",
         "Condition" => "Condition",
         "And" => "Fn::And",
