@@ -347,3 +347,63 @@ impl JsonParser<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON parser alone (`parse_template` would retry these as YAML).
+    fn assert_error(text: &str, detail: &str, line: usize, column: usize) {
+        let d = match parse(text) {
+            Ok((v, _)) => panic!("{text:?} parsed: {v}"),
+            Err(mut d) => {
+                assert_eq!(d.len(), 1, "{d:?}");
+                d.remove(0)
+            }
+        };
+        assert!(d.message.starts_with(NOT_WELL_FORMED), "{text:?}: {d:?}");
+        assert!(d.message.contains(detail), "{text:?}: {d:?}");
+        assert_eq!(
+            (d.line, d.column),
+            (Some(line), Some(column)),
+            "{text:?}: {d:?}"
+        );
+    }
+
+    #[test]
+    fn strictness_errors_with_positions() {
+        assert_error("{\"A\": 1,}", "expected a member name", 1, 9);
+        assert_error("{\"A\": [1, 2,]}", "expected a value", 1, 13);
+        assert_error("{\"A\": 01}", "leading zeros", 1, 8);
+        assert_error("{\"A\": 1.}", "digit after '.'", 1, 9);
+        assert_error("{\"A\": 1e}", "exponent", 1, 9);
+        assert_error("{\"A\": \"x\ty\"}", "control character", 1, 9);
+        assert_error("{\"A\": \"\\x\"}", "invalid escape", 1, 9);
+        assert_error("{\"A\": \"\\ud800\"}", "unpaired surrogate", 1, 14);
+        assert_error("{\"A\": \"\\udc00\"}", "unpaired surrogate", 1, 14);
+        assert_error("{\"A\": \"\\u12\"}", "four hex digits", 1, 12);
+        assert_error("{\"A\": tru}", "expected a value", 1, 7);
+        assert_error("{\"A\" 1}", "':'", 1, 6);
+        assert_error("{\"A\": 1} x", "after the end", 1, 10);
+        assert_error("{\"A\": 1e999}", "out of range", 1, 7);
+        assert_error("{'A': 1}", "double quotes", 1, 2);
+        assert_error("{\"A\": \"unterminated", "unterminated string", 1, 20);
+        assert_error("{\"A\": 1 // comment\n}", "expected ',' or '}'", 1, 9);
+        assert_error("", "unexpected end", 1, 1);
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        assert_error("{\"é😀\": 1,\n \"ü\": x}", "expected a value", 2, 7);
+    }
+
+    #[test]
+    fn numbers() {
+        assert!(parse("[1e400]").is_err());
+        let (v, _) = parse("[0, -0, 12, -7, 1.5, 2e3, 1E-2, 9223372036854775808]").expect("parses");
+        assert_eq!(
+            v,
+            serde_json::json!([0, 0, 12, -7, 1.5, 2000.0, 0.01, 9223372036854775808_u64])
+        );
+    }
+}

@@ -136,8 +136,10 @@ fn position(span: &Span) -> (usize, usize) {
 
 /// How a tag changes the node it is on.
 enum TagKind {
-    /// No tag, or the non-specific `!`: plain scalars are resolved, others are taken as written.
+    /// No tag: plain scalars are resolved, others are taken as written.
     None,
+    /// The non-specific tag `!`: a scalar is the string written, a collection is unchanged.
+    NonSpecific,
     /// `!!str`, `!!int`, ...: the scalar is that type.
     Core(CoreTag),
     /// A CloudFormation short form: the node becomes `{long_form: node}`.
@@ -223,8 +225,10 @@ impl<'a> Composer<'a> {
         let Some(tag) = tag else {
             return Some(TagKind::None);
         };
-        if tag.handle.is_empty() && tag.suffix == "!" {
-            return Some(TagKind::None);
+        if (tag.handle.is_empty() && tag.suffix == "!")
+            || (tag.handle == "!" && tag.suffix.is_empty())
+        {
+            return Some(TagKind::NonSpecific);
         }
         if tag.is_yaml_core_schema() {
             let core = match tag.suffix.as_str() {
@@ -331,7 +335,7 @@ impl<'a> Composer<'a> {
         match kind {
             None => Value::Null,
             Some(TagKind::None) if plain => resolve_plain(&text),
-            Some(TagKind::None) | Some(TagKind::Core(CoreTag::Str)) => {
+            Some(TagKind::None | TagKind::NonSpecific | TagKind::Core(CoreTag::Str)) => {
                 Value::String(text.into_owned())
             }
             Some(TagKind::Intrinsic(key)) => {
