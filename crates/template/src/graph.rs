@@ -71,7 +71,11 @@ fn function_references(
     match key {
         "Ref" => {
             if let Some(t) = static_name(arg) {
-                push(out, &t, RefKind::Ref);
+                // `Ref: Resource.Attribute` is read as Fn::GetAtt.
+                match t.split_once('.') {
+                    Some((r, _)) => push(out, r, RefKind::GetAtt),
+                    None => push(out, &t, RefKind::Ref),
+                }
             }
             true
         }

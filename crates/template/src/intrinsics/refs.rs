@@ -53,6 +53,12 @@ impl Evaluator<'_> {
             self.check_resource(name)?;
             return self.resolver.resource_ref(name).map(Some);
         }
+        // CloudFormation reads `Ref: Resource.Attribute` as Fn::GetAtt (Copilot relies on it).
+        if let Some((resource, attribute)) = name.split_once('.')
+            && self.defined.contains(resource)
+        {
+            return self.get_att_of(resource, attribute).map(Some);
+        }
         match self.block() {
             Block::Conditions => Err(errors::resources_in_conditions(&[name.to_string()])),
             block => Err(errors::unresolved_dependencies(&[name.to_string()], block)),
