@@ -27,114 +27,147 @@ pub enum RefKind {
 pub struct Reference {
     pub target: String,
     pub kind: RefKind,
+    /// Where, relative to the walked value (`Properties/Tags/0/Value`), for diagnostics.
+    pub path: String,
 }
 
-/// Collects the references in an unevaluated value. Where a condition is known, only the taken
-/// Fn::If branch counts.
-pub fn references(v: &Value, conditions: &IndexMap<String, bool>, out: &mut Vec<Reference>) {
-    match v {
-        Value::Object(obj) => {
-            if obj.len() == 1
-                && let Some((key, arg)) = obj.iter().next()
-                && function_references(key, arg, conditions, out)
-            {
-                return;
-            }
-            for item in obj.values() {
-                references(item, conditions, out);
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                references(item, conditions, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Handles the functions that reference names; false for anything else.
-fn function_references(
-    key: &str,
-    arg: &Value,
+/// Collects the references in an unevaluated value whose own path is `base`. Where a condition
+/// is known, only the taken Fn::If branch counts.
+pub fn references(
+    v: &Value,
+    base: &str,
     conditions: &IndexMap<String, bool>,
     out: &mut Vec<Reference>,
-) -> bool {
-    let push = |out: &mut Vec<Reference>, target: &str, kind| {
+) {
+    let mut walker = Walker {
+        conditions,
+        out,
+        path: base.to_string(),
+    };
+    walker.walk(v);
+}
+
+struct Walker<'a> {
+    conditions: &'a IndexMap<String, bool>,
+    out: &'a mut Vec<Reference>,
+    path: String,
+}
+
+impl Walker<'_> {
+    fn at(&mut self, segment: &str, v: &Value) {
+        let len = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('/');
+        }
+        self.path.push_str(segment);
+        self.walk(v);
+        self.path.truncate(len);
+    }
+
+    fn walk(&mut self, v: &Value) {
+        match v {
+            Value::Object(obj) => {
+                if obj.len() == 1
+                    && let Some((key, arg)) = obj.iter().next()
+                    && self.function(key, arg)
+                {
+                    return;
+                }
+                for (k, item) in obj {
+                    self.at(k, item);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.at(&i.to_string(), item);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn push(&mut self, target: &str, kind: RefKind) {
         if !is_pseudo(target) {
-            out.push(Reference {
+            self.out.push(Reference {
                 target: target.to_string(),
                 kind,
+                path: self.path.clone(),
             });
         }
-    };
-    match key {
-        "Ref" => {
-            if let Some(t) = static_name(arg) {
-                // `Ref: Resource.Attribute` is read as Fn::GetAtt.
-                match t.split_once('.') {
-                    Some((r, _)) => push(out, r, RefKind::GetAtt),
-                    None => push(out, &t, RefKind::Ref),
+    }
+
+    /// Handles the functions that reference names; false for anything else.
+    fn function(&mut self, key: &str, arg: &Value) -> bool {
+        match key {
+            "Ref" => {
+                if let Some(t) = static_name(arg) {
+                    // `Ref: Resource.Attribute` is read as Fn::GetAtt.
+                    match t.split_once('.') {
+                        Some((r, _)) => self.push(r, RefKind::GetAtt),
+                        None => self.push(&t, RefKind::Ref),
+                    }
                 }
+                true
             }
-            true
-        }
-        "Fn::GetAtt" => {
-            match arg {
-                Value::String(s) => {
-                    if let Some((r, _)) = s.split_once('.') {
-                        push(out, r, RefKind::GetAtt);
+            "Fn::GetAtt" => {
+                match arg {
+                    Value::String(s) => {
+                        if let Some((r, _)) = s.split_once('.') {
+                            self.push(r, RefKind::GetAtt);
+                        }
                     }
+                    Value::Array(items) => {
+                        if let Some(r) = items.first().and_then(static_name) {
+                            self.push(&r, RefKind::GetAtt);
+                        }
+                        for item in items.iter().skip(1) {
+                            self.walk(item);
+                        }
+                    }
+                    _ => {}
                 }
-                Value::Array(items) => {
-                    if let Some(r) = items.first().and_then(static_name) {
-                        push(out, &r, RefKind::GetAtt);
-                    }
-                    for item in items.iter().skip(1) {
-                        references(item, conditions, out);
-                    }
-                }
-                _ => {}
+                true
             }
-            true
-        }
-        "Fn::Sub" => {
-            let (text, locals) = match arg {
-                Value::String(s) => (s.as_str(), None),
-                Value::Array(items) => match items.first() {
-                    Some(Value::String(s)) => (s.as_str(), items.get(1).and_then(Value::as_object)),
+            "Fn::Sub" => {
+                let (text, locals) = match arg {
+                    Value::String(s) => (s.as_str(), None),
+                    Value::Array(items) => match items.first() {
+                        Some(Value::String(s)) => {
+                            (s.as_str(), items.get(1).and_then(Value::as_object))
+                        }
+                        _ => return false,
+                    },
                     _ => return false,
-                },
-                _ => return false,
-            };
-            for part in parse_sub(text) {
-                if let SubPart::Var(name) = part {
-                    if locals.is_some_and(|l| l.contains_key(name)) {
-                        continue;
-                    }
-                    let target = name.split_once('.').map_or(name, |(r, _)| r);
-                    if !target.is_empty() {
-                        push(out, target, RefKind::Sub);
+                };
+                for part in parse_sub(text) {
+                    if let SubPart::Var(name) = part {
+                        if locals.is_some_and(|l| l.contains_key(name)) {
+                            continue;
+                        }
+                        let target = name.split_once('.').map_or(name, |(r, _)| r);
+                        if !target.is_empty() {
+                            self.push(target, RefKind::Sub);
+                        }
                     }
                 }
-            }
-            if let Some(l) = locals {
-                for v in l.values() {
-                    references(v, conditions, out);
+                if let Some(l) = locals {
+                    for v in l.values() {
+                        self.walk(v);
+                    }
                 }
+                true
             }
-            true
-        }
-        "Fn::If" => {
-            if let Some([Value::String(c), a, b]) = arg.as_array().map(Vec::as_slice)
-                && let Some(holds) = conditions.get(c)
-            {
-                references(if *holds { a } else { b }, conditions, out);
-                return true;
+            "Fn::If" => {
+                if let Some([Value::String(c), a, b]) = arg.as_array().map(Vec::as_slice)
+                    && let Some(holds) = self.conditions.get(c)
+                {
+                    self.walk(if *holds { a } else { b });
+                    return true;
+                }
+                false
             }
-            false
+            _ => false,
         }
-        _ => false,
     }
 }
 
@@ -176,28 +209,36 @@ impl DependencyGraph {
         let mut graph = DependencyGraph::default();
         let mut diagnostics = Vec::new();
         let mut unresolved: Vec<String> = Vec::new();
+        // Where the first unresolved reference is, so the one AWS-style message has a position.
+        let mut first_unresolved: Option<String> = None;
         let mut refs = Vec::new();
         for id in live {
             let Some(r) = template.resources.get(id) else {
                 continue;
             };
             refs.clear();
-            references(&r.properties, conditions, &mut refs);
-            for extra in [
-                &r.metadata,
-                &r.creation_policy,
-                &r.update_policy,
-                &r.deletion_policy,
-                &r.update_replace_policy,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                references(extra, conditions, &mut refs);
+            let base = format!("Resources/{id}");
+            references(
+                &r.properties,
+                &format!("{base}/Properties"),
+                conditions,
+                &mut refs,
+            );
+            for (key, extra) in [
+                ("Metadata", &r.metadata),
+                ("CreationPolicy", &r.creation_policy),
+                ("UpdatePolicy", &r.update_policy),
+                ("DeletionPolicy", &r.deletion_policy),
+                ("UpdateReplacePolicy", &r.update_replace_policy),
+            ] {
+                if let Some(extra) = extra {
+                    references(extra, &format!("{base}/{key}"), conditions, &mut refs);
+                }
             }
             refs.extend(r.depends_on.iter().map(|d| Reference {
                 target: d.clone(),
                 kind: RefKind::DependsOn,
+                path: format!("{base}/DependsOn"),
             }));
             let mut deps = IndexSet::new();
             for reference in &refs {
@@ -209,31 +250,42 @@ impl DependencyGraph {
                 if live.contains(t) {
                     deps.insert(t.clone());
                 } else if reference.kind == RefKind::GetAtt && !template.resources.contains_key(t) {
-                    let d = errors::getatt_undefined(t).with_path(format!("Resources/{id}"));
+                    let d = errors::getatt_undefined(t).with_path(reference.path.clone());
                     if !diagnostics.contains(&d) {
                         diagnostics.push(d);
                     }
                 } else if !unresolved.contains(t) {
                     unresolved.push(t.clone());
+                    first_unresolved.get_or_insert_with(|| reference.path.clone());
                 }
             }
             graph.deps.insert(id.clone(), deps);
         }
         if !unresolved.is_empty() {
-            diagnostics.insert(
-                0,
-                errors::unresolved_dependencies(&unresolved, Block::Resources),
-            );
+            let mut d = errors::unresolved_dependencies(&unresolved, Block::Resources);
+            d.path = first_unresolved;
+            diagnostics.insert(0, d);
         }
         let mut unresolved_outputs: Vec<String> = Vec::new();
+        let mut first_unresolved_output: Option<String> = None;
         for name in live_outputs {
             let Some(o) = template.outputs.get(name) else {
                 continue;
             };
             refs.clear();
-            references(&o.value, conditions, &mut refs);
+            references(
+                &o.value,
+                &format!("Outputs/{name}/Value"),
+                conditions,
+                &mut refs,
+            );
             if let Some(e) = &o.export_name {
-                references(e, conditions, &mut refs);
+                references(
+                    e,
+                    &format!("Outputs/{name}/Export/Name"),
+                    conditions,
+                    &mut refs,
+                );
             }
             for reference in &refs {
                 let t = &reference.target;
@@ -241,18 +293,17 @@ impl DependencyGraph {
                     continue;
                 }
                 if reference.kind == RefKind::GetAtt && !template.resources.contains_key(t) {
-                    diagnostics
-                        .push(errors::getatt_undefined(t).with_path(format!("Outputs/{name}")));
+                    diagnostics.push(errors::getatt_undefined(t).with_path(reference.path.clone()));
                 } else if !unresolved_outputs.contains(t) {
                     unresolved_outputs.push(t.clone());
+                    first_unresolved_output.get_or_insert_with(|| reference.path.clone());
                 }
             }
         }
         if !unresolved_outputs.is_empty() {
-            diagnostics.push(errors::unresolved_dependencies(
-                &unresolved_outputs,
-                Block::Outputs,
-            ));
+            let mut d = errors::unresolved_dependencies(&unresolved_outputs, Block::Outputs);
+            d.path = first_unresolved_output;
+            diagnostics.push(d);
         }
         (graph, diagnostics)
     }
@@ -296,7 +347,13 @@ impl DependencyGraph {
         Err(self
             .cycles(&pending)
             .into_iter()
-            .map(|c| errors::circular_resources(&c))
+            .map(|c| {
+                let d = errors::circular_resources(&c);
+                match c.first() {
+                    Some(first) => d.with_path(format!("Resources/{first}")),
+                    None => d,
+                }
+            })
             .collect())
     }
 

@@ -191,10 +191,17 @@ pub fn prepare(
     let (graph, graph_errors) =
         DependencyGraph::build(&template, &live, &live_outputs, &conditions);
     errors.extend(graph_errors);
+    // Cycles are reported alongside reference errors: both come from the same graph.
+    let order = match graph.order() {
+        Ok(order) => order,
+        Err(cycles) => {
+            errors.extend(cycles);
+            Vec::new()
+        }
+    };
     if !errors.is_empty() {
         return Err(errors);
     }
-    let order = graph.order()?;
     let levels = graph.levels();
     Ok(Prepared {
         template,
