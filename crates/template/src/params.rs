@@ -37,6 +37,10 @@ impl ParamType {
                     .strip_prefix("AWS::SSM::Parameter::Value<")
                     .and_then(|t| t.strip_suffix('>'))
                 {
+                    // `List<String>` exists only inside SSM types, as a comma-delimited list.
+                    if inner == "List<String>" {
+                        return Some(ParamType::Ssm(Box::new(ParamType::CommaDelimitedList)));
+                    }
                     let inner = ParamType::parse(inner)?;
                     return match inner {
                         ParamType::Ssm(_) | ParamType::SsmName => None,
