@@ -21,9 +21,8 @@ pub fn evaluate_conditions(
     let mut errors = Vec::new();
     for name in conditions.keys() {
         if let Err(e) = state.get(name, ev, None) {
-            let e = e.with_path(format!("Conditions/{name}"));
-            if !errors.contains(&e) {
-                errors.push(e);
+            if !errors.iter().any(|x: &Diagnostic| x.message == e.message) {
+                errors.push(e.with_path(format!("Conditions/{name}")));
             }
         }
     }
@@ -60,7 +59,16 @@ impl State<'_> {
             });
         };
         if let Some(pos) = self.visiting.iter().position(|n| n == name) {
-            return Err(errors::circular_conditions(&self.visiting[pos..]));
+            // Start the cycle at its first condition in template order, so the same cycle
+            // met from another member reads the same (and is reported once).
+            let mut cycle: Vec<String> = self.visiting.iter().skip(pos).cloned().collect();
+            let first = cycle
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, n)| self.conditions.get_index_of(n.as_str()))
+                .map_or(0, |(i, _)| i);
+            cycle.rotate_left(first);
+            return Err(errors::circular_conditions(&cycle));
         }
         self.visiting.push(name.to_string());
         let result = eval_body(self, body, ev);
