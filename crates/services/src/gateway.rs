@@ -12,7 +12,7 @@
 use crate::Service;
 use cumulo_store::Store;
 use cumulo_wire::query::parse_form;
-use cumulo_wire::sigv4::{self, Auth, SigError, SignedParts};
+use cumulo_wire::sigv4::{self, Auth, CredentialScope, Placement, SigError, SigV4, SignedParts};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 use http::StatusCode;
 use std::collections::HashMap;
@@ -200,7 +200,7 @@ impl Gateway {
         if path == "/_cumulo/health" || path == "/_localstack/health" {
             return self.health(&req);
         }
-        let auth = sigv4::parse_auth(&req.headers, &req.query);
+        let auth = self.parse_auth(&req);
         let name = self.identify(&mut req, auth.as_ref().ok());
         let request_id = req.request_id.clone();
         if let Err(err) = auth.and_then(|a| self.authenticate(&a, &req)) {
@@ -227,7 +227,7 @@ impl Gateway {
 
     /// Answers a request the HTTP layer refused, in the protocol of the service it was for.
     pub fn refuse(&self, mut req: AwsRequest, refusal: Refusal) -> AwsResponse {
-        let auth = sigv4::parse_auth(&req.headers, &req.query);
+        let auth = self.parse_auth(&req);
         let name = self.identify(&mut req, auth.as_ref().ok());
         let s3 = name == "s3";
         let err = match refusal {
@@ -259,11 +259,33 @@ impl Gateway {
         self.render(&name, &req, err)
     }
 
+    /// The request's signature. Without verification an incomplete SigV4 signature still counts
+    /// when its credential scope can be read (hand-made requests often skip the date); only one
+    /// that names no scope at all, which nothing could route or check, is refused.
+    fn parse_auth(&self, req: &AwsRequest) -> Result<Auth, SigError> {
+        let auth = sigv4::parse_auth(&req.headers, &req.query);
+        if self.config.signing_keys.is_some() {
+            return auth;
+        }
+        auth.or_else(|e| {
+            let scope = readable_scope(req).ok_or(e)?;
+            Ok(Auth::V4(SigV4 {
+                scope,
+                signed_headers: Vec::new(),
+                signature: String::new(),
+                timestamp: String::new(),
+                placement: Placement::Header,
+            }))
+        })
+    }
+
     /// Works out the service a request is for and fills in region, account and access key.
     fn identify(&self, req: &mut AwsRequest, auth: Option<&Auth>) -> String {
+        // Even a signature that will be refused names its service: answer in that one's shape.
+        let fallback = auth.is_none().then(|| readable_scope(req)).flatten();
         let scope = match auth {
             Some(Auth::V4(sig)) => Some(&sig.scope),
-            _ => None,
+            _ => fallback.as_ref(),
         };
         req.region = scope
             .map(|s| s.region.clone())
@@ -457,6 +479,17 @@ fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> Aw
         .with_extra("S3ComputedContentSHA256", &computed),
         e @ SigError::ContentSha256Mismatch { .. } => bad_signature(&e.to_string()),
     }
+}
+
+/// The credential scope from the `Authorization` header or `X-Amz-Credential`, however incomplete
+/// the rest of the signature is.
+fn readable_scope(req: &AwsRequest) -> Option<CredentialScope> {
+    req.header("authorization")
+        .and_then(CredentialScope::from_authorization)
+        .or_else(|| {
+            req.query_param("X-Amz-Credential")
+                .and_then(CredentialScope::parse)
+        })
 }
 
 type ErrorFor = fn(&str, &AwsRequest) -> AwsError;

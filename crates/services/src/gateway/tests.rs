@@ -394,3 +394,20 @@ fn infers_protocols() {
     assert_eq!(infer_protocol("ssm", &plain), Protocol::Json11);
     assert_eq!(infer_protocol("lambda", &plain), Protocol::RestJson);
 }
+
+#[tokio::test]
+async fn without_verification_an_incomplete_but_scoped_signature_routes() {
+    let g = gateway(None);
+    let auth = "AWS4-HMAC-SHA256 Credential=x/20240101/eu-north-1/sts/aws4_request, SignedHeaders=host, Signature=0";
+    let (status, v, _) = call(&g, req(Method::POST, "/", &[("authorization", auth)], "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (v["service"].as_str(), v["region"].as_str()),
+        (Some("sts"), Some("eu-north-1"))
+    );
+    // With verification the same request is incomplete (no X-Amz-Date).
+    let g = gateway(Some(&[("x", "y")]));
+    let (status, _, resp) = call(&g, req(Method::POST, "/", &[("authorization", auth)], "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body(&resp).contains("<Code>IncompleteSignature</Code>"));
+}
