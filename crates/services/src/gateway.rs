@@ -112,6 +112,10 @@ const QUERY_NAMESPACES: &[(&str, &str)] = &[
     ("iam", "https://iam.amazonaws.com/doc/2010-05-08/"),
 ];
 
+/// JSON services whose model is `awsQueryCompatible`: botocore reads their error code from the
+/// `x-amzn-query-error` header, so errors raised for them carry the legacy query code there.
+const QUERY_COMPATIBLE: &[&str] = &["sqs"];
+
 /// Namespace for query errors of services cumulo has no model of; botocore ignores it on errors.
 const UNKNOWN_NAMESPACE: &str = "https://cumulo.invalid/doc/";
 
@@ -378,13 +382,25 @@ fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> Aw
             infer_protocol(service, req),
             Protocol::Json10 | Protocol::Json11 | Protocol::RestJson
         );
+    let mut aws = auth_error(err.clone(), s3, json, header);
+    if json && QUERY_COMPATIBLE.contains(&service) {
+        // What the service said before it spoke JSON: its code travels in x-amzn-query-error
+        // (botocore raises that one) and its status is kept.
+        let legacy = auth_error(err, s3, false, header);
+        aws.status = legacy.status;
+        aws.query_code = Some(legacy.code);
+    }
+    aws
+}
+
+/// `header`: the signature came in an `Authorization` header (else in the query string).
+fn auth_error(err: SigError, s3: bool, json: bool, header: bool) -> AwsError {
     let forbidden = |code: &str, msg: &str| AwsError::new(StatusCode::FORBIDDEN, code, msg);
     const MISMATCH: &str = "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.";
     const BAD_TOKEN: &str = "The security token included in the request is invalid.";
     let bad_signature = |msg: &str| {
         if json {
             AwsError::bad_request("InvalidSignatureException", msg)
-                .with_query_code("SignatureDoesNotMatch")
         } else {
             forbidden("SignatureDoesNotMatch", msg)
         }
@@ -400,15 +416,13 @@ fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> Aw
         ),
         SigError::Incomplete(msg) if json => {
             AwsError::bad_request("IncompleteSignatureException", msg)
-                .with_query_code("IncompleteSignature")
         }
         SigError::Incomplete(msg) => AwsError::bad_request("IncompleteSignature", msg),
         SigError::Missing if s3 => forbidden("AccessDenied", "Access Denied"),
         SigError::Missing if json => forbidden(
             "MissingAuthenticationTokenException",
             "Missing Authentication Token",
-        )
-        .with_query_code("MissingAuthenticationToken"),
+        ),
         SigError::Missing => forbidden(
             "MissingAuthenticationToken",
             "Request is missing Authentication Token",
@@ -432,7 +446,6 @@ fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> Aw
         .with_extra("AWSAccessKeyId", &key),
         SigError::UnknownKey(_) if json => {
             AwsError::bad_request("UnrecognizedClientException", BAD_TOKEN)
-                .with_query_code("InvalidClientTokenId")
         }
         SigError::UnknownKey(_) => forbidden("InvalidClientTokenId", BAD_TOKEN),
         SigError::Mismatch {
