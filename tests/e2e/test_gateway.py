@@ -141,6 +141,20 @@ def test_presigned_urls_are_verified(verifying):
     assert expired.status_code == 403 and "Request has expired" in expired.text
 
 
+def test_default_sigv2_presigned_urls_are_verified(verifying):
+    # boto3 presigns S3 URLs with signature version 2 unless told otherwise.
+    s3 = verifying.client("s3", key="AKIDGOOD", secret="good-secret")
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": "b", "Key": "a key"}, ExpiresIn=60)
+    assert "AWSAccessKeyId=" in url
+    ok = requests.get(url)
+    assert ok.status_code not in (400, 403), ok.text
+    tampered = requests.get(url.replace("a%20key", "other"))
+    assert tampered.status_code == 403 and "SignatureDoesNotMatch" in tampered.text
+    wrong = verifying.client("s3", key="AKIDGOOD", secret="bad").generate_presigned_url(
+        "get_object", Params={"Bucket": "b", "Key": "k"})
+    assert requests.get(wrong).status_code == 403
+
+
 def test_aws_cli_with_wrong_secret_fails(verifying):
     env = dict(os.environ, AWS_ACCESS_KEY_ID="AKIDGOOD", AWS_SECRET_ACCESS_KEY="nope",
                AWS_DEFAULT_REGION="us-east-1")

@@ -12,6 +12,7 @@
 use crate::Service;
 use cumulo_store::Store;
 use cumulo_wire::query::parse_form;
+use cumulo_wire::sigv2;
 use cumulo_wire::sigv4::{self, Auth, CredentialScope, Placement, SigError, SigV4, SignedParts};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 use http::StatusCode;
@@ -207,7 +208,7 @@ impl Gateway {
         let auth = self.parse_auth(&req);
         let name = self.identify(&mut req, auth.as_ref().ok());
         let request_id = req.request_id.clone();
-        if let Err(err) = auth.and_then(|a| self.authenticate(&a, &req)) {
+        if let Err(err) = auth.and_then(|a| self.authenticate(&a, &req, &name)) {
             let has_auth_header = req.header("authorization").is_some();
             return self.render(&name, &req, sig_error(err, &name, &req, has_auth_header));
         }
@@ -314,12 +315,31 @@ impl Gateway {
     }
 
     /// Checks the signature when cumulo was configured with keys; accepts anything otherwise.
-    fn authenticate(&self, auth: &Auth, req: &AwsRequest) -> Result<(), SigError> {
+    fn authenticate(&self, auth: &Auth, req: &AwsRequest, service: &str) -> Result<(), SigError> {
         let Some(keys) = &self.config.signing_keys else {
             return Ok(());
         };
         match auth {
             Auth::Anonymous => Err(SigError::Missing),
+            // Only S3 ever had V2 (boto3 still presigns S3 URLs with it).
+            Auth::V2 { access_key } if service == "s3" => {
+                let secret = keys
+                    .secret(access_key)
+                    .ok_or_else(|| SigError::UnknownKey(access_key.clone()))?;
+                // V2 signs the path-style resource, also for virtual-hosted requests.
+                let resource = match virtual_host_bucket(&req.host) {
+                    Some(bucket) => format!("/{bucket}{}", req.raw_path),
+                    None => req.raw_path.clone(),
+                };
+                let parts = sigv2::V2Parts {
+                    method: &req.method,
+                    resource_path: &resource,
+                    raw_query: &req.raw_query,
+                    headers: &req.headers,
+                    query: &req.query,
+                };
+                sigv2::verify(&parts, secret, chrono::Utc::now())
+            }
             Auth::V2 { .. } => Err(SigError::Unsupported),
             Auth::V4(sig) => {
                 let secret = keys
