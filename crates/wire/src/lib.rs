@@ -10,6 +10,7 @@ pub mod protocol;
 pub mod query;
 pub mod request;
 pub mod response;
+pub mod sigv2;
 pub mod sigv4;
 pub mod xml;
 
