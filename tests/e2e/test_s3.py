@@ -659,6 +659,17 @@ def test_acls(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.put_object(Bucket=bucket, Key="p", Body=b"1", ACL="public-read")
     assert err(e) == ("AccessControlListNotSupported", 400)
+    s3.put_bucket_acl(Bucket=bucket, ACL="private")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_bucket_acl(Bucket=bucket, ACL="public-read")
+    assert err(e) == ("AccessControlListNotSupported", 400)
+    owner = s3.get_object_acl(Bucket=bucket, Key="k")["Owner"]
+    s3.put_object_acl(Bucket=bucket, Key="k", AccessControlPolicy={"Owner": owner, "Grants": [
+        {"Grantee": {"Type": "CanonicalUser", "ID": owner["ID"]}, "Permission": "FULL_CONTROL"}]})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_object_acl(Bucket=bucket, Key="k", AccessControlPolicy={"Owner": owner, "Grants": [
+            {"Grantee": {"Type": "Group", "URI": "http://acs.amazonaws.com/groups/global/AllUsers"}, "Permission": "READ"}]})
+    assert err(e) == ("AccessControlListNotSupported", 400)
 
 
 def test_unimplemented_operations_answer_501(s3, bucket):
@@ -839,3 +850,21 @@ def test_cli_s3api(cumulo, tmp_path):
     aws(cumulo, "s3api", "delete-object", "--bucket", b, "--key", "dir/f.txt")
     versions = aws(cumulo, "s3api", "list-object-versions", "--bucket", b)
     assert len(versions["Versions"]) == 1 and len(versions["DeleteMarkers"]) == 1
+
+
+def test_server_side_encryption_and_expected_owner(s3, bucket):
+    assert s3.put_object(Bucket=bucket, Key="plain", Body=b"1")["ServerSideEncryption"] == "AES256"
+    r = s3.put_object(Bucket=bucket, Key="kms", Body=b"1", ServerSideEncryption="aws:kms", SSEKMSKeyId="alias/mine")
+    assert r["ServerSideEncryption"] == "aws:kms" and r["SSEKMSKeyId"] == "alias/mine"
+    h = s3.head_object(Bucket=bucket, Key="kms")
+    assert h["ServerSideEncryption"] == "aws:kms" and h["SSEKMSKeyId"] == "alias/mine"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_object(Bucket=bucket, Key="x", Body=b"1", ServerSideEncryption="rot13")
+    assert err(e) == ("InvalidArgument", 400)
+    assert s3.head_bucket(Bucket=bucket, ExpectedBucketOwner="000000000000")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.get_object(Bucket=bucket, Key="plain", ExpectedBucketOwner="111111111111")
+    assert err(e) == ("AccessDenied", 403)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.create_bucket(Bucket=name(), ObjectLockEnabledForBucket=True)
+    assert err(e) == ("NotImplemented", 501)

@@ -208,7 +208,14 @@ mod tests {
         let s = Store::in_memory().unwrap();
         s.migrate("t", M).unwrap();
         let err = s.migrate("t", &M[..1]).unwrap_err();
-        assert!(matches!(err, StoreError::TooNew { found: 2, known: 1, .. }));
+        assert!(matches!(
+            err,
+            StoreError::TooNew {
+                found: 2,
+                known: 1,
+                ..
+            }
+        ));
     }
 
     #[test]

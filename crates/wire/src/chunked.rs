@@ -133,7 +133,8 @@ mod tests {
 
     #[test]
     fn decodes_signed_chunks() {
-        let sig = "chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648";
+        let sig =
+            "chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648";
         let body = format!("5;{sig}\r\nhello\r\n6;{sig}\r\n world\r\n0;{sig}\r\n\r\n");
         let d = decode(body.as_bytes(), Some(11)).unwrap();
         assert_eq!(d.payload, b"hello world");
@@ -168,20 +169,38 @@ mod tests {
     #[test]
     fn rejects_malformed_bodies() {
         assert_eq!(decode(b"", None), Err(ChunkedError::Truncated));
-        assert_eq!(decode(b"zz\r\nab\r\n0\r\n\r\n", None), Err(ChunkedError::BadSize("zz".into())));
+        assert_eq!(
+            decode(b"zz\r\nab\r\n0\r\n\r\n", None),
+            Err(ChunkedError::BadSize("zz".into()))
+        );
         assert_eq!(decode(b"5\r\nab", None), Err(ChunkedError::Truncated));
-        assert_eq!(decode(b"2\r\nabcd\r\n0\r\n\r\n", None), Err(ChunkedError::MissingCrlf));
-        assert_eq!(decode(b"ffffffffffffffff\r\nab", None), Err(ChunkedError::Truncated));
-        assert!(matches!(decode(b"0\r\nnocolon\r\n\r\n", None), Err(ChunkedError::BadTrailer(_))));
+        assert_eq!(
+            decode(b"2\r\nabcd\r\n0\r\n\r\n", None),
+            Err(ChunkedError::MissingCrlf)
+        );
+        assert_eq!(
+            decode(b"ffffffffffffffff\r\nab", None),
+            Err(ChunkedError::Truncated)
+        );
+        assert!(matches!(
+            decode(b"0\r\nnocolon\r\n\r\n", None),
+            Err(ChunkedError::BadTrailer(_))
+        ));
         // A size far larger than the body must fail cleanly, not allocate or panic.
-        assert_eq!(decode(b"fffffff\r\nab\r\n", Some(usize::MAX)), Err(ChunkedError::Truncated));
+        assert_eq!(
+            decode(b"fffffff\r\nab\r\n", Some(usize::MAX)),
+            Err(ChunkedError::Truncated)
+        );
     }
 
     #[test]
     fn detects_and_strips_encoding() {
         assert!(is_aws_chunked(Some("aws-chunked"), None));
         assert!(is_aws_chunked(Some("gzip, aws-chunked"), None));
-        assert!(is_aws_chunked(None, Some("STREAMING-UNSIGNED-PAYLOAD-TRAILER")));
+        assert!(is_aws_chunked(
+            None,
+            Some("STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+        ));
         assert!(!is_aws_chunked(Some("gzip"), Some("UNSIGNED-PAYLOAD")));
         assert_eq!(strip_aws_chunked("aws-chunked"), None);
         assert_eq!(strip_aws_chunked("aws-chunked,gzip"), Some("gzip".into()));

@@ -43,6 +43,8 @@ pub struct S3Service {
     store: Arc<Store>,
     state: RwLock<State>,
     account_id: String,
+    /// The canonical user id S3 reports as owner of everything (derived from the account).
+    owner_id: String,
 }
 
 impl S3Service {
@@ -53,6 +55,10 @@ impl S3Service {
             store,
             state: RwLock::new(state),
             account_id: config.account_id.clone(),
+            owner_id: {
+                use sha2::Digest;
+                hex::encode(sha2::Sha256::digest(config.account_id.as_bytes()))
+            },
         })
     }
 
@@ -74,10 +80,12 @@ impl S3Service {
         self.store.write(f).map_err(errors::internal)
     }
 
-    /// The canonical user id S3 reports as owner of everything (derived from the account).
-    pub fn owner_id(&self) -> String {
-        use sha2::Digest;
-        hex::encode(sha2::Sha256::digest(self.account_id.as_bytes()))
+    pub fn owner_id(&self) -> &str {
+        &self.owner_id
+    }
+
+    pub fn account_id(&self) -> &str {
+        &self.account_id
     }
 }
 

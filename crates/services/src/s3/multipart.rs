@@ -249,10 +249,10 @@ impl S3Service {
                     .with_extra("PartNumber", &p.number.to_string())
                     .with_extra("ETag", etag)
                 })?;
-            if let (Some((alg, value)), Some(c)) = (&p.checksum, &stored.checksum) {
-                if *alg != c.algorithm || *value != c.value {
-                    return Err(errors::bad_digest(alg.name()));
-                }
+            if let (Some((alg, value)), Some(c)) = (&p.checksum, &stored.checksum)
+                && (*alg != c.algorithm || *value != c.value)
+            {
+                return Err(errors::bad_digest(alg.name()));
             }
             if i + 1 < parts.len() && stored.size < MIN_PART_SIZE {
                 return Err(AwsError::new(

@@ -27,6 +27,8 @@ pub struct PutInput {
     pub content_md5: Option<String>,
     pub storage_class: Option<String>,
     pub website_redirect: Option<String>,
+    pub sse: Option<String>,
+    pub sse_kms_key_id: Option<String>,
     /// Conditional write: `If-None-Match: *` fails if the key exists; `If-Match` needs the ETag.
     pub if_none_match: Option<String>,
     pub if_match: Option<String>,
@@ -56,6 +58,14 @@ pub struct DeleteOutput {
     pub delete_marker: bool,
 }
 
+/// One DeleteObjects entry: what was asked and how it went.
+#[derive(Debug, Clone)]
+pub struct DeleteEntry {
+    pub key: String,
+    pub version_id: Option<String>,
+    pub result: Result<DeleteOutput, AwsError>,
+}
+
 /// What CopyObject needs beyond the destination bucket.
 #[derive(Debug, Clone, Default)]
 pub struct CopyInput {
@@ -73,6 +83,8 @@ pub struct CopyInput {
     pub storage_class: Option<String>,
     pub website_redirect: Option<String>,
     pub checksum_algorithm: Option<Algorithm>,
+    pub sse: Option<String>,
+    pub sse_kms_key_id: Option<String>,
     pub conditions: Conditions,
 }
 
@@ -328,10 +340,10 @@ impl S3Service {
             .get(bucket)
             .ok_or_else(|| errors::no_such_bucket(bucket))?;
         let current = b.latest(&input.key);
-        if let Some(m) = &input.if_none_match {
-            if current.is_some_and(|c| etag_matches(m, &c.etag)) {
-                return Err(errors::precondition_failed("If-None-Match"));
-            }
+        if let Some(m) = &input.if_none_match
+            && current.is_some_and(|c| etag_matches(m, &c.etag))
+        {
+            return Err(errors::precondition_failed("If-None-Match"));
         }
         if let Some(m) = &input.if_match {
             match current {
@@ -352,6 +364,8 @@ impl S3Service {
             checksum,
             storage_class: input.storage_class,
             website_redirect: input.website_redirect,
+            sse: input.sse,
+            sse_kms_key_id: input.sse_kms_key_id,
             ..Default::default()
         };
         let meta = self.commit_version(
@@ -493,12 +507,12 @@ impl S3Service {
                     params![bucket, key, v],
                 )
             })?;
-            if let Some(b) = state.buckets.get_mut(bucket) {
-                if let Some(vs) = b.objects.get_mut(key) {
-                    vs.retain(|m| m.version_id != v);
-                    if vs.is_empty() {
-                        b.objects.remove(key);
-                    }
+            if let Some(b) = state.buckets.get_mut(bucket)
+                && let Some(vs) = b.objects.get_mut(key)
+            {
+                vs.retain(|m| m.version_id != v);
+                if vs.is_empty() {
+                    b.objects.remove(key);
                 }
             }
             return Ok(out);
@@ -520,7 +534,7 @@ impl S3Service {
         &self,
         bucket: &str,
         objects: &[(String, Option<String>)],
-    ) -> Result<Vec<Result<DeleteOutput, (String, Option<String>, AwsError)>>, AwsError> {
+    ) -> Result<Vec<DeleteEntry>, AwsError> {
         let mut state = self.write();
         if !state.buckets.contains_key(bucket) {
             return Err(errors::no_such_bucket(bucket));
@@ -528,12 +542,16 @@ impl S3Service {
         Ok(objects
             .iter()
             .map(|(key, version)| {
-                let r = match version {
+                let result = match version {
                     Some(v) => validate_version_id(v),
                     None => Ok(()),
-                };
-                r.and_then(|_| self.delete_locked(&mut state, bucket, key, version.as_deref()))
-                    .map_err(|e| (key.clone(), version.clone(), e))
+                }
+                .and_then(|_| self.delete_locked(&mut state, bucket, key, version.as_deref()));
+                DeleteEntry {
+                    key: key.clone(),
+                    version_id: version.clone(),
+                    result,
+                }
             })
             .collect())
     }
@@ -585,6 +603,7 @@ impl S3Service {
             && input.storage_class.is_none()
             && input.website_redirect.is_none()
             && input.checksum_algorithm.is_none()
+            && input.sse.is_none()
         {
             return Err(errors::invalid_request(
                 "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
@@ -602,6 +621,8 @@ impl S3Service {
             part_sizes: Vec::new(),
             storage_class: input.storage_class.clone().or(src.storage_class.clone()),
             website_redirect: input.website_redirect.clone(),
+            sse: input.sse.clone(),
+            sse_kms_key_id: input.sse_kms_key_id.clone(),
             ..Default::default()
         };
         // A copied multipart object becomes a single-part object: S3 gives it a plain MD5 ETag.

@@ -138,6 +138,14 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     };
     let bucket = decode(bucket);
     let key = decode(key);
+    // A caller that names the expected owner gets AccessDenied for anyone else's bucket.
+    if header(req, "x-amz-expected-bucket-owner").is_some_and(|o| o != svc.account_id()) {
+        return Err(AwsError::new(
+            StatusCode::FORBIDDEN,
+            "AccessDenied",
+            "Access Denied",
+        ));
+    }
     if bucket.is_empty() {
         return match req.method {
             Method::GET => Ok(rest_bucket::list_buckets(svc, req)),
@@ -214,13 +222,13 @@ pub(super) fn payload(req: &AwsRequest) -> Result<(Bytes, Vec<(String, String)>)
             format!("The request body is not valid aws-chunked encoding: {e}"),
         )
     })?;
-    if let Some(expected) = hint {
-        if decoded.payload.len() != expected {
-            return Err(AwsError::bad_request(
-                "IncompleteBody",
-                "You did not provide the number of bytes specified by the Content-Length HTTP header",
-            ));
-        }
+    if let Some(expected) = hint
+        && decoded.payload.len() != expected
+    {
+        return Err(AwsError::bad_request(
+            "IncompleteBody",
+            "You did not provide the number of bytes specified by the Content-Length HTTP header",
+        ));
     }
     Ok((Bytes::from(decoded.payload), decoded.trailers))
 }

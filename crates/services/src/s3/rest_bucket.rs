@@ -106,7 +106,7 @@ pub(super) fn route(
             }
             if has(req, "acl") {
                 svc.bucket_region(bucket)?;
-                check_canned_acl(req)?;
+                check_acl(svc, req, &req.body)?;
                 return Ok(empty(StatusCode::OK));
             }
             create_bucket(svc, req, bucket)
@@ -139,21 +139,42 @@ pub(super) fn route(
     }
 }
 
-/// ACLs: buckets enforce bucket-owner ownership (S3's default since 2023), so only the canned
-/// ACLs that grant nothing beyond the owner are accepted, as S3 does.
-pub(super) fn check_canned_acl(req: &AwsRequest) -> Result<(), AwsError> {
+/// ACLs: buckets enforce bucket-owner ownership (S3's default since 2023), so only ACLs that
+/// grant nothing beyond the owner's FULL_CONTROL are accepted, as S3 does: the canned
+/// `private` / `bucket-owner-full-control`, or a PutBucketAcl/PutObjectAcl document granting
+/// only that.
+pub(super) fn check_acl(svc: &S3Service, req: &AwsRequest, body: &[u8]) -> Result<(), AwsError> {
+    let refused = || {
+        AwsError::bad_request(
+            "AccessControlListNotSupported",
+            "The bucket does not allow ACLs",
+        )
+    };
     let grants = req
         .headers
         .keys()
         .any(|k| k.as_str().starts_with("x-amz-grant-"));
-    match header(req, "x-amz-acl") {
-        None if !grants => Ok(()),
-        Some("private" | "bucket-owner-full-control") if !grants => Ok(()),
-        _ => Err(AwsError::bad_request(
-            "AccessControlListNotSupported",
-            "The bucket does not allow ACLs",
-        )),
+    if grants {
+        return Err(refused());
     }
+    match header(req, "x-amz-acl") {
+        None | Some("private" | "bucket-owner-full-control") => {}
+        Some(_) => return Err(refused()),
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let doc = xml_in::parse_root(body, "AccessControlPolicy")?;
+    let owner_only = doc
+        .child("AccessControlList")
+        .map(|l| {
+            l.children("Grant").all(|g| {
+                g.child_text("Permission") == Some("FULL_CONTROL")
+                    && g.child("Grantee").and_then(|e| e.child_text("ID")) == Some(svc.owner_id())
+            })
+        })
+        .unwrap_or(true);
+    if owner_only { Ok(()) } else { Err(refused()) }
 }
 
 pub(super) fn acl_xml(svc: &S3Service) -> String {
@@ -225,6 +246,13 @@ fn create_bucket(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsR
         return Err(AwsError::bad_request(
             "InvalidBucketAclWithObjectOwnership",
             "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting",
+        ));
+    }
+    if header(req, "x-amz-bucket-object-lock-enabled")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        return Err(errors::not_implemented(
+            "CreateBucket with ObjectLockEnabledForBucket",
         ));
     }
     svc.create_bucket(&req.region, bucket, constraint.as_deref())?;
@@ -333,10 +361,10 @@ fn list_v2(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsRespons
     if let Some(t) = token {
         w.elem("ContinuationToken", t);
     }
-    if out.is_truncated {
-        if let Some(next) = &out.next_marker {
-            w.elem("NextContinuationToken", &TOKEN.encode(next.as_bytes()));
-        }
+    if out.is_truncated
+        && let Some(next) = &out.next_marker
+    {
+        w.elem("NextContinuationToken", &TOKEN.encode(next.as_bytes()));
     }
     if !start_after.is_empty() {
         w.elem("StartAfter", &enc(start_after));
@@ -448,11 +476,9 @@ fn list_uploads(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsRe
         .elem("Bucket", bucket)
         .elem("KeyMarker", &enc(key_marker))
         .elem("UploadIdMarker", id_marker);
-    if truncated {
-        if let Some(last) = uploads.last() {
-            w.elem("NextKeyMarker", &enc(&last.key))
-                .elem("NextUploadIdMarker", &last.upload_id);
-        }
+    if truncated && let Some(last) = uploads.last() {
+        w.elem("NextKeyMarker", &enc(&last.key))
+            .elem("NextUploadIdMarker", &last.upload_id);
     }
     if !prefix.is_empty() {
         w.elem("Prefix", &enc(prefix));
@@ -509,8 +535,9 @@ fn delete_objects(
     let results = svc.delete_objects(bucket, &objects)?;
     let mut w = XmlWriter::new();
     w.open("DeleteResult", Some(XMLNS));
-    for (r, (_, requested)) in results.into_iter().zip(&objects) {
-        match r {
+    for entry in results {
+        let requested = entry.version_id;
+        match entry.result {
             Ok(d) => {
                 if quiet {
                     continue;
@@ -529,9 +556,9 @@ fn delete_objects(
                 }
                 w.close();
             }
-            Err((key, version, e)) => {
-                w.open("Error", None).elem("Key", &key);
-                w.opt("VersionId", version.as_deref());
+            Err(e) => {
+                w.open("Error", None).elem("Key", &entry.key);
+                w.opt("VersionId", requested.as_deref());
                 w.elem("Code", &e.code).elem("Message", &e.message).close();
             }
         }

@@ -5,7 +5,7 @@ use super::config;
 use super::multipart::{CompletedPart, PartCopySource};
 use super::object::{Conditions, CopyInput, GetOutput, Precondition, PutInput};
 use super::rest::{empty, has, header, http_date_header, max_param, param, payload, xml};
-use super::rest_bucket::{acl_xml, check_canned_acl, tagging_xml};
+use super::rest_bucket::{acl_xml, check_acl, tagging_xml};
 use super::state::{ContentHeaders, NULL_VERSION, ObjectMeta};
 use super::{S3Service, XMLNS, errors, http_date, iso8601, xml_in};
 use cumulo_wire::xml::XmlWriter;
@@ -52,7 +52,7 @@ pub(super) fn route(
         Method::PUT if has(req, "uploadId") => upload_part(svc, req, bucket, key),
         Method::PUT if has(req, "acl") => {
             svc.head_object(bucket, key, version)?;
-            check_canned_acl(req)?;
+            check_acl(svc, req, &req.body)?;
             Ok(empty(StatusCode::OK))
         }
         Method::PUT if header(req, "x-amz-copy-source").is_some() => {
@@ -127,6 +127,38 @@ fn storage_class(req: &AwsRequest) -> Result<Option<String>, AwsError> {
     }
 }
 
+/// `x-amz-server-side-encryption` (and its KMS key); customer-provided keys are not emulated.
+fn sse(req: &AwsRequest) -> Result<(Option<String>, Option<String>), AwsError> {
+    if header(req, "x-amz-server-side-encryption-customer-algorithm").is_some() {
+        return Err(errors::not_implemented(
+            "server-side encryption with customer-provided keys (SSE-C)",
+        ));
+    }
+    let alg = match header(req, "x-amz-server-side-encryption") {
+        None => None,
+        Some(a @ ("AES256" | "aws:kms" | "aws:kms:dsse")) => Some(a.to_string()),
+        Some(a) => {
+            return Err(errors::invalid_argument(
+                "The encryption method specified is not supported",
+                "x-amz-server-side-encryption",
+                a,
+            ));
+        }
+    };
+    let key = header(req, "x-amz-server-side-encryption-aws-kms-key-id").map(str::to_string);
+    Ok((alg, key))
+}
+
+fn sse_headers(r: &mut AwsResponse, m: &ObjectMeta) {
+    r.set_header(
+        "x-amz-server-side-encryption",
+        m.sse.as_deref().unwrap_or("AES256"),
+    );
+    if let Some(k) = &m.sse_kms_key_id {
+        r.set_header("x-amz-server-side-encryption-aws-kms-key-id", k);
+    }
+}
+
 fn requested_algorithm(req: &AwsRequest) -> Result<Option<Algorithm>, AwsError> {
     let name = header(req, "x-amz-sdk-checksum-algorithm")
         .or_else(|| header(req, "x-amz-checksum-algorithm"));
@@ -168,9 +200,12 @@ fn put_object(
     bucket: &str,
     key: &str,
 ) -> Result<AwsResponse, AwsError> {
-    check_canned_acl(req)?;
+    check_acl(svc, req, &[])?;
     let (body, trailers) = payload(req)?;
+    let (sse, sse_kms_key_id) = sse(req)?;
     let input = PutInput {
+        sse,
+        sse_kms_key_id,
         key: key.to_string(),
         checksum_values: checksum_values(req, &trailers),
         body,
@@ -185,9 +220,8 @@ fn put_object(
         if_match: header(req, "if-match").map(str::to_string),
     };
     let out = svc.put_object(bucket, input)?;
-    let mut r = empty(StatusCode::OK)
-        .with_header("etag", &format!("\"{}\"", out.meta.etag))
-        .with_header("x-amz-server-side-encryption", "AES256");
+    let mut r = empty(StatusCode::OK).with_header("etag", &format!("\"{}\"", out.meta.etag));
+    sse_headers(&mut r, &out.meta);
     if let Some(v) = &out.version_id {
         r.set_header("x-amz-version-id", v);
     }
@@ -240,7 +274,7 @@ fn object_headers(r: &mut AwsResponse, m: &ObjectMeta, report_version: bool) {
     if report_version || m.version_id != NULL_VERSION {
         r.set_header("x-amz-version-id", &m.version_id);
     }
-    r.set_header("x-amz-server-side-encryption", "AES256");
+    sse_headers(r, m);
 }
 
 /// `?partNumber=N` as a byte range over the stored part sizes.
@@ -424,7 +458,7 @@ fn copy_object(
     bucket: &str,
     key: &str,
 ) -> Result<AwsResponse, AwsError> {
-    check_canned_acl(req)?;
+    check_acl(svc, req, &[])?;
     let (src_bucket, src_key, src_version) = copy_source(req)?;
     let directive = |name: &str| match header(req, name) {
         None | Some("COPY") => Ok(false),
@@ -439,7 +473,10 @@ fn copy_object(
             v,
         )),
     };
+    let (sse, sse_kms_key_id) = sse(req)?;
     let input = CopyInput {
+        sse,
+        sse_kms_key_id,
         src_bucket,
         src_key,
         src_version,
@@ -463,7 +500,8 @@ fn copy_object(
         w.elem("ChecksumType", c.type_name())
             .elem(&c.algorithm.element(), &c.value);
     }
-    let mut r = xml(w.finish()).with_header("x-amz-server-side-encryption", "AES256");
+    let mut r = xml(w.finish());
+    sse_headers(&mut r, &meta);
     if src_version != NULL_VERSION {
         r.set_header("x-amz-copy-source-version-id", &src_version);
     }
@@ -479,8 +517,11 @@ fn create_upload(
     bucket: &str,
     key: &str,
 ) -> Result<AwsResponse, AwsError> {
-    check_canned_acl(req)?;
+    check_acl(svc, req, &[])?;
+    let (sse, sse_kms_key_id) = sse(req)?;
     let template = ObjectMeta {
+        sse,
+        sse_kms_key_id,
         key: key.to_string(),
         headers: content_headers(req),
         user_meta: user_meta(req),
@@ -490,13 +531,15 @@ fn create_upload(
         ..Default::default()
     };
     let algorithm = requested_algorithm(req)?;
+    let shown = template.clone();
     let upload_id = svc.create_multipart_upload(bucket, template, algorithm)?;
     let mut w = XmlWriter::new();
     w.open("InitiateMultipartUploadResult", Some(XMLNS))
         .elem("Bucket", bucket)
         .elem("Key", key)
         .elem("UploadId", &upload_id);
-    let mut r = xml(w.finish()).with_header("x-amz-server-side-encryption", "AES256");
+    let mut r = xml(w.finish());
+    sse_headers(&mut r, &shown);
     if let Some(a) = algorithm {
         r.set_header("x-amz-checksum-algorithm", a.name());
         r.set_header("x-amz-checksum-type", "COMPOSITE");
@@ -625,7 +668,8 @@ fn complete_upload(
         w.elem(&c.algorithm.element(), &c.value)
             .elem("ChecksumType", c.type_name());
     }
-    let mut r = xml(w.finish()).with_header("x-amz-server-side-encryption", "AES256");
+    let mut r = xml(w.finish());
+    sse_headers(&mut r, &meta);
     if let Some(v) = version {
         r.set_header("x-amz-version-id", &v);
     }

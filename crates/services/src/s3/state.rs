@@ -60,8 +60,10 @@ pub struct ContentHeaders {
     pub expires: Option<String>,
 }
 
-/// Everything about one object version except its body.
+/// Everything about one object version except its body. Fields added later default when
+/// older rows are loaded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ObjectMeta {
     pub key: String,
     pub version_id: String,
@@ -82,6 +84,9 @@ pub struct ObjectMeta {
     pub part_sizes: Vec<u64>,
     pub storage_class: Option<String>,
     pub website_redirect: Option<String>,
+    /// `x-amz-server-side-encryption` as requested (`None`: the bucket default, SSE-S3).
+    pub sse: Option<String>,
+    pub sse_kms_key_id: Option<String>,
 }
 
 /// One uploaded part's metadata.
