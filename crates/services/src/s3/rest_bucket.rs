@@ -182,12 +182,12 @@ pub(super) fn acl_xml(svc: &S3Service) -> String {
     let mut w = XmlWriter::new();
     w.open("AccessControlPolicy", Some(XMLNS));
     w.open("Owner", None)
-        .elem("ID", &id)
+        .elem("ID", id)
         .elem("DisplayName", "cumulo")
         .close();
     w.open("AccessControlList", None).open("Grant", None);
     w.raw("<Grantee xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"CanonicalUser\">");
-    w.elem("ID", &id)
+    w.elem("ID", id)
         .elem("DisplayName", "cumulo")
         .raw("</Grantee>");
     w.elem("Permission", "FULL_CONTROL");
@@ -205,7 +205,7 @@ pub(super) fn tagging_xml(tags: &[(String, String)]) -> String {
 
 fn owner(w: &mut XmlWriter, svc: &S3Service) {
     w.open("Owner", None)
-        .elem("ID", &svc.owner_id())
+        .elem("ID", svc.owner_id())
         .elem("DisplayName", "cumulo")
         .close();
 }
@@ -490,7 +490,7 @@ fn list_uploads(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsRe
             .elem("Key", &enc(&u.key))
             .elem("UploadId", &u.upload_id);
         w.open("Initiator", None)
-            .elem("ID", &svc.owner_id())
+            .elem("ID", svc.owner_id())
             .elem("DisplayName", "cumulo")
             .close();
         owner(&mut w, svc);

@@ -717,11 +717,11 @@ fn list_parts(
     }
     let id = svc.owner_id();
     w.open("Initiator", None)
-        .elem("ID", &id)
+        .elem("ID", id)
         .elem("DisplayName", "cumulo")
         .close();
     w.open("Owner", None)
-        .elem("ID", &id)
+        .elem("ID", id)
         .elem("DisplayName", "cumulo")
         .close();
     w.elem(
