@@ -97,7 +97,10 @@ impl Gateway {
         let scope = req
             .header("authorization")
             .and_then(CredentialScope::from_authorization)
-            .or_else(|| req.query_param("X-Amz-Credential").and_then(CredentialScope::parse));
+            .or_else(|| {
+                req.query_param("X-Amz-Credential")
+                    .and_then(CredentialScope::parse)
+            });
         req.region = scope
             .as_ref()
             .map(|s| s.region.clone())
@@ -110,7 +113,11 @@ impl Gateway {
             .or_else(|| route_by_target(&req))
             .or_else(|| route_by_query_version(&req))
             .unwrap_or_else(|| "s3".to_string());
-        let name = if name == "s3express" { "s3".to_string() } else { name };
+        let name = if name == "s3express" {
+            "s3".to_string()
+        } else {
+            name
+        };
         match self.services.get(name.as_str()) {
             Some(svc) => svc.handle(req).await,
             None => not_emulated(&name, &req),
@@ -168,7 +175,11 @@ fn route_by_query_version(req: &AwsRequest) -> Option<String> {
         let is_form = req
             .header("content-type")
             .is_some_and(|c| c.starts_with("application/x-www-form-urlencoded"));
-        if is_form { find(&parse_form(&req.body)) } else { None }
+        if is_form {
+            find(&parse_form(&req.body))
+        } else {
+            None
+        }
     })
 }
 

@@ -23,6 +23,7 @@ impl Service for SnsService {
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         let op = req.target_operation().unwrap_or("unknown").to_string();
-        AwsError::not_implemented("sns", &op).into_response(Protocol::Query("https://example.invalid/"), &req.request_id)
+        AwsError::not_implemented("sns", &op)
+            .into_response(Protocol::Query("https://example.invalid/"), &req.request_id)
     }
 }
