@@ -7,7 +7,9 @@
 //! attribute rules); [`wire_json`] and [`wire_query`] only decode requests and encode responses.
 
 pub mod attributes;
+mod delivery;
 pub mod errors;
+mod messages;
 pub mod model;
 pub mod ops;
 pub mod state;
