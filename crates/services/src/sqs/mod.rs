@@ -13,6 +13,8 @@ mod messages;
 pub mod model;
 pub mod ops;
 pub mod state;
+#[cfg(test)]
+mod tests;
 mod wire_json;
 mod wire_query;
 

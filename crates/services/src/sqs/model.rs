@@ -141,8 +141,8 @@ mod tests {
 
     #[test]
     fn attributes_md5_matches_botocore() {
-        // Reference values computed with botocore's own algorithm
-        // (botocore.handlers._add_md5_of_message_attributes counterpart in the SDKs).
+        // Reference digests computed independently (Python hashlib) from the algorithm in the
+        // SQS developer guide, which the Java and .NET SDKs verify responses against.
         let mut a = MessageAttributes::new();
         a.insert("s".into(), attr("String", Some("v"), None));
         assert_eq!(
