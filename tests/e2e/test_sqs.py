@@ -605,12 +605,47 @@ def test_queues_are_per_region(cumulo):
     assert arn.startswith("arn:aws:sqs:us-west-2:")
 
 
-def test_unimplemented_operation_answers_501(sqs):
+def test_add_and_remove_permission_edit_the_policy(sqs):
     url = sqs.create_queue(QueueName=uniq("perm"))["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.add_permission(QueueUrl=url, Label="send", AWSAccountIds=["111111111111"], Actions=["SendMessage"])
+    sqs.add_permission(QueueUrl=url, Label="both", AWSAccountIds=["111111111111", "222222222222"],
+                       Actions=["ReceiveMessage", "DeleteMessage"])
+    policy = json.loads(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])["Attributes"]["Policy"])
+    by_sid = {st["Sid"]: st for st in policy["Statement"]}
+    assert by_sid["send"] == {"Sid": "send", "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111111111111:root"},
+                              "Action": "SQS:SendMessage", "Resource": arn}
+    assert by_sid["both"]["Action"] == ["SQS:ReceiveMessage", "SQS:DeleteMessage"]
     with pytest.raises(ClientError) as e:
-        sqs.add_permission(QueueUrl=url, Label="l", AWSAccountIds=["111111111111"], Actions=["SendMessage"])
+        sqs.add_permission(QueueUrl=url, Label="send", AWSAccountIds=["1"], Actions=["SendMessage"])
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.add_permission(QueueUrl=url, Label="x", AWSAccountIds=["1"], Actions=["Fly"])
+    assert error_code(e) == "InvalidParameterValue"
+    sqs.remove_permission(QueueUrl=url, Label="send")
+    policy = json.loads(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])["Attributes"]["Policy"])
+    assert [st["Sid"] for st in policy["Statement"]] == ["both"]
+    with pytest.raises(ClientError) as e:
+        sqs.remove_permission(QueueUrl=url, Label="send")
+    assert error_code(e) == "InvalidParameterValue"
+    sqs.remove_permission(QueueUrl=url, Label="both")
+    assert "Policy" not in sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+
+
+def test_get_queue_url_for_another_account_does_not_exist(sqs):
+    name = uniq("owner")
+    sqs.create_queue(QueueName=name)
+    assert sqs.get_queue_url(QueueName=name, QueueOwnerAWSAccountId="000000000000")["QueueUrl"]
+    with pytest.raises(ClientError) as e:
+        sqs.get_queue_url(QueueName=name, QueueOwnerAWSAccountId="123456789012")
+    assert error_code(e) == "AWS.SimpleQueueService.NonExistentQueue"
+
+
+def test_unimplemented_operation_answers_501(sqs):
+    with pytest.raises(ClientError) as e:
+        sqs.list_message_move_tasks(SourceArn="arn:aws:sqs:us-east-1:000000000000:x")
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "AddPermission" in e.value.response["Error"]["Message"]
+    assert "ListMessageMoveTasks" in e.value.response["Error"]["Message"]
 
 
 def test_malformed_json_body_is_a_400(cumulo):
@@ -774,8 +809,8 @@ def test_query_protocol_errors(cumulo):
     assert status == 400 and doc.find("q:Error/q:Code", NS).text == "InvalidAttributeValue"
     status, doc = query(cumulo, {"Action": "NoSuchAction"})
     assert status == 400 and doc.find("q:Error/q:Code", NS).text == "InvalidAction"
-    status, doc = query(cumulo, {"Action": "AddPermission", "QueueUrl": "/000000000000/x"})
-    assert status == 501 and "AddPermission" in doc.find("q:Error/q:Message", NS).text
+    status, doc = query(cumulo, {"Action": "CancelMessageMoveTask", "TaskHandle": "x"})
+    assert status == 501 and "CancelMessageMoveTask" in doc.find("q:Error/q:Message", NS).text
 
 
 # ---------------------------------------------------------------- durability

@@ -12,6 +12,7 @@ pub mod errors;
 mod messages;
 pub mod model;
 pub mod ops;
+mod permissions;
 pub mod state;
 #[cfg(test)]
 mod tests;

@@ -133,9 +133,7 @@ impl SqsService {
         {
             return Err(invalid_attribute_value("FifoQueue"));
         }
-        if tags.len() > MAX_TAGS {
-            return Err(too_many_tags());
-        }
+        check_tags(tags)?;
         let mut attrs = attributes::defaults(fifo);
         attributes::apply(&mut attrs, &changes, fifo)?;
         let mut queues = self.lock();
@@ -193,9 +191,19 @@ impl SqsService {
         Ok(())
     }
 
-    pub fn get_queue_url(&self, caller: &Caller, name: &str) -> Result<String, AwsError> {
+    /// GetQueueUrl; a queue owned by another account (`QueueOwnerAWSAccountId`) does not exist
+    /// here, since cumulo serves one account.
+    pub fn get_queue_url(
+        &self,
+        caller: &Caller,
+        name: &str,
+        owner: Option<&str>,
+    ) -> Result<String, AwsError> {
         if name.is_empty() {
             return Err(missing_parameter("QueueName"));
+        }
+        if owner.is_some_and(|o| o != caller.account_id) {
+            return Err(queue_does_not_exist());
         }
         let queues = self.lock();
         queues
@@ -309,9 +317,7 @@ impl SqsService {
         self.update_meta(caller, url, |meta| {
             let mut next = meta.tags.clone();
             next.extend(tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-            if next.len() > MAX_TAGS {
-                return Err(too_many_tags());
-            }
+            check_tags(&next)?;
             meta.tags = next;
             Ok(())
         })
@@ -335,7 +341,7 @@ impl SqsService {
     }
 
     /// Applies `f` to a copy of the queue's description, commits it, then installs it.
-    fn update_meta(
+    pub(super) fn update_meta(
         &self,
         caller: &Caller,
         url: &str,
@@ -403,6 +409,26 @@ impl SqsService {
         names.sort();
         paginate(caller, names, max_results, next_token)
     }
+}
+
+/// Tag limits: at most 50 per queue, keys of 1-128 and values of up to 256 characters.
+fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
+    if tags.len() > MAX_TAGS {
+        return Err(too_many_tags());
+    }
+    for (k, v) in tags {
+        if k.is_empty() || k.chars().count() > 128 {
+            return Err(invalid_parameter_value(
+                "Tag keys must be between 1 and 128 characters in length.",
+            ));
+        }
+        if v.chars().count() > 256 {
+            return Err(invalid_parameter_value(
+                "Tag values must be less than 256 characters in length.",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Validates a RedrivePolicy's target: it must exist in this region and be of the same type.

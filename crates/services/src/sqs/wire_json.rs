@@ -64,7 +64,8 @@ async fn dispatch(
         }
         "GetQueueUrl" => {
             let name = opt_str(b, "QueueName")?.unwrap_or_default();
-            json!({ "QueueUrl": svc.get_queue_url(c, &name)? })
+            let owner = opt_str(b, "QueueOwnerAWSAccountId")?;
+            json!({ "QueueUrl": svc.get_queue_url(c, &name, owner.as_deref())? })
         }
         "ListQueues" => {
             let page = svc.list_queues(
@@ -171,6 +172,18 @@ async fn dispatch(
                 .collect::<Result<Vec<_>, AwsError>>()?;
             let out = svc.change_message_visibility_batch(c, &url, &entries)?;
             batch_result(out, |id, _| json!({ "Id": id }))
+        }
+        "AddPermission" => {
+            let label = opt_str(b, "Label")?.unwrap_or_default();
+            let accounts = string_list(b, "AWSAccountIds")?;
+            let actions = string_list(b, "Actions")?;
+            svc.add_permission(c, &queue_url(b)?, &label, &accounts, &actions)?;
+            json!({})
+        }
+        "RemovePermission" => {
+            let label = opt_str(b, "Label")?.unwrap_or_default();
+            svc.remove_permission(c, &queue_url(b)?, &label)?;
+            json!({})
         }
         "PurgeQueue" => {
             svc.purge_queue(c, &queue_url(b)?)?;

@@ -228,7 +228,11 @@ async fn dispatch(
         }
         "DeleteQueue" => svc.delete_queue(c, &queue_url(req, p)?)?,
         "GetQueueUrl" => {
-            let url = svc.get_queue_url(c, p.get("QueueName").unwrap_or(""))?;
+            let url = svc.get_queue_url(
+                c,
+                p.get("QueueName").unwrap_or(""),
+                p.get("QueueOwnerAWSAccountId"),
+            )?;
             el(out, "QueueUrl", &url);
         }
         "ListQueues" => {
@@ -335,6 +339,16 @@ async fn dispatch(
                 "ChangeMessageVisibilityBatchResultEntry",
                 |_, _| {},
             );
+        }
+        "AddPermission" => svc.add_permission(
+            c,
+            &queue_url(req, p)?,
+            p.get("Label").unwrap_or(""),
+            &p.list("AWSAccountId"),
+            &p.list("ActionName"),
+        )?,
+        "RemovePermission" => {
+            svc.remove_permission(c, &queue_url(req, p)?, p.get("Label").unwrap_or(""))?
         }
         "PurgeQueue" => svc.purge_queue(c, &queue_url(req, p)?)?,
         "ListDeadLetterSourceQueues" => {
