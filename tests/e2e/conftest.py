@@ -176,7 +176,7 @@ class CumuloServer:
 
     def aws(self, *args, check=True, region="us-east-1"):
         """Runs the AWS CLI against this server; returns parsed JSON output (or text)."""
-        env = dict(os.environ, **CREDS, AWS_DEFAULT_REGION=region)
+        env = {**os.environ, **CREDS, "AWS_DEFAULT_REGION": region}
         proc = subprocess.run(
             ["aws", "--endpoint-url", self.endpoint, "--output", "json", *args],
             capture_output=True,

@@ -170,10 +170,11 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway with every emulated service, sharing one store.
     pub fn new(store: Arc<Store>, config: Config) -> Result<Self, cumulo_store::StoreError> {
+        let sqs = Arc::new(crate::sqs::SqsService::new(store.clone(), &config)?);
         let list: Vec<Arc<dyn Service>> = vec![
             Arc::new(crate::s3::S3Service::new(store.clone(), &config)?),
-            Arc::new(crate::sqs::SqsService::new(store.clone(), &config)?),
-            Arc::new(crate::sns::SnsService::new(store.clone(), &config)?),
+            sqs.clone(),
+            Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs)?),
             Arc::new(crate::ssm::SsmService::new(store.clone(), &config)?),
             Arc::new(crate::sts::StsService::new(store.clone(), &config)?),
         ];

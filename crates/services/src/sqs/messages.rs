@@ -1,0 +1,404 @@
+//! Message operations: send, receive (with long polling), delete and visibility, as typed Rust
+//! functions. The decisions they commit are made by the pure functions in [`super::delivery`].
+
+use super::SqsService;
+use super::attributes::RedrivePolicy;
+use super::delivery::{
+    MAX_PAYLOAD, attributes_size, batch_error, check_batch_ids, decode_receipt, plan_receive,
+    prepare_send, render_received, send_output,
+};
+use super::errors::*;
+use super::model::*;
+use super::ops::{Caller, parse_queue_arn, queue_name_from_url, store_err};
+use super::state::{self, Message, Queue, QueueKey, now_ms};
+use cumulo_wire::AwsError;
+use std::time::Duration;
+
+impl SqsService {
+    /// SendMessage.
+    pub fn send_message(
+        &self,
+        caller: &Caller,
+        url: &str,
+        input: &SendMessageInput,
+    ) -> Result<SendMessageOutput, AwsError> {
+        self.with_queue(caller, url, |q| {
+            let p = prepare_send(q, caller, input, now_ms())?;
+            let out = send_output(input, &p);
+            self.store
+                .write(|tx| {
+                    if let Some(meta) = &p.meta {
+                        state::put_queue(tx, meta)?;
+                    }
+                    if p.is_new {
+                        state::put_message(tx, &q.meta.region, &q.meta.name, p.seq, &p.message)?;
+                    }
+                    Ok(())
+                })
+                .map_err(store_err)?;
+            if let Some(meta) = p.meta {
+                q.meta = meta;
+            }
+            if p.is_new {
+                q.meta.next_seq = q.meta.next_seq.max(p.seq + 1);
+                q.messages.insert(p.seq, p.message);
+                q.notify.notify_waiters();
+            }
+            Ok(out)
+        })
+    }
+
+    /// SendMessageBatch: every entry is validated and enqueued independently, all committed
+    /// in one transaction.
+    pub fn send_message_batch(
+        &self,
+        caller: &Caller,
+        url: &str,
+        entries: &[(String, SendMessageInput)],
+    ) -> Result<BatchOutput<SendMessageOutput>, AwsError> {
+        check_batch_ids(
+            entries.iter().map(|(id, _)| id.as_str()),
+            "SendMessageBatchRequestEntry",
+        )?;
+        self.with_queue(caller, url, |q| {
+            let total: usize = entries
+                .iter()
+                .map(|(_, e)| e.body.len() + attributes_size(&e.message_attributes))
+                .sum();
+            if total as i64 > MAX_PAYLOAD {
+                return Err(batch_request_too_long(total, MAX_PAYLOAD));
+            }
+            let now = now_ms();
+            // Work on a scratch copy of the queue's description so dedup within the batch works
+            // and nothing changes if the commit fails.
+            let mut scratch = Queue::new(q.meta.clone());
+            let mut staged = Vec::new();
+            let mut out = BatchOutput {
+                successful: Vec::new(),
+                failed: Vec::new(),
+            };
+            for (id, input) in entries {
+                match prepare_send(&scratch, caller, input, now) {
+                    Ok(p) => {
+                        out.successful.push((id.clone(), send_output(input, &p)));
+                        if let Some(meta) = p.meta {
+                            scratch.meta = meta;
+                        }
+                        if p.is_new {
+                            scratch.meta.next_seq = p.seq + 1;
+                            staged.push((p.seq, p.message));
+                        }
+                    }
+                    Err(e) => out.failed.push(batch_error(id, e)),
+                }
+            }
+            let meta_changed = q.meta.is_fifo();
+            self.store
+                .write(|tx| {
+                    if meta_changed {
+                        state::put_queue(tx, &scratch.meta)?;
+                    }
+                    for (seq, m) in &staged {
+                        state::put_message(tx, &q.meta.region, &q.meta.name, *seq, m)?;
+                    }
+                    Ok(())
+                })
+                .map_err(store_err)?;
+            q.meta = scratch.meta;
+            for (seq, m) in staged {
+                q.messages.insert(seq, m);
+            }
+            q.notify.notify_waiters();
+            Ok(out)
+        })
+    }
+
+    /// ReceiveMessage, long-polling up to WaitTimeSeconds without busy-waiting: it sleeps on the
+    /// queue's `Notify` (woken by sends and visibility changes) or until the next message
+    /// becomes visible.
+    pub async fn receive_message(
+        &self,
+        caller: &Caller,
+        url: &str,
+        input: &ReceiveMessageInput,
+    ) -> Result<Vec<ReceivedMessage>, AwsError> {
+        let max = input.max_number_of_messages.unwrap_or(1);
+        if !(1..=10).contains(&max) {
+            return Err(invalid_parameter(
+                "MaxNumberOfMessages",
+                max,
+                "Must be between 1 and 10, if provided.",
+            ));
+        }
+        if let Some(v) = input.visibility_timeout
+            && !(0..=43_200).contains(&v)
+        {
+            return Err(invalid_parameter(
+                "VisibilityTimeout",
+                v,
+                "Must be >= 0 and <= 43200, if provided.",
+            ));
+        }
+        if let Some(w) = input.wait_time_seconds
+            && !(0..=20).contains(&w)
+        {
+            return Err(invalid_parameter(
+                "WaitTimeSeconds",
+                w,
+                "Must be >= 0 and <= 20, if provided.",
+            ));
+        }
+        let name = queue_name_from_url(url).ok_or_else(queue_does_not_exist)?;
+        let key = caller.key(name);
+        let wait_s = match input.wait_time_seconds {
+            Some(w) => w,
+            None => self.with_queue(caller, url, |q| {
+                Ok(q.meta.int_attr("ReceiveMessageWaitTimeSeconds", 0))
+            })?,
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(wait_s as u64);
+        loop {
+            let notify = self
+                .lock()
+                .get(&key)
+                .map(|q| q.notify.clone())
+                .ok_or_else(queue_does_not_exist)?;
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            // Registered before looking, so a send between the look and the wait still wakes us.
+            notified.as_mut().enable();
+            let (messages, next_visible_ms) = self.receive_once(&key, max as usize, input)?;
+            let now = tokio::time::Instant::now();
+            if !messages.is_empty() || now >= deadline {
+                return Ok(messages);
+            }
+            let mut wake = deadline;
+            if let Some(at) = next_visible_ms {
+                let in_ms = (at - now_ms()).max(1) as u64;
+                wake = wake.min(now + Duration::from_millis(in_ms));
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(wake) => {}
+            }
+        }
+    }
+
+    /// One non-blocking pass of ReceiveMessage: expires old messages, redrives over-received
+    /// ones to the dead-letter queue and takes up to `max` deliverable messages.
+    fn receive_once(
+        &self,
+        key: &QueueKey,
+        max: usize,
+        input: &ReceiveMessageInput,
+    ) -> Result<(Vec<ReceivedMessage>, Option<i64>), AwsError> {
+        let mut queues = self.lock();
+        let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
+        let now = now_ms();
+        let redrive = q
+            .meta
+            .attributes
+            .get("RedrivePolicy")
+            .and_then(|rp| RedrivePolicy::parse(rp).ok())
+            .and_then(|rp| {
+                let (region, _, name) = parse_queue_arn(&rp.dead_letter_target_arn)?;
+                let dlq_key = (region.to_string(), name.to_string());
+                queues
+                    .contains_key(&dlq_key)
+                    .then_some((dlq_key, rp.max_receive_count))
+            });
+        let plan = plan_receive(q, now, max, input, redrive.as_ref().map(|(_, n)| *n));
+        if plan.expired.is_empty() && plan.redrive.is_empty() && plan.received.is_empty() {
+            return Ok((Vec::new(), plan.next_visible_ms));
+        }
+        let (region, name) = (q.meta.region.clone(), q.meta.name.clone());
+        let source_arn = q.meta.arn();
+        let mut dlq_seqs = Vec::new();
+        let redriven: Vec<Message> = plan
+            .redrive
+            .iter()
+            .map(|(_, m)| {
+                let mut m = m.clone();
+                m.dead_letter_source_arn = Some(source_arn.clone());
+                m
+            })
+            .collect();
+        if let Some((dlq_key, _)) = &redrive
+            && let Some(dlq) = queues.get(dlq_key)
+        {
+            let first = dlq.meta.next_seq;
+            dlq_seqs = (0..redriven.len() as u64).map(|i| first + i).collect();
+        }
+        self.store
+            .write(|tx| {
+                for seq in &plan.expired {
+                    state::delete_message(tx, &region, &name, *seq)?;
+                }
+                for (seq, _) in &plan.redrive {
+                    state::delete_message(tx, &region, &name, *seq)?;
+                }
+                if let Some((dlq_key, _)) = &redrive {
+                    for (seq, m) in dlq_seqs.iter().zip(&redriven) {
+                        state::put_message(tx, &dlq_key.0, &dlq_key.1, *seq, m)?;
+                    }
+                }
+                for (seq, m) in &plan.received {
+                    state::put_message(tx, &region, &name, *seq, m)?;
+                }
+                Ok(())
+            })
+            .map_err(store_err)?;
+        let out = {
+            let q = queues.get_mut(key).ok_or_else(queue_does_not_exist)?;
+            for seq in plan
+                .expired
+                .iter()
+                .chain(plan.redrive.iter().map(|(s, _)| s))
+            {
+                q.messages.remove(seq);
+            }
+            let out = plan
+                .received
+                .iter()
+                .map(|(seq, m)| render_received(&name, *seq, m, input))
+                .collect();
+            for (seq, m) in plan.received {
+                q.messages.insert(seq, m);
+            }
+            out
+        };
+        if let Some((dlq_key, _)) = &redrive
+            && let Some(dlq) = queues.get_mut(dlq_key)
+        {
+            for (seq, m) in dlq_seqs.into_iter().zip(redriven) {
+                dlq.meta.next_seq = seq + 1;
+                dlq.messages.insert(seq, m);
+            }
+            dlq.notify.notify_waiters();
+        }
+        Ok((out, plan.next_visible_ms))
+    }
+
+    /// DeleteMessage. Deleting a message that is already gone succeeds, as in AWS.
+    pub fn delete_message(&self, caller: &Caller, url: &str, handle: &str) -> Result<(), AwsError> {
+        self.with_queue(caller, url, |q| {
+            let r = decode_receipt(&q.meta.name, handle)?;
+            if q.messages.get(&r.seq).is_some_and(|m| m.id == r.message_id) {
+                self.store
+                    .write(|tx| state::delete_message(tx, &q.meta.region, &q.meta.name, r.seq))
+                    .map_err(store_err)?;
+                q.messages.remove(&r.seq);
+            }
+            Ok(())
+        })
+    }
+
+    pub fn delete_message_batch(
+        &self,
+        caller: &Caller,
+        url: &str,
+        entries: &[(String, String)],
+    ) -> Result<BatchOutput<()>, AwsError> {
+        check_batch_ids(
+            entries.iter().map(|(id, _)| id.as_str()),
+            "DeleteMessageBatchRequestEntry",
+        )?;
+        let mut out = BatchOutput {
+            successful: Vec::new(),
+            failed: Vec::new(),
+        };
+        for (id, handle) in entries {
+            match self.delete_message(caller, url, handle) {
+                Ok(()) => out.successful.push((id.clone(), ())),
+                Err(e) if e.code == "QueueDoesNotExist" => return Err(e),
+                Err(e) => out.failed.push(batch_error(id, e)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// ChangeMessageVisibility: only for a message in flight, through its current receipt.
+    pub fn change_message_visibility(
+        &self,
+        caller: &Caller,
+        url: &str,
+        handle: &str,
+        timeout: i64,
+    ) -> Result<(), AwsError> {
+        self.with_queue(caller, url, |q| {
+            let r = decode_receipt(&q.meta.name, handle)?;
+            if !(0..=43_200).contains(&timeout) {
+                return Err(invalid_parameter(
+                    "VisibilityTimeout",
+                    timeout,
+                    "VisibilityTimeout must be an integer between 0 and 43200",
+                ));
+            }
+            let now = now_ms();
+            let Some(m) = q.messages.get(&r.seq).filter(|m| m.id == r.message_id) else {
+                return Err(message_not_inflight());
+            };
+            if !m.in_flight(now) {
+                return Err(message_not_inflight());
+            }
+            if m.receipt_nonce.as_deref() != Some(r.nonce.as_str()) {
+                return Err(invalid_parameter(
+                    "ReceiptHandle",
+                    handle,
+                    "The receipt handle has expired.",
+                ));
+            }
+            let mut m = m.clone();
+            m.visible_at_ms = now + timeout * 1000;
+            self.store
+                .write(|tx| state::put_message(tx, &q.meta.region, &q.meta.name, r.seq, &m))
+                .map_err(store_err)?;
+            q.messages.insert(r.seq, m);
+            if timeout == 0 {
+                q.notify.notify_waiters();
+            }
+            Ok(())
+        })
+    }
+
+    pub fn change_message_visibility_batch(
+        &self,
+        caller: &Caller,
+        url: &str,
+        entries: &[(String, String, i64)],
+    ) -> Result<BatchOutput<()>, AwsError> {
+        check_batch_ids(
+            entries.iter().map(|(id, _, _)| id.as_str()),
+            "ChangeMessageVisibilityBatchRequestEntry",
+        )?;
+        let mut out = BatchOutput {
+            successful: Vec::new(),
+            failed: Vec::new(),
+        };
+        for (id, handle, timeout) in entries {
+            match self.change_message_visibility(caller, url, handle, *timeout) {
+                Ok(()) => out.successful.push((id.clone(), ())),
+                Err(e) if e.code == "QueueDoesNotExist" => return Err(e),
+                Err(e) => out.failed.push(batch_error(id, e)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The delivery path of SNS and EventBridge: SendMessage addressed by queue ARN.
+    pub fn send_to_arn(
+        &self,
+        queue_arn: &str,
+        input: &SendMessageInput,
+    ) -> Result<SendMessageOutput, AwsError> {
+        let (region, account, name) =
+            parse_queue_arn(queue_arn).ok_or_else(queue_does_not_exist)?;
+        let caller = Caller {
+            region: region.to_string(),
+            account_id: account.to_string(),
+            host: "localhost".to_string(),
+            sender_id: account.to_string(),
+        };
+        self.send_message(&caller, &format!("/{account}/{name}"), input)
+    }
+}

@@ -1,0 +1,244 @@
+//! SQS's in-memory state and its write-through persistence. Every queue lives in memory (the hot
+//! path never reads SQLite); every change is committed to the `sqs_*` tables before the operation
+//! answers, and [`load`] rebuilds the memory from them on start.
+
+use super::model::MessageAttributes;
+use cumulo_store::rusqlite::{self, Connection, Transaction, params};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+/// Schema migrations owned by the SQS service. Rows hold JSON documents so new fields need no
+/// migration; the columns are what lookups and ordering need.
+pub const MIGRATIONS: &[&str] = &["
+    CREATE TABLE sqs_queues (
+        region TEXT NOT NULL,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (region, name)
+    );
+    CREATE TABLE sqs_messages (
+        region TEXT NOT NULL,
+        queue TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (region, queue, seq)
+    );
+"];
+
+/// A queue is identified by its region and name (one account per server).
+pub type QueueKey = (String, String);
+
+/// A FIFO deduplication record: a repeat within its lifetime returns the original ids.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DedupEntry {
+    pub expires_ms: i64,
+    pub message_id: String,
+    pub sequence_number: Option<String>,
+}
+
+/// The persisted description of a queue (everything but its messages).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueueMeta {
+    pub region: String,
+    pub name: String,
+    pub account_id: String,
+    /// Settable attributes, normalised, including defaults.
+    pub attributes: BTreeMap<String, String>,
+    pub tags: BTreeMap<String, String>,
+    pub created_s: i64,
+    pub last_modified_s: i64,
+    /// The next message sequence (orders the queue; FIFO sequence numbers derive from it).
+    pub next_seq: u64,
+    pub last_purge_ms: Option<i64>,
+    /// FIFO deduplication ids seen in the last five minutes, by scope key.
+    #[serde(default)]
+    pub dedup: HashMap<String, DedupEntry>,
+}
+
+impl QueueMeta {
+    pub fn is_fifo(&self) -> bool {
+        self.attributes.get("FifoQueue").map(String::as_str) == Some("true")
+    }
+
+    /// An integer attribute (they are validated on the way in, so the fallback never applies to
+    /// stored data).
+    pub fn int_attr(&self, name: &str, fallback: i64) -> i64 {
+        self.attributes
+            .get(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(fallback)
+    }
+
+    pub fn arn(&self) -> String {
+        queue_arn(&self.region, &self.account_id, &self.name)
+    }
+}
+
+pub fn queue_arn(region: &str, account_id: &str, name: &str) -> String {
+    format!("arn:aws:sqs:{region}:{account_id}:{name}")
+}
+
+/// One message with its delivery state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub body: String,
+    pub md5_of_body: String,
+    #[serde(default)]
+    pub attributes: MessageAttributes,
+    #[serde(default)]
+    pub system_attributes: MessageAttributes,
+    pub sender_id: String,
+    pub sent_ms: i64,
+    /// Not deliverable before this instant (delay, or visibility timeout while in flight).
+    pub visible_at_ms: i64,
+    pub receive_count: i64,
+    pub first_receive_ms: Option<i64>,
+    /// Changes on every receive, so a receipt handle names one delivery.
+    pub receipt_nonce: Option<String>,
+    pub group_id: Option<String>,
+    pub dedup_id: Option<String>,
+    pub sequence_number: Option<String>,
+    /// Set when the message was moved here from a source queue by redrive.
+    pub dead_letter_source_arn: Option<String>,
+}
+
+impl Message {
+    /// Received and its visibility timeout has not expired.
+    pub fn in_flight(&self, now_ms: i64) -> bool {
+        self.receive_count > 0 && self.visible_at_ms > now_ms
+    }
+
+    /// Still within its delay, never received.
+    pub fn delayed(&self, now_ms: i64) -> bool {
+        self.receive_count == 0 && self.visible_at_ms > now_ms
+    }
+}
+
+/// A live queue: its description, its messages in send order, and the wake-up long polls wait on.
+#[derive(Debug)]
+pub struct Queue {
+    pub meta: QueueMeta,
+    pub messages: BTreeMap<u64, Message>,
+    pub notify: Arc<Notify>,
+}
+
+impl Queue {
+    pub fn new(meta: QueueMeta) -> Self {
+        Queue {
+            meta,
+            messages: BTreeMap::new(),
+            notify: Arc::new(Notify::new()),
+        }
+    }
+}
+
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+fn to_json<T: Serialize>(v: &T) -> rusqlite::Result<String> {
+    serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+pub fn put_queue(tx: &Transaction<'_>, meta: &QueueMeta) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO sqs_queues (region, name, data) VALUES (?1, ?2, ?3)
+         ON CONFLICT (region, name) DO UPDATE SET data = excluded.data",
+        params![meta.region, meta.name, to_json(meta)?],
+    )?;
+    Ok(())
+}
+
+pub fn delete_queue(tx: &Transaction<'_>, region: &str, name: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM sqs_queues WHERE region = ?1 AND name = ?2",
+        params![region, name],
+    )?;
+    delete_all_messages(tx, region, name)
+}
+
+pub fn delete_all_messages(tx: &Transaction<'_>, region: &str, name: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM sqs_messages WHERE region = ?1 AND queue = ?2",
+        params![region, name],
+    )?;
+    Ok(())
+}
+
+pub fn put_message(
+    tx: &Transaction<'_>,
+    region: &str,
+    queue: &str,
+    seq: u64,
+    msg: &Message,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO sqs_messages (region, queue, seq, data) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (region, queue, seq) DO UPDATE SET data = excluded.data",
+    )?;
+    stmt.execute(params![region, queue, seq as i64, to_json(msg)?])?;
+    Ok(())
+}
+
+pub fn delete_message(
+    tx: &Transaction<'_>,
+    region: &str,
+    queue: &str,
+    seq: u64,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx
+        .prepare_cached("DELETE FROM sqs_messages WHERE region = ?1 AND queue = ?2 AND seq = ?3")?;
+    stmt.execute(params![region, queue, seq as i64])?;
+    Ok(())
+}
+
+/// Rebuilds every queue from the store. A row that no longer parses is skipped rather than
+/// preventing the server from starting; it is reported in the returned list.
+pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Vec<String>)> {
+    let mut queues = HashMap::new();
+    let mut problems = Vec::new();
+    let mut stmt = conn.prepare("SELECT region, name, data FROM sqs_queues")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (region, name, data) = row?;
+        match serde_json::from_str::<QueueMeta>(&data) {
+            Ok(meta) => {
+                queues.insert((region, name), Queue::new(meta));
+            }
+            Err(e) => problems.push(format!("queue {region}/{name}: {e}")),
+        }
+    }
+    let mut stmt = conn.prepare("SELECT region, queue, seq, data FROM sqs_messages")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, i64>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (region, name, seq, data) = row?;
+        let Some(queue) = queues.get_mut(&(region.clone(), name.clone())) else {
+            continue;
+        };
+        match serde_json::from_str::<Message>(&data) {
+            Ok(msg) => {
+                let seq = seq as u64;
+                queue.meta.next_seq = queue.meta.next_seq.max(seq + 1);
+                queue.messages.insert(seq, msg);
+            }
+            Err(e) => problems.push(format!("message {region}/{name}#{seq}: {e}")),
+        }
+    }
+    Ok((queues, problems))
+}

@@ -1,0 +1,52 @@
+//! SSM Parameter Store (awsJson1_1, `AmazonSSM.<Operation>`).
+//!
+//! Parameters live in memory per region, each with its full version history, and every change is
+//! written through to `ssm_parameters` before the response. SecureString values are encrypted
+//! before they reach either (see [`crypto`]).
+
+mod crypto;
+mod filters;
+mod ops;
+mod state;
+mod validate;
+mod wire;
+
+pub use ops::{
+    DescribeInput, GetByPathInput, LabelOutcome, Page, ParameterView, PutParameterInput,
+    StringFilter,
+};
+pub use state::{Parameter, ParameterType, Tier, Version};
+
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsRequest, AwsResponse};
+use std::sync::Arc;
+
+/// The SSM service: typed operations in `ops`, the JSON adapter in `wire`.
+pub struct SsmService {
+    params: state::ParameterStore,
+    cipher: crypto::ValueCipher,
+    account_id: String,
+}
+
+impl SsmService {
+    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
+        let cipher = crypto::ValueCipher::open(&store)?;
+        Ok(SsmService {
+            params: state::ParameterStore::open(store)?,
+            cipher,
+            account_id: config.account_id.clone(),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for SsmService {
+    fn name(&self) -> &'static str {
+        "ssm"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}

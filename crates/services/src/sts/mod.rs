@@ -1,0 +1,42 @@
+//! STS: temporary credentials and the caller's identity (query protocol, API 2011-06-15).
+//!
+//! Issued credentials are kept in memory and written through to `sts_credentials`, so a caller
+//! holding keys from `AssumeRole` is still recognised by `GetCallerIdentity` after a restart.
+
+mod ops;
+mod state;
+mod wire;
+
+pub use ops::{AssumeRoleInput, AssumedRoleUser, CallerIdentity, Credentials, IssuedCredentials};
+
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsRequest, AwsResponse};
+use state::CredentialStore;
+use std::sync::Arc;
+
+/// The STS service: typed operations in [`ops`], the query adapter in [`wire`].
+pub struct StsService {
+    creds: CredentialStore,
+    account_id: String,
+}
+
+impl StsService {
+    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
+        Ok(StsService {
+            creds: CredentialStore::open(store)?,
+            account_id: config.account_id.clone(),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for StsService {
+    fn name(&self) -> &'static str {
+        "sts"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}
