@@ -7,6 +7,7 @@
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
 pub mod gateway;
+pub mod providers;
 pub mod s3;
 pub mod sns;
 pub mod sqs;

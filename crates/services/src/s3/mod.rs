@@ -16,6 +16,7 @@ mod errors;
 mod list;
 mod multipart;
 mod object;
+pub(crate) mod provider;
 mod rest;
 mod rest_bucket;
 mod rest_object;

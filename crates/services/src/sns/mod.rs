@@ -18,6 +18,7 @@ mod attributes;
 mod delivery;
 mod filter;
 mod http_post;
+pub(crate) mod provider;
 mod publish;
 mod state;
 mod subscriptions;

@@ -13,6 +13,7 @@ mod messages;
 pub mod model;
 pub mod ops;
 mod permissions;
+pub(crate) mod provider;
 pub mod state;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@
 mod crypto;
 mod filters;
 mod ops;
+pub(crate) mod provider;
 mod state;
 mod validate;
 mod wire;

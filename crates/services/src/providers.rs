@@ -1,0 +1,270 @@
+//! The CloudFormation resource providers of the emulated services, and what they share.
+//!
+//! Each provider lives beside its service (`s3/provider.rs`, ...) and changes that service only
+//! through its typed operations. [`registry`] is the one place that lists them: a new resource
+//! type is one module and one `register` line here.
+//!
+//! The helpers below read resolved template properties the way CloudFormation does (scalars are
+//! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
+//! turn a service's `AwsError` into the resource status reason CloudFormation shows.
+
+use crate::s3::S3Service;
+use crate::sns::SnsService;
+use crate::sqs::SqsService;
+use crate::ssm::SsmService;
+use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
+use cumulo_wire::AwsError;
+use serde_json::{Map, Value};
+use std::sync::{Arc, RwLock};
+
+/// The host clients reach the endpoint by (`localhost:4566`). SQS builds queue URLs from the
+/// host the caller used; a CloudFormation-created queue's URL uses the host of the most recent
+/// CloudFormation request, so the QueueUrl a stack reports is one the client can call.
+#[derive(Debug, Clone)]
+pub struct EndpointHost(Arc<RwLock<String>>);
+
+impl Default for EndpointHost {
+    fn default() -> Self {
+        EndpointHost(Arc::new(RwLock::new("localhost:4566".to_string())))
+    }
+}
+
+impl EndpointHost {
+    pub fn get(&self) -> String {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Records the host a client used; an empty one (in-process callers) changes nothing.
+    pub fn set(&self, host: &str) {
+        if host.is_empty() {
+            return;
+        }
+        let mut h = self.0.write().unwrap_or_else(|p| p.into_inner());
+        if *h != host {
+            *h = host.to_string();
+        }
+    }
+}
+
+/// The services providers act on.
+#[derive(Clone)]
+pub struct ProviderServices {
+    pub s3: Arc<S3Service>,
+    pub sqs: Arc<SqsService>,
+    pub sns: Arc<SnsService>,
+    pub ssm: Arc<SsmService>,
+    pub host: EndpointHost,
+}
+
+/// Every provider of this crate's services.
+pub fn registry(services: &ProviderServices) -> ProviderRegistry {
+    let mut r = ProviderRegistry::default();
+    crate::s3::provider::register(&mut r, services);
+    crate::sqs::provider::register(&mut r, services);
+    crate::sns::provider::register(&mut r, services);
+    crate::ssm::provider::register(&mut r, services);
+    r
+}
+
+/// The resolved properties as an object (`Null`, when the template has none, is empty).
+pub(crate) fn object<'a>(
+    resource_type: &str,
+    properties: &'a Value,
+) -> Result<std::borrow::Cow<'a, Map<String, Value>>, ProviderError> {
+    match properties {
+        Value::Object(m) => Ok(std::borrow::Cow::Borrowed(m)),
+        Value::Null => Ok(std::borrow::Cow::Owned(Map::new())),
+        _ => Err(ProviderError::Failed(format!(
+            "Properties of {resource_type} must be an object"
+        ))),
+    }
+}
+
+/// Fails with the first property the provider does not know: nothing is silently dropped.
+pub(crate) fn check_known(
+    resource_type: &str,
+    props: &Map<String, Value>,
+    known: &[&str],
+    unsupported: &[(&str, &str)],
+) -> Result<(), ProviderError> {
+    for key in props.keys() {
+        if let Some((_, why)) = unsupported.iter().find(|(k, _)| k == key) {
+            return Err(unsupported_prop(resource_type, key, why));
+        }
+        if !known.contains(&key.as_str()) {
+            return Err(ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #: extraneous key [{key}] is not permitted"
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn unsupported_prop(resource_type: &str, property: &str, why: &str) -> ProviderError {
+    ProviderError::Unsupported {
+        resource_type: resource_type.to_string(),
+        property: property.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// A scalar property as the string the service API takes (`30`, `true`), `None` when absent.
+pub(crate) fn scalar(
+    props: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ProviderError> {
+    match props.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => scalar_value(v).map(Some).ok_or_else(|| {
+            ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/{key}: expected type: String, found: {}",
+                json_type(v)
+            ))
+        }),
+    }
+}
+
+pub(crate) fn scalar_value(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A property that AWS accepts either as a JSON object or as its JSON text (policies,
+/// RedrivePolicy): the text the service API takes.
+pub(crate) fn json_text(
+    props: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, ProviderError> {
+    match props.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v @ (Value::Object(_) | Value::Array(_))) => Ok(Some(v.to_string())),
+        Some(v) => Err(ProviderError::Failed(format!(
+            "Properties validation failed for resource with message: #/{key}: expected type: JSONObject, found: {}",
+            json_type(v)
+        ))),
+    }
+}
+
+pub(crate) fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "Null",
+        Value::Bool(_) => "Boolean",
+        Value::Number(_) => "Number",
+        Value::String(_) => "String",
+        Value::Array(_) => "JSONArray",
+        Value::Object(_) => "JSONObject",
+    }
+}
+
+/// A required string property.
+pub(crate) fn required(props: &Map<String, Value>, key: &str) -> Result<String, ProviderError> {
+    scalar(props, key)?.ok_or_else(|| {
+        ProviderError::Failed(format!(
+            "Properties validation failed for resource with message: #: required key [{key}] not found"
+        ))
+    })
+}
+
+/// A list property (absent is empty).
+pub(crate) fn list<'a>(
+    props: &'a Map<String, Value>,
+    key: &str,
+) -> Result<&'a [Value], ProviderError> {
+    match props.get(key) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(v) => Err(ProviderError::Failed(format!(
+            "Properties validation failed for resource with message: #/{key}: expected type: JSONArray, found: {}",
+            json_type(v)
+        ))),
+    }
+}
+
+/// `Tags: [{Key, Value}]`, then the stack's tags for keys the resource does not set (AWS
+/// propagates stack-level tags to every resource that supports tags).
+pub(crate) fn tags(
+    ctx: &ProviderContext,
+    props: &Map<String, Value>,
+) -> Result<Vec<(String, String)>, ProviderError> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for t in list(props, "Tags")? {
+        let obj = t.as_object().ok_or_else(|| {
+            ProviderError::Failed(
+                "Properties validation failed for resource with message: #/Tags: expected type: JSONObject".into(),
+            )
+        })?;
+        let key = required(obj, "Key")?;
+        let value = scalar(obj, "Value")?.unwrap_or_default();
+        out.push((key, value));
+    }
+    for (k, v) in &ctx.stack_tags {
+        if !out.iter().any(|(key, _)| key == k) {
+            out.push((k.clone(), v.clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// The status reason CloudFormation gives when a service refuses a handler's call.
+pub(crate) fn failed(ctx: &ProviderContext, service: &str, e: AwsError) -> ProviderError {
+    let handler_code = match e.status.as_u16() {
+        404 => "NotFound",
+        403 => "AccessDenied",
+        409 => "AlreadyExists",
+        s if s >= 500 => "ServiceInternalError",
+        _ => "InvalidRequest",
+    };
+    ProviderError::Failed(format!(
+        "Resource handler returned message: \"{} (Service: {service}, Status Code: {}, Request ID: {})\" (RequestToken: {}, HandlerErrorCode: {handler_code})",
+        e.message,
+        e.status.as_u16(),
+        uuid::Uuid::new_v4(),
+        ctx.client_request_token,
+    ))
+}
+
+/// The reason for a named resource that already exists (CloudFormation never adopts one).
+pub(crate) fn already_exists(ctx: &ProviderContext, name: &str) -> ProviderError {
+    ProviderError::Failed(format!(
+        "Resource handler returned message: \"{name} already exists\" (RequestToken: {}, HandlerErrorCode: AlreadyExists)",
+        ctx.client_request_token
+    ))
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::Config;
+    use cumulo_store::Store;
+
+    pub fn services() -> ProviderServices {
+        let store = Arc::new(Store::in_memory().expect("store"));
+        let config = Config::default();
+        let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
+        ProviderServices {
+            s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
+            sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
+            ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
+            sqs,
+            host: EndpointHost::default(),
+        }
+    }
+
+    pub fn ctx(logical_id: &str, resource_type: &str) -> ProviderContext {
+        ProviderContext {
+            region: "us-east-1".into(),
+            account_id: "000000000000".into(),
+            stack_name: "teststack".into(),
+            stack_id: "arn:aws:cloudformation:us-east-1:000000000000:stack/teststack/1".into(),
+            logical_id: logical_id.into(),
+            resource_type: resource_type.into(),
+            client_request_token: "token-1".into(),
+            stack_tags: Vec::new(),
+        }
+    }
+}

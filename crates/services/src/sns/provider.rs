@@ -1,0 +1,650 @@
+//! CloudFormation providers: AWS::SNS::Topic (its Subscription list included),
+//! AWS::SNS::Subscription and AWS::SNS::TopicPolicy, over SNS's typed operations.
+
+use super::{SnsService, SubscribeInput};
+use crate::providers::{
+    EndpointHost, ProviderServices, check_known, failed, json_text, list, object, required, scalar,
+    scalar_value, tags, unsupported_prop,
+};
+use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const TOPIC: &str = "AWS::SNS::Topic";
+const SUBSCRIPTION: &str = "AWS::SNS::Subscription";
+const TOPIC_POLICY: &str = "AWS::SNS::TopicPolicy";
+
+/// Topic properties that are topic attributes of the same name.
+const TOPIC_SCALARS: &[&str] = &[
+    "ContentBasedDeduplication",
+    "DisplayName",
+    "FifoThroughputScope",
+    "FifoTopic",
+    "KmsMasterKeyId",
+    "SignatureVersion",
+    "TracingConfig",
+];
+const TOPIC_JSON: &[&str] = &["ArchivePolicy", "DataProtectionPolicy"];
+/// What a removed topic attribute goes back to (an empty value restores SNS's default).
+const TOPIC_RESETS: &[(&str, &str)] = &[
+    ("ContentBasedDeduplication", "false"),
+    ("SignatureVersion", "1"),
+    ("TracingConfig", "PassThrough"),
+];
+
+/// Subscription properties that are subscription attributes of the same name.
+const SUB_SCALARS: &[&str] = &[
+    "FilterPolicyScope",
+    "RawMessageDelivery",
+    "SubscriptionRoleArn",
+];
+const SUB_JSON: &[&str] = &[
+    "DeliveryPolicy",
+    "FilterPolicy",
+    "RedrivePolicy",
+    "ReplayPolicy",
+];
+const SUB_RESETS: &[(&str, &str)] = &[
+    ("FilterPolicyScope", "MessageAttributes"),
+    ("RawMessageDelivery", "false"),
+];
+
+pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
+    r.register(
+        TOPIC,
+        Arc::new(TopicProvider {
+            sns: s.sns.clone(),
+            host: s.host.clone(),
+        }),
+    );
+    r.register(
+        SUBSCRIPTION,
+        Arc::new(SubscriptionProvider {
+            sns: s.sns.clone(),
+            host: s.host.clone(),
+        }),
+    );
+    r.register(
+        TOPIC_POLICY,
+        Arc::new(TopicPolicyProvider { sns: s.sns.clone() }),
+    );
+}
+
+fn is_fifo(props: &Map<String, Value>) -> bool {
+    props
+        .get("FifoTopic")
+        .and_then(scalar_value)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// The topic attributes a Topic's properties stand for; DeliveryStatusLogging entries become
+/// the `<Protocol>SuccessFeedbackRoleArn`-style attributes SNS has.
+fn topic_attributes(props: &Map<String, Value>) -> Result<BTreeMap<String, String>, ProviderError> {
+    let mut out = BTreeMap::new();
+    for name in TOPIC_SCALARS {
+        if let Some(v) = scalar(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    for name in TOPIC_JSON {
+        if let Some(v) = json_text(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    for entry in list(props, "DeliveryStatusLogging")? {
+        let e = entry.as_object().cloned().unwrap_or_default();
+        check_known(
+            TOPIC,
+            &e,
+            &[
+                "Protocol",
+                "SuccessFeedbackRoleArn",
+                "SuccessFeedbackSampleRate",
+                "FailureFeedbackRoleArn",
+            ],
+            &[],
+        )?;
+        let prefix = match required(&e, "Protocol")?.as_str() {
+            "http/s" | "http" | "https" => "HTTP",
+            "sqs" => "SQS",
+            "lambda" => "Lambda",
+            "firehose" => "Firehose",
+            "application" => "Application",
+            other => {
+                return Err(ProviderError::Failed(format!(
+                    "Properties validation failed for resource with message: #/DeliveryStatusLogging/Protocol: {other} is not a valid enum value"
+                )));
+            }
+        };
+        for suffix in [
+            "SuccessFeedbackRoleArn",
+            "SuccessFeedbackSampleRate",
+            "FailureFeedbackRoleArn",
+        ] {
+            if let Some(v) = scalar(&e, suffix)? {
+                out.insert(format!("{prefix}{suffix}"), v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `(Protocol, Endpoint)` pairs of a Topic's Subscription list.
+fn topic_subscriptions(props: &Map<String, Value>) -> Result<Vec<(String, String)>, ProviderError> {
+    list(props, "Subscription")?
+        .iter()
+        .map(|s| {
+            let s = s.as_object().cloned().unwrap_or_default();
+            check_known(TOPIC, &s, &["Endpoint", "Protocol"], &[])?;
+            Ok((required(&s, "Protocol")?, required(&s, "Endpoint")?))
+        })
+        .collect()
+}
+
+struct TopicProvider {
+    sns: Arc<SnsService>,
+    host: EndpointHost,
+}
+
+impl TopicProvider {
+    fn subscribe(
+        &self,
+        ctx: &ProviderContext,
+        topic_arn: &str,
+        protocol: &str,
+        endpoint: &str,
+    ) -> Result<String, ProviderError> {
+        self.sns
+            .subscribe(
+                &ctx.region,
+                &format!("http://{}", self.host.get()),
+                SubscribeInput {
+                    topic_arn: topic_arn.to_string(),
+                    protocol: protocol.to_string(),
+                    endpoint: Some(endpoint.to_string()),
+                    attributes: Vec::new(),
+                    return_subscription_arn: true,
+                },
+            )
+            .map_err(|e| failed(ctx, "Sns", e))
+    }
+}
+
+fn topic_outcome(arn: &str) -> ProviderOutcome {
+    let name = arn.rsplit(':').next().unwrap_or_default();
+    ProviderOutcome {
+        physical_id: arn.to_string(),
+        attributes: Map::from_iter([
+            ("TopicArn".to_string(), json!(arn)),
+            ("TopicName".to_string(), json!(name)),
+        ]),
+        status_reason: None,
+    }
+}
+
+fn check_topic_props(props: &Map<String, Value>) -> Result<(), ProviderError> {
+    let mut known: Vec<&str> = TOPIC_SCALARS.to_vec();
+    known.extend(TOPIC_JSON);
+    known.extend(["DeliveryStatusLogging", "Subscription", "Tags", "TopicName"]);
+    check_known(TOPIC, props, &known, &[])
+}
+
+#[async_trait::async_trait]
+impl Provider for TopicProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(TOPIC, properties)?;
+        check_topic_props(&props)?;
+        let name = match scalar(&props, "TopicName")? {
+            Some(n) => n,
+            None => ctx.generated_name(256, if is_fifo(&props) { ".fifo" } else { "" }),
+        };
+        let attrs: Vec<(String, String)> = topic_attributes(&props)?.into_iter().collect();
+        let tags = tags(ctx, &props)?;
+        let subs = topic_subscriptions(&props)?;
+        let arn = format!("arn:aws:sns:{}:{}:{name}", ctx.region, ctx.account_id);
+        if self.sns.get_topic_attributes(&ctx.region, &arn).is_ok() {
+            return Err(crate::providers::already_exists(ctx, &name));
+        }
+        let arn = self
+            .sns
+            .create_topic(&ctx.region, &name, &attrs, &tags)
+            .map_err(|e| failed(ctx, "Sns", e))?;
+        for (protocol, endpoint) in &subs {
+            if let Err(e) = self.subscribe(ctx, &arn, protocol, endpoint) {
+                // Leave nothing behind: the resource failed as a whole.
+                let _ = self.sns.delete_topic(&ctx.region, &arn);
+                return Err(e);
+            }
+        }
+        Ok(topic_outcome(&arn))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let old_props = object(TOPIC, old)?;
+        let new_props = object(TOPIC, new)?;
+        check_topic_props(&new_props)?;
+        let old_attrs = topic_attributes(&old_props)?;
+        let new_attrs = topic_attributes(&new_props)?;
+        for (k, v) in &new_attrs {
+            if old_attrs.get(k) != Some(v) && k != "FifoTopic" {
+                self.sns
+                    .set_topic_attribute(&ctx.region, physical_id, k, v)
+                    .map_err(|e| failed(ctx, "Sns", e))?;
+            }
+        }
+        for k in old_attrs.keys().filter(|k| !new_attrs.contains_key(*k)) {
+            if k == "FifoTopic" {
+                continue;
+            }
+            let reset = TOPIC_RESETS
+                .iter()
+                .find(|(n, _)| n == k)
+                .map_or("", |(_, v)| v);
+            self.sns
+                .set_topic_attribute(&ctx.region, physical_id, k, reset)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        let old_subs = topic_subscriptions(&old_props)?;
+        let new_subs = topic_subscriptions(&new_props)?;
+        for (p, e) in new_subs.iter().filter(|s| !old_subs.contains(s)) {
+            self.subscribe(ctx, physical_id, p, e)?;
+        }
+        for (p, e) in old_subs.iter().filter(|s| !new_subs.contains(s)) {
+            // Subscribe is idempotent and answers the existing subscription's ARN.
+            let arn = self.subscribe(ctx, physical_id, p, e)?;
+            self.sns
+                .unsubscribe(&ctx.region, &arn)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        let old_tags: BTreeMap<String, String> = tags(ctx, &old_props)?.into_iter().collect();
+        let new_tags: BTreeMap<String, String> = tags(ctx, &new_props)?.into_iter().collect();
+        let gone: Vec<String> = old_tags
+            .keys()
+            .filter(|k| !new_tags.contains_key(*k))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            self.sns
+                .untag_resource(&ctx.region, physical_id, &gone)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        if old_tags != new_tags && !new_tags.is_empty() {
+            let t: Vec<(String, String)> = new_tags.into_iter().collect();
+            self.sns
+                .tag_resource(&ctx.region, physical_id, &t)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        Ok(topic_outcome(physical_id))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        self.sns
+            .delete_topic(&ctx.region, physical_id)
+            .map_err(|e| failed(ctx, "Sns", e))
+    }
+}
+
+struct SubscriptionProvider {
+    sns: Arc<SnsService>,
+    host: EndpointHost,
+}
+
+fn sub_attributes(props: &Map<String, Value>) -> Result<BTreeMap<String, String>, ProviderError> {
+    let mut out = BTreeMap::new();
+    for name in SUB_SCALARS {
+        if let Some(v) = scalar(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    for name in SUB_JSON {
+        if let Some(v) = json_text(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    Ok(out)
+}
+
+fn check_sub_props(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<(), ProviderError> {
+    let mut known: Vec<&str> = SUB_SCALARS.to_vec();
+    known.extend(SUB_JSON);
+    known.extend(["Endpoint", "Protocol", "TopicArn", "Region"]);
+    check_known(SUBSCRIPTION, props, &known, &[])?;
+    match scalar(props, "Region")? {
+        Some(r) if r != ctx.region => Err(unsupported_prop(
+            SUBSCRIPTION,
+            "Region",
+            "cross-region subscriptions are not emulated",
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for SubscriptionProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(SUBSCRIPTION, properties)?;
+        check_sub_props(ctx, &props)?;
+        let arn = self
+            .sns
+            .subscribe(
+                &ctx.region,
+                &format!("http://{}", self.host.get()),
+                SubscribeInput {
+                    topic_arn: required(&props, "TopicArn")?,
+                    protocol: required(&props, "Protocol")?,
+                    endpoint: scalar(&props, "Endpoint")?,
+                    attributes: sub_attributes(&props)?.into_iter().collect(),
+                    return_subscription_arn: true,
+                },
+            )
+            .map_err(|e| failed(ctx, "Sns", e))?;
+        Ok(ProviderOutcome {
+            physical_id: arn.clone(),
+            attributes: Map::from_iter([("Arn".to_string(), json!(arn))]),
+            status_reason: None,
+        })
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let new_props = object(SUBSCRIPTION, new)?;
+        check_sub_props(ctx, &new_props)?;
+        let old_attrs = sub_attributes(&*object(SUBSCRIPTION, old)?)?;
+        let new_attrs = sub_attributes(&new_props)?;
+        // Scope first, so a new filter policy is checked against the scope it will have.
+        let mut order: Vec<&String> = new_attrs.keys().collect();
+        order.sort_by_key(|k| *k != "FilterPolicyScope");
+        for k in order {
+            let v = &new_attrs[k];
+            if old_attrs.get(k) != Some(v) {
+                self.sns
+                    .set_subscription_attribute(&ctx.region, physical_id, k, v)
+                    .map_err(|e| failed(ctx, "Sns", e))?;
+            }
+        }
+        for k in old_attrs.keys().filter(|k| !new_attrs.contains_key(*k)) {
+            let reset = SUB_RESETS
+                .iter()
+                .find(|(n, _)| n == k)
+                .map_or("", |(_, v)| v);
+            self.sns
+                .set_subscription_attribute(&ctx.region, physical_id, k, reset)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes: Map::from_iter([("Arn".to_string(), json!(physical_id))]),
+            status_reason: None,
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        self.sns
+            .unsubscribe(&ctx.region, physical_id)
+            .map_err(|e| failed(ctx, "Sns", e))
+    }
+}
+
+/// AWS::SNS::TopicPolicy: the document becomes each topic's `Policy` attribute; removing it
+/// restores SNS's default policy.
+struct TopicPolicyProvider {
+    sns: Arc<SnsService>,
+}
+
+fn topic_policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), ProviderError> {
+    check_known(TOPIC_POLICY, props, &["PolicyDocument", "Topics"], &[])?;
+    let doc = json_text(props, "PolicyDocument")?.ok_or_else(|| {
+        ProviderError::Failed(
+            "Properties validation failed for resource with message: #: required key [PolicyDocument] not found"
+                .into(),
+        )
+    })?;
+    let topics: Vec<String> = list(props, "Topics")?
+        .iter()
+        .filter_map(scalar_value)
+        .collect();
+    if topics.is_empty() {
+        required(props, "Topics")?;
+    }
+    Ok((doc, topics))
+}
+
+#[async_trait::async_trait]
+impl Provider for TopicPolicyProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let (doc, topics) = topic_policy_parts(&*object(TOPIC_POLICY, properties)?)?;
+        for t in &topics {
+            self.sns
+                .set_topic_attribute(&ctx.region, t, "Policy", &doc)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        let id = ctx.generated_name(255, "");
+        Ok(ProviderOutcome {
+            physical_id: id.clone(),
+            attributes: Map::from_iter([("Id".to_string(), json!(id))]),
+            status_reason: None,
+        })
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let (_, old_topics) = topic_policy_parts(&*object(TOPIC_POLICY, old)?)?;
+        let (doc, topics) = topic_policy_parts(&*object(TOPIC_POLICY, new)?)?;
+        for t in &topics {
+            self.sns
+                .set_topic_attribute(&ctx.region, t, "Policy", &doc)
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
+        for t in old_topics.iter().filter(|t| !topics.contains(t)) {
+            if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
+                self.sns
+                    .set_topic_attribute(&ctx.region, t, "Policy", "")
+                    .map_err(|e| failed(ctx, "Sns", e))?;
+            }
+        }
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
+            status_reason: None,
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let Ok((_, topics)) = topic_policy_parts(&*object(TOPIC_POLICY, properties)?) else {
+            return Ok(());
+        };
+        for t in &topics {
+            if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
+                self.sns
+                    .set_topic_attribute(&ctx.region, t, "Policy", "")
+                    .map_err(|e| failed(ctx, "Sns", e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    fn attr(s: &ProviderServices, arn: &str, name: &str) -> Option<String> {
+        s.sns
+            .get_topic_attributes("us-east-1", arn)
+            .expect("topic")
+            .into_iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+
+    #[tokio::test]
+    async fn topic_with_subscription_list_and_in_place_update() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let c = ctx("Alerts", TOPIC);
+        let q = reg
+            .get("AWS::SQS::Queue")
+            .expect("q")
+            .create(&c, &json!({"QueueName": "sink"}))
+            .await
+            .expect("queue");
+        let qarn = q.attributes["Arn"].as_str().unwrap_or_default().to_string();
+        let p = reg.get(TOPIC).expect("topic").clone();
+        let props = json!({
+            "DisplayName": "Alerts",
+            "Subscription": [{"Protocol": "sqs", "Endpoint": qarn}],
+            "DeliveryStatusLogging": [{"Protocol": "sqs", "SuccessFeedbackSampleRate": "50"}],
+        });
+        let out = p.create(&c, &props).await.expect("create");
+        assert!(
+            out.physical_id
+                .starts_with("arn:aws:sns:us-east-1:000000000000:teststack-Alerts-")
+        );
+        assert_eq!(out.attributes["TopicArn"], json!(out.physical_id));
+        assert_eq!(
+            attr(&s, &out.physical_id, "DisplayName").as_deref(),
+            Some("Alerts")
+        );
+        assert_eq!(
+            attr(&s, &out.physical_id, "SQSSuccessFeedbackSampleRate").as_deref(),
+            Some("50")
+        );
+        let (subs, _) = s
+            .sns
+            .list_subscriptions("us-east-1", Some(&out.physical_id), None)
+            .expect("subs");
+        assert_eq!(subs.len(), 1);
+
+        let new = json!({"DisplayName": "Renamed"});
+        p.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("update");
+        assert_eq!(
+            attr(&s, &out.physical_id, "DisplayName").as_deref(),
+            Some("Renamed")
+        );
+        assert_eq!(
+            attr(&s, &out.physical_id, "SQSSuccessFeedbackSampleRate"),
+            None
+        );
+        let (subs, _) = s
+            .sns
+            .list_subscriptions("us-east-1", Some(&out.physical_id), None)
+            .expect("subs");
+        assert!(subs.is_empty(), "the removed subscription is gone");
+        p.delete(&c, &out.physical_id, &new).await.expect("delete");
+        assert!(
+            s.sns
+                .get_topic_attributes("us-east-1", &out.physical_id)
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn subscription_attributes_and_topic_policy() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let c = ctx("Sub", SUBSCRIPTION);
+        let topic = reg
+            .get(TOPIC)
+            .expect("t")
+            .create(&c, &json!({"TopicName": "t1"}))
+            .await
+            .expect("topic");
+        let sub = reg.get(SUBSCRIPTION).expect("s").clone();
+        let props = json!({
+            "TopicArn": topic.physical_id,
+            "Protocol": "sqs",
+            "Endpoint": "arn:aws:sqs:us-east-1:000000000000:q",
+            "RawMessageDelivery": true,
+            "FilterPolicy": {"color": ["red"]},
+        });
+        let out = sub.create(&c, &props).await.expect("subscribe");
+        let a: BTreeMap<String, String> = s
+            .sns
+            .get_subscription_attributes("us-east-1", &out.physical_id)
+            .expect("attrs")
+            .into_iter()
+            .collect();
+        assert_eq!(a["RawMessageDelivery"], "true");
+        assert!(a["FilterPolicy"].contains("red"));
+        let new = json!({
+            "TopicArn": topic.physical_id,
+            "Protocol": "sqs",
+            "Endpoint": "arn:aws:sqs:us-east-1:000000000000:q",
+        });
+        sub.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("update");
+        let a: BTreeMap<String, String> = s
+            .sns
+            .get_subscription_attributes("us-east-1", &out.physical_id)
+            .expect("attrs")
+            .into_iter()
+            .collect();
+        assert_eq!(a["RawMessageDelivery"], "false");
+        assert!(!a.contains_key("FilterPolicy"));
+
+        let tp = reg.get(TOPIC_POLICY).expect("tp").clone();
+        let pprops = json!({"Topics": [topic.physical_id], "PolicyDocument": {"Statement": [{"Effect": "Allow", "Action": "sns:Publish", "Principal": "*", "Resource": "*"}]}});
+        let pol = tp.create(&c, &pprops).await.expect("policy");
+        assert!(
+            attr(&s, &topic.physical_id, "Policy")
+                .unwrap_or_default()
+                .contains("\"Principal\":\"*\"")
+        );
+        tp.delete(&c, &pol.physical_id, &pprops)
+            .await
+            .expect("delete");
+        assert!(
+            !attr(&s, &topic.physical_id, "Policy")
+                .unwrap_or_default()
+                .contains("\"Principal\":\"*\"")
+        );
+    }
+}

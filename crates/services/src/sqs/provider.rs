@@ -1,0 +1,460 @@
+//! CloudFormation providers: AWS::SQS::Queue and AWS::SQS::QueuePolicy, over SQS's typed
+//! operations. Every Queue property is a queue attribute of the same name (RedrivePolicy and
+//! RedriveAllowPolicy accepted as objects or JSON text), so the mapping is the attribute set.
+
+use super::{Caller, SqsService, attributes};
+use crate::providers::{
+    ProviderServices, already_exists, check_known, failed, json_text, list, object, required,
+    scalar, scalar_value, tags,
+};
+use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const QUEUE: &str = "AWS::SQS::Queue";
+const QUEUE_POLICY: &str = "AWS::SQS::QueuePolicy";
+
+/// Queue properties that are queue attributes, taken as scalars.
+const SCALAR_ATTRIBUTES: &[&str] = &[
+    "ContentBasedDeduplication",
+    "DeduplicationScope",
+    "DelaySeconds",
+    "FifoQueue",
+    "FifoThroughputLimit",
+    "KmsDataKeyReusePeriodSeconds",
+    "KmsMasterKeyId",
+    "MaximumMessageSize",
+    "MessageRetentionPeriod",
+    "ReceiveMessageWaitTimeSeconds",
+    "SqsManagedSseEnabled",
+    "VisibilityTimeout",
+];
+/// Queue properties that are JSON documents.
+const JSON_ATTRIBUTES: &[&str] = &["RedriveAllowPolicy", "RedrivePolicy"];
+
+pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
+    let host = s.host.clone();
+    r.register(
+        QUEUE,
+        Arc::new(QueueProvider {
+            sqs: s.sqs.clone(),
+            host: host.clone(),
+        }),
+    );
+    r.register(
+        QUEUE_POLICY,
+        Arc::new(QueuePolicyProvider {
+            sqs: s.sqs.clone(),
+            host,
+        }),
+    );
+}
+
+fn caller(ctx: &ProviderContext, host: &crate::providers::EndpointHost) -> Caller {
+    Caller {
+        region: ctx.region.clone(),
+        account_id: ctx.account_id.clone(),
+        host: host.get(),
+        sender_id: ctx.account_id.clone(),
+    }
+}
+
+struct QueueProvider {
+    sqs: Arc<SqsService>,
+    host: crate::providers::EndpointHost,
+}
+
+/// The queue attributes a Queue's properties stand for.
+fn queue_attributes(props: &Map<String, Value>) -> Result<BTreeMap<String, String>, ProviderError> {
+    let mut out = BTreeMap::new();
+    for name in SCALAR_ATTRIBUTES {
+        if let Some(v) = scalar(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    for name in JSON_ATTRIBUTES {
+        if let Some(v) = json_text(props, name)? {
+            out.insert(name.to_string(), v);
+        }
+    }
+    Ok(out)
+}
+
+fn check_queue_props(props: &Map<String, Value>) -> Result<(), ProviderError> {
+    let mut known: Vec<&str> = SCALAR_ATTRIBUTES.to_vec();
+    known.extend(JSON_ATTRIBUTES);
+    known.extend(["QueueName", "Tags"]);
+    check_known(QUEUE, props, &known, &[])
+}
+
+fn is_fifo(props: &Map<String, Value>) -> bool {
+    props
+        .get("FifoQueue")
+        .and_then(scalar_value)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+impl QueueProvider {
+    fn outcome(&self, ctx: &ProviderContext, url: &str) -> Result<ProviderOutcome, ProviderError> {
+        let caller = caller(ctx, &self.host);
+        let arn = self
+            .sqs
+            .get_queue_attributes(&caller, url, &["QueueArn".to_string()])
+            .map_err(|e| failed(ctx, "Sqs", e))?
+            .into_iter()
+            .find(|(k, _)| k == "QueueArn")
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        let name = super::ops::queue_name_from_url(url).unwrap_or_default();
+        let mut attributes = Map::new();
+        attributes.insert("Arn".into(), json!(arn));
+        attributes.insert("QueueName".into(), json!(name));
+        attributes.insert("QueueUrl".into(), json!(url));
+        Ok(ProviderOutcome {
+            physical_id: url.to_string(),
+            attributes,
+            status_reason: None,
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for QueueProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(QUEUE, properties)?;
+        check_queue_props(&props)?;
+        let fifo = is_fifo(&props);
+        let name = match scalar(&props, "QueueName")? {
+            Some(n) => n,
+            None => ctx.generated_name(80, if fifo { ".fifo" } else { "" }),
+        };
+        let attrs = queue_attributes(&props)?;
+        let tags: BTreeMap<String, String> = tags(ctx, &props)?.into_iter().collect();
+        let caller = caller(ctx, &self.host);
+        if self.sqs.get_queue_url(&caller, &name, None).is_ok() {
+            return Err(already_exists(ctx, &name));
+        }
+        let url = self
+            .sqs
+            .create_queue(&caller, &name, &attrs, &tags)
+            .map_err(|e| failed(ctx, "Sqs", e))?;
+        self.outcome(ctx, &url)
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let old_props = object(QUEUE, old)?;
+        let new_props = object(QUEUE, new)?;
+        check_queue_props(&new_props)?;
+        let caller = caller(ctx, &self.host);
+        let old_attrs = queue_attributes(&old_props)?;
+        let mut changes = queue_attributes(&new_props)?;
+        // FifoQueue is createOnly: the engine replaces the queue when it changes.
+        changes.remove("FifoQueue");
+        changes.retain(|k, v| old_attrs.get(k) != Some(v));
+        // A property removed from the template goes back to SQS's default.
+        let defaults = attributes::defaults(is_fifo(&new_props));
+        let new_attrs = queue_attributes(&new_props)?;
+        for k in old_attrs.keys() {
+            if !new_attrs.contains_key(k) && k != "FifoQueue" {
+                changes.insert(k.clone(), defaults.get(k).cloned().unwrap_or_default());
+            }
+        }
+        if !changes.is_empty() {
+            self.sqs
+                .set_queue_attributes(&caller, physical_id, &changes)
+                .map_err(|e| failed(ctx, "Sqs", e))?;
+        }
+        let old_tags: BTreeMap<String, String> = tags(ctx, &old_props)?.into_iter().collect();
+        let new_tags: BTreeMap<String, String> = tags(ctx, &new_props)?.into_iter().collect();
+        if old_tags != new_tags {
+            let gone: Vec<String> = old_tags
+                .keys()
+                .filter(|k| !new_tags.contains_key(*k))
+                .cloned()
+                .collect();
+            if !gone.is_empty() {
+                self.sqs
+                    .untag_queue(&caller, physical_id, &gone)
+                    .map_err(|e| failed(ctx, "Sqs", e))?;
+            }
+            if !new_tags.is_empty() {
+                self.sqs
+                    .tag_queue(&caller, physical_id, &new_tags)
+                    .map_err(|e| failed(ctx, "Sqs", e))?;
+            }
+        }
+        self.outcome(ctx, physical_id)
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.sqs.delete_queue(&caller(ctx, &self.host), physical_id) {
+            Ok(()) => Ok(()),
+            Err(e)
+                if e.code.contains("NonExistentQueue") || e.code.contains("QueueDoesNotExist") =>
+            {
+                Err(ProviderError::NotFound(physical_id.to_string()))
+            }
+            Err(e) => Err(failed(ctx, "Sqs", e)),
+        }
+    }
+}
+
+/// AWS::SQS::QueuePolicy: the policy document becomes the `Policy` attribute of each queue
+/// (by URL); Ref is a generated id, as AWS's.
+struct QueuePolicyProvider {
+    sqs: Arc<SqsService>,
+    host: crate::providers::EndpointHost,
+}
+
+fn policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), ProviderError> {
+    check_known(QUEUE_POLICY, props, &["PolicyDocument", "Queues"], &[])?;
+    let doc = json_text(props, "PolicyDocument")?.ok_or_else(|| {
+        ProviderError::Failed(
+            "Properties validation failed for resource with message: #: required key [PolicyDocument] not found"
+                .into(),
+        )
+    })?;
+    let mut queues = Vec::new();
+    for q in list(props, "Queues")? {
+        queues.push(scalar_value(q).ok_or_else(|| {
+            ProviderError::Failed(
+                "Properties validation failed for resource with message: #/Queues: expected type: String"
+                    .into(),
+            )
+        })?);
+    }
+    if queues.is_empty() {
+        required(props, "Queues")?;
+    }
+    Ok((doc, queues))
+}
+
+impl QueuePolicyProvider {
+    fn set_policy(
+        &self,
+        ctx: &ProviderContext,
+        url: &str,
+        policy: &str,
+    ) -> Result<(), ProviderError> {
+        let changes = BTreeMap::from([("Policy".to_string(), policy.to_string())]);
+        self.sqs
+            .set_queue_attributes(&caller(ctx, &self.host), url, &changes)
+            .map_err(|e| failed(ctx, "Sqs", e))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for QueuePolicyProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(QUEUE_POLICY, properties)?;
+        let (doc, queues) = policy_parts(&props)?;
+        for q in &queues {
+            self.set_policy(ctx, q, &doc)?;
+        }
+        Ok(ProviderOutcome {
+            physical_id: ctx.generated_name(255, ""),
+            attributes: Map::from_iter([("Id".to_string(), json!(ctx.logical_id))]),
+            status_reason: None,
+        })
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let (_, old_queues) = policy_parts(&*object(QUEUE_POLICY, old)?)?;
+        let (doc, queues) = policy_parts(&*object(QUEUE_POLICY, new)?)?;
+        for q in &queues {
+            self.set_policy(ctx, q, &doc)?;
+        }
+        for q in old_queues.iter().filter(|q| !queues.contains(q)) {
+            match self.set_policy(ctx, q, "") {
+                Ok(()) => {}
+                // A queue that is gone has no policy left to remove.
+                Err(_)
+                    if self
+                        .sqs
+                        .get_queue_attributes(&caller(ctx, &self.host), q, &[])
+                        .is_err() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes: Map::from_iter([("Id".to_string(), json!(ctx.logical_id))]),
+            status_reason: None,
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let Ok((_, queues)) = policy_parts(&*object(QUEUE_POLICY, properties)?) else {
+            return Ok(());
+        };
+        for q in &queues {
+            let caller = caller(ctx, &self.host);
+            if self.sqs.get_queue_attributes(&caller, q, &[]).is_ok() {
+                self.set_policy(ctx, q, "")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    fn attrs(s: &ProviderServices, url: &str) -> BTreeMap<String, String> {
+        let c = caller(&ctx("Q", QUEUE), &s.host);
+        s.sqs
+            .get_queue_attributes(&c, url, &["All".to_string()])
+            .expect("attributes")
+            .into_iter()
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn queue_properties_become_attributes_and_update_in_place() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let p = reg.get(QUEUE).expect("registered").clone();
+        let c = ctx("Jobs", QUEUE);
+        let dlq = p
+            .create(&c, &json!({"QueueName": "dlq"}))
+            .await
+            .expect("dlq");
+        let dlq_arn = dlq.attributes["Arn"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let props = json!({
+            "VisibilityTimeout": 45,
+            "DelaySeconds": "5",
+            "RedrivePolicy": {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 3},
+            "Tags": [{"Key": "team", "Value": "a"}],
+        });
+        let out = p.create(&c, &props).await.expect("create");
+        assert!(
+            out.physical_id
+                .starts_with("http://localhost:4566/000000000000/teststack-Jobs-")
+        );
+        assert_eq!(out.attributes["QueueUrl"], json!(out.physical_id));
+        let a = attrs(&s, &out.physical_id);
+        assert_eq!(a["VisibilityTimeout"], "45");
+        assert_eq!(a["DelaySeconds"], "5");
+        assert!(a["RedrivePolicy"].contains("\"maxReceiveCount\":3"));
+
+        let new = json!({"VisibilityTimeout": 60, "Tags": [{"Key": "team", "Value": "b"}]});
+        p.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("update");
+        let a = attrs(&s, &out.physical_id);
+        assert_eq!(a["VisibilityTimeout"], "60");
+        assert_eq!(
+            a["DelaySeconds"], "0",
+            "a removed property goes back to the default"
+        );
+        assert!(!a.contains_key("RedrivePolicy"));
+        let tags = s
+            .sqs
+            .list_queue_tags(&caller(&c, &s.host), &out.physical_id)
+            .expect("tags");
+        assert_eq!(tags.get("team").map(String::as_str), Some("b"));
+
+        p.delete(&c, &out.physical_id, &new).await.expect("delete");
+        assert!(matches!(
+            p.delete(&c, &out.physical_id, &new).await,
+            Err(ProviderError::NotFound(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn invalid_attribute_and_unknown_property_fail_with_reasons() {
+        let s = services();
+        let p = crate::providers::registry(&s)
+            .get(QUEUE)
+            .expect("q")
+            .clone();
+        let c = ctx("Bad", QUEUE);
+        let e = p
+            .create(&c, &json!({"VisibilityTimeout": 999999}))
+            .await
+            .expect_err("invalid");
+        assert!(e.to_string().contains("VisibilityTimeout"), "{e}");
+        assert!(
+            e.to_string().contains("Service: Sqs, Status Code: 400"),
+            "{e}"
+        );
+        let e = p
+            .create(&c, &json!({"Bogus": 1}))
+            .await
+            .expect_err("unknown");
+        assert!(e.to_string().contains("Bogus"), "{e}");
+        let fifo = p
+            .create(&c, &json!({"FifoQueue": true}))
+            .await
+            .expect("fifo");
+        assert!(fifo.physical_id.ends_with(".fifo"));
+        let e = p
+            .create(
+                &c,
+                &json!({"QueueName": fifo.attributes["QueueName"], "FifoQueue": true}),
+            )
+            .await
+            .expect_err("exists");
+        assert!(e.to_string().contains("already exists"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn queue_policy_sets_and_clears_the_policy() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let c = ctx("Q", QUEUE);
+        let q = reg
+            .get(QUEUE)
+            .expect("q")
+            .create(&c, &json!({}))
+            .await
+            .expect("queue");
+        let pp = reg.get(QUEUE_POLICY).expect("qp").clone();
+        let props = json!({
+            "Queues": [q.physical_id],
+            "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": "*"}]},
+        });
+        let out = pp.create(&c, &props).await.expect("policy");
+        assert!(attrs(&s, &q.physical_id)["Policy"].contains("sqs:SendMessage"));
+        pp.delete(&c, &out.physical_id, &props)
+            .await
+            .expect("delete");
+        assert!(!attrs(&s, &q.physical_id).contains_key("Policy"));
+    }
+}

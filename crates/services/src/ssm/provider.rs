@@ -1,0 +1,254 @@
+//! CloudFormation provider: AWS::SSM::Parameter over Parameter Store's typed operations. An
+//! update is PutParameter with Overwrite (a new version, as AWS's handler does) plus tag edits.
+
+use super::{PutParameterInput, SsmService};
+use crate::providers::{
+    ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
+};
+use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const PARAMETER: &str = "AWS::SSM::Parameter";
+
+pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
+    r.register(
+        PARAMETER,
+        Arc::new(ParameterProvider { ssm: s.ssm.clone() }),
+    );
+}
+
+struct ParameterProvider {
+    ssm: Arc<SsmService>,
+}
+
+/// The parameter's tags: a `{key: value}` map in this type's schema (a `[{Key, Value}]` list is
+/// accepted too), then the stack's tags.
+fn parameter_tags(
+    ctx: &ProviderContext,
+    props: &Map<String, Value>,
+) -> Result<BTreeMap<String, String>, ProviderError> {
+    let mut out = BTreeMap::new();
+    match props.get("Tags") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                out.insert(
+                    k.clone(),
+                    crate::providers::scalar_value(v).unwrap_or_default(),
+                );
+            }
+        }
+        Some(Value::Array(_)) => {
+            out.extend(crate::providers::tags(ctx, props)?);
+        }
+        Some(v) => {
+            return Err(ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/Tags: expected type: JSONObject, found: {}",
+                crate::providers::json_type(v)
+            )));
+        }
+    }
+    for (k, v) in &ctx.stack_tags {
+        out.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    Ok(out)
+}
+
+fn input(
+    props: &Map<String, Value>,
+    name: String,
+    overwrite: bool,
+) -> Result<PutParameterInput, ProviderError> {
+    check_known(
+        PARAMETER,
+        props,
+        &[
+            "AllowedPattern",
+            "DataType",
+            "Description",
+            "Name",
+            "Policies",
+            "Tags",
+            "Tier",
+            "Type",
+            "Value",
+        ],
+        &[],
+    )?;
+    let param_type = required(props, "Type")?;
+    if param_type != "String" && param_type != "StringList" {
+        // CloudFormation cannot create SecureString parameters; its schema's enum says so.
+        return Err(ProviderError::Failed(format!(
+            "Properties validation failed for resource with message: #/Type: {param_type} is not a valid enum value"
+        )));
+    }
+    Ok(PutParameterInput {
+        name,
+        value: required(props, "Value")?,
+        param_type: Some(param_type),
+        description: scalar(props, "Description")?,
+        key_id: None,
+        overwrite,
+        allowed_pattern: scalar(props, "AllowedPattern")?,
+        tags: Vec::new(),
+        tier: scalar(props, "Tier")?,
+        policies: json_text(props, "Policies")?,
+        data_type: scalar(props, "DataType")?,
+    })
+}
+
+fn outcome(name: &str, props: &Map<String, Value>) -> Result<ProviderOutcome, ProviderError> {
+    Ok(ProviderOutcome {
+        physical_id: name.to_string(),
+        attributes: Map::from_iter([
+            ("Type".to_string(), json!(required(props, "Type")?)),
+            ("Value".to_string(), json!(required(props, "Value")?)),
+        ]),
+        status_reason: None,
+    })
+}
+
+#[async_trait::async_trait]
+impl Provider for ParameterProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(PARAMETER, properties)?;
+        let name = match scalar(&props, "Name")? {
+            Some(n) => n,
+            None => ctx.generated_name(1011, ""),
+        };
+        let mut put = input(&props, name.clone(), false)?;
+        put.tags = parameter_tags(ctx, &props)?.into_iter().collect();
+        if self.ssm.get_parameter(&ctx.region, &name, false).is_ok() {
+            return Err(already_exists(ctx, &name));
+        }
+        self.ssm
+            .put_parameter(&ctx.region, put)
+            .map_err(|e| failed(ctx, "Ssm", e))?;
+        outcome(&name, &props)
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let old_props = object(PARAMETER, old)?;
+        let props = object(PARAMETER, new)?;
+        let put = input(&props, physical_id.to_string(), true)?;
+        let old_put = input(&old_props, physical_id.to_string(), true)?;
+        let unchanged = put.value == old_put.value
+            && put.param_type == old_put.param_type
+            && put.description == old_put.description
+            && put.allowed_pattern == old_put.allowed_pattern
+            && put.tier == old_put.tier
+            && put.policies == old_put.policies
+            && put.data_type == old_put.data_type;
+        if !unchanged {
+            self.ssm
+                .put_parameter(&ctx.region, put)
+                .map_err(|e| failed(ctx, "Ssm", e))?;
+        }
+        let old_tags = parameter_tags(ctx, &old_props)?;
+        let new_tags = parameter_tags(ctx, &props)?;
+        let gone: Vec<String> = old_tags
+            .keys()
+            .filter(|k| !new_tags.contains_key(*k))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            self.ssm
+                .remove_tags(&ctx.region, "Parameter", physical_id, &gone)
+                .map_err(|e| failed(ctx, "Ssm", e))?;
+        }
+        if old_tags != new_tags && !new_tags.is_empty() {
+            let t: Vec<(String, String)> = new_tags.into_iter().collect();
+            self.ssm
+                .add_tags(&ctx.region, "Parameter", physical_id, &t)
+                .map_err(|e| failed(ctx, "Ssm", e))?;
+        }
+        outcome(physical_id, &props)
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.ssm.delete_parameter(&ctx.region, physical_id) {
+            Ok(()) => Ok(()),
+            Err(e) if e.code == "ParameterNotFound" => {
+                Err(ProviderError::NotFound(physical_id.to_string()))
+            }
+            Err(e) => Err(failed(ctx, "Ssm", e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    #[tokio::test]
+    async fn parameter_create_update_delete() {
+        let s = services();
+        let p = crate::providers::registry(&s)
+            .get(PARAMETER)
+            .expect("registered")
+            .clone();
+        let c = ctx("Param", PARAMETER);
+        let props = json!({"Type": "String", "Value": "v1", "Tags": {"env": "dev"}});
+        let out = p.create(&c, &props).await.expect("create");
+        assert!(out.physical_id.starts_with("teststack-Param-"));
+        assert_eq!(out.attributes["Value"], json!("v1"));
+        assert_eq!(out.attributes["Type"], json!("String"));
+        let new = json!({"Type": "String", "Value": "v2", "Tags": {"env": "prod"}});
+        p.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("update");
+        let v = s
+            .ssm
+            .get_parameter("us-east-1", &out.physical_id, false)
+            .expect("get");
+        assert_eq!((v.value.as_str(), v.version), ("v2", 2));
+        let tags = s
+            .ssm
+            .list_tags("us-east-1", "Parameter", &out.physical_id)
+            .expect("tags");
+        assert_eq!(tags.get("env").map(String::as_str), Some("prod"));
+        p.delete(&c, &out.physical_id, &new).await.expect("delete");
+        assert!(matches!(
+            p.delete(&c, &out.physical_id, &new).await,
+            Err(ProviderError::NotFound(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn secure_string_and_missing_value_are_refused() {
+        let s = services();
+        let p = crate::providers::registry(&s)
+            .get(PARAMETER)
+            .expect("p")
+            .clone();
+        let c = ctx("P", PARAMETER);
+        let e = p
+            .create(&c, &json!({"Type": "SecureString", "Value": "x"}))
+            .await
+            .expect_err("secure");
+        assert!(e.to_string().contains("SecureString"), "{e}");
+        let e = p
+            .create(&c, &json!({"Type": "String"}))
+            .await
+            .expect_err("value");
+        assert!(e.to_string().contains("[Value]"), "{e}");
+    }
+}
