@@ -6,8 +6,18 @@
 //! through that service's typed operations; the engine stores the literal template text
 //! (dynamic references unresolved) and never persists a resolved dynamic-reference value.
 
+pub mod api;
+pub mod engine;
+pub mod error;
+mod ops;
 pub mod provider;
+mod state;
+pub mod status;
 pub mod world;
 
+pub use api::*;
+pub use engine::{Engine, EngineConfig};
+pub use error::EngineError;
 pub use provider::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+pub use status::StackStatus;
 pub use world::World;

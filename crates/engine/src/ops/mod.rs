@@ -1,0 +1,9 @@
+//! One module per group of CloudFormation operations.
+
+pub mod changeset;
+pub mod create;
+pub mod delete;
+pub mod read;
+pub mod rollback;
+pub mod update;
+pub mod validate;
