@@ -160,6 +160,15 @@ pub enum Refusal {
     UnreadableBody,
 }
 
+/// Why the gateway could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    #[error(transparent)]
+    Store(#[from] cumulo_store::StoreError),
+    #[error("cloudformation engine: {0}")]
+    Engine(#[from] cumulo_engine::EngineError),
+}
+
 /// Routes requests to services and reports health.
 pub struct Gateway {
     services: HashMap<&'static str, Arc<dyn Service>>,
@@ -169,14 +178,44 @@ pub struct Gateway {
 
 impl Gateway {
     /// A gateway with every emulated service, sharing one store.
-    pub fn new(store: Arc<Store>, config: Config) -> Result<Self, cumulo_store::StoreError> {
+    pub fn new(store: Arc<Store>, config: Config) -> Result<Self, GatewayError> {
+        Self::with_engine_config(store, config, cumulo_engine::EngineConfig::default())
+    }
+
+    /// [`Gateway::new`] with the CloudFormation engine's tunables.
+    pub fn with_engine_config(
+        store: Arc<Store>,
+        config: Config,
+        engine: cumulo_engine::EngineConfig,
+    ) -> Result<Self, GatewayError> {
         let sqs = Arc::new(crate::sqs::SqsService::new(store.clone(), &config)?);
-        let list: Vec<Arc<dyn Service>> = vec![
-            Arc::new(crate::s3::S3Service::new(store.clone(), &config)?),
+        let s3 = Arc::new(crate::s3::S3Service::new(store.clone(), &config)?);
+        let sns = Arc::new(crate::sns::SnsService::new(
+            store.clone(),
+            &config,
             sqs.clone(),
-            Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs)?),
-            Arc::new(crate::ssm::SsmService::new(store.clone(), &config)?),
+        )?);
+        let ssm = Arc::new(crate::ssm::SsmService::new(store.clone(), &config)?);
+        let providers = crate::providers::ProviderServices {
+            s3: s3.clone(),
+            sqs: sqs.clone(),
+            sns: sns.clone(),
+            ssm: ssm.clone(),
+            host: crate::providers::EndpointHost::default(),
+        };
+        let cloudformation = crate::cloudformation::CloudFormationService::new(
+            store.clone(),
+            &config,
+            providers,
+            engine,
+        )?;
+        let list: Vec<Arc<dyn Service>> = vec![
+            s3,
+            sqs,
+            sns,
+            ssm,
             Arc::new(crate::sts::StsService::new(store.clone(), &config)?),
+            Arc::new(cloudformation),
         ];
         Ok(Self::with_services(store, config, list))
     }

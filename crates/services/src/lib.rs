@@ -6,6 +6,7 @@
 //! Invariant: a service changes another service's state only through that service's typed
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
+pub mod cloudformation;
 pub mod gateway;
 pub mod providers;
 pub mod s3;
@@ -14,7 +15,7 @@ pub mod sqs;
 pub mod ssm;
 pub mod sts;
 
-pub use gateway::{Config, Gateway, Refusal, SigningKeys};
+pub use gateway::{Config, Gateway, GatewayError, Refusal, SigningKeys};
 
 use cumulo_wire::{AwsRequest, AwsResponse, Protocol};
 

@@ -27,7 +27,7 @@ pub use bucket::BucketSummary;
 pub use checksum::{Algorithm as ChecksumAlgorithm, Checksum};
 pub use list::{ListInput, ListOutput, VersionsOutput};
 pub use multipart::{CompletedPart, PartCopySource};
-pub use object::{CopyInput, DeleteOutput, GetOutput, PutInput, PutOutput};
+pub use object::{Conditions, CopyInput, DeleteOutput, GetOutput, PutInput, PutOutput};
 pub use state::{ContentHeaders, ObjectMeta};
 pub use xml_in::Element;
 

@@ -1,0 +1,66 @@
+//! CloudFormation (awsQuery, API 2010-05-15): the wire adapter over the stack engine
+//! (`cumulo-engine`), the [`World`](cumulo_engine::World) the engine reads templates and SSM
+//! values through, and the registry of the services' resource providers.
+//!
+//! Layout: [`wire`] decodes each operation's members into the engine's typed inputs,
+//! [`encode`] renders the engine's views as AWS's XML, [`world`] reaches S3 and SSM through
+//! their typed operations. The engine knows nothing of HTTP; this module knows nothing of how
+//! stacks are provisioned.
+
+mod encode;
+mod wire;
+pub mod world;
+
+use crate::providers::{EndpointHost, ProviderServices};
+use crate::{Config, Service};
+use cumulo_engine::{Engine, EngineConfig, EngineError};
+use cumulo_store::Store;
+use cumulo_wire::{AwsRequest, AwsResponse};
+use std::sync::Arc;
+
+/// The response namespace (`xmlNamespace` in botocore's model).
+pub const NS: &str = "http://cloudformation.amazonaws.com/doc/2010-05-15/";
+
+pub struct CloudFormationService {
+    engine: Engine,
+    /// Updated from each request so resources built with URLs (SQS queues) use the host the
+    /// client reaches this endpoint by.
+    host: EndpointHost,
+}
+
+impl CloudFormationService {
+    /// Builds the provider registry over `services` and opens the engine on `store`.
+    pub fn new(
+        store: Arc<Store>,
+        _config: &Config,
+        services: ProviderServices,
+        engine_config: EngineConfig,
+    ) -> Result<Self, EngineError> {
+        let registry = crate::providers::registry(&services);
+        let world = Arc::new(world::ServiceWorld {
+            s3: services.s3.clone(),
+            ssm: services.ssm.clone(),
+        });
+        Ok(CloudFormationService {
+            engine: Engine::new(store, registry, world, engine_config)?,
+            host: services.host,
+        })
+    }
+
+    /// The engine, for in-process callers (direct deploy).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for CloudFormationService {
+    fn name(&self) -> &'static str {
+        "cloudformation"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        self.host.set(&req.host);
+        wire::handle(&self.engine, &req).await
+    }
+}

@@ -1,0 +1,672 @@
+//! The awsQuery adapter: form members in (`Parameters.member.1.ParameterKey`), the engine's typed
+//! operations called, `<XResponse><XResult>...` out, errors in the query shape.
+
+use super::NS;
+use super::encode::{self, ResourceShape};
+use cumulo_engine::*;
+use cumulo_wire::query::QueryParams;
+use cumulo_wire::xml::XmlWriter;
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
+use http::StatusCode;
+
+const PROTOCOL: Protocol = Protocol::Query(NS);
+
+/// Every operation in CloudFormation's API (botocore's model): the ones not dispatched below
+/// answer 501 naming themselves; a name outside this list is AWS's InvalidAction.
+const OPERATIONS: &[&str] = &[
+    "ActivateOrganizationsAccess",
+    "ActivateType",
+    "BatchDescribeTypeConfigurations",
+    "CancelUpdateStack",
+    "ContinueUpdateRollback",
+    "CreateChangeSet",
+    "CreateGeneratedTemplate",
+    "CreateStack",
+    "CreateStackInstances",
+    "CreateStackRefactor",
+    "CreateStackSet",
+    "DeactivateOrganizationsAccess",
+    "DeactivateType",
+    "DeleteChangeSet",
+    "DeleteGeneratedTemplate",
+    "DeleteStack",
+    "DeleteStackInstances",
+    "DeleteStackSet",
+    "DeregisterType",
+    "DescribeAccountLimits",
+    "DescribeChangeSet",
+    "DescribeChangeSetHooks",
+    "DescribeEvents",
+    "DescribeGeneratedTemplate",
+    "DescribeOrganizationsAccess",
+    "DescribePublisher",
+    "DescribeResourceScan",
+    "DescribeStackDriftDetectionStatus",
+    "DescribeStackEvents",
+    "DescribeStackInstance",
+    "DescribeStackRefactor",
+    "DescribeStackResource",
+    "DescribeStackResourceDrifts",
+    "DescribeStackResources",
+    "DescribeStackSet",
+    "DescribeStackSetOperation",
+    "DescribeStacks",
+    "DescribeType",
+    "DescribeTypeRegistration",
+    "DetectStackDrift",
+    "DetectStackResourceDrift",
+    "DetectStackSetDrift",
+    "EstimateTemplateCost",
+    "ExecuteChangeSet",
+    "ExecuteStackRefactor",
+    "GetGeneratedTemplate",
+    "GetHookResult",
+    "GetStackPolicy",
+    "GetTemplate",
+    "GetTemplateSummary",
+    "ImportStacksToStackSet",
+    "ListChangeSets",
+    "ListExports",
+    "ListGeneratedTemplates",
+    "ListHookResults",
+    "ListImports",
+    "ListResourceScanRelatedResources",
+    "ListResourceScanResources",
+    "ListResourceScans",
+    "ListStackInstanceResourceDrifts",
+    "ListStackInstances",
+    "ListStackRefactorActions",
+    "ListStackRefactors",
+    "ListStackResources",
+    "ListStackSetAutoDeploymentTargets",
+    "ListStackSetOperationResults",
+    "ListStackSetOperations",
+    "ListStackSets",
+    "ListStacks",
+    "ListTypeRegistrations",
+    "ListTypeVersions",
+    "ListTypes",
+    "PublishType",
+    "RecordHandlerProgress",
+    "RegisterPublisher",
+    "RegisterType",
+    "RollbackStack",
+    "SetStackPolicy",
+    "SetTypeConfiguration",
+    "SetTypeDefaultVersion",
+    "SignalResource",
+    "StartResourceScan",
+    "StopStackSetOperation",
+    "TestType",
+    "UpdateGeneratedTemplate",
+    "UpdateStack",
+    "UpdateStackInstances",
+    "UpdateStackSet",
+    "UpdateTerminationProtection",
+    "ValidateTemplate",
+];
+
+pub async fn handle(engine: &Engine, req: &AwsRequest) -> AwsResponse {
+    let params = QueryParams::from_request(req);
+    let action = params.get("Action").unwrap_or("").to_string();
+    let caller = Caller {
+        region: req.region.clone(),
+        account_id: req.account_id.clone(),
+        request_id: req.request_id.clone(),
+    };
+    match dispatch(engine, &caller, &params, &action).await {
+        Ok(result) => {
+            let mut w = XmlWriter::new();
+            w.raw(&format!("<{action}Response xmlns=\"{NS}\">"));
+            match result {
+                Some(inner) => w.raw(&format!("<{action}Result>{inner}</{action}Result>")),
+                None => &mut w,
+            };
+            w.open("ResponseMetadata", None)
+                .elem("RequestId", &req.request_id)
+                .close();
+            w.raw(&format!("</{action}Response>"));
+            AwsResponse::xml(w.finish()).with_header("x-amzn-requestid", &req.request_id)
+        }
+        Err(e) => e.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+fn engine_error(e: EngineError) -> AwsError {
+    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
+    AwsError::new(status, e.code, e.message)
+}
+
+/// AWS's message for a missing required member (named in lowerCamel, as the model's validator).
+fn missing(member: &str) -> AwsError {
+    let mut camel = member.to_string();
+    if let Some(first) = camel.get(..1) {
+        camel.replace_range(..1, &first.to_ascii_lowercase());
+    }
+    AwsError::validation(format!(
+        "1 validation error detected: Value null at '{camel}' failed to satisfy constraint: Member must not be null"
+    ))
+}
+
+fn required(p: &QueryParams, member: &str) -> Result<String, AwsError> {
+    p.get(member)
+        .map(str::to_string)
+        .ok_or_else(|| missing(member))
+}
+
+fn opt(p: &QueryParams, member: &str) -> Option<String> {
+    p.get(member).map(str::to_string)
+}
+
+fn boolean(p: &QueryParams, member: &str) -> Result<Option<bool>, AwsError> {
+    match p.get(member) {
+        None => Ok(None),
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(Some(true)),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(Some(false)),
+        Some(v) => Err(AwsError::validation(format!(
+            "Invalid value '{v}' for {member}: expected true or false"
+        ))),
+    }
+}
+
+fn integer(p: &QueryParams, member: &str) -> Result<Option<i64>, AwsError> {
+    p.get(member)
+        .map(|v| {
+            v.parse::<i64>().map_err(|_| {
+                AwsError::validation(format!(
+                    "Invalid value '{v}' for {member}: expected an integer"
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn parameters(p: &QueryParams) -> Vec<Parameter> {
+    p.list_of_structs("Parameters")
+        .into_iter()
+        .map(|f| Parameter {
+            key: field(&f, "ParameterKey").unwrap_or_default().to_string(),
+            value: field(&f, "ParameterValue").map(str::to_string),
+            use_previous_value: field(&f, "UsePreviousValue")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true")),
+        })
+        .collect()
+}
+
+fn tags(p: &QueryParams) -> Vec<Tag> {
+    p.list_of_structs("Tags")
+        .into_iter()
+        .map(|f| Tag {
+            key: field(&f, "Key").unwrap_or_default().to_string(),
+            value: field(&f, "Value").unwrap_or_default().to_string(),
+        })
+        .collect()
+}
+
+/// UpdateStack's and CreateChangeSet's Tags: absent keeps the stack's; an empty list (sent as
+/// `Tags=`) removes them.
+fn tags_update(p: &QueryParams) -> Option<Vec<Tag>> {
+    let t = tags(p);
+    if !t.is_empty() || p.get("Tags").is_some() {
+        Some(t)
+    } else {
+        None
+    }
+}
+
+fn change_set_ref(p: &QueryParams) -> Result<ChangeSetRef, AwsError> {
+    Ok(ChangeSetRef {
+        change_set_name: required(p, "ChangeSetName")?,
+        stack_name: opt(p, "StackName"),
+    })
+}
+
+fn template_input(p: &QueryParams) -> TemplateInput {
+    TemplateInput {
+        template_body: opt(p, "TemplateBody"),
+        template_url: opt(p, "TemplateURL"),
+        stack_name: opt(p, "StackName"),
+    }
+}
+
+/// The `<XResult>` contents, or `None` for operations whose output has no members.
+type Outcome = Result<Option<String>, AwsError>;
+
+fn result(f: impl FnOnce(&mut XmlWriter)) -> Outcome {
+    const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+    let mut w = XmlWriter::new();
+    f(&mut w);
+    let doc = w.finish();
+    // XmlWriter starts documents with the declaration; a result is a fragment of one.
+    Ok(Some(
+        doc.strip_prefix(DECLARATION).unwrap_or(&doc).to_string(),
+    ))
+}
+
+fn next_token(w: &mut XmlWriter, token: &Option<String>) {
+    w.opt("NextToken", token.as_deref());
+}
+
+async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) -> Outcome {
+    let e = engine_error;
+    match action {
+        "CreateStack" => {
+            let out = engine
+                .create_stack(
+                    c,
+                    CreateStackInput {
+                        stack_name: required(p, "StackName")?,
+                        template_body: opt(p, "TemplateBody"),
+                        template_url: opt(p, "TemplateURL"),
+                        parameters: parameters(p),
+                        disable_rollback: boolean(p, "DisableRollback")?,
+                        on_failure: opt(p, "OnFailure"),
+                        timeout_in_minutes: integer(p, "TimeoutInMinutes")?,
+                        notification_arns: p.list("NotificationARNs"),
+                        capabilities: p.list("Capabilities"),
+                        tags: tags(p),
+                        client_request_token: opt(p, "ClientRequestToken"),
+                        enable_termination_protection: boolean(p, "EnableTerminationProtection")?,
+                        retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &out.stack_id);
+            })
+        }
+        "UpdateStack" => {
+            let out = engine
+                .update_stack(
+                    c,
+                    UpdateStackInput {
+                        stack_name: required(p, "StackName")?,
+                        template_body: opt(p, "TemplateBody"),
+                        template_url: opt(p, "TemplateURL"),
+                        use_previous_template: boolean(p, "UsePreviousTemplate")?.unwrap_or(false),
+                        parameters: parameters(p),
+                        capabilities: p.list("Capabilities"),
+                        notification_arns: p.list("NotificationARNs"),
+                        tags: tags_update(p),
+                        disable_rollback: boolean(p, "DisableRollback")?,
+                        client_request_token: opt(p, "ClientRequestToken"),
+                        retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &out.stack_id);
+            })
+        }
+        "DeleteStack" => {
+            engine
+                .delete_stack(
+                    c,
+                    DeleteStackInput {
+                        stack_name: required(p, "StackName")?,
+                        retain_resources: p.list("RetainResources"),
+                        client_request_token: opt(p, "ClientRequestToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(None)
+        }
+        "DescribeStacks" => {
+            let out = engine
+                .describe_stacks(
+                    c,
+                    DescribeStacksInput {
+                        stack_name: opt(p, "StackName"),
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("Stacks", None);
+                for s in &out.stacks {
+                    encode::stack(w, s);
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "ListStacks" => {
+            let out = engine
+                .list_stacks(
+                    c,
+                    ListStacksInput {
+                        stack_status_filter: p.list("StackStatusFilter"),
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackSummaries", None);
+                for s in &out.stack_summaries {
+                    encode::stack_summary(w, s);
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "DescribeStackEvents" => {
+            let out = engine
+                .describe_stack_events(
+                    c,
+                    DescribeStackEventsInput {
+                        stack_name: required(p, "StackName")?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackEvents", None);
+                for ev in &out.stack_events {
+                    encode::event(w, ev);
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "DescribeStackResource" => {
+            let stack = required(p, "StackName")?;
+            let logical = required(p, "LogicalResourceId")?;
+            let r = engine
+                .describe_stack_resource(c, &stack, &logical)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackResourceDetail", None);
+                encode::resource(w, &r, ResourceShape::Detail);
+                w.close();
+            })
+        }
+        "DescribeStackResources" => {
+            let out = engine
+                .describe_stack_resources(
+                    c,
+                    DescribeStackResourcesInput {
+                        stack_name: opt(p, "StackName"),
+                        logical_resource_id: opt(p, "LogicalResourceId"),
+                        physical_resource_id: opt(p, "PhysicalResourceId"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackResources", None);
+                for r in &out {
+                    w.open("member", None);
+                    encode::resource(w, r, ResourceShape::Resource);
+                    w.close();
+                }
+                w.close();
+            })
+        }
+        "ListStackResources" => {
+            let out = engine
+                .list_stack_resources(
+                    c,
+                    ListStackResourcesInput {
+                        stack_name: required(p, "StackName")?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackResourceSummaries", None);
+                for r in &out.stack_resource_summaries {
+                    w.open("member", None);
+                    encode::resource(w, r, ResourceShape::Summary);
+                    w.close();
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "GetTemplate" => {
+            let out = engine
+                .get_template(
+                    c,
+                    GetTemplateInput {
+                        stack_name: opt(p, "StackName"),
+                        change_set_name: opt(p, "ChangeSetName"),
+                        template_stage: opt(p, "TemplateStage"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("TemplateBody", &out.template_body);
+                encode::strings(w, "StagesAvailable", &out.stages_available);
+            })
+        }
+        "GetTemplateSummary" => {
+            let out = engine
+                .get_template_summary(c, template_input(p))
+                .await
+                .map_err(e)?;
+            result(|w| {
+                encode::parameter_declarations(w, &out.parameters);
+                w.opt("Description", out.description.as_deref());
+                encode::strings(w, "Capabilities", &out.capabilities);
+                w.opt("CapabilitiesReason", out.capabilities_reason.as_deref());
+                encode::strings(w, "ResourceTypes", &out.resource_types);
+                w.opt("Version", out.version.as_deref())
+                    .opt("Metadata", out.metadata.as_deref());
+                encode::strings(w, "DeclaredTransforms", &out.declared_transforms);
+                if !out.resource_identifier_summaries.is_empty() {
+                    w.open("ResourceIdentifierSummaries", None);
+                    for s in &out.resource_identifier_summaries {
+                        w.open("member", None);
+                        w.elem("ResourceType", &s.resource_type);
+                        encode::strings(w, "LogicalResourceIds", &s.logical_resource_ids);
+                        encode::strings(w, "ResourceIdentifiers", &s.resource_identifiers);
+                        w.close();
+                    }
+                    w.close();
+                }
+            })
+        }
+        "ValidateTemplate" => {
+            let mut input = template_input(p);
+            input.stack_name = None;
+            let out = engine.validate_template(c, input).await.map_err(e)?;
+            result(|w| {
+                encode::template_parameters(w, &out.parameters);
+                w.opt("Description", out.description.as_deref());
+                encode::strings(w, "Capabilities", &out.capabilities);
+                w.opt("CapabilitiesReason", out.capabilities_reason.as_deref());
+                encode::strings(w, "DeclaredTransforms", &out.declared_transforms);
+            })
+        }
+        "CreateChangeSet" => {
+            let resources_to_import = !p.list_of_structs("ResourcesToImport").is_empty();
+            let out = engine
+                .create_change_set(
+                    c,
+                    CreateChangeSetInput {
+                        stack_name: required(p, "StackName")?,
+                        change_set_name: required(p, "ChangeSetName")?,
+                        template_body: opt(p, "TemplateBody"),
+                        template_url: opt(p, "TemplateURL"),
+                        use_previous_template: boolean(p, "UsePreviousTemplate")?.unwrap_or(false),
+                        parameters: parameters(p),
+                        capabilities: p.list("Capabilities"),
+                        notification_arns: p.list("NotificationARNs"),
+                        tags: tags_update(p),
+                        client_token: opt(p, "ClientToken"),
+                        description: opt(p, "Description"),
+                        change_set_type: opt(p, "ChangeSetType"),
+                        resources_to_import,
+                        include_nested_stacks: boolean(p, "IncludeNestedStacks")?.unwrap_or(false),
+                        on_stack_failure: opt(p, "OnStackFailure"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("Id", &out.id).elem("StackId", &out.stack_id);
+            })
+        }
+        "DescribeChangeSet" => {
+            let out = engine
+                .describe_change_set(
+                    c,
+                    DescribeChangeSetInput {
+                        change_set: change_set_ref(p)?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| encode::change_set(w, &out))
+        }
+        "ExecuteChangeSet" => {
+            engine
+                .execute_change_set(
+                    c,
+                    ExecuteChangeSetInput {
+                        change_set: change_set_ref(p)?,
+                        client_request_token: opt(p, "ClientRequestToken"),
+                        disable_rollback: boolean(p, "DisableRollback")?,
+                        retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(Some(String::new()))
+        }
+        "DeleteChangeSet" => {
+            engine
+                .delete_change_set(c, change_set_ref(p)?)
+                .await
+                .map_err(e)?;
+            Ok(Some(String::new()))
+        }
+        "ListChangeSets" => {
+            let out = engine
+                .list_change_sets(
+                    c,
+                    ListChangeSetsInput {
+                        stack_name: required(p, "StackName")?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("Summaries", None);
+                for s in &out.summaries {
+                    encode::change_set_summary(w, s);
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "ListExports" => {
+            let out = engine
+                .list_exports(c, opt(p, "NextToken"))
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("Exports", None);
+                for x in &out.exports {
+                    w.open("member", None);
+                    w.elem("ExportingStackId", &x.exporting_stack_id)
+                        .elem("Name", &x.name)
+                        .elem("Value", &x.value);
+                    w.close();
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "ListImports" => {
+            let out = engine
+                .list_imports(
+                    c,
+                    ListImportsInput {
+                        export_name: required(p, "ExportName")?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("Imports", None);
+                for i in &out.imports {
+                    w.elem("member", i);
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "RollbackStack" => {
+            let out = engine
+                .rollback_stack(
+                    c,
+                    RollbackStackInput {
+                        stack_name: required(p, "StackName")?,
+                        client_request_token: opt(p, "ClientRequestToken"),
+                        retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &out.stack_id);
+            })
+        }
+        "ContinueUpdateRollback" => {
+            engine
+                .continue_update_rollback(
+                    c,
+                    ContinueUpdateRollbackInput {
+                        stack_name: required(p, "StackName")?,
+                        resources_to_skip: p.list("ResourcesToSkip"),
+                        client_request_token: opt(p, "ClientRequestToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(Some(String::new()))
+        }
+        "CancelUpdateStack" => {
+            engine
+                .cancel_update_stack(
+                    c,
+                    CancelUpdateStackInput {
+                        stack_name: required(p, "StackName")?,
+                        client_request_token: opt(p, "ClientRequestToken"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(None)
+        }
+        op if OPERATIONS.contains(&op) => Err(AwsError::not_implemented("cloudformation", op)),
+        "" => Err(AwsError::bad_request(
+            "MissingAction",
+            "The request must contain the parameter Action.",
+        )),
+        op => Err(AwsError::bad_request(
+            "InvalidAction",
+            format!("The action {op} is not valid for this web service."),
+        )),
+    }
+}

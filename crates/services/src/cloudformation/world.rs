@@ -1,0 +1,234 @@
+//! The engine's [`World`] over the emulated services: template URLs are read from this
+//! emulator's own S3 (never the network) and SSM values through Parameter Store's typed
+//! operations.
+
+use crate::s3::{Conditions, S3Service};
+use crate::ssm::{ParameterType, SsmService};
+use cumulo_engine::World;
+use cumulo_template::DynamicReference;
+use std::sync::Arc;
+
+/// AWS's cap on a template read from a TemplateURL.
+const MAX_TEMPLATE_URL_BYTES: u64 = 1_000_000;
+
+pub struct ServiceWorld {
+    pub s3: Arc<S3Service>,
+    pub ssm: Arc<SsmService>,
+}
+
+/// AWS's answer for a TemplateURL that is not an S3 object URL.
+fn unsupported_url() -> String {
+    "TemplateURL must be a supported URL.".to_string()
+}
+
+/// `(bucket, key)` of an S3 object URL in any form a client writes: path style against the
+/// emulator (`http://127.0.0.1:4566/bucket/key`, `http://localhost:4566/bucket/key`) or AWS
+/// (`https://s3.amazonaws.com/bucket/key`, `https://s3.<region>.amazonaws.com/bucket/key`), and
+/// virtual-hosted style (`http://bucket.localhost:4566/key`, `https://bucket.s3.amazonaws.com/key`,
+/// `https://bucket.s3.<region>.amazonaws.com/key`). The key is percent-decoded; a query string
+/// (a presigned URL's) is ignored.
+pub fn parse_s3_url(url: &str) -> Option<(String, String)> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let (host, path) = rest.split_once('/')?;
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    if let Some(bucket) = crate::gateway::virtual_host_bucket(host) {
+        return (!path.is_empty()).then(|| (bucket.to_string(), decode(path)));
+    }
+    let (bucket, key) = path.split_once('/')?;
+    (!bucket.is_empty() && !key.is_empty()).then(|| (bucket.to_string(), decode(key)))
+}
+
+/// The literal text of a reference, for error messages.
+fn reference_text(r: &DynamicReference) -> String {
+    match r {
+        DynamicReference::Ssm { name, version } => match version {
+            Some(v) => format!("{{{{resolve:ssm:{name}:{v}}}}}"),
+            None => format!("{{{{resolve:ssm:{name}}}}}"),
+        },
+        DynamicReference::SsmSecure { name, version } => match version {
+            Some(v) => format!("{{{{resolve:ssm-secure:{name}:{v}}}}}"),
+            None => format!("{{{{resolve:ssm-secure:{name}}}}}"),
+        },
+        DynamicReference::SecretsManager { secret_id, .. } => {
+            format!("{{{{resolve:secretsmanager:{secret_id}}}}}")
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl World for ServiceWorld {
+    async fn fetch_template(&self, _region: &str, url: &str) -> Result<String, String> {
+        let (bucket, key) = parse_s3_url(url).ok_or_else(unsupported_url)?;
+        let s3_error = |e: cumulo_wire::AwsError| {
+            format!(
+                "S3 error: {} For more information check http://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html",
+                e.message
+            )
+        };
+        let meta = self.s3.head_object(&bucket, &key, None).map_err(s3_error)?;
+        if meta.size > MAX_TEMPLATE_URL_BYTES {
+            return Err(format!(
+                "Template may not exceed {MAX_TEMPLATE_URL_BYTES} bytes in size."
+            ));
+        }
+        let got = self
+            .s3
+            .get_object(&bucket, &key, None, None, &Conditions::default())
+            .map_err(s3_error)?
+            .map_err(|_| unsupported_url())?;
+        String::from_utf8(got.body).map_err(|_| "Template format error: not UTF-8".to_string())
+    }
+
+    fn ssm_parameter(&self, region: &str, name: &str) -> Option<String> {
+        self.ssm
+            .get_parameter(region, name, true)
+            .ok()
+            .map(|p| p.value)
+    }
+
+    async fn resolve_dynamic(
+        &self,
+        region: &str,
+        reference: &DynamicReference,
+    ) -> Result<String, String> {
+        let text = reference_text(reference);
+        let (name, version, secure) = match reference {
+            DynamicReference::Ssm { name, version } => (name, version, false),
+            DynamicReference::SsmSecure { name, version } => (name, version, true),
+            DynamicReference::SecretsManager { .. } => {
+                return Err(format!(
+                    "{text}: cumulo: Secrets Manager is not emulated yet, so the reference cannot be resolved"
+                ));
+            }
+        };
+        let requested = match version {
+            Some(v) => format!("{name}:{v}"),
+            None => name.clone(),
+        };
+        let p = self
+            .ssm
+            .get_parameter(region, &requested, secure)
+            .map_err(|e| format!("{text}: {}", e.message))?;
+        if !secure && p.param_type == ParameterType::SecureString {
+            return Err(format!(
+                "{text}: parameter {name} is a SecureString; reference it with ssm-secure"
+            ));
+        }
+        Ok(p.value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_s3_url_form() {
+        let want = Some(("bkt".to_string(), "dir/t.yaml".to_string()));
+        for url in [
+            "http://127.0.0.1:4566/bkt/dir/t.yaml",
+            "http://localhost:4566/bkt/dir/t.yaml",
+            "http://bkt.localhost:4566/dir/t.yaml",
+            "https://bkt.s3.amazonaws.com/dir/t.yaml",
+            "https://bkt.s3.eu-west-1.amazonaws.com/dir/t.yaml",
+            "https://s3.eu-west-1.amazonaws.com/bkt/dir/t.yaml",
+            "https://s3.amazonaws.com/bkt/dir/t.yaml",
+            "https://s3.amazonaws.com/bkt/dir/t.yaml?X-Amz-Signature=abc",
+        ] {
+            assert_eq!(parse_s3_url(url), want, "{url}");
+        }
+        assert_eq!(
+            parse_s3_url("http://localhost:4566/bkt/a%20b.json"),
+            Some(("bkt".into(), "a b.json".into()))
+        );
+        for bad in ["ftp://x/y/z", "https://s3.amazonaws.com/bkt", "not a url"] {
+            assert_eq!(parse_s3_url(bad), None, "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn templates_and_parameters_come_from_the_services() {
+        let s = crate::providers::test_support::services();
+        let world = ServiceWorld {
+            s3: s.s3.clone(),
+            ssm: s.ssm.clone(),
+        };
+        s.s3.create_bucket("us-east-1", "tpl", None)
+            .expect("bucket");
+        s.s3.put_object(
+            "tpl",
+            crate::s3::PutInput {
+                key: "t.json".into(),
+                body: b"{\"Resources\":{}}".to_vec().into(),
+                ..Default::default()
+            },
+        )
+        .expect("put");
+        let body = world
+            .fetch_template("us-east-1", "https://tpl.s3.amazonaws.com/t.json")
+            .await
+            .expect("fetch");
+        assert_eq!(body, "{\"Resources\":{}}");
+        let e = world
+            .fetch_template("us-east-1", "http://localhost:4566/tpl/missing.json")
+            .await
+            .expect_err("missing");
+        assert!(e.starts_with("S3 error: "), "{e}");
+
+        s.ssm
+            .put_parameter(
+                "us-east-1",
+                crate::ssm::PutParameterInput {
+                    name: "/app/secret".into(),
+                    value: "hunter2".into(),
+                    param_type: Some("SecureString".into()),
+                    ..Default::default()
+                },
+            )
+            .expect("put");
+        let secure = DynamicReference::SsmSecure {
+            name: "/app/secret".into(),
+            version: None,
+        };
+        assert_eq!(
+            world.resolve_dynamic("us-east-1", &secure).await.as_deref(),
+            Ok("hunter2")
+        );
+        let plain = DynamicReference::Ssm {
+            name: "/app/secret".into(),
+            version: Some(1),
+        };
+        assert!(world.resolve_dynamic("us-east-1", &plain).await.is_err());
+        let missing = DynamicReference::Ssm {
+            name: "/nope".into(),
+            version: None,
+        };
+        let e = world
+            .resolve_dynamic("us-east-1", &missing)
+            .await
+            .expect_err("missing");
+        assert!(e.starts_with("{{resolve:ssm:/nope}}"), "{e}");
+        let sm = DynamicReference::SecretsManager {
+            secret_id: "s".into(),
+            json_key: None,
+            version_stage: None,
+            version_id: None,
+        };
+        let e = world
+            .resolve_dynamic("us-east-1", &sm)
+            .await
+            .expect_err("sm");
+        assert!(e.contains("Secrets Manager is not emulated"), "{e}");
+        assert_eq!(
+            world.ssm_parameter("us-east-1", "/app/secret").as_deref(),
+            Some("hunter2")
+        );
+    }
+}
