@@ -62,7 +62,11 @@ impl Provider for FakeProvider {
         if let Some(n) = hang {
             n.notified().await;
         }
-        self.0.calls.lock().unwrap().push(format!("create {}", ctx.logical_id));
+        self.0
+            .calls
+            .lock()
+            .unwrap()
+            .push(format!("create {}", ctx.logical_id));
         if p.get("Fail") == Some(&json!(true)) {
             return Err(ProviderError::Failed(format!("{} refused", ctx.logical_id)));
         }
@@ -75,7 +79,11 @@ impl Provider for FakeProvider {
         if self.0.exists(&physical) {
             return Err(ProviderError::Failed(format!("{physical} already exists")));
         }
-        self.0.live.lock().unwrap().insert(physical.clone(), p.clone());
+        self.0
+            .live
+            .lock()
+            .unwrap()
+            .insert(physical.clone(), p.clone());
         Ok(ProviderOutcome {
             attributes: attrs(&physical),
             physical_id: physical,
@@ -90,11 +98,22 @@ impl Provider for FakeProvider {
         _old: &Value,
         new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        self.0.calls.lock().unwrap().push(format!("update {}", ctx.logical_id));
+        self.0
+            .calls
+            .lock()
+            .unwrap()
+            .push(format!("update {}", ctx.logical_id));
         if new.get("FailUpdate") == Some(&json!(true)) {
-            return Err(ProviderError::Failed(format!("{} update refused", ctx.logical_id)));
+            return Err(ProviderError::Failed(format!(
+                "{} update refused",
+                ctx.logical_id
+            )));
         }
-        self.0.live.lock().unwrap().insert(physical.to_string(), new.clone());
+        self.0
+            .live
+            .lock()
+            .unwrap()
+            .insert(physical.to_string(), new.clone());
         Ok(ProviderOutcome {
             physical_id: physical.to_string(),
             attributes: attrs(physical),
@@ -108,7 +127,11 @@ impl Provider for FakeProvider {
         physical: &str,
         _p: &Value,
     ) -> Result<(), ProviderError> {
-        self.0.calls.lock().unwrap().push(format!("delete {}", ctx.logical_id));
+        self.0
+            .calls
+            .lock()
+            .unwrap()
+            .push(format!("delete {}", ctx.logical_id));
         if self.0.block_delete.lock().unwrap().contains(physical) {
             return Err(ProviderError::Failed(format!("{physical} is not empty")));
         }
@@ -144,13 +167,13 @@ impl World for FakeWorld {
         reference: &DynamicReference,
     ) -> Result<String, String> {
         match reference {
-            DynamicReference::Ssm { name, .. } | DynamicReference::SsmSecure { name, .. } => self
-                .ssm
-                .lock()
-                .unwrap()
-                .get(name)
-                .cloned()
-                .ok_or_else(|| format!("Unable to resolve {{{{resolve:ssm:{name}}}}}: parameter {name} not found")),
+            DynamicReference::Ssm { name, .. } | DynamicReference::SsmSecure { name, .. } => {
+                self.ssm.lock().unwrap().get(name).cloned().ok_or_else(|| {
+                    format!(
+                        "Unable to resolve {{{{resolve:ssm:{name}}}}}: parameter {name} not found"
+                    )
+                })
+            }
             other => Err(format!("unsupported reference {other:?}")),
         }
     }
@@ -311,7 +334,13 @@ impl Harness {
         }
         all.reverse();
         all.into_iter()
-            .map(|e| (e.logical_resource_id, e.resource_status, e.resource_status_reason))
+            .map(|e| {
+                (
+                    e.logical_resource_id,
+                    e.resource_status,
+                    e.resource_status_reason,
+                )
+            })
             .collect()
     }
 
