@@ -331,7 +331,7 @@ impl Op {
     }
 
     /// Creates a resource that is new in this operation.
-    pub async fn create_resource(self: Arc<Self>, logical_id: String, in_update: bool) -> bool {
+    pub async fn create_resource(self: Arc<Self>, logical_id: String) -> bool {
         let resolved = match self.resolve(&logical_id) {
             Ok(r) => r,
             Err(reason) => {
@@ -367,7 +367,6 @@ impl Op {
         let props_text = Some(resolved.properties.to_string());
         let mut rec = self.new_record(&resolved, "CREATE_IN_PROGRESS");
         self.put(rec.clone(), props_text.clone());
-        let _ = in_update;
         match self
             .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
             .await
@@ -396,10 +395,10 @@ impl Op {
     /// hash the same, updated in place, or replaced when a createOnly property changed.
     pub async fn update_resource(self: Arc<Self>, logical_id: String) -> bool {
         let Some(old) = self.record(&logical_id) else {
-            return self.create_resource(logical_id, true).await;
+            return self.create_resource(logical_id).await;
         };
-        if old.physical_id.is_none() || old.status == "CREATE_FAILED" && old.physical_id.is_none() {
-            return self.create_resource(logical_id, true).await;
+        if old.physical_id.is_none() {
+            return self.create_resource(logical_id).await;
         }
         let resolved = match self.resolve(&logical_id) {
             Ok(r) => r,
@@ -440,6 +439,23 @@ impl Op {
                 &resolved.properties,
             )
             .is_empty();
+        if replace
+            && !type_changed
+            && let Some(name) = schema::custom_name_conflict(
+                &resolved.resource_type,
+                &old.properties,
+                &resolved.properties,
+            )
+        {
+            let mut failed = old.clone();
+            failed.status = "UPDATE_FAILED".into();
+            failed.status_reason = Some(format!(
+                "CloudFormation cannot update a stack when a custom-named resource requires replacing. Rename {name} and update the stack again."
+            ));
+            failed.updated = now_ms();
+            self.put(failed, props_text);
+            return false;
+        }
         let mut rec = self.new_record(&resolved, "UPDATE_IN_PROGRESS");
         rec.created_by_op = false;
         rec.physical_id = old.physical_id.clone();
@@ -830,7 +846,7 @@ pub(crate) async fn run_create(op: Arc<Op>) {
         op.inner.config.parallelism,
         false,
         op.cancel.clone(),
-        move |logical| worker.clone().create_resource(logical, false),
+        move |logical| worker.clone().create_resource(logical),
     )
     .await;
     let reason = if !failed.is_empty() {
@@ -945,6 +961,17 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
     let key = (stack.region.clone(), stack.stack_name.clone());
     if st.names.get(&key) == Some(&op.stack_id) {
         st.names.remove(&key);
+    }
+    // A deleted stack's change sets go with it.
+    let change_sets: Vec<String> = st
+        .change_sets
+        .values()
+        .filter(|c| c.stack_id == op.stack_id)
+        .map(|c| c.change_set_id.clone())
+        .collect();
+    for id in change_sets {
+        st.change_sets.shift_remove(&id);
+        let _ = op.inner.remove_change_set(&id);
     }
 }
 
@@ -1087,7 +1114,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             op.put(rec, None);
             continue;
         }
-        if let Some(_old) = &cur.replaced {
+        if cur.replaced.is_some() {
             let mut newer = cur.clone();
             newer.replaced = None;
             retire.push(newer);
@@ -1183,7 +1210,6 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             mode: Record::Remove,
         });
     }
-    let detached: HashSet<String> = retire.iter().map(|r| r.logical_id.clone()).collect();
     let failed = op.teardown(targets.clone(), true).await;
     let failed_targets: Vec<&Target> = failed
         .iter()
@@ -1201,7 +1227,6 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             .map(|t| t.record.logical_id.clone())
             .collect();
         names.dedup();
-        let _ = detached;
         op.set_status(
             StackStatus::UPDATE_ROLLBACK_FAILED,
             Some(failed_list("delete", &names)),

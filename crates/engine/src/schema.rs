@@ -96,3 +96,20 @@ pub(crate) fn is_create_only(resource_type: &str, property: &str) -> bool {
             .any(|p| p.first().is_some_and(|f| f == property))
     })
 }
+
+/// A replacement AWS refuses: a createOnly `...Name` property set, and unchanged, so the new
+/// resource would collide with the old one. Returns the name.
+pub(crate) fn custom_name_conflict(
+    resource_type: &str,
+    old: &Value,
+    new: &Value,
+) -> Option<String> {
+    let s = schema(resource_type)?;
+    s.create_only
+        .iter()
+        .filter(|p| p.len() == 1 && p[0].ends_with("Name"))
+        .find_map(|p| {
+            let (a, b) = (old.get(&p[0])?, new.get(&p[0])?);
+            (a == b).then(|| crate::resolve::value_text(b))
+        })
+}

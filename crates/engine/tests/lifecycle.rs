@@ -1099,3 +1099,73 @@ async fn cancel_update_stack_rolls_back() {
         "CancelUpdateStack cannot be called from current stack status"
     );
 }
+
+#[tokio::test]
+async fn replacing_a_custom_named_resource_is_refused() {
+    let h = Harness::new();
+    let v = |fifo: bool| {
+        template(
+            json!({"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "named-q", "FifoQueue": fifo}}}),
+            json!(null),
+        )
+    };
+    h.create("cn", &v(false)).await.unwrap();
+    h.update("cn", &v(true)).await.unwrap();
+    assert_eq!(h.status("cn").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    let events = h.events("cn").await;
+    assert!(events.iter().any(|e| e.0 == "Q" && e.1 == "UPDATE_FAILED" && e.2.as_deref() == Some("CloudFormation cannot update a stack when a custom-named resource requires replacing. Rename named-q and update the stack again.")));
+    assert_eq!(h.fake.props("named-q").unwrap()["FifoQueue"], json!(false));
+}
+
+#[tokio::test]
+async fn a_token_reused_by_another_operation_is_refused() {
+    let h = Harness::new();
+    h.create("tk", &two_things()).await.unwrap();
+    let update = |v: i64| UpdateStackInput {
+        stack_name: "tk".into(),
+        template_body: Some(template(
+            json!({"A": {"Type": FAKE, "Properties": {"V": v}}}),
+            json!(null),
+        )),
+        client_request_token: Some("t-1".into()),
+        ..Default::default()
+    };
+    h.engine.update_stack(&h.caller, update(1)).await.unwrap();
+    // The same request again is an idempotent retry.
+    h.engine.update_stack(&h.caller, update(1)).await.unwrap();
+    assert_eq!(
+        h.fake.calls().iter().filter(|c| *c == "update A").count(),
+        1
+    );
+    h.engine
+        .create_change_set(
+            &h.caller,
+            CreateChangeSetInput {
+                stack_name: "tk".into(),
+                change_set_name: "c".into(),
+                template_body: Some(template(
+                    json!({"A": {"Type": FAKE, "Properties": {"V": 2}}}),
+                    json!(null),
+                )),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let err = h
+        .engine
+        .execute_change_set(
+            &h.caller,
+            ExecuteChangeSetInput {
+                change_set: ChangeSetRef {
+                    change_set_name: "c".into(),
+                    stack_name: Some("tk".into()),
+                },
+                client_request_token: Some("t-1".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "TokenAlreadyExistsException");
+}

@@ -215,9 +215,7 @@ pub fn given_params(
     Ok(out)
 }
 
-/// On update, parameters the caller did not pass keep their previous value unless the
-/// template gives a default... AWS requires them explicitly; a parameter with neither a value
-/// nor a default is reported by the template crate.
+/// Tags as the stack records them.
 pub fn tags_of(tags: &[Tag]) -> Vec<(String, String)> {
     tags.iter()
         .map(|t| (t.key.clone(), t.value.clone()))

@@ -130,21 +130,20 @@ fn plan_skips(
                 here.push(path.clone());
             }
             Some((first, rest)) => {
-                let Some(r) = stack
+                let is_nested = stack
                     .resources
                     .get(first)
-                    .filter(|r| r.resource_type == "AWS::CloudFormation::Stack")
-                else {
+                    .is_some_and(|r| r.resource_type == "AWS::CloudFormation::Stack");
+                if !is_nested {
                     return Err(EngineError::validation(format!(
                         "Nested stack resource {first} not found in stack {}",
                         stack.stack_name
                     )));
-                };
+                }
                 match nested.iter_mut().find(|(n, _)| n == first) {
                     Some((_, v)) => v.push(rest.to_string()),
                     None => nested.push((first.to_string(), vec![rest.to_string()])),
                 }
-                let _ = r;
             }
         }
     }
