@@ -333,7 +333,7 @@ pub struct ExecuteChangeSetInput {
     pub retain_except_on_create: Option<bool>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceTargetDefinition {
     /// `Properties`, `Metadata`, `Tags`, `DeletionPolicy`, ...
     pub attribute: String,
@@ -342,7 +342,7 @@ pub struct ResourceTargetDefinition {
     pub requires_recreation: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceChangeDetail {
     pub target: ResourceTargetDefinition,
     /// `Static` | `Dynamic`.
@@ -354,7 +354,7 @@ pub struct ResourceChangeDetail {
 }
 
 /// One `Changes` member (`Type: Resource`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceChange {
     /// `Add` | `Modify` | `Remove`.
     pub action: String,

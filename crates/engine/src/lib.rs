@@ -7,10 +7,14 @@
 //! (dynamic references unresolved) and never persists a resolved dynamic-reference value.
 
 pub mod api;
+mod builtin;
 pub mod engine;
 pub mod error;
+mod exec;
 mod ops;
 pub mod provider;
+mod resolve;
+mod schema;
 mod state;
 pub mod status;
 pub mod world;

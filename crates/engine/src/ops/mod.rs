@@ -1,6 +1,7 @@
 //! One module per group of CloudFormation operations.
 
 pub mod changeset;
+pub mod common;
 pub mod create;
 pub mod delete;
 pub mod read;
