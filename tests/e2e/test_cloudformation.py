@@ -662,3 +662,21 @@ def test_aws_cli_deploy_with_overrides_and_no_execute(cumulo, sqs, tmp_path):
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", p)
     cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", st["StackId"])
     assert not queue_exists(sqs, f"{p}-q")
+
+
+def test_strict_server_fails_a_type_without_a_provider():
+    from conftest import CumuloServer
+
+    server = CumuloServer(extra_args=["--strict"]).start()
+    try:
+        cfn = server.client("cloudformation")
+        body = json.dumps({"Resources": {"Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/16"}}}})
+        cfn.create_stack(StackName="strict", TemplateBody=body)
+        with pytest.raises(botocore.exceptions.WaiterError):
+            cfn.get_waiter("stack_create_complete").wait(StackName="strict", WaiterConfig=WAIT)
+        assert stack(cfn, "strict")["StackStatus"] == "ROLLBACK_COMPLETE"
+        events = cfn.describe_stack_events(StackName="strict")["StackEvents"]
+        reason = next(e["ResourceStatusReason"] for e in events if e["ResourceStatus"] == "CREATE_FAILED")
+        assert "AWS::EC2::VPC" in reason
+    finally:
+        server.stop()

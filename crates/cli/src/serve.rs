@@ -57,6 +57,13 @@ pub struct ServeArgs {
     /// Largest request header section accepted, in bytes.
     #[arg(long, env = "CUMULO_MAX_HEADER_SIZE", default_value_t = 64 * 1024)]
     max_header_size: usize,
+    /// Fail CloudFormation resources of types cumulo does not emulate instead of stubbing them.
+    #[arg(long, env = "CUMULO_STRICT")]
+    strict: bool,
+    /// How long CloudFormation create/update/delete calls wait for the operation to finish, so
+    /// an SDK waiter's first poll sees the terminal status (0: return at once).
+    #[arg(long, env = "CUMULO_CFN_SYNC_WAIT_MS", default_value_t = 1000)]
+    cfn_sync_wait_ms: u64,
 }
 
 fn parse_credential(s: &str) -> Result<(String, String), String> {
@@ -138,7 +145,16 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
         signing_keys,
         ..Config::default()
     };
-    let gateway = Arc::new(Gateway::new(Arc::new(store), config)?);
+    let engine = cumulo_engine::EngineConfig {
+        sync_wait: std::time::Duration::from_millis(args.cfn_sync_wait_ms),
+        strict: args.strict,
+        ..Default::default()
+    };
+    let gateway = Arc::new(Gateway::with_engine_config(
+        Arc::new(store),
+        config,
+        engine,
+    )?);
     let limits = Arc::new(Limits {
         body: args.max_body_size,
         headers: args.max_header_size,
