@@ -231,8 +231,8 @@ pub(crate) fn failed(ctx: &ProviderContext, service: &str, e: AwsError) -> Provi
 /// The reason for a named resource that already exists (CloudFormation never adopts one).
 pub(crate) fn already_exists(ctx: &ProviderContext, name: &str) -> ProviderError {
     ProviderError::Failed(format!(
-        "Resource handler returned message: \"{name} already exists\" (RequestToken: {}, HandlerErrorCode: AlreadyExists)",
-        ctx.client_request_token
+        "Resource handler returned message: \"Resource of type '{}' with identifier '{name}' already exists.\" (RequestToken: {}, HandlerErrorCode: AlreadyExists)",
+        ctx.resource_type, ctx.client_request_token
     ))
 }
 

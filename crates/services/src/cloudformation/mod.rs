@@ -8,6 +8,8 @@
 //! stacks are provisioned.
 
 mod encode;
+#[cfg(test)]
+mod tests;
 mod wire;
 pub mod world;
 

@@ -271,9 +271,10 @@ impl Provider for QueuePolicyProvider {
         for q in &queues {
             self.set_policy(ctx, q, &doc)?;
         }
+        let id = ctx.generated_name(255, "");
         Ok(ProviderOutcome {
-            physical_id: ctx.generated_name(255, ""),
-            attributes: Map::from_iter([("Id".to_string(), json!(ctx.logical_id))]),
+            physical_id: id.clone(),
+            attributes: Map::from_iter([("Id".to_string(), json!(id))]),
             status_reason: None,
         })
     }
@@ -304,7 +305,7 @@ impl Provider for QueuePolicyProvider {
         }
         Ok(ProviderOutcome {
             physical_id: physical_id.to_string(),
-            attributes: Map::from_iter([("Id".to_string(), json!(ctx.logical_id))]),
+            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
             status_reason: None,
         })
     }
