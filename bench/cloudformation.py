@@ -134,7 +134,8 @@ def upload(server, prefix, body):
         pass
     key = f"t-{uuid.uuid4().hex}.json"
     s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
-    return {"TemplateURL": f"http://127.0.0.1:{server.port}/{bucket}/{key}"}
+    # The virtual-hosted AWS form: the one both emulators map to their own S3.
+    return {"TemplateURL": f"https://{bucket}.s3.amazonaws.com/{key}"}
 
 
 def check(server, prefix, n, version, present=True):

@@ -680,3 +680,42 @@ def test_strict_server_fails_a_type_without_a_provider():
         assert "AWS::EC2::VPC" in reason
     finally:
         server.stop()
+
+
+def test_stack_survives_restart_and_deletes_after_it(tmp_path):
+    from conftest import CumuloServer
+
+    server = CumuloServer(data_dir=tmp_path).start()
+    try:
+        cfn = server.client("cloudformation")
+        body = json.dumps(
+            {
+                "Resources": {
+                    "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "restart-q"}},
+                    "P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": "/restart/p", "Type": "String", "Value": {"Fn::GetAtt": ["Q", "Arn"]}}},
+                },
+                "Outputs": {"Url": {"Value": {"Ref": "Q"}}},
+            }
+        )
+        create(cfn, "restart", body)
+        before = stack(cfn, "restart")
+    finally:
+        server.kill9()
+    server = CumuloServer(data_dir=tmp_path)
+    server.start()
+    try:
+        cfn, sqs, ssm = (server.client(s) for s in ("cloudformation", "sqs", "ssm"))
+        after = stack(cfn, "restart")
+        assert (after["StackId"], after["StackStatus"], after["Outputs"]) == (
+            before["StackId"],
+            "CREATE_COMPLETE",
+            before["Outputs"],
+        )
+        assert queue_exists(sqs, "restart-q")
+        assert ssm.get_parameter(Name="/restart/p")["Parameter"]["Value"].endswith(":restart-q")
+        delete(cfn, "restart")
+        assert not queue_exists(sqs, "restart-q")
+        with pytest.raises(botocore.exceptions.ClientError):
+            ssm.get_parameter(Name="/restart/p")
+    finally:
+        server.stop()
