@@ -772,3 +772,134 @@ async fn validate_template_and_summary() {
         err.message
     );
 }
+
+#[tokio::test]
+async fn five_hundred_resources_create_update_delete_on_a_file_store() {
+    let dir = std::env::temp_dir().join(format!("cumulo-engine-500-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Arc::new(cumulo_store::Store::open(&dir, Default::default()).unwrap());
+    let h = Harness::with(store, config());
+    let body = |v: i64| {
+        let many: serde_json::Map<String, serde_json::Value> = (0..500)
+            .map(|i| {
+                (
+                    format!("R{i}"),
+                    json!({"Type": FAKE, "Properties": {"V": v}}),
+                )
+            })
+            .collect();
+        json!({ "Resources": many }).to_string()
+    };
+    let start = std::time::Instant::now();
+    h.create("big", &body(1)).await.unwrap();
+    assert_eq!(h.settle("big").await, StackStatus::CREATE_COMPLETE);
+    let created = start.elapsed();
+    h.update("big", &body(2)).await.unwrap();
+    assert_eq!(h.settle("big").await, StackStatus::UPDATE_COMPLETE);
+    let updated = start.elapsed() - created;
+    assert!(
+        h.fake
+            .live
+            .lock()
+            .unwrap()
+            .values()
+            .all(|p| p["V"] == json!(2))
+    );
+    h.delete("big").await;
+    let list = h
+        .engine
+        .list_stacks(&h.caller, ListStacksInput::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        list.stack_summaries[0].stack_status,
+        StackStatus::DELETE_COMPLETE
+    );
+    assert_eq!(h.fake.count(), 0);
+    eprintln!(
+        "500 resources: create {created:?}, update {updated:?}, total {:?}",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn continue_update_rollback_skips_inside_a_nested_stack() {
+    let h = Harness::new();
+    let v1 = template(json!({"C": {"Type": FAKE}}), json!(null));
+    let v2 = template(
+        json!({
+            "C": {"Type": FAKE},
+            "Stuck": {"Type": FAKE, "Properties": {"Name": "nested-stuck"}},
+            "Bad": {"Type": FAKE, "DependsOn": "Stuck", "Properties": {"Fail": true}}
+        }),
+        json!(null),
+    );
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert("https://b.s3.amazonaws.com/v1".into(), v1);
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert("https://b.s3.amazonaws.com/v2".into(), v2);
+    let parent = |url: &str| {
+        template(
+            json!({"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {"TemplateURL": url}}}),
+            json!(null),
+        )
+    };
+    h.create("np", &parent("https://b.s3.amazonaws.com/v1"))
+        .await
+        .unwrap();
+    let child_id = h.physical("np", "Child").await;
+    h.fake
+        .block_delete
+        .lock()
+        .unwrap()
+        .insert("nested-stuck".into());
+    h.update("np", &parent("https://b.s3.amazonaws.com/v2"))
+        .await
+        .unwrap();
+    assert_eq!(h.status("np").await, StackStatus::UPDATE_ROLLBACK_FAILED);
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_ROLLBACK_FAILED
+    );
+    let err = h
+        .engine
+        .continue_update_rollback(
+            &h.caller,
+            ContinueUpdateRollbackInput {
+                stack_name: "np".into(),
+                resources_to_skip: vec!["Child.Nope".into()],
+                client_request_token: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "ValidationError");
+    h.engine
+        .continue_update_rollback(
+            &h.caller,
+            ContinueUpdateRollbackInput {
+                stack_name: "np".into(),
+                resources_to_skip: vec!["Child.Stuck".into()],
+                client_request_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_ROLLBACK_COMPLETE
+    );
+    assert_eq!(h.status("np").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert!(
+        h.fake.exists("nested-stuck"),
+        "skipped resource left standing"
+    );
+    assert_eq!(h.resources(&child_id).await.len(), 1);
+}
