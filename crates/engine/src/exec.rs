@@ -117,7 +117,8 @@ where
         while !halted && tasks.len() < parallelism {
             let Some(n) = ready.pop_front() else { break };
             let fut = f(n.clone());
-            tasks.spawn(async move { (n, fut.await) });
+            // Each node in its own task: a panic fails the node, not the whole operation.
+            tasks.spawn(async move { (n, tokio::spawn(fut).await.unwrap_or(false)) });
         }
         let Some(joined) = tasks.join_next().await else {
             break;
@@ -141,6 +142,19 @@ where
         }
     }
     failed
+}
+
+/// Runs a provider call in its own task so that a panicking provider fails its resource
+/// rather than wedging the operation.
+async fn guarded<T: Send + 'static>(
+    resource_type: &str,
+    call: impl Future<Output = Result<T, ProviderError>> + Send + 'static,
+) -> Result<T, ProviderError> {
+    tokio::spawn(call).await.unwrap_or_else(|_| {
+        Err(ProviderError::Failed(format!(
+            "cumulo: the {resource_type} provider failed unexpectedly"
+        )))
+    })
 }
 
 /// What a teardown does with the stack's record of a deleted resource.
@@ -309,11 +323,13 @@ impl Op {
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal).await?;
         let ctx = self.ctx(logical_id, resource_type);
         match self.inner.registry.get(resource_type) {
-            Some(p) => p
-                .create(&ctx, &actual)
-                .await
-                .map(|o| (o, false))
-                .map_err(|e| e.to_string()),
+            Some(p) => {
+                let (p, ctx) = (p.clone(), ctx.clone());
+                guarded(resource_type, async move { p.create(&ctx, &actual).await })
+                    .await
+                    .map(|o| (o, false))
+                    .map_err(|e| e.to_string())
+            }
             None if self.inner.config.strict => Err(format!(
                 "cumulo: {resource_type} is not emulated (strict mode refuses stubs)"
             )),
@@ -557,9 +573,12 @@ impl Op {
             .await
             .unwrap_or_else(|_| old_literal.clone());
         let ctx = self.ctx(logical_id, resource_type);
-        p.update(&ctx, physical_id, &old, &new)
-            .await
-            .map_err(|e| e.to_string())
+        let (p, physical_id) = (p.clone(), physical_id.to_string());
+        guarded(resource_type, async move {
+            p.update(&ctx, &physical_id, &old, &new).await
+        })
+        .await
+        .map_err(|e| e.to_string())
     }
 
     /// Deletes one physical resource. An absent resource is deleted.
@@ -577,7 +596,11 @@ impl Op {
             .await
             .unwrap_or_else(|_| rec.properties.clone());
         let ctx = self.ctx(&rec.logical_id, &rec.resource_type);
-        match p.delete(&ctx, physical, &actual).await {
+        let (p, physical) = (p.clone(), physical.clone());
+        let deleted = guarded(&rec.resource_type, async move {
+            p.delete(&ctx, &physical, &actual).await
+        });
+        match deleted.await {
             Ok(()) | Err(ProviderError::NotFound(_)) => Ok(()),
             Err(e) => Err(e.to_string()),
         }
@@ -736,13 +759,13 @@ impl Op {
                     None => {
                         return Err(format!(
                             "Export {name} cannot be deleted as it is in use by {}",
-                            users.join(", ")
+                            crate::resolve::and_list(&users)
                         ));
                     }
                     Some(o) if o.value != old.value => {
                         return Err(format!(
                             "Cannot update export {name} as it is in use by {}",
-                            users.join(", ")
+                            crate::resolve::and_list(&users)
                         ));
                     }
                     _ => {}

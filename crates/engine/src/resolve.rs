@@ -101,6 +101,15 @@ pub(crate) fn importers(state: &State, region: &str, name: &str, except: &str) -
     out
 }
 
+/// `a`, `a and b`, `a, b and c`: how AWS lists the stacks importing an export.
+pub(crate) fn and_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// Hash of resolved properties: canonical JSON (object keys sorted) through SHA-256.
 pub(crate) fn hash_properties(v: &Value) -> String {
     fn canonical(v: &Value, out: &mut String) {

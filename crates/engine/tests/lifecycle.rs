@@ -1169,3 +1169,23 @@ async fn a_token_reused_by_another_operation_is_refused() {
         .unwrap_err();
     assert_eq!(err.code, "TokenAlreadyExistsException");
 }
+
+#[tokio::test]
+async fn a_panicking_provider_fails_its_resource() {
+    let h = Harness::new();
+    h.create(
+        "pp",
+        &template(
+            json!({"A": {"Type": FAKE}, "P": {"Type": PANICS, "DependsOn": "A"}}),
+            json!(null),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(h.status("pp").await, StackStatus::ROLLBACK_COMPLETE);
+    assert_eq!(h.fake.count(), 0);
+    let events = h.events("pp").await;
+    assert!(events.iter().any(|e| e.0 == "P"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("cumulo: the Test::Fake::Panics provider failed unexpectedly")));
+}
