@@ -1288,3 +1288,72 @@ fn restored(p: &ResourceRecord) -> ResourceRecord {
     rec.updated = now_ms();
     rec
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_node_starts_when_its_own_dependencies_finish_not_its_level() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let deps: HashMap<String, Vec<String>> = [("C".to_string(), vec!["B".to_string()])]
+            .into_iter()
+            .collect();
+        let l = log.clone();
+        let failed = run_dag(
+            vec!["A".into(), "B".into(), "C".into()],
+            deps,
+            4,
+            false,
+            Arc::new(AtomicBool::new(false)),
+            move |n| {
+                let l = l.clone();
+                async move {
+                    if n == "A" {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                    l.lock().unwrap().push(n);
+                    true
+                }
+            },
+        )
+        .await;
+        assert!(failed.is_empty());
+        assert_eq!(*log.lock().unwrap(), vec!["B", "C", "A"]);
+    }
+
+    #[tokio::test]
+    async fn after_a_failure_nothing_new_starts_and_the_bound_holds() {
+        let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let (r, p, s) = (running.clone(), peak.clone(), started.clone());
+        let nodes: Vec<String> = (0..10).map(|i| format!("N{i}")).collect();
+        let mut deps = HashMap::new();
+        deps.insert("N9".to_string(), vec!["N0".to_string()]);
+        let failed = run_dag(
+            nodes,
+            deps,
+            3,
+            false,
+            Arc::new(AtomicBool::new(false)),
+            move |n| {
+                let (r, p, s) = (r.clone(), p.clone(), s.clone());
+                async move {
+                    s.lock().unwrap().push(n.clone());
+                    let now = r.fetch_add(1, Ordering::SeqCst) + 1;
+                    p.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    r.fetch_sub(1, Ordering::SeqCst);
+                    n != "N0"
+                }
+            },
+        )
+        .await;
+        assert_eq!(failed, vec!["N0"]);
+        assert!(peak.load(Ordering::SeqCst) <= 3);
+        assert!(!started.lock().unwrap().contains(&"N9".to_string()));
+    }
+}
