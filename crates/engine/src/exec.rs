@@ -884,7 +884,10 @@ pub(crate) async fn run_create(op: Arc<Op>) {
         return;
     };
     if op.delete_on_failure {
-        op.set_status(StackStatus::DELETE_IN_PROGRESS, Some(reason));
+        op.set_status(
+            StackStatus::DELETE_IN_PROGRESS,
+            Some(format!("{reason} Delete requested by user.")),
+        );
         delete_resources(&op, true).await;
     } else if op.disable_rollback {
         op.set_status(StackStatus::CREATE_FAILED, Some(reason));

@@ -252,6 +252,8 @@ async fn on_failure_delete_deletes_the_stack() {
         StackStatus::DELETE_COMPLETE
     );
     assert_eq!(h.fake.count(), 0);
+    assert!(h.events(&id).await.iter().any(|e| e.1 == "DELETE_IN_PROGRESS"
+        && e.2.as_deref() == Some("The following resource(s) failed to create: [Bad]. Delete requested by user.")));
 }
 
 #[tokio::test]
