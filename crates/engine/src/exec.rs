@@ -428,7 +428,10 @@ impl Op {
         };
         let new_hash = hash_properties(&resolved.properties);
         let type_changed = resolved.resource_type != old.resource_type;
-        if !type_changed && new_hash == old.hash && old.status.ends_with("_COMPLETE") {
+        // A nested stack is always handed the update: its template may have changed behind
+        // an unchanged TemplateURL, and the child itself decides whether anything changed.
+        let nested = resolved.resource_type == "AWS::CloudFormation::Stack";
+        if !type_changed && !nested && new_hash == old.hash && old.status.ends_with("_COMPLETE") {
             // Unchanged: only the attributes that need no provider call may differ.
             let mut rec = old.clone();
             rec.deletion_policy = resolved.deletion_policy.clone();

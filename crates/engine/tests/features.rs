@@ -904,3 +904,34 @@ async fn continue_update_rollback_skips_inside_a_nested_stack() {
     );
     assert_eq!(h.resources(&child_id).await.len(), 1);
 }
+
+#[tokio::test]
+async fn a_nested_stack_is_updated_when_its_template_changes_behind_the_same_url() {
+    let h = Harness::new();
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), child_template(false));
+    h.create("p4", &parent_template()).await.unwrap();
+    let child_id = h.physical("p4", "Child").await;
+    // Same URL, new child template; the parent changes elsewhere.
+    let changed = child_template(false).replace("\"Tag\"", "\"Label\"");
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), changed);
+    let t = parent_template().replace(
+        "\"User\":{",
+        "\"Extra\": {\"Type\": \"Test::Fake::Thing\"}, \"User\": {",
+    );
+    h.update("p4", &t).await.unwrap();
+    assert_eq!(h.status("p4").await, StackStatus::UPDATE_COMPLETE);
+    let c = h.physical(&child_id, "C").await;
+    assert_eq!(h.fake.props(&c).unwrap()["Label"], json!("hello"));
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_COMPLETE
+    );
+}
