@@ -798,6 +798,29 @@ async fn five_hundred_resources_create_update_delete_on_a_file_store() {
     h.update("big", &body(2)).await.unwrap();
     assert_eq!(h.settle("big").await, StackStatus::UPDATE_COMPLETE);
     let updated = start.elapsed() - created;
+    // ListStackResources pages by 100.
+    let mut seen = 0;
+    let mut token = None;
+    loop {
+        let page = h
+            .engine
+            .list_stack_resources(
+                &h.caller,
+                ListStackResourcesInput {
+                    stack_name: "big".into(),
+                    next_token: token,
+                },
+            )
+            .await
+            .unwrap();
+        assert!(page.stack_resource_summaries.len() <= 100);
+        seen += page.stack_resource_summaries.len();
+        token = page.next_token;
+        if token.is_none() {
+            break;
+        }
+    }
+    assert_eq!(seen, 500);
     assert!(
         h.fake
             .live
@@ -933,5 +956,66 @@ async fn a_nested_stack_is_updated_when_its_template_changes_behind_the_same_url
     assert_eq!(
         h.stack(&child_id).await.stack_status,
         StackStatus::UPDATE_COMPLETE
+    );
+}
+
+#[tokio::test]
+async fn parameters_noecho_masked_and_ssm_types_resolved() {
+    let h = Harness::new();
+    h.world
+        .ssm
+        .lock()
+        .unwrap()
+        .insert("/cfg/size".into(), "42".into());
+    let t = json!({
+        "Parameters": {
+            "Secret": {"Type": "String", "NoEcho": true},
+            "Size": {"Type": "AWS::SSM::Parameter::Value<String>", "Default": "/cfg/size"}
+        },
+        "Resources": {"A": {"Type": FAKE, "Properties": {"S": {"Ref": "Secret"}, "N": {"Ref": "Size"}}}}
+    })
+    .to_string();
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "pm".into(),
+                template_body: Some(t),
+                parameters: vec![Parameter {
+                    key: "Secret".into(),
+                    value: Some("hunter2".into()),
+                    use_previous_value: false,
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let s = h.stack("pm").await;
+    let get = |k: &str| s.parameters.iter().find(|p| p.key == k).unwrap().clone();
+    assert_eq!(get("Secret").value, "****");
+    assert_eq!(get("Size").value, "/cfg/size");
+    assert_eq!(get("Size").resolved_value.as_deref(), Some("42"));
+    let a = h.physical("pm", "A").await;
+    assert_eq!(h.fake.props(&a).unwrap()["S"], json!("hunter2"));
+    assert_eq!(h.fake.props(&a).unwrap()["N"], json!("42"));
+    // A missing parameter value is AWS's ValidationError and creates nothing.
+    let err = h
+        .engine
+        .create_stack(&h.caller, CreateStackInput { stack_name: "pm2".into(), template_body: Some(json!({"Parameters": {"P": {"Type": "String"}}, "Resources": {"A": {"Type": FAKE}}}).to_string()), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(err.message, "Parameters: [P] must have values");
+    assert!(
+        h.engine
+            .describe_stacks(
+                &h.caller,
+                DescribeStacksInput {
+                    stack_name: Some("pm2".into()),
+                    next_token: None
+                }
+            )
+            .await
+            .is_err()
     );
 }
