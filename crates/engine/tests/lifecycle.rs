@@ -1191,3 +1191,74 @@ async fn a_panicking_provider_fails_its_resource() {
         && e.1 == "CREATE_FAILED"
         && e.2.as_deref() == Some("cumulo: the Test::Fake::Panics provider failed unexpectedly")));
 }
+
+#[tokio::test]
+async fn retain_resources_gets_a_delete_failed_stack_deleted() {
+    let h = Harness::new();
+    let id = h
+        .create("rr", &template(json!({"A": {"Type": FAKE, "Properties": {"Name": "refuses"}}, "B": {"Type": FAKE}}), json!(null)))
+        .await
+        .unwrap();
+    let retain = DeleteStackInput {
+        stack_name: "rr".into(),
+        retain_resources: vec!["A".into()],
+        client_request_token: None,
+    };
+    let err = h
+        .engine
+        .delete_stack(&h.caller, retain.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code, "ValidationError",
+        "RetainResources only from DELETE_FAILED"
+    );
+    h.fake.block_delete.lock().unwrap().insert("refuses".into());
+    h.delete("rr").await;
+    assert_eq!(h.status("rr").await, StackStatus::DELETE_FAILED);
+    h.engine.delete_stack(&h.caller, retain).await.unwrap();
+    assert_eq!(
+        h.stack(&id).await.stack_status,
+        StackStatus::DELETE_COMPLETE
+    );
+    assert!(h.fake.exists("refuses"));
+    assert!(
+        h.events(&id)
+            .await
+            .iter()
+            .any(|e| e.0 == "A" && e.1 == "DELETE_SKIPPED")
+    );
+}
+
+#[tokio::test]
+async fn termination_protection_and_in_progress_refuse_deletion() {
+    let h = Harness::new();
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "tp".into(),
+                template_body: Some(template(json!({"A": {"Type": FAKE}}), json!(null))),
+                enable_termination_protection: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let err = h
+        .engine
+        .delete_stack(
+            &h.caller,
+            DeleteStackInput {
+                stack_name: "tp".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Stack [tp] cannot be deleted while TerminationProtection is enabled"
+    );
+    assert_eq!(h.status("tp").await, StackStatus::CREATE_COMPLETE);
+}
