@@ -1231,7 +1231,7 @@ async fn retain_resources_gets_a_delete_failed_stack_deleted() {
 }
 
 #[tokio::test]
-async fn termination_protection_and_in_progress_refuse_deletion() {
+async fn termination_protection_and_a_running_operation_refuse_deletion() {
     let h = Harness::new();
     h.engine
         .create_stack(
@@ -1261,4 +1261,40 @@ async fn termination_protection_and_in_progress_refuse_deletion() {
         "Stack [tp] cannot be deleted while TerminationProtection is enabled"
     );
     assert_eq!(h.status("tp").await, StackStatus::CREATE_COMPLETE);
+    // While an operation runs, neither a delete nor an update may start.
+    let h = Harness::with(
+        std::sync::Arc::new(cumulo_store::Store::in_memory().unwrap()),
+        EngineConfig {
+            sync_wait: std::time::Duration::from_millis(20),
+            ..config()
+        },
+    );
+    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang.clone());
+    let t = template(json!({"A": {"Type": FAKE}}), json!(null));
+    h.create("busy", &t).await.unwrap();
+    assert_eq!(h.status("busy").await, StackStatus::CREATE_IN_PROGRESS);
+    let err = h
+        .engine
+        .delete_stack(
+            &h.caller,
+            DeleteStackInput {
+                stack_name: "busy".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Stack [busy] cannot be deleted while in status CREATE_IN_PROGRESS"
+    );
+    let err = h.update("busy", &t).await.unwrap_err();
+    assert!(
+        err.message
+            .ends_with("is in CREATE_IN_PROGRESS state and can not be updated.")
+    );
+    *h.fake.hang.lock().unwrap() = None;
+    hang.notify_waiters();
+    assert_eq!(h.settle("busy").await, StackStatus::CREATE_COMPLETE);
 }
