@@ -994,6 +994,25 @@ async fn template_limits_are_enforced_with_aws_messages() {
         err.message,
         "Template format error: Number of resources, 501, is greater than maximum allowed, 500"
     );
+    let outputs: serde_json::Map<String, serde_json::Value> = (0..201)
+        .map(|i| (format!("O{i}"), json!({"Value": "x"})))
+        .collect();
+    let params: serde_json::Map<String, serde_json::Value> = (0..201)
+        .map(|i| (format!("P{i}"), json!({"Type": "String", "Default": "d"})))
+        .collect();
+    for (t, msg) in [
+        (
+            json!({"Resources": {"A": {"Type": FAKE}}, "Outputs": outputs}),
+            "Template format error: Outputs count 201 is greater than max allowed 200.",
+        ),
+        (
+            json!({"Resources": {"A": {"Type": FAKE}}, "Parameters": params}),
+            "Template format error: Parameter count 201 is greater than max allowed 200.",
+        ),
+    ] {
+        let err = h.create("lim", &t.to_string()).await.unwrap_err();
+        assert_eq!(err.message, msg);
+    }
     h.world.templates.lock().unwrap().insert(
         "https://b.s3.amazonaws.com/huge".into(),
         format!("{{\"Description\": \"{}\"}}", "y".repeat(1_000_000)),
