@@ -1103,6 +1103,13 @@ async fn cancel_update_stack_rolls_back() {
         .await
         .unwrap();
     assert_eq!(h.settle("cu").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert!(
+        h.events("cu")
+            .await
+            .iter()
+            .any(|e| e.1 == "UPDATE_ROLLBACK_IN_PROGRESS"
+                && e.2.as_deref() == Some("Stack update cancelled"))
+    );
     assert_eq!(h.resources("cu").await.len(), 1);
     let err = h
         .engine

@@ -31,8 +31,6 @@ pub(crate) async fn run_create(op: Arc<Op>) {
     .await;
     let reason = if !failed.is_empty() {
         Some(failed_list("create", &failed))
-    } else if op.cancelled() {
-        Some("User Initiated".to_string())
     } else {
         op.finish_outputs().err()
     };
@@ -195,7 +193,7 @@ pub(crate) async fn run_update(op: Arc<Op>) {
         }
         Some(parts.join(" "))
     } else if op.cancelled() {
-        Some("User Initiated".to_string())
+        Some("Stack update cancelled".to_string())
     } else {
         op.finish_outputs().err()
     };
