@@ -290,7 +290,7 @@ impl Inner {
         self.store.write(|tx| {
             if let Some(r) = resource {
                 tx.execute(
-                    "INSERT OR REPLACE INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
                     params![stack_id, r.logical_id, to_json(r)],
                 )?;
             }
@@ -452,7 +452,7 @@ fn recover(store: &Store, state: &mut State) -> Result<(), EngineError> {
             )?;
             for r in stack.resources.values() {
                 tx.execute(
-                    "INSERT OR REPLACE INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
                     params![id, r.logical_id, to_json(r)],
                 )?;
             }

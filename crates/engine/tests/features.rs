@@ -1019,3 +1019,25 @@ async fn parameters_noecho_masked_and_ssm_types_resolved() {
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn resource_order_survives_updates_and_reload() {
+    let store = Arc::new(cumulo_store::Store::in_memory().unwrap());
+    let h = Harness::with(store.clone(), config());
+    let t = |v: i64| {
+        template(
+            json!({"A": {"Type": FAKE}, "B": {"Type": FAKE, "Properties": {"V": v}}, "C": {"Type": FAKE}}),
+            json!(null),
+        )
+    };
+    h.create("ord", &t(1)).await.unwrap();
+    h.update("ord", &t(2)).await.unwrap();
+    let names = |rs: Vec<StackResourceView>| {
+        rs.into_iter()
+            .map(|r| r.logical_resource_id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(h.resources("ord").await), vec!["A", "B", "C"]);
+    let again = Harness::with(store, config());
+    assert_eq!(names(again.resources("ord").await), vec!["A", "B", "C"]);
+}
