@@ -1041,3 +1041,74 @@ async fn resource_order_survives_updates_and_reload() {
     let again = Harness::with(store, config());
     assert_eq!(names(again.resources("ord").await), vec!["A", "B", "C"]);
 }
+
+#[tokio::test]
+async fn conditional_replacement_and_execute_failed() {
+    let h = Harness::new();
+    let t = |name: &str, fail: bool| {
+        template(
+            json!({
+                "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name}},
+                "Q2": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Fn::Join": ["-", [{"Ref": "Q"}, "two"]]}}},
+                "Later": {"Type": FAKE, "DependsOn": "Q2", "Properties": {"FailUpdate": fail}}
+            }),
+            json!(null),
+        )
+    };
+    h.create("cr2", &t("first", false)).await.unwrap();
+    h.engine
+        .create_change_set(
+            &h.caller,
+            cs_input("cr2", "c", "UPDATE", &t("second", true)),
+        )
+        .await
+        .unwrap();
+    let d = h
+        .engine
+        .describe_change_set(
+            &h.caller,
+            DescribeChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    let q2 = d
+        .changes
+        .iter()
+        .find(|c| c.logical_resource_id == "Q2")
+        .unwrap();
+    assert_eq!(q2.replacement.as_deref(), Some("Conditional"));
+    assert_eq!(
+        q2.details[0].target.requires_recreation.as_deref(),
+        Some("Conditionally")
+    );
+    assert_eq!(q2.details[0].evaluation, "Dynamic");
+    h.engine
+        .execute_change_set(
+            &h.caller,
+            ExecuteChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.status("cr2").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let d = h
+        .engine
+        .describe_change_set(
+            &h.caller,
+            DescribeChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(d.execution_status, "EXECUTE_FAILED");
+    assert!(h.fake.exists("first") && h.fake.exists("first-two"));
+    assert!(!h.fake.exists("second") && !h.fake.exists("second-two"));
+}
