@@ -1324,3 +1324,70 @@ async fn termination_protection_and_a_running_operation_refuse_deletion() {
     hang.notify_waiters();
     assert_eq!(h.settle("busy").await, StackStatus::CREATE_COMPLETE);
 }
+
+#[tokio::test]
+async fn resumed_updates_leave_no_superseded_replacement_behind() {
+    let h = Harness::new();
+    let t = |name: &str, fail: bool| {
+        template(
+            json!({
+                "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name}},
+                "Bad": {"Type": FAKE, "DependsOn": "Q", "Properties": {"FailUpdate": fail}}
+            }),
+            json!(null),
+        )
+    };
+    let update = |name: &str, fail: bool| UpdateStackInput {
+        stack_name: "re".into(),
+        template_body: Some(t(name, fail)),
+        disable_rollback: Some(true),
+        ..Default::default()
+    };
+    h.create("re", &t("r0", false)).await.unwrap();
+    h.engine
+        .update_stack(&h.caller, update("r1", true))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_FAILED);
+    h.engine
+        .update_stack(&h.caller, update("r2", true))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_FAILED);
+    assert!(h.fake.exists("r0") && h.fake.exists("r1") && h.fake.exists("r2"));
+    // Rolling back returns to r0 and deletes both replacements.
+    h.engine
+        .rollback_stack(
+            &h.caller,
+            RollbackStackInput {
+                stack_name: "re".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert_eq!(h.physical("re", "Q").await, "r0");
+    assert!(h.fake.exists("r0") && !h.fake.exists("r1") && !h.fake.exists("r2"));
+    // Resumed twice to success: only the final queue is left.
+    h.engine
+        .update_stack(&h.caller, update("r3", true))
+        .await
+        .unwrap();
+    h.engine
+        .update_stack(&h.caller, update("r4", false))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_COMPLETE);
+    assert_eq!(h.physical("re", "Q").await, "r4");
+    let queues: Vec<String> = h
+        .fake
+        .live
+        .lock()
+        .unwrap()
+        .keys()
+        .filter(|k| k.len() == 2)
+        .cloned()
+        .collect();
+    assert_eq!(queues, vec!["r4"]);
+}

@@ -233,7 +233,15 @@ async fn cleanup_update(op: &Arc<Op>) {
         .as_ref()
         .map(|p| p.live.iter().cloned().collect())
         .unwrap_or_default();
-    let mut targets = Vec::new();
+    let mut targets: Vec<Target> = stack
+        .orphans
+        .iter()
+        .map(|o| Target {
+            record: o.clone(),
+            retain: is_retain(o.update_replace_policy.as_deref()),
+            mode: Record::Detached,
+        })
+        .collect();
     for r in stack.resources.values().rev() {
         if let Some(old) = &r.replaced {
             targets.push(Target {
@@ -251,6 +259,13 @@ async fn cleanup_update(op: &Arc<Op>) {
         }
     }
     let failed = op.teardown(targets, true).await;
+    {
+        let mut st = op.inner.lock();
+        if let Some(s) = st.stacks.get_mut(&op.stack_id) {
+            s.orphans.clear();
+            let _ = op.inner.save_stack(s);
+        }
+    }
     // What could not be deleted leaves the stack: the update succeeded without it.
     for logical in failed_names(op, &failed) {
         if !live.contains(&logical) {
@@ -295,7 +310,9 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             op.put(rec, None);
             continue;
         }
-        if cur.replaced.is_some() {
+        if let Some(older) = &cur.replaced {
+            // The replacement goes; so does what it replaced unless that is the original.
+            retire.push((**older).clone());
             let mut newer = cur.clone();
             newer.replaced = None;
             retire.push(newer);
@@ -344,6 +361,12 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             op.put(restored(p), None);
         }
     }
+    // A physical resource the previous generation still holds is restored, never retired.
+    retire.retain(|r| {
+        prev.resources
+            .get(&r.logical_id)
+            .is_none_or(|p| p.physical_id != r.physical_id)
+    });
     let save_orphans = |op: &Op, orphans: Vec<ResourceRecord>| {
         let mut st = op.inner.lock();
         if let Some(s) = st.stacks.get_mut(&op.stack_id) {

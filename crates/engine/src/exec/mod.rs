@@ -175,6 +175,15 @@ impl Op {
             .save_transition(&self.stack_id, None, None, Some(&ev));
     }
 
+    /// Records a physical resource the running operation must delete when it ends.
+    fn add_orphan(&self, rec: ResourceRecord) {
+        let mut st = self.inner.lock();
+        if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
+            stack.orphans.push(rec);
+            let _ = self.inner.save_stack(stack);
+        }
+    }
+
     fn remove(&self, logical_id: &str) {
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {

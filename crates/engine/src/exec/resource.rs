@@ -193,6 +193,8 @@ impl Op {
         rec.physical_id = old.physical_id.clone();
         rec.attributes = old.attributes.clone();
         rec.stub = old.stub;
+        // A resumed update (from UPDATE_FAILED) keeps what an earlier attempt superseded.
+        rec.replaced = old.replaced.clone();
         if replace {
             rec.status_reason = Some(
                 "Requested update requires the creation of a new physical resource; hence creating one."
@@ -208,7 +210,10 @@ impl Op {
             {
                 Ok((outcome, stub)) => {
                     let mut previous = old.clone();
-                    previous.replaced = None;
+                    if let Some(older) = previous.replaced.take() {
+                        // Replaced twice (a resumed update): the first one is cleanup's too.
+                        self.add_orphan(*older);
+                    }
                     rec.physical_id = Some(outcome.physical_id);
                     rec.attributes = outcome.attributes;
                     rec.status_reason = outcome.status_reason;
