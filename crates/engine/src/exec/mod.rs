@@ -58,13 +58,15 @@ where
         .insert(stack_id.to_string(), running.clone());
     let inner = inner.clone();
     let id = stack_id.to_string();
+    let mine = running.cancel.clone();
     tokio::spawn(async move {
         work.await;
-        inner
-            .running
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        let mut map = inner.running.lock().unwrap_or_else(|p| p.into_inner());
+        // The next operation on the stack may already have registered itself: leave it.
+        if map.get(&id).is_some_and(|r| Arc::ptr_eq(&r.cancel, &mine)) {
+            map.remove(&id);
+        }
+        drop(map);
         let _ = tx.send(true);
     });
     running
