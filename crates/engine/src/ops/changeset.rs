@@ -205,6 +205,17 @@ pub async fn create_change_set(
         changes,
     };
     let mut st = engine.inner.lock();
+    // Checked again under the lock that inserts: a concurrent call may have won the name.
+    if st
+        .change_sets
+        .values()
+        .any(|c| c.stack_id == stack_id && c.change_set_name == input.change_set_name)
+    {
+        return Err(EngineError::already_exists(format!(
+            "ChangeSet [{}] already exists",
+            input.change_set_name
+        )));
+    }
     if existing.is_none() {
         // The REVIEW_IN_PROGRESS placeholder a CREATE change set makes.
         let key = (caller.region.clone(), stack_name.clone());
