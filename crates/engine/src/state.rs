@@ -13,7 +13,6 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
 
@@ -188,10 +187,11 @@ pub(crate) struct State {
     pub next_seq: u64,
 }
 
-/// Per running operation: its cancel flag and a channel that turns true when it finished.
+/// Per running operation: its abort signal (CancelUpdateStack, a timeout) and a channel that
+/// turns true when it finished.
 #[derive(Clone)]
 pub(crate) struct Running {
-    pub cancel: Arc<AtomicBool>,
+    pub abort: Arc<watch::Sender<bool>>,
     pub done: watch::Receiver<bool>,
 }
 

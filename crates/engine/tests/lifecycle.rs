@@ -1090,7 +1090,7 @@ async fn cancel_update_stack_rolls_back() {
         .await
         .unwrap();
     h.settle("cu").await;
-    *h.fake.delay_ms.lock().unwrap() = 200;
+    *h.fake.delay_ms.lock().unwrap() = 1000;
     h.update("cu", &template(json!({"A": {"Type": FAKE}, "B": {"Type": FAKE}, "C": {"Type": FAKE, "DependsOn": "B"}}), json!(null))).await.unwrap();
     h.engine
         .cancel_update_stack(
@@ -1110,6 +1110,10 @@ async fn cancel_update_stack_rolls_back() {
             .any(|e| e.1 == "UPDATE_ROLLBACK_IN_PROGRESS"
                 && e.2.as_deref() == Some("Stack update cancelled"))
     );
+    // What was in flight was cancelled, as AWS reports it.
+    assert!(h.events("cu").await.iter().any(|e| e.0 == "B"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("Resource creation cancelled")));
     assert_eq!(h.resources("cu").await.len(), 1);
     let err = h
         .engine
@@ -1390,4 +1394,50 @@ async fn resumed_updates_leave_no_superseded_replacement_behind() {
         .cloned()
         .collect();
     assert_eq!(queues, vec!["r4"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_in_minutes_cancels_the_create_and_rolls_back() {
+    let h = Harness::new();
+    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang);
+    let id = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "to".into(),
+                template_body: Some(template(json!({"Slow": {"Type": FAKE}}), json!(null))),
+                timeout_in_minutes: Some(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("to").await, StackStatus::ROLLBACK_COMPLETE);
+    let events = h.events("to").await;
+    assert!(events.iter().any(|e| e.0 == "Slow"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("Resource creation cancelled")));
+    assert!(events.iter().any(|e| e.1 == "ROLLBACK_IN_PROGRESS"
+        && e.2.as_deref()
+            == Some(
+                "Stack creation time exceeded the specified timeout. Rollback requested by user."
+            )));
+    let err = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "to0".into(),
+                template_body: Some(template(json!({"A": {"Type": FAKE}}), json!(null))),
+                timeout_in_minutes: Some(0),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(err.message.contains("timeoutInMinutes"));
 }

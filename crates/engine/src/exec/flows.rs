@@ -20,17 +20,21 @@ fn failed_list(verb: &str, names: &[String]) -> String {
 pub(crate) async fn run_create(op: Arc<Op>) {
     let (nodes, deps) = op.template_deps();
     let worker = op.clone();
-    let failed = run_dag(
+    let out = run_dag(
         nodes,
         deps,
         op.inner.config.parallelism,
         false,
-        op.cancel.clone(),
+        Some(op.abort.clone()),
         move |logical| worker.clone().create_resource(logical),
     )
     .await;
-    let reason = if !failed.is_empty() {
-        Some(failed_list("create", &failed))
+    op.mark_cancelled(&out.cancelled);
+    // A create is only ever aborted by its TimeoutInMinutes.
+    let reason = if op.cancelled() {
+        Some("Stack creation time exceeded the specified timeout.".to_string())
+    } else if !out.failed.is_empty() {
+        Some(failed_list("create", &out.failed))
     } else {
         op.finish_outputs().err()
     };
@@ -161,16 +165,20 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
 pub(crate) async fn run_update(op: Arc<Op>) {
     let (nodes, deps) = op.template_deps();
     let worker = op.clone();
-    let failed = run_dag(
+    let out = run_dag(
         nodes,
         deps,
         op.inner.config.parallelism,
         false,
-        op.cancel.clone(),
+        Some(op.abort.clone()),
         move |logical| worker.clone().update_resource(logical),
     )
     .await;
-    let reason = if !failed.is_empty() {
+    op.mark_cancelled(&out.cancelled);
+    let failed = out.failed;
+    let reason = if op.cancelled() {
+        Some("Stack update cancelled".to_string())
+    } else if !failed.is_empty() {
         let stack = op.stack();
         let (mut created, mut updated) = (Vec::new(), Vec::new());
         for f in failed {
@@ -192,8 +200,6 @@ pub(crate) async fn run_update(op: Arc<Op>) {
             parts.push(failed_list("update", &updated));
         }
         Some(parts.join(" "))
-    } else if op.cancelled() {
-        Some("Stack update cancelled".to_string())
     } else {
         op.finish_outputs().err()
     };

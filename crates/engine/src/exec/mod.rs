@@ -11,7 +11,6 @@ use serde_json::Map;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::watch;
 
 mod dag;
@@ -33,7 +32,8 @@ pub(crate) struct Op {
     pub account_id: String,
     pub token: String,
     pub prepared: Option<Arc<Prepared>>,
-    pub cancel: Arc<AtomicBool>,
+    /// Turns true when the operation is to stop (CancelUpdateStack, a stack timeout).
+    pub abort: watch::Receiver<bool>,
     pub disable_rollback: bool,
     pub delete_on_failure: bool,
     pub retain_except_on_create: bool,
@@ -43,14 +43,14 @@ pub(crate) struct Op {
 pub(crate) fn spawn<F>(
     inner: &Arc<Inner>,
     stack_id: &str,
-    cancel: Arc<AtomicBool>,
+    abort: Arc<watch::Sender<bool>>,
     work: F,
 ) -> Running
 where
     F: Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = watch::channel(false);
-    let running = Running { cancel, done: rx };
+    let running = Running { abort, done: rx };
     inner
         .running
         .lock()
@@ -58,12 +58,12 @@ where
         .insert(stack_id.to_string(), running.clone());
     let inner = inner.clone();
     let id = stack_id.to_string();
-    let mine = running.cancel.clone();
+    let mine = running.abort.clone();
     tokio::spawn(async move {
         work.await;
         let mut map = inner.running.lock().unwrap_or_else(|p| p.into_inner());
         // The next operation on the stack may already have registered itself: leave it.
-        if map.get(&id).is_some_and(|r| Arc::ptr_eq(&r.cancel, &mine)) {
+        if map.get(&id).is_some_and(|r| Arc::ptr_eq(&r.abort, &mine)) {
             map.remove(&id);
         }
         drop(map);
@@ -186,6 +186,24 @@ impl Op {
         }
     }
 
+    /// Records resources whose provider call an abort cut short, as AWS reports them.
+    fn mark_cancelled(&self, logical_ids: &[String]) {
+        for logical in logical_ids {
+            let Some(mut rec) = self.record(logical) else {
+                continue;
+            };
+            let (status, reason) = if rec.status.starts_with("CREATE") {
+                ("CREATE_FAILED", "Resource creation cancelled")
+            } else {
+                ("UPDATE_FAILED", "Resource update cancelled")
+            };
+            rec.status = status.into();
+            rec.status_reason = Some(reason.into());
+            rec.updated = now_ms();
+            self.put(rec, None);
+        }
+    }
+
     fn remove(&self, logical_id: &str) {
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
@@ -250,7 +268,7 @@ impl Op {
     }
 
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::SeqCst)
+        *self.abort.borrow()
     }
 
     pub fn stack(&self) -> Option<StackRecord> {

@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// Runs a provider call in its own task so that a panicking provider fails its resource
 /// rather than wedging the operation.
@@ -357,7 +356,7 @@ impl Op {
             deps,
             self.inner.config.parallelism,
             keep_going,
-            Arc::new(AtomicBool::new(false)),
+            None,
             move |key| {
                 let op = op.clone();
                 let targets = targets.clone();
@@ -370,6 +369,7 @@ impl Op {
             },
         )
         .await
+        .failed
     }
 
     pub(super) async fn teardown_one(&self, t: &Target) -> bool {
