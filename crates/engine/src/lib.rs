@@ -19,6 +19,10 @@
 //! - Change sets are computed synchronously: CreateChangeSet answers once the change set is
 //!   CREATE_COMPLETE (or FAILED), so CREATE_PENDING is never observed.
 //! - A deleted stack stays addressable by its ARN for the life of the store.
+//! - When one resource fails, siblings already in flight finish (AWS cancels them) and the
+//!   rollback deletes them; TimeoutInMinutes and CancelUpdateStack do cancel what is in flight.
+//! - IncludeNestedStacks is recorded but nested change sets are not created: executing the
+//!   parent's change set updates the nested stacks all the same.
 
 pub mod api;
 mod builtin;
