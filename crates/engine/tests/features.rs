@@ -1112,3 +1112,42 @@ async fn conditional_replacement_and_execute_failed() {
     assert!(h.fake.exists("first") && h.fake.exists("first-two"));
     assert!(!h.fake.exists("second") && !h.fake.exists("second-two"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_aborted_parent_takes_its_half_created_nested_stack_down() {
+    let h = Harness::new();
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), child_template(false));
+    let hang = Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang);
+    let id = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "pt".into(),
+                template_body: Some(parent_template()),
+                timeout_in_minutes: Some(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("pt").await, StackStatus::ROLLBACK_COMPLETE);
+    let list = h
+        .engine
+        .list_stacks(&h.caller, ListStacksInput::default())
+        .await
+        .unwrap();
+    let child = list
+        .stack_summaries
+        .iter()
+        .find(|s| s.parent_id.as_deref() == Some(id.as_str()))
+        .unwrap();
+    assert_eq!(child.stack_status, StackStatus::DELETE_COMPLETE);
+}

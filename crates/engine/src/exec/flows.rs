@@ -6,6 +6,61 @@ use crate::status::StackStatus;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// Nested stacks whose creation an abort cut short are not recorded by their parent, so no
+/// rollback would reach them: abort them too, wait, and delete them.
+async fn reap_unrecorded_children(op: &Arc<Op>) {
+    let children: Vec<String> = {
+        let st = op.inner.lock();
+        let recorded: HashSet<&String> = st
+            .stacks
+            .get(&op.stack_id)
+            .map(|s| {
+                s.resources
+                    .values()
+                    .filter_map(|r| r.physical_id.as_ref())
+                    .collect()
+            })
+            .unwrap_or_default();
+        st.stacks
+            .values()
+            .filter(|c| {
+                c.parent_id.as_deref() == Some(op.stack_id.as_str())
+                    && c.status != StackStatus::DELETE_COMPLETE
+                    && !recorded.contains(&c.stack_id)
+            })
+            .map(|c| c.stack_id.clone())
+            .collect()
+    };
+    let engine = crate::engine::Engine {
+        inner: op.inner.clone(),
+    };
+    let caller = crate::api::Caller {
+        region: op.region.clone(),
+        account_id: op.account_id.clone(),
+        request_id: op.token.clone(),
+    };
+    for child in children {
+        let running = op
+            .inner
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&child)
+            .cloned();
+        if let Some(r) = running {
+            r.abort.send_replace(true);
+            super::wait_done(&r).await;
+        }
+        let input = crate::api::DeleteStackInput {
+            stack_name: child,
+            ..Default::default()
+        };
+        if let Ok(Some(r)) = crate::ops::delete::start_delete(&engine, &caller, input) {
+            super::wait_done(&r).await;
+        }
+    }
+}
+
 fn failed_list(verb: &str, names: &[String]) -> String {
     let mut names = names.to_vec();
     names.sort();
@@ -30,6 +85,9 @@ pub(crate) async fn run_create(op: Arc<Op>) {
     )
     .await;
     op.mark_cancelled(&out.cancelled);
+    if !out.cancelled.is_empty() {
+        reap_unrecorded_children(&op).await;
+    }
     // A create is only ever aborted by its TimeoutInMinutes.
     let reason = if op.cancelled() {
         Some("Stack creation time exceeded the specified timeout.".to_string())
@@ -175,6 +233,9 @@ pub(crate) async fn run_update(op: Arc<Op>) {
     )
     .await;
     op.mark_cancelled(&out.cancelled);
+    if !out.cancelled.is_empty() {
+        reap_unrecorded_children(&op).await;
+    }
     let failed = out.failed;
     let reason = if op.cancelled() {
         Some("Stack update cancelled".to_string())
