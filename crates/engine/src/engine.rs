@@ -50,6 +50,21 @@ impl Engine {
         crate::state::Inner::open(store, registry, world, config)
     }
 
+    /// Waits until no operation is running on the stack (by ARN): for callers that need the
+    /// outcome rather than the API's bounded wait (direct deploy, tests).
+    pub async fn wait_for_stack(&self, stack_id: &str) {
+        let running = self
+            .inner
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(stack_id)
+            .cloned();
+        if let Some(running) = running {
+            crate::exec::wait_done(&running).await;
+        }
+    }
+
     pub async fn create_stack(
         &self,
         caller: &Caller,

@@ -101,6 +101,15 @@ pub(crate) fn importers(state: &State, region: &str, name: &str, except: &str) -
     out
 }
 
+/// `a`, `a and b`, `a, b and c`: how AWS lists the stacks importing an export.
+pub(crate) fn and_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// Hash of resolved properties: canonical JSON (object keys sorted) through SHA-256.
 pub(crate) fn hash_properties(v: &Value) -> String {
     fn canonical(v: &Value, out: &mut String) {
@@ -203,5 +212,55 @@ fn substitute(v: &Value, values: &HashMap<String, String>) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hash_ignores_key_order_but_not_values() {
+        let a = json!({"A": 1, "B": {"X": [1, 2], "Y": "s"}});
+        let b = json!({"B": {"Y": "s", "X": [1, 2]}, "A": 1});
+        assert_eq!(hash_properties(&a), hash_properties(&b));
+        assert_ne!(
+            hash_properties(&a),
+            hash_properties(&json!({"A": 1, "B": {"X": [2, 1], "Y": "s"}}))
+        );
+        assert_ne!(
+            hash_properties(&json!({"A": "1"})),
+            hash_properties(&json!({"A": 1}))
+        );
+    }
+
+    #[test]
+    fn substitution_happens_once_and_keeps_the_surrounding_text() {
+        let mut values = HashMap::new();
+        values.insert(
+            "{{resolve:ssm:a}}".to_string(),
+            "x{{resolve:ssm:b}}".to_string(),
+        );
+        values.insert("{{resolve:ssm:b}}".to_string(), "NEVER".to_string());
+        let v = json!({"P": ["pre-{{resolve:ssm:a}}-mid-{{resolve:ssm:a}}-post"], "N": 3});
+        assert_eq!(
+            substitute(&v, &values),
+            json!({"P": ["pre-x{{resolve:ssm:b}}-mid-x{{resolve:ssm:b}}-post"], "N": 3})
+        );
+    }
+
+    #[test]
+    fn importer_lists_read_as_aws_writes_them() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(and_list(&names(&["a"])), "a");
+        assert_eq!(and_list(&names(&["a", "b"])), "a and b");
+        assert_eq!(and_list(&names(&["a", "b", "c"])), "a, b and c");
+    }
+
+    #[test]
+    fn output_values_join_lists_with_commas() {
+        assert_eq!(value_text(&json!(["a", "b"])), "a,b");
+        assert_eq!(value_text(&json!(5)), "5");
     }
 }

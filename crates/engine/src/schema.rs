@@ -113,3 +113,50 @@ pub(crate) fn custom_name_conflict(
             (a == b).then(|| crate::resolve::value_text(b))
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn create_only_paths_decide_replacement() {
+        let q = "AWS::SQS::Queue";
+        assert_eq!(
+            replacing_properties(
+                q,
+                &json!({"QueueName": "a", "DelaySeconds": 1}),
+                &json!({"QueueName": "b", "DelaySeconds": 1})
+            ),
+            vec!["QueueName"]
+        );
+        assert!(
+            replacing_properties(q, &json!({"DelaySeconds": 1}), &json!({"DelaySeconds": 2}))
+                .is_empty()
+        );
+        // A createOnly property appearing or disappearing counts as a change.
+        assert_eq!(
+            replacing_properties(q, &json!({}), &json!({"FifoQueue": true})),
+            vec!["FifoQueue"]
+        );
+        // Unknown types never replace on their own.
+        assert!(replacing_properties("Custom::X", &json!({"A": 1}), &json!({"A": 2})).is_empty());
+        assert!(is_create_only("AWS::S3::Bucket", "BucketName"));
+        assert!(!is_create_only("AWS::S3::Bucket", "Tags"));
+    }
+
+    #[test]
+    fn table_covers_the_registry() {
+        assert!(SCHEMAS.len() > 1000);
+        let ssm = schema("AWS::SSM::Parameter").unwrap();
+        assert_eq!(ssm.primary_identifier, vec!["Name"]);
+        assert_eq!(
+            custom_name_conflict(
+                "AWS::SQS::Queue",
+                &json!({"QueueName": "q", "FifoQueue": false}),
+                &json!({"QueueName": "q", "FifoQueue": true})
+            ),
+            Some("q".to_string())
+        );
+    }
+}

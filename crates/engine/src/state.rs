@@ -13,7 +13,6 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
 
@@ -188,10 +187,11 @@ pub(crate) struct State {
     pub next_seq: u64,
 }
 
-/// Per running operation: its cancel flag and a channel that turns true when it finished.
+/// Per running operation: its abort signal (CancelUpdateStack, a timeout) and a channel that
+/// turns true when it finished.
 #[derive(Clone)]
 pub(crate) struct Running {
-    pub cancel: Arc<AtomicBool>,
+    pub abort: Arc<watch::Sender<bool>>,
     pub done: watch::Receiver<bool>,
 }
 
@@ -290,7 +290,7 @@ impl Inner {
         self.store.write(|tx| {
             if let Some(r) = resource {
                 tx.execute(
-                    "INSERT OR REPLACE INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
                     params![stack_id, r.logical_id, to_json(r)],
                 )?;
             }
@@ -452,7 +452,7 @@ fn recover(store: &Store, state: &mut State) -> Result<(), EngineError> {
             )?;
             for r in stack.resources.values() {
                 tx.execute(
-                    "INSERT OR REPLACE INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
                     params![id, r.logical_id, to_json(r)],
                 )?;
             }

@@ -367,8 +367,9 @@ async fn exports_imports_and_their_guards() {
         |e| e.2.as_deref() == Some("Export shared-a cannot be deleted as it is in use by imp")
     ));
     h.delete("exp").await;
+    // As AWS: the deletion is refused in the background and the stack returns to its status.
     let s = h.stack("exp").await;
-    assert_eq!(s.stack_status, StackStatus::DELETE_FAILED);
+    assert_eq!(s.stack_status, StackStatus::UPDATE_ROLLBACK_COMPLETE);
     assert_eq!(
         s.stack_status_reason.as_deref(),
         Some("Export shared-a cannot be deleted as it is in use by imp")
@@ -771,4 +772,382 @@ async fn validate_template_and_summary() {
         "{}",
         err.message
     );
+}
+
+#[tokio::test]
+async fn five_hundred_resources_create_update_delete_on_a_file_store() {
+    let dir = std::env::temp_dir().join(format!("cumulo-engine-500-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Arc::new(cumulo_store::Store::open(&dir, Default::default()).unwrap());
+    let h = Harness::with(store, config());
+    let body = |v: i64| {
+        let many: serde_json::Map<String, serde_json::Value> = (0..500)
+            .map(|i| {
+                (
+                    format!("R{i}"),
+                    json!({"Type": FAKE, "Properties": {"V": v}}),
+                )
+            })
+            .collect();
+        json!({ "Resources": many }).to_string()
+    };
+    let start = std::time::Instant::now();
+    h.create("big", &body(1)).await.unwrap();
+    assert_eq!(h.settle("big").await, StackStatus::CREATE_COMPLETE);
+    let created = start.elapsed();
+    h.update("big", &body(2)).await.unwrap();
+    assert_eq!(h.settle("big").await, StackStatus::UPDATE_COMPLETE);
+    let updated = start.elapsed() - created;
+    // ListStackResources pages by 100.
+    let mut seen = 0;
+    let mut token = None;
+    loop {
+        let page = h
+            .engine
+            .list_stack_resources(
+                &h.caller,
+                ListStackResourcesInput {
+                    stack_name: "big".into(),
+                    next_token: token,
+                },
+            )
+            .await
+            .unwrap();
+        assert!(page.stack_resource_summaries.len() <= 100);
+        seen += page.stack_resource_summaries.len();
+        token = page.next_token;
+        if token.is_none() {
+            break;
+        }
+    }
+    assert_eq!(seen, 500);
+    assert!(
+        h.fake
+            .live
+            .lock()
+            .unwrap()
+            .values()
+            .all(|p| p["V"] == json!(2))
+    );
+    h.delete("big").await;
+    let list = h
+        .engine
+        .list_stacks(&h.caller, ListStacksInput::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        list.stack_summaries[0].stack_status,
+        StackStatus::DELETE_COMPLETE
+    );
+    assert_eq!(h.fake.count(), 0);
+    eprintln!(
+        "500 resources: create {created:?}, update {updated:?}, total {:?}",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn continue_update_rollback_skips_inside_a_nested_stack() {
+    let h = Harness::new();
+    let v1 = template(json!({"C": {"Type": FAKE}}), json!(null));
+    let v2 = template(
+        json!({
+            "C": {"Type": FAKE},
+            "Stuck": {"Type": FAKE, "Properties": {"Name": "nested-stuck"}},
+            "Bad": {"Type": FAKE, "DependsOn": "Stuck", "Properties": {"Fail": true}}
+        }),
+        json!(null),
+    );
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert("https://b.s3.amazonaws.com/v1".into(), v1);
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert("https://b.s3.amazonaws.com/v2".into(), v2);
+    let parent = |url: &str| {
+        template(
+            json!({"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {"TemplateURL": url}}}),
+            json!(null),
+        )
+    };
+    h.create("np", &parent("https://b.s3.amazonaws.com/v1"))
+        .await
+        .unwrap();
+    let child_id = h.physical("np", "Child").await;
+    h.fake
+        .block_delete
+        .lock()
+        .unwrap()
+        .insert("nested-stuck".into());
+    h.update("np", &parent("https://b.s3.amazonaws.com/v2"))
+        .await
+        .unwrap();
+    assert_eq!(h.status("np").await, StackStatus::UPDATE_ROLLBACK_FAILED);
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_ROLLBACK_FAILED
+    );
+    let err = h
+        .engine
+        .continue_update_rollback(
+            &h.caller,
+            ContinueUpdateRollbackInput {
+                stack_name: "np".into(),
+                resources_to_skip: vec!["Child.Nope".into()],
+                client_request_token: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "ValidationError");
+    h.engine
+        .continue_update_rollback(
+            &h.caller,
+            ContinueUpdateRollbackInput {
+                stack_name: "np".into(),
+                resources_to_skip: vec!["Child.Stuck".into()],
+                client_request_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_ROLLBACK_COMPLETE
+    );
+    assert_eq!(h.status("np").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert!(
+        h.fake.exists("nested-stuck"),
+        "skipped resource left standing"
+    );
+    assert_eq!(h.resources(&child_id).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_nested_stack_is_updated_when_its_template_changes_behind_the_same_url() {
+    let h = Harness::new();
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), child_template(false));
+    h.create("p4", &parent_template()).await.unwrap();
+    let child_id = h.physical("p4", "Child").await;
+    // Same URL, new child template; the parent changes elsewhere.
+    let changed = child_template(false).replace("\"Tag\"", "\"Label\"");
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), changed);
+    let t = parent_template().replace(
+        "\"User\":{",
+        "\"Extra\": {\"Type\": \"Test::Fake::Thing\"}, \"User\": {",
+    );
+    h.update("p4", &t).await.unwrap();
+    assert_eq!(h.status("p4").await, StackStatus::UPDATE_COMPLETE);
+    let c = h.physical(&child_id, "C").await;
+    assert_eq!(h.fake.props(&c).unwrap()["Label"], json!("hello"));
+    assert_eq!(
+        h.stack(&child_id).await.stack_status,
+        StackStatus::UPDATE_COMPLETE
+    );
+}
+
+#[tokio::test]
+async fn parameters_noecho_masked_and_ssm_types_resolved() {
+    let h = Harness::new();
+    h.world
+        .ssm
+        .lock()
+        .unwrap()
+        .insert("/cfg/size".into(), "42".into());
+    let t = json!({
+        "Parameters": {
+            "Secret": {"Type": "String", "NoEcho": true},
+            "Size": {"Type": "AWS::SSM::Parameter::Value<String>", "Default": "/cfg/size"}
+        },
+        "Resources": {"A": {"Type": FAKE, "Properties": {"S": {"Ref": "Secret"}, "N": {"Ref": "Size"}}}}
+    })
+    .to_string();
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "pm".into(),
+                template_body: Some(t),
+                parameters: vec![Parameter {
+                    key: "Secret".into(),
+                    value: Some("hunter2".into()),
+                    use_previous_value: false,
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let s = h.stack("pm").await;
+    let get = |k: &str| s.parameters.iter().find(|p| p.key == k).unwrap().clone();
+    assert_eq!(get("Secret").value, "****");
+    assert_eq!(get("Size").value, "/cfg/size");
+    assert_eq!(get("Size").resolved_value.as_deref(), Some("42"));
+    let a = h.physical("pm", "A").await;
+    assert_eq!(h.fake.props(&a).unwrap()["S"], json!("hunter2"));
+    assert_eq!(h.fake.props(&a).unwrap()["N"], json!("42"));
+    // A missing parameter value is AWS's ValidationError and creates nothing.
+    let err = h
+        .engine
+        .create_stack(&h.caller, CreateStackInput { stack_name: "pm2".into(), template_body: Some(json!({"Parameters": {"P": {"Type": "String"}}, "Resources": {"A": {"Type": FAKE}}}).to_string()), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(err.message, "Parameters: [P] must have values");
+    assert!(
+        h.engine
+            .describe_stacks(
+                &h.caller,
+                DescribeStacksInput {
+                    stack_name: Some("pm2".into()),
+                    next_token: None
+                }
+            )
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn resource_order_survives_updates_and_reload() {
+    let store = Arc::new(cumulo_store::Store::in_memory().unwrap());
+    let h = Harness::with(store.clone(), config());
+    let t = |v: i64| {
+        template(
+            json!({"A": {"Type": FAKE}, "B": {"Type": FAKE, "Properties": {"V": v}}, "C": {"Type": FAKE}}),
+            json!(null),
+        )
+    };
+    h.create("ord", &t(1)).await.unwrap();
+    h.update("ord", &t(2)).await.unwrap();
+    let names = |rs: Vec<StackResourceView>| {
+        rs.into_iter()
+            .map(|r| r.logical_resource_id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(h.resources("ord").await), vec!["A", "B", "C"]);
+    let again = Harness::with(store, config());
+    assert_eq!(names(again.resources("ord").await), vec!["A", "B", "C"]);
+}
+
+#[tokio::test]
+async fn conditional_replacement_and_execute_failed() {
+    let h = Harness::new();
+    let t = |name: &str, fail: bool| {
+        template(
+            json!({
+                "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name}},
+                "Q2": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Fn::Join": ["-", [{"Ref": "Q"}, "two"]]}}},
+                "Later": {"Type": FAKE, "DependsOn": "Q2", "Properties": {"FailUpdate": fail}}
+            }),
+            json!(null),
+        )
+    };
+    h.create("cr2", &t("first", false)).await.unwrap();
+    h.engine
+        .create_change_set(
+            &h.caller,
+            cs_input("cr2", "c", "UPDATE", &t("second", true)),
+        )
+        .await
+        .unwrap();
+    let d = h
+        .engine
+        .describe_change_set(
+            &h.caller,
+            DescribeChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    let q2 = d
+        .changes
+        .iter()
+        .find(|c| c.logical_resource_id == "Q2")
+        .unwrap();
+    assert_eq!(q2.replacement.as_deref(), Some("Conditional"));
+    assert_eq!(
+        q2.details[0].target.requires_recreation.as_deref(),
+        Some("Conditionally")
+    );
+    assert_eq!(q2.details[0].evaluation, "Dynamic");
+    h.engine
+        .execute_change_set(
+            &h.caller,
+            ExecuteChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.status("cr2").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let d = h
+        .engine
+        .describe_change_set(
+            &h.caller,
+            DescribeChangeSetInput {
+                change_set: cs_ref("cr2", "c"),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(d.execution_status, "EXECUTE_FAILED");
+    assert!(h.fake.exists("first") && h.fake.exists("first-two"));
+    assert!(!h.fake.exists("second") && !h.fake.exists("second-two"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_aborted_parent_takes_its_half_created_nested_stack_down() {
+    let h = Harness::new();
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), child_template(false));
+    let hang = Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang);
+    let id = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "pt".into(),
+                template_body: Some(parent_template()),
+                timeout_in_minutes: Some(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("pt").await, StackStatus::ROLLBACK_COMPLETE);
+    let list = h
+        .engine
+        .list_stacks(&h.caller, ListStacksInput::default())
+        .await
+        .unwrap();
+    let child = list
+        .stack_summaries
+        .iter()
+        .find(|s| s.parent_id.as_deref() == Some(id.as_str()))
+        .unwrap();
+    assert_eq!(child.stack_status, StackStatus::DELETE_COMPLETE);
 }

@@ -252,6 +252,8 @@ async fn on_failure_delete_deletes_the_stack() {
         StackStatus::DELETE_COMPLETE
     );
     assert_eq!(h.fake.count(), 0);
+    assert!(h.events(&id).await.iter().any(|e| e.1 == "DELETE_IN_PROGRESS"
+        && e.2.as_deref() == Some("The following resource(s) failed to create: [Bad]. Delete requested by user.")));
 }
 
 #[tokio::test]
@@ -992,6 +994,25 @@ async fn template_limits_are_enforced_with_aws_messages() {
         err.message,
         "Template format error: Number of resources, 501, is greater than maximum allowed, 500"
     );
+    let outputs: serde_json::Map<String, serde_json::Value> = (0..201)
+        .map(|i| (format!("O{i}"), json!({"Value": "x"})))
+        .collect();
+    let params: serde_json::Map<String, serde_json::Value> = (0..201)
+        .map(|i| (format!("P{i}"), json!({"Type": "String", "Default": "d"})))
+        .collect();
+    for (t, msg) in [
+        (
+            json!({"Resources": {"A": {"Type": FAKE}}, "Outputs": outputs}),
+            "Template format error: Outputs count 201 is greater than max allowed 200.",
+        ),
+        (
+            json!({"Resources": {"A": {"Type": FAKE}}, "Parameters": params}),
+            "Template format error: Parameter count 201 is greater than max allowed 200.",
+        ),
+    ] {
+        let err = h.create("lim", &t.to_string()).await.unwrap_err();
+        assert_eq!(err.message, msg);
+    }
     h.world.templates.lock().unwrap().insert(
         "https://b.s3.amazonaws.com/huge".into(),
         format!("{{\"Description\": \"{}\"}}", "y".repeat(1_000_000)),
@@ -1069,7 +1090,7 @@ async fn cancel_update_stack_rolls_back() {
         .await
         .unwrap();
     h.settle("cu").await;
-    *h.fake.delay_ms.lock().unwrap() = 200;
+    *h.fake.delay_ms.lock().unwrap() = 1000;
     h.update("cu", &template(json!({"A": {"Type": FAKE}, "B": {"Type": FAKE}, "C": {"Type": FAKE, "DependsOn": "B"}}), json!(null))).await.unwrap();
     h.engine
         .cancel_update_stack(
@@ -1082,6 +1103,17 @@ async fn cancel_update_stack_rolls_back() {
         .await
         .unwrap();
     assert_eq!(h.settle("cu").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert!(
+        h.events("cu")
+            .await
+            .iter()
+            .any(|e| e.1 == "UPDATE_ROLLBACK_IN_PROGRESS"
+                && e.2.as_deref() == Some("Stack update cancelled"))
+    );
+    // What was in flight was cancelled, as AWS reports it.
+    assert!(h.events("cu").await.iter().any(|e| e.0 == "B"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("Resource creation cancelled")));
     assert_eq!(h.resources("cu").await.len(), 1);
     let err = h
         .engine
@@ -1168,4 +1200,244 @@ async fn a_token_reused_by_another_operation_is_refused() {
         .await
         .unwrap_err();
     assert_eq!(err.code, "TokenAlreadyExistsException");
+}
+
+#[tokio::test]
+async fn a_panicking_provider_fails_its_resource() {
+    let h = Harness::new();
+    h.create(
+        "pp",
+        &template(
+            json!({"A": {"Type": FAKE}, "P": {"Type": PANICS, "DependsOn": "A"}}),
+            json!(null),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(h.status("pp").await, StackStatus::ROLLBACK_COMPLETE);
+    assert_eq!(h.fake.count(), 0);
+    let events = h.events("pp").await;
+    assert!(events.iter().any(|e| e.0 == "P"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("cumulo: the Test::Fake::Panics provider failed unexpectedly")));
+}
+
+#[tokio::test]
+async fn retain_resources_gets_a_delete_failed_stack_deleted() {
+    let h = Harness::new();
+    let id = h
+        .create("rr", &template(json!({"A": {"Type": FAKE, "Properties": {"Name": "refuses"}}, "B": {"Type": FAKE}}), json!(null)))
+        .await
+        .unwrap();
+    let retain = DeleteStackInput {
+        stack_name: "rr".into(),
+        retain_resources: vec!["A".into()],
+        client_request_token: None,
+    };
+    let err = h
+        .engine
+        .delete_stack(&h.caller, retain.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code, "ValidationError",
+        "RetainResources only from DELETE_FAILED"
+    );
+    h.fake.block_delete.lock().unwrap().insert("refuses".into());
+    h.delete("rr").await;
+    assert_eq!(h.status("rr").await, StackStatus::DELETE_FAILED);
+    h.engine.delete_stack(&h.caller, retain).await.unwrap();
+    assert_eq!(
+        h.stack(&id).await.stack_status,
+        StackStatus::DELETE_COMPLETE
+    );
+    assert!(h.fake.exists("refuses"));
+    assert!(
+        h.events(&id)
+            .await
+            .iter()
+            .any(|e| e.0 == "A" && e.1 == "DELETE_SKIPPED")
+    );
+}
+
+#[tokio::test]
+async fn termination_protection_and_a_running_operation_refuse_deletion() {
+    let h = Harness::new();
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "tp".into(),
+                template_body: Some(template(json!({"A": {"Type": FAKE}}), json!(null))),
+                enable_termination_protection: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let err = h
+        .engine
+        .delete_stack(
+            &h.caller,
+            DeleteStackInput {
+                stack_name: "tp".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Stack [tp] cannot be deleted while TerminationProtection is enabled"
+    );
+    assert_eq!(h.status("tp").await, StackStatus::CREATE_COMPLETE);
+    // While an operation runs, neither a delete nor an update may start.
+    let h = Harness::with(
+        std::sync::Arc::new(cumulo_store::Store::in_memory().unwrap()),
+        EngineConfig {
+            sync_wait: std::time::Duration::from_millis(20),
+            ..config()
+        },
+    );
+    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang.clone());
+    let t = template(json!({"A": {"Type": FAKE}}), json!(null));
+    h.create("busy", &t).await.unwrap();
+    assert_eq!(h.status("busy").await, StackStatus::CREATE_IN_PROGRESS);
+    let err = h
+        .engine
+        .delete_stack(
+            &h.caller,
+            DeleteStackInput {
+                stack_name: "busy".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Stack [busy] cannot be deleted while in status CREATE_IN_PROGRESS"
+    );
+    let err = h.update("busy", &t).await.unwrap_err();
+    assert!(
+        err.message
+            .ends_with("is in CREATE_IN_PROGRESS state and can not be updated.")
+    );
+    *h.fake.hang.lock().unwrap() = None;
+    hang.notify_waiters();
+    assert_eq!(h.settle("busy").await, StackStatus::CREATE_COMPLETE);
+}
+
+#[tokio::test]
+async fn resumed_updates_leave_no_superseded_replacement_behind() {
+    let h = Harness::new();
+    let t = |name: &str, fail: bool| {
+        template(
+            json!({
+                "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name}},
+                "Bad": {"Type": FAKE, "DependsOn": "Q", "Properties": {"FailUpdate": fail}}
+            }),
+            json!(null),
+        )
+    };
+    let update = |name: &str, fail: bool| UpdateStackInput {
+        stack_name: "re".into(),
+        template_body: Some(t(name, fail)),
+        disable_rollback: Some(true),
+        ..Default::default()
+    };
+    h.create("re", &t("r0", false)).await.unwrap();
+    h.engine
+        .update_stack(&h.caller, update("r1", true))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_FAILED);
+    h.engine
+        .update_stack(&h.caller, update("r2", true))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_FAILED);
+    assert!(h.fake.exists("r0") && h.fake.exists("r1") && h.fake.exists("r2"));
+    // Rolling back returns to r0 and deletes both replacements.
+    h.engine
+        .rollback_stack(
+            &h.caller,
+            RollbackStackInput {
+                stack_name: "re".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    assert_eq!(h.physical("re", "Q").await, "r0");
+    assert!(h.fake.exists("r0") && !h.fake.exists("r1") && !h.fake.exists("r2"));
+    // Resumed twice to success: only the final queue is left.
+    h.engine
+        .update_stack(&h.caller, update("r3", true))
+        .await
+        .unwrap();
+    h.engine
+        .update_stack(&h.caller, update("r4", false))
+        .await
+        .unwrap();
+    assert_eq!(h.status("re").await, StackStatus::UPDATE_COMPLETE);
+    assert_eq!(h.physical("re", "Q").await, "r4");
+    let queues: Vec<String> = h
+        .fake
+        .live
+        .lock()
+        .unwrap()
+        .keys()
+        .filter(|k| k.len() == 2)
+        .cloned()
+        .collect();
+    assert_eq!(queues, vec!["r4"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_in_minutes_cancels_the_create_and_rolls_back() {
+    let h = Harness::new();
+    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang);
+    let id = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "to".into(),
+                template_body: Some(template(json!({"Slow": {"Type": FAKE}}), json!(null))),
+                timeout_in_minutes: Some(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("to").await, StackStatus::ROLLBACK_COMPLETE);
+    let events = h.events("to").await;
+    assert!(events.iter().any(|e| e.0 == "Slow"
+        && e.1 == "CREATE_FAILED"
+        && e.2.as_deref() == Some("Resource creation cancelled")));
+    assert!(events.iter().any(|e| e.1 == "ROLLBACK_IN_PROGRESS"
+        && e.2.as_deref()
+            == Some(
+                "Stack creation time exceeded the specified timeout. Rollback requested by user."
+            )));
+    let err = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "to0".into(),
+                template_body: Some(template(json!({"A": {"Type": FAKE}}), json!(null))),
+                timeout_in_minutes: Some(0),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(err.message.contains("timeoutInMinutes"));
 }

@@ -126,16 +126,22 @@ pub fn parse(text: &str) -> Result<Value, EngineError> {
             .and_then(Value::as_object)
             .map_or(0, |o| o.len())
     };
+    // AWS words each quota differently (messages as AWS returns them).
+    let n = count("Resources");
+    if n > MAX_RESOURCES {
+        return Err(EngineError::validation(format!(
+            "Template format error: Number of resources, {n}, is greater than maximum allowed, {MAX_RESOURCES}"
+        )));
+    }
     for (section, what, max) in [
-        ("Resources", "resources", MAX_RESOURCES),
-        ("Parameters", "parameters", MAX_PARAMETERS),
-        ("Outputs", "outputs", MAX_OUTPUTS),
-        ("Mappings", "mappings", MAX_MAPPINGS),
+        ("Parameters", "Parameter", MAX_PARAMETERS),
+        ("Outputs", "Outputs", MAX_OUTPUTS),
+        ("Mappings", "Mappings", MAX_MAPPINGS),
     ] {
         let n = count(section);
         if n > max {
             return Err(EngineError::validation(format!(
-                "Template format error: Number of {what}, {n}, is greater than maximum allowed, {max}"
+                "Template format error: {what} count {n} is greater than max allowed {max}."
             )));
         }
     }

@@ -8,7 +8,6 @@ use crate::exec::{self, Op};
 use crate::state::{OpRecord, Running, StackRecord, now_ms};
 use crate::status::StackStatus;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// A nested stack's links to its parent and root.
 #[derive(Debug, Clone)]
@@ -42,6 +41,11 @@ pub(crate) async fn start_create(
         return Err(EngineError::validation(
             "You cannot specify both DisableRollback and OnFailure.",
         ));
+    }
+    if let Some(t) = input.timeout_in_minutes.filter(|t| *t < 1) {
+        return Err(EngineError::validation(format!(
+            "1 validation error detected: Value '{t}' at 'timeoutInMinutes' failed to satisfy constraint: Member must have value greater than or equal to 1"
+        )));
     }
     let on_failure = input.on_failure.as_deref().unwrap_or("ROLLBACK");
     if !matches!(on_failure, "ROLLBACK" | "DO_NOTHING" | "DELETE") {
@@ -146,6 +150,7 @@ pub(crate) async fn start_create(
         st.names.insert(key, stack_id.clone());
         st.stacks.insert(stack_id.clone(), stack);
     }
+    let timeout = input.timeout_in_minutes;
     let running = launch(
         engine,
         caller,
@@ -155,6 +160,17 @@ pub(crate) async fn start_create(
         Some(prepared),
         |op| Box::pin(exec::run_create(op)),
     );
+    if let Some(minutes) = timeout {
+        // TimeoutInMinutes: past it, the create is aborted and fails (then rolls back).
+        let (abort, mut done) = (running.abort.clone(), running.done.clone());
+        let limit = std::time::Duration::from_secs(u64::try_from(minutes).unwrap_or(0) * 60);
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(limit) => { abort.send_replace(true); }
+                _ = done.wait_for(|d| *d) => {}
+            }
+        });
+    }
     Ok((stack_id, Some(running)))
 }
 
@@ -170,7 +186,7 @@ pub(crate) fn launch(
     prepared: Option<cumulo_template::Prepared>,
     work: impl FnOnce(Arc<Op>) -> Work,
 ) -> Running {
-    let cancel = Arc::new(AtomicBool::new(false));
+    let (abort, abort_rx) = tokio::sync::watch::channel(false);
     let op = Arc::new(Op {
         inner: engine.inner.clone(),
         stack_id: stack_id.to_string(),
@@ -179,10 +195,10 @@ pub(crate) fn launch(
         account_id: caller.account_id.clone(),
         token: op.token,
         prepared: prepared.map(Arc::new),
-        cancel: cancel.clone(),
+        abort: abort_rx,
         disable_rollback: op.disable_rollback,
         delete_on_failure: op.delete_on_failure,
         retain_except_on_create: op.retain_except_on_create,
     });
-    exec::spawn(&engine.inner, stack_id, cancel, work(op))
+    exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))
 }

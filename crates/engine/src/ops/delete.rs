@@ -77,10 +77,11 @@ pub(crate) fn start_delete(
             (!users.is_empty()).then(|| {
                 format!(
                     "Export {name} cannot be deleted as it is in use by {}",
-                    users.join(", ")
+                    crate::resolve::and_list(&users)
                 )
             })
         });
+        let prior = stack.status;
         let (stack_id, stack_name) = (stack.stack_id.clone(), stack.stack_name.clone());
         let seq = st.next_seq;
         st.next_seq += 1;
@@ -102,7 +103,7 @@ pub(crate) fn start_delete(
         }
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
         engine.inner.save_stack_full(s)?;
-        (stack_id, stack_name, blocked)
+        (stack_id, stack_name, blocked.map(|reason| (prior, reason)))
     };
     let op = OpRecord {
         token,
@@ -118,7 +119,8 @@ pub(crate) fn start_delete(
         move |op| {
             Box::pin(async move {
                 match blocked {
-                    Some(reason) => op.set_status(StackStatus::DELETE_FAILED, Some(reason)),
+                    // As AWS: the stack goes back to where it was, the reason says why.
+                    Some((prior, reason)) => op.set_status(prior, Some(reason)),
                     None => exec::delete_resources(&op, false).await,
                 }
             })

@@ -1,5 +1,6 @@
 //! One module per group of CloudFormation operations.
 
+pub mod changes;
 pub mod changeset;
 pub mod common;
 pub mod create;

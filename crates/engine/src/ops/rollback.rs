@@ -8,7 +8,6 @@ use crate::exec;
 use crate::ops::create::launch;
 use crate::state::{OpRecord, StackRecord, State};
 use crate::status::StackStatus;
-use std::sync::atomic::Ordering;
 
 pub async fn rollback_stack(
     engine: &Engine,
@@ -273,7 +272,7 @@ pub async fn cancel_update_stack(
         .get(&stack_id)
         .cloned();
     if let Some(running) = running {
-        running.cancel.store(true, Ordering::SeqCst);
+        running.abort.send_replace(true);
         exec::wait(&running, engine.inner.config.sync_wait).await;
     }
     Ok(())

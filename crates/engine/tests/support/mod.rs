@@ -188,12 +188,40 @@ pub struct Harness {
 }
 
 pub const FAKE: &str = "Test::Fake::Thing";
+pub const PANICS: &str = "Test::Fake::Panics";
+
+/// A provider with a bug: the engine must fail its resource, not hang or crash.
+pub struct PanicProvider;
+
+#[async_trait::async_trait]
+impl Provider for PanicProvider {
+    async fn create(
+        &self,
+        _: &ProviderContext,
+        _: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        panic!("provider bug")
+    }
+    async fn update(
+        &self,
+        _: &ProviderContext,
+        _: &str,
+        _: &Value,
+        _: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        panic!("provider bug")
+    }
+    async fn delete(&self, _: &ProviderContext, _: &str, _: &Value) -> Result<(), ProviderError> {
+        panic!("provider bug")
+    }
+}
 
 pub fn registry(fake: &Arc<Fake>) -> ProviderRegistry {
     let mut reg = ProviderRegistry::default();
     reg.register(FAKE, Arc::new(FakeProvider(fake.clone())));
     // A real type name so the createOnly table applies (QueueName forces replacement).
     reg.register("AWS::SQS::Queue", Arc::new(FakeProvider(fake.clone())));
+    reg.register(PANICS, Arc::new(PanicProvider));
     reg
 }
 
