@@ -720,3 +720,28 @@ def test_stack_survives_restart_and_deletes_after_it(tmp_path):
             ssm.get_parameter(Name="/restart/p")
     finally:
         server.stop()
+
+
+def test_stack_tags_reach_taggable_resources(cfn, sqs, sns, ssm, s3):
+    p = f"tg-{uid()}"
+    body = json.dumps(
+        {
+            "Resources": {
+                "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{p}-q", "Tags": [{"Key": "own", "Value": "q"}]}},
+                "T": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": f"{p}-t"}},
+                "P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}", "Type": "String", "Value": "x", "Tags": {"own": "p"}}},
+                "B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": f"{p}-b"}},
+            },
+            "Outputs": {"Topic": {"Value": {"Ref": "T"}}},
+        }
+    )
+    create(cfn, p, body, Tags=[{"Key": "cost-center", "Value": "42"}, {"Key": "own", "Value": "stack"}])
+    url = sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"]
+    # The resource's own value wins over the stack's for the same key.
+    assert sqs.list_queue_tags(QueueUrl=url)["Tags"] == {"cost-center": "42", "own": "q"}
+    topic_tags = sns.list_tags_for_resource(ResourceArn=outputs(cfn, p)["Topic"])["Tags"]
+    assert {"Key": "cost-center", "Value": "42"} in topic_tags
+    param_tags = ssm.list_tags_for_resource(ResourceType="Parameter", ResourceId=f"/{p}")["TagList"]
+    assert sorted((t["Key"], t["Value"]) for t in param_tags) == [("cost-center", "42"), ("own", "p")]
+    assert {"Key": "cost-center", "Value": "42"} in s3.get_bucket_tagging(Bucket=f"{p}-b")["TagSet"]
+    delete(cfn, p)
