@@ -1,11 +1,14 @@
 """CloudFormation end to end: stacks provisioned for real in S3, SQS, SNS and SSM, checked through
 each service's own API after every phase, with boto3 (and its waiters) and the AWS CLI."""
 import json
+import os
+import subprocess
 import time
 import uuid
 
 import botocore.exceptions
 import pytest
+from conftest import CREDS
 
 WAIT = {"Delay": 1, "MaxAttempts": 60}
 
@@ -745,3 +748,30 @@ def test_stack_tags_reach_taggable_resources(cfn, sqs, sns, ssm, s3):
     assert sorted((t["Key"], t["Value"]) for t in param_tags) == [("cost-center", "42"), ("own", "p")]
     assert {"Key": "cost-center", "Value": "42"} in s3.get_bucket_tagging(Bucket=f"{p}-b")["TagSet"]
     delete(cfn, p)
+
+
+def test_aws_cli_deploy_through_an_s3_bucket(cumulo, s3, ssm, tmp_path):
+    """`deploy --s3-bucket` uploads the template and passes the TemplateURL the CLI builds."""
+    p = f"up-{uid()}"
+    s3.create_bucket(Bucket=f"{p}-artifacts")
+    tpl = tmp_path / "t.yaml"
+    tpl.write_text(
+        "Resources:\n"
+        "  P:\n"
+        "    Type: AWS::SSM::Parameter\n"
+        "    Properties:\n"
+        f"      Name: /{p}/uploaded\n"
+        "      Type: String\n"
+        "      Value: via-s3\n"
+    )
+    # --endpoint-url reaches only the CloudFormation client; AWS_ENDPOINT_URL reaches the
+    # S3 client the upload uses too, as with LocalStack.
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint}
+    proc = subprocess.run(
+        ["aws", "cloudformation", "deploy", "--stack-name", p, "--template-file", str(tpl),
+         "--s3-bucket", f"{p}-artifacts", "--force-upload"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert ssm.get_parameter(Name=f"/{p}/uploaded")["Parameter"]["Value"] == "via-s3"
+    assert s3.list_objects_v2(Bucket=f"{p}-artifacts")["KeyCount"] == 1
