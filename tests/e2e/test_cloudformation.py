@@ -775,3 +775,35 @@ def test_aws_cli_deploy_through_an_s3_bucket(cumulo, s3, ssm, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert ssm.get_parameter(Name=f"/{p}/uploaded")["Parameter"]["Value"] == "via-s3"
     assert s3.list_objects_v2(Bucket=f"{p}-artifacts")["KeyCount"] == 1
+
+
+def test_failed_update_rolls_back_through_the_providers(cfn, sqs, ssm):
+    p = f"ur-{uid()}"
+
+    def tpl(value, visibility):
+        return json.dumps(
+            {
+                "Resources": {
+                    "P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}", "Type": "String", "Value": value}},
+                    "Q": {
+                        "Type": "AWS::SQS::Queue",
+                        "DependsOn": "P",
+                        "Properties": {"QueueName": f"{p}-q", "VisibilityTimeout": visibility},
+                    },
+                }
+            }
+        )
+
+    create(cfn, p, tpl("v1", 30))
+    cfn.update_stack(StackName=p, TemplateBody=tpl("v2", 999999))
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    s = stack(cfn, p)
+    assert s["StackStatus"] == "UPDATE_ROLLBACK_COMPLETE"
+    # The parameter was updated, then put back by the rollback.
+    param = ssm.get_parameter(Name=f"/{p}")["Parameter"]
+    assert param["Value"] == "v1" and param["Version"] == 3
+    url = sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"]
+    assert queue_attrs(sqs, url)["VisibilityTimeout"] == "30"
+    assert "v1" in json.dumps(cfn.get_template(StackName=p)["TemplateBody"])
+    delete(cfn, p)
