@@ -807,3 +807,22 @@ def test_failed_update_rolls_back_through_the_providers(cfn, sqs, ssm):
     assert queue_attrs(sqs, url)["VisibilityTimeout"] == "30"
     assert "v1" in json.dumps(cfn.get_template(StackName=p)["TemplateBody"])
     delete(cfn, p)
+
+
+def test_non_empty_bucket_stops_delete_until_emptied(cfn, s3):
+    p = f"ne-{uid()}"
+    create(cfn, p, json.dumps({"Resources": {"B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": f"{p}-b"}}}}))
+    s3.put_object(Bucket=f"{p}-b", Key="keep.txt", Body=b"data")
+    stack_id = stack(cfn, p)["StackId"]
+    cfn.delete_stack(StackName=p)
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig=WAIT)
+    assert stack(cfn, stack_id)["StackStatus"] == "DELETE_FAILED"
+    r = resources(cfn, p)["B"]
+    assert r["ResourceStatus"] == "DELETE_FAILED"
+    assert "not empty" in r["ResourceStatusReason"]
+    s3.head_bucket(Bucket=f"{p}-b")
+    s3.delete_object(Bucket=f"{p}-b", Key="keep.txt")
+    delete(cfn, p)
+    with pytest.raises(botocore.exceptions.ClientError):
+        s3.head_bucket(Bucket=f"{p}-b")
