@@ -51,12 +51,13 @@ def wait_healthy(url, proc, timeout=30):
 
 
 class Server:
-    def __init__(self, kind):
+    def __init__(self, kind, in_memory=False):
         self.kind = kind
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix=f"bench-{kind}-")
         if kind == "cumulo":
-            args = [str(BIN), "serve", "--port", str(self.port), "--data-dir", self.dir]
+            args = [str(BIN), "serve", "--port", str(self.port)]
+            args += ["--in-memory"] if in_memory else ["--data-dir", self.dir]
             health = "/_cumulo/health"
         else:
             args = ["moto_server", "-p", str(self.port)]
@@ -256,11 +257,12 @@ def main():
     ap.add_argument("--moto-concurrent", action="store_true", help="also run the concurrent phase on moto")
     ap.add_argument("--skip-moto", action="store_true")
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--cumulo-in-memory", action="store_true", help="run cumulo without its persistent store, to see what durability costs")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {}
     for kind in ["cumulo"] + ([] if args.skip_moto else ["moto"]):
-        server = Server(kind)
+        server = Server(kind, in_memory=args.cumulo_in_memory)
         try:
             # Untimed warm-up: moto imports each service's backend on first use.
             run_size(server, 4)
