@@ -205,6 +205,13 @@ fn core_tags() {
     assert_eq!((d.line, d.column), (Some(1), Some(4)));
     let d = single_error("V: !!int abc\n");
     assert!(d.message.contains("does not match"), "{d:?}");
+    assert_eq!(value("!!seq [1]"), json!([1]));
+    assert_eq!(value("!!map {a: 1}"), json!({"a": 1}));
+    for mismatch in ["!!map [1]", "!!seq {a: 1}", "!!str [1]", "!!seq x"] {
+        let d = single_error(&format!("V: {mismatch}\n"));
+        assert!(d.message.contains("does not match"), "{mismatch}: {d:?}");
+        assert_eq!((d.line, d.column), (Some(1), Some(4)), "{mismatch}");
+    }
 }
 
 #[test]

@@ -148,7 +148,7 @@ enum TagKind {
     Intrinsic(&'static str),
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum CoreTag {
     Str,
     Int,
@@ -280,11 +280,11 @@ impl<'a> Composer<'a> {
             }
             Event::SequenceStart(_anchor, tag) => {
                 let kind = self.classify(tag.as_deref(), at);
-                self.tagged_collection(kind, at, depth, Self::sequence)
+                self.tagged_collection(kind, CoreTag::Seq, at, depth, Self::sequence)
             }
             Event::MappingStart(_anchor, tag) => {
                 let kind = self.classify(tag.as_deref(), at);
-                self.tagged_collection(kind, at, depth, Self::mapping)
+                self.tagged_collection(kind, CoreTag::Map, at, depth, Self::mapping)
             }
             Event::Alias(_) => {
                 let diag = Diagnostic::new(
@@ -304,6 +304,7 @@ impl<'a> Composer<'a> {
     fn tagged_collection(
         &mut self,
         kind: Option<TagKind>,
+        collection: CoreTag,
         at: (usize, usize),
         depth: usize,
         compose: fn(&mut Self, usize) -> Result<Value, Diagnostic>,
@@ -319,9 +320,8 @@ impl<'a> Composer<'a> {
                 self.path.truncate(mark);
                 Ok(wrap(key, inner))
             }
-            Some(TagKind::Core(CoreTag::Str | CoreTag::Int | CoreTag::Float))
-            | Some(TagKind::Core(CoreTag::Bool | CoreTag::Null)) => {
-                let diag = self.error_at(at, "A scalar tag is on a collection");
+            Some(TagKind::Core(core)) if core != collection => {
+                let diag = self.error_at(at, "The node does not match its YAML tag");
                 self.diags.push(diag);
                 compose(self, depth + 1)
             }
