@@ -127,3 +127,78 @@ proptest! {
         check(&format!("{{\"A\": [{body}]}}"));
     }
 }
+
+/// Template-like values: mappings with distinct keys, sequences, strings (quotes, escapes,
+/// non-ASCII, strings that YAML would resolve if unquoted), integers, bools, nulls.
+fn values() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        "[ -~éü😀]{0,12}".prop_map(Value::from),
+        prop::sample::select(
+            &[
+                "yes",
+                "0777",
+                "2010-09-09",
+                "~",
+                "012345678901",
+                "1e3",
+                "<<"
+            ][..]
+        )
+        .prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[A-Za-z0-9:/._-]{1,10}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Block-style YAML for `v`, every string double-quoted (JSON string syntax is valid YAML).
+fn to_yaml(v: &serde_json::Value, indent: usize, out: &mut String) {
+    use serde_json::Value;
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, child) in m {
+                out.push_str(&format!("\n{pad}{}:", Value::from(k.as_str())));
+                to_yaml(child, indent + 2, out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for child in items {
+                out.push_str(&format!("\n{pad}-"));
+                to_yaml(child, indent + 2, out);
+            }
+        }
+        other => out.push_str(&format!(" {other}")),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn json_round_trips(v in values()) {
+        let doc = serde_json::json!({"Resources": v});
+        for text in [serde_json::to_string(&doc).unwrap_or_default(),
+                     serde_json::to_string_pretty(&doc).unwrap_or_default()] {
+            let parsed = parse_template(&text).map(|d| d.value);
+            prop_assert_eq!(parsed.as_ref().ok(), Some(&doc), "{}", text);
+        }
+    }
+
+    #[test]
+    fn quoted_yaml_round_trips(v in values()) {
+        let doc = serde_json::json!({"Resources": v});
+        let mut text = String::new();
+        to_yaml(&doc, 0, &mut text);
+        let parsed = parse_template(&text).map(|d| d.value);
+        prop_assert_eq!(parsed.as_ref().ok(), Some(&doc), "{}", text);
+    }
+}
