@@ -2,8 +2,9 @@
 //!
 //! CloudFormation accepts a template body in JSON or YAML. Like CloudFormation, a body whose first
 //! non-blank character is `{` is tried as JSON first; if that fails it is tried as YAML (flow-style
-//! YAML such as `{Resources: {A: !Ref B}}` also starts with `{`), and when both fail the JSON
-//! diagnostics are returned because that is what the author most likely meant to write.
+//! YAML such as `{Resources: {A: !Ref B}}` also starts with `{`, and the fallback is why
+//! CloudFormation is known to accept a trailing comma in a JSON template). When both fail the JSON
+//! diagnostics are returned, because JSON is what the author most likely meant to write.
 //!
 //! Both front ends produce the same thing: a `serde_json::Value` in CloudFormation's JSON form
 //! (YAML short-form tags already expanded to `Ref`, `Condition` and `Fn::*` keys) and a

@@ -56,8 +56,15 @@ pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         return Err(diags);
     }
     match compose(&relaxed, true) {
-        (Ok(parsed), closed) if moved.iter().all(|at| closed.contains(at)) => Ok(parsed),
-        _ => Err(diags),
+        (Ok(parsed), mut closed) => {
+            closed.sort_unstable();
+            if moved.iter().all(|at| closed.binary_search(at).is_ok()) {
+                Ok(parsed)
+            } else {
+                Err(diags)
+            }
+        }
+        (Err(_), _) => Err(diags),
     }
 }
 
