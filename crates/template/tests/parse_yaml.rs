@@ -295,6 +295,7 @@ fn merge_keys_are_rejected() {
     let d = single_error("A:\n  <<: {x: 1}\n  y: 2\n");
     assert!(d.message.contains("merge keys"), "{d:?}");
     assert_eq!((d.line, d.column), (Some(2), Some(3)));
+    assert_eq!(d.path.as_deref(), Some("A/<<"));
     // A quoted `<<` is an ordinary key.
     assert_eq!(parse("A:\n  '<<': 1\n"), json!({"A": {"<<": 1}}));
 }

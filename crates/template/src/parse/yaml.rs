@@ -466,10 +466,12 @@ impl<'a> Composer<'a> {
             },
         };
         if style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None) {
+            let mark = self.path.push("<<");
             let diag = self.error_at(
                 at,
                 "YAML merge keys (<<) are not supported in CloudFormation templates",
             );
+            self.path.truncate(mark);
             self.diags.push(diag);
             return None;
         }
