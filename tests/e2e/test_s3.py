@@ -10,6 +10,8 @@ import uuid
 import zlib
 import base64
 
+import boto3
+
 import botocore.exceptions
 import pytest
 
@@ -868,3 +870,37 @@ def test_server_side_encryption_and_expected_owner(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.create_bucket(Bucket=name(), ObjectLockEnabledForBucket=True)
     assert err(e) == ("NotImplemented", 501)
+
+
+def test_full_object_multipart_checksum(s3, bucket, tmp_path):
+    p1, p2 = os.urandom(5 * MiB), os.urandom(100)
+    crc = lambda b: base64.b64encode(zlib.crc32(b).to_bytes(4, "big")).decode()
+    up = s3.create_multipart_upload(Bucket=bucket, Key="full", ChecksumAlgorithm="CRC32", ChecksumType="FULL_OBJECT")
+    assert up["ChecksumType"] == "FULL_OBJECT"
+    uid = up["UploadId"]
+    parts = []
+    for n, data in [(1, p1), (2, p2)]:
+        r = s3.upload_part(Bucket=bucket, Key="full", UploadId=uid, PartNumber=n, Body=data, ChecksumAlgorithm="CRC32")
+        assert r["ChecksumCRC32"] == crc(data)
+        parts.append({"PartNumber": n, "ETag": r["ETag"], "ChecksumCRC32": r["ChecksumCRC32"]})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.complete_multipart_upload(Bucket=bucket, Key="full", UploadId=uid, MultipartUpload={"Parts": parts},
+                                     ChecksumCRC32="AAAAAA==", ChecksumType="FULL_OBJECT")
+    assert err(e) == ("BadDigest", 400)
+    r = s3.complete_multipart_upload(Bucket=bucket, Key="full", UploadId=uid, MultipartUpload={"Parts": parts},
+                                     ChecksumCRC32=crc(p1 + p2), ChecksumType="FULL_OBJECT")
+    assert r["ChecksumCRC32"] == crc(p1 + p2) and r["ChecksumType"] == "FULL_OBJECT"
+    # boto3 validates the full-object checksum against the body it downloads.
+    g = s3.get_object(Bucket=bucket, Key="full", ChecksumMode="ENABLED")
+    assert g["ChecksumCRC32"] == crc(p1 + p2) and g["Body"].read() == p1 + p2
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.create_multipart_upload(Bucket=bucket, Key="x", ChecksumAlgorithm="SHA256", ChecksumType="FULL_OBJECT")
+    assert err(e) == ("InvalidRequest", 400)
+    # s3transfer's multipart upload with a whole-file checksum.
+
+    f = tmp_path / "f.bin"
+    f.write_bytes(p1 + p2)
+    cfg = boto3.s3.transfer.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB)
+    s3.upload_file(str(f), bucket, "via-transfer", ExtraArgs={"ChecksumCRC32": crc(p1 + p2)}, Config=cfg)
+    h = s3.head_object(Bucket=bucket, Key="via-transfer", ChecksumMode="ENABLED")
+    assert h["ChecksumCRC32"] == crc(p1 + p2) and h["ETag"].endswith('-2"')

@@ -532,7 +532,19 @@ fn create_upload(
     };
     let algorithm = requested_algorithm(req)?;
     let shown = template.clone();
-    let upload_id = svc.create_multipart_upload(bucket, template, algorithm)?;
+    let full_object = match header(req, "x-amz-checksum-type") {
+        None | Some("COMPOSITE") => false,
+        Some("FULL_OBJECT") => true,
+        Some(t) => {
+            return Err(errors::invalid_argument(
+                "Value for x-amz-checksum-type header is invalid.",
+                "x-amz-checksum-type",
+                t,
+            ));
+        }
+    };
+    let (upload_id, full_object) =
+        svc.create_multipart_upload(bucket, template, algorithm, full_object)?;
     let mut w = XmlWriter::new();
     w.open("InitiateMultipartUploadResult", Some(XMLNS))
         .elem("Bucket", bucket)
@@ -542,7 +554,14 @@ fn create_upload(
     sse_headers(&mut r, &shown);
     if let Some(a) = algorithm {
         r.set_header("x-amz-checksum-algorithm", a.name());
-        r.set_header("x-amz-checksum-type", "COMPOSITE");
+        r.set_header(
+            "x-amz-checksum-type",
+            if full_object {
+                "FULL_OBJECT"
+            } else {
+                "COMPOSITE"
+            },
+        );
     }
     Ok(r)
 }
@@ -650,7 +669,9 @@ fn complete_upload(
             })
         })
         .collect::<Result<Vec<_>, AwsError>>()?;
-    let (meta, version) = svc.complete_multipart_upload(bucket, key, upload_id, &parts)?;
+    let expected = checksum_values(req, &[]);
+    let (meta, version) =
+        svc.complete_multipart_upload(bucket, key, upload_id, &parts, &expected)?;
     let mut w = XmlWriter::new();
     w.open("CompleteMultipartUploadResult", Some(XMLNS))
         .elem(
@@ -733,8 +754,13 @@ fn list_parts(
             .unwrap_or("STANDARD"),
     );
     if let Some(a) = upload.checksum_algorithm {
+        let kind = if upload.full_object {
+            "FULL_OBJECT"
+        } else {
+            "COMPOSITE"
+        };
         w.elem("ChecksumAlgorithm", a.name())
-            .elem("ChecksumType", "COMPOSITE");
+            .elem("ChecksumType", kind);
     }
     Ok(xml(w.finish()))
 }
