@@ -1,4 +1,5 @@
 """S3 end to end: boto3 and the AWS CLI against the real binary."""
+import base64
 import datetime
 import hashlib
 import json
@@ -8,10 +9,8 @@ import urllib.error
 import urllib.request
 import uuid
 import zlib
-import base64
 
-import boto3
-
+import boto3.s3.transfer
 import botocore.exceptions
 import pytest
 
