@@ -903,3 +903,19 @@ def test_full_object_multipart_checksum(s3, bucket, tmp_path):
     s3.upload_file(str(f), bucket, "via-transfer", ExtraArgs={"ChecksumCRC32": crc(p1 + p2)}, Config=cfg)
     h = s3.head_object(Bucket=bucket, Key="via-transfer", ChecksumMode="ENABLED")
     assert h["ChecksumCRC32"] == crc(p1 + p2) and h["ETag"].endswith('-2"')
+
+
+def test_list_buckets_pages_and_filters(cumulo, s3):
+    prefix = name("lb")
+    names = [f"{prefix}-{i}" for i in range(3)]
+    for n in names:
+        s3.create_bucket(Bucket=n)
+    r = s3.list_buckets(Prefix=prefix, MaxBuckets=2)
+    assert [b["Name"] for b in r["Buckets"]] == names[:2] and r["Prefix"] == prefix
+    r2 = s3.list_buckets(Prefix=prefix, MaxBuckets=2, ContinuationToken=r["ContinuationToken"])
+    assert [b["Name"] for b in r2["Buckets"]] == names[2:] and "ContinuationToken" not in r2
+    pages = s3.get_paginator("list_buckets").paginate(Prefix=prefix, PaginationConfig={"PageSize": 1})
+    assert [b["Name"] for p in pages for b in p["Buckets"]] == names
+    assert s3.list_buckets(Prefix=prefix, BucketRegion="eu-west-1")["Buckets"] == []
+    for n in names:
+        s3.delete_bucket(Bucket=n)

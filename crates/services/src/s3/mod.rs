@@ -20,15 +20,20 @@ mod rest;
 mod rest_bucket;
 mod rest_object;
 mod state;
+#[cfg(test)]
+mod tests;
 mod xml_in;
 
-pub use bucket::BucketSummary;
+pub use bucket::{BucketSummary, valid_bucket_name};
 pub use checksum::{Algorithm as ChecksumAlgorithm, Checksum};
-pub use list::{ListInput, ListOutput, VersionsOutput};
-pub use multipart::{CompletedPart, PartCopySource};
-pub use object::{CopyInput, DeleteOutput, GetOutput, PutInput, PutOutput};
-pub use state::{ContentHeaders, ObjectMeta};
-pub use xml_in::Element;
+pub use config::{ConfigKind, parse_tagging};
+pub use list::{ListInput, ListOutput, Listing, VersionsOutput};
+pub use multipart::{CompletedPart, MIN_PART_SIZE, PartCopySource};
+pub use object::{
+    Conditions, CopyInput, DeleteEntry, DeleteOutput, GetOutput, Precondition, PutInput, PutOutput,
+};
+pub use state::{ContentHeaders, NULL_VERSION, ObjectMeta, PartMeta, Upload};
+pub use xml_in::{Element, parse as parse_xml};
 
 use crate::{Config, Service};
 use cumulo_store::{Store, StoreError};

@@ -141,10 +141,13 @@ impl Conditions {
     }
 }
 
-/// Parses a `Range` header against an object size: `Ok(None)` when the header is absent-like
-/// or not a single byte range (S3 then serves the whole object), `Err(())` when unsatisfiable.
-#[allow(clippy::result_unit_err)]
-pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
+/// A `Range` that starts past the end of the object (S3's 416 `InvalidRange`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsatisfiable;
+
+/// Parses a `Range` header against an object size: `Ok(None)` when the header is not a single
+/// byte range S3 understands (S3 then serves the whole object), `Err` when unsatisfiable.
+pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, Unsatisfiable> {
     let Some(spec) = header.trim().strip_prefix("bytes=") else {
         return Ok(None);
     };
@@ -160,7 +163,7 @@ pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
             return Ok(None);
         };
         if n == 0 || size == 0 {
-            return Err(());
+            return Err(Unsatisfiable);
         }
         return Ok(Some((size.saturating_sub(n), size - 1)));
     }
@@ -176,7 +179,7 @@ pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
         }
     };
     if start >= size {
-        return Err(());
+        return Err(Unsatisfiable);
     }
     Ok(Some((start, end.min(size - 1))))
 }
@@ -778,9 +781,9 @@ mod tests {
         assert_eq!(parse_range("bytes=-3", 10), Ok(Some((7, 9))));
         assert_eq!(parse_range("bytes=-30", 10), Ok(Some((0, 9))));
         assert_eq!(parse_range("bytes=8-100", 10), Ok(Some((8, 9))));
-        assert_eq!(parse_range("bytes=10-", 10), Err(()));
-        assert_eq!(parse_range("bytes=-0", 10), Err(()));
-        assert_eq!(parse_range("bytes=0-0", 0), Err(()));
+        assert_eq!(parse_range("bytes=10-", 10), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=-0", 10), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=0-0", 0), Err(Unsatisfiable));
         assert_eq!(parse_range("bytes=5-2", 10), Ok(None));
         assert_eq!(parse_range("items=0-1", 10), Ok(None));
         assert_eq!(parse_range("bytes=0-1,3-4", 10), Ok(None));

@@ -148,7 +148,7 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     }
     if bucket.is_empty() {
         return match req.method {
-            Method::GET => Ok(rest_bucket::list_buckets(svc, req)),
+            Method::GET => rest_bucket::list_buckets(svc, req),
             _ => Err(errors::method_not_allowed(req.method.as_str(), "SERVICE")),
         };
     }
