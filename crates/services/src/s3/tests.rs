@@ -190,7 +190,9 @@ fn copy_keeps_body_and_replaces_metadata() {
 fn bucket_configs_and_errors() {
     let (_, svc) = service();
     assert_eq!(
-        svc.create_bucket("eu-west-1", "bkt", None).unwrap_err().code,
+        svc.create_bucket("eu-west-1", "bkt", None)
+            .unwrap_err()
+            .code,
         "IllegalLocationConstraintException"
     );
     svc.create_bucket("eu-west-1", "bkt", Some("eu-west-1"))
@@ -214,7 +216,8 @@ fn bucket_configs_and_errors() {
             .contains("AES256")
     );
     let cors = parse_xml(b"<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>").unwrap();
-    svc.put_bucket_config("bkt", ConfigKind::Cors, &cors).unwrap();
+    svc.put_bucket_config("bkt", ConfigKind::Cors, &cors)
+        .unwrap();
     assert!(
         svc.get_bucket_config("bkt", ConfigKind::Cors)
             .unwrap()
