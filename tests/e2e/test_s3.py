@@ -919,3 +919,30 @@ def test_list_buckets_pages_and_filters(cumulo, s3):
     assert s3.list_buckets(Prefix=prefix, BucketRegion="eu-west-1")["Buckets"] == []
     for n in names:
         s3.delete_bucket(Bucket=n)
+
+
+def test_cors_preflight_and_response_headers(cumulo, s3, bucket):
+    pre = {"Origin": "https://app.example.com", "Access-Control-Request-Method": "PUT"}
+    status, _, body = raw(cumulo, "OPTIONS", f"/{bucket}/k", headers=pre)
+    assert status == 403 and b"CORS is not enabled for this bucket" in body
+    s3.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": [
+        {"AllowedOrigins": ["https://*.example.com"], "AllowedMethods": ["PUT", "GET"],
+         "AllowedHeaders": ["content-type", "x-amz-*"], "ExposeHeaders": ["ETag"], "MaxAgeSeconds": 600}]})
+    status, headers, _ = raw(cumulo, "OPTIONS", f"/{bucket}/k",
+                             headers={**pre, "Access-Control-Request-Headers": "Content-Type, X-Amz-Date"})
+    assert status == 200
+    assert headers["Access-Control-Allow-Origin"] == "https://app.example.com"
+    assert headers["Access-Control-Allow-Methods"] == "PUT, GET"
+    assert headers["Access-Control-Allow-Headers"] == "Content-Type, X-Amz-Date"
+    assert headers["Access-Control-Max-Age"] == "600"
+    status, _, body = raw(cumulo, "OPTIONS", f"/{bucket}/k",
+                          headers={"Origin": "https://evil.com", "Access-Control-Request-Method": "PUT"})
+    assert status == 403 and b"<Code>AccessForbidden</Code>" in body
+    status, _, _ = raw(cumulo, "OPTIONS", f"/{bucket}/k", headers={"Origin": "https://app.example.com"})
+    assert status == 400
+    s3.put_object(Bucket=bucket, Key="k", Body=b"1")
+    status, headers, _ = raw(cumulo, "GET", f"/{bucket}/k", headers={"Origin": "https://app.example.com"})
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == "https://app.example.com"
+    assert headers["Access-Control-Expose-Headers"] == "ETag"
+    status, headers, _ = raw(cumulo, "GET", f"/{bucket}/k", headers={"Origin": "https://evil.com"})
+    assert status == 200 and "Access-Control-Allow-Origin" not in headers

@@ -12,6 +12,7 @@
 mod bucket;
 mod checksum;
 mod config;
+mod cors;
 mod errors;
 mod list;
 mod multipart;
@@ -27,6 +28,7 @@ mod xml_in;
 pub use bucket::{BucketSummary, valid_bucket_name};
 pub use checksum::{Algorithm as ChecksumAlgorithm, Checksum};
 pub use config::{ConfigKind, parse_tagging};
+pub use cors::CorsGrant;
 pub use list::{ListInput, ListOutput, Listing, VersionsOutput};
 pub use multipart::{CompletedPart, MIN_PART_SIZE, PartCopySource};
 pub use object::{
