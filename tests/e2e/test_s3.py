@@ -946,3 +946,27 @@ def test_cors_preflight_and_response_headers(cumulo, s3, bucket):
     assert headers["Access-Control-Expose-Headers"] == "ETag"
     status, headers, _ = raw(cumulo, "GET", f"/{bucket}/k", headers={"Origin": "https://evil.com"})
     assert status == 200 and "Access-Control-Allow-Origin" not in headers
+
+
+def test_get_object_attributes(s3, bucket):
+    body = b"attrs" * 10
+    s3.put_object(Bucket=bucket, Key="a", Body=body, ChecksumAlgorithm="SHA256")
+    r = s3.get_object_attributes(Bucket=bucket, Key="a", ObjectAttributes=["ETag", "Checksum", "ObjectSize", "StorageClass"])
+    assert r["ETag"] == hashlib.md5(body).hexdigest()
+    assert r["ObjectSize"] == len(body) and r["StorageClass"] == "STANDARD"
+    assert r["Checksum"]["ChecksumSHA256"] == base64.b64encode(hashlib.sha256(body).digest()).decode()
+    assert "ObjectParts" not in r
+    uid = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+    e1 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=uid, PartNumber=1, Body=b"x" * (5 * MiB))["ETag"]
+    e2 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=uid, PartNumber=2, Body=b"y")["ETag"]
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=uid, MultipartUpload={
+        "Parts": [{"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp", ObjectAttributes=["ObjectParts"], MaxParts=1)
+    parts = r["ObjectParts"]
+    assert parts["TotalPartsCount"] == 2 and parts["IsTruncated"] is True
+    assert parts["Parts"] == [{"PartNumber": 1, "Size": 5 * MiB}]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="a", ObjectAttributes=["Color"])
+    assert err(e) == ("InvalidArgument", 400)
+    with pytest.raises(s3.exceptions.NoSuchKey):
+        s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])

@@ -104,7 +104,6 @@ const UNSUPPORTED_OBJECT: &[Unsupported] = &[
         "retention",
         ["GetObjectRetention", "PutObjectRetention", "", ""],
     ),
-    ("attributes", ["GetObjectAttributes", "", "", ""]),
     ("torrent", ["GetObjectTorrent", "", "", ""]),
     ("restore", ["", "", "", "RestoreObject"]),
     ("select", ["", "", "", "SelectObjectContent"]),
