@@ -230,3 +230,46 @@ fn bucket_configs_and_errors() {
     svc.delete_bucket("bkt").unwrap();
     assert_eq!(svc.bucket_region("bkt").unwrap_err().code, "NoSuchBucket");
 }
+
+#[test]
+fn batch_delete_applies_in_order_within_one_commit() {
+    let (store, svc) = service();
+    svc.create_bucket("us-east-1", "bkt", None).unwrap();
+    svc.put_bucket_versioning("bkt", "Enabled").unwrap();
+    let v = put(&svc, "bkt", "k", b"1").version_id.unwrap();
+    // Two deletes of the same key: two markers; then removing the version itself.
+    let entries = svc
+        .delete_objects(
+            "bkt",
+            &[
+                ("k".into(), None),
+                ("k".into(), None),
+                ("k".into(), Some(v.clone())),
+                ("k".into(), Some("bad id!".into())),
+            ],
+        )
+        .unwrap();
+    let results: Vec<_> = entries
+        .iter()
+        .map(|e| e.result.as_ref().map(|d| d.delete_marker))
+        .collect();
+    assert_eq!(results[..3], [Ok(true), Ok(true), Ok(false)]);
+    assert_eq!(
+        entries[3].result.as_ref().unwrap_err().code,
+        "InvalidArgument"
+    );
+    let input = ListInput {
+        max_keys: 1000,
+        ..Default::default()
+    };
+    let versions = svc.list_object_versions("bkt", &input, None).unwrap();
+    assert_eq!(versions.versions.len(), 2);
+    assert!(versions.versions.iter().all(|(m, _)| m.delete_marker));
+    // The index and the store agree after a reload.
+    drop(svc);
+    let svc = S3Service::new(store, &Config::default()).unwrap();
+    assert_eq!(
+        svc.list_object_versions("bkt", &input, None).unwrap(),
+        versions
+    );
+}
