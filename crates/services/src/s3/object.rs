@@ -729,7 +729,7 @@ impl S3Service {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DeleteChange {
     Remove(String),
-    Marker(ObjectMeta),
+    Marker(Box<ObjectMeta>),
 }
 
 impl DeleteChange {
@@ -738,7 +738,7 @@ impl DeleteChange {
             DeleteChange::Remove(v) => versions.retain(|m| m.version_id != *v),
             DeleteChange::Marker(m) => {
                 versions.retain(|x| x.version_id != m.version_id);
-                versions.push(m.clone());
+                versions.push(ObjectMeta::clone(m));
             }
         }
     }
@@ -785,7 +785,7 @@ fn plan_delete(
     };
     out.version_id = Some(marker.version_id.clone());
     out.delete_marker = true;
-    (out, Some(DeleteChange::Marker(marker)))
+    (out, Some(DeleteChange::Marker(Box::new(marker))))
 }
 
 /// Finds a version: the current one, or by id. Delete markers answer NoSuchKey (current) or
