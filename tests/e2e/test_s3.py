@@ -673,7 +673,7 @@ def test_acls(s3, bucket):
     assert err(e) == ("AccessControlListNotSupported", 400)
 
 
-def test_unimplemented_operations_answer_501(s3, bucket):
+def test_unimplemented_operations_answer_501(cumulo, s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.get_bucket_logging(Bucket=bucket)
     assert err(e) == ("NotImplemented", 501)
@@ -681,6 +681,20 @@ def test_unimplemented_operations_answer_501(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.put_bucket_replication(Bucket=bucket, ReplicationConfiguration={"Role": "arn:aws:iam::000000000000:role/r", "Rules": []})
     assert "PutBucketReplication" in e.value.response["Error"]["Message"]
+    s3.put_object(Bucket=bucket, Key="k", Body=b"1")
+    for call, op in [
+        (lambda: s3.get_object_retention(Bucket=bucket, Key="k"), "GetObjectRetention"),
+        (lambda: s3.restore_object(Bucket=bucket, Key="k", RestoreRequest={"Days": 1}), "RestoreObject"),
+        (lambda: s3.get_bucket_accelerate_configuration(Bucket=bucket), "GetBucketAccelerateConfiguration"),
+        (lambda: s3.list_bucket_metrics_configurations(Bucket=bucket), "GetBucketMetricsConfiguration"),
+    ]:
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            call()
+        assert err(e) == ("NotImplemented", 501) and op in e.value.response["Error"]["Message"]
+    # A subresource PUT must never be mistaken for PutObject.
+    status, _, _ = raw(cumulo, "PUT", f"/{bucket}/k?renameObject", body=b"x")
+    assert status == 501
+    assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"1"
 
 
 # ---------------------------------------------------------------- checksums, chunked bodies, presigned URLs

@@ -93,6 +93,29 @@ const UNSUPPORTED_BUCKET: &[Unsupported] = &[
         ],
     ),
     ("session", ["CreateSession", "", "", ""]),
+    ("abac", ["GetBucketAbac", "PutBucketAbac", "", ""]),
+    (
+        "metadataConfiguration",
+        [
+            "GetBucketMetadataConfiguration",
+            "",
+            "DeleteBucketMetadataConfiguration",
+            "CreateBucketMetadataConfiguration",
+        ],
+    ),
+    (
+        "metadataInventoryTable",
+        [
+            "",
+            "UpdateBucketMetadataInventoryTableConfiguration",
+            "",
+            "",
+        ],
+    ),
+    (
+        "metadataJournalTable",
+        ["", "UpdateBucketMetadataJournalTableConfiguration", "", ""],
+    ),
 ];
 
 const UNSUPPORTED_OBJECT: &[Unsupported] = &[
@@ -107,6 +130,8 @@ const UNSUPPORTED_OBJECT: &[Unsupported] = &[
     ("torrent", ["GetObjectTorrent", "", "", ""]),
     ("restore", ["", "", "", "RestoreObject"]),
     ("select", ["", "", "", "SelectObjectContent"]),
+    ("encryption", ["", "UpdateObjectEncryption", "", ""]),
+    ("renameObject", ["", "RenameObject", "", ""]),
 ];
 
 pub(super) fn handle(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
