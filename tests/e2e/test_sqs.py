@@ -253,6 +253,8 @@ def test_message_attribute_and_system_attribute_selection(sqs):
     {"AWS.reserved": {"DataType": "String", "StringValue": "x"}},
     {"ok": {"DataType": "Strange", "StringValue": "x"}},
     {"ok": {"DataType": "Number", "StringValue": "abc"}},
+    {"ok": {"DataType": "Number", "StringValue": "NaN"}},
+    {"ok": {"DataType": "Number", "StringValue": "inf"}},
     {"ok": {"DataType": "String", "StringValue": ""}},
     {f"a{i}": {"DataType": "String", "StringValue": "x"} for i in range(11)},
 ])
@@ -794,8 +796,10 @@ def test_query_protocol_round_trip(cumulo):
     assert [u.text for u in doc.findall("q:ListQueuesResult/q:QueueUrl", NS)] == [url]
     status, doc = query(cumulo, {"Action": "GetQueueUrl", "QueueName": name})
     assert doc.find("q:GetQueueUrlResult/q:QueueUrl", NS).text == url
-    status, _ = query(cumulo, {"Action": "DeleteQueue"}, path=path)
+    status, doc = query(cumulo, {"Action": "DeleteQueue"}, path=path)
     assert status == 200
+    assert doc.tag == "{%s}DeleteQueueResponse" % NS["q"]
+    assert [child.tag.split("}")[1] for child in doc] == ["ResponseMetadata"]
     status, doc = query(cumulo, {"Action": "GetQueueUrl", "QueueName": name})
     assert status == 400
     assert doc.find("q:Error/q:Code", NS).text == "AWS.SimpleQueueService.NonExistentQueue"

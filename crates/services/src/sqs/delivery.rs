@@ -136,7 +136,7 @@ pub(super) fn validate_message_attributes(attrs: &MessageAttributes) -> Result<(
                 if s.is_empty() {
                     return Err(empty(t));
                 }
-                if t == "Number" && s.trim().parse::<f64>().is_err() {
+                if t == "Number" && !is_number(s) {
                     return Err(invalid_parameter_value(format!(
                         "Can't cast the value of message (user) attribute '{name}' to a number."
                     )));
@@ -157,6 +157,16 @@ pub(super) fn attributes_size(attrs: &MessageAttributes) -> usize {
                 + v.binary_value.as_ref().map_or(0, Vec::len)
         })
         .sum()
+}
+
+/// A Number attribute: a decimal number (AWS allows up to 38 significant digits and exponents),
+/// never `inf` or `NaN`, which Rust's float parser would accept.
+fn is_number(s: &str) -> bool {
+    let t = s.trim();
+    t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'))
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
+        && t.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 /// Characters AWS accepts in bodies and string values (the XML 1.0 character set).
@@ -509,4 +519,49 @@ pub(super) fn plan_receive(
         plan.received.push((*seq, m));
     }
     plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_decimal_and_finite() {
+        for ok in ["0", "-1", "+2.5", ".5", "1e10", "-12.5E-3", " 7 "] {
+            assert!(is_number(ok), "{ok}");
+        }
+        for bad in ["", "abc", "NaN", "inf", "-infinity", "1e999", "0x10", "1,5"] {
+            assert!(!is_number(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn message_characters_follow_xml() {
+        assert!(valid_message_chars("tab\tnewline\n cr\r ✓ 𝄞"));
+        assert!(!valid_message_chars("nul\0"));
+        assert!(!valid_message_chars("bell\u{7}"));
+        assert!(!valid_message_chars("\u{FFFE}"));
+    }
+
+    #[test]
+    fn attribute_selection_patterns() {
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(wants_message_attribute(&p(&["All"]), "x"));
+        assert!(wants_message_attribute(&p(&[".*"]), "x"));
+        assert!(wants_message_attribute(&p(&["foo.*"]), "foo.bar"));
+        assert!(!wants_message_attribute(&p(&["foo.*"]), "foobar"));
+        assert!(!wants_message_attribute(&p(&["foo.*"]), "foo"));
+        assert!(wants_message_attribute(&p(&["exact"]), "exact"));
+        assert!(!wants_message_attribute(&p(&[]), "x"));
+    }
+
+    #[test]
+    fn batch_ids_are_validated_before_any_entry() {
+        let ids = |v: &[&str]| check_batch_ids(v.iter().copied(), "E").map_err(|e| e.code);
+        assert_eq!(ids(&[]).unwrap_err(), "EmptyBatchRequest");
+        assert_eq!(ids(&["a"; 11]).unwrap_err(), "TooManyEntriesInBatchRequest");
+        assert_eq!(ids(&["a", "a"]).unwrap_err(), "BatchEntryIdsNotDistinct");
+        assert_eq!(ids(&["a b"]).unwrap_err(), "InvalidBatchEntryId");
+        assert!(ids(&["a-1", "B_2"]).is_ok());
+    }
 }

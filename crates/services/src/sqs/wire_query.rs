@@ -14,14 +14,33 @@ use std::fmt::Write;
 
 pub const NAMESPACE: &str = "http://queue.amazonaws.com/doc/2012-11-05/";
 
+/// Actions whose response carries only ResponseMetadata.
+const NO_RESULT: &[&str] = &[
+    "DeleteQueue",
+    "SetQueueAttributes",
+    "TagQueue",
+    "UntagQueue",
+    "DeleteMessage",
+    "ChangeMessageVisibility",
+    "PurgeQueue",
+    "AddPermission",
+    "RemovePermission",
+];
+
 pub async fn handle(svc: &SqsService, req: &AwsRequest) -> AwsResponse {
     let params = QueryParams::from_request(req);
     let action = params.get("Action").unwrap_or("").to_string();
     let mut body = String::new();
     match dispatch(svc, req, &action, &params, &mut body).await {
         Ok(()) => {
+            // Operations without output have no `<XResult>` element in AWS's responses.
+            let result = if NO_RESULT.contains(&action.as_str()) {
+                String::new()
+            } else {
+                format!("<{action}Result>{body}</{action}Result>")
+            };
             let doc = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><{action}Response xmlns=\"{NAMESPACE}\"><{action}Result>{body}</{action}Result><ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{action}Response>",
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><{action}Response xmlns=\"{NAMESPACE}\">{result}<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{action}Response>",
                 escape(&req.request_id)
             );
             AwsResponse::xml(doc).with_header("x-amzn-requestid", &req.request_id)
