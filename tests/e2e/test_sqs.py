@@ -448,6 +448,24 @@ def test_long_poll_woken_by_send(cumulo, sqs):
     assert 0.6 <= elapsed < 3
 
 
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_long_polls_do_not_busy_wait(cumulo):
+    url = cumulo.client("sqs").create_queue(QueueName=uniq("idle"))["QueueUrl"]
+    clients = [cumulo.client("sqs") for _ in range(4)]
+    before = cpu_seconds(cumulo.proc.pid)
+    threads = [threading.Thread(target=c.receive_message, kwargs={"QueueUrl": url, "WaitTimeSeconds": 2})
+               for c in clients]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    # Four 2-second polls; a spinning server would burn seconds of CPU here.
+    assert cpu_seconds(cumulo.proc.pid) - before < 0.5
+
+
 def test_purge_queue(sqs):
     url = sqs.create_queue(QueueName=uniq("purge"))["QueueUrl"]
     for i in range(4):
