@@ -243,7 +243,7 @@ impl SqsService {
                     }
                 }
                 for (seq, m) in &plan.received {
-                    state::put_message(tx, &region, &name, *seq, m)?;
+                    state::put_delivery(tx, &region, &name, *seq, m)?;
                 }
                 Ok(())
             })
@@ -351,7 +351,7 @@ impl SqsService {
             let mut m = m.clone();
             m.visible_at_ms = now + timeout * 1000;
             self.store
-                .write(|tx| state::put_message(tx, &q.meta.region, &q.meta.name, r.seq, &m))
+                .write(|tx| state::put_delivery(tx, &q.meta.region, &q.meta.name, r.seq, &m))
                 .map_err(store_err)?;
             q.messages.insert(r.seq, m);
             if timeout == 0 {

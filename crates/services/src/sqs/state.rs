@@ -10,7 +10,8 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 /// Schema migrations owned by the SQS service. Rows hold JSON documents so new fields need no
-/// migration; the columns are what lookups and ordering need.
+/// migration; the columns are what lookups and ordering need. A message's delivery state (which
+/// changes on every receive) has its own small column so a receive never rewrites the body.
 pub const MIGRATIONS: &[&str] = &["
     CREATE TABLE sqs_queues (
         region TEXT NOT NULL,
@@ -23,6 +24,7 @@ pub const MIGRATIONS: &[&str] = &["
         queue TEXT NOT NULL,
         seq INTEGER NOT NULL,
         data TEXT NOT NULL,
+        delivery TEXT NOT NULL,
         PRIMARY KEY (region, queue, seq)
     );
 "];
@@ -105,7 +107,32 @@ pub struct Message {
     pub dead_letter_source_arn: Option<String>,
 }
 
+/// The part of a message that changes after it is sent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Delivery {
+    visible_at_ms: i64,
+    receive_count: i64,
+    first_receive_ms: Option<i64>,
+    receipt_nonce: Option<String>,
+}
+
 impl Message {
+    fn delivery(&self) -> Delivery {
+        Delivery {
+            visible_at_ms: self.visible_at_ms,
+            receive_count: self.receive_count,
+            first_receive_ms: self.first_receive_ms,
+            receipt_nonce: self.receipt_nonce.clone(),
+        }
+    }
+
+    fn set_delivery(&mut self, d: Delivery) {
+        self.visible_at_ms = d.visible_at_ms;
+        self.receive_count = d.receive_count;
+        self.first_receive_ms = d.first_receive_ms;
+        self.receipt_nonce = d.receipt_nonce;
+    }
+
     /// Received and its visibility timeout has not expired.
     pub fn in_flight(&self, now_ms: i64) -> bool {
         self.receive_count > 0 && self.visible_at_ms > now_ms
@@ -168,6 +195,7 @@ pub fn delete_all_messages(tx: &Transaction<'_>, region: &str, name: &str) -> ru
     Ok(())
 }
 
+/// Stores a new message (or one moved here by redrive).
 pub fn put_message(
     tx: &Transaction<'_>,
     region: &str,
@@ -176,10 +204,37 @@ pub fn put_message(
     msg: &Message,
 ) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
-        "INSERT INTO sqs_messages (region, queue, seq, data) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (region, queue, seq) DO UPDATE SET data = excluded.data",
+        "INSERT INTO sqs_messages (region, queue, seq, data, delivery) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (region, queue, seq) DO UPDATE
+         SET data = excluded.data, delivery = excluded.delivery",
     )?;
-    stmt.execute(params![region, queue, seq as i64, to_json(msg)?])?;
+    stmt.execute(params![
+        region,
+        queue,
+        seq as i64,
+        to_json(msg)?,
+        to_json(&msg.delivery())?
+    ])?;
+    Ok(())
+}
+
+/// Records a receive or visibility change: only the small delivery column is rewritten.
+pub fn put_delivery(
+    tx: &Transaction<'_>,
+    region: &str,
+    queue: &str,
+    seq: u64,
+    msg: &Message,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE sqs_messages SET delivery = ?4 WHERE region = ?1 AND queue = ?2 AND seq = ?3",
+    )?;
+    stmt.execute(params![
+        region,
+        queue,
+        seq as i64,
+        to_json(&msg.delivery())?
+    ])?;
     Ok(())
 }
 
@@ -217,22 +272,26 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Ve
             Err(e) => problems.push(format!("queue {region}/{name}: {e}")),
         }
     }
-    let mut stmt = conn.prepare("SELECT region, queue, seq, data FROM sqs_messages")?;
+    let mut stmt = conn.prepare("SELECT region, queue, seq, data, delivery FROM sqs_messages")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, i64>(2)?,
             r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
         ))
     })?;
     for row in rows {
-        let (region, name, seq, data) = row?;
+        let (region, name, seq, data, delivery) = row?;
         let Some(queue) = queues.get_mut(&(region.clone(), name.clone())) else {
             continue;
         };
-        match serde_json::from_str::<Message>(&data) {
-            Ok(msg) => {
+        let parsed = serde_json::from_str::<Message>(&data)
+            .and_then(|m| Ok((m, serde_json::from_str::<Delivery>(&delivery)?)));
+        match parsed {
+            Ok((mut msg, d)) => {
+                msg.set_delivery(d);
                 let seq = seq as u64;
                 queue.meta.next_seq = queue.meta.next_seq.max(seq + 1);
                 queue.messages.insert(seq, msg);
