@@ -106,32 +106,24 @@ impl SqsService {
         }
         let fifo = name.ends_with(".fifo");
         let mut changes = attributes.clone();
-        match changes.get("FifoQueue").map(|v| v.to_ascii_lowercase()) {
-            Some(v) if v == "true" && !fifo => {
+        // The `.fifo` suffix and FifoQueue=true go together; FifoQueue=false on a standard
+        // queue is accepted and not stored (AWS does not report it back).
+        match changes
+            .get("FifoQueue")
+            .map(|v| v.to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("true") if fifo => {}
+            Some("false") if !fifo => {
+                changes.remove("FifoQueue");
+            }
+            None if !fifo => {}
+            Some("true" | "false") | None => {
                 return Err(invalid_parameter_value(
                     "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.",
                 ));
             }
-            Some(v) if v == "false" && !fifo => {
-                changes.remove("FifoQueue");
-            }
-            Some(v) if v == "true" || v == "false" => {}
             Some(_) => return Err(invalid_attribute_value("FifoQueue")),
-            None if fifo => {
-                return Err(invalid_parameter_value(
-                    "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
-                ));
-            }
-            None => {}
-        }
-        if fifo
-            && changes
-                .get("FifoQueue")
-                .map(|v| v.to_ascii_lowercase())
-                .as_deref()
-                == Some("false")
-        {
-            return Err(invalid_attribute_value("FifoQueue"));
         }
         check_tags(tags)?;
         let mut attrs = attributes::defaults(fifo);
