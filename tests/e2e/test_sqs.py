@@ -364,6 +364,20 @@ def test_delete_message_and_batch(sqs):
     assert a["ApproximateNumberOfMessages"] == "0" and a["ApproximateNumberOfMessagesNotVisible"] == "0"
 
 
+def test_only_the_latest_receipt_handle_deletes(sqs):
+    url = sqs.create_queue(QueueName=uniq("stale"))["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="x")
+    old = sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["ReceiptHandle"]
+    new = sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["ReceiptHandle"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=old)  # succeeds, deletes nothing
+    assert sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["Body"] == "x"
+    newest = sqs.receive_message(QueueUrl=url)["Messages"][0]["ReceiptHandle"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=new)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=newest)
+    a = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert a["ApproximateNumberOfMessages"] == "0" and a["ApproximateNumberOfMessagesNotVisible"] == "0"
+
+
 def test_send_message_batch(sqs):
     url = sqs.create_queue(QueueName=uniq("sbatch"))["QueueUrl"]
     attrs = {"k": {"DataType": "Number", "StringValue": "7"}}

@@ -279,11 +279,15 @@ impl SqsService {
         Ok((out, plan.next_visible_ms))
     }
 
-    /// DeleteMessage. Deleting a message that is already gone succeeds, as in AWS.
+    /// DeleteMessage. As the API reference says, only the most recent receipt handle deletes:
+    /// an older one (or one for a message already gone) succeeds without deleting anything.
     pub fn delete_message(&self, caller: &Caller, url: &str, handle: &str) -> Result<(), AwsError> {
         self.with_queue(caller, url, |q| {
             let r = decode_receipt(&q.meta.name, handle)?;
-            if q.messages.get(&r.seq).is_some_and(|m| m.id == r.message_id) {
+            let current = q.messages.get(&r.seq).is_some_and(|m| {
+                m.id == r.message_id && m.receipt_nonce.as_deref() == Some(r.nonce.as_str())
+            });
+            if current {
                 self.store
                     .write(|tx| state::delete_message(tx, &q.meta.region, &q.meta.name, r.seq))
                     .map_err(store_err)?;
@@ -293,6 +297,7 @@ impl SqsService {
         })
     }
 
+    /// DeleteMessageBatch: each entry as DeleteMessage, failures reported per entry.
     pub fn delete_message_batch(
         &self,
         caller: &Caller,
@@ -361,6 +366,7 @@ impl SqsService {
         })
     }
 
+    /// ChangeMessageVisibilityBatch: each entry as ChangeMessageVisibility.
     pub fn change_message_visibility_batch(
         &self,
         caller: &Caller,

@@ -25,6 +25,7 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// `http://{host}/{account}/{name}`: the URL as this caller can reach it.
     pub fn queue_url(&self, name: &str) -> String {
         format!("http://{}/{}/{}", self.host, self.account_id, name)
     }
@@ -266,6 +267,7 @@ impl SqsService {
         })
     }
 
+    /// SetQueueAttributes: validated as a whole; on any error nothing changes.
     pub fn set_queue_attributes(
         &self,
         caller: &Caller,
@@ -300,6 +302,7 @@ impl SqsService {
         Ok(())
     }
 
+    /// TagQueue: adds or overwrites tags (50 at most per queue).
     pub fn tag_queue(
         &self,
         caller: &Caller,
@@ -315,6 +318,7 @@ impl SqsService {
         })
     }
 
+    /// UntagQueue: removing a key that is not there is not an error.
     pub fn untag_queue(&self, caller: &Caller, url: &str, keys: &[String]) -> Result<(), AwsError> {
         self.update_meta(caller, url, |meta| {
             for k in keys {
@@ -324,6 +328,7 @@ impl SqsService {
         })
     }
 
+    /// ListQueueTags.
     pub fn list_queue_tags(
         &self,
         caller: &Caller,
