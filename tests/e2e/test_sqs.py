@@ -609,6 +609,27 @@ def test_redrive_to_dead_letter_queue(sqs):
     assert sqs.list_dead_letter_source_queues(QueueUrl=src)["queueUrls"] == []
 
 
+def test_redrive_allow_policy_is_enforced(sqs):
+    allowed_name, denied_name = uniq("allowed"), uniq("denied")
+    allowed_arn = f"arn:aws:sqs:us-east-1:000000000000:{allowed_name}"
+    dlq = sqs.create_queue(QueueName=uniq("picky"), Attributes={"RedriveAllowPolicy": json.dumps(
+        {"redrivePermission": "byQueue", "sourceQueueArns": [allowed_arn]})})["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    policy = {"RedrivePolicy": json.dumps({"deadLetterTargetArn": arn, "maxReceiveCount": 1})}
+    assert sqs.create_queue(QueueName=allowed_name, Attributes=policy)["QueueUrl"]
+    with pytest.raises(ClientError) as e:
+        sqs.create_queue(QueueName=denied_name, Attributes=policy)
+    assert error_code(e) == "InvalidParameterValue"
+    sqs.set_queue_attributes(QueueUrl=dlq, Attributes={"RedriveAllowPolicy": '{"redrivePermission":"denyAll"}'})
+    other = sqs.create_queue(QueueName=uniq("other"))["QueueUrl"]
+    with pytest.raises(ClientError) as e:
+        sqs.set_queue_attributes(QueueUrl=other, Attributes=policy)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.set_queue_attributes(QueueUrl=dlq, Attributes={"RedriveAllowPolicy": '{"redrivePermission":"byQueue"}'})
+    assert error_code(e) == "InvalidParameterValue"
+
+
 def test_redrive_policy_requires_same_queue_type(sqs):
     dlq = fifo_queue(sqs)
     arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]

@@ -131,7 +131,8 @@ impl SqsService {
         attributes::apply(&mut attrs, &changes, fifo)?;
         let mut queues = self.lock();
         if let Some(rp) = attrs.get("RedrivePolicy") {
-            check_dead_letter_target(&queues, caller, rp, fifo)?;
+            let source = state::queue_arn(&caller.region, &caller.account_id, name);
+            check_dead_letter_target(&queues, caller, rp, fifo, &source)?;
         }
         let key = caller.key(name);
         if let Some(existing) = queues.get(&key) {
@@ -288,7 +289,7 @@ impl SqsService {
         if let Some(rp) = meta.attributes.get("RedrivePolicy")
             && changes.contains_key("RedrivePolicy")
         {
-            check_dead_letter_target(&queues, caller, rp, fifo)?;
+            check_dead_letter_target(&queues, caller, rp, fifo, &meta.arn())?;
         }
         meta.last_modified_s = now_ms() / 1000;
         self.store
@@ -428,12 +429,14 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
     Ok(())
 }
 
-/// Validates a RedrivePolicy's target: it must exist in this region and be of the same type.
+/// Validates a RedrivePolicy's target: it must exist in this region, be of the same type, and
+/// its RedriveAllowPolicy must admit `source_arn`.
 fn check_dead_letter_target(
     queues: &HashMap<QueueKey, Queue>,
     caller: &Caller,
     policy: &str,
     fifo: bool,
+    source_arn: &str,
 ) -> Result<(), AwsError> {
     let rp = RedrivePolicy::parse(policy)?;
     let bad = |reason: &str| {
@@ -449,6 +452,23 @@ fn check_dead_letter_target(
         return Err(bad(
             "Dead-letter queue must be same type of queue as the source.",
         ));
+    }
+    if let Some(allow) = target.meta.attributes.get("RedriveAllowPolicy") {
+        let v: serde_json::Value = serde_json::from_str(allow).unwrap_or_default();
+        let allowed = match v.get("redrivePermission").and_then(|p| p.as_str()) {
+            Some("denyAll") => false,
+            Some("byQueue") => v
+                .get("sourceQueueArns")
+                .and_then(|a| a.as_array())
+                .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(source_arn))),
+            _ => true,
+        };
+        if !allowed {
+            return Err(bad(&format!(
+                "Queue {} does not allow {source_arn} to use it as a dead-letter queue.",
+                target.meta.arn()
+            )));
+        }
     }
     Ok(())
 }
