@@ -10,7 +10,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use cumulo_wire::AwsError;
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Deduplication ids live for five minutes, as in AWS.
 const DEDUP_WINDOW_MS: i64 = 5 * 60 * 1000;
@@ -461,9 +461,10 @@ pub(super) fn prepare_send(
     })
 }
 
-/// Decides one receive pass over `q` without changing it (see [`ReceivePlan`]). FIFO queues
-/// deliver in order per message group and never deliver from a group that has a message in
-/// flight; `max_receive` is the redrive policy's maxReceiveCount when its target exists.
+/// Decides one receive pass over `q` without changing it (see [`ReceivePlan`]); the caller has
+/// promoted messages that became visible. FIFO queues deliver in order per message group and
+/// never deliver from a group with a message in flight, nor past a group's delayed message;
+/// `max_receive` is the redrive policy's maxReceiveCount when its target exists.
 pub(super) fn plan_receive(
     q: &Queue,
     now: i64,
@@ -476,39 +477,39 @@ pub(super) fn plan_receive(
     let visibility_s = input
         .visibility_timeout
         .unwrap_or_else(|| q.meta.int_attr("VisibilityTimeout", 30));
-    let mut locked: HashSet<&str> = HashSet::new();
+    let mut in_flight_groups: HashSet<&str> = HashSet::new();
+    let mut first_delayed: HashMap<&str, u64> = HashMap::new();
     if fifo {
-        for m in q.messages.values().filter(|m| m.in_flight(now)) {
-            if let Some(g) = &m.group_id {
-                locked.insert(g);
+        for (seq, m) in q.messages.waiting() {
+            let group = m.group_id.as_deref().unwrap_or("");
+            if m.receive_count > 0 {
+                in_flight_groups.insert(group);
+            } else {
+                let first = first_delayed.entry(group).or_insert(seq);
+                *first = (*first).min(seq);
             }
         }
     }
-    let mut plan = ReceivePlan::default();
-    for (seq, m) in &q.messages {
+    let mut plan = ReceivePlan {
+        next_visible_ms: q.messages.next_visible_ms(),
+        ..Default::default()
+    };
+    for (seq, m) in q.messages.ready() {
         if plan.received.len() >= max {
             break;
         }
         if m.sent_ms + retention_ms <= now {
-            plan.expired.push(*seq);
+            plan.expired.push(seq);
             continue;
         }
         let group = m.group_id.as_deref().unwrap_or("");
-        if m.visible_at_ms > now {
-            plan.next_visible_ms = Some(
-                plan.next_visible_ms
-                    .map_or(m.visible_at_ms, |t: i64| t.min(m.visible_at_ms)),
-            );
-            if fifo {
-                locked.insert(group);
-            }
-            continue;
-        }
-        if fifo && locked.contains(group) {
+        let blocked =
+            in_flight_groups.contains(group) || first_delayed.get(group).is_some_and(|d| *d < seq);
+        if fifo && blocked {
             continue;
         }
         if max_receive.is_some_and(|n| m.receive_count >= n) {
-            plan.redrive.push((*seq, m.clone()));
+            plan.redrive.push((seq, m.clone()));
             continue;
         }
         let mut m = m.clone();
@@ -516,7 +517,7 @@ pub(super) fn plan_receive(
         m.first_receive_ms.get_or_insert(now);
         m.visible_at_ms = now + visibility_s * 1000;
         m.receipt_nonce = Some(uuid::Uuid::new_v4().simple().to_string());
-        plan.received.push((*seq, m));
+        plan.received.push((seq, m));
     }
     plan
 }

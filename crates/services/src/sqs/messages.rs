@@ -23,7 +23,8 @@ impl SqsService {
         input: &SendMessageInput,
     ) -> Result<SendMessageOutput, AwsError> {
         self.with_queue(caller, url, |q| {
-            let p = prepare_send(q, caller, input, now_ms())?;
+            let now = now_ms();
+            let p = prepare_send(q, caller, input, now)?;
             let out = send_output(input, &p);
             self.store
                 .write(|tx| {
@@ -41,7 +42,7 @@ impl SqsService {
             }
             if p.is_new {
                 q.meta.next_seq = q.meta.next_seq.max(p.seq + 1);
-                q.messages.insert(p.seq, p.message);
+                q.messages.insert(p.seq, p.message, now);
                 q.notify.notify_waiters();
             }
             Ok(out)
@@ -106,7 +107,7 @@ impl SqsService {
                 .map_err(store_err)?;
             q.meta = scratch.meta;
             for (seq, m) in staged {
-                q.messages.insert(seq, m);
+                q.messages.insert(seq, m, now);
             }
             q.notify.notify_waiters();
             Ok(out)
@@ -193,8 +194,13 @@ impl SqsService {
         input: &ReceiveMessageInput,
     ) -> Result<(Vec<ReceivedMessage>, Option<i64>), AwsError> {
         let mut queues = self.lock();
-        let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
         let now = now_ms();
+        queues
+            .get_mut(key)
+            .ok_or_else(queue_does_not_exist)?
+            .messages
+            .promote(now);
+        let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
         let redrive = q
             .meta
             .attributes
@@ -255,7 +261,7 @@ impl SqsService {
                 .iter()
                 .chain(plan.redrive.iter().map(|(s, _)| s))
             {
-                q.messages.remove(seq);
+                q.messages.remove(*seq);
             }
             let out = plan
                 .received
@@ -263,7 +269,7 @@ impl SqsService {
                 .map(|(seq, m)| render_received(&name, *seq, m, input))
                 .collect();
             for (seq, m) in plan.received {
-                q.messages.insert(seq, m);
+                q.messages.insert(seq, m, now);
             }
             out
         };
@@ -272,7 +278,7 @@ impl SqsService {
         {
             for (seq, m) in dlq_seqs.into_iter().zip(redriven) {
                 dlq.meta.next_seq = seq + 1;
-                dlq.messages.insert(seq, m);
+                dlq.messages.insert(seq, m, now);
             }
             dlq.notify.notify_waiters();
         }
@@ -284,14 +290,14 @@ impl SqsService {
     pub fn delete_message(&self, caller: &Caller, url: &str, handle: &str) -> Result<(), AwsError> {
         self.with_queue(caller, url, |q| {
             let r = decode_receipt(&q.meta.name, handle)?;
-            let current = q.messages.get(&r.seq).is_some_and(|m| {
+            let current = q.messages.get(r.seq).is_some_and(|m| {
                 m.id == r.message_id && m.receipt_nonce.as_deref() == Some(r.nonce.as_str())
             });
             if current {
                 self.store
                     .write(|tx| state::delete_message(tx, &q.meta.region, &q.meta.name, r.seq))
                     .map_err(store_err)?;
-                q.messages.remove(&r.seq);
+                q.messages.remove(r.seq);
             }
             Ok(())
         })
@@ -340,7 +346,7 @@ impl SqsService {
                 ));
             }
             let now = now_ms();
-            let Some(m) = q.messages.get(&r.seq).filter(|m| m.id == r.message_id) else {
+            let Some(m) = q.messages.get(r.seq).filter(|m| m.id == r.message_id) else {
                 return Err(message_not_inflight());
             };
             if !m.in_flight(now) {
@@ -358,7 +364,7 @@ impl SqsService {
             self.store
                 .write(|tx| state::put_delivery(tx, &q.meta.region, &q.meta.name, r.seq, &m))
                 .map_err(store_err)?;
-            q.messages.insert(r.seq, m);
+            q.messages.insert(r.seq, m, now);
             if timeout == 0 {
                 q.notify.notify_waiters();
             }

@@ -5,7 +5,7 @@
 use super::model::MessageAttributes;
 use cumulo_store::rusqlite::{self, Connection, Transaction, params};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -144,11 +144,86 @@ impl Message {
     }
 }
 
-/// A live queue: its description, its messages in send order, and the wake-up long polls wait on.
+/// A queue's messages in send order, indexed by when they become deliverable so a receive
+/// touches only deliverable messages however many are in flight or delayed.
+///
+/// Invariant: every message is in exactly one of `ready` (visible when last classified, and
+/// visibility only ever expires forward) or `waiting` (keyed by the instant it becomes visible).
+#[derive(Debug, Default)]
+pub struct Messages {
+    all: BTreeMap<u64, Message>,
+    ready: BTreeSet<u64>,
+    waiting: BTreeSet<(i64, u64)>,
+}
+
+impl Messages {
+    /// Adds or replaces the message at `seq`, filing it by its visibility.
+    pub fn insert(&mut self, seq: u64, msg: Message, now_ms: i64) {
+        self.remove(seq);
+        if msg.visible_at_ms > now_ms {
+            self.waiting.insert((msg.visible_at_ms, seq));
+        } else {
+            self.ready.insert(seq);
+        }
+        self.all.insert(seq, msg);
+    }
+
+    pub fn remove(&mut self, seq: u64) -> Option<Message> {
+        let msg = self.all.remove(&seq)?;
+        self.ready.remove(&seq);
+        self.waiting.remove(&(msg.visible_at_ms, seq));
+        Some(msg)
+    }
+
+    pub fn get(&self, seq: u64) -> Option<&Message> {
+        self.all.get(&seq)
+    }
+
+    pub fn clear(&mut self) {
+        *self = Messages::default();
+    }
+
+    /// Every message, in send order.
+    pub fn values(&self) -> impl Iterator<Item = &Message> {
+        self.all.values()
+    }
+
+    /// Moves messages whose delay or visibility timeout has passed to the ready set.
+    pub fn promote(&mut self, now_ms: i64) {
+        while let Some(&(at, seq)) = self.waiting.first() {
+            if at > now_ms {
+                break;
+            }
+            self.waiting.pop_first();
+            self.ready.insert(seq);
+        }
+    }
+
+    /// Deliverable messages (as of the last [`Messages::promote`]) in send order.
+    pub fn ready(&self) -> impl Iterator<Item = (u64, &Message)> {
+        self.ready
+            .iter()
+            .filter_map(|seq| self.all.get(seq).map(|m| (*seq, m)))
+    }
+
+    /// Messages not yet deliverable: in flight or delayed.
+    pub fn waiting(&self) -> impl Iterator<Item = (u64, &Message)> {
+        self.waiting
+            .iter()
+            .filter_map(|(_, seq)| self.all.get(seq).map(|m| (*seq, m)))
+    }
+
+    /// When the next waiting message becomes deliverable.
+    pub fn next_visible_ms(&self) -> Option<i64> {
+        self.waiting.first().map(|(at, _)| *at)
+    }
+}
+
+/// A live queue: its description, its messages, and the wake-up long polls wait on.
 #[derive(Debug)]
 pub struct Queue {
     pub meta: QueueMeta,
-    pub messages: BTreeMap<u64, Message>,
+    pub messages: Messages,
     pub notify: Arc<Notify>,
 }
 
@@ -156,7 +231,7 @@ impl Queue {
     pub fn new(meta: QueueMeta) -> Self {
         Queue {
             meta,
-            messages: BTreeMap::new(),
+            messages: Messages::default(),
             notify: Arc::new(Notify::new()),
         }
     }
@@ -253,6 +328,7 @@ pub fn delete_message(
 /// Rebuilds every queue from the store. A row that no longer parses is skipped rather than
 /// preventing the server from starting; it is reported in the returned list.
 pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Vec<String>)> {
+    let now = now_ms();
     let mut queues = HashMap::new();
     let mut problems = Vec::new();
     let mut stmt = conn.prepare("SELECT region, name, data FROM sqs_queues")?;
@@ -294,10 +370,63 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Ve
                 msg.set_delivery(d);
                 let seq = seq as u64;
                 queue.meta.next_seq = queue.meta.next_seq.max(seq + 1);
-                queue.messages.insert(seq, msg);
+                queue.messages.insert(seq, msg, now);
             }
             Err(e) => problems.push(format!("message {region}/{name}#{seq}: {e}")),
         }
     }
     Ok((queues, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(id: &str, visible_at_ms: i64) -> Message {
+        Message {
+            id: id.into(),
+            body: "b".into(),
+            md5_of_body: String::new(),
+            attributes: MessageAttributes::new(),
+            system_attributes: MessageAttributes::new(),
+            sender_id: "s".into(),
+            sent_ms: 0,
+            visible_at_ms,
+            receive_count: 0,
+            first_receive_ms: None,
+            receipt_nonce: None,
+            group_id: None,
+            dedup_id: None,
+            sequence_number: None,
+            dead_letter_source_arn: None,
+        }
+    }
+
+    fn ready_ids(m: &Messages) -> Vec<String> {
+        m.ready().map(|(_, m)| m.id.clone()).collect()
+    }
+
+    #[test]
+    fn index_files_messages_by_visibility() {
+        let mut m = Messages::default();
+        m.insert(1, msg("a", 100), 100);
+        m.insert(2, msg("b", 300), 100);
+        m.insert(3, msg("c", 200), 100);
+        assert_eq!(ready_ids(&m), ["a"]);
+        assert_eq!(m.next_visible_ms(), Some(200));
+        m.promote(250);
+        assert_eq!(ready_ids(&m), ["a", "c"]);
+        // Replacing (a receive) moves a message back to waiting.
+        m.insert(1, msg("a", 1_000), 250);
+        assert_eq!(ready_ids(&m), ["c"]);
+        assert_eq!(m.waiting().map(|(s, _)| s).collect::<Vec<_>>(), [2, 1]);
+        assert_eq!(m.remove(2).map(|x| x.id), Some("b".to_string()));
+        assert_eq!(m.remove(2).map(|x| x.id), None);
+        m.promote(5_000);
+        assert_eq!(ready_ids(&m), ["a", "c"]);
+        assert_eq!(m.next_visible_ms(), None);
+        assert_eq!(m.values().count(), 2);
+        m.clear();
+        assert_eq!(m.values().count(), 0);
+    }
 }
