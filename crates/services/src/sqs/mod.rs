@@ -2,9 +2,12 @@
 //! over both wire protocols SQS clients speak: awsJson1_0 (`X-Amz-Target: AmazonSQS.X`, current
 //! SDKs; awsQueryCompatible error codes) and the older query protocol (form `Action=...`, XML).
 //!
-//! Layout: [`ops`] holds the typed operations (what SNS delivery and CloudFormation call), built
-//! on [`state`] (in-memory queues with write-through to the store) and [`attributes`] (queue
-//! attribute rules); [`wire_json`] and [`wire_query`] only decode requests and encode responses.
+//! Layout: the typed operations (what SNS delivery and CloudFormation call) are methods of
+//! [`SqsService`] taking [`model`] types — queue operations in [`ops`], message operations in
+//! `messages`, AddPermission/RemovePermission in `permissions` — built on [`state`] (in-memory
+//! queues with write-through to the store), `delivery` (the pure send/receive rules) and
+//! [`attributes`] (queue attribute rules). `wire_json` and `wire_query` only decode requests and
+//! encode responses; [`errors`] has every SQS error in both protocols' codes.
 
 pub mod attributes;
 mod delivery;

@@ -1,7 +1,7 @@
 //! Queue operations as typed Rust functions: what the wire adapters and (next issue)
 //! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation commits to the store
 //! before it changes memory or answers, so an acknowledged change survives a crash. Message
-//! operations are in [`super::messages`].
+//! operations are in `messages`.
 
 use super::SqsService;
 use super::attributes::{self, RedrivePolicy};
