@@ -884,6 +884,9 @@ def test_state_survives_kill_9(fresh_server):
                          MessageAttributes={"i": {"DataType": "Number", "StringValue": str(i)}})
     inflight = sqs.receive_message(QueueUrl=url, VisibilityTimeout=600)["Messages"][0]
     fsent = sqs.send_message(QueueUrl=furl, MessageBody="f", MessageGroupId="g", MessageDeduplicationId="d")
+    # Consume the FIFO message: its sequence number must still bound later ones after restart.
+    fmsg = sqs.receive_message(QueueUrl=furl)["Messages"][0]
+    sqs.delete_message(QueueUrl=furl, ReceiptHandle=fmsg["ReceiptHandle"])
     server.kill9()
     server.start()
     sqs = server.client("sqs")
@@ -903,6 +906,7 @@ def test_state_survives_kill_9(fresh_server):
     # FIFO deduplication and sequence numbers survive too.
     dup = sqs.send_message(QueueUrl=furl, MessageBody="f", MessageGroupId="g", MessageDeduplicationId="d")
     assert dup["MessageId"] == fsent["MessageId"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=furl)
     nxt = sqs.send_message(QueueUrl=furl, MessageBody="f2", MessageGroupId="g", MessageDeduplicationId="d2")
     assert int(nxt["SequenceNumber"]) > int(fsent["SequenceNumber"])
     sqs.delete_queue(QueueUrl=url)

@@ -5,7 +5,7 @@
 use super::errors::*;
 use super::model::*;
 use super::ops::Caller;
-use super::state::{self, Message, Queue, QueueMeta};
+use super::state::{DedupEntry, Message, Queue};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use cumulo_wire::AwsError;
@@ -278,8 +278,8 @@ pub(super) struct PreparedSend {
     pub(super) message: Message,
     /// False for a FIFO duplicate within the deduplication window: nothing is enqueued.
     pub(super) is_new: bool,
-    /// The queue description when the send changes it (FIFO dedup records, sequence counter).
-    pub(super) meta: Option<QueueMeta>,
+    /// The deduplication record a new FIFO message creates, by scope key.
+    pub(super) dedup: Option<(String, DedupEntry)>,
 }
 
 pub(super) fn send_output(input: &SendMessageInput, p: &PreparedSend) -> SendMessageOutput {
@@ -292,9 +292,12 @@ pub(super) fn send_output(input: &SendMessageInput, p: &PreparedSend) -> SendMes
     }
 }
 
-/// Validates a send against the queue and builds the message.
+/// Validates a send against the queue and builds the message with sequence `seq`. `pending`
+/// holds deduplication records created earlier in the same batch, not yet in the queue.
 pub(super) fn prepare_send(
     q: &Queue,
+    pending: &HashMap<String, DedupEntry>,
+    seq: u64,
     caller: &Caller,
     input: &SendMessageInput,
     now: i64,
@@ -371,7 +374,6 @@ pub(super) fn prepare_send(
             ));
         }
     }
-    let seq = meta.next_seq;
     let mut msg = Message {
         id: uuid::Uuid::new_v4().to_string(),
         body: input.body.clone(),
@@ -394,7 +396,7 @@ pub(super) fn prepare_send(
             seq,
             message: msg,
             is_new: true,
-            meta: None,
+            dedup: None,
         });
     }
     let group = input
@@ -430,34 +432,31 @@ pub(super) fn prepare_send(
     } else {
         dedup.clone()
     };
-    let mut next = meta.clone();
-    next.dedup.retain(|_, e| e.expires_ms > now);
-    if let Some(prev) = next.dedup.get(&scope_key) {
+    if let Some(prev) = pending
+        .get(&scope_key)
+        .or_else(|| q.dedup.get(&scope_key, now))
+    {
         msg.id = prev.message_id.clone();
         msg.sequence_number = prev.sequence_number.clone();
         return Ok(PreparedSend {
             seq,
             message: msg,
             is_new: false,
-            meta: Some(next),
+            dedup: None,
         });
     }
     msg.dedup_id = Some(dedup);
     msg.sequence_number = Some(sequence_number(seq));
-    next.dedup.insert(
-        scope_key,
-        state::DedupEntry {
-            expires_ms: now + DEDUP_WINDOW_MS,
-            message_id: msg.id.clone(),
-            sequence_number: msg.sequence_number.clone(),
-        },
-    );
-    next.next_seq = seq + 1;
+    let entry = DedupEntry {
+        expires_ms: now + DEDUP_WINDOW_MS,
+        message_id: msg.id.clone(),
+        sequence_number: msg.sequence_number.clone(),
+    };
     Ok(PreparedSend {
         seq,
         message: msg,
         is_new: true,
-        meta: Some(next),
+        dedup: Some((scope_key, entry)),
     })
 }
 

@@ -10,8 +10,9 @@ use super::delivery::{
 use super::errors::*;
 use super::model::*;
 use super::ops::{Caller, parse_queue_arn, queue_name_from_url, store_err};
-use super::state::{self, Message, Queue, QueueKey, now_ms};
+use super::state::{self, Message, QueueKey, now_ms};
 use cumulo_wire::AwsError;
+use std::collections::HashMap;
 use std::time::Duration;
 
 impl SqsService {
@@ -22,31 +23,10 @@ impl SqsService {
         url: &str,
         input: &SendMessageInput,
     ) -> Result<SendMessageOutput, AwsError> {
-        self.with_queue(caller, url, |q| {
-            let now = now_ms();
-            let p = prepare_send(q, caller, input, now)?;
-            let out = send_output(input, &p);
-            self.store
-                .write(|tx| {
-                    if let Some(meta) = &p.meta {
-                        state::put_queue(tx, meta)?;
-                    }
-                    if p.is_new {
-                        state::put_message(tx, &q.meta.region, &q.meta.name, p.seq, &p.message)?;
-                    }
-                    Ok(())
-                })
-                .map_err(store_err)?;
-            if let Some(meta) = p.meta {
-                q.meta = meta;
-            }
-            if p.is_new {
-                q.meta.next_seq = q.meta.next_seq.max(p.seq + 1);
-                q.messages.insert(p.seq, p.message, now);
-                q.notify.notify_waiters();
-            }
-            Ok(out)
-        })
+        let out = self.send_message_batch_inner(caller, url, std::slice::from_ref(input))?;
+        out.into_iter()
+            .next()
+            .unwrap_or_else(|| Err(AwsError::internal("cumulo: sqs send produced no result")))
     }
 
     /// SendMessageBatch: every entry is validated and enqueued independently, all committed
@@ -61,56 +41,91 @@ impl SqsService {
             entries.iter().map(|(id, _)| id.as_str()),
             "SendMessageBatchRequestEntry",
         )?;
-        self.with_queue(caller, url, |q| {
-            let total: usize = entries
-                .iter()
-                .map(|(_, e)| e.body.len() + attributes_size(&e.message_attributes))
-                .sum();
-            if total as i64 > MAX_PAYLOAD {
-                return Err(batch_request_too_long(total, MAX_PAYLOAD));
+        let total: usize = entries
+            .iter()
+            .map(|(_, e)| e.body.len() + attributes_size(&e.message_attributes))
+            .sum();
+        if total as i64 > MAX_PAYLOAD {
+            return Err(batch_request_too_long(total, MAX_PAYLOAD));
+        }
+        let inputs: Vec<SendMessageInput> = entries.iter().map(|(_, e)| e.clone()).collect();
+        let results = self.send_message_batch_inner(caller, url, &inputs)?;
+        let mut out = BatchOutput {
+            successful: Vec::new(),
+            failed: Vec::new(),
+        };
+        for ((id, _), r) in entries.iter().zip(results) {
+            match r {
+                Ok(sent) => out.successful.push((id.clone(), sent)),
+                Err(e) => out.failed.push(batch_error(id, e)),
             }
+        }
+        Ok(out)
+    }
+
+    /// Validates and enqueues each input, committing all new messages (and FIFO deduplication
+    /// records and sequence counter) in one transaction before any becomes visible. An input's
+    /// own error fails only that input.
+    fn send_message_batch_inner(
+        &self,
+        caller: &Caller,
+        url: &str,
+        inputs: &[SendMessageInput],
+    ) -> Result<Vec<Result<SendMessageOutput, AwsError>>, AwsError> {
+        self.with_queue(caller, url, |q| {
             let now = now_ms();
-            // Work on a scratch copy of the queue's description so dedup within the batch works
-            // and nothing changes if the commit fails.
-            let mut scratch = Queue::new(q.meta.clone());
+            let fifo = q.meta.is_fifo();
+            let mut pending = HashMap::new();
             let mut staged = Vec::new();
-            let mut out = BatchOutput {
-                successful: Vec::new(),
-                failed: Vec::new(),
-            };
-            for (id, input) in entries {
-                match prepare_send(&scratch, caller, input, now) {
+            let mut next_seq = q.meta.next_seq;
+            let mut results = Vec::with_capacity(inputs.len());
+            for input in inputs {
+                match prepare_send(q, &pending, next_seq, caller, input, now) {
                     Ok(p) => {
-                        out.successful.push((id.clone(), send_output(input, &p)));
-                        if let Some(meta) = p.meta {
-                            scratch.meta = meta;
+                        results.push(Ok(send_output(input, &p)));
+                        if let Some((key, entry)) = p.dedup {
+                            pending.insert(key, entry);
                         }
                         if p.is_new {
-                            scratch.meta.next_seq = p.seq + 1;
+                            next_seq = p.seq + 1;
                             staged.push((p.seq, p.message));
                         }
                     }
-                    Err(e) => out.failed.push(batch_error(id, e)),
+                    Err(e) => results.push(Err(e)),
                 }
             }
-            let meta_changed = q.meta.is_fifo();
+            if staged.is_empty() {
+                return Ok(results);
+            }
+            // Expired records are invisible already; forgetting them before the commit is safe.
+            let expired = if fifo { q.dedup.prune(now) } else { Vec::new() };
+            let (region, name) = (&q.meta.region, &q.meta.name);
             self.store
                 .write(|tx| {
-                    if meta_changed {
-                        state::put_queue(tx, &scratch.meta)?;
+                    for key in &expired {
+                        state::delete_dedup(tx, region, name, key)?;
+                    }
+                    for (key, entry) in &pending {
+                        state::put_dedup(tx, region, name, key, entry)?;
                     }
                     for (seq, m) in &staged {
-                        state::put_message(tx, &q.meta.region, &q.meta.name, *seq, m)?;
+                        state::put_message(tx, region, name, *seq, m)?;
+                    }
+                    if fifo {
+                        state::put_next_seq(tx, region, name, next_seq)?;
                     }
                     Ok(())
                 })
                 .map_err(store_err)?;
-            q.meta = scratch.meta;
+            for (key, entry) in pending {
+                q.dedup.insert(key, entry);
+            }
+            q.meta.next_seq = next_seq;
             for (seq, m) in staged {
                 q.messages.insert(seq, m, now);
             }
             q.notify.notify_waiters();
-            Ok(out)
+            Ok(results)
         })
     }
 

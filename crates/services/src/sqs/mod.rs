@@ -43,6 +43,7 @@ pub struct SqsService {
 impl SqsService {
     pub fn new(store: Arc<Store>, _config: &Config) -> Result<Self, StoreError> {
         store.migrate("sqs", state::MIGRATIONS)?;
+        store.write(|tx| state::delete_expired_dedup(tx, state::now_ms()))?;
         let (queues, problems) = store.read(state::load)?;
         for p in problems {
             eprintln!("cumulo: sqs: skipped unreadable stored record: {p}");

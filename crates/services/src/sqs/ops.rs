@@ -160,7 +160,6 @@ impl SqsService {
             last_modified_s: now / 1000,
             next_seq: 1,
             last_purge_ms: None,
-            dedup: HashMap::new(),
         };
         self.store
             .write(|tx| state::put_queue(tx, &meta))

@@ -5,7 +5,7 @@
 use super::model::MessageAttributes;
 use cumulo_store::rusqlite::{self, Connection, Transaction, params};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use tokio::sync::Notify;
 
@@ -17,7 +17,16 @@ pub const MIGRATIONS: &[&str] = &["
         region TEXT NOT NULL,
         name TEXT NOT NULL,
         data TEXT NOT NULL,
+        next_seq INTEGER NOT NULL,
         PRIMARY KEY (region, name)
+    );
+    CREATE TABLE sqs_dedup (
+        region TEXT NOT NULL,
+        queue TEXT NOT NULL,
+        key TEXT NOT NULL,
+        data TEXT NOT NULL,
+        expires_ms INTEGER NOT NULL,
+        PRIMARY KEY (region, queue, key)
     );
     CREATE TABLE sqs_messages (
         region TEXT NOT NULL,
@@ -51,12 +60,10 @@ pub struct QueueMeta {
     pub tags: BTreeMap<String, String>,
     pub created_s: i64,
     pub last_modified_s: i64,
-    /// The next message sequence (orders the queue; FIFO sequence numbers derive from it).
+    /// The next message sequence (orders the queue; FIFO sequence numbers derive from it). Also
+    /// stored in its own column, which FIFO sends update without rewriting this document.
     pub next_seq: u64,
     pub last_purge_ms: Option<i64>,
-    /// FIFO deduplication ids seen in the last five minutes, by scope key.
-    #[serde(default)]
-    pub dedup: HashMap<String, DedupEntry>,
 }
 
 impl QueueMeta {
@@ -219,11 +226,51 @@ impl Messages {
     }
 }
 
-/// A live queue: its description, its messages, and the wake-up long polls wait on.
+/// A FIFO queue's deduplication records of the last five minutes. Each lives in its own row so
+/// a send writes one small record however many are live.
+#[derive(Debug, Default)]
+pub struct Dedup {
+    by_key: HashMap<String, DedupEntry>,
+    /// (expiry, key) in insertion order, which is expiry order (the window is fixed).
+    order: VecDeque<(i64, String)>,
+}
+
+impl Dedup {
+    /// The live record for `key`, if any.
+    pub fn get(&self, key: &str, now_ms: i64) -> Option<&DedupEntry> {
+        self.by_key.get(key).filter(|e| e.expires_ms > now_ms)
+    }
+
+    pub fn insert(&mut self, key: String, entry: DedupEntry) {
+        self.order.push_back((entry.expires_ms, key.clone()));
+        self.by_key.insert(key, entry);
+    }
+
+    /// Forgets expired records and returns their keys, for deletion from the store.
+    pub fn prune(&mut self, now_ms: i64) -> Vec<String> {
+        let mut gone = Vec::new();
+        while let Some((at, _)) = self.order.front() {
+            if *at > now_ms {
+                break;
+            }
+            if let Some((at, key)) = self.order.pop_front()
+                && self.by_key.get(&key).is_some_and(|e| e.expires_ms == at)
+            {
+                self.by_key.remove(&key);
+                gone.push(key);
+            }
+        }
+        gone
+    }
+}
+
+/// A live queue: its description, its messages, FIFO deduplication records, and the wake-up
+/// long polls wait on.
 #[derive(Debug)]
 pub struct Queue {
     pub meta: QueueMeta,
     pub messages: Messages,
+    pub dedup: Dedup,
     pub notify: Arc<Notify>,
 }
 
@@ -232,6 +279,7 @@ impl Queue {
         Queue {
             meta,
             messages: Messages::default(),
+            dedup: Dedup::default(),
             notify: Arc::new(Notify::new()),
         }
     }
@@ -247,9 +295,67 @@ fn to_json<T: Serialize>(v: &T) -> rusqlite::Result<String> {
 
 pub fn put_queue(tx: &Transaction<'_>, meta: &QueueMeta) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT INTO sqs_queues (region, name, data) VALUES (?1, ?2, ?3)
-         ON CONFLICT (region, name) DO UPDATE SET data = excluded.data",
-        params![meta.region, meta.name, to_json(meta)?],
+        "INSERT INTO sqs_queues (region, name, data, next_seq) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (region, name) DO UPDATE SET data = excluded.data, next_seq = excluded.next_seq",
+        params![meta.region, meta.name, to_json(meta)?, meta.next_seq as i64],
+    )?;
+    Ok(())
+}
+
+/// Records a queue's sequence counter, so FIFO sequence numbers keep increasing across restarts
+/// even when every message has been deleted.
+pub fn put_next_seq(
+    tx: &Transaction<'_>,
+    region: &str,
+    name: &str,
+    next_seq: u64,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE sqs_queues SET next_seq = max(next_seq, ?3) WHERE region = ?1 AND name = ?2",
+    )?;
+    stmt.execute(params![region, name, next_seq as i64])?;
+    Ok(())
+}
+
+pub fn put_dedup(
+    tx: &Transaction<'_>,
+    region: &str,
+    queue: &str,
+    key: &str,
+    entry: &DedupEntry,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO sqs_dedup (region, queue, key, data, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (region, queue, key) DO UPDATE
+         SET data = excluded.data, expires_ms = excluded.expires_ms",
+    )?;
+    stmt.execute(params![
+        region,
+        queue,
+        key,
+        to_json(entry)?,
+        entry.expires_ms
+    ])?;
+    Ok(())
+}
+
+pub fn delete_dedup(
+    tx: &Transaction<'_>,
+    region: &str,
+    queue: &str,
+    key: &str,
+) -> rusqlite::Result<()> {
+    let mut stmt =
+        tx.prepare_cached("DELETE FROM sqs_dedup WHERE region = ?1 AND queue = ?2 AND key = ?3")?;
+    stmt.execute(params![region, queue, key])?;
+    Ok(())
+}
+
+/// Drops deduplication records that expired while the server was down.
+pub fn delete_expired_dedup(tx: &Transaction<'_>, now_ms: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM sqs_dedup WHERE expires_ms <= ?1",
+        params![now_ms],
     )?;
     Ok(())
 }
@@ -257,6 +363,10 @@ pub fn put_queue(tx: &Transaction<'_>, meta: &QueueMeta) -> rusqlite::Result<()>
 pub fn delete_queue(tx: &Transaction<'_>, region: &str, name: &str) -> rusqlite::Result<()> {
     tx.execute(
         "DELETE FROM sqs_queues WHERE region = ?1 AND name = ?2",
+        params![region, name],
+    )?;
+    tx.execute(
+        "DELETE FROM sqs_dedup WHERE region = ?1 AND queue = ?2",
         params![region, name],
     )?;
     delete_all_messages(tx, region, name)
@@ -331,18 +441,20 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Ve
     let now = now_ms();
     let mut queues = HashMap::new();
     let mut problems = Vec::new();
-    let mut stmt = conn.prepare("SELECT region, name, data FROM sqs_queues")?;
+    let mut stmt = conn.prepare("SELECT region, name, data, next_seq FROM sqs_queues")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)?,
         ))
     })?;
     for row in rows {
-        let (region, name, data) = row?;
+        let (region, name, data, next_seq) = row?;
         match serde_json::from_str::<QueueMeta>(&data) {
-            Ok(meta) => {
+            Ok(mut meta) => {
+                meta.next_seq = meta.next_seq.max(next_seq as u64);
                 queues.insert((region, name), Queue::new(meta));
             }
             Err(e) => problems.push(format!("queue {region}/{name}: {e}")),
@@ -373,6 +485,27 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(HashMap<QueueKey, Queue>, Ve
                 queue.messages.insert(seq, msg, now);
             }
             Err(e) => problems.push(format!("message {region}/{name}#{seq}: {e}")),
+        }
+    }
+    let mut stmt = conn.prepare(
+        "SELECT region, queue, key, data FROM sqs_dedup WHERE expires_ms > ?1 ORDER BY expires_ms",
+    )?;
+    let rows = stmt.query_map(params![now], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (region, name, key, data) = row?;
+        let Some(queue) = queues.get_mut(&(region.clone(), name.clone())) else {
+            continue;
+        };
+        match serde_json::from_str::<DedupEntry>(&data) {
+            Ok(entry) => queue.dedup.insert(key, entry),
+            Err(e) => problems.push(format!("dedup record {region}/{name}/{key}: {e}")),
         }
     }
     Ok((queues, problems))
@@ -428,5 +561,26 @@ mod tests {
         assert_eq!(m.values().count(), 2);
         m.clear();
         assert_eq!(m.values().count(), 0);
+    }
+
+    #[test]
+    fn dedup_records_expire_in_order() {
+        let entry = |at: i64, id: &str| DedupEntry {
+            expires_ms: at,
+            message_id: id.into(),
+            sequence_number: None,
+        };
+        let mut d = Dedup::default();
+        d.insert("a".into(), entry(100, "1"));
+        d.insert("b".into(), entry(200, "2"));
+        assert_eq!(d.get("a", 50).map(|e| e.message_id.as_str()), Some("1"));
+        assert!(d.get("a", 100).is_none(), "expired at its instant");
+        assert_eq!(d.prune(150), ["a"]);
+        // A key reused after expiry keeps only its new record.
+        d.insert("a".into(), entry(300, "3"));
+        assert_eq!(d.prune(250), ["b"]);
+        assert_eq!(d.get("a", 250).map(|e| e.message_id.as_str()), Some("3"));
+        assert_eq!(d.prune(300), ["a"]);
+        assert!(d.prune(1_000).is_empty());
     }
 }
