@@ -542,6 +542,19 @@ def test_fifo_group_blocks_until_visibility_returns_in_order(sqs):
     assert sqs.receive_message(QueueUrl=url)["Messages"][0]["Body"] == "first"
 
 
+def test_fifo_queue_delay_keeps_group_order(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    sqs.send_message(QueueUrl=url, MessageBody="early", MessageGroupId="g")
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"DelaySeconds": "1"})
+    sqs.send_message(QueueUrl=url, MessageBody="late", MessageGroupId="g")
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["Body"] for m in first] == ["early"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    later = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=3)["Messages"]
+    assert [m["Body"] for m in later] == ["late"]
+
+
 def test_fifo_deduplication(sqs):
     url = fifo_queue(sqs)
     a = sqs.send_message(QueueUrl=url, MessageBody="x", MessageGroupId="g", MessageDeduplicationId="d1")
