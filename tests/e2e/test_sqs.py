@@ -622,6 +622,49 @@ def test_redrive_to_dead_letter_queue(sqs):
     assert sqs.list_dead_letter_source_queues(QueueUrl=src)["queueUrls"] == []
 
 
+def test_message_move_tasks_redrive_back(sqs):
+    dlq = sqs.create_queue(QueueName=uniq("mdlq"))["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    src = sqs.create_queue(QueueName=uniq("msrc"), Attributes={
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 1})})["QueueUrl"]
+    for i in range(3):
+        sqs.send_message(QueueUrl=src, MessageBody=f"m{i}")
+    sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10, VisibilityTimeout=0)
+    assert "Messages" not in sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10)
+    sqs.send_message(QueueUrl=dlq, MessageBody="orphan")  # never redriven: no source to go back to
+    handle = sqs.start_message_move_task(SourceArn=dlq_arn)["TaskHandle"]
+    assert handle
+    [task] = sqs.list_message_move_tasks(SourceArn=dlq_arn)["Results"]
+    assert task["Status"] == "FAILED" and "DestinationArn" in task["FailureReason"]
+    assert task["ApproximateNumberOfMessagesMoved"] == 3 and task["ApproximateNumberOfMessagesToMove"] == 4
+    back = sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10, AttributeNames=["All"])["Messages"]
+    assert sorted(m["Body"] for m in back) == ["m0", "m1", "m2"]
+    assert all(m["Attributes"]["ApproximateReceiveCount"] == "1" for m in back)
+    other = sqs.create_queue(QueueName=uniq("mdest"))["QueueUrl"]
+    other_arn = sqs.get_queue_attributes(QueueUrl=other, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.start_message_move_task(SourceArn=dlq_arn, DestinationArn=other_arn, MaxNumberOfMessagesPerSecond=10)
+    tasks = sqs.list_message_move_tasks(SourceArn=dlq_arn, MaxResults=10)["Results"]
+    assert [t["Status"] for t in tasks] == ["COMPLETED", "FAILED"]
+    assert tasks[0]["DestinationArn"] == other_arn and tasks[0]["MaxNumberOfMessagesPerSecond"] == 10
+    assert sqs.receive_message(QueueUrl=other)["Messages"][0]["Body"] == "orphan"
+    assert "Messages" not in sqs.receive_message(QueueUrl=dlq)
+    with pytest.raises(ClientError) as e:
+        sqs.cancel_message_move_task(TaskHandle=handle)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.cancel_message_move_task(TaskHandle="bm90LWEtdGFzaw==")
+    assert error_code(e) == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn=other_arn)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn="arn:aws:sqs:us-east-1:000000000000:missing")
+    assert error_code(e) == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn=dlq_arn, MaxNumberOfMessagesPerSecond=501)
+    assert error_code(e) == "InvalidParameterValue"
+
+
 def test_redrive_allow_policy_is_enforced(sqs):
     allowed_name, denied_name = uniq("allowed"), uniq("denied")
     allowed_arn = f"arn:aws:sqs:us-east-1:000000000000:{allowed_name}"
@@ -709,11 +752,16 @@ def test_get_queue_url_for_another_account_does_not_exist(sqs):
     assert error_code(e) == "AWS.SimpleQueueService.NonExistentQueue"
 
 
-def test_unimplemented_operation_answers_501(sqs):
-    with pytest.raises(ClientError) as e:
-        sqs.list_message_move_tasks(SourceArn="arn:aws:sqs:us-east-1:000000000000:x")
-    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "ListMessageMoveTasks" in e.value.response["Error"]["Message"]
+def test_unknown_action_is_a_400(cumulo):
+    req = urllib.request.Request(cumulo.endpoint + "/", data=b"{}", headers={
+        "X-Amz-Target": "AmazonSQS.FlyAway",
+        "Content-Type": "application/x-amz-json-1.0",
+        "Authorization": "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=0",
+    })
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req)
+    assert e.value.code == 400
+    assert e.value.headers["x-amzn-query-error"] == "InvalidAction;Sender"
 
 
 def test_malformed_json_body_is_a_400(cumulo):
@@ -880,7 +928,7 @@ def test_query_protocol_errors(cumulo):
     status, doc = query(cumulo, {"Action": "NoSuchAction"})
     assert status == 400 and doc.find("q:Error/q:Code", NS).text == "InvalidAction"
     status, doc = query(cumulo, {"Action": "CancelMessageMoveTask", "TaskHandle": "x"})
-    assert status == 501 and "CancelMessageMoveTask" in doc.find("q:Error/q:Message", NS).text
+    assert status == 400 and doc.find("q:Error/q:Code", NS).text == "ResourceNotFoundException"
 
 
 # ---------------------------------------------------------------- durability

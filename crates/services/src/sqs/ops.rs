@@ -160,6 +160,7 @@ impl SqsService {
             last_modified_s: now / 1000,
             next_seq: 1,
             last_purge_ms: None,
+            move_tasks: Vec::new(),
         };
         self.store
             .write(|tx| state::put_queue(tx, &meta))

@@ -64,6 +64,24 @@ pub struct QueueMeta {
     /// stored in its own column, which FIFO sends update without rewriting this document.
     pub next_seq: u64,
     pub last_purge_ms: Option<i64>,
+    /// The most recent message move tasks with this queue as their source, newest last.
+    #[serde(default)]
+    pub move_tasks: Vec<MoveTask>,
+}
+
+/// A StartMessageMoveTask run (see `move_tasks.rs`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MoveTask {
+    pub task_id: String,
+    /// `RUNNING`, `COMPLETED`, `CANCELLING`, `CANCELLED` or `FAILED`.
+    pub status: String,
+    pub source_arn: String,
+    pub destination_arn: Option<String>,
+    pub max_per_second: Option<i64>,
+    pub moved: i64,
+    pub to_move: i64,
+    pub failure_reason: Option<String>,
+    pub started_ms: i64,
 }
 
 impl QueueMeta {

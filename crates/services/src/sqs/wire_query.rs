@@ -369,6 +369,52 @@ async fn dispatch(
         "RemovePermission" => {
             svc.remove_permission(c, &queue_url(req, p)?, p.get("Label").unwrap_or(""))?
         }
+        "StartMessageMoveTask" => {
+            let handle = svc.start_message_move_task(
+                c,
+                &required(p, "SourceArn")?,
+                p.get("DestinationArn"),
+                opt_int(p, "MaxNumberOfMessagesPerSecond")?,
+            )?;
+            el(out, "TaskHandle", &handle);
+        }
+        "ListMessageMoveTasks" => {
+            let tasks = svc.list_message_move_tasks(
+                c,
+                &required(p, "SourceArn")?,
+                opt_int(p, "MaxResults")?,
+            )?;
+            for t in tasks {
+                out.push_str("<Results>");
+                el(out, "Status", &t.status);
+                el(out, "SourceArn", &t.source_arn);
+                if let Some(d) = &t.destination_arn {
+                    el(out, "DestinationArn", d);
+                }
+                if let Some(r) = t.max_per_second {
+                    el(out, "MaxNumberOfMessagesPerSecond", &r.to_string());
+                }
+                el(
+                    out,
+                    "ApproximateNumberOfMessagesMoved",
+                    &t.moved.to_string(),
+                );
+                el(
+                    out,
+                    "ApproximateNumberOfMessagesToMove",
+                    &t.to_move.to_string(),
+                );
+                if let Some(f) = &t.failure_reason {
+                    el(out, "FailureReason", f);
+                }
+                el(out, "StartedTimestamp", &t.started_ms.to_string());
+                out.push_str("</Results>");
+            }
+        }
+        "CancelMessageMoveTask" => {
+            let moved = svc.cancel_message_move_task(c, &required(p, "TaskHandle")?)?;
+            el(out, "ApproximateNumberOfMessagesMoved", &moved.to_string());
+        }
         "PurgeQueue" => svc.purge_queue(c, &queue_url(req, p)?)?,
         "ListDeadLetterSourceQueues" => {
             let page = svc.list_dead_letter_source_queues(
