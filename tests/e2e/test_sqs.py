@@ -555,6 +555,23 @@ def test_fifo_queue_delay_keeps_group_order(sqs):
     assert [m["Body"] for m in later] == ["late"]
 
 
+def test_fifo_receive_request_attempt_id_replays(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    for body in ("a", "b"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="g")
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, ReceiveRequestAttemptId="try-1")["Messages"]
+    again = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, ReceiveRequestAttemptId="try-1")["Messages"]
+    assert [m["Body"] for m in first] == ["a", "b"]
+    assert [m["ReceiptHandle"] for m in again] == [m["ReceiptHandle"] for m in first]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-2")
+    # Once a message of the attempt is deleted, the id no longer replays.
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")
+    with pytest.raises(ClientError) as e:
+        sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="x" * 129)
+    assert error_code(e) == "InvalidParameterValue"
+
+
 def test_fifo_deduplication(sqs):
     url = fifo_queue(sqs)
     a = sqs.send_message(QueueUrl=url, MessageBody="x", MessageGroupId="g", MessageDeduplicationId="d1")

@@ -5,15 +5,18 @@ use super::SqsService;
 use super::attributes::RedrivePolicy;
 use super::delivery::{
     MAX_PAYLOAD, attributes_size, batch_error, check_batch_ids, decode_receipt, plan_receive,
-    prepare_send, render_received, send_output,
+    prepare_send, render_received, send_output, valid_fifo_id,
 };
 use super::errors::*;
 use super::model::*;
 use super::ops::{Caller, parse_queue_arn, queue_name_from_url, store_err};
-use super::state::{self, Message, QueueKey, now_ms};
+use super::state::{self, Message, Queue, QueueKey, ReceiveAttempt, now_ms};
 use cumulo_wire::AwsError;
 use std::collections::HashMap;
 use std::time::Duration;
+
+/// ReceiveRequestAttemptIds are honoured for five minutes, as in AWS.
+const RECEIVE_ATTEMPT_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 impl SqsService {
     /// SendMessage.
@@ -164,6 +167,15 @@ impl SqsService {
                 "Must be >= 0 and <= 20, if provided.",
             ));
         }
+        if let Some(id) = &input.receive_request_attempt_id
+            && !valid_fifo_id(id)
+        {
+            return Err(invalid_parameter(
+                "ReceiveRequestAttemptId",
+                id,
+                "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+            ));
+        }
         let name = queue_name_from_url(url).ok_or_else(queue_does_not_exist)?;
         let key = caller.key(name);
         let wait_s = match input.wait_time_seconds {
@@ -210,11 +222,11 @@ impl SqsService {
     ) -> Result<(Vec<ReceivedMessage>, Option<i64>), AwsError> {
         let mut queues = self.lock();
         let now = now_ms();
-        queues
-            .get_mut(key)
-            .ok_or_else(queue_does_not_exist)?
-            .messages
-            .promote(now);
+        let q = queues.get_mut(key).ok_or_else(queue_does_not_exist)?;
+        q.messages.promote(now);
+        if let Some(replayed) = self.replay_attempt(q, now, input)? {
+            return Ok((replayed, None));
+        }
         let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
         let redrive = q
             .meta
@@ -283,6 +295,30 @@ impl SqsService {
                 .iter()
                 .map(|(seq, m)| render_received(&name, *seq, m, input))
                 .collect();
+            if let Some(id) = &input.receive_request_attempt_id
+                && q.meta.is_fifo()
+                && !plan.received.is_empty()
+            {
+                q.attempts.retain(|_, a| a.expires_ms > now);
+                let messages = plan
+                    .received
+                    .iter()
+                    .map(|(seq, m)| {
+                        (
+                            *seq,
+                            m.receipt_nonce.clone().unwrap_or_default(),
+                            m.visible_at_ms,
+                        )
+                    })
+                    .collect();
+                q.attempts.insert(
+                    id.clone(),
+                    ReceiveAttempt {
+                        expires_ms: now + RECEIVE_ATTEMPT_WINDOW_MS,
+                        messages,
+                    },
+                );
+            }
             for (seq, m) in plan.received {
                 q.messages.insert(seq, m, now);
             }
@@ -298,6 +334,77 @@ impl SqsService {
             dlq.notify.notify_waiters();
         }
         Ok((out, plan.next_visible_ms))
+    }
+
+    /// A FIFO retry with a known ReceiveRequestAttemptId: when none of that attempt's messages
+    /// has been deleted, received again or had its visibility changed, the same messages and
+    /// receipt handles come back with their visibility timeout restarted. `None` means receive
+    /// normally.
+    fn replay_attempt(
+        &self,
+        q: &mut Queue,
+        now: i64,
+        input: &ReceiveMessageInput,
+    ) -> Result<Option<Vec<ReceivedMessage>>, AwsError> {
+        let Some(id) = input.receive_request_attempt_id.as_deref() else {
+            return Ok(None);
+        };
+        if !q.meta.is_fifo() {
+            return Ok(None);
+        }
+        let Some(attempt) = q.attempts.get(id).filter(|a| a.expires_ms > now) else {
+            return Ok(None);
+        };
+        let unchanged = attempt.messages.iter().all(|(seq, nonce, visible_at)| {
+            q.messages.get(*seq).is_some_and(|m| {
+                m.receipt_nonce.as_deref() == Some(nonce.as_str()) && m.visible_at_ms == *visible_at
+            })
+        });
+        if !unchanged {
+            return Ok(None);
+        }
+        let visibility_s = input
+            .visibility_timeout
+            .unwrap_or_else(|| q.meta.int_attr("VisibilityTimeout", 30));
+        let again: Vec<(u64, Message)> = attempt
+            .messages
+            .iter()
+            .filter_map(|(seq, ..)| {
+                let mut m = q.messages.get(*seq)?.clone();
+                m.visible_at_ms = now + visibility_s * 1000;
+                Some((*seq, m))
+            })
+            .collect();
+        let (region, name) = (q.meta.region.clone(), q.meta.name.clone());
+        self.store
+            .write(|tx| {
+                for (seq, m) in &again {
+                    state::put_delivery(tx, &region, &name, *seq, m)?;
+                }
+                Ok(())
+            })
+            .map_err(store_err)?;
+        let out = again
+            .iter()
+            .map(|(seq, m)| render_received(&name, *seq, m, input))
+            .collect();
+        let messages = again
+            .iter()
+            .map(|(seq, m)| {
+                (
+                    *seq,
+                    m.receipt_nonce.clone().unwrap_or_default(),
+                    m.visible_at_ms,
+                )
+            })
+            .collect();
+        if let Some(a) = q.attempts.get_mut(id) {
+            a.messages = messages;
+        }
+        for (seq, m) in again {
+            q.messages.insert(seq, m, now);
+        }
+        Ok(Some(out))
     }
 
     /// DeleteMessage. As the API reference says, only the most recent receipt handle deletes:

@@ -282,13 +282,24 @@ impl Dedup {
     }
 }
 
-/// A live queue: its description, its messages, FIFO deduplication records, and the wake-up
-/// long polls wait on.
+/// What one FIFO ReceiveMessage with a ReceiveRequestAttemptId returned: each message by
+/// sequence, receipt nonce and visibility deadline, so a retry can tell that none was deleted,
+/// received again or had its visibility changed since.
+#[derive(Debug, Clone)]
+pub struct ReceiveAttempt {
+    pub expires_ms: i64,
+    pub messages: Vec<(u64, String, i64)>,
+}
+
+/// A live queue: its description, its messages, FIFO deduplication records and receive
+/// attempts, and the wake-up long polls wait on. Receive attempts are kept in memory only: a
+/// retry after a restart performs a fresh receive, as a retry after the window does in AWS.
 #[derive(Debug)]
 pub struct Queue {
     pub meta: QueueMeta,
     pub messages: Messages,
     pub dedup: Dedup,
+    pub attempts: HashMap<String, ReceiveAttempt>,
     pub notify: Arc<Notify>,
 }
 
@@ -298,6 +309,7 @@ impl Queue {
             meta,
             messages: Messages::default(),
             dedup: Dedup::default(),
+            attempts: HashMap::new(),
             notify: Arc::new(Notify::new()),
         }
     }

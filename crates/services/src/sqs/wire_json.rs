@@ -131,6 +131,7 @@ async fn dispatch(
                 wait_time_seconds: opt_int(b, "WaitTimeSeconds")?,
                 system_attribute_names: names,
                 message_attribute_names: string_list(b, "MessageAttributeNames")?,
+                receive_request_attempt_id: opt_str(b, "ReceiveRequestAttemptId")?,
             };
             let messages = svc.receive_message(c, &queue_url(b)?, &input).await?;
             if messages.is_empty() {

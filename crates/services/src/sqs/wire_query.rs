@@ -314,6 +314,7 @@ async fn dispatch(
                 wait_time_seconds: opt_int(p, "WaitTimeSeconds")?,
                 system_attribute_names: names,
                 message_attribute_names: p.list("MessageAttributeName"),
+                receive_request_attempt_id: p.get("ReceiveRequestAttemptId").map(str::to_string),
             };
             for m in svc.receive_message(c, &queue_url(req, p)?, &input).await? {
                 write_message(out, &m);
