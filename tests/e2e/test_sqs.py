@@ -531,6 +531,21 @@ def test_fifo_order_sequence_numbers_and_group_locking(sqs):
     assert [m["Body"] for m in again] == ["A3"]
 
 
+def test_fifo_long_poll_woken_when_group_unlocks(cumulo, sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    for body in ("one", "two"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="g")
+    handle = sqs.receive_message(QueueUrl=url)["Messages"][0]["ReceiptHandle"]
+    deleter = cumulo.client("sqs")
+    th = threading.Timer(0.7, lambda: deleter.delete_message(QueueUrl=url, ReceiptHandle=handle))
+    t = time.time()
+    th.start()
+    got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10)["Messages"]
+    th.join()
+    assert [m["Body"] for m in got] == ["two"]
+    assert time.time() - t < 3
+
+
 def test_fifo_group_blocks_until_visibility_returns_in_order(sqs):
     url = fifo_queue(sqs, ContentBasedDeduplication="true")
     for body in ("first", "second"):

@@ -420,6 +420,10 @@ impl SqsService {
                     .write(|tx| state::delete_message(tx, &q.meta.region, &q.meta.name, r.seq))
                     .map_err(store_err)?;
                 q.messages.remove(r.seq);
+                if q.meta.is_fifo() {
+                    // Deleting may unlock the message's group for a waiting long poll.
+                    q.notify.notify_waiters();
+                }
             }
             Ok(())
         })
