@@ -491,9 +491,9 @@ impl SqsService {
                 .write(|tx| state::put_delivery(tx, &q.meta.region, &q.meta.name, r.seq, &m))
                 .map_err(store_err)?;
             q.messages.insert(r.seq, m, now);
-            if timeout == 0 {
-                q.notify.notify_waiters();
-            }
+            // Waiting long polls re-plan: the message may be deliverable now or sooner than
+            // they were going to look.
+            q.notify.notify_waiters();
             Ok(())
         })
     }
