@@ -137,6 +137,13 @@ def test_missing_topic_is_not_found(sns):
         sns.get_topic_attributes(TopicArn="not-an-arn")
     assert code(e) == "InvalidParameter"
     sns.delete_topic(TopicArn=arn)  # idempotent, as in AWS
+    real = sns.create_topic(Name=f"real-{uid()}")["TopicArn"]
+    with pytest.raises(ClientError) as e:
+        sns.publish(TopicArn=real + ":" + str(uuid.uuid4()), Message="x")
+    assert e.value.response["Error"]["Message"] == "Invalid parameter: Topic Name"
+    with pytest.raises(ClientError) as e:
+        sns.unsubscribe(SubscriptionArn=real)
+    assert e.value.response["Error"]["Message"] == "Invalid parameter: SubscriptionId"
 
 
 def test_list_topics_paginates_per_region(cumulo):

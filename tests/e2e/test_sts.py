@@ -75,6 +75,16 @@ def test_assume_role_validation(cumulo, kwargs, fragment):
     assert fragment in e.value.response["Error"]["Message"]
 
 
+def test_role_chaining_is_limited_to_one_hour(cumulo):
+    creds = cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="first")["Credentials"]
+    chained = client_with(cumulo, creds)
+    with pytest.raises(ClientError) as e:
+        chained.assume_role(RoleArn=ROLE, RoleSessionName="second", DurationSeconds=7200)
+    assert "role chaining" in e.value.response["Error"]["Message"]
+    out = chained.assume_role(RoleArn=ROLE, RoleSessionName="second", DurationSeconds=3600)
+    assert out["AssumedRoleUser"]["Arn"].endswith("/second")
+
+
 def test_assume_role_via_cli(cumulo):
     out = cumulo.aws("sts", "assume-role", "--role-arn", ROLE, "--role-session-name", "cli")
     assert out["AssumedRoleUser"]["Arn"].endswith("assumed-role/MyRole/cli")

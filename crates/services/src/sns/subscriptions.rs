@@ -164,7 +164,8 @@ impl SnsService {
         }
         if !topic.is_fifo() && protocol == "sqs" && endpoint.ends_with(".fifo") {
             return Err(invalid(
-                "Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
+                // AWS repeats the prefix in this one message.
+                "Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
             ));
         }
         let attrs: BTreeMap<String, String> = input.attributes.iter().cloned().collect();
@@ -252,6 +253,10 @@ impl SnsService {
     /// `Unsubscribe`: idempotent, as in AWS.
     pub fn unsubscribe(&self, region: &str, arn: &str) -> Result<(), AwsError> {
         check_arn(arn, "SubscriptionArn")?;
+        // A topic ARN has no subscription id part.
+        if arn.split(':').count() == 6 {
+            return Err(invalid("SubscriptionId"));
+        }
         let mut locked = self.state.lock();
         if locked
             .data

@@ -58,6 +58,7 @@ pub struct AssumeRoleInput {
 const ROLE_MIN_SECONDS: i64 = 900;
 const ROLE_MAX_SECONDS: i64 = 43_200;
 const ROLE_DEFAULT_SECONDS: i64 = 3_600;
+const ROLE_CHAINING_MAX_SECONDS: i64 = 3_600;
 /// GetSessionToken's bounds; the account root user is capped at one hour, as AWS documents.
 const SESSION_MIN_SECONDS: i64 = 900;
 const SESSION_MAX_SECONDS: i64 = 129_600;
@@ -164,8 +165,13 @@ impl StsService {
         }
     }
 
-    /// `AssumeRole`: fresh `ASIA` credentials acting as `assumed-role/ROLE/SESSION`.
-    pub fn assume_role(&self, input: AssumeRoleInput) -> Result<IssuedCredentials, AwsError> {
+    /// `AssumeRole`: fresh `ASIA` credentials acting as `assumed-role/ROLE/SESSION`. A caller
+    /// holding assumed-role credentials is role chaining, which AWS limits to one hour.
+    pub fn assume_role(
+        &self,
+        caller_access_key: Option<&str>,
+        input: AssumeRoleInput,
+    ) -> Result<IssuedCredentials, AwsError> {
         let arn_len = input.role_arn.chars().count();
         if arn_len < 20 {
             return Err(constraint(
@@ -214,6 +220,14 @@ impl StsService {
             ROLE_MIN_SECONDS,
             ROLE_MAX_SECONDS,
         )?;
+        let chaining = caller_access_key
+            .and_then(|k| self.creds.get(k))
+            .is_some_and(|c| c.assumed_role_user.is_some());
+        if chaining && duration > ROLE_CHAINING_MAX_SECONDS {
+            return Err(AwsError::validation(
+                "The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.",
+            ));
+        }
         if let Some(p) = &input.policy
             && p.chars().count() > POLICY_MAX_CHARS
         {

@@ -40,7 +40,7 @@ fn dispatch(
                 duration_seconds: int_param(p, "DurationSeconds", "durationSeconds")?,
                 policy: p.get("Policy").map(str::to_string),
             };
-            let issued = svc.assume_role(input)?;
+            let issued = svc.assume_role(access_key, input)?;
             Ok(respond(action, &req.request_id, |w| {
                 write_credentials(w, &issued);
                 if let Some(u) = &issued.assumed_role_user {
