@@ -520,33 +520,45 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_http_endpoint_confirmation_and_notification(sns):
+def _wait_for(predicate, timeout=10):
     import time
+    deadline = time.time() + timeout
+    while not predicate() and time.time() < deadline:
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_http_endpoint_confirmation_and_notification(cumulo, sns):
     server = http.server.HTTPServer(("127.0.0.1", 0), _Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         _Recorder.received.clear()
-        endpoint = f"http://127.0.0.1:{server.server_port}/hook"
+        base = f"http://127.0.0.1:{server.server_port}"
         arn = sns.create_topic(Name=f"http-{uid()}")["TopicArn"]
-        assert sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=endpoint)["SubscriptionArn"] == \
+        assert sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=base + "/a")["SubscriptionArn"] == \
             "pending confirmation"
-        deadline = time.time() + 10
-        while not _Recorder.received and time.time() < deadline:
-            time.sleep(0.05)
+        assert _wait_for(lambda: len(_Recorder.received) == 1)
         headers, body = _Recorder.received[0]
         assert headers["x-amz-sns-message-type"] == "SubscriptionConfirmation"
         conf = json.loads(body)
         assert conf["Type"] == "SubscriptionConfirmation" and conf["TopicArn"] == arn
+        assert ordered_keys(body)[:4] == ["Type", "MessageId", "Token", "TopicArn"]
+        # Confirm the first through its SubscribeURL, the second with the CLI and the token.
         urllib.request.urlopen(conf["SubscribeURL"]).read()
+        sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=base + "/b")
+        assert _wait_for(lambda: len(_Recorder.received) == 2)
+        token = json.loads(_Recorder.received[1][1])["Token"]
+        confirmed = cumulo.aws("sns", "confirm-subscription", "--topic-arn", arn, "--token", token)
+        assert confirmed["SubscriptionArn"].startswith(arn + ":")
         subs = sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"]
-        assert subs[0]["SubscriptionArn"].startswith(arn + ":")
+        assert all(s["SubscriptionArn"].startswith(arn + ":") for s in subs) and len(subs) == 2
+        _Recorder.received.clear()
         sns.publish(TopicArn=arn, Message="over http")
-        deadline = time.time() + 10
-        while len(_Recorder.received) < 2 and time.time() < deadline:
-            time.sleep(0.05)
-        headers, body = _Recorder.received[1]
-        assert headers["x-amz-sns-message-type"] == "Notification"
-        assert json.loads(body)["Message"] == "over http"
+        assert _wait_for(lambda: len(_Recorder.received) == 2)
+        for headers, body in _Recorder.received:
+            assert headers["x-amz-sns-message-type"] == "Notification"
+            assert headers["x-amz-sns-topic-arn"] == arn
+            assert json.loads(body)["Message"] == "over http"
     finally:
         server.shutdown()
 

@@ -78,8 +78,9 @@ pub struct LabelOutcome {
     pub version: i64,
 }
 
-fn not_found(name: &str) -> AwsError {
-    err("ParameterNotFound", format!("Parameter {name} not found."))
+/// AWS answers ParameterNotFound with an empty message (botocore shows `...operation: `).
+fn not_found() -> AwsError {
+    err("ParameterNotFound", "")
 }
 
 fn version_not_found(name: &str, version: &str) -> AwsError {
@@ -445,9 +446,9 @@ impl SsmService {
                     .then(|| locked.get(region, name.trim_start_matches('/')))
                     .flatten()
             })
-            .ok_or_else(|| not_found(&name))?;
+            .ok_or_else(not_found)?;
         let v = match &selector {
-            None => p.latest().ok_or_else(|| not_found(&name))?,
+            None => p.latest().ok_or_else(not_found)?,
             Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) => p
                 .versions
                 .iter()
@@ -457,7 +458,7 @@ impl SsmService {
                 .versions
                 .iter()
                 .find(|v| v.labels.contains(label))
-                .ok_or_else(|| not_found(requested))?,
+                .ok_or_else(not_found)?,
         };
         self.view(
             region,
@@ -547,7 +548,7 @@ impl SsmService {
             None => 0,
         };
         let locked = self.params.lock();
-        let p = locked.get(region, name).ok_or_else(|| not_found(name))?;
+        let p = locked.get(region, name).ok_or_else(not_found)?;
         let mut out = Vec::new();
         for v in p.versions.iter().skip(start).take(limit) {
             let value = self.reveal(region, name, v, with_decryption)?;
@@ -606,10 +607,7 @@ impl SsmService {
     ) -> Result<LabelOutcome, AwsError> {
         let (name, _) = split_selector(name);
         let mut locked = self.params.lock();
-        let mut p = locked
-            .get(region, &name)
-            .cloned()
-            .ok_or_else(|| not_found(&name))?;
+        let mut p = locked.get(region, &name).cloned().ok_or_else(not_found)?;
         let target = match version {
             Some(v) => v,
             None => p.latest().map_or(1, |v| v.version),
@@ -658,10 +656,7 @@ impl SsmService {
         labels: &[String],
     ) -> Result<(Vec<String>, Vec<String>), AwsError> {
         let mut locked = self.params.lock();
-        let mut p = locked
-            .get(region, name)
-            .cloned()
-            .ok_or_else(|| not_found(name))?;
+        let mut p = locked.get(region, name).cloned().ok_or_else(not_found)?;
         let v = p
             .versions
             .iter_mut()
@@ -680,7 +675,7 @@ impl SsmService {
     pub fn delete_parameter(&self, region: &str, name: &str) -> Result<(), AwsError> {
         let mut locked = self.params.lock();
         if locked.get(region, name).is_none() {
-            return Err(not_found(name));
+            return Err(not_found());
         }
         locked.remove(region, &[name.to_string()])
     }
