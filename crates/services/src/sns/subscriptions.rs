@@ -242,14 +242,6 @@ impl SnsService {
         Ok(sub.arn)
     }
 
-    /// The confirmation token of a pending subscription (what AWS would send to the endpoint),
-    /// for in-process callers and tests that stand in for the endpoint's owner.
-    pub fn pending_confirmation_token(&self, subscription_arn: &str) -> Option<String> {
-        let locked = self.state.lock();
-        let s = locked.data.subscriptions.get(subscription_arn)?;
-        if s.confirmed { None } else { s.token.clone() }
-    }
-
     /// `Unsubscribe`: idempotent, as in AWS.
     pub fn unsubscribe(&self, region: &str, arn: &str) -> Result<(), AwsError> {
         check_arn(arn, "SubscriptionArn")?;
