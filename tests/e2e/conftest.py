@@ -6,6 +6,7 @@ tests that restart or kill the server start their own with `CumuloServer`.
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -25,6 +26,88 @@ CREDS = {
     "AWS_SECRET_ACCESS_KEY": "test",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
+
+
+class RawResponse:
+    """A parsed HTTP response read off a raw socket."""
+
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers  # lowercase name -> value (last one wins)
+        self.body = body
+
+    def request_id(self):
+        return self.headers.get("x-amzn-requestid") or self.headers.get("x-amz-request-id")
+
+    def error_code(self):
+        """The AWS error code from an XML (`<Code>`) or JSON (`__type`) error body, else None."""
+        text = self.body.decode("utf-8", "replace").strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text).get("__type")
+            except ValueError:
+                return None
+            return value.rsplit("#", 1)[-1] if value else None
+        match = re.search(r"<Code>([^<]+)</Code>", text)
+        return match.group(1) if match else None
+
+
+def raw_http(port, data, timeout=10):
+    """Sends `data` (a whole request, bytes) on a fresh connection and reads the response until the
+    server closes it; send `Connection: close` (or HTTP/1.0) so it does."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server may answer and close before reading a body it refuses
+        chunks = []
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    raw = b"".join(chunks)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    if not lines or not lines[0].startswith("HTTP/"):
+        raise AssertionError(f"no HTTP response: {raw[:200]!r}")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        body = _dechunk(body)
+    return RawResponse(status, headers, body)
+
+
+def _dechunk(data):
+    out = b""
+    while data:
+        size_line, _, rest = data.partition(b"\r\n")
+        size = int(size_line.split(b";")[0] or b"0", 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        data = rest[size + 2 :]
+    return out
+
+
+def build_request(method, path, headers=(), body=b"", version="HTTP/1.1", port=4566):
+    """Bytes of one HTTP request; adds Host, Content-Length and Connection: close unless given."""
+    names = {k.lower() for k, _ in headers}
+    lines = [f"{method} {path} {version}"]
+    if "host" not in names:
+        lines.append(f"Host: 127.0.0.1:{port}")
+    lines += [f"{k}: {v}" for k, v in headers]
+    if "content-length" not in names and (body or method in ("POST", "PUT")):
+        lines.append(f"Content-Length: {len(body)}")
+    if "connection" not in names:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 def free_port():
@@ -74,16 +157,20 @@ class CumuloServer:
                 self.proc.kill()
                 self.proc.wait()
 
+    def raw(self, method, path, headers=(), body=b"", version="HTTP/1.1"):
+        """One raw HTTP request to this server (see `raw_http`)."""
+        return raw_http(self.port, build_request(method, path, headers, body, version, self.port))
+
     def kill9(self):
         self.stop(signal.SIGKILL)
 
-    def client(self, service, region="us-east-1", **kw):
+    def client(self, service, region="us-east-1", key="test", secret="test", **kw):
         return boto3.client(
             service,
             endpoint_url=self.endpoint,
             region_name=region,
-            aws_access_key_id="test",
-            aws_secret_access_key="test",
+            aws_access_key_id=key,
+            aws_secret_access_key=secret,
             config=botocore.config.Config(retries={"max_attempts": 1}, **kw),
         )
 

@@ -1,30 +1,37 @@
-//! `cumulo serve`: the HTTP front of the gateway. It only moves bytes: every AWS decision is made by
-//! `cumulo_services::Gateway`.
+//! `cumulo serve`: the HTTP front of the gateway. It only moves bytes and enforces transport limits
+//! (body and header size): every AWS decision, including how a refused request is answered, is made
+//! by `cumulo_services::Gateway`.
+//!
+//! Startup order matters for "spawn to first answer": the socket is bound before anything else
+//! (runtime, store, services), so clients can connect at once; their requests wait in the accept
+//! backlog until the services are up, and the first answer is already a real one.
 
 use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
-use cumulo_services::{Config, Gateway};
+use cumulo_services::{Config, Gateway, Refusal, SigningKeys};
 use cumulo_store::{Durability, Store};
 use cumulo_wire::AwsRequest;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Address to bind; loopback by default so nothing is exposed unless asked.
-    #[arg(long, env = "CUMULO_HOST", default_value = "127.0.0.1")]
-    host: String,
+    /// Address to bind; loopback by default so nothing is exposed unless asked. Without it,
+    /// LocalStack's `GATEWAY_LISTEN` (`host:port`) is honoured.
+    #[arg(long, env = "CUMULO_HOST")]
+    host: Option<String>,
     /// Port to listen on (LocalStack's 4566 by default).
-    #[arg(long, env = "CUMULO_PORT", default_value_t = 4566)]
-    port: u16,
+    #[arg(long, env = "CUMULO_PORT")]
+    port: Option<u16>,
     /// Directory holding the persistent store.
     #[arg(long, env = "CUMULO_DATA_DIR", default_value = ".cumulo")]
     data_dir: PathBuf,
@@ -37,22 +44,78 @@ pub struct ServeArgs {
     /// Region used when a request is not signed.
     #[arg(long, env = "CUMULO_DEFAULT_REGION", default_value = "us-east-1")]
     default_region: String,
+    /// Reject requests without a valid SigV4 signature by one of the `--credentials` keys.
+    #[arg(long, env = "CUMULO_VERIFY_SIGNATURES")]
+    verify_signatures: bool,
+    /// `ACCESS_KEY_ID:SECRET` pairs accepted by `--verify-signatures` (repeatable; the variable
+    /// takes a comma-separated list). Defaults to `test:test`, LocalStack's conventional keys.
+    #[arg(long = "credentials", env = "CUMULO_CREDENTIALS", value_delimiter = ',', value_parser = parse_credential)]
+    credentials: Vec<(String, String)>,
+    /// Largest request body accepted, in bytes; larger ones get the service's "too large" error.
+    #[arg(long, env = "CUMULO_MAX_BODY_SIZE", default_value_t = 512 * 1024 * 1024)]
+    max_body_size: u64,
+    /// Largest request header section accepted, in bytes.
+    #[arg(long, env = "CUMULO_MAX_HEADER_SIZE", default_value_t = 64 * 1024)]
+    max_header_size: usize,
+}
+
+fn parse_credential(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((id, secret)) if !id.is_empty() && !secret.is_empty() => {
+            Ok((id.to_string(), secret.to_string()))
+        }
+        _ => Err(format!(
+            "expected ACCESS_KEY_ID:SECRET, got '{}'",
+            s.split(':').next().unwrap_or_default()
+        )),
+    }
+}
+
+/// Hyper's own read buffer: well above our header limit, so that headers between the two are
+/// answered with an AWS-shaped error by us rather than a bare 431 from hyper.
+const HTTP_BUFFER: usize = 1024 * 1024;
+
+/// Where to listen: flags and `CUMULO_*` first, then LocalStack's `GATEWAY_LISTEN`
+/// (`[host]:port[,...]`, first entry), then 127.0.0.1:4566.
+fn listen_address(args: &ServeArgs) -> anyhow::Result<(String, u16)> {
+    let gateway_listen = std::env::var("GATEWAY_LISTEN").ok();
+    let (mut host, mut port) = ("127.0.0.1".to_string(), 4566);
+    if let Some(first) = gateway_listen.as_deref().and_then(|v| v.split(',').next()) {
+        let first = first.trim();
+        let (h, p) = first.rsplit_once(':').unwrap_or((first, ""));
+        if !h.is_empty() {
+            host = h.trim_matches(['[', ']']).to_string();
+        }
+        if !p.is_empty() {
+            port = p
+                .parse()
+                .with_context(|| format!("GATEWAY_LISTEN has a bad port: '{first}'"))?;
+        }
+    }
+    Ok((args.host.clone().unwrap_or(host), args.port.unwrap_or(port)))
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let (host, port) = listen_address(&args)?;
+    let listener = std::net::TcpListener::bind((host.as_str(), port))
+        .with_context(|| format!("binding {host}:{port}"))?;
+    listener.set_nonblocking(true)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(serve(args))?;
+    runtime.block_on(serve(args, listener))?;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
-        .await
-        .with_context(|| format!("binding {}:{}", args.host, args.port))?;
+struct Limits {
+    body: u64,
+    headers: usize,
+}
+
+async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
     let store = if args.in_memory {
         Store::in_memory()?
     } else {
@@ -63,46 +126,104 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         };
         Store::open(&args.data_dir, durability)?
     };
+    let signing_keys = args.verify_signatures.then(|| {
+        if args.credentials.is_empty() {
+            SigningKeys::new([("test".to_string(), "test".to_string())])
+        } else {
+            SigningKeys::new(args.credentials.iter().cloned())
+        }
+    });
     let config = Config {
         default_region: args.default_region.clone(),
+        signing_keys,
         ..Config::default()
     };
     let gateway = Arc::new(Gateway::new(Arc::new(store), config)?);
+    let limits = Arc::new(Limits {
+        body: args.max_body_size,
+        headers: args.max_header_size,
+    });
     eprintln!(
-        "cumulo: listening on http://{} ({})",
+        "cumulo: listening on http://{} ({}{})",
         listener.local_addr()?,
         if args.in_memory {
             "in memory".to_string()
         } else {
             format!("data in {}", args.data_dir.display())
+        },
+        if args.verify_signatures {
+            ", verifying signatures"
+        } else {
+            ""
         }
     );
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => accepted?,
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = &mut shutdown => return Ok(()),
         };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors and the like: refuse this one, keep serving the rest.
+            Err(e) => {
+                eprintln!("cumulo: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
         let gateway = gateway.clone();
+        let limits = limits.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| {
                 let gateway = gateway.clone();
-                async move { Ok::<_, Infallible>(answer(&gateway, req).await) }
+                let limits = limits.clone();
+                async move { Ok::<_, Infallible>(answer(&gateway, &limits, req).await) }
             });
             // A client that hangs up mid-request is its own business; nothing to report.
             let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(30))
+                .max_buf_size(HTTP_BUFFER)
+                .max_headers(1000)
                 .serve_connection(TokioIo::new(stream), svc)
                 .await;
         });
     }
 }
 
-async fn answer(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Response<Full<Bytes>> {
+/// Resolves on Ctrl-C or SIGTERM. Every acknowledged write is already committed, so stopping
+/// needs no flushing.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+async fn answer(
+    gateway: &Gateway,
+    limits: &Limits,
+    req: hyper::Request<Incoming>,
+) -> hyper::Response<Full<Bytes>> {
     let (parts, body) = req.into_parts();
-    let request_id = cumulo_wire::ids::request_id();
-    let body = match body.collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => Bytes::new(),
-    };
     let host = parts
         .headers
         .get(http::header::HOST)
@@ -110,22 +231,61 @@ async fn answer(gateway: &Gateway, req: hyper::Request<Incoming>) -> hyper::Resp
         .unwrap_or("localhost:4566")
         .to_string();
     let raw_query = parts.uri.query().unwrap_or("").to_string();
-    let aws = AwsRequest {
+    let mut aws = AwsRequest {
         method: parts.method,
         raw_path: parts.uri.path().to_string(),
         query: cumulo_wire::query::parse_form(raw_query.as_bytes()),
         raw_query,
         headers: parts.headers,
-        body,
-        request_id,
+        body: Bytes::new(),
+        request_id: cumulo_wire::ids::request_id(),
         region: String::new(),
         account_id: String::new(),
         access_key: None,
         host,
     };
-    let resp = gateway.handle(aws).await;
+    let header_size: usize = aws
+        .headers
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    let refusal = if header_size > limits.headers {
+        Some(Refusal::HeadersTooLarge {
+            size: header_size,
+            limit: limits.headers,
+        })
+    } else if declared_length(&aws.headers).is_some_and(|n| n > limits.body) {
+        // Refused before reading a byte of it.
+        Some(Refusal::BodyTooLarge { limit: limits.body })
+    } else {
+        let limit = usize::try_from(limits.body).unwrap_or(usize::MAX);
+        match Limited::new(body, limit).collect().await {
+            Ok(b) => {
+                aws.body = b.to_bytes();
+                None
+            }
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                Some(Refusal::BodyTooLarge { limit: limits.body })
+            }
+            Err(_) => Some(Refusal::UnreadableBody),
+        }
+    };
+    let resp = match refusal {
+        Some(r) => gateway.refuse(aws, r),
+        None => gateway.handle(aws).await,
+    };
     let mut out = hyper::Response::new(Full::new(resp.body));
     *out.status_mut() = resp.status;
     *out.headers_mut() = resp.headers;
     out
+}
+
+fn declared_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
+        .get(http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }

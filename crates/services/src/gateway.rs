@@ -1,14 +1,19 @@
 //! The gateway: decides which service a request is for, the way AWS endpoints and LocalStack do,
-//! and answers the health endpoints.
+//! checks its signature when asked to, and answers the health endpoints.
 //!
 //! Routing order: the SigV4 credential scope's service (header or presigned query), then the
-//! `X-Amz-Target` prefix, then the query protocol's `Action`+`Version`, then S3 (REST path or a
-//! virtual-hosted bucket host). Anything else answers 501 naming what was asked.
+//! `X-Amz-Target` prefix, then the query protocol's `Version` (URL query or form body), then S3
+//! (REST path or a virtual-hosted bucket host), which is also where anonymous browser-style
+//! requests go. A service cumulo does not emulate answers 501 naming what was asked.
+//!
+//! Errors the gateway raises for a service (bad signature, malformed request, oversized body) are
+//! rendered in that service's own protocol, so the client raises the exception it would on AWS.
 
 use crate::Service;
 use cumulo_store::Store;
 use cumulo_wire::query::parse_form;
-use cumulo_wire::sigv4::CredentialScope;
+use cumulo_wire::sigv2;
+use cumulo_wire::sigv4::{self, Auth, CredentialScope, Placement, SigError, SigV4, SignedParts};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 use http::StatusCode;
 use std::collections::HashMap;
@@ -21,6 +26,9 @@ pub struct Config {
     pub default_region: String,
     /// The account every caller acts as.
     pub account_id: String,
+    /// When set, every request must carry a valid SigV4 signature by one of these keys; when
+    /// `None` (the default, as LocalStack) any credentials are accepted unchecked.
+    pub signing_keys: Option<SigningKeys>,
 }
 
 impl Default for Config {
@@ -28,7 +36,32 @@ impl Default for Config {
         Config {
             default_region: "us-east-1".to_string(),
             account_id: "000000000000".to_string(),
+            signing_keys: None,
         }
+    }
+}
+
+/// Access key id → secret access key. Its `Debug` never shows a secret.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct SigningKeys(HashMap<String, String>);
+
+impl SigningKeys {
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+        SigningKeys(pairs.into_iter().collect())
+    }
+
+    pub fn secret(&self, access_key: &str) -> Option<&str> {
+        self.0.get(access_key).map(String::as_str)
+    }
+}
+
+impl std::fmt::Debug for SigningKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut ids: Vec<_> = self.0.keys().collect();
+        ids.sort();
+        f.debug_struct("SigningKeys")
+            .field("access_keys", &ids)
+            .finish_non_exhaustive()
     }
 }
 
@@ -45,6 +78,20 @@ const TARGET_PREFIXES: &[(&str, &str)] = &[
     ("AmazonEC2ContainerRegistry_V20150921", "ecr"),
 ];
 
+/// Services whose `X-Amz-Target` requests are `application/x-amz-json-1.0` (the rest are 1.1).
+const JSON10_SERVICES: &[&str] = &["sqs", "dynamodb"];
+
+/// JSON services by signing name, for requests that lack the `X-Amz-Target` they should carry.
+const JSON_SERVICES: &[(&str, Protocol)] = &[
+    ("ssm", Protocol::Json11),
+    ("dynamodb", Protocol::Json10),
+    ("kms", Protocol::Json11),
+    ("secretsmanager", Protocol::Json11),
+    ("logs", Protocol::Json11),
+    ("events", Protocol::Json11),
+    ("ecr", Protocol::Json11),
+];
+
 /// Query-protocol API versions and the signing name they belong to.
 const QUERY_VERSIONS: &[(&str, &str)] = &[
     ("2010-03-31", "sns"),
@@ -53,6 +100,65 @@ const QUERY_VERSIONS: &[(&str, &str)] = &[
     ("2010-05-15", "cloudformation"),
     ("2010-05-08", "iam"),
 ];
+
+/// Response namespaces of the query-protocol services (`xmlNamespace` in their models).
+const QUERY_NAMESPACES: &[(&str, &str)] = &[
+    ("sns", "http://sns.amazonaws.com/doc/2010-03-31/"),
+    ("sqs", "http://queue.amazonaws.com/doc/2012-11-05/"),
+    ("sts", "https://sts.amazonaws.com/doc/2011-06-15/"),
+    (
+        "cloudformation",
+        "http://cloudformation.amazonaws.com/doc/2010-05-15/",
+    ),
+    ("iam", "https://iam.amazonaws.com/doc/2010-05-08/"),
+];
+
+/// JSON services whose model is `awsQueryCompatible`: botocore reads their error code from the
+/// `x-amzn-query-error` header, so errors raised for them carry the legacy query code there.
+const QUERY_COMPATIBLE: &[&str] = &["sqs"];
+
+/// Namespace for query errors of services cumulo has no model of; botocore ignores it on errors.
+const UNKNOWN_NAMESPACE: &str = "https://cumulo.invalid/doc/";
+
+/// The protocol a request to `service` is in, judged from the service and the request's shape.
+pub fn infer_protocol(service: &str, req: &AwsRequest) -> Protocol {
+    if matches!(service, "s3" | "s3express") {
+        return Protocol::RestXml;
+    }
+    if req.header("x-amz-target").is_some() {
+        let json10 = JSON10_SERVICES.contains(&service)
+            || req
+                .header("content-type")
+                .is_some_and(|c| c.contains("json-1.0"));
+        return if json10 {
+            Protocol::Json10
+        } else {
+            Protocol::Json11
+        };
+    }
+    if let Some((_, ns)) = QUERY_NAMESPACES.iter().find(|(s, _)| *s == service) {
+        return Protocol::Query(ns);
+    }
+    if let Some((_, p)) = JSON_SERVICES.iter().find(|(s, _)| *s == service) {
+        return *p;
+    }
+    if req.query_param("Action").is_some() || req.body.starts_with(b"Action=") {
+        return Protocol::Query(UNKNOWN_NAMESPACE);
+    }
+    Protocol::RestJson
+}
+
+/// Requests the HTTP layer refuses before they reach a service; the gateway renders them in the
+/// protocol of the service they were for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The body is larger than the configured limit (bytes).
+    BodyTooLarge { limit: u64 },
+    /// The header section is larger than the configured limit (bytes).
+    HeadersTooLarge { size: usize, limit: usize },
+    /// The body could not be read (client hung up or sent a broken chunked encoding).
+    UnreadableBody,
+}
 
 /// Routes requests to services and reports health.
 pub struct Gateway {
@@ -72,12 +178,17 @@ impl Gateway {
             Arc::new(crate::ssm::SsmService::new(store.clone(), &config)?),
             Arc::new(crate::sts::StsService::new(store.clone(), &config)?),
         ];
+        Ok(Self::with_services(store, config, list))
+    }
+
+    /// A gateway over the given services (tests route to probes; later, subsets of services).
+    pub fn with_services(store: Arc<Store>, config: Config, list: Vec<Arc<dyn Service>>) -> Self {
         let services = list.into_iter().map(|s| (s.name(), s)).collect();
-        Ok(Gateway {
+        Gateway {
             services,
             store,
             config,
-        })
+        }
     }
 
     pub fn config(&self) -> &Config {
@@ -89,40 +200,168 @@ impl Gateway {
         self.services.get(name)
     }
 
-    /// Answers one request.
+    /// Answers one request. Every response carries a request id.
     pub async fn handle(&self, mut req: AwsRequest) -> AwsResponse {
         let path = req.raw_path.as_str();
         if path == "/_cumulo/health" || path == "/_localstack/health" {
             return self.health(&req);
         }
-        let scope = req
-            .header("authorization")
-            .and_then(CredentialScope::from_authorization)
-            .or_else(|| {
-                req.query_param("X-Amz-Credential")
-                    .and_then(CredentialScope::parse)
-            });
+        let auth = self.parse_auth(&req);
+        let name = self.identify(&mut req, auth.as_ref().ok());
+        let request_id = req.request_id.clone();
+        if let Err(err) = auth.and_then(|a| self.authenticate(&a, &req, &name)) {
+            let has_auth_header = req.header("authorization").is_some();
+            return self.render(&name, &req, sig_error(err, &name, &req, has_auth_header));
+        }
+        if let Some(err) = malformed_uri(&req) {
+            return self.render(&name, &req, err(&name, &req));
+        }
+        if name == "s3" {
+            rewrite_virtual_host(&mut req);
+        }
+        let mut resp = match self.services.get(name.as_str()) {
+            Some(svc) => svc.handle(req).await,
+            None => not_emulated(&name, &req),
+        };
+        if !resp.headers.contains_key("x-amzn-requestid")
+            && !resp.headers.contains_key("x-amz-request-id")
+        {
+            resp.set_header("x-amzn-requestid", &request_id);
+        }
+        resp
+    }
+
+    /// Answers a request the HTTP layer refused, in the protocol of the service it was for.
+    pub fn refuse(&self, mut req: AwsRequest, refusal: Refusal) -> AwsResponse {
+        let auth = self.parse_auth(&req);
+        let name = self.identify(&mut req, auth.as_ref().ok());
+        let s3 = name == "s3";
+        let err = match refusal {
+            Refusal::BodyTooLarge { limit } if s3 => AwsError::bad_request(
+                "EntityTooLarge",
+                "Your proposed upload exceeds the maximum allowed size",
+            )
+            .with_extra("MaxSizeAllowed", &limit.to_string()),
+            Refusal::BodyTooLarge { limit } => AwsError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "RequestEntityTooLarge",
+                format!("Request body is larger than the maximum of {limit} bytes"),
+            ),
+            Refusal::HeadersTooLarge { size, limit } => AwsError::bad_request(
+                "RequestHeaderSectionTooLarge",
+                format!(
+                    "Your request header section exceeds the maximum allowed size ({size} > {limit} bytes)."
+                ),
+            ),
+            Refusal::UnreadableBody => AwsError::bad_request(
+                if s3 {
+                    "IncompleteBody"
+                } else {
+                    "MalformedInput"
+                },
+                "The request body could not be read completely",
+            ),
+        };
+        self.render(&name, &req, err)
+    }
+
+    /// The request's signature. Without verification an incomplete SigV4 signature still counts
+    /// when its credential scope can be read (hand-made requests often skip the date); only one
+    /// that names no scope at all, which nothing could route or check, is refused.
+    fn parse_auth(&self, req: &AwsRequest) -> Result<Auth, SigError> {
+        let auth = sigv4::parse_auth(&req.headers, &req.query);
+        if self.config.signing_keys.is_some() {
+            return auth;
+        }
+        auth.or_else(|e| {
+            let scope = readable_scope(req).ok_or(e)?;
+            Ok(Auth::V4(SigV4 {
+                scope,
+                signed_headers: Vec::new(),
+                signature: String::new(),
+                timestamp: String::new(),
+                placement: Placement::Header,
+            }))
+        })
+    }
+
+    /// Works out the service a request is for and fills in region, account and access key.
+    fn identify(&self, req: &mut AwsRequest, auth: Option<&Auth>) -> String {
+        // Even a signature that will be refused names its service: answer in that one's shape.
+        let fallback = auth.is_none().then(|| readable_scope(req)).flatten();
+        let scope = match auth {
+            Some(Auth::V4(sig)) => Some(&sig.scope),
+            _ => fallback.as_ref(),
+        };
         req.region = scope
-            .as_ref()
             .map(|s| s.region.clone())
             .filter(|r| !r.is_empty())
             .unwrap_or_else(|| self.config.default_region.clone());
         req.account_id = self.config.account_id.clone();
-        req.access_key = scope.as_ref().map(|s| s.access_key.clone());
+        req.access_key = match auth {
+            Some(Auth::V4(sig)) => Some(sig.scope.access_key.clone()),
+            Some(Auth::V2 { access_key }) => Some(access_key.clone()),
+            _ => None,
+        };
         let name = scope
-            .map(|s| s.service)
-            .or_else(|| route_by_target(&req))
-            .or_else(|| route_by_query_version(&req))
+            .map(|s| s.service.clone())
+            .or_else(|| route_by_target(req))
+            .or_else(|| route_by_query_version(req))
             .unwrap_or_else(|| "s3".to_string());
-        let name = if name == "s3express" {
+        if name == "s3express" {
             "s3".to_string()
         } else {
             name
-        };
-        match self.services.get(name.as_str()) {
-            Some(svc) => svc.handle(req).await,
-            None => not_emulated(&name, &req),
         }
+    }
+
+    /// Checks the signature when cumulo was configured with keys; accepts anything otherwise.
+    fn authenticate(&self, auth: &Auth, req: &AwsRequest, service: &str) -> Result<(), SigError> {
+        let Some(keys) = &self.config.signing_keys else {
+            return Ok(());
+        };
+        match auth {
+            Auth::Anonymous => Err(SigError::Missing),
+            // Only S3 ever had V2 (boto3 still presigns S3 URLs with it).
+            Auth::V2 { access_key } if service == "s3" => {
+                let secret = keys
+                    .secret(access_key)
+                    .ok_or_else(|| SigError::UnknownKey(access_key.clone()))?;
+                // V2 signs the path-style resource, also for virtual-hosted requests.
+                let resource = match virtual_host_bucket(&req.host) {
+                    Some(bucket) => format!("/{bucket}{}", req.raw_path),
+                    None => req.raw_path.clone(),
+                };
+                let parts = sigv2::V2Parts {
+                    method: &req.method,
+                    resource_path: &resource,
+                    raw_query: &req.raw_query,
+                    headers: &req.headers,
+                    query: &req.query,
+                };
+                sigv2::verify(&parts, secret, chrono::Utc::now())
+            }
+            Auth::V2 { .. } => Err(SigError::Unsupported),
+            Auth::V4(sig) => {
+                let secret = keys
+                    .secret(&sig.scope.access_key)
+                    .ok_or_else(|| SigError::UnknownKey(sig.scope.access_key.clone()))?;
+                sigv4::verify(sig, &SignedParts::of(req), secret, chrono::Utc::now())
+            }
+        }
+    }
+
+    /// Renders an error for `service` with the request id, in that service's protocol.
+    fn render(&self, service: &str, req: &AwsRequest, err: AwsError) -> AwsResponse {
+        let protocol = match self.services.get(service) {
+            Some(svc) => svc.protocol(req),
+            None => infer_protocol(service, req),
+        };
+        let mut resp = err.into_response(protocol, &req.request_id);
+        if protocol == Protocol::RestXml {
+            resp.set_header("x-amz-request-id", &req.request_id);
+        }
+        resp
     }
 
     fn health(&self, req: &AwsRequest) -> AwsResponse {
@@ -153,6 +392,225 @@ impl Gateway {
         AwsResponse::new(status, "application/json", body.to_string())
             .with_header("x-amzn-requestid", &req.request_id)
     }
+}
+
+/// The error AWS gives for each authentication failure, in the service's vocabulary: S3 has its
+/// own codes, JSON services say `...Exception`, query services use the common error codes.
+fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> AwsError {
+    let s3 = service == "s3";
+    let json = !s3
+        && matches!(
+            infer_protocol(service, req),
+            Protocol::Json10 | Protocol::Json11 | Protocol::RestJson
+        );
+    let mut aws = auth_error(err.clone(), s3, json, header);
+    if json && QUERY_COMPATIBLE.contains(&service) {
+        // What the service said before it spoke JSON: its code travels in x-amzn-query-error
+        // (botocore raises that one) and its status is kept.
+        let legacy = auth_error(err, s3, false, header);
+        aws.status = legacy.status;
+        aws.query_code = Some(legacy.code);
+    }
+    aws
+}
+
+/// `header`: the signature came in an `Authorization` header (else in the query string).
+fn auth_error(err: SigError, s3: bool, json: bool, header: bool) -> AwsError {
+    let forbidden = |code: &str, msg: &str| AwsError::new(StatusCode::FORBIDDEN, code, msg);
+    const MISMATCH: &str = "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.";
+    const BAD_TOKEN: &str = "The security token included in the request is invalid.";
+    let bad_signature = |msg: &str| {
+        if json {
+            AwsError::bad_request("InvalidSignatureException", msg)
+        } else {
+            forbidden("SignatureDoesNotMatch", msg)
+        }
+    };
+    match err {
+        SigError::Incomplete(msg) if s3 => AwsError::bad_request(
+            if header {
+                "AuthorizationHeaderMalformed"
+            } else {
+                "AuthorizationQueryParametersError"
+            },
+            msg,
+        ),
+        SigError::Incomplete(msg) if json => {
+            AwsError::bad_request("IncompleteSignatureException", msg)
+        }
+        SigError::Incomplete(msg) => AwsError::bad_request("IncompleteSignature", msg),
+        SigError::Missing if s3 => forbidden("AccessDenied", "Access Denied"),
+        SigError::Missing if json => forbidden(
+            "MissingAuthenticationTokenException",
+            "Missing Authentication Token",
+        ),
+        SigError::Missing => forbidden(
+            "MissingAuthenticationToken",
+            "Request is missing Authentication Token",
+        ),
+        SigError::Unsupported if s3 => AwsError::bad_request(
+            "InvalidRequest",
+            "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.",
+        ),
+        SigError::Unsupported => {
+            let msg = "Only AWS4-HMAC-SHA256 signatures are supported";
+            if json {
+                AwsError::bad_request("IncompleteSignatureException", msg)
+            } else {
+                AwsError::bad_request("IncompleteSignature", msg)
+            }
+        }
+        SigError::UnknownKey(key) if s3 => forbidden(
+            "InvalidAccessKeyId",
+            "The AWS Access Key Id you provided does not exist in our records.",
+        )
+        .with_extra("AWSAccessKeyId", &key),
+        SigError::UnknownKey(_) if json => {
+            AwsError::bad_request("UnrecognizedClientException", BAD_TOKEN)
+        }
+        SigError::UnknownKey(_) => forbidden("InvalidClientTokenId", BAD_TOKEN),
+        SigError::Mismatch {
+            access_key,
+            signature,
+            canonical_request,
+            string_to_sign,
+        } if s3 => forbidden(
+            "SignatureDoesNotMatch",
+            "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+        )
+        .with_extra("AWSAccessKeyId", &access_key)
+        .with_extra("StringToSign", &string_to_sign)
+        .with_extra("SignatureProvided", &signature)
+        .with_extra("CanonicalRequest", &canonical_request),
+        SigError::Mismatch {
+            canonical_request,
+            string_to_sign,
+            ..
+        } => bad_signature(&format!(
+            "{MISMATCH}\n\nThe Canonical String for this request should have been\n'{canonical_request}'\n\nThe String-to-Sign should have been\n'{string_to_sign}'\n"
+        )),
+        SigError::TooSkewed { timestamp, now, .. } if s3 => forbidden(
+            "RequestTimeTooSkewed",
+            "The difference between the request time and the current time is too large.",
+        )
+        .with_extra("RequestTime", &timestamp)
+        .with_extra("ServerTime", &now)
+        .with_extra("MaxAllowedSkewMilliseconds", "900000"),
+        e @ SigError::TooSkewed { .. } => bad_signature(&e.to_string()),
+        SigError::Expired { expires_at, now } if s3 => {
+            forbidden("AccessDenied", "Request has expired")
+                .with_extra("Expires", &expires_at)
+                .with_extra("ServerTime", &now)
+        }
+        SigError::Expired { expires_at, now } => bad_signature(&format!(
+            "Signature expired: {now} is now later than {expires_at}"
+        )),
+        SigError::ContentSha256Mismatch { declared, computed } if s3 => AwsError::bad_request(
+            "XAmzContentSHA256Mismatch",
+            "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        )
+        .with_extra("ClientComputedContentSHA256", &declared)
+        .with_extra("S3ComputedContentSHA256", &computed),
+        e @ SigError::ContentSha256Mismatch { .. } => bad_signature(&e.to_string()),
+    }
+}
+
+/// The credential scope from the `Authorization` header or `X-Amz-Credential`, however incomplete
+/// the rest of the signature is.
+fn readable_scope(req: &AwsRequest) -> Option<CredentialScope> {
+    req.header("authorization")
+        .and_then(CredentialScope::from_authorization)
+        .or_else(|| {
+            req.query_param("X-Amz-Credential")
+                .and_then(CredentialScope::parse)
+        })
+}
+
+type ErrorFor = fn(&str, &AwsRequest) -> AwsError;
+
+/// A path or query with a `%` not followed by two hex digits cannot be decoded; AWS refuses it
+/// rather than guess.
+fn malformed_uri(req: &AwsRequest) -> Option<ErrorFor> {
+    fn bad(s: &str) -> bool {
+        let b = s.as_bytes();
+        b.iter().enumerate().any(|(i, &c)| {
+            c == b'%'
+                && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                    && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        })
+    }
+    if !bad(&req.raw_path) && !bad(&req.raw_query) {
+        return None;
+    }
+    Some(|service, req| {
+        if service == "s3" {
+            AwsError::bad_request("InvalidURI", "Couldn't parse the specified URI.")
+        } else if matches!(infer_protocol(service, req), Protocol::Query(_)) {
+            AwsError::bad_request(
+                "MalformedQueryString",
+                "The URI contains invalid percent-encoding",
+            )
+        } else {
+            AwsError::validation_exception("The URI contains invalid percent-encoding")
+        }
+    })
+}
+
+/// The bucket of a virtual-hosted-style S3 host, if the host is one: `bucket.localhost`,
+/// `bucket.s3.localhost.localstack.cloud`, `bucket.s3.amazonaws.com`,
+/// `bucket.s3.<region>.amazonaws.com` (and the legacy `bucket.s3-<region>.amazonaws.com`).
+pub fn virtual_host_bucket(host: &str) -> Option<&str> {
+    let host = strip_port(host);
+    let bucket = if let Some(b) = host.strip_suffix(".s3.localhost.localstack.cloud") {
+        b
+    } else if let Some(b) = host.strip_suffix(".localhost") {
+        b
+    } else if let Some(rest) = host.strip_suffix(".amazonaws.com") {
+        let (bucket, endpoint) = rest.rsplit_once(".s3")?;
+        let endpoint_ok = endpoint.is_empty()
+            || endpoint.strip_prefix('.').is_some_and(is_region)
+            || endpoint.strip_prefix('-').is_some_and(is_region);
+        if !endpoint_ok {
+            return None;
+        }
+        bucket
+    } else {
+        return None;
+    };
+    let valid = (3..=63).contains(&bucket.len())
+        && bucket
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+        && !bucket.starts_with(['.', '-'])
+        && bucket != "s3";
+    valid.then_some(bucket)
+}
+
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        // An IPv6 literal is never a bucket host; leave it whole.
+        return host;
+    }
+    host.split_once(':').map_or(host, |(h, _)| h)
+}
+
+fn is_region(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Turns a virtual-hosted-style S3 request into path style, so S3 only ever sees `/bucket/key`.
+fn rewrite_virtual_host(req: &mut AwsRequest) {
+    let Some(bucket) = virtual_host_bucket(&req.host) else {
+        return;
+    };
+    let path = if req.raw_path.is_empty() || req.raw_path == "/" {
+        format!("/{bucket}")
+    } else {
+        format!("/{bucket}{}", req.raw_path)
+    };
+    req.raw_path = path;
 }
 
 fn route_by_target(req: &AwsRequest) -> Option<String> {
@@ -197,16 +655,12 @@ fn not_emulated(service: &str, req: &AwsRequest) -> AwsResponse {
                 .map(|(_, v)| v)
         })
         .unwrap_or_else(|| format!("{} {}", req.method, req.raw_path));
-    let protocol = if req.header("x-amz-target").is_some() {
-        Protocol::Json11
-    } else if req.body.starts_with(b"Action=") || req.query_param("Action").is_some() {
-        Protocol::Query("https://cumulo.invalid/")
-    } else {
-        Protocol::RestJson
-    };
     let mut err = AwsError::not_implemented(service, &operation);
     err.message = format!(
         "cumulo: the {service} service is not emulated (operation {operation} is not implemented)"
     );
-    err.into_response(protocol, &req.request_id)
+    err.into_response(infer_protocol(service, req), &req.request_id)
 }
+
+#[cfg(test)]
+mod tests;

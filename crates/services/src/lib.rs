@@ -13,15 +13,24 @@ pub mod sqs;
 pub mod ssm;
 pub mod sts;
 
-pub use gateway::{Config, Gateway};
+pub use gateway::{Config, Gateway, Refusal, SigningKeys};
 
-use cumulo_wire::{AwsRequest, AwsResponse};
+use cumulo_wire::{AwsRequest, AwsResponse, Protocol};
 
 /// One emulated AWS service as the gateway sees it.
 #[async_trait::async_trait]
 pub trait Service: Send + Sync {
     /// The SigV4 signing name (`s3`, `sqs`, ...) — also the key in the health report.
     fn name(&self) -> &'static str;
+
+    /// The protocol this service speaks for `req`. The gateway renders the errors it raises on the
+    /// service's behalf (bad signature, oversized body, malformed request) in it, so clients raise
+    /// the same exception class as against AWS. The default infers it from the service name and
+    /// the request's shape, as botocore would have built it (SQS, say, speaks JSON when the request
+    /// has `X-Amz-Target` and query otherwise); override only if that guess is wrong.
+    fn protocol(&self, req: &AwsRequest) -> Protocol {
+        gateway::infer_protocol(self.name(), req)
+    }
 
     /// Answers one request. Errors are rendered in the service's own protocol by the service.
     async fn handle(&self, req: AwsRequest) -> AwsResponse;

@@ -4,6 +4,10 @@
 //! - A call that returns `Ok` from [`Store::write`] has committed; with WAL and `synchronous=NORMAL`
 //!   a committed transaction survives `kill -9` of the process (the WAL is in the OS page cache).
 //!   `Durability::Full` adds an fsync per commit for power-loss safety.
+//! - One process owns a data directory: the database is opened in exclusive locking mode, so a
+//!   second `cumulo serve` on the same directory fails at startup instead of two in-memory views
+//!   of the same tables drifting apart. The OS drops the lock when the owner dies, even by
+//!   `kill -9`, so a restart after a crash just works (SQLite replays the WAL on open).
 //! - Each service owns the tables it creates through [`Store::migrate`] (named `<service>_...`);
 //!   no service reads another's tables.
 //! - This crate knows nothing about AWS.
@@ -23,6 +27,10 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "store: {path} is in use by another process (is another cumulo serving this data directory?)"
+    )]
+    InUse { path: PathBuf },
     #[error("store: migration {owner} v{version} failed: {source}")]
     Migration {
         owner: String,
@@ -76,15 +84,32 @@ impl Store {
             source,
         })?;
         let path = dir.join(DB_FILE);
+        let in_use = |e: rusqlite::Error| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::InUse { path: path.clone() }
+            }
+            _ => StoreError::Sqlite(e),
+        };
         let conn = Connection::open(&path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // Only another process can hold the lock; wait briefly (it may be exiting), not 5 s.
+        conn.busy_timeout(std::time::Duration::from_millis(250))?;
+        // Exclusive before the first access: the lock is then held for the connection's life, and
+        // WAL needs no shared-memory index (one less file, faster commits).
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .map_err(in_use)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(in_use)?;
         let sync = match durability {
+            // WAL + NORMAL: a commit is written to the WAL file before `write` returns, so it
+            // survives the process dying; only power loss can lose the last commits.
             Durability::Process => "NORMAL",
             Durability::Full => "FULL",
         };
         conn.pragma_update(None, "synchronous", sync)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Self::init(conn, Some(path))
+        Self::init(conn, Some(path.clone())).map_err(|e| match e {
+            StoreError::Sqlite(e) => in_use(e),
+            e => e,
+        })
     }
 
     /// A database that lives only in memory (tests, `--in-memory`).
@@ -204,11 +229,28 @@ mod tests {
     }
 
     #[test]
+    fn one_process_owns_a_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Store::open(dir.path(), Durability::Process).unwrap();
+        let err = Store::open(dir.path(), Durability::Process).unwrap_err();
+        assert!(matches!(err, StoreError::InUse { .. }), "{err}");
+        drop(first);
+        Store::open(dir.path(), Durability::Process).unwrap();
+    }
+
+    #[test]
     fn refuses_newer_schema() {
         let s = Store::in_memory().unwrap();
         s.migrate("t", M).unwrap();
         let err = s.migrate("t", &M[..1]).unwrap_err();
-        assert!(matches!(err, StoreError::TooNew { found: 2, known: 1, .. }));
+        assert!(matches!(
+            err,
+            StoreError::TooNew {
+                found: 2,
+                known: 1,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -3,9 +3,31 @@
 //!
 //! Invariant: pure — no I/O, no async, no clock. Everything the evaluation needs from the world
 //! (parameters, resolved attributes, exports, SSM parameter values) comes in through the context.
+//!
+//! Pipeline: [`parse_template`] → [`prepare`] (parameters, Fn::ForEach, model, conditions,
+//! graph) → [`Prepared::resolve_resource`] / [`Prepared::resolve_outputs`] against a
+//! [`Resolver`]; [`render`] does the last step with placeholders.
 
+pub mod conditions;
+pub mod context;
 pub mod diag;
+pub mod dynref;
+pub mod errors;
+pub mod graph;
+pub mod intrinsics;
+pub mod lang_ext;
+pub mod model;
+pub mod params;
 pub mod parse;
+pub mod prepare;
+pub mod render;
 
+pub use context::{PlaceholderResolver, Pseudo, Resolver};
 pub use diag::Diagnostic;
+pub use dynref::{DynamicReference, FoundReference, find_dynamic_references};
+pub use graph::DependencyGraph;
+pub use model::{Output, Resource, Template};
+pub use params::{NoSsm, ParamValue, ResolvedParameter, SsmLookup};
 pub use parse::{Document, SourceMap, parse_template};
+pub use prepare::{Prepared, ResolvedOutput, ResolvedResource, prepare};
+pub use render::{PlaceholderSsm, RenderOptions, Rendered, render};

@@ -68,7 +68,11 @@ impl AwsError {
 
     /// 500 for an internal failure (store error); the message says what failed.
     pub fn internal(message: impl Into<String>) -> Self {
-        let mut e = Self::new(StatusCode::INTERNAL_SERVER_ERROR, "InternalFailure", message);
+        let mut e = Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalFailure",
+            message,
+        );
         e.sender_fault = false;
         e
     }
@@ -89,7 +93,14 @@ impl AwsError {
             Protocol::Query(ns) => {
                 let mut w = XmlWriter::new();
                 w.open("ErrorResponse", Some(ns)).open("Error", None);
-                w.elem("Type", if self.sender_fault { "Sender" } else { "Receiver" });
+                w.elem(
+                    "Type",
+                    if self.sender_fault {
+                        "Sender"
+                    } else {
+                        "Receiver"
+                    },
+                );
                 w.elem("Code", &self.code).elem("Message", &self.message);
                 for (k, v) in &self.extra {
                     w.elem(k, v);
@@ -99,7 +110,9 @@ impl AwsError {
             }
             Protocol::Ec2(_) => {
                 let mut w = XmlWriter::new();
-                w.open("Response", None).open("Errors", None).open("Error", None);
+                w.open("Response", None)
+                    .open("Errors", None)
+                    .open("Error", None);
                 w.elem("Code", &self.code).elem("Message", &self.message);
                 w.close().close().elem("RequestID", request_id);
                 AwsResponse::new(self.status, "text/xml", w.finish())
@@ -114,7 +127,11 @@ impl AwsError {
                 let mut r = AwsResponse::new(self.status, ct, body.to_string());
                 r.set_header("x-amzn-errortype", &self.code);
                 if let Some(q) = &self.query_code {
-                    let fault = if self.sender_fault { "Sender" } else { "Receiver" };
+                    let fault = if self.sender_fault {
+                        "Sender"
+                    } else {
+                        "Receiver"
+                    };
                     r.set_header("x-amzn-query-error", &format!("{q};{fault}"));
                 }
                 r
@@ -134,7 +151,10 @@ impl AwsError {
                 for (k, v) in &self.extra {
                     body.push_str(&format!("<{k}>{}</{k}>", escape(v)));
                 }
-                body.push_str(&format!("<RequestId>{}</RequestId></Error>", escape(request_id)));
+                body.push_str(&format!(
+                    "<RequestId>{}</RequestId></Error>",
+                    escape(request_id)
+                ));
                 AwsResponse::new(self.status, "application/xml", body)
             }
         };
@@ -149,8 +169,10 @@ mod tests {
 
     #[test]
     fn query_error_shape() {
-        let r = AwsError::validation("bad")
-            .into_response(Protocol::Query("http://sns.amazonaws.com/doc/2010-03-31/"), "rid");
+        let r = AwsError::validation("bad").into_response(
+            Protocol::Query("http://sns.amazonaws.com/doc/2010-03-31/"),
+            "rid",
+        );
         let body = String::from_utf8(r.body.to_vec()).unwrap();
         assert_eq!(r.status, StatusCode::BAD_REQUEST);
         assert!(body.contains("<Type>Sender</Type><Code>ValidationError</Code><Message>bad</Message></Error><RequestId>rid</RequestId>"));

@@ -4,12 +4,14 @@
 //! Invariant: this crate knows nothing about any particular service or about persistence. It turns
 //! bytes into [`AwsRequest`]s and [`AwsError`]s into bytes, exactly as botocore expects them.
 
+pub mod chunked;
 pub mod error;
 pub mod ids;
 pub mod protocol;
 pub mod query;
 pub mod request;
 pub mod response;
+pub mod sigv2;
 pub mod sigv4;
 pub mod xml;
 

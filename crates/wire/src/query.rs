@@ -119,7 +119,10 @@ mod tests {
         assert_eq!(p.get("Action"), Some("X"));
         assert_eq!(p.list("Names"), vec!["x y", "/"]);
         let tags = p.list_of_structs("Tags");
-        assert_eq!(tags[0], vec![("Key".into(), "a".into()), ("Value".into(), "1".into())]);
+        assert_eq!(
+            tags[0],
+            vec![("Key".into(), "a".into()), ("Value".into(), "1".into())]
+        );
         assert_eq!(tags[1], vec![("Key".into(), "b".into())]);
     }
 
@@ -128,7 +131,13 @@ mod tests {
         let p = QueryParams(parse_form(
             b"Attributes.entry.1.key=A&Attributes.entry.1.value=1&Attribute.1.Name=B&Attribute.1.Value=2",
         ));
-        assert_eq!(p.map("Attributes", "key", "value"), vec![("A".into(), "1".into())]);
-        assert_eq!(p.map("Attribute", "Name", "Value"), vec![("B".into(), "2".into())]);
+        assert_eq!(
+            p.map("Attributes", "key", "value"),
+            vec![("A".into(), "1".into())]
+        );
+        assert_eq!(
+            p.map("Attribute", "Name", "Value"),
+            vec![("B".into(), "2".into())]
+        );
     }
 }

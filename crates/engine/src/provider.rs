@@ -1,0 +1,128 @@
+//! The contract between the engine and a resource type.
+//!
+//! A provider receives fully resolved properties (intrinsics evaluated, dynamic references
+//! substituted) and changes its service only through the service's typed operations. The engine
+//! decides create / update-in-place / replace (from the createOnly table) and calls accordingly;
+//! a provider never has to decide replacement itself.
+
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Who is asking, for one provider call.
+#[derive(Debug, Clone)]
+pub struct ProviderContext {
+    pub region: String,
+    pub account_id: String,
+    pub stack_name: String,
+    /// The stack's ARN.
+    pub stack_id: String,
+    pub logical_id: String,
+    pub resource_type: String,
+    /// The caller's ClientRequestToken, else the request id of the call that started the operation.
+    pub client_request_token: String,
+    /// Stack-level tags, which AWS propagates to resources that support tags.
+    pub stack_tags: Vec<(String, String)>,
+}
+
+impl ProviderContext {
+    /// A physical name for a resource whose name property is absent, as CloudFormation makes
+    /// them: `{stack}-{logical}-{RANDOM}` trimmed to `max_len`.
+    pub fn generated_name(&self, max_len: usize, suffix: &str) -> String {
+        let token: String = uuid_like_token();
+        let mut base = format!("{}-{}", self.stack_name, self.logical_id);
+        let room = max_len.saturating_sub(token.len() + 1 + suffix.len());
+        base.truncate(room);
+        format!("{base}-{token}{suffix}")
+    }
+}
+
+/// 13 upper-case alphanumerics, like CloudFormation's generated-name suffixes.
+fn uuid_like_token() -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let mut rng = rand::rng();
+    (0..13)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+/// What a successful create or update yields.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProviderOutcome {
+    /// The physical id, which is also what `Ref` returns (AWS's "Return values: Ref").
+    pub physical_id: String,
+    /// Every `Fn::GetAtt` attribute of the type, by name (AWS's "Return values: Fn::GetAtt").
+    pub attributes: Map<String, Value>,
+    /// A limitation to show on the resource (`cumulo: ...`), e.g. for a no-op type.
+    pub status_reason: Option<String>,
+}
+
+/// Why a provider call failed. The message is what the resource's ResourceStatusReason shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// The service refused; the message is AWS-shaped, e.g.
+    /// `Resource handler returned message: "..." (Service: Sqs, Status Code: 400, ...)`.
+    #[error("{0}")]
+    Failed(String),
+    /// The physical resource does not exist (a delete of it is a success).
+    #[error("resource {0} does not exist")]
+    NotFound(String),
+    /// A property the provider cannot apply: the resource fails rather than drop it silently.
+    #[error("cumulo: property {property} of {resource_type} is not supported: {why}")]
+    Unsupported {
+        resource_type: String,
+        property: String,
+        why: String,
+    },
+}
+
+/// One resource type's create / update / delete.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// Creates the resource from resolved properties (`Value::Null` when the template has none).
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError>;
+
+    /// Updates in place. Called only when no createOnly property changed; `old` is what the
+    /// resource was last created or updated with.
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError>;
+
+    /// Deletes the resource. A resource that is already gone is a success (return `Ok` or
+    /// `NotFound`; the engine treats both as deleted).
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError>;
+}
+
+/// Resource type name → provider. A new resource type is one module and one `register` line.
+#[derive(Default, Clone)]
+pub struct ProviderRegistry {
+    providers: HashMap<String, Arc<dyn Provider>>,
+}
+
+impl ProviderRegistry {
+    pub fn register(&mut self, resource_type: &str, provider: Arc<dyn Provider>) {
+        self.providers.insert(resource_type.to_string(), provider);
+    }
+
+    pub fn get(&self, resource_type: &str) -> Option<&Arc<dyn Provider>> {
+        self.providers.get(resource_type)
+    }
+
+    pub fn types(&self) -> impl Iterator<Item = &str> {
+        self.providers.keys().map(String::as_str)
+    }
+}

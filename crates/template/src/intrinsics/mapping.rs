@@ -1,0 +1,41 @@
+//! Fn::FindInMap, with the language-extension `DefaultValue` fourth argument.
+
+use super::Evaluator;
+use crate::Diagnostic;
+use crate::errors;
+use serde_json::Value;
+
+impl Evaluator<'_> {
+    pub(super) fn find_in_map(&self, arg: &Value) -> Result<Value, Diagnostic> {
+        let items = arg
+            .as_array()
+            .ok_or_else(|| errors::malformed("Fn::FindInMap"))?;
+        let (keys, default) = match items.as_slice() {
+            [a, b, c] => ([a, b, c], None),
+            [a, b, c, Value::Object(opts)] if self.lang_ext && opts.len() == 1 => {
+                match opts.get("DefaultValue") {
+                    Some(d) => ([a, b, c], Some(d)),
+                    None => return Err(errors::malformed("Fn::FindInMap")),
+                }
+            }
+            _ => return Err(errors::malformed("Fn::FindInMap")),
+        };
+        let map_name = self.eval_string(keys[0], "Fn::FindInMap")?;
+        let top = self.eval_string(keys[1], "Fn::FindInMap")?;
+        let second = self.eval_string(keys[2], "Fn::FindInMap")?;
+        let found = self
+            .mappings
+            .get(&map_name)
+            .map(|m| m.get(&top).and_then(|t| t.get(&second)));
+        match (found, default) {
+            (Some(Some(v)), _) => Ok(v.clone()),
+            (_, Some(d)) => self.eval_arg(d, "Fn::FindInMap"),
+            (None, None) => Err(errors::template_error(format!(
+                "Mapping named '{map_name}' is not present in the 'Mappings' section of template."
+            ))),
+            (Some(None), None) => Err(errors::template_error(format!(
+                "Unable to get mapping for {map_name}::{top}::{second}"
+            ))),
+        }
+    }
+}

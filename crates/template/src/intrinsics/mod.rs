@@ -1,0 +1,165 @@
+//! Intrinsic function evaluation. One [`Evaluator`] walks a JSON value and replaces every
+//! intrinsic with its result; each family of functions lives in its own file.
+//!
+//! `eval` returns `Ok(None)` for `AWS::NoValue`: the caller drops the key or list element.
+
+mod cidr;
+mod lists;
+mod mapping;
+mod refs;
+mod sub;
+
+pub use cidr::cidr;
+pub use sub::{SubPart, parse_sub};
+
+use crate::Diagnostic;
+use crate::conditions;
+use crate::context::{Pseudo, Resolver};
+use crate::errors::{self, Block};
+use crate::params::ResolvedParameter;
+use indexmap::{IndexMap, IndexSet};
+use serde_json::{Map, Value};
+
+/// What a `Ref`/`Fn::GetAtt` target may be at this point of evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Evaluating resources or outputs: resources may be referenced if live.
+    Values(Block),
+    /// Evaluating the Conditions block: resources may not be referenced at all.
+    Conditions,
+}
+
+/// Everything an evaluation reads. Cheap to build: it only borrows.
+pub struct Evaluator<'a> {
+    pub parameters: &'a IndexMap<String, ResolvedParameter>,
+    pub mappings: &'a Map<String, Value>,
+    pub pseudo: &'a Pseudo,
+    /// Evaluated conditions, for `Fn::If`.
+    pub conditions: &'a IndexMap<String, bool>,
+    /// Every resource the template defines (after Fn::ForEach expansion).
+    pub defined: &'a IndexSet<String>,
+    /// The defined resources whose condition holds.
+    pub live: &'a IndexSet<String>,
+    pub resolver: &'a dyn Resolver,
+    /// `AWS::LanguageExtensions` is declared.
+    pub lang_ext: bool,
+    pub mode: Mode,
+}
+
+impl Evaluator<'_> {
+    /// Evaluates a value; `None` means `AWS::NoValue` (remove it).
+    pub fn eval(&self, v: &Value) -> Result<Option<Value>, Diagnostic> {
+        match v {
+            Value::Object(obj) => {
+                if obj.len() == 1
+                    && let Some((key, arg)) = obj.iter().next()
+                    && is_function_key(key)
+                {
+                    return self.call(key, arg);
+                }
+                let mut out = Map::with_capacity(obj.len());
+                for (k, item) in obj {
+                    if let Some(value) = self.eval(item)? {
+                        out.insert(k.clone(), value);
+                    }
+                }
+                Ok(Some(Value::Object(out)))
+            }
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    if let Some(value) = self.eval(item)? {
+                        out.push(value);
+                    }
+                }
+                Ok(Some(Value::Array(out)))
+            }
+            other => Ok(Some(other.clone())),
+        }
+    }
+
+    /// Evaluates a function argument that must produce a value (NoValue is malformed there).
+    pub(crate) fn eval_arg(&self, v: &Value, function: &str) -> Result<Value, Diagnostic> {
+        self.eval(v)?.ok_or_else(|| errors::malformed(function))
+    }
+
+    /// Evaluates an argument that must be a string (numbers are accepted as their text, as
+    /// YAML templates often write them unquoted).
+    pub(crate) fn eval_string(&self, v: &Value, function: &str) -> Result<String, Diagnostic> {
+        match self.eval_arg(v, function)? {
+            Value::String(s) => Ok(s),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            _ => Err(errors::malformed(function)),
+        }
+    }
+
+    fn call(&self, key: &str, arg: &Value) -> Result<Option<Value>, Diagnostic> {
+        let some = |v: Value| Ok(Some(v));
+        match key {
+            "Ref" => self.reference(arg),
+            "Fn::GetAtt" => self.get_att(arg).map(Some),
+            "Fn::Sub" => self.sub(arg).map(Some),
+            "Fn::Join" => self.join(arg).map(Some),
+            "Fn::Select" => self.select(arg),
+            "Fn::Split" => self.split(arg).map(Some),
+            "Fn::Base64" => self.base64(arg).map(Some),
+            "Fn::GetAZs" => self.get_azs(arg).map(Some),
+            "Fn::ImportValue" => self.import_value(arg).map(Some),
+            "Fn::FindInMap" => self.find_in_map(arg).map(Some),
+            "Fn::Cidr" => self.cidr(arg).map(Some),
+            "Fn::If" => self.fn_if(arg),
+            "Fn::Equals" | "Fn::And" | "Fn::Or" | "Fn::Not" => {
+                let mut lookup = |name: &str| {
+                    self.conditions
+                        .get(name)
+                        .copied()
+                        .ok_or_else(|| errors::unresolved_condition_in_fn_if(name))
+                };
+                some(Value::Bool(conditions::eval_bool(
+                    self,
+                    &Value::Object(Map::from_iter([(key.to_string(), arg.clone())])),
+                    &mut lookup,
+                )?))
+            }
+            "Fn::Length" if self.lang_ext => self.length(arg).map(Some),
+            "Fn::ToJsonString" if self.lang_ext => self.to_json_string(arg).map(Some),
+            "Fn::Transform" => Err(errors::format_error(
+                "Fn::Transform (macros such as AWS::Include) is not supported by cumulo",
+            )),
+            k if k.starts_with("Rain::") => Err(errors::format_error(format!(
+                "{k} is a Rain directive: package the template with `rain pkg` first"
+            ))),
+            other => Err(errors::unsupported_function(other)),
+        }
+    }
+
+    fn fn_if(&self, arg: &Value) -> Result<Option<Value>, Diagnostic> {
+        let Some([cond, when_true, when_false]) = arg.as_array().map(Vec::as_slice) else {
+            return Err(errors::malformed("Fn::If"));
+        };
+        let Some(name) = cond.as_str() else {
+            return Err(errors::malformed("Fn::If"));
+        };
+        let holds = *self
+            .conditions
+            .get(name)
+            .ok_or_else(|| errors::unresolved_condition_in_fn_if(name))?;
+        self.eval(if holds { when_true } else { when_false })
+    }
+}
+
+/// Keys that make a one-key object a function call rather than data.
+fn is_function_key(key: &str) -> bool {
+    key == "Ref" || key.starts_with("Fn::") || key.starts_with("Rain::")
+}
+
+/// A JSON scalar as the string CloudFormation would use (numbers and booleans as written).
+pub(crate) fn scalar_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}

@@ -1,0 +1,388 @@
+//! The template model: the sections of a CloudFormation template as typed Rust, built from the
+//! parser's JSON value, with AWS's format errors for malformed sections.
+
+use crate::Diagnostic;
+use crate::errors::format_error;
+use crate::params::ParameterDecl;
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+/// The transform whose functions cumulo evaluates itself.
+pub const LANGUAGE_EXTENSIONS: &str = "AWS::LanguageExtensions";
+
+const TOP_LEVEL_KEYS: &[&str] = &[
+    "AWSTemplateFormatVersion",
+    "Description",
+    "Metadata",
+    "Parameters",
+    "Rules",
+    "Mappings",
+    "Conditions",
+    "Transform",
+    "Resources",
+    "Outputs",
+    "Hooks",
+];
+
+const RESOURCE_KEYS: &[&str] = &[
+    "Type",
+    "Properties",
+    "DependsOn",
+    "Condition",
+    "DeletionPolicy",
+    "UpdateReplacePolicy",
+    "Metadata",
+    "CreationPolicy",
+    "UpdatePolicy",
+    "Version",
+];
+
+/// A whole template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    pub format_version: Option<String>,
+    pub description: Option<String>,
+    pub metadata: Option<Value>,
+    pub transforms: Vec<String>,
+    pub parameters: IndexMap<String, ParameterDecl>,
+    /// Map name → top-level key → second-level key → value, kept as JSON.
+    pub mappings: Map<String, Value>,
+    /// Condition name → unevaluated condition function.
+    pub conditions: IndexMap<String, Value>,
+    pub resources: IndexMap<String, Resource>,
+    pub outputs: IndexMap<String, Output>,
+    pub rules: Option<Value>,
+}
+
+/// One `Resources` entry. Unevaluated: intrinsics are still in the values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    pub logical_id: String,
+    pub resource_type: String,
+    /// An object; `{}` when the template has none.
+    pub properties: Value,
+    pub depends_on: Vec<String>,
+    pub condition: Option<String>,
+    pub deletion_policy: Option<Value>,
+    pub update_replace_policy: Option<Value>,
+    pub metadata: Option<Value>,
+    pub creation_policy: Option<Value>,
+    pub update_policy: Option<Value>,
+}
+
+/// One `Outputs` entry. Unevaluated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub value: Value,
+    pub description: Option<Value>,
+    pub condition: Option<String>,
+    pub export_name: Option<Value>,
+}
+
+/// The `Transform` section as a list of names (it may be written as a string or a list).
+/// Non-string entries (`AWS::Include` with parameters) are reported by their `Name`.
+pub fn transforms_of(root: &Value) -> Vec<String> {
+    let name = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(o) => o.get("Name").and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        }
+    };
+    match root.get("Transform") {
+        Some(Value::Array(items)) => items.iter().filter_map(name).collect(),
+        Some(v) => name(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The `Parameters` section, needed before anything else is evaluated (Fn::ForEach collections
+/// and conditions read parameters).
+pub fn parameters_of(root: &Value) -> Result<IndexMap<String, ParameterDecl>, Vec<Diagnostic>> {
+    let mut out = IndexMap::new();
+    let mut errors = Vec::new();
+    match root.get("Parameters") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(params)) => {
+            for (name, v) in params {
+                match ParameterDecl::from_value(name, v) {
+                    Ok(d) => {
+                        out.insert(name.clone(), d);
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        Some(_) => errors
+            .push(format_error("Parameters section must be an object").with_path("Parameters")),
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn string_attr(
+    obj: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>, Diagnostic> {
+    match obj.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(
+            format_error(format!("[/{path}/{key}] {key} must be a string"))
+                .with_path(format!("{path}/{key}")),
+        ),
+    }
+}
+
+impl Template {
+    /// Builds the model, collecting every format error rather than stopping at the first.
+    /// Expects language-extension constructs (Fn::ForEach keys) to be expanded already.
+    pub fn from_value(root: &Value) -> Result<Template, Vec<Diagnostic>> {
+        let mut errors = Vec::new();
+        let Some(top) = root.as_object() else {
+            return Err(vec![format_error("Template must be a JSON or YAML object")]);
+        };
+        let invalid: Vec<&str> = top
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !TOP_LEVEL_KEYS.contains(k))
+            .collect();
+        if !invalid.is_empty() {
+            errors.push(format_error(format!(
+                "Invalid template property or properties [{}]",
+                invalid.join(", ")
+            )));
+        }
+        let format_version = match top.get("AWSTemplateFormatVersion") {
+            None => None,
+            Some(v) => {
+                let text = crate::params::scalar_text(v).unwrap_or_default();
+                if text != "2010-09-09" {
+                    errors.push(
+                        format_error(format!(
+                            "'{text}' is not a supported AWSTemplateFormatVersion value."
+                        ))
+                        .with_path("AWSTemplateFormatVersion"),
+                    );
+                }
+                Some(text)
+            }
+        };
+        let description = match top.get("Description") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                errors.push(format_error("Description must be a string").with_path("Description"));
+                None
+            }
+        };
+        let parameters = parameters_of(root).unwrap_or_else(|e| {
+            errors.extend(e);
+            IndexMap::new()
+        });
+        let mappings = Self::mappings(top.get("Mappings"), &mut errors);
+        let mut conditions = IndexMap::new();
+        match top.get("Conditions") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(c)) => {
+                for (k, v) in c {
+                    conditions.insert(k.clone(), v.clone());
+                }
+            }
+            Some(_) => errors
+                .push(format_error("Conditions section must be an object").with_path("Conditions")),
+        }
+        let mut resources = IndexMap::new();
+        match top.get("Resources") {
+            Some(Value::Object(r)) if !r.is_empty() => {
+                for (id, v) in r {
+                    match Self::resource(id, v) {
+                        Ok(res) => {
+                            resources.insert(id.clone(), res);
+                        }
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
+            _ => errors.push(format_error(
+                "At least one Resources member must be defined.",
+            )),
+        }
+        let mut outputs = IndexMap::new();
+        match top.get("Outputs") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(o)) => {
+                for (name, v) in o {
+                    match Self::output(name, v) {
+                        Ok(out) => {
+                            outputs.insert(name.clone(), out);
+                        }
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
+            Some(_) => {
+                errors.push(format_error("Outputs section must be an object").with_path("Outputs"))
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Template {
+            format_version,
+            description,
+            metadata: top.get("Metadata").cloned(),
+            transforms: transforms_of(root),
+            parameters,
+            mappings,
+            conditions,
+            resources,
+            outputs,
+            rules: top.get("Rules").cloned(),
+        })
+    }
+
+    fn mappings(section: Option<&Value>, errors: &mut Vec<Diagnostic>) -> Map<String, Value> {
+        let mut out = Map::new();
+        match section {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(maps)) => {
+                for (name, m) in maps {
+                    let Some(top_keys) = m.as_object() else {
+                        errors.push(
+                            format_error(format!("Every Mappings member {name} must be a map"))
+                                .with_path(format!("Mappings/{name}")),
+                        );
+                        continue;
+                    };
+                    let mut ok = true;
+                    for (key, second) in top_keys {
+                        if !second.is_object() {
+                            errors.push(
+                                format_error(format!(
+                                    "[/Mappings/{name}/{key}] Every Mappings attribute must be a map"
+                                ))
+                                .with_path(format!("Mappings/{name}/{key}")),
+                            );
+                            ok = false;
+                        }
+                    }
+                    if ok {
+                        out.insert(name.clone(), m.clone());
+                    }
+                }
+            }
+            Some(_) => errors
+                .push(format_error("Mappings section must be an object").with_path("Mappings")),
+        }
+        out
+    }
+
+    fn resource(id: &str, v: &Value) -> Result<Resource, Diagnostic> {
+        let path = format!("Resources/{id}");
+        let missing_type = || {
+            format_error(format!(
+                "[/Resources/{id}] Every Resources object must contain a Type member."
+            ))
+            .with_path(path.clone())
+        };
+        let obj = v.as_object().ok_or_else(missing_type)?;
+        let resource_type = match obj.get("Type") {
+            Some(Value::String(t)) if !t.is_empty() => t.clone(),
+            _ => return Err(missing_type()),
+        };
+        if let Some(bad) = obj.keys().find(|k| !RESOURCE_KEYS.contains(&k.as_str())) {
+            return Err(
+                format_error(format!("Invalid template resource property '{bad}'"))
+                    .with_path(format!("{path}/{bad}")),
+            );
+        }
+        let properties = match obj.get("Properties") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(p @ Value::Object(_)) => p.clone(),
+            Some(_) => {
+                return Err(format_error(format!(
+                    "[/Resources/{id}/Properties] Properties must be an object"
+                ))
+                .with_path(format!("{path}/Properties")));
+            }
+        };
+        let depends_on = match obj.get("DependsOn") {
+            None => Vec::new(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            Some(_) => {
+                return Err(format_error(format!(
+                    "[/Resources/{id}/DependsOn] DependsOn must be a string or a list of strings"
+                ))
+                .with_path(format!("{path}/DependsOn")));
+            }
+        };
+        Ok(Resource {
+            logical_id: id.to_string(),
+            resource_type,
+            properties,
+            depends_on,
+            condition: string_attr(obj, "Condition", &path)?,
+            deletion_policy: obj.get("DeletionPolicy").cloned(),
+            update_replace_policy: obj.get("UpdateReplacePolicy").cloned(),
+            metadata: obj.get("Metadata").cloned(),
+            creation_policy: obj.get("CreationPolicy").cloned(),
+            update_policy: obj.get("UpdatePolicy").cloned(),
+        })
+    }
+
+    fn output(name: &str, v: &Value) -> Result<Output, Diagnostic> {
+        let path = format!("Outputs/{name}");
+        let malformed = || {
+            format_error(format!(
+                "[/Outputs/{name}] Every Outputs member must contain a Value object"
+            ))
+            .with_path(path.clone())
+        };
+        let obj = v.as_object().ok_or_else(malformed)?;
+        let value = match obj.get("Value") {
+            None | Some(Value::Null) => return Err(malformed()),
+            Some(v) => v.clone(),
+        };
+        let export_name = match obj.get("Export") {
+            None => None,
+            Some(Value::Object(e)) => match e.get("Name") {
+                Some(n) => Some(n.clone()),
+                None => {
+                    return Err(format_error(format!(
+                        "[/Outputs/{name}/Export] Export must contain a Name member"
+                    ))
+                    .with_path(format!("{path}/Export")));
+                }
+            },
+            Some(_) => {
+                return Err(format_error(format!(
+                    "[/Outputs/{name}/Export] Export must be an object"
+                ))
+                .with_path(format!("{path}/Export")));
+            }
+        };
+        Ok(Output {
+            name: name.to_string(),
+            value,
+            description: obj.get("Description").cloned(),
+            condition: string_attr(obj, "Condition", &path)?,
+            export_name,
+        })
+    }
+
+    /// Whether `AWS::LanguageExtensions` is declared.
+    pub fn has_language_extensions(&self) -> bool {
+        self.transforms.iter().any(|t| t == LANGUAGE_EXTENSIONS)
+    }
+}

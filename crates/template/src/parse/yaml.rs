@@ -1,0 +1,479 @@
+//! YAML templates: saphyr-parser's event stream composed into CloudFormation's JSON form.
+//!
+//! saphyr-parser is a YAML 1.2 *syntax* parser that reports tags and positions and never
+//! interprets scalars, which is exactly the split we need: the syntax is the same in 1.1 and
+//! 1.2, and the meaning of plain scalars is decided here by CloudFormation's YAML 1.1 rules
+//! (see `yaml_scalar`). Its parser is iterative, so only this composer recurses, bounded by
+//! [`MAX_DEPTH`].
+//!
+//! What CloudFormation rejects, so do we (with positions):
+//! * aliases (`*name`): "YAML aliases are not allowed in CloudFormation templates" is AWS's own
+//!   message; anchors without aliases are harmless and accepted;
+//! * merge keys (`<<`), which CloudFormation documents as unsupported (only `aws cloudformation
+//!   package` expands them);
+//! * the binary/omap/pairs/set/timestamp core tags, unknown local tags, non-scalar keys, null
+//!   keys, duplicate keys, and more than one document.
+
+use super::path::NodePath;
+use super::yaml_scalar::{float, int, null_or_bool, resolve_plain};
+use super::yaml_tags::long_form;
+use super::{Diagnostics, MAX_DEPTH, SourceMap};
+use crate::Diagnostic;
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
+
+/// Parses `text` as a single YAML document.
+pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    let (result, _) = compose(text, false);
+    let diags = match result {
+        Ok(parsed) => return Ok(parsed),
+        Err(diags) => diags,
+    };
+    if !diags
+        .last()
+        .is_some_and(|d| d.message.ends_with(INVALID_INDENTATION))
+    {
+        return Err(diags);
+    }
+    // YAML 1.2 (and saphyr) wants the lines of a flow collection indented past the block that
+    // holds it; the YAML 1.1 loaders CloudFormation's users rely on (PyYAML, SnakeYAML) ignore
+    // indentation inside flow collections, and real templates (AWS Copilot's, for one) close a
+    // flow list at the key's own column:
+    //
+    //     Action: [
+    //       "logs:GetLogEvents"
+    //     ]
+    //
+    // So retry once with every line that starts with `]` or `}` indented like the line above it,
+    // and accept the result only if each such bracket really closed a flow collection in that
+    // parse (so a bracket inside a block scalar, whose indentation is content, is never moved).
+    let (relaxed, moved) = indent_closing_brackets(text);
+    if moved.is_empty() {
+        return Err(diags);
+    }
+    match compose(&relaxed, true) {
+        (Ok(parsed), closed) if moved.iter().all(|at| closed.contains(at)) => Ok(parsed),
+        _ => Err(diags),
+    }
+}
+
+const INVALID_INDENTATION: &str = "invalid indentation";
+
+/// A composed document, or why it could not be.
+type Composed = Result<(Value, SourceMap), Vec<Diagnostic>>;
+
+/// Composes `text`; with `record_ends`, also returns where each flow collection ended.
+fn compose(text: &str, record_ends: bool) -> (Composed, Vec<(usize, usize)>) {
+    let mut c = Composer {
+        parser: Parser::new_from_str(text),
+        path: NodePath::default(),
+        map: SourceMap::default(),
+        diags: Diagnostics::default(),
+        ends: record_ends.then(Vec::new),
+    };
+    let result = c.stream();
+    let Composer {
+        map, diags, ends, ..
+    } = c;
+    (
+        diags.finish(result.map(|value| (value, map))),
+        ends.unwrap_or_default(),
+    )
+}
+
+/// `text` with each line that starts with a closing flow bracket indented at least as far as the
+/// previous non-blank line, and the (line, column) where each moved bracket now is. Lines of block
+/// scalars (`|`, `>`) are left alone: their brackets are text.
+fn indent_closing_brackets(text: &str) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut moved = Vec::new();
+    let mut previous_indent = 0;
+    let mut block_scalar_parent: Option<usize> = None;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let content = line.trim_start_matches(' ');
+        let indent = line.len() - content.len();
+        let blank = content.trim().is_empty();
+        if let Some(parent) = block_scalar_parent {
+            if blank || indent > parent {
+                out.push_str(line);
+                continue;
+            }
+            block_scalar_parent = None;
+        }
+        if (content.starts_with(']') || content.starts_with('}')) && indent < previous_indent {
+            out.extend(std::iter::repeat_n(' ', previous_indent));
+            out.push_str(content);
+            moved.push((i + 1, previous_indent + 1));
+            continue;
+        }
+        out.push_str(line);
+        if !blank && !content.starts_with('#') {
+            previous_indent = indent;
+            if starts_block_scalar(content) {
+                block_scalar_parent = Some(indent);
+            }
+        }
+    }
+    (out, moved)
+}
+
+/// Whether a line ends with a block scalar header (`key: |`, `- >-`, `!Sub |2`, ...).
+fn starts_block_scalar(content: &str) -> bool {
+    let code = content.split(" #").next().unwrap_or(content);
+    code.split_whitespace().last().is_some_and(|last| {
+        let mut chars = last.chars();
+        matches!(chars.next(), Some('|' | '>')) && chars.all(|c| matches!(c, '-' | '+' | '1'..='9'))
+    })
+}
+
+/// Where a node starts, 1-based.
+fn position(span: &Span) -> (usize, usize) {
+    (span.start.line(), span.start.col() + 1)
+}
+
+/// How a tag changes the node it is on.
+enum TagKind {
+    /// No tag: plain scalars are resolved, others are taken as written.
+    None,
+    /// The non-specific tag `!`: a scalar is the string written, a collection is unchanged.
+    NonSpecific,
+    /// `!!str`, `!!int`, ...: the scalar is that type.
+    Core(CoreTag),
+    /// A CloudFormation short form: the node becomes `{long_form: node}`.
+    Intrinsic(&'static str),
+}
+
+#[derive(Clone, Copy)]
+enum CoreTag {
+    Str,
+    Int,
+    Float,
+    Bool,
+    Null,
+    Seq,
+    Map,
+}
+
+struct Composer<'a> {
+    parser: Parser<'a, StrInput<'a>>,
+    path: NodePath,
+    map: SourceMap,
+    diags: Diagnostics,
+    /// Where flow collections ended (the closing bracket), when asked for.
+    ends: Option<Vec<(usize, usize)>>,
+}
+
+impl<'a> Composer<'a> {
+    fn record_end(&mut self, span: &Span) {
+        if let Some(ends) = &mut self.ends {
+            ends.push(position(span));
+        }
+    }
+
+    fn error_at(&self, (line, column): (usize, usize), detail: &str) -> Diagnostic {
+        Diagnostic::new(format!("{NOT_WELL_FORMED} {detail}"))
+            .at(line, column)
+            .with_path(self.path.as_str())
+    }
+
+    fn scan_error(&self, e: &ScanError) -> Diagnostic {
+        let m = e.marker();
+        self.error_at((m.line(), m.col() + 1), e.info())
+    }
+
+    fn next(&mut self) -> Result<(Event<'a>, Span), Diagnostic> {
+        match self.parser.next_event() {
+            Some(Ok(ev)) => Ok(ev),
+            Some(Err(e)) => Err(self.scan_error(&e)),
+            None => Err(Diagnostic::new(format!(
+                "{NOT_WELL_FORMED} unexpected end of template"
+            ))),
+        }
+    }
+
+    /// The whole stream: nothing (an empty template, `null`) or exactly one document.
+    fn stream(&mut self) -> Result<Value, Diagnostic> {
+        let mut value = Value::Null;
+        let mut documents = 0;
+        loop {
+            let (event, span) = self.next()?;
+            match event {
+                Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
+                Event::StreamEnd => return Ok(value),
+                Event::DocumentStart(_) => {
+                    documents += 1;
+                    if documents > 1 {
+                        return Err(self.error_at(
+                            position(&span),
+                            "A template must be a single YAML document",
+                        ));
+                    }
+                    let (line, column) = position(&span);
+                    self.map.insert(String::new(), line, column);
+                    let (event, span) = self.next()?;
+                    value = self.node(event, span, 0)?;
+                }
+                _ => return Err(self.error_at(position(&span), "unexpected YAML event")),
+            }
+        }
+    }
+
+    fn classify(&mut self, tag: Option<&Tag>, at: (usize, usize)) -> Option<TagKind> {
+        let Some(tag) = tag else {
+            return Some(TagKind::None);
+        };
+        if (tag.handle.is_empty() && tag.suffix == "!")
+            || (tag.handle == "!" && tag.suffix.is_empty())
+        {
+            return Some(TagKind::NonSpecific);
+        }
+        if tag.is_yaml_core_schema() {
+            let core = match tag.suffix.as_str() {
+                "str" => CoreTag::Str,
+                "int" => CoreTag::Int,
+                "float" => CoreTag::Float,
+                "bool" => CoreTag::Bool,
+                "null" => CoreTag::Null,
+                "seq" => CoreTag::Seq,
+                "map" => CoreTag::Map,
+                other => {
+                    let diag = self.error_at(
+                        at,
+                        &format!("The YAML tag !!{other} is not supported by CloudFormation"),
+                    );
+                    self.diags.push(diag);
+                    return None;
+                }
+            };
+            return Some(TagKind::Core(core));
+        }
+        if tag.handle == "!"
+            && let Some(key) = long_form(&tag.suffix)
+        {
+            return Some(TagKind::Intrinsic(key));
+        }
+        let name = format!("{}{}", tag.handle, tag.suffix);
+        let mut detail = format!("Unsupported YAML tag {name}");
+        if tag.suffix.starts_with("Rain::") {
+            detail.push_str(" (a Rain directive: run `rain pkg` on the template first)");
+        }
+        let diag = self.error_at(at, &detail);
+        self.diags.push(diag);
+        None
+    }
+
+    /// Composes the node that starts with `event`, consuming all its events.
+    fn node(&mut self, event: Event<'a>, span: Span, depth: usize) -> Result<Value, Diagnostic> {
+        let at = position(&span);
+        match event {
+            Event::Scalar(text, style, _anchor, tag) => {
+                let kind = self.classify(tag.as_deref(), at);
+                Ok(self.scalar(text, style, kind, at))
+            }
+            Event::SequenceStart(_anchor, tag) => {
+                let kind = self.classify(tag.as_deref(), at);
+                self.tagged_collection(kind, at, depth, Self::sequence)
+            }
+            Event::MappingStart(_anchor, tag) => {
+                let kind = self.classify(tag.as_deref(), at);
+                self.tagged_collection(kind, at, depth, Self::mapping)
+            }
+            Event::Alias(_) => {
+                let diag = Diagnostic::new(
+                    "Template error: YAML aliases are not allowed in CloudFormation templates",
+                )
+                .at(at.0, at.1)
+                .with_path(self.path.as_str());
+                self.diags.push(diag);
+                Ok(Value::Null)
+            }
+            _ => Err(self.error_at(at, "unexpected YAML event")),
+        }
+    }
+
+    /// A sequence or mapping under its tag: core collection tags must match the node kind, an
+    /// intrinsic wraps the collection in `{key: ...}` with the key as an extra path segment.
+    fn tagged_collection(
+        &mut self,
+        kind: Option<TagKind>,
+        at: (usize, usize),
+        depth: usize,
+        compose: fn(&mut Self, usize) -> Result<Value, Diagnostic>,
+    ) -> Result<Value, Diagnostic> {
+        if depth >= MAX_DEPTH {
+            return Err(self.error_at(at, &format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        match kind {
+            Some(TagKind::Intrinsic(key)) => {
+                let mark = self.path.push(key);
+                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+                let inner = compose(self, depth + 1)?;
+                self.path.truncate(mark);
+                Ok(wrap(key, inner))
+            }
+            Some(TagKind::Core(CoreTag::Str | CoreTag::Int | CoreTag::Float))
+            | Some(TagKind::Core(CoreTag::Bool | CoreTag::Null)) => {
+                let diag = self.error_at(at, "A scalar tag is on a collection");
+                self.diags.push(diag);
+                compose(self, depth + 1)
+            }
+            _ => compose(self, depth + 1),
+        }
+    }
+
+    fn scalar(
+        &mut self,
+        text: Cow<'a, str>,
+        style: ScalarStyle,
+        kind: Option<TagKind>,
+        at: (usize, usize),
+    ) -> Value {
+        let plain = style == ScalarStyle::Plain;
+        match kind {
+            None => Value::Null,
+            Some(TagKind::None) if plain => resolve_plain(&text),
+            Some(TagKind::None | TagKind::NonSpecific | TagKind::Core(CoreTag::Str)) => {
+                Value::String(text.into_owned())
+            }
+            Some(TagKind::Intrinsic(key)) => {
+                let mark = self.path.push(key);
+                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+                self.path.truncate(mark);
+                let inner = if key == "Fn::GetAtt" {
+                    // `!GetAtt Res.Attr.Sub` names attribute `Attr.Sub` of `Res`.
+                    let parts = match text.split_once('.') {
+                        Some((resource, attribute)) => vec![resource.into(), attribute.into()],
+                        None => vec![Value::String(text.into_owned())],
+                    };
+                    Value::Array(parts)
+                } else {
+                    Value::String(text.into_owned())
+                };
+                wrap(key, inner)
+            }
+            Some(TagKind::Core(core)) => {
+                let resolved = match core {
+                    CoreTag::Int => int(&text),
+                    CoreTag::Float => float(&text).or_else(|| int(&text)),
+                    CoreTag::Bool => null_or_bool(&text).filter(Value::is_boolean),
+                    CoreTag::Null => null_or_bool(&text).filter(Value::is_null),
+                    CoreTag::Str | CoreTag::Seq | CoreTag::Map => None,
+                };
+                resolved.unwrap_or_else(|| {
+                    let diag = self.error_at(at, &format!("{text:?} does not match its YAML tag"));
+                    self.diags.push(diag);
+                    Value::Null
+                })
+            }
+        }
+    }
+
+    fn sequence(&mut self, depth: usize) -> Result<Value, Diagnostic> {
+        let mut items = Vec::new();
+        loop {
+            let (event, span) = self.next()?;
+            if let Event::SequenceEnd = event {
+                self.record_end(&span);
+                return Ok(Value::Array(items));
+            }
+            let mark = self.path.push_index(items.len());
+            let (line, column) = position(&span);
+            self.map.insert(self.path.as_str().to_owned(), line, column);
+            items.push(self.node(event, span, depth)?);
+            self.path.truncate(mark);
+        }
+    }
+
+    fn mapping(&mut self, depth: usize) -> Result<Value, Diagnostic> {
+        let mut members = Map::new();
+        loop {
+            let (event, span) = self.next()?;
+            let at = position(&span);
+            let key = match event {
+                Event::MappingEnd => {
+                    self.record_end(&span);
+                    return Ok(Value::Object(members));
+                }
+                Event::Scalar(text, style, _anchor, tag) => self.key(text, style, tag, at),
+                other => {
+                    // Consume the complex key so the error names the right position only once.
+                    let diag = self.error_at(at, "A mapping key must be a scalar");
+                    self.node(other, span, depth)?;
+                    self.diags.push(diag);
+                    None
+                }
+            };
+            let (event, span) = self.next()?;
+            let Some(key) = key else {
+                self.node(event, span, depth)?;
+                continue;
+            };
+            let mark = self.path.push(&key);
+            let duplicate = members.contains_key(&key);
+            if duplicate {
+                let mut detail = format!("Duplicate key \"{key}\"");
+                if let Some((l, c)) = self.map.position(self.path.as_str()) {
+                    detail.push_str(&format!(" (first defined at line {l}, column {c})"));
+                }
+                let diag = self.error_at(at, &detail);
+                self.diags.push(diag);
+            } else {
+                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+            }
+            let value = self.node(event, span, depth)?;
+            self.path.truncate(mark);
+            if !duplicate {
+                members.insert(key, value);
+            }
+        }
+    }
+
+    /// The member name for a key scalar. CloudFormation keys are strings: a plain key that YAML
+    /// 1.1 reads as a number or bool is named by that value's text (`0777:` is `"511"`, `yes:` is
+    /// `"true"`), as a Java or Python loader stringifies it. `None` after reporting a bad key.
+    fn key(
+        &mut self,
+        text: Cow<'a, str>,
+        style: ScalarStyle,
+        tag: Option<Cow<'a, Tag>>,
+        at: (usize, usize),
+    ) -> Option<String> {
+        let kind = match tag.as_deref() {
+            None => TagKind::None,
+            Some(t) => match self.classify(Some(t), at)? {
+                TagKind::Intrinsic(_) => {
+                    let diag = self.error_at(at, "A short-form function cannot be a mapping key");
+                    self.diags.push(diag);
+                    return None;
+                }
+                kind => kind,
+            },
+        };
+        if style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None) {
+            let diag = self.error_at(
+                at,
+                "YAML merge keys (<<) are not supported in CloudFormation templates",
+            );
+            self.diags.push(diag);
+            return None;
+        }
+        match self.scalar(text, style, Some(kind), at) {
+            Value::String(s) => Some(s),
+            Value::Null => {
+                let diag = self.error_at(at, "A mapping key must not be null");
+                self.diags.push(diag);
+                None
+            }
+            other => Some(other.to_string()),
+        }
+    }
+}
+
+fn wrap(key: &str, inner: Value) -> Value {
+    let mut m = Map::with_capacity(1);
+    m.insert(key.to_owned(), inner);
+    Value::Object(m)
+}

@@ -1,0 +1,376 @@
+//! The pipeline from a parsed template to something a deployment can walk: transforms checked,
+//! parameters validated, Fn::ForEach expanded, the model built, conditions evaluated,
+//! condition-false resources and outputs pruned, references checked and the dependency graph
+//! ordered. Then each resource or output can be resolved against a [`Resolver`].
+
+use crate::Diagnostic;
+use crate::conditions::evaluate_conditions;
+use crate::context::{Pseudo, Resolver};
+use crate::errors::{self, Block};
+use crate::graph::DependencyGraph;
+use crate::intrinsics::{Evaluator, Mode};
+use crate::lang_ext;
+use crate::model::{LANGUAGE_EXTENSIONS, Template, parameters_of, transforms_of};
+use crate::params::{ResolvedParameter, SsmLookup, resolve_parameters};
+use indexmap::{IndexMap, IndexSet};
+use serde_json::{Map, Value};
+
+/// A template ready to deploy (or render).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The model after Fn::ForEach expansion, every resource included.
+    pub template: Template,
+    pub parameters: IndexMap<String, ResolvedParameter>,
+    pub pseudo: Pseudo,
+    pub conditions: IndexMap<String, bool>,
+    /// Every defined resource.
+    pub defined: IndexSet<String>,
+    /// The resources whose condition holds, in template order.
+    pub live: IndexSet<String>,
+    /// The outputs whose condition holds, in template order.
+    pub live_outputs: Vec<String>,
+    pub graph: DependencyGraph,
+    /// Provisioning order (dependencies first; ties in template order).
+    pub order: Vec<String>,
+    /// Resources that can be provisioned in parallel, level by level.
+    pub levels: Vec<Vec<String>>,
+}
+
+/// A resource with its intrinsics resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedResource {
+    pub logical_id: String,
+    pub resource_type: String,
+    pub properties: Value,
+    /// Every resource it depends on (explicit DependsOn and implicit references).
+    pub depends_on: Vec<String>,
+    pub deletion_policy: Option<String>,
+    pub update_replace_policy: Option<String>,
+    pub metadata: Option<Value>,
+    pub creation_policy: Option<Value>,
+    pub update_policy: Option<Value>,
+}
+
+/// An output with its intrinsics resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedOutput {
+    pub name: String,
+    pub value: Value,
+    pub description: Option<String>,
+    pub export_name: Option<String>,
+}
+
+/// Transforms cumulo cannot run locally (SAM, macros) are reported by name.
+fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
+    let transforms = transforms_of(root);
+    let unsupported: Vec<&String> = transforms
+        .iter()
+        .filter(|t| *t != LANGUAGE_EXTENSIONS)
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(unsupported
+            .into_iter()
+            .map(|t| {
+                errors::format_error(format!(
+                    "Transform {t} is not supported by cumulo: only {LANGUAGE_EXTENSIONS} is processed locally"
+                ))
+                .with_path("Transform")
+            })
+            .collect());
+    }
+    Ok(!transforms.is_empty())
+}
+
+/// The first `Rain::` key anywhere: templates written for Rain need `rain pkg` before any
+/// CloudFormation (or cumulo) can read them.
+fn rain_directive(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(obj) => obj.iter().find_map(|(k, v)| {
+            if k.starts_with("Rain::") {
+                Some(k.clone())
+            } else {
+                rain_directive(v)
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(rain_directive),
+        _ => None,
+    }
+}
+
+/// Runs the pipeline. `given` are the stack's parameter values; `stand_ins` names those of them
+/// that are placeholders rather than user input (not checked against constraints).
+pub fn prepare(
+    root: &Value,
+    given: &IndexMap<String, String>,
+    stand_ins: &IndexSet<String>,
+    pseudo: Pseudo,
+    ssm: &dyn SsmLookup,
+) -> Result<Prepared, Vec<Diagnostic>> {
+    let lang_ext = check_transforms(root)?;
+    if let Some(directive) = rain_directive(root) {
+        return Err(vec![errors::format_error(format!(
+            "{directive} is a Rain directive: package the template with `rain pkg` first"
+        ))]);
+    }
+    let decls = parameters_of(root)?;
+    let parameters = resolve_parameters(&decls, given, stand_ins, ssm)?;
+    let no_resources = IndexSet::new();
+    let no_conditions = IndexMap::new();
+    let raw_mappings = root
+        .get("Mappings")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let resolver = NoDeployment;
+    let mut expanded;
+    let root = if lang_ext {
+        expanded = root.clone();
+        let ev = Evaluator {
+            parameters: &parameters,
+            mappings: &raw_mappings,
+            pseudo: &pseudo,
+            conditions: &no_conditions,
+            defined: &no_resources,
+            live: &no_resources,
+            resolver: &resolver,
+            lang_ext,
+            mode: Mode::Values(Block::Resources),
+        };
+        lang_ext::expand_for_each(&mut expanded, &ev).map_err(|e| vec![e])?;
+        &expanded
+    } else {
+        if let Some(key) = lang_ext::contains_for_each(root) {
+            return Err(vec![errors::format_error(format!(
+                "{key} requires the {LANGUAGE_EXTENSIONS} transform"
+            ))]);
+        }
+        root
+    };
+    let template = Template::from_value(root)?;
+    let defined: IndexSet<String> = template.resources.keys().cloned().collect();
+    let conditions = {
+        let ev = Evaluator {
+            parameters: &parameters,
+            mappings: &template.mappings,
+            pseudo: &pseudo,
+            conditions: &no_conditions,
+            defined: &defined,
+            live: &no_resources,
+            resolver: &resolver,
+            lang_ext,
+            mode: Mode::Conditions,
+        };
+        evaluate_conditions(&template.conditions, &ev)?
+    };
+    let mut errors = Vec::new();
+    let mut holds = |c: &Option<String>, block: Block| match c {
+        None => true,
+        Some(name) => match conditions.get(name) {
+            Some(v) => *v,
+            None => {
+                let e = errors::unresolved_condition_in_block(name, block);
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
+                false
+            }
+        },
+    };
+    let live: IndexSet<String> = template
+        .resources
+        .values()
+        .filter(|r| holds(&r.condition, Block::Resources))
+        .map(|r| r.logical_id.clone())
+        .collect();
+    let live_outputs: Vec<String> = template
+        .outputs
+        .values()
+        .filter(|o| holds(&o.condition, Block::Outputs))
+        .map(|o| o.name.clone())
+        .collect();
+    let (graph, graph_errors) =
+        DependencyGraph::build(&template, &live, &live_outputs, &conditions);
+    errors.extend(graph_errors);
+    // Cycles are reported alongside reference errors: both come from the same graph.
+    let order = match graph.order() {
+        Ok(order) => order,
+        Err(cycles) => {
+            errors.extend(cycles);
+            Vec::new()
+        }
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let levels = graph.levels();
+    Ok(Prepared {
+        template,
+        parameters,
+        pseudo,
+        conditions,
+        defined,
+        live,
+        live_outputs,
+        graph,
+        order,
+        levels,
+    })
+}
+
+/// Used while nothing is deployed (ForEach collections, conditions): resources cannot be
+/// referenced there, and the evaluator rejects such references before asking.
+struct NoDeployment;
+
+impl Resolver for NoDeployment {
+    fn resource_ref(&self, logical_id: &str) -> Result<Value, Diagnostic> {
+        Err(errors::unresolved_dependencies(
+            &[logical_id.to_string()],
+            Block::Resources,
+        ))
+    }
+
+    fn get_att(&self, logical_id: &str, _attribute: &str) -> Result<Value, Diagnostic> {
+        Err(errors::unresolved_dependencies(
+            &[logical_id.to_string()],
+            Block::Resources,
+        ))
+    }
+
+    fn import_value(&self, export_name: &str) -> Result<Value, Diagnostic> {
+        Err(errors::template_error(format!(
+            "No export named {export_name} found."
+        )))
+    }
+}
+
+impl Prepared {
+    /// An evaluator over this template for the given block.
+    pub fn evaluator<'a>(&'a self, resolver: &'a dyn Resolver, block: Block) -> Evaluator<'a> {
+        Evaluator {
+            parameters: &self.parameters,
+            mappings: &self.template.mappings,
+            pseudo: &self.pseudo,
+            conditions: &self.conditions,
+            defined: &self.defined,
+            live: &self.live,
+            resolver,
+            lang_ext: self.template.has_language_extensions(),
+            mode: Mode::Values(block),
+        }
+    }
+
+    /// Resolves one live resource's properties and attributes.
+    pub fn resolve_resource(
+        &self,
+        logical_id: &str,
+        resolver: &dyn Resolver,
+    ) -> Result<ResolvedResource, Diagnostic> {
+        let r = self
+            .template
+            .resources
+            .get(logical_id)
+            .filter(|_| self.live.contains(logical_id))
+            .ok_or_else(|| {
+                errors::unresolved_dependencies(&[logical_id.to_string()], Block::Resources)
+            })?;
+        let path = format!("Resources/{logical_id}");
+        let ev = self.evaluator(resolver, Block::Resources);
+        let at = |sub: &str| {
+            let p = format!("{path}/{sub}");
+            move |e: Diagnostic| if e.path.is_some() { e } else { e.with_path(p) }
+        };
+        let properties = ev
+            .eval(&r.properties)
+            .map_err(at("Properties"))?
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        let opt = |v: &Option<Value>, sub: &str| -> Result<Option<Value>, Diagnostic> {
+            match v {
+                None => Ok(None),
+                Some(v) => ev.eval(v).map_err(at(sub)),
+            }
+        };
+        let policy = |v: &Option<Value>, sub: &str| -> Result<Option<String>, Diagnostic> {
+            match opt(v, sub)? {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(errors::format_error(format!("{sub} must be a string"))
+                    .with_path(format!("{path}/{sub}"))),
+            }
+        };
+        Ok(ResolvedResource {
+            logical_id: logical_id.to_string(),
+            resource_type: r.resource_type.clone(),
+            properties,
+            depends_on: self
+                .graph
+                .deps
+                .get(logical_id)
+                .map(|d| d.iter().cloned().collect())
+                .unwrap_or_default(),
+            deletion_policy: policy(&r.deletion_policy, "DeletionPolicy")?,
+            update_replace_policy: policy(&r.update_replace_policy, "UpdateReplacePolicy")?,
+            metadata: opt(&r.metadata, "Metadata")?,
+            creation_policy: opt(&r.creation_policy, "CreationPolicy")?,
+            update_policy: opt(&r.update_policy, "UpdatePolicy")?,
+        })
+    }
+
+    /// Resolves the live outputs, collecting every error.
+    pub fn resolve_outputs(
+        &self,
+        resolver: &dyn Resolver,
+    ) -> Result<Vec<ResolvedOutput>, Vec<Diagnostic>> {
+        let ev = self.evaluator(resolver, Block::Outputs);
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for name in &self.live_outputs {
+            let Some(o) = self.template.outputs.get(name) else {
+                continue;
+            };
+            let path = format!("Outputs/{name}");
+            let text = |v: &Option<Value>, what: &str| -> Result<Option<String>, Diagnostic> {
+                match v {
+                    None => Ok(None),
+                    Some(v) => match ev.eval(v)? {
+                        None => Ok(None),
+                        Some(v) => {
+                            crate::intrinsics::scalar_string(&v)
+                                .map(Some)
+                                .ok_or_else(|| {
+                                    errors::template_error(format!(
+                                        "Output {name} {what} must be a string"
+                                    ))
+                                })
+                        }
+                    },
+                }
+            };
+            let resolved = (|| {
+                let value = ev.eval(&o.value)?.ok_or_else(|| {
+                    errors::format_error(format!(
+                        "[/Outputs/{name}] Every Outputs member must contain a Value object"
+                    ))
+                })?;
+                Ok::<_, Diagnostic>(ResolvedOutput {
+                    name: name.clone(),
+                    value,
+                    description: text(&o.description, "Description")?,
+                    export_name: text(&o.export_name, "Export Name")?,
+                })
+            })();
+            match resolved {
+                Ok(r) => out.push(r),
+                Err(e) => errors.push(if e.path.is_some() {
+                    e
+                } else {
+                    e.with_path(path)
+                }),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+}
