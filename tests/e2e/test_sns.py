@@ -625,3 +625,16 @@ def test_topics_and_subscriptions_survive_kill9(fresh_server):
     sns.publish(TopicArn=arn, Message="filtered out", MessageAttributes={"k": {"DataType": "String", "StringValue": "no"}})
     sns.publish(TopicArn=arn, Message="kept", MessageAttributes={"k": {"DataType": "String", "StringValue": "yes"}})
     assert [m["Body"] for m in drain(sqs, url, expect=1)] == ["kept"]
+
+
+def test_query_body_is_read_only_as_a_form(cumulo):
+    auth = [("Authorization", "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/sns/aws4_request, "
+                              "SignedHeaders=host, Signature=00"), ("X-Amz-Date", "20240101T000000Z")]
+    body = b"Action=ListTopics&Version=2010-03-31"
+    ok = cumulo.raw("POST", "/", [("Content-Type", "application/x-www-form-urlencoded")] + auth, body)
+    assert ok.status == 200 and b"<ListTopicsResponse" in ok.body
+    bad = cumulo.raw("POST", "/", [("Content-Type", "application/json")] + auth, body)
+    assert bad.status == 400 and bad.error_code() == "MissingAction"
+    unknown = cumulo.raw("POST", "/", [("Content-Type", "application/x-www-form-urlencoded")] + auth,
+                         b"Action=NoSuchThing&Version=2010-03-31")
+    assert unknown.status == 400 and unknown.error_code() == "InvalidAction"
