@@ -376,3 +376,42 @@ impl SnsService {
         locked.save_subscription(s)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_match_their_protocol() {
+        assert!(check_endpoint("sqs", "arn:aws:sqs:us-east-1:000000000000:q").is_ok());
+        assert!(check_endpoint("sqs", "https://sqs.example/q").is_err());
+        assert!(check_endpoint("http", "http://127.0.0.1:9/x").is_ok());
+        assert!(check_endpoint("https", "http://127.0.0.1:9/x").is_err());
+        assert!(check_endpoint("email", "a@example.com").is_ok());
+        assert!(check_endpoint("email", "a@localhost").is_err());
+        assert!(check_endpoint("sms", "+15555550100").is_ok());
+        assert!(check_endpoint("sms", "call me").is_err());
+        assert!(
+            check_endpoint("lambda", "arn:aws:lambda:us-east-1:000000000000:function:f").is_ok()
+        );
+        let e = check_endpoint("firehose", "arn:aws:sqs:us-east-1:000000000000:q").unwrap_err();
+        assert_eq!(e.message, "Invalid parameter: Firehose endpoint ARN");
+    }
+
+    #[test]
+    fn raw_delivery_only_where_aws_allows_it() {
+        let attrs: BTreeMap<String, String> =
+            [("RawMessageDelivery".to_string(), "true".to_string())].into();
+        assert!(check_attributes("sqs", &attrs).is_ok());
+        assert!(check_attributes("email", &attrs).is_err());
+        let scoped: BTreeMap<String, String> = [
+            (
+                "FilterPolicy".to_string(),
+                r#"{"a": {"b": ["c"]}}"#.to_string(),
+            ),
+            ("FilterPolicyScope".to_string(), "MessageBody".to_string()),
+        ]
+        .into();
+        assert!(check_attributes("sqs", &scoped).is_ok());
+    }
+}
