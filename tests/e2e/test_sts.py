@@ -110,11 +110,43 @@ def test_get_session_token(cumulo):
     assert cli["Credentials"]["AccessKeyId"].startswith("ASIA")
 
 
+def test_get_federation_token(cumulo):
+    sts = cumulo.client("sts")
+    out = sts.get_federation_token(Name="bob", DurationSeconds=900)
+    assert out["FederatedUser"] == {"FederatedUserId": "000000000000:bob",
+                                    "Arn": "arn:aws:sts::000000000000:federated-user/bob"}
+    ident = client_with(cumulo, out["Credentials"]).get_caller_identity()
+    assert ident["Arn"] == "arn:aws:sts::000000000000:federated-user/bob"
+    assert ident["UserId"] == "000000000000:bob"
+    with pytest.raises(ClientError) as e:
+        cumulo.client("sts", parameter_validation=False).get_federation_token(Name="b")
+    assert code_of(e) == "ValidationError"
+    with pytest.raises(ClientError) as e:
+        client_with(cumulo, out["Credentials"]).get_federation_token(Name="again")
+    assert code_of(e) == "AccessDenied"
+    cli = cumulo.aws("sts", "get-federation-token", "--name", "carol")
+    assert cli["FederatedUser"]["Arn"].endswith("federated-user/carol")
+
+
+def test_get_access_key_info(cumulo):
+    sts = cumulo.client("sts")
+    assert sts.get_access_key_info(AccessKeyId="AKIAIOSFODNN7EXAMPLE")["Account"] == "000000000000"
+    role = "arn:aws:iam::111122223333:role/Cross"
+    creds = sts.assume_role(RoleArn=role, RoleSessionName="xa")["Credentials"]
+    assert sts.get_access_key_info(AccessKeyId=creds["AccessKeyId"])["Account"] == "111122223333"
+    cli = cumulo.aws("sts", "get-access-key-info", "--access-key-id", creds["AccessKeyId"])
+    assert cli["Account"] == "111122223333"
+
+
+def code_of(exc):
+    return exc.value.response["Error"]["Code"]
+
+
 def test_unimplemented_operation_answers_501(cumulo):
     with pytest.raises(ClientError) as e:
-        cumulo.client("sts").get_federation_token(Name="bob")
+        cumulo.client("sts").decode_authorization_message(EncodedMessage="opaque")
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "GetFederationToken" in e.value.response["Error"]["Message"]
+    assert "DecodeAuthorizationMessage" in e.value.response["Error"]["Message"]
 
 
 def test_assumed_role_credentials_survive_restart(fresh_server):

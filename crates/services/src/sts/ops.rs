@@ -36,12 +36,21 @@ pub struct CallerIdentity {
     pub arn: String,
 }
 
+/// `FederatedUser` of a GetFederationToken response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FederatedUser {
+    pub federated_user_id: String,
+    pub arn: String,
+}
+
 /// Credentials STS issued, with the identity whoever holds them acts as.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssuedCredentials {
     pub credentials: Credentials,
     pub identity: CallerIdentity,
     pub assumed_role_user: Option<AssumedRoleUser>,
+    #[serde(default)]
+    pub federated_user: Option<FederatedUser>,
 }
 
 /// Input of `AssumeRole` (the policy parameters are accepted and not enforced).
@@ -252,6 +261,7 @@ impl StsService {
                 assumed_role_id,
                 arn,
             }),
+            federated_user: None,
         };
         self.creds.insert(issued.clone())?;
         Ok(issued)
@@ -287,9 +297,93 @@ impl StsService {
             credentials: new_credentials(duration),
             identity,
             assumed_role_user: None,
+            federated_user: None,
         };
         self.creds.insert(issued.clone())?;
         Ok(issued)
+    }
+
+    /// `GetFederationToken`: credentials for `federated-user/NAME` in the caller's account. As in
+    /// AWS, session credentials cannot call it and the root user's sessions last at most an hour.
+    pub fn get_federation_token(
+        &self,
+        access_key: Option<&str>,
+        name: &str,
+        duration_seconds: Option<i64>,
+    ) -> Result<IssuedCredentials, AwsError> {
+        let len = name.chars().count();
+        if !(2..=32).contains(&len) {
+            return Err(constraint(
+                &format!("'{name}'"),
+                "name",
+                if len < 2 {
+                    "have length greater than or equal to 2"
+                } else {
+                    "have length less than or equal to 32"
+                },
+            ));
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c))
+        {
+            return Err(constraint(
+                &format!("'{name}'"),
+                "name",
+                "satisfy regular expression pattern: [\\w+=,.@-]+",
+            ));
+        }
+        if let Some(d) = duration_seconds {
+            check_duration(
+                "durationSeconds",
+                d,
+                SESSION_MIN_SECONDS,
+                SESSION_MAX_SECONDS,
+            )?;
+        }
+        if access_key.and_then(|k| self.creds.get(k)).is_some() {
+            return Err(AwsError::new(
+                http::StatusCode::FORBIDDEN,
+                "AccessDenied",
+                "Cannot call GetFederationToken with session credentials",
+            ));
+        }
+        let duration = duration_seconds
+            .unwrap_or(ROOT_SESSION_CAP_SECONDS)
+            .min(ROOT_SESSION_CAP_SECONDS);
+        let user = FederatedUser {
+            federated_user_id: format!("{}:{name}", self.account_id),
+            arn: format!("arn:aws:sts::{}:federated-user/{name}", self.account_id),
+        };
+        let issued = IssuedCredentials {
+            credentials: new_credentials(duration),
+            identity: CallerIdentity {
+                user_id: user.federated_user_id.clone(),
+                account: self.account_id.clone(),
+                arn: user.arn.clone(),
+            },
+            assumed_role_user: None,
+            federated_user: Some(user),
+        };
+        self.creds.insert(issued.clone())?;
+        Ok(issued)
+    }
+
+    /// `GetAccessKeyInfo`: the account an access key belongs to (every key not issued by STS is
+    /// taken as the configured account's, as cumulo has no IAM users yet).
+    pub fn get_access_key_info(&self, access_key_id: &str) -> Result<String, AwsError> {
+        let len = access_key_id.len();
+        if !(16..=128).contains(&len) || !access_key_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(constraint(
+                &format!("'{access_key_id}'"),
+                "accessKeyId",
+                "satisfy regular expression pattern: [\\w]* and have length between 16 and 128",
+            ));
+        }
+        Ok(self
+            .creds
+            .get(access_key_id)
+            .map_or_else(|| self.account_id.clone(), |c| c.identity.account))
     }
 }
 

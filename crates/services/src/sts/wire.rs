@@ -76,6 +76,32 @@ fn dispatch(
                 write_credentials(w, &issued)
             }))
         }
+        "GetFederationToken" => {
+            let issued = svc.get_federation_token(
+                access_key,
+                &required(p, "Name", "name")?,
+                int_param(p, "DurationSeconds", "durationSeconds")?,
+            )?;
+            Ok(respond(action, &req.request_id, |w| {
+                write_credentials(w, &issued);
+                if let Some(u) = &issued.federated_user {
+                    w.open("FederatedUser", None)
+                        .elem("FederatedUserId", &u.federated_user_id)
+                        .elem("Arn", &u.arn)
+                        .close();
+                }
+                if let Some(policy) = p.get("Policy") {
+                    let percent = policy.len() * 100 / 2048;
+                    w.elem("PackedPolicySize", &percent.to_string());
+                }
+            }))
+        }
+        "GetAccessKeyInfo" => {
+            let account = svc.get_access_key_info(&required(p, "AccessKeyId", "accessKeyId")?)?;
+            Ok(respond(action, &req.request_id, |w| {
+                w.elem("Account", &account);
+            }))
+        }
         "" => Err(AwsError::bad_request(
             "MissingAction",
             "Missing Action parameter",
@@ -94,9 +120,7 @@ const KNOWN_ACTIONS: &[&str] = &[
     "AssumeRoleWithWebIdentity",
     "AssumeRoot",
     "DecodeAuthorizationMessage",
-    "GetAccessKeyInfo",
     "GetDelegatedAccessToken",
-    "GetFederationToken",
     "GetWebIdentityToken",
 ];
 
