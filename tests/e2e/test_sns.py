@@ -548,6 +548,10 @@ def test_http_endpoint_confirmation_and_notification(cumulo, sns):
         sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=base + "/b")
         assert _wait_for(lambda: len(_Recorder.received) == 2)
         token = json.loads(_Recorder.received[1][1])["Token"]
+        # Subscribing a pending endpoint again resends its confirmation.
+        sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=base + "/b")
+        assert _wait_for(lambda: len(_Recorder.received) == 3)
+        assert json.loads(_Recorder.received[2][1])["Token"] == token
         confirmed = cumulo.aws("sns", "confirm-subscription", "--topic-arn", arn, "--token", token)
         assert confirmed["SubscriptionArn"].startswith(arn + ":")
         subs = sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"]

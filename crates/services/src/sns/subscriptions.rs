@@ -187,6 +187,12 @@ impl SnsService {
                     "Attributes Reason: Subscription already exists with different attributes",
                 ));
             }
+            drop(locked);
+            // A repeated Subscribe of a pending http endpoint sends the confirmation again, as
+            // AWS does, so a lost first POST can be recovered.
+            if !s.confirmed && s.protocol == "http" {
+                self.send_confirmation(&s, endpoint_base);
+            }
             return Ok(if s.confirmed || input.return_subscription_arn {
                 s.arn
             } else {
