@@ -85,6 +85,17 @@ def test_role_chaining_is_limited_to_one_hour(cumulo):
     assert out["AssumedRoleUser"]["Arn"].endswith("/second")
 
 
+def test_assume_role_policy_and_source_identity(cumulo):
+    policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}'
+    out = cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="si", Policy=policy,
+                                           SourceIdentity="alice")
+    assert out["SourceIdentity"] == "alice"
+    assert out["PackedPolicySize"] == len(policy) * 100 // 2048
+    with pytest.raises(ClientError) as e:
+        cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="si", SourceIdentity="aws:me")
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+
+
 def test_assume_role_via_cli(cumulo):
     out = cumulo.aws("sts", "assume-role", "--role-arn", ROLE, "--role-session-name", "cli")
     assert out["AssumedRoleUser"]["Arn"].endswith("assumed-role/MyRole/cli")

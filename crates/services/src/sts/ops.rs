@@ -60,6 +60,8 @@ pub struct AssumeRoleInput {
     pub role_session_name: String,
     pub duration_seconds: Option<i64>,
     pub policy: Option<String>,
+    /// Echoed in the response and kept with the session, as AWS does.
+    pub source_identity: Option<String>,
 }
 
 /// AWS's bounds on role sessions (the role's MaxSessionDuration can only lower the upper one,
@@ -245,6 +247,25 @@ impl StsService {
                 "policy",
                 &format!("have length less than or equal to {POLICY_MAX_CHARS}"),
             ));
+        }
+        if let Some(si) = &input.source_identity {
+            let len = si.chars().count();
+            let ok = (2..=64).contains(&len)
+                && si
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c));
+            if !ok {
+                return Err(constraint(
+                    &format!("'{si}'"),
+                    "sourceIdentity",
+                    "satisfy regular expression pattern: [\\w+=,.@-]* and have length between 2 and 64",
+                ));
+            }
+            if si.to_ascii_lowercase().starts_with("aws:") {
+                return Err(AwsError::validation(
+                    "SourceIdentity cannot start with the prefix 'aws:'",
+                ));
+            }
         }
         let (account, role_name) = parse_role_arn(&input.role_arn)
             .ok_or_else(|| AwsError::validation(format!("{} is invalid", input.role_arn)))?;

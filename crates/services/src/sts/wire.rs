@@ -52,6 +52,7 @@ fn dispatch(
                 role_session_name: required(p, "RoleSessionName", "roleSessionName")?,
                 duration_seconds: int_param(p, "DurationSeconds", "durationSeconds")?,
                 policy: p.get("Policy").map(str::to_string),
+                source_identity: p.get("SourceIdentity").map(str::to_string),
             };
             let issued = svc.assume_role(access_key, input)?;
             Ok(respond(action, &req.request_id, |w| {
@@ -67,6 +68,7 @@ fn dispatch(
                     let percent = policy.len() * 100 / 2048;
                     w.elem("PackedPolicySize", &percent.to_string());
                 }
+                w.opt("SourceIdentity", p.get("SourceIdentity"));
             }))
         }
         "GetSessionToken" => {
