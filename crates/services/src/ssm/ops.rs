@@ -821,6 +821,69 @@ fn check_policies(policies: &str) -> Result<String, AwsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Config;
+    use cumulo_store::Store;
+    use std::sync::Arc;
+
+    fn service() -> SsmService {
+        SsmService::new(Arc::new(Store::in_memory().unwrap()), &Config::default()).unwrap()
+    }
+
+    fn put(svc: &SsmService, name: &str, value: &str) -> Result<(i64, Tier), AwsError> {
+        svc.put_parameter(
+            "us-east-1",
+            PutParameterInput {
+                name: name.into(),
+                value: value.into(),
+                param_type: Some("String".into()),
+                overwrite: true,
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn history_keeps_the_last_hundred_versions_unless_the_oldest_is_labeled() {
+        let svc = service();
+        for i in 1..=100 {
+            put(&svc, "/p", &format!("v{i}")).unwrap();
+        }
+        assert_eq!(put(&svc, "/p", "v101").unwrap().0, 101);
+        let (history, _) = svc
+            .get_parameter_history("us-east-1", "/p", false, None, None)
+            .unwrap();
+        assert_eq!(history.first().map(|(v, _)| v.version), Some(2));
+        svc.label_parameter_version("us-east-1", "/p", Some(2), &["keep".into()])
+            .unwrap();
+        let err = put(&svc, "/p", "v102").unwrap_err();
+        assert_eq!(err.code, "ParameterMaxVersionLimitExceeded");
+        assert_eq!(
+            svc.get_parameter("us-east-1", "/p", false).unwrap().version,
+            101
+        );
+    }
+
+    #[test]
+    fn failed_put_changes_nothing() {
+        let svc = service();
+        svc.put_parameter(
+            "us-east-1",
+            PutParameterInput {
+                name: "/pat".into(),
+                value: "12".into(),
+                param_type: Some("String".into()),
+                allowed_pattern: Some("\\d+".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            put(&svc, "/pat", "abc").unwrap_err().code,
+            "ParameterPatternMismatchException"
+        );
+        let p = svc.get_parameter("us-east-1", "/pat", false).unwrap();
+        assert_eq!((p.version, p.value.as_str()), (1, "12"));
+    }
 
     #[test]
     fn selectors() {
