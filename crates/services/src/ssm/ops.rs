@@ -314,6 +314,11 @@ impl SsmService {
             .clone()
             .or_else(|| previous.as_ref().and_then(|p| p.allowed_pattern.clone()));
         if let Some(pattern) = &allowed_pattern {
+            if pattern.chars().count() > 1024 {
+                return Err(validation(
+                    "1 validation error detected: Value at 'allowedPattern' failed to satisfy constraint: Member must have length less than or equal to 1024",
+                ));
+            }
             let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
                 err(
                     "InvalidAllowedPatternException",
