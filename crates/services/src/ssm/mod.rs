@@ -6,6 +6,7 @@
 
 mod crypto;
 mod filters;
+mod operations;
 mod ops;
 mod state;
 mod validate;
