@@ -290,6 +290,13 @@ impl Prepared {
             }
         };
         let policy = |v: &Option<Value>, sub: &str| -> Result<Option<String>, Diagnostic> {
+            // Intrinsics in policies are a language extension; plain templates write strings.
+            if !ev.lang_ext && v.as_ref().is_some_and(|v| !v.is_string()) {
+                return Err(
+                    errors::format_error(format!("Every {sub} member must be a string."))
+                        .with_path(format!("{path}/{sub}")),
+                );
+            }
             match opt(v, sub)? {
                 None => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s)),

@@ -8,15 +8,24 @@ use serde_json::json;
 fn ssm_and_ssm_secure() {
     assert_eq!(
         parse_dynamic_reference("{{resolve:ssm:/app/db/host}}"),
-        Ok(DynamicReference::Ssm { name: "/app/db/host".into(), version: None })
+        Ok(DynamicReference::Ssm {
+            name: "/app/db/host".into(),
+            version: None
+        })
     );
     assert_eq!(
         parse_dynamic_reference("{{resolve:ssm:name:3}}"),
-        Ok(DynamicReference::Ssm { name: "name".into(), version: Some(3) })
+        Ok(DynamicReference::Ssm {
+            name: "name".into(),
+            version: Some(3)
+        })
     );
     assert_eq!(
         parse_dynamic_reference("{{resolve:ssm-secure:pw:1}}"),
-        Ok(DynamicReference::SsmSecure { name: "pw".into(), version: Some(1) })
+        Ok(DynamicReference::SsmSecure {
+            name: "pw".into(),
+            version: Some(1)
+        })
     );
     assert_eq!(
         parse_dynamic_reference("{{resolve:ssm:arn:aws:ssm:us-east-1:123456789012:parameter/p:2}}"),
@@ -41,7 +50,9 @@ fn secrets_manager_fields() {
         })
     );
     assert_eq!(
-        parse_dynamic_reference("{{resolve:secretsmanager:MySecret:SecretString:password:AWSPREVIOUS}}"),
+        parse_dynamic_reference(
+            "{{resolve:secretsmanager:MySecret:SecretString:password:AWSPREVIOUS}}"
+        ),
         Ok(DynamicReference::SecretsManager {
             secret_id: "MySecret".into(),
             json_key: Some("password".into()),
@@ -61,7 +72,10 @@ fn secrets_manager_fields() {
         })
     );
     assert!(parse_dynamic_reference("{{resolve:secretsmanager:s:SecretBinary}}").is_err());
-    assert!(parse_dynamic_reference("{{resolve:secretsmanager:s:SecretString:k:AWSCURRENT:v1}}").is_err());
+    assert!(
+        parse_dynamic_reference("{{resolve:secretsmanager:s:SecretString:k:AWSCURRENT:v1}}")
+            .is_err()
+    );
     assert!(parse_dynamic_reference("{{resolve:s3:bucket/key}}").is_err());
 }
 
@@ -72,8 +86,17 @@ fn finds_every_reference_with_its_path() {
         "Plain": "no reference {{here}}",
     });
     let found = find_dynamic_references(&v).expect("well formed");
-    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.path.as_str(), f.text.as_str())).collect();
-    assert_eq!(got, [("/Env/0/Value", "{{resolve:ssm:u}}"), ("/Env/0/Value", "{{resolve:ssm-secure:p}}")]);
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.path.as_str(), f.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("/Env/0/Value", "{{resolve:ssm:u}}"),
+            ("/Env/0/Value", "{{resolve:ssm-secure:p}}")
+        ]
+    );
     let bad = find_dynamic_references(&json!({"P": "{{resolve:ssm:n:x}}"})).expect_err("malformed");
     assert_eq!(
         bad[0].message,
@@ -84,5 +107,8 @@ fn finds_every_reference_with_its_path() {
 #[test]
 fn unterminated_references_are_not_references() {
     assert!(references_in("{{resolve:ssm:x").is_empty());
-    assert_eq!(references_in("a{{resolve:ssm:x}}b}}"), ["{{resolve:ssm:x}}"]);
+    assert_eq!(
+        references_in("a{{resolve:ssm:x}}b}}"),
+        ["{{resolve:ssm:x}}"]
+    );
 }

@@ -438,3 +438,14 @@ fn prepare_exposes_the_graph_for_the_engine() {
         "arn:aws:cloudformation:eu-west-1:123456789012:stack/s/uuid"
     );
 }
+
+#[test]
+fn policies_take_intrinsics_only_with_language_extensions() {
+    let body = "Conditions:\n  C: !Equals [a, a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n    DeletionPolicy: !If [C, Retain, Delete]\n";
+    assert_eq!(
+        render_err(body, &[]),
+        "Template format error: Every DeletionPolicy member must be a string."
+    );
+    let out = render_ok(&format!("Transform: AWS::LanguageExtensions\n{body}"), &[]);
+    assert_eq!(out["Resources"]["B"]["DeletionPolicy"], json!("Retain"));
+}
