@@ -87,7 +87,8 @@ Outputs:
         k.sort();
         k
     };
-    let cases: &[(&[(&str, &str)], &[&str], &[&str])] = &[
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
         (
             &[("Env", "prod")],
             &["Always", "Either", "Prod"],
@@ -205,7 +206,7 @@ fn condition_errors() {
         ),
         "Template error: every Fn::And object requires a list of at least 2 and at most 10 boolean parameters."
     );
-    let eleven = vec!["!Equals [a, b]"; 11].join(", ");
+    let eleven = ["!Equals [a, b]"; 11].join(", ");
     assert_eq!(
         render_err(&format!("Conditions:\n  C: !Or [{eleven}]\n{RES}"), &[]),
         "Template error: every Fn::Or object requires a list of at least 2 and at most 10 boolean parameters."
