@@ -425,7 +425,7 @@ fn prepare_exposes_the_graph_for_the_engine() {
         parse_template("Resources:\n  A: {Type: X}\n  B: {Type: X, Properties: {P: !Ref A}}\n")
             .expect("parses");
     let prepared = prepare(
-        &doc.value,
+        doc.value,
         &IndexMap::new(),
         &IndexSet::new(),
         Pseudo::new("eu-west-1", "123456789012", "s", "uuid"),
@@ -441,12 +441,14 @@ fn prepare_exposes_the_graph_for_the_engine() {
 }
 
 #[test]
-fn policies_take_intrinsics_only_with_language_extensions() {
-    let body = "Conditions:\n  C: !Equals [a, a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n    DeletionPolicy: !If [C, Retain, Delete]\n";
+fn policies_may_be_intrinsics() {
+    // Documented first as a language extension; CloudFormation (and cfn-lint) now accept them
+    // in any template.
+    let body = "Conditions:\n  C: !Equals [a, a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n    DeletionPolicy: !If [C, Retain, Delete]\n    UpdateReplacePolicy: [x]\n";
     assert_eq!(
         render_err(body, &[]),
-        "Template format error: Every DeletionPolicy member must be a string."
+        "Template format error: UpdateReplacePolicy must be a string"
     );
-    let out = render_ok(&format!("Transform: AWS::LanguageExtensions\n{body}"), &[]);
+    let out = render_ok(&body.replace("[x]", "Delete"), &[]);
     assert_eq!(out["Resources"]["B"]["DeletionPolicy"], json!("Retain"));
 }
