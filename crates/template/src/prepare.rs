@@ -196,7 +196,7 @@ pub fn prepare(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let levels = graph.levels();
+    let levels = graph.levels_of(&order);
     Ok(Prepared {
         template,
         parameters,
