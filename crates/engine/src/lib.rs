@@ -5,9 +5,41 @@
 //! Invariants: a provider is the only thing that changes a service's state, and it does so
 //! through that service's typed operations; the engine stores the literal template text
 //! (dynamic references unresolved) and never persists a resolved dynamic-reference value.
+//!
+//! Shape: [`Engine`] operations validate and commit synchronously (errors are AWS's), then run
+//! in a background task (`exec`): resources are provisioned as a DAG, each starting as soon as
+//! its own dependencies finished, at most `EngineConfig::parallelism` at once. Every stack,
+//! resource and event transition is written to the store (`cfn_*` tables) before the next step.
+//!
+//! Decisions where AWS leaves room:
+//! - Restart: an operation running when the process died is finished as failed, in the state
+//!   AWS lets a user recover from (CREATE_FAILED, UPDATE_FAILED, UPDATE_ROLLBACK_FAILED,
+//!   ROLLBACK_FAILED, DELETE_FAILED) with the reason `cumulo: the server restarted while this
+//!   operation was in progress`; a cleanup phase after a successful update completes it.
+//! - Change sets are computed synchronously: CreateChangeSet answers once the change set is
+//!   CREATE_COMPLETE (or FAILED), so CREATE_PENDING is never observed.
+//! - A deleted stack stays addressable by its ARN for the life of the store.
+//! - When one resource fails, siblings already in flight finish (AWS cancels them) and the
+//!   rollback deletes them; TimeoutInMinutes and CancelUpdateStack do cancel what is in flight.
+//! - IncludeNestedStacks is recorded but nested change sets are not created: executing the
+//!   parent's change set updates the nested stacks all the same.
 
+pub mod api;
+mod builtin;
+pub mod engine;
+pub mod error;
+mod exec;
+mod ops;
 pub mod provider;
+mod resolve;
+mod schema;
+mod state;
+pub mod status;
 pub mod world;
 
+pub use api::*;
+pub use engine::{Engine, EngineConfig};
+pub use error::EngineError;
 pub use provider::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+pub use status::StackStatus;
 pub use world::World;

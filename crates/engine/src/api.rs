@@ -1,0 +1,465 @@
+//! Typed inputs and outputs of the engine's operations. They mirror the CloudFormation API's
+//! members (botocore's `cloudformation/2010-05-15` model) so the wire adapter is a plain mapping;
+//! `Option` is an absent member, an empty `Vec` an absent list.
+
+use crate::status::StackStatus;
+use chrono::{DateTime, Utc};
+
+/// Who is calling: every operation is scoped to a region and account, and the request id is the
+/// ClientRequestToken fallback for the events the operation writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub region: String,
+    pub account_id: String,
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parameter {
+    pub key: String,
+    pub value: Option<String>,
+    pub use_previous_value: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tag {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CreateStackInput {
+    pub stack_name: String,
+    pub template_body: Option<String>,
+    pub template_url: Option<String>,
+    pub parameters: Vec<Parameter>,
+    pub disable_rollback: Option<bool>,
+    /// `DO_NOTHING` | `ROLLBACK` | `DELETE`.
+    pub on_failure: Option<String>,
+    pub timeout_in_minutes: Option<i64>,
+    pub notification_arns: Vec<String>,
+    pub capabilities: Vec<String>,
+    pub tags: Vec<Tag>,
+    pub client_request_token: Option<String>,
+    pub enable_termination_protection: Option<bool>,
+    pub retain_except_on_create: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct UpdateStackInput {
+    pub stack_name: String,
+    pub template_body: Option<String>,
+    pub template_url: Option<String>,
+    pub use_previous_template: bool,
+    pub parameters: Vec<Parameter>,
+    pub capabilities: Vec<String>,
+    pub notification_arns: Vec<String>,
+    /// `None` keeps the stack's tags; `Some(vec![])` removes them (as AWS).
+    pub tags: Option<Vec<Tag>>,
+    pub disable_rollback: Option<bool>,
+    pub client_request_token: Option<String>,
+    pub retain_except_on_create: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeleteStackInput {
+    pub stack_name: String,
+    pub retain_resources: Vec<String>,
+    pub client_request_token: Option<String>,
+}
+
+/// The StackId member of CreateStack/UpdateStack/RollbackStack responses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StackIdOutput {
+    pub stack_id: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeStacksInput {
+    pub stack_name: Option<String>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescribeStacksOutput {
+    pub stacks: Vec<StackView>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParameterView {
+    pub key: String,
+    /// `****` for NoEcho parameters.
+    pub value: String,
+    /// For SSM parameter types: the value read from SSM.
+    pub resolved_value: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputView {
+    pub key: String,
+    pub value: String,
+    pub description: Option<String>,
+    pub export_name: Option<String>,
+}
+
+/// One stack as DescribeStacks shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackView {
+    pub stack_id: String,
+    pub stack_name: String,
+    pub change_set_id: Option<String>,
+    pub description: Option<String>,
+    pub parameters: Vec<ParameterView>,
+    pub creation_time: DateTime<Utc>,
+    pub last_updated_time: Option<DateTime<Utc>>,
+    pub deletion_time: Option<DateTime<Utc>>,
+    pub stack_status: StackStatus,
+    pub stack_status_reason: Option<String>,
+    pub disable_rollback: bool,
+    pub notification_arns: Vec<String>,
+    pub timeout_in_minutes: Option<i64>,
+    pub capabilities: Vec<String>,
+    pub outputs: Vec<OutputView>,
+    pub tags: Vec<Tag>,
+    pub enable_termination_protection: bool,
+    pub parent_id: Option<String>,
+    pub root_id: Option<String>,
+    pub retain_except_on_create: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListStacksInput {
+    /// Validated against the StackStatus enum.
+    pub stack_status_filter: Vec<String>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackSummary {
+    pub stack_id: String,
+    pub stack_name: String,
+    pub template_description: Option<String>,
+    pub creation_time: DateTime<Utc>,
+    pub last_updated_time: Option<DateTime<Utc>>,
+    pub deletion_time: Option<DateTime<Utc>>,
+    pub stack_status: StackStatus,
+    pub stack_status_reason: Option<String>,
+    pub parent_id: Option<String>,
+    pub root_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListStacksOutput {
+    pub stack_summaries: Vec<StackSummary>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeStackEventsInput {
+    pub stack_name: String,
+    pub next_token: Option<String>,
+}
+
+/// One stack event. Stack-level events have the stack as their resource
+/// (`AWS::CloudFormation::Stack`, logical id = stack name, physical id = stack ARN).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackEvent {
+    pub stack_id: String,
+    pub event_id: String,
+    pub stack_name: String,
+    pub logical_resource_id: String,
+    pub physical_resource_id: Option<String>,
+    pub resource_type: String,
+    pub timestamp: DateTime<Utc>,
+    pub resource_status: String,
+    pub resource_status_reason: Option<String>,
+    /// The literal (dynamic references unresolved) properties, as JSON text.
+    pub resource_properties: Option<String>,
+    pub client_request_token: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescribeStackEventsOutput {
+    /// Newest first, as AWS.
+    pub stack_events: Vec<StackEvent>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeStackResourcesInput {
+    pub stack_name: Option<String>,
+    pub logical_resource_id: Option<String>,
+    pub physical_resource_id: Option<String>,
+}
+
+/// One resource of a stack (DescribeStackResource(s), ListStackResources).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackResourceView {
+    pub stack_name: String,
+    pub stack_id: String,
+    pub logical_resource_id: String,
+    pub physical_resource_id: Option<String>,
+    pub resource_type: String,
+    pub last_updated_timestamp: DateTime<Utc>,
+    pub resource_status: String,
+    pub resource_status_reason: Option<String>,
+    pub description: Option<String>,
+    /// The resource's Metadata as JSON text (DescribeStackResource only shows it).
+    pub metadata: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListStackResourcesInput {
+    pub stack_name: String,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListStackResourcesOutput {
+    pub stack_resource_summaries: Vec<StackResourceView>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct GetTemplateInput {
+    pub stack_name: Option<String>,
+    pub change_set_name: Option<String>,
+    /// `Original` | `Processed`.
+    pub template_stage: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GetTemplateOutput {
+    pub template_body: String,
+    pub stages_available: Vec<String>,
+}
+
+/// A template given by body or URL (ValidateTemplate, GetTemplateSummary).
+#[derive(Debug, Clone, Default)]
+pub struct TemplateInput {
+    pub template_body: Option<String>,
+    pub template_url: Option<String>,
+    /// GetTemplateSummary only: summarize a live stack's template instead.
+    pub stack_name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParameterDeclaration {
+    pub parameter_key: String,
+    pub default_value: Option<String>,
+    pub parameter_type: String,
+    pub no_echo: bool,
+    pub description: Option<String>,
+    pub allowed_values: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidateTemplateOutput {
+    pub parameters: Vec<ParameterDeclaration>,
+    pub description: Option<String>,
+    pub capabilities: Vec<String>,
+    pub capabilities_reason: Option<String>,
+    pub declared_transforms: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceIdentifierSummary {
+    pub resource_type: String,
+    pub logical_resource_ids: Vec<String>,
+    pub resource_identifiers: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateSummaryOutput {
+    pub parameters: Vec<ParameterDeclaration>,
+    pub description: Option<String>,
+    pub capabilities: Vec<String>,
+    pub capabilities_reason: Option<String>,
+    pub resource_types: Vec<String>,
+    pub version: Option<String>,
+    /// Template Metadata as JSON text.
+    pub metadata: Option<String>,
+    pub declared_transforms: Vec<String>,
+    pub resource_identifier_summaries: Vec<ResourceIdentifierSummary>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CreateChangeSetInput {
+    pub stack_name: String,
+    pub change_set_name: String,
+    pub template_body: Option<String>,
+    pub template_url: Option<String>,
+    pub use_previous_template: bool,
+    pub parameters: Vec<Parameter>,
+    pub capabilities: Vec<String>,
+    pub notification_arns: Vec<String>,
+    pub tags: Option<Vec<Tag>>,
+    pub client_token: Option<String>,
+    pub description: Option<String>,
+    /// `CREATE` | `UPDATE` (default) | `IMPORT` (refused).
+    pub change_set_type: Option<String>,
+    /// True when ResourcesToImport was given (refused: imports are not emulated).
+    pub resources_to_import: bool,
+    pub include_nested_stacks: bool,
+    /// `DO_NOTHING` | `ROLLBACK` | `DELETE`.
+    pub on_stack_failure: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateChangeSetOutput {
+    pub id: String,
+    pub stack_id: String,
+}
+
+/// Addresses a change set: by ARN alone, or by name within a stack.
+#[derive(Debug, Clone, Default)]
+pub struct ChangeSetRef {
+    pub change_set_name: String,
+    pub stack_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeChangeSetInput {
+    pub change_set: ChangeSetRef,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ExecuteChangeSetInput {
+    pub change_set: ChangeSetRef,
+    pub client_request_token: Option<String>,
+    pub disable_rollback: Option<bool>,
+    pub retain_except_on_create: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceTargetDefinition {
+    /// `Properties`, `Metadata`, `Tags`, `DeletionPolicy`, ...
+    pub attribute: String,
+    pub name: Option<String>,
+    /// `Never` | `Conditionally` | `Always`.
+    pub requires_recreation: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceChangeDetail {
+    pub target: ResourceTargetDefinition,
+    /// `Static` | `Dynamic`.
+    pub evaluation: String,
+    /// `ResourceReference` | `ParameterReference` | `ResourceAttribute` | `DirectModification`
+    /// | `Automatic`.
+    pub change_source: String,
+    pub causing_entity: Option<String>,
+}
+
+/// One `Changes` member (`Type: Resource`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceChange {
+    /// `Add` | `Modify` | `Remove`.
+    pub action: String,
+    pub logical_resource_id: String,
+    pub physical_resource_id: Option<String>,
+    pub resource_type: String,
+    /// `True` | `False` | `Conditional`; only for Modify.
+    pub replacement: Option<String>,
+    pub scope: Vec<String>,
+    pub details: Vec<ResourceChangeDetail>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeSetView {
+    pub change_set_name: String,
+    pub change_set_id: String,
+    pub stack_id: String,
+    pub stack_name: String,
+    pub description: Option<String>,
+    pub parameters: Vec<ParameterView>,
+    pub creation_time: DateTime<Utc>,
+    /// `UNAVAILABLE` | `AVAILABLE` | `EXECUTE_IN_PROGRESS` | `EXECUTE_COMPLETE` |
+    /// `EXECUTE_FAILED` | `OBSOLETE`.
+    pub execution_status: String,
+    /// `CREATE_PENDING` | `CREATE_IN_PROGRESS` | `CREATE_COMPLETE` | `DELETE_COMPLETE` | `FAILED`.
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub notification_arns: Vec<String>,
+    pub capabilities: Vec<String>,
+    pub tags: Vec<Tag>,
+    pub changes: Vec<ResourceChange>,
+    pub next_token: Option<String>,
+    pub include_nested_stacks: bool,
+    pub on_stack_failure: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListChangeSetsInput {
+    pub stack_name: String,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeSetSummary {
+    pub stack_id: String,
+    pub stack_name: String,
+    pub change_set_id: String,
+    pub change_set_name: String,
+    pub execution_status: String,
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub creation_time: DateTime<Utc>,
+    pub description: Option<String>,
+    pub include_nested_stacks: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListChangeSetsOutput {
+    pub summaries: Vec<ChangeSetSummary>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    pub exporting_stack_id: String,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListExportsOutput {
+    pub exports: Vec<Export>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListImportsInput {
+    pub export_name: String,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListImportsOutput {
+    /// Names of the stacks importing the export.
+    pub imports: Vec<String>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RollbackStackInput {
+    pub stack_name: String,
+    pub client_request_token: Option<String>,
+    pub retain_except_on_create: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ContinueUpdateRollbackInput {
+    pub stack_name: String,
+    /// Logical ids, or `NestedStack.LogicalId` paths into nested stacks.
+    pub resources_to_skip: Vec<String>,
+    pub client_request_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CancelUpdateStackInput {
+    pub stack_name: String,
+    pub client_request_token: Option<String>,
+}

@@ -1,0 +1,418 @@
+//! One resource's create, update (in place or by replacement) and teardown through its
+//! provider.
+
+use super::{Op, Record, Target, run_dag};
+use crate::provider::ProviderError;
+use crate::resolve::{hash_properties, resolve_dynamic};
+use crate::schema;
+use crate::state::{ResourceRecord, now_ms};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+/// Runs a provider call in its own task so that a panicking provider fails its resource
+/// rather than wedging the operation.
+async fn guarded<T: Send + 'static>(
+    resource_type: &str,
+    call: impl Future<Output = Result<T, ProviderError>> + Send + 'static,
+) -> Result<T, ProviderError> {
+    tokio::spawn(call).await.unwrap_or_else(|_| {
+        Err(ProviderError::Failed(format!(
+            "cumulo: the {resource_type} provider failed unexpectedly"
+        )))
+    })
+}
+
+impl Op {
+    /// Creates one resource through its provider (or as a labelled stub).
+    pub(super) async fn provider_create(
+        &self,
+        logical_id: &str,
+        resource_type: &str,
+        literal: &Value,
+    ) -> Result<(crate::ProviderOutcome, bool), String> {
+        let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal).await?;
+        let ctx = self.ctx(logical_id, resource_type);
+        match self.inner.registry.get(resource_type) {
+            Some(p) => {
+                let (p, ctx) = (p.clone(), ctx.clone());
+                guarded(resource_type, async move { p.create(&ctx, &actual).await })
+                    .await
+                    .map(|o| (o, false))
+                    .map_err(|e| e.to_string())
+            }
+            None if self.inner.config.strict => Err(format!(
+                "cumulo: {resource_type} is not emulated (strict mode refuses stubs)"
+            )),
+            None => Ok((
+                crate::ProviderOutcome {
+                    physical_id: ctx.generated_name(128, ""),
+                    attributes: Map::new(),
+                    status_reason: Some(format!(
+                        "cumulo: {resource_type} is not emulated; nothing was created"
+                    )),
+                },
+                true,
+            )),
+        }
+    }
+
+    /// Creates a resource that is new in this operation.
+    pub async fn create_resource(self: Arc<Self>, logical_id: String) -> bool {
+        let resolved = match self.resolve(&logical_id) {
+            Ok(r) => r,
+            Err(reason) => {
+                let (rtype, deps) = self
+                    .prepared
+                    .as_ref()
+                    .and_then(|p| p.template.resources.get(&logical_id))
+                    .map(|r| (r.resource_type.clone(), r.depends_on.clone()))
+                    .unwrap_or_default();
+                let mut rec = ResourceRecord {
+                    logical_id: logical_id.clone(),
+                    resource_type: rtype,
+                    physical_id: None,
+                    status: "CREATE_FAILED".into(),
+                    status_reason: Some(reason),
+                    properties: Value::Null,
+                    hash: String::new(),
+                    attributes: Map::new(),
+                    updated: now_ms(),
+                    deletion_policy: None,
+                    update_replace_policy: None,
+                    metadata: None,
+                    depends_on: deps,
+                    stub: false,
+                    replaced: None,
+                    created_by_op: true,
+                };
+                rec.status = "CREATE_FAILED".into();
+                self.put(rec, None);
+                return false;
+            }
+        };
+        let props_text = Some(resolved.properties.to_string());
+        let mut rec = self.new_record(&resolved, "CREATE_IN_PROGRESS");
+        self.put(rec.clone(), props_text.clone());
+        match self
+            .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
+            .await
+        {
+            Ok((outcome, stub)) => {
+                rec.physical_id = Some(outcome.physical_id);
+                rec.attributes = outcome.attributes;
+                rec.status = "CREATE_COMPLETE".into();
+                rec.status_reason = outcome.status_reason;
+                rec.stub = stub;
+                rec.updated = now_ms();
+                self.put(rec, props_text);
+                true
+            }
+            Err(reason) => {
+                rec.status = "CREATE_FAILED".into();
+                rec.status_reason = Some(reason);
+                rec.updated = now_ms();
+                self.put(rec, props_text);
+                false
+            }
+        }
+    }
+
+    /// Brings an existing resource to the new template: skipped when its resolved properties
+    /// hash the same, updated in place, or replaced when a createOnly property changed.
+    pub async fn update_resource(self: Arc<Self>, logical_id: String) -> bool {
+        let Some(old) = self.record(&logical_id) else {
+            return self.create_resource(logical_id).await;
+        };
+        if old.physical_id.is_none() {
+            return self.create_resource(logical_id).await;
+        }
+        let resolved = match self.resolve(&logical_id) {
+            Ok(r) => r,
+            Err(reason) => {
+                let mut rec = old.clone();
+                rec.status = "UPDATE_FAILED".into();
+                rec.status_reason = Some(reason);
+                self.put(rec, None);
+                return false;
+            }
+        };
+        let new_hash = hash_properties(&resolved.properties);
+        let type_changed = resolved.resource_type != old.resource_type;
+        // A nested stack is always handed the update: its template may have changed behind
+        // an unchanged TemplateURL, and the child itself decides whether anything changed.
+        let nested = resolved.resource_type == "AWS::CloudFormation::Stack";
+        if !type_changed && !nested && new_hash == old.hash && old.status.ends_with("_COMPLETE") {
+            // Unchanged: only the attributes that need no provider call may differ.
+            let mut rec = old.clone();
+            rec.deletion_policy = resolved.deletion_policy.clone();
+            rec.update_replace_policy = resolved.update_replace_policy.clone();
+            rec.metadata = resolved.metadata.clone();
+            rec.depends_on = resolved.depends_on.clone();
+            rec.created_by_op = false;
+            if rec != old {
+                let mut st = self.inner.lock();
+                if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
+                    let _ = self
+                        .inner
+                        .save_transition(&self.stack_id, Some(&rec), None, None);
+                    stack.resources.insert(logical_id.clone(), rec);
+                }
+            }
+            return true;
+        }
+        let props_text = Some(resolved.properties.to_string());
+        let replace = type_changed
+            || !schema::replacing_properties(
+                &resolved.resource_type,
+                &old.properties,
+                &resolved.properties,
+            )
+            .is_empty();
+        if replace
+            && !type_changed
+            && let Some(name) = schema::custom_name_conflict(
+                &resolved.resource_type,
+                &old.properties,
+                &resolved.properties,
+            )
+        {
+            let mut failed = old.clone();
+            failed.status = "UPDATE_FAILED".into();
+            failed.status_reason = Some(format!(
+                "CloudFormation cannot update a stack when a custom-named resource requires replacing. Rename {name} and update the stack again."
+            ));
+            failed.updated = now_ms();
+            self.put(failed, props_text);
+            return false;
+        }
+        let mut rec = self.new_record(&resolved, "UPDATE_IN_PROGRESS");
+        rec.created_by_op = false;
+        rec.physical_id = old.physical_id.clone();
+        rec.attributes = old.attributes.clone();
+        rec.stub = old.stub;
+        // A resumed update (from UPDATE_FAILED) keeps what an earlier attempt superseded.
+        rec.replaced = old.replaced.clone();
+        if replace {
+            rec.status_reason = Some(
+                "Requested update requires the creation of a new physical resource; hence creating one."
+                    .into(),
+            );
+        }
+        self.put(rec.clone(), props_text.clone());
+        rec.status_reason = None;
+        if replace {
+            match self
+                .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
+                .await
+            {
+                Ok((outcome, stub)) => {
+                    let mut previous = old.clone();
+                    if let Some(older) = previous.replaced.take() {
+                        // Replaced twice (a resumed update): the first one is cleanup's too.
+                        self.add_orphan(*older);
+                    }
+                    rec.physical_id = Some(outcome.physical_id);
+                    rec.attributes = outcome.attributes;
+                    rec.status_reason = outcome.status_reason;
+                    rec.stub = stub;
+                    rec.replaced = Some(Box::new(previous));
+                    rec.status = "UPDATE_COMPLETE".into();
+                    rec.updated = now_ms();
+                    self.put(rec, props_text);
+                    true
+                }
+                Err(reason) => {
+                    // Nothing was replaced: the record keeps describing the original.
+                    let mut failed = old.clone();
+                    failed.status = "UPDATE_FAILED".into();
+                    failed.status_reason = Some(reason);
+                    failed.updated = now_ms();
+                    self.put(failed, props_text);
+                    false
+                }
+            }
+        } else {
+            let physical = old.physical_id.clone().unwrap_or_default();
+            let result = if old.stub || self.inner.registry.get(&resolved.resource_type).is_none() {
+                Ok(crate::ProviderOutcome {
+                    physical_id: physical.clone(),
+                    attributes: old.attributes.clone(),
+                    status_reason: old.status_reason.clone(),
+                })
+            } else {
+                self.provider_update(
+                    &resolved.resource_type,
+                    &logical_id,
+                    &physical,
+                    &old.properties,
+                    &resolved.properties,
+                )
+                .await
+            };
+            match result {
+                Ok(outcome) => {
+                    if !outcome.physical_id.is_empty() {
+                        rec.physical_id = Some(outcome.physical_id);
+                    }
+                    rec.attributes = outcome.attributes;
+                    rec.status_reason = outcome.status_reason;
+                    rec.status = "UPDATE_COMPLETE".into();
+                    rec.updated = now_ms();
+                    self.put(rec, props_text);
+                    true
+                }
+                Err(reason) => {
+                    // The attempted properties stay recorded so a rollback reverts them.
+                    rec.status = "UPDATE_FAILED".into();
+                    rec.status_reason = Some(reason);
+                    rec.updated = now_ms();
+                    self.put(rec, props_text);
+                    false
+                }
+            }
+        }
+    }
+
+    pub(super) async fn provider_update(
+        &self,
+        resource_type: &str,
+        logical_id: &str,
+        physical_id: &str,
+        old_literal: &Value,
+        new_literal: &Value,
+    ) -> Result<crate::ProviderOutcome, String> {
+        let Some(p) = self.inner.registry.get(resource_type) else {
+            return Err(format!("cumulo: {resource_type} is not emulated"));
+        };
+        let new = resolve_dynamic(self.inner.world.as_ref(), &self.region, new_literal).await?;
+        // The old values only guide what changed; a reference that no longer resolves is
+        // compared as written.
+        let old = resolve_dynamic(self.inner.world.as_ref(), &self.region, old_literal)
+            .await
+            .unwrap_or_else(|_| old_literal.clone());
+        let ctx = self.ctx(logical_id, resource_type);
+        let (p, physical_id) = (p.clone(), physical_id.to_string());
+        guarded(resource_type, async move {
+            p.update(&ctx, &physical_id, &old, &new).await
+        })
+        .await
+        .map_err(|e| e.to_string())
+    }
+
+    /// Deletes one physical resource. An absent resource is deleted.
+    pub(super) async fn provider_delete(&self, rec: &ResourceRecord) -> Result<(), String> {
+        let Some(physical) = &rec.physical_id else {
+            return Ok(());
+        };
+        if rec.stub {
+            return Ok(());
+        }
+        let Some(p) = self.inner.registry.get(&rec.resource_type) else {
+            return Ok(());
+        };
+        let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, &rec.properties)
+            .await
+            .unwrap_or_else(|_| rec.properties.clone());
+        let ctx = self.ctx(&rec.logical_id, &rec.resource_type);
+        let (p, physical) = (p.clone(), physical.clone());
+        let deleted = guarded(&rec.resource_type, async move {
+            p.delete(&ctx, &physical, &actual).await
+        });
+        match deleted.await {
+            Ok(()) | Err(ProviderError::NotFound(_)) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Tears resources down in reverse dependency order. Returns the logical ids that failed.
+    pub async fn teardown(self: &Arc<Self>, targets: Vec<Target>, keep_going: bool) -> Vec<String> {
+        // Keyed by position: a replaced resource shares its logical id with its replacement.
+        let keys: Vec<String> = (0..targets.len()).map(|i| i.to_string()).collect();
+        let by_logical: HashMap<String, Vec<String>> =
+            targets
+                .iter()
+                .enumerate()
+                .fold(HashMap::new(), |mut m, (i, t)| {
+                    m.entry(t.record.logical_id.clone())
+                        .or_default()
+                        .push(i.to_string());
+                    m
+                });
+        // A resource is deleted after everything that depends on it.
+        let mut deps: HashMap<String, Vec<String>> = HashMap::new();
+        for (i, t) in targets.iter().enumerate() {
+            for d in &t.record.depends_on {
+                for j in by_logical.get(d).into_iter().flatten() {
+                    deps.entry(j.clone()).or_default().push(i.to_string());
+                }
+            }
+        }
+        let targets = Arc::new(targets);
+        let op = self.clone();
+        run_dag(
+            keys,
+            deps,
+            self.inner.config.parallelism,
+            keep_going,
+            None,
+            move |key| {
+                let op = op.clone();
+                let targets = targets.clone();
+                async move {
+                    let Some(t) = key.parse::<usize>().ok().and_then(|i| targets.get(i)) else {
+                        return true;
+                    };
+                    op.teardown_one(t).await
+                }
+            },
+        )
+        .await
+        .failed
+    }
+
+    pub(super) async fn teardown_one(&self, t: &Target) -> bool {
+        let mut rec = t.record.clone();
+        rec.replaced = None;
+        let show = |op: &Op, rec: &ResourceRecord| match t.mode {
+            Record::Detached => op.event_only(rec),
+            _ => op.put(rec.clone(), None),
+        };
+        if rec.status == "DELETE_COMPLETE" || rec.status == "DELETE_SKIPPED" {
+            return true;
+        }
+        if t.retain && rec.physical_id.is_some() {
+            rec.status = "DELETE_SKIPPED".into();
+            rec.status_reason = None;
+            rec.updated = now_ms();
+            show(self, &rec);
+            if t.mode == Record::Remove {
+                self.remove(&rec.logical_id);
+            }
+            return true;
+        }
+        rec.status = "DELETE_IN_PROGRESS".into();
+        rec.status_reason = None;
+        rec.updated = now_ms();
+        show(self, &rec);
+        match self.provider_delete(&rec).await {
+            Ok(()) => {
+                rec.status = "DELETE_COMPLETE".into();
+                rec.updated = now_ms();
+                show(self, &rec);
+                if t.mode == Record::Remove {
+                    self.remove(&rec.logical_id);
+                }
+                true
+            }
+            Err(reason) => {
+                rec.status = "DELETE_FAILED".into();
+                rec.status_reason = Some(reason);
+                rec.updated = now_ms();
+                show(self, &rec);
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! Change sets: CreateChangeSet computes the changes against the live stack (see `changes`),
+//! ExecuteChangeSet runs them as a create or an update, and the change set follows the
+//! execution to EXECUTE_COMPLETE / EXECUTE_FAILED.
+
+use super::common::*;
+use crate::api::*;
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::exec;
+use crate::ops::create::launch;
+use crate::ops::read::{param_views, tag_views, time};
+use crate::state::{ChangeSetRecord, OpRecord, StackRecord, State, now_ms};
+use crate::status::StackStatus;
+
+pub(crate) const NO_CHANGES: &str = "The submitted information didn't contain changes. Submit different information to create a change set.";
+
+/// A change set by ARN, or by name within a stack (name or ARN).
+pub(crate) fn find_change_set<'a>(
+    st: &'a State,
+    caller: &Caller,
+    name: &str,
+    stack: Option<&str>,
+) -> Result<&'a ChangeSetRecord, EngineError> {
+    let found = if name.starts_with("arn:") {
+        st.change_sets.get(name)
+    } else {
+        let stack_id = stack
+            .and_then(|s| find(st, caller, s))
+            .map(|s| s.stack_id.clone());
+        match stack_id {
+            Some(id) => st
+                .change_sets
+                .values()
+                .find(|c| c.stack_id == id && c.change_set_name == name),
+            None => None,
+        }
+    };
+    found
+        .filter(|c| c.region == caller.region)
+        .ok_or_else(|| EngineError::change_set_not_found(name))
+}
+
+fn check_name(name: &str) -> Result<(), EngineError> {
+    let mut chars = name.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && name.len() <= 128;
+    if ok {
+        Ok(())
+    } else {
+        Err(EngineError::validation(format!(
+            "1 validation error detected: Value '{name}' at 'changeSetName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z][-a-zA-Z0-9]*"
+        )))
+    }
+}
+
+pub async fn create_change_set(
+    engine: &Engine,
+    caller: &Caller,
+    input: CreateChangeSetInput,
+) -> Result<CreateChangeSetOutput, EngineError> {
+    check_stack_name(&input.stack_name).or_else(|e| {
+        if input.stack_name.starts_with("arn:") {
+            Ok(())
+        } else {
+            Err(e)
+        }
+    })?;
+    check_name(&input.change_set_name)?;
+    let kind = input.change_set_type.as_deref().unwrap_or("UPDATE");
+    if kind == "IMPORT" || input.resources_to_import {
+        return Err(EngineError::validation(
+            "cumulo: resource import (ChangeSetType IMPORT, ResourcesToImport) is not supported",
+        ));
+    }
+    if kind != "CREATE" && kind != "UPDATE" {
+        return Err(EngineError::validation(format!(
+            "1 validation error detected: Value '{kind}' at 'changeSetType' failed to satisfy constraint: Member must satisfy enum value set: [CREATE, UPDATE, IMPORT]"
+        )));
+    }
+    // The stack as it stands (None: a CREATE change set for a new stack).
+    let existing: Option<StackRecord> = {
+        let st = engine.inner.lock();
+        match (kind, find(&st, caller, &input.stack_name)) {
+            ("CREATE", Some(s)) if s.status != StackStatus::REVIEW_IN_PROGRESS => {
+                return Err(EngineError::already_exists(format!(
+                    "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                    input.stack_name, input.change_set_name
+                )));
+            }
+            ("CREATE", s) => s.cloned(),
+            (_, Some(s)) if s.status != StackStatus::DELETE_COMPLETE => {
+                if !(s.status.updatable() || s.status.resumable_without_rollback()) {
+                    return Err(cannot_update(s));
+                }
+                Some(s.clone())
+            }
+            _ => {
+                return Err(EngineError::validation(format!(
+                    "Stack [{}] does not exist",
+                    input.stack_name
+                )));
+            }
+        }
+    };
+    if let Some(s) = &existing {
+        let st = engine.inner.lock();
+        if st
+            .change_sets
+            .values()
+            .any(|c| c.stack_id == s.stack_id && c.change_set_name == input.change_set_name)
+        {
+            return Err(EngineError::already_exists(format!(
+                "ChangeSet [{}] already exists",
+                input.change_set_name
+            )));
+        }
+    }
+    let live = existing
+        .as_ref()
+        .filter(|s| s.status != StackStatus::REVIEW_IN_PROGRESS);
+    let text = if input.use_previous_template {
+        live.map(|s| s.template_body.clone()).ok_or_else(|| {
+            EngineError::validation("UsePreviousTemplate can only be used with an existing stack")
+        })?
+    } else {
+        template_text(
+            engine,
+            caller,
+            input.template_body.as_deref(),
+            input.template_url.as_deref(),
+        )
+        .await?
+    };
+    let root = parse(&text)?;
+    let given = given_params(&input.parameters, live.map(|s| s.parameters.as_slice()))?;
+    let stack_name = existing
+        .as_ref()
+        .map(|s| s.stack_name.clone())
+        .unwrap_or_else(|| input.stack_name.clone());
+    let stack_id = existing
+        .as_ref()
+        .map(|s| s.stack_id.clone())
+        .unwrap_or_else(|| new_stack_id(&caller.region, &caller.account_id, &stack_name));
+    let prepared = prepare_for(
+        engine,
+        &caller.region,
+        &caller.account_id,
+        &stack_id,
+        &stack_name,
+        &root,
+        &given,
+    )?;
+    check_capabilities(&root, &input.capabilities)?;
+    let params = stored_params(&prepared);
+    let tags = input.tags.as_deref().map(tags_of);
+    let changes = {
+        let st = engine.inner.lock();
+        super::changes::compute_changes(&st, live, &prepared)
+    };
+    let unchanged = changes.is_empty()
+        && live.is_some_and(|s| {
+            s.template_body == text
+                && s.parameters == params
+                && tags.as_ref().is_none_or(|t| *t == s.tags)
+        });
+    let change_set_id = format!(
+        "arn:{}:cloudformation:{}:{}:changeSet/{}/{}",
+        prepared.pseudo.partition(),
+        caller.region,
+        caller.account_id,
+        input.change_set_name,
+        uuid::Uuid::new_v4()
+    );
+    let record = ChangeSetRecord {
+        change_set_id: change_set_id.clone(),
+        change_set_name: input.change_set_name.clone(),
+        stack_id: stack_id.clone(),
+        stack_name: stack_name.clone(),
+        region: caller.region.clone(),
+        description: input.description.clone(),
+        created: now_ms(),
+        execution_status: if unchanged {
+            "UNAVAILABLE"
+        } else {
+            "AVAILABLE"
+        }
+        .into(),
+        status: if unchanged {
+            "FAILED"
+        } else {
+            "CREATE_COMPLETE"
+        }
+        .into(),
+        status_reason: unchanged.then(|| NO_CHANGES.to_string()),
+        change_set_type: kind.to_string(),
+        template_body: text,
+        parameters: params,
+        given_parameters: given.into_iter().collect(),
+        tags,
+        capabilities: input.capabilities.clone(),
+        notification_arns: input.notification_arns.clone(),
+        include_nested_stacks: input.include_nested_stacks,
+        on_stack_failure: input.on_stack_failure.clone(),
+        changes,
+    };
+    let mut st = engine.inner.lock();
+    // Checked again under the lock that inserts: a concurrent call may have won the name.
+    if st
+        .change_sets
+        .values()
+        .any(|c| c.stack_id == stack_id && c.change_set_name == input.change_set_name)
+    {
+        return Err(EngineError::already_exists(format!(
+            "ChangeSet [{}] already exists",
+            input.change_set_name
+        )));
+    }
+    if existing.is_none() {
+        // The REVIEW_IN_PROGRESS placeholder a CREATE change set makes.
+        let key = (caller.region.clone(), stack_name.clone());
+        if st.names.contains_key(&key) {
+            return Err(EngineError::already_exists(format!(
+                "Stack [{stack_name}] already exists"
+            )));
+        }
+        let token = caller.request_id.clone();
+        let mut stack = StackRecord {
+            stack_id: stack_id.clone(),
+            stack_name: stack_name.clone(),
+            region: caller.region.clone(),
+            account_id: caller.account_id.clone(),
+            status: StackStatus::REVIEW_IN_PROGRESS,
+            status_reason: Some("User Initiated".into()),
+            created: now_ms(),
+            updated: None,
+            deleted: None,
+            template_body: String::new(),
+            description: None,
+            parameters: Vec::new(),
+            tags: Vec::new(),
+            capabilities: Vec::new(),
+            notification_arns: Vec::new(),
+            timeout_in_minutes: None,
+            termination_protection: false,
+            disable_rollback: false,
+            retain_except_on_create: false,
+            outputs: Vec::new(),
+            parent_id: None,
+            root_id: None,
+            change_set_id: None,
+            imports: Vec::new(),
+            previous: None,
+            orphans: Vec::new(),
+            op: OpRecord {
+                token: token.clone(),
+                kind: "CreateChangeSet".into(),
+                ..Default::default()
+            },
+            resources: Default::default(),
+            events: Vec::new(),
+        };
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        exec::first_event(&mut stack, seq, &token, Some("User Initiated".into()));
+        engine.inner.save_stack_full(&stack)?;
+        st.names.insert(key, stack_id.clone());
+        st.stacks.insert(stack_id.clone(), stack);
+    }
+    engine.inner.save_change_set(&record)?;
+    st.change_sets.insert(change_set_id.clone(), record);
+    Ok(CreateChangeSetOutput {
+        id: change_set_id,
+        stack_id,
+    })
+}
+
+pub fn describe_change_set(
+    engine: &Engine,
+    caller: &Caller,
+    input: DescribeChangeSetInput,
+) -> Result<ChangeSetView, EngineError> {
+    let st = engine.inner.lock();
+    let cs = find_change_set(
+        &st,
+        caller,
+        &input.change_set.change_set_name,
+        input.change_set.stack_name.as_deref(),
+    )?;
+    let (changes, next_token) = page(cs.changes.clone(), input.next_token.as_deref())?;
+    Ok(ChangeSetView {
+        change_set_name: cs.change_set_name.clone(),
+        change_set_id: cs.change_set_id.clone(),
+        stack_id: cs.stack_id.clone(),
+        stack_name: cs.stack_name.clone(),
+        description: cs.description.clone(),
+        parameters: param_views(&cs.parameters),
+        creation_time: time(cs.created),
+        execution_status: cs.execution_status.clone(),
+        status: cs.status.clone(),
+        status_reason: cs.status_reason.clone(),
+        notification_arns: cs.notification_arns.clone(),
+        capabilities: cs.capabilities.clone(),
+        tags: tag_views(cs.tags.as_deref().unwrap_or_default()),
+        changes,
+        next_token,
+        include_nested_stacks: cs.include_nested_stacks,
+        on_stack_failure: cs.on_stack_failure.clone(),
+    })
+}
+
+pub async fn execute_change_set(
+    engine: &Engine,
+    caller: &Caller,
+    input: ExecuteChangeSetInput,
+) -> Result<(), EngineError> {
+    let cs = {
+        let st = engine.inner.lock();
+        find_change_set(
+            &st,
+            caller,
+            &input.change_set.change_set_name,
+            input.change_set.stack_name.as_deref(),
+        )?
+        .clone()
+    };
+    if cs.status != "CREATE_COMPLETE" || cs.execution_status != "AVAILABLE" {
+        return Err(EngineError::invalid_change_set_status(format!(
+            "ChangeSet [{}] cannot be executed in its current status of [{}]",
+            cs.change_set_id, cs.status
+        )));
+    }
+    let token = input
+        .client_request_token
+        .clone()
+        .unwrap_or_else(|| caller.request_id.clone());
+    let running = if cs.change_set_type == "CREATE" {
+        execute_create(engine, caller, &cs, &input, &token)?
+    } else {
+        let update = UpdateStackInput {
+            stack_name: cs.stack_id.clone(),
+            parameters: cs
+                .given_parameters
+                .iter()
+                .map(|(k, v)| Parameter {
+                    key: k.clone(),
+                    value: Some(v.clone()),
+                    use_previous_value: false,
+                })
+                .collect(),
+            capabilities: cs.capabilities.clone(),
+            notification_arns: cs.notification_arns.clone(),
+            tags: cs.tags.as_ref().map(|t| {
+                t.iter()
+                    .map(|(k, v)| Tag {
+                        key: k.clone(),
+                        value: v.clone(),
+                    })
+                    .collect()
+            }),
+            disable_rollback: input.disable_rollback,
+            client_request_token: input.client_request_token.clone(),
+            retain_except_on_create: input.retain_except_on_create,
+            ..Default::default()
+        };
+        let (_, running) = super::update::start_update(
+            engine,
+            caller,
+            update,
+            "ExecuteChangeSet",
+            Some(cs.template_body.clone()),
+        )
+        .await?;
+        running
+    };
+    {
+        let mut st = engine.inner.lock();
+        if let Some(c) = st.change_sets.get_mut(&cs.change_set_id) {
+            c.execution_status = "EXECUTE_IN_PROGRESS".into();
+            engine.inner.save_change_set(c)?;
+        }
+        if let Some(s) = st.stacks.get_mut(&cs.stack_id) {
+            s.change_set_id = Some(cs.change_set_id.clone());
+            engine.inner.save_stack(s)?;
+        }
+        // Executing a change set retires the stack's other change sets, as AWS does.
+        let others: Vec<String> = st
+            .change_sets
+            .values()
+            .filter(|c| c.stack_id == cs.stack_id && c.change_set_id != cs.change_set_id)
+            .map(|c| c.change_set_id.clone())
+            .collect();
+        for id in others {
+            st.change_sets.shift_remove(&id);
+            engine.inner.remove_change_set(&id)?;
+        }
+    }
+    if let Some(running) = running {
+        let inner = engine.inner.clone();
+        let (cs_id, stack_id) = (cs.change_set_id.clone(), cs.stack_id.clone());
+        let watcher = running.clone();
+        tokio::spawn(async move {
+            exec::wait_done(&watcher).await;
+            let mut st = inner.lock();
+            let ok = st.stacks.get(&stack_id).is_some_and(|s| {
+                matches!(
+                    s.status,
+                    StackStatus::CREATE_COMPLETE | StackStatus::UPDATE_COMPLETE
+                )
+            });
+            if let Some(c) = st.change_sets.get_mut(&cs_id) {
+                c.execution_status = if ok {
+                    "EXECUTE_COMPLETE"
+                } else {
+                    "EXECUTE_FAILED"
+                }
+                .into();
+                let _ = inner.save_change_set(c);
+            }
+        });
+        exec::wait(&running, engine.inner.config.sync_wait).await;
+    }
+    Ok(())
+}
+
+/// Executes a CREATE change set on its REVIEW_IN_PROGRESS stack.
+fn execute_create(
+    engine: &Engine,
+    caller: &Caller,
+    cs: &ChangeSetRecord,
+    input: &ExecuteChangeSetInput,
+    token: &str,
+) -> Result<Option<crate::state::Running>, EngineError> {
+    let root = parse(&cs.template_body)?;
+    let given = cs.given_parameters.iter().cloned().collect();
+    let prepared = prepare_for(
+        engine,
+        &caller.region,
+        &caller.account_id,
+        &cs.stack_id,
+        &cs.stack_name,
+        &root,
+        &given,
+    )?;
+    let on_failure = cs.on_stack_failure.as_deref().unwrap_or("ROLLBACK");
+    let disable_rollback = input.disable_rollback.unwrap_or(on_failure == "DO_NOTHING");
+    let op = OpRecord {
+        token: token.to_string(),
+        caller_token: input.client_request_token.is_some(),
+        kind: "ExecuteChangeSet".into(),
+        disable_rollback,
+        delete_on_failure: on_failure == "DELETE" && input.disable_rollback.is_none(),
+        retain_except_on_create: input.retain_except_on_create.unwrap_or(false),
+    };
+    {
+        let mut st = engine.inner.lock();
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        let Some(s) = st.stacks.get_mut(&cs.stack_id) else {
+            return Err(EngineError::stack_not_found(&cs.stack_name));
+        };
+        if s.status != StackStatus::REVIEW_IN_PROGRESS {
+            return Err(EngineError::already_exists(format!(
+                "Stack [{}] already exists",
+                s.stack_name
+            )));
+        }
+        s.template_body = cs.template_body.clone();
+        s.description = prepared.template.description.clone();
+        s.parameters = cs.parameters.clone();
+        s.tags = cs.tags.clone().unwrap_or_default();
+        s.capabilities = cs.capabilities.clone();
+        s.notification_arns = cs.notification_arns.clone();
+        s.disable_rollback = disable_rollback;
+        s.retain_except_on_create = op.retain_except_on_create;
+        s.status = StackStatus::CREATE_IN_PROGRESS;
+        s.status_reason = Some("User Initiated".into());
+        s.op = op.clone();
+        exec::first_event(s, seq, token, Some("User Initiated".into()));
+        engine.inner.save_stack_full(s)?;
+    }
+    Ok(Some(launch(
+        engine,
+        caller,
+        &cs.stack_id,
+        &cs.stack_name,
+        op,
+        Some(prepared),
+        |op| Box::pin(exec::run_create(op)),
+    )))
+}
+
+pub fn delete_change_set(
+    engine: &Engine,
+    caller: &Caller,
+    input: ChangeSetRef,
+) -> Result<(), EngineError> {
+    let mut st = engine.inner.lock();
+    let cs = find_change_set(
+        &st,
+        caller,
+        &input.change_set_name,
+        input.stack_name.as_deref(),
+    )?;
+    if cs.execution_status == "EXECUTE_IN_PROGRESS" {
+        return Err(EngineError::invalid_change_set_status(format!(
+            "Cannot delete ChangeSet [{}] while it is in EXECUTE_IN_PROGRESS status",
+            cs.change_set_id
+        )));
+    }
+    let id = cs.change_set_id.clone();
+    engine.inner.remove_change_set(&id)?;
+    st.change_sets.shift_remove(&id);
+    Ok(())
+}
+
+pub fn list_change_sets(
+    engine: &Engine,
+    caller: &Caller,
+    input: ListChangeSetsInput,
+) -> Result<ListChangeSetsOutput, EngineError> {
+    let st = engine.inner.lock();
+    let stack = find(&st, caller, &input.stack_name)
+        .ok_or_else(|| EngineError::stack_not_found(&input.stack_name))?;
+    let all: Vec<ChangeSetSummary> = st
+        .change_sets
+        .values()
+        .filter(|c| c.stack_id == stack.stack_id)
+        .map(|c| ChangeSetSummary {
+            stack_id: c.stack_id.clone(),
+            stack_name: c.stack_name.clone(),
+            change_set_id: c.change_set_id.clone(),
+            change_set_name: c.change_set_name.clone(),
+            execution_status: c.execution_status.clone(),
+            status: c.status.clone(),
+            status_reason: c.status_reason.clone(),
+            creation_time: time(c.created),
+            description: c.description.clone(),
+            include_nested_stacks: c.include_nested_stacks,
+        })
+        .collect();
+    let (summaries, next_token) = page(all, input.next_token.as_deref())?;
+    Ok(ListChangeSetsOutput {
+        summaries,
+        next_token,
+    })
+}

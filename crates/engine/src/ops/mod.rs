@@ -1,0 +1,11 @@
+//! One module per group of CloudFormation operations.
+
+pub mod changes;
+pub mod changeset;
+pub mod common;
+pub mod create;
+pub mod delete;
+pub mod read;
+pub mod rollback;
+pub mod update;
+pub mod validate;

@@ -1,0 +1,160 @@
+//! UpdateStack.
+
+use super::common::*;
+use crate::api::*;
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::exec;
+use crate::ops::create::launch;
+use crate::state::{OpRecord, Running, now_ms};
+use crate::status::StackStatus;
+
+pub async fn update_stack(
+    engine: &Engine,
+    caller: &Caller,
+    input: UpdateStackInput,
+) -> Result<StackIdOutput, EngineError> {
+    let (stack_id, running) = start_update(engine, caller, input, "UpdateStack", None).await?;
+    if let Some(running) = running {
+        exec::wait(&running, engine.inner.config.sync_wait).await;
+    }
+    Ok(StackIdOutput { stack_id })
+}
+
+/// Validates an update and starts it. `kind` names the operation for token idempotency;
+/// `template` is a template already read and checked (a change set's).
+pub(crate) async fn start_update(
+    engine: &Engine,
+    caller: &Caller,
+    input: UpdateStackInput,
+    kind: &str,
+    template: Option<String>,
+) -> Result<(String, Option<Running>), EngineError> {
+    let token = input
+        .client_request_token
+        .clone()
+        .unwrap_or_else(|| caller.request_id.clone());
+    let disable_rollback = input.disable_rollback.unwrap_or(false);
+    let stack = {
+        let st = engine.inner.lock();
+        let stack = find_live(&st, caller, &input.stack_name)?;
+        if input.client_request_token.is_some() && stack.op.caller_token && stack.op.token == token
+        {
+            if stack.op.kind == kind {
+                return Ok((stack.stack_id.clone(), None));
+            }
+            return Err(EngineError::token_already_exists(format!(
+                "Another {} request with the same client request token is already in progress",
+                stack.op.kind
+            )));
+        }
+        let allowed = stack.status.updatable()
+            || (disable_rollback && stack.status.resumable_without_rollback());
+        if !allowed {
+            return Err(cannot_update(stack));
+        }
+        stack.clone()
+    };
+    let text = if let Some(text) = template {
+        text
+    } else if input.use_previous_template {
+        if input.template_body.is_some() || input.template_url.is_some() {
+            return Err(EngineError::validation(
+                "You cannot specify both usePreviousTemplate and Template Body/Template URL.",
+            ));
+        }
+        stack.template_body.clone()
+    } else {
+        template_text(
+            engine,
+            caller,
+            input.template_body.as_deref(),
+            input.template_url.as_deref(),
+        )
+        .await?
+    };
+    let root = parse(&text)?;
+    let given = given_params(&input.parameters, Some(&stack.parameters))?;
+    let prepared = prepare_for(
+        engine,
+        &caller.region,
+        &caller.account_id,
+        &stack.stack_id,
+        &stack.stack_name,
+        &root,
+        &given,
+    )?;
+    check_capabilities(&root, &input.capabilities)?;
+    let params = stored_params(&prepared);
+    let tags = input
+        .tags
+        .as_deref()
+        .map(tags_of)
+        .unwrap_or_else(|| stack.tags.clone());
+    let notification_arns = if input.notification_arns.is_empty() {
+        stack.notification_arns.clone()
+    } else {
+        input.notification_arns.clone()
+    };
+    let unchanged = text == stack.template_body
+        && params == stack.parameters
+        && tags == stack.tags
+        && notification_arns == stack.notification_arns
+        && stack.status.updatable();
+    if unchanged {
+        return Err(EngineError::validation("No updates are to be performed."));
+    }
+    let op_record = OpRecord {
+        token: token.clone(),
+        caller_token: input.client_request_token.is_some(),
+        kind: kind.to_string(),
+        disable_rollback,
+        delete_on_failure: false,
+        retain_except_on_create: input.retain_except_on_create.unwrap_or(false),
+    };
+    {
+        let mut st = engine.inner.lock();
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        let Some(s) = st.stacks.get_mut(&stack.stack_id) else {
+            return Err(EngineError::stack_not_found(&input.stack_name));
+        };
+        // Re-checked under the lock: another operation may have started meanwhile.
+        let allowed =
+            s.status.updatable() || (disable_rollback && s.status.resumable_without_rollback());
+        if !allowed {
+            return Err(cannot_update(s));
+        }
+        if s.previous.is_none() || s.status.updatable() {
+            s.previous = Some(generation(s));
+        }
+        s.template_body = text;
+        s.description = prepared.template.description.clone();
+        s.parameters = params;
+        s.tags = tags;
+        s.notification_arns = notification_arns;
+        s.capabilities = input.capabilities.clone();
+        s.disable_rollback = disable_rollback;
+        s.retain_except_on_create = op_record.retain_except_on_create;
+        s.imports.clear();
+        s.updated = Some(now_ms());
+        s.status = StackStatus::UPDATE_IN_PROGRESS;
+        s.status_reason = Some("User Initiated".into());
+        s.op = op_record.clone();
+        for r in s.resources.values_mut() {
+            r.created_by_op = false;
+        }
+        exec::first_event(s, seq, &token, Some("User Initiated".into()));
+        engine.inner.save_stack_full(s)?;
+    }
+    let running = launch(
+        engine,
+        caller,
+        &stack.stack_id,
+        &stack.stack_name,
+        op_record,
+        Some(prepared),
+        |op| Box::pin(exec::run_update(op)),
+    );
+    Ok((stack.stack_id, Some(running)))
+}

@@ -1,0 +1,136 @@
+//! ValidateTemplate and GetTemplateSummary.
+
+use super::common::*;
+use crate::api::*;
+use crate::engine::Engine;
+use crate::error::EngineError;
+use cumulo_template::model::parameters_of;
+use cumulo_template::{Pseudo, prepare};
+use indexmap::{IndexMap, IndexSet};
+use serde_json::Value;
+
+/// Parses and checks a template as a deployment would, with stand-in values for parameters
+/// that have no default (ValidateTemplate checks the template, not parameter values).
+async fn checked(
+    engine: &Engine,
+    caller: &Caller,
+    input: &TemplateInput,
+) -> Result<(Value, Vec<ParameterDeclaration>), EngineError> {
+    let text = match (&input.stack_name, &input.template_body, &input.template_url) {
+        (Some(name), None, None) => {
+            let st = engine.inner.lock();
+            find(&st, caller, name)
+                .ok_or_else(|| EngineError::stack_not_found(name))?
+                .template_body
+                .clone()
+        }
+        (_, body, url) => template_text(engine, caller, body.as_deref(), url.as_deref()).await?,
+    };
+    let root = parse(&text)?;
+    let decls = parameters_of(&root).map_err(first_error)?;
+    let mut given = IndexMap::new();
+    let mut stand_ins = IndexSet::new();
+    for d in decls.values() {
+        if d.default.is_none() {
+            given.insert(d.name.clone(), d.dummy_value());
+            stand_ins.insert(d.name.clone());
+        }
+    }
+    let pseudo = Pseudo::new(
+        &caller.region,
+        &caller.account_id,
+        "validate",
+        "00000000-0000-0000-0000-000000000000",
+    );
+    let no_ssm = |_: &str| Some(String::new());
+    prepare(&root, &given, &stand_ins, pseudo, &no_ssm).map_err(first_error)?;
+    let params = decls
+        .values()
+        .map(|d| ParameterDeclaration {
+            parameter_key: d.name.clone(),
+            default_value: d.default.clone(),
+            parameter_type: d.type_name.clone(),
+            no_echo: d.no_echo,
+            description: d.description.clone(),
+            allowed_values: d.allowed_values.clone().unwrap_or_default(),
+        })
+        .collect();
+    Ok((root, params))
+}
+
+fn transforms(root: &Value) -> Vec<String> {
+    cumulo_template::model::transforms_of(root)
+}
+
+pub async fn validate_template(
+    engine: &Engine,
+    caller: &Caller,
+    input: TemplateInput,
+) -> Result<ValidateTemplateOutput, EngineError> {
+    let input = TemplateInput {
+        stack_name: None,
+        ..input
+    };
+    let (root, parameters) = checked(engine, caller, &input).await?;
+    let (capabilities, capabilities_reason) = required_capabilities(&root);
+    Ok(ValidateTemplateOutput {
+        parameters,
+        description: root
+            .get("Description")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        capabilities,
+        capabilities_reason,
+        declared_transforms: transforms(&root),
+    })
+}
+
+pub async fn get_template_summary(
+    engine: &Engine,
+    caller: &Caller,
+    input: TemplateInput,
+) -> Result<TemplateSummaryOutput, EngineError> {
+    let (root, parameters) = checked(engine, caller, &input).await?;
+    let (capabilities, capabilities_reason) = required_capabilities(&root);
+    let mut types: Vec<String> = Vec::new();
+    let mut summaries: Vec<ResourceIdentifierSummary> = Vec::new();
+    if let Some(resources) = root.get("Resources").and_then(Value::as_object) {
+        for (logical, r) in resources {
+            let Some(t) = r.get("Type").and_then(Value::as_str) else {
+                continue;
+            };
+            if !types.iter().any(|x| x == t) {
+                types.push(t.to_string());
+            }
+            if let Some(schema) = crate::schema::schema(t)
+                && !schema.primary_identifier.is_empty()
+            {
+                match summaries.iter_mut().find(|s| s.resource_type == t) {
+                    Some(s) => s.logical_resource_ids.push(logical.clone()),
+                    None => summaries.push(ResourceIdentifierSummary {
+                        resource_type: t.to_string(),
+                        logical_resource_ids: vec![logical.clone()],
+                        resource_identifiers: schema.primary_identifier.clone(),
+                    }),
+                }
+            }
+        }
+    }
+    Ok(TemplateSummaryOutput {
+        parameters,
+        description: root
+            .get("Description")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        capabilities,
+        capabilities_reason,
+        resource_types: types,
+        version: root
+            .get("AWSTemplateFormatVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        metadata: root.get("Metadata").map(|m| m.to_string()),
+        declared_transforms: transforms(&root),
+        resource_identifier_summaries: summaries,
+    })
+}

@@ -1,0 +1,162 @@
+//! createOnly / readOnly / primaryIdentifier per resource type, from the table
+//! `scripts/gen-resource-schemas.py` derives from the CloudFormation registry schemas.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+const TABLE: &str = include_str!("../resource-schemas.txt");
+
+#[derive(Debug, Default)]
+pub(crate) struct TypeSchema {
+    /// Property paths (`Name`, `KeySchema`, `Tags/*/Key`) whose change forces a replacement.
+    pub create_only: Vec<Vec<String>>,
+    pub read_only: Vec<String>,
+    pub primary_identifier: Vec<String>,
+}
+
+static SCHEMAS: LazyLock<HashMap<&'static str, TypeSchema>> = LazyLock::new(|| {
+    let split = |s: &str| -> Vec<String> {
+        s.split(',')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    TABLE
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.split('|');
+            let name = parts.next()?;
+            let mut schema = TypeSchema::default();
+            for part in parts {
+                match part.split_once('=') {
+                    Some(("c", v)) => {
+                        schema.create_only = split(v)
+                            .into_iter()
+                            .map(|p| p.split('/').map(str::to_string).collect())
+                            .collect()
+                    }
+                    Some(("r", v)) => schema.read_only = split(v),
+                    Some(("p", v)) => schema.primary_identifier = split(v),
+                    _ => {}
+                }
+            }
+            Some((name, schema))
+        })
+        .collect()
+});
+
+pub(crate) fn schema(resource_type: &str) -> Option<&'static TypeSchema> {
+    SCHEMAS.get(resource_type)
+}
+
+/// The values at a property path (`*` walks every list item or object member).
+fn values_at<'a>(v: &'a Value, path: &[String], out: &mut Vec<&'a Value>) {
+    let Some((first, rest)) = path.split_first() else {
+        out.push(v);
+        return;
+    };
+    match (first.as_str(), v) {
+        ("*", Value::Array(items)) => items.iter().for_each(|i| values_at(i, rest, out)),
+        ("*", Value::Object(o)) => o.values().for_each(|i| values_at(i, rest, out)),
+        (key, Value::Object(o)) => {
+            if let Some(i) = o.get(key) {
+                values_at(i, rest, out)
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The top-level properties whose change forces a replacement of this resource.
+pub(crate) fn replacing_properties(resource_type: &str, old: &Value, new: &Value) -> Vec<String> {
+    let Some(s) = schema(resource_type) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for path in &s.create_only {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        values_at(old, path, &mut a);
+        values_at(new, path, &mut b);
+        if a != b
+            && let Some(top) = path.first()
+            && !out.contains(top)
+        {
+            out.push(top.clone());
+        }
+    }
+    out
+}
+
+/// Whether a top-level property is createOnly (or has a createOnly part) for the type.
+pub(crate) fn is_create_only(resource_type: &str, property: &str) -> bool {
+    schema(resource_type).is_some_and(|s| {
+        s.create_only
+            .iter()
+            .any(|p| p.first().is_some_and(|f| f == property))
+    })
+}
+
+/// A replacement AWS refuses: a createOnly `...Name` property set, and unchanged, so the new
+/// resource would collide with the old one. Returns the name.
+pub(crate) fn custom_name_conflict(
+    resource_type: &str,
+    old: &Value,
+    new: &Value,
+) -> Option<String> {
+    let s = schema(resource_type)?;
+    s.create_only
+        .iter()
+        .filter(|p| p.len() == 1 && p[0].ends_with("Name"))
+        .find_map(|p| {
+            let (a, b) = (old.get(&p[0])?, new.get(&p[0])?);
+            (a == b).then(|| crate::resolve::value_text(b))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn create_only_paths_decide_replacement() {
+        let q = "AWS::SQS::Queue";
+        assert_eq!(
+            replacing_properties(
+                q,
+                &json!({"QueueName": "a", "DelaySeconds": 1}),
+                &json!({"QueueName": "b", "DelaySeconds": 1})
+            ),
+            vec!["QueueName"]
+        );
+        assert!(
+            replacing_properties(q, &json!({"DelaySeconds": 1}), &json!({"DelaySeconds": 2}))
+                .is_empty()
+        );
+        // A createOnly property appearing or disappearing counts as a change.
+        assert_eq!(
+            replacing_properties(q, &json!({}), &json!({"FifoQueue": true})),
+            vec!["FifoQueue"]
+        );
+        // Unknown types never replace on their own.
+        assert!(replacing_properties("Custom::X", &json!({"A": 1}), &json!({"A": 2})).is_empty());
+        assert!(is_create_only("AWS::S3::Bucket", "BucketName"));
+        assert!(!is_create_only("AWS::S3::Bucket", "Tags"));
+    }
+
+    #[test]
+    fn table_covers_the_registry() {
+        assert!(SCHEMAS.len() > 1000);
+        let ssm = schema("AWS::SSM::Parameter").unwrap();
+        assert_eq!(ssm.primary_identifier, vec!["Name"]);
+        assert_eq!(
+            custom_name_conflict(
+                "AWS::SQS::Queue",
+                &json!({"QueueName": "q", "FifoQueue": false}),
+                &json!({"QueueName": "q", "FifoQueue": true})
+            ),
+            Some("q".to_string())
+        );
+    }
+}

@@ -1,0 +1,475 @@
+//! The engine's shared state: every stack (live and deleted), its resources and events, and the
+//! change sets, in memory with write-through to the store (tables `cfn_*`). A state transition
+//! is committed before anything observes it through the API.
+
+use crate::engine::{Engine, EngineConfig};
+use crate::error::EngineError;
+use crate::provider::ProviderRegistry;
+use crate::status::StackStatus;
+use crate::world::World;
+use cumulo_store::Store;
+use cumulo_store::rusqlite::{self, params};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::watch;
+
+const MIGRATIONS: &[&str] = &["CREATE TABLE cfn_stacks (stack_id TEXT PRIMARY KEY, body TEXT NOT NULL);
+     CREATE TABLE cfn_resources (stack_id TEXT NOT NULL, logical_id TEXT NOT NULL, body TEXT NOT NULL,
+         PRIMARY KEY (stack_id, logical_id));
+     CREATE TABLE cfn_events (stack_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+         PRIMARY KEY (stack_id, seq));
+     CREATE TABLE cfn_change_sets (change_set_id TEXT PRIMARY KEY, body TEXT NOT NULL);"];
+
+/// Milliseconds since the epoch: what records keep (views turn it into a `DateTime`).
+pub(crate) fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct StoredParam {
+    pub key: String,
+    /// What the stack was given (or the default); for SSM types the parameter name.
+    pub value: String,
+    /// For SSM parameter types, the value read from SSM at the operation.
+    pub resolved: Option<String>,
+    pub no_echo: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct StoredOutput {
+    pub key: String,
+    pub value: String,
+    pub description: Option<String>,
+    pub export_name: Option<String>,
+}
+
+/// One resource of a stack. `properties` are resolved intrinsics with dynamic references
+/// left literal: what is hashed, stored and shown.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct ResourceRecord {
+    pub logical_id: String,
+    pub resource_type: String,
+    pub physical_id: Option<String>,
+    pub status: String,
+    pub status_reason: Option<String>,
+    pub properties: Value,
+    pub hash: String,
+    pub attributes: Map<String, Value>,
+    pub updated: i64,
+    pub deletion_policy: Option<String>,
+    pub update_replace_policy: Option<String>,
+    pub metadata: Option<Value>,
+    pub depends_on: Vec<String>,
+    /// Created as a stub (no provider): nothing to delete.
+    pub stub: bool,
+    /// During an update: the record this one replaced, deleted in the cleanup phase.
+    pub replaced: Option<Box<ResourceRecord>>,
+    /// Created by the running operation (a rollback deletes it).
+    pub created_by_op: bool,
+}
+
+/// What a stack looked like before the running update: what a rollback restores.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Generation {
+    pub template_body: String,
+    pub description: Option<String>,
+    pub parameters: Vec<StoredParam>,
+    pub tags: Vec<(String, String)>,
+    pub outputs: Vec<StoredOutput>,
+    pub notification_arns: Vec<String>,
+    pub capabilities: Vec<String>,
+    pub resources: IndexMap<String, ResourceRecord>,
+    pub imports: Vec<String>,
+}
+
+/// The running (or last) operation's options.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub(crate) struct OpRecord {
+    pub token: String,
+    /// The caller gave the token (idempotent retries compare it).
+    pub caller_token: bool,
+    pub kind: String,
+    pub disable_rollback: bool,
+    /// OnFailure=DELETE.
+    pub delete_on_failure: bool,
+    pub retain_except_on_create: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct StackRecord {
+    pub stack_id: String,
+    pub stack_name: String,
+    pub region: String,
+    pub account_id: String,
+    pub status: StackStatus,
+    pub status_reason: Option<String>,
+    pub created: i64,
+    pub updated: Option<i64>,
+    pub deleted: Option<i64>,
+    pub template_body: String,
+    pub description: Option<String>,
+    pub parameters: Vec<StoredParam>,
+    pub tags: Vec<(String, String)>,
+    pub capabilities: Vec<String>,
+    pub notification_arns: Vec<String>,
+    pub timeout_in_minutes: Option<i64>,
+    pub termination_protection: bool,
+    pub disable_rollback: bool,
+    pub retain_except_on_create: bool,
+    pub outputs: Vec<StoredOutput>,
+    pub parent_id: Option<String>,
+    pub root_id: Option<String>,
+    pub change_set_id: Option<String>,
+    /// Export names this stack's template imports.
+    pub imports: Vec<String>,
+    pub previous: Option<Generation>,
+    /// Physical resources a rollback still has to delete (replacements it retired).
+    #[serde(default)]
+    pub orphans: Vec<ResourceRecord>,
+    pub op: OpRecord,
+    /// Persisted in `cfn_resources`.
+    #[serde(skip)]
+    pub resources: IndexMap<String, ResourceRecord>,
+    /// Persisted in `cfn_events`; oldest first.
+    #[serde(skip)]
+    pub events: Vec<EventRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct EventRecord {
+    pub seq: u64,
+    pub event_id: String,
+    pub logical_id: String,
+    pub physical_id: Option<String>,
+    pub resource_type: String,
+    pub timestamp: i64,
+    pub status: String,
+    pub reason: Option<String>,
+    pub properties: Option<String>,
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ChangeSetRecord {
+    pub change_set_id: String,
+    pub change_set_name: String,
+    pub stack_id: String,
+    pub stack_name: String,
+    pub region: String,
+    pub description: Option<String>,
+    pub created: i64,
+    pub execution_status: String,
+    pub status: String,
+    pub status_reason: Option<String>,
+    /// `CREATE` or `UPDATE`.
+    pub change_set_type: String,
+    pub template_body: String,
+    pub parameters: Vec<StoredParam>,
+    pub given_parameters: Vec<(String, String)>,
+    pub tags: Option<Vec<(String, String)>>,
+    pub capabilities: Vec<String>,
+    pub notification_arns: Vec<String>,
+    pub include_nested_stacks: bool,
+    pub on_stack_failure: Option<String>,
+    pub changes: Vec<crate::api::ResourceChange>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// Every stack by ARN, deleted ones included.
+    pub stacks: HashMap<String, StackRecord>,
+    /// (region, name) → ARN of the stack holding the name (anything not DELETE_COMPLETE).
+    pub names: HashMap<(String, String), String>,
+    pub change_sets: IndexMap<String, ChangeSetRecord>,
+    pub next_seq: u64,
+}
+
+/// Per running operation: its abort signal (CancelUpdateStack, a timeout) and a channel that
+/// turns true when it finished.
+#[derive(Clone)]
+pub(crate) struct Running {
+    pub abort: Arc<watch::Sender<bool>>,
+    pub done: watch::Receiver<bool>,
+}
+
+pub(crate) struct Inner {
+    pub store: Arc<Store>,
+    pub registry: ProviderRegistry,
+    pub world: Arc<dyn World>,
+    pub config: EngineConfig,
+    pub state: Mutex<State>,
+    pub running: Mutex<HashMap<String, Running>>,
+}
+
+/// Why an interrupted operation failed (documented: the engine cannot resume a provider call it
+/// lost, so it stops in the failed state AWS would recover from).
+pub(crate) const RESTART_REASON: &str =
+    "cumulo: the server restarted while this operation was in progress";
+
+impl Inner {
+    pub fn open(
+        store: Arc<Store>,
+        registry: ProviderRegistry,
+        world: Arc<dyn World>,
+        config: EngineConfig,
+    ) -> Result<Engine, EngineError> {
+        store.migrate("cfn", MIGRATIONS)?;
+        let mut state = load(&store)?;
+        recover(&store, &mut state)?;
+        let mut registry = registry;
+        let inner = Arc::new_cyclic(|weak| {
+            crate::builtin::register(&mut registry, weak.clone());
+            Inner {
+                store,
+                registry,
+                world,
+                config,
+                state: Mutex::new(state),
+                running: Mutex::new(HashMap::new()),
+            }
+        });
+        Ok(Engine { inner })
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes a stack's own row (not its resources or events).
+    pub fn save_stack(&self, stack: &StackRecord) -> Result<(), EngineError> {
+        let body = to_json(stack);
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
+                params![stack.stack_id, body],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Writes a stack row with all its resources (start and end of operations).
+    pub fn save_stack_full(&self, stack: &StackRecord) -> Result<(), EngineError> {
+        let body = to_json(stack);
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
+                params![stack.stack_id, body],
+            )?;
+            tx.execute(
+                "DELETE FROM cfn_resources WHERE stack_id = ?1",
+                params![stack.stack_id],
+            )?;
+            for r in stack.resources.values() {
+                tx.execute(
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+                    params![stack.stack_id, r.logical_id, to_json(r)],
+                )?;
+            }
+            for e in &stack.events {
+                tx.execute(
+                    "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+                    params![stack.stack_id, e.seq as i64, to_json(e)],
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Writes one resource and one event together: a resource transition.
+    pub fn save_transition(
+        &self,
+        stack_id: &str,
+        resource: Option<&ResourceRecord>,
+        removed: Option<&str>,
+        event: Option<&EventRecord>,
+    ) -> Result<(), EngineError> {
+        self.store.write(|tx| {
+            if let Some(r) = resource {
+                tx.execute(
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
+                    params![stack_id, r.logical_id, to_json(r)],
+                )?;
+            }
+            if let Some(logical) = removed {
+                tx.execute(
+                    "DELETE FROM cfn_resources WHERE stack_id = ?1 AND logical_id = ?2",
+                    params![stack_id, logical],
+                )?;
+            }
+            if let Some(e) = event {
+                tx.execute(
+                    "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+                    params![stack_id, e.seq as i64, to_json(e)],
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    pub fn save_change_set(&self, cs: &ChangeSetRecord) -> Result<(), EngineError> {
+        let body = to_json(cs);
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_change_sets(change_set_id, body) VALUES (?1, ?2)",
+                params![cs.change_set_id, body],
+            )
+        })?;
+        Ok(())
+    }
+
+    pub fn remove_change_set(&self, id: &str) -> Result<(), EngineError> {
+        self.store.write(|tx| {
+            tx.execute(
+                "DELETE FROM cfn_change_sets WHERE change_set_id = ?1",
+                params![id],
+            )
+        })?;
+        Ok(())
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    // Records are plain data (strings, numbers, JSON values): serialization cannot fail.
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn load(store: &Store) -> Result<State, EngineError> {
+    let rows = |sql: &str| -> Result<Vec<(String, String)>, EngineError> {
+        Ok(store.read(|c| {
+            let mut st = c.prepare(sql)?;
+            let it = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+            it.collect::<rusqlite::Result<Vec<_>>>()
+        })?)
+    };
+    let mut state = State::default();
+    for (_, body) in rows("SELECT stack_id, body FROM cfn_stacks")? {
+        let Ok(stack) = serde_json::from_str::<StackRecord>(&body) else {
+            continue;
+        };
+        if stack.status != StackStatus::DELETE_COMPLETE {
+            state.names.insert(
+                (stack.region.clone(), stack.stack_name.clone()),
+                stack.stack_id.clone(),
+            );
+        }
+        state.stacks.insert(stack.stack_id.clone(), stack);
+    }
+    for (stack_id, body) in rows("SELECT stack_id, body FROM cfn_resources ORDER BY rowid")? {
+        if let (Some(stack), Ok(r)) = (
+            state.stacks.get_mut(&stack_id),
+            serde_json::from_str::<ResourceRecord>(&body),
+        ) {
+            stack.resources.insert(r.logical_id.clone(), r);
+        }
+    }
+    for (stack_id, body) in rows("SELECT stack_id, body FROM cfn_events ORDER BY seq")? {
+        if let (Some(stack), Ok(e)) = (
+            state.stacks.get_mut(&stack_id),
+            serde_json::from_str::<EventRecord>(&body),
+        ) {
+            state.next_seq = state.next_seq.max(e.seq + 1);
+            stack.events.push(e);
+        }
+    }
+    for (_, body) in rows("SELECT change_set_id, body FROM cfn_change_sets ORDER BY rowid")? {
+        if let Ok(cs) = serde_json::from_str::<ChangeSetRecord>(&body) {
+            state.change_sets.insert(cs.change_set_id.clone(), cs);
+        }
+    }
+    Ok(state)
+}
+
+/// Finishes, as failed, every operation the previous process did not finish. Each lands in the
+/// state AWS lets a user recover from: CREATE_FAILED (delete, RollbackStack, or an update with
+/// DisableRollback), UPDATE_FAILED (RollbackStack), UPDATE_ROLLBACK_FAILED
+/// (ContinueUpdateRollback), ROLLBACK_FAILED and DELETE_FAILED (DeleteStack again). A cleanup
+/// phase after a successful update is recorded as complete: the update itself succeeded.
+fn recover(store: &Store, state: &mut State) -> Result<(), EngineError> {
+    use StackStatus::*;
+    let mut changed = Vec::new();
+    let mut seq = state.next_seq;
+    for stack in state.stacks.values_mut() {
+        let to = match stack.status {
+            CREATE_IN_PROGRESS => CREATE_FAILED,
+            UPDATE_IN_PROGRESS => UPDATE_FAILED,
+            UPDATE_COMPLETE_CLEANUP_IN_PROGRESS => UPDATE_COMPLETE,
+            UPDATE_ROLLBACK_IN_PROGRESS | UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS => {
+                UPDATE_ROLLBACK_FAILED
+            }
+            ROLLBACK_IN_PROGRESS => ROLLBACK_FAILED,
+            DELETE_IN_PROGRESS => DELETE_FAILED,
+            _ => continue,
+        };
+        for r in stack.resources.values_mut() {
+            if r.status.ends_with("_IN_PROGRESS") {
+                r.status = r.status.replace("_IN_PROGRESS", "_FAILED");
+                r.status_reason = Some(RESTART_REASON.to_string());
+            }
+        }
+        if to == UPDATE_COMPLETE {
+            stack.previous = None;
+            for r in stack.resources.values_mut() {
+                r.replaced = None;
+            }
+        }
+        stack.status = to;
+        stack.status_reason = (to != UPDATE_COMPLETE).then(|| RESTART_REASON.to_string());
+        stack.events.push(EventRecord {
+            seq,
+            event_id: uuid::Uuid::new_v4().to_string(),
+            logical_id: stack.stack_name.clone(),
+            physical_id: Some(stack.stack_id.clone()),
+            resource_type: "AWS::CloudFormation::Stack".into(),
+            timestamp: now_ms(),
+            status: to.as_str().into(),
+            reason: stack.status_reason.clone(),
+            properties: None,
+            token: stack.op.token.clone(),
+        });
+        seq += 1;
+        changed.push(stack.stack_id.clone());
+    }
+    state.next_seq = seq;
+    for cs in state.change_sets.values_mut() {
+        if cs.execution_status == "EXECUTE_IN_PROGRESS" {
+            cs.execution_status = "EXECUTE_FAILED".into();
+        }
+    }
+    let css: Vec<ChangeSetRecord> = state.change_sets.values().cloned().collect();
+    store.write(|tx| {
+        for id in &changed {
+            let Some(stack) = state.stacks.get(id) else {
+                continue;
+            };
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
+                params![id, to_json(stack)],
+            )?;
+            for r in stack.resources.values() {
+                tx.execute(
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
+                    params![id, r.logical_id, to_json(r)],
+                )?;
+            }
+            if let Some(e) = stack.events.last() {
+                tx.execute(
+                    "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+                    params![id, e.seq as i64, to_json(e)],
+                )?;
+            }
+        }
+        for cs in &css {
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_change_sets(change_set_id, body) VALUES (?1, ?2)",
+                params![cs.change_set_id, to_json(cs)],
+            )?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Derives the engine's compact resource-schema table from the CloudFormation registry schemas
+cfn-lint ships (us-east-1), so the engine knows, for every resource type, which properties force
+a replacement (createOnlyProperties), which are read-only, and the primary identifier.
+
+Output: crates/engine/resource-schemas.txt, one line per type:
+    AWS::S3::Bucket|c=BucketName,ObjectLockEnabled|r=Arn,DomainName|p=BucketName
+Property paths keep their nesting with '/' (e.g. KeySchema, Tags/*/Key); the `/properties/`
+prefix is dropped. Run it again after upgrading cfn-lint and commit the result.
+"""
+import importlib
+import json
+import pathlib
+
+import cfnlint.data.schemas.providers.us_east_1 as providers
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "crates" / "engine" / "resource-schemas.txt"
+SCHEMAS = pathlib.Path(importlib.import_module("cfnlint.data.schemas").__file__).parent / "resources"
+
+
+def paths(schema, key):
+    out = []
+    for p in schema.get(key, []):
+        if p.startswith("/properties/"):
+            out.append(p[len("/properties/"):])
+    return ",".join(out)
+
+
+def main():
+    lines = []
+    for type_name, digest in sorted(providers.types.items()):
+        f = SCHEMAS / f"{digest}.json"
+        if not f.exists():
+            continue
+        schema = json.loads(f.read_text())
+        lines.append(
+            f"{type_name}|c={paths(schema, 'createOnlyProperties')}"
+            f"|r={paths(schema, 'readOnlyProperties')}"
+            f"|p={paths(schema, 'primaryIdentifier')}"
+        )
+    OUT.write_text("\n".join(lines) + "\n")
+    print(f"{len(lines)} resource types -> {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
