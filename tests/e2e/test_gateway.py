@@ -167,16 +167,18 @@ def test_aws_cli_with_wrong_secret_fails(verifying):
 
 
 def test_region_comes_from_the_credential_scope(cumulo):
-    # A scope naming a region the gateway must pass on; errors from an unemulated service echo
-    # nothing region-specific, so use SQS's queue URL once SQS exists, else just routing.
-    sqs = cumulo.client("sqs", region="eu-west-3")
+    # State is per region: a queue made with a eu-west-3 scope is in eu-west-3 only.
+    paris = cumulo.client("sqs", region="eu-west-3")
     try:
-        url = sqs.create_queue(QueueName="gw-region")["QueueUrl"]
+        url = paris.create_queue(QueueName="gw-region")["QueueUrl"]
     except botocore.exceptions.ClientError as e:
         if code(e) == "NotImplemented":
             pytest.skip("sqs not implemented in this build")
         raise
-    assert "eu-west-3" in url or "queue" in url
+    arn = paris.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    assert arn == "arn:aws:sqs:eu-west-3:000000000000:gw-region"
+    virginia = cumulo.client("sqs", region="us-east-1")
+    assert "gw-region" not in " ".join(virginia.list_queues().get("QueueUrls", []))
 
 
 def test_virtual_hosted_bucket_is_path_style_to_s3(cumulo):

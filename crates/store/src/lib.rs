@@ -74,8 +74,7 @@ impl std::fmt::Debug for Store {
 }
 
 /// Which migrations each owner has applied.
-const SCHEMA_VERSIONS: &str =
-    "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL);";
+const SCHEMA_VERSIONS: &str = "CREATE TABLE IF NOT EXISTS schema_versions (owner TEXT PRIMARY KEY, version INTEGER NOT NULL);";
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "cumulo.db";
