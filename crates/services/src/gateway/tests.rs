@@ -465,7 +465,12 @@ async fn refuses_a_content_type_the_protocol_cannot_read() {
     );
     let (status, _, _) = call(
         &g,
-        req(Method::POST, "/", &[("authorization", sts), form], form_body),
+        req(
+            Method::POST,
+            "/",
+            &[("authorization", sts), form],
+            form_body,
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
