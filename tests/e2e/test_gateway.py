@@ -167,16 +167,18 @@ def test_aws_cli_with_wrong_secret_fails(verifying):
 
 
 def test_region_comes_from_the_credential_scope(cumulo):
-    # A scope naming a region the gateway must pass on; errors from an unemulated service echo
-    # nothing region-specific, so use SQS's queue URL once SQS exists, else just routing.
-    sqs = cumulo.client("sqs", region="eu-west-3")
+    # State is per region: a queue made with a eu-west-3 scope is in eu-west-3 only.
+    paris = cumulo.client("sqs", region="eu-west-3")
     try:
-        url = sqs.create_queue(QueueName="gw-region")["QueueUrl"]
+        url = paris.create_queue(QueueName="gw-region")["QueueUrl"]
     except botocore.exceptions.ClientError as e:
         if code(e) == "NotImplemented":
             pytest.skip("sqs not implemented in this build")
         raise
-    assert "eu-west-3" in url or "queue" in url
+    arn = paris.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    assert arn == "arn:aws:sqs:eu-west-3:000000000000:gw-region"
+    virginia = cumulo.client("sqs", region="us-east-1")
+    assert "gw-region" not in " ".join(virginia.list_queues().get("QueueUrls", []))
 
 
 def test_virtual_hosted_bucket_is_path_style_to_s3(cumulo):
@@ -217,6 +219,15 @@ def test_gateway_listen_is_honoured(tmp_path):
 
 def test_binds_loopback_by_default(cumulo):
     # The session server was started without --host: it must not listen on other interfaces.
-    out = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
-    listeners = [line.split()[3] for line in out.splitlines() if line.split()[3].endswith(f":{cumulo.port}")]
-    assert listeners == [f"127.0.0.1:{cumulo.port}"], listeners
+    listeners = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            addr, port = local.rsplit(":", 1)
+            if state == "0A" and int(port, 16) == cumulo.port:  # 0A: LISTEN
+                listeners.append(addr)
+    assert listeners == ["0100007F"], listeners  # 127.0.0.1, little-endian hex

@@ -1,4 +1,5 @@
 """S3 end to end: boto3 and the AWS CLI against the real binary."""
+import base64
 import datetime
 import hashlib
 import json
@@ -8,8 +9,8 @@ import urllib.error
 import urllib.request
 import uuid
 import zlib
-import base64
 
+import boto3.s3.transfer
 import botocore.exceptions
 import pytest
 
@@ -672,7 +673,7 @@ def test_acls(s3, bucket):
     assert err(e) == ("AccessControlListNotSupported", 400)
 
 
-def test_unimplemented_operations_answer_501(s3, bucket):
+def test_unimplemented_operations_answer_501(cumulo, s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.get_bucket_logging(Bucket=bucket)
     assert err(e) == ("NotImplemented", 501)
@@ -680,6 +681,20 @@ def test_unimplemented_operations_answer_501(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.put_bucket_replication(Bucket=bucket, ReplicationConfiguration={"Role": "arn:aws:iam::000000000000:role/r", "Rules": []})
     assert "PutBucketReplication" in e.value.response["Error"]["Message"]
+    s3.put_object(Bucket=bucket, Key="k", Body=b"1")
+    for call, op in [
+        (lambda: s3.get_object_retention(Bucket=bucket, Key="k"), "GetObjectRetention"),
+        (lambda: s3.restore_object(Bucket=bucket, Key="k", RestoreRequest={"Days": 1}), "RestoreObject"),
+        (lambda: s3.get_bucket_accelerate_configuration(Bucket=bucket), "GetBucketAccelerateConfiguration"),
+        (lambda: s3.list_bucket_metrics_configurations(Bucket=bucket), "GetBucketMetricsConfiguration"),
+    ]:
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            call()
+        assert err(e) == ("NotImplemented", 501) and op in e.value.response["Error"]["Message"]
+    # A subresource PUT must never be mistaken for PutObject.
+    status, _, _ = raw(cumulo, "PUT", f"/{bucket}/k?renameObject", body=b"x")
+    assert status == 501
+    assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"1"
 
 
 # ---------------------------------------------------------------- checksums, chunked bodies, presigned URLs
@@ -868,3 +883,104 @@ def test_server_side_encryption_and_expected_owner(s3, bucket):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         s3.create_bucket(Bucket=name(), ObjectLockEnabledForBucket=True)
     assert err(e) == ("NotImplemented", 501)
+
+
+def test_full_object_multipart_checksum(s3, bucket, tmp_path):
+    p1, p2 = os.urandom(5 * MiB), os.urandom(100)
+    crc = lambda b: base64.b64encode(zlib.crc32(b).to_bytes(4, "big")).decode()
+    up = s3.create_multipart_upload(Bucket=bucket, Key="full", ChecksumAlgorithm="CRC32", ChecksumType="FULL_OBJECT")
+    assert up["ChecksumType"] == "FULL_OBJECT"
+    uid = up["UploadId"]
+    parts = []
+    for n, data in [(1, p1), (2, p2)]:
+        r = s3.upload_part(Bucket=bucket, Key="full", UploadId=uid, PartNumber=n, Body=data, ChecksumAlgorithm="CRC32")
+        assert r["ChecksumCRC32"] == crc(data)
+        parts.append({"PartNumber": n, "ETag": r["ETag"], "ChecksumCRC32": r["ChecksumCRC32"]})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.complete_multipart_upload(Bucket=bucket, Key="full", UploadId=uid, MultipartUpload={"Parts": parts},
+                                     ChecksumCRC32="AAAAAA==", ChecksumType="FULL_OBJECT")
+    assert err(e) == ("BadDigest", 400)
+    r = s3.complete_multipart_upload(Bucket=bucket, Key="full", UploadId=uid, MultipartUpload={"Parts": parts},
+                                     ChecksumCRC32=crc(p1 + p2), ChecksumType="FULL_OBJECT")
+    assert r["ChecksumCRC32"] == crc(p1 + p2) and r["ChecksumType"] == "FULL_OBJECT"
+    # boto3 validates the full-object checksum against the body it downloads.
+    g = s3.get_object(Bucket=bucket, Key="full", ChecksumMode="ENABLED")
+    assert g["ChecksumCRC32"] == crc(p1 + p2) and g["Body"].read() == p1 + p2
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.create_multipart_upload(Bucket=bucket, Key="x", ChecksumAlgorithm="SHA256", ChecksumType="FULL_OBJECT")
+    assert err(e) == ("InvalidRequest", 400)
+    # s3transfer's multipart upload with a whole-file checksum.
+
+    f = tmp_path / "f.bin"
+    f.write_bytes(p1 + p2)
+    cfg = boto3.s3.transfer.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB)
+    s3.upload_file(str(f), bucket, "via-transfer", ExtraArgs={"ChecksumCRC32": crc(p1 + p2)}, Config=cfg)
+    h = s3.head_object(Bucket=bucket, Key="via-transfer", ChecksumMode="ENABLED")
+    assert h["ChecksumCRC32"] == crc(p1 + p2) and h["ETag"].endswith('-2"')
+
+
+def test_list_buckets_pages_and_filters(cumulo, s3):
+    prefix = name("lb")
+    names = [f"{prefix}-{i}" for i in range(3)]
+    for n in names:
+        s3.create_bucket(Bucket=n)
+    r = s3.list_buckets(Prefix=prefix, MaxBuckets=2)
+    assert [b["Name"] for b in r["Buckets"]] == names[:2] and r["Prefix"] == prefix
+    r2 = s3.list_buckets(Prefix=prefix, MaxBuckets=2, ContinuationToken=r["ContinuationToken"])
+    assert [b["Name"] for b in r2["Buckets"]] == names[2:] and "ContinuationToken" not in r2
+    pages = s3.get_paginator("list_buckets").paginate(Prefix=prefix, PaginationConfig={"PageSize": 1})
+    assert [b["Name"] for p in pages for b in p["Buckets"]] == names
+    assert s3.list_buckets(Prefix=prefix, BucketRegion="eu-west-1")["Buckets"] == []
+    for n in names:
+        s3.delete_bucket(Bucket=n)
+
+
+def test_cors_preflight_and_response_headers(cumulo, s3, bucket):
+    pre = {"Origin": "https://app.example.com", "Access-Control-Request-Method": "PUT"}
+    status, _, body = raw(cumulo, "OPTIONS", f"/{bucket}/k", headers=pre)
+    assert status == 403 and b"CORS is not enabled for this bucket" in body
+    s3.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": [
+        {"AllowedOrigins": ["https://*.example.com"], "AllowedMethods": ["PUT", "GET"],
+         "AllowedHeaders": ["content-type", "x-amz-*"], "ExposeHeaders": ["ETag"], "MaxAgeSeconds": 600}]})
+    status, headers, _ = raw(cumulo, "OPTIONS", f"/{bucket}/k",
+                             headers={**pre, "Access-Control-Request-Headers": "Content-Type, X-Amz-Date"})
+    assert status == 200
+    assert headers["Access-Control-Allow-Origin"] == "https://app.example.com"
+    assert headers["Access-Control-Allow-Methods"] == "PUT, GET"
+    assert headers["Access-Control-Allow-Headers"] == "Content-Type, X-Amz-Date"
+    assert headers["Access-Control-Max-Age"] == "600"
+    status, _, body = raw(cumulo, "OPTIONS", f"/{bucket}/k",
+                          headers={"Origin": "https://evil.com", "Access-Control-Request-Method": "PUT"})
+    assert status == 403 and b"<Code>AccessForbidden</Code>" in body
+    status, _, _ = raw(cumulo, "OPTIONS", f"/{bucket}/k", headers={"Origin": "https://app.example.com"})
+    assert status == 400
+    s3.put_object(Bucket=bucket, Key="k", Body=b"1")
+    status, headers, _ = raw(cumulo, "GET", f"/{bucket}/k", headers={"Origin": "https://app.example.com"})
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == "https://app.example.com"
+    assert headers["Access-Control-Expose-Headers"] == "ETag"
+    status, headers, _ = raw(cumulo, "GET", f"/{bucket}/k", headers={"Origin": "https://evil.com"})
+    assert status == 200 and "Access-Control-Allow-Origin" not in headers
+
+
+def test_get_object_attributes(s3, bucket):
+    body = b"attrs" * 10
+    s3.put_object(Bucket=bucket, Key="a", Body=body, ChecksumAlgorithm="SHA256")
+    r = s3.get_object_attributes(Bucket=bucket, Key="a", ObjectAttributes=["ETag", "Checksum", "ObjectSize", "StorageClass"])
+    assert r["ETag"] == hashlib.md5(body).hexdigest()
+    assert r["ObjectSize"] == len(body) and r["StorageClass"] == "STANDARD"
+    assert r["Checksum"]["ChecksumSHA256"] == base64.b64encode(hashlib.sha256(body).digest()).decode()
+    assert "ObjectParts" not in r
+    uid = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+    e1 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=uid, PartNumber=1, Body=b"x" * (5 * MiB))["ETag"]
+    e2 = s3.upload_part(Bucket=bucket, Key="mp", UploadId=uid, PartNumber=2, Body=b"y")["ETag"]
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=uid, MultipartUpload={
+        "Parts": [{"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp", ObjectAttributes=["ObjectParts"], MaxParts=1)
+    parts = r["ObjectParts"]
+    assert parts["TotalPartsCount"] == 2 and parts["IsTruncated"] is True
+    assert parts["Parts"] == [{"PartNumber": 1, "Size": 5 * MiB}]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="a", ObjectAttributes=["Color"])
+    assert err(e) == ("InvalidArgument", 400)
+    with pytest.raises(s3.exceptions.NoSuchKey):
+        s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])

@@ -253,6 +253,8 @@ def test_message_attribute_and_system_attribute_selection(sqs):
     {"AWS.reserved": {"DataType": "String", "StringValue": "x"}},
     {"ok": {"DataType": "Strange", "StringValue": "x"}},
     {"ok": {"DataType": "Number", "StringValue": "abc"}},
+    {"ok": {"DataType": "Number", "StringValue": "NaN"}},
+    {"ok": {"DataType": "Number", "StringValue": "inf"}},
     {"ok": {"DataType": "String", "StringValue": ""}},
     {f"a{i}": {"DataType": "String", "StringValue": "x"} for i in range(11)},
 ])
@@ -362,6 +364,20 @@ def test_delete_message_and_batch(sqs):
     assert a["ApproximateNumberOfMessages"] == "0" and a["ApproximateNumberOfMessagesNotVisible"] == "0"
 
 
+def test_only_the_latest_receipt_handle_deletes(sqs):
+    url = sqs.create_queue(QueueName=uniq("stale"))["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="x")
+    old = sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["ReceiptHandle"]
+    new = sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["ReceiptHandle"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=old)  # succeeds, deletes nothing
+    assert sqs.receive_message(QueueUrl=url, VisibilityTimeout=0)["Messages"][0]["Body"] == "x"
+    newest = sqs.receive_message(QueueUrl=url)["Messages"][0]["ReceiptHandle"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=new)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=newest)
+    a = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert a["ApproximateNumberOfMessages"] == "0" and a["ApproximateNumberOfMessagesNotVisible"] == "0"
+
+
 def test_send_message_batch(sqs):
     url = sqs.create_queue(QueueName=uniq("sbatch"))["QueueUrl"]
     attrs = {"k": {"DataType": "Number", "StringValue": "7"}}
@@ -446,6 +462,24 @@ def test_long_poll_woken_by_send(cumulo, sqs):
     assert 0.6 <= elapsed < 3
 
 
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_long_polls_do_not_busy_wait(cumulo):
+    url = cumulo.client("sqs").create_queue(QueueName=uniq("idle"))["QueueUrl"]
+    clients = [cumulo.client("sqs") for _ in range(4)]
+    before = cpu_seconds(cumulo.proc.pid)
+    threads = [threading.Thread(target=c.receive_message, kwargs={"QueueUrl": url, "WaitTimeSeconds": 2})
+               for c in clients]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    # Four 2-second polls; a spinning server would burn seconds of CPU here.
+    assert cpu_seconds(cumulo.proc.pid) - before < 0.5
+
+
 def test_purge_queue(sqs):
     url = sqs.create_queue(QueueName=uniq("purge"))["QueueUrl"]
     for i in range(4):
@@ -497,6 +531,21 @@ def test_fifo_order_sequence_numbers_and_group_locking(sqs):
     assert [m["Body"] for m in again] == ["A3"]
 
 
+def test_fifo_long_poll_woken_when_group_unlocks(cumulo, sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    for body in ("one", "two"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="g")
+    handle = sqs.receive_message(QueueUrl=url)["Messages"][0]["ReceiptHandle"]
+    deleter = cumulo.client("sqs")
+    th = threading.Timer(0.7, lambda: deleter.delete_message(QueueUrl=url, ReceiptHandle=handle))
+    t = time.time()
+    th.start()
+    got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10)["Messages"]
+    th.join()
+    assert [m["Body"] for m in got] == ["two"]
+    assert time.time() - t < 3
+
+
 def test_fifo_group_blocks_until_visibility_returns_in_order(sqs):
     url = fifo_queue(sqs, ContentBasedDeduplication="true")
     for body in ("first", "second"):
@@ -506,6 +555,36 @@ def test_fifo_group_blocks_until_visibility_returns_in_order(sqs):
     assert "Messages" not in sqs.receive_message(QueueUrl=url)
     sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0)
     assert sqs.receive_message(QueueUrl=url)["Messages"][0]["Body"] == "first"
+
+
+def test_fifo_queue_delay_keeps_group_order(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    sqs.send_message(QueueUrl=url, MessageBody="early", MessageGroupId="g")
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"DelaySeconds": "1"})
+    sqs.send_message(QueueUrl=url, MessageBody="late", MessageGroupId="g")
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["Body"] for m in first] == ["early"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    later = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=3)["Messages"]
+    assert [m["Body"] for m in later] == ["late"]
+
+
+def test_fifo_receive_request_attempt_id_replays(sqs):
+    url = fifo_queue(sqs, ContentBasedDeduplication="true")
+    for body in ("a", "b"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="g")
+    first = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, ReceiveRequestAttemptId="try-1")["Messages"]
+    again = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, ReceiveRequestAttemptId="try-1")["Messages"]
+    assert [m["Body"] for m in first] == ["a", "b"]
+    assert [m["ReceiptHandle"] for m in again] == [m["ReceiptHandle"] for m in first]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-2")
+    # Once a message of the attempt is deleted, the id no longer replays.
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")
+    with pytest.raises(ClientError) as e:
+        sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="x" * 129)
+    assert error_code(e) == "InvalidParameterValue"
 
 
 def test_fifo_deduplication(sqs):
@@ -575,6 +654,70 @@ def test_redrive_to_dead_letter_queue(sqs):
     assert sqs.list_dead_letter_source_queues(QueueUrl=src)["queueUrls"] == []
 
 
+def test_message_move_tasks_redrive_back(sqs):
+    dlq = sqs.create_queue(QueueName=uniq("mdlq"))["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    src = sqs.create_queue(QueueName=uniq("msrc"), Attributes={
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 1})})["QueueUrl"]
+    for i in range(3):
+        sqs.send_message(QueueUrl=src, MessageBody=f"m{i}")
+    sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10, VisibilityTimeout=0)
+    assert "Messages" not in sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10)
+    sqs.send_message(QueueUrl=dlq, MessageBody="orphan")  # never redriven: no source to go back to
+    handle = sqs.start_message_move_task(SourceArn=dlq_arn)["TaskHandle"]
+    assert handle
+    [task] = sqs.list_message_move_tasks(SourceArn=dlq_arn)["Results"]
+    assert task["Status"] == "FAILED" and "DestinationArn" in task["FailureReason"]
+    assert task["ApproximateNumberOfMessagesMoved"] == 3 and task["ApproximateNumberOfMessagesToMove"] == 4
+    back = sqs.receive_message(QueueUrl=src, MaxNumberOfMessages=10, AttributeNames=["All"])["Messages"]
+    assert sorted(m["Body"] for m in back) == ["m0", "m1", "m2"]
+    assert all(m["Attributes"]["ApproximateReceiveCount"] == "1" for m in back)
+    other = sqs.create_queue(QueueName=uniq("mdest"))["QueueUrl"]
+    other_arn = sqs.get_queue_attributes(QueueUrl=other, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.start_message_move_task(SourceArn=dlq_arn, DestinationArn=other_arn, MaxNumberOfMessagesPerSecond=10)
+    tasks = sqs.list_message_move_tasks(SourceArn=dlq_arn, MaxResults=10)["Results"]
+    assert [t["Status"] for t in tasks] == ["COMPLETED", "FAILED"]
+    assert tasks[0]["DestinationArn"] == other_arn and tasks[0]["MaxNumberOfMessagesPerSecond"] == 10
+    assert sqs.receive_message(QueueUrl=other)["Messages"][0]["Body"] == "orphan"
+    assert "Messages" not in sqs.receive_message(QueueUrl=dlq)
+    with pytest.raises(ClientError) as e:
+        sqs.cancel_message_move_task(TaskHandle=handle)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.cancel_message_move_task(TaskHandle="bm90LWEtdGFzaw==")
+    assert error_code(e) == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn=other_arn)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn="arn:aws:sqs:us-east-1:000000000000:missing")
+    assert error_code(e) == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        sqs.start_message_move_task(SourceArn=dlq_arn, MaxNumberOfMessagesPerSecond=501)
+    assert error_code(e) == "InvalidParameterValue"
+
+
+def test_redrive_allow_policy_is_enforced(sqs):
+    allowed_name, denied_name = uniq("allowed"), uniq("denied")
+    allowed_arn = f"arn:aws:sqs:us-east-1:000000000000:{allowed_name}"
+    dlq = sqs.create_queue(QueueName=uniq("picky"), Attributes={"RedriveAllowPolicy": json.dumps(
+        {"redrivePermission": "byQueue", "sourceQueueArns": [allowed_arn]})})["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    policy = {"RedrivePolicy": json.dumps({"deadLetterTargetArn": arn, "maxReceiveCount": 1})}
+    assert sqs.create_queue(QueueName=allowed_name, Attributes=policy)["QueueUrl"]
+    with pytest.raises(ClientError) as e:
+        sqs.create_queue(QueueName=denied_name, Attributes=policy)
+    assert error_code(e) == "InvalidParameterValue"
+    sqs.set_queue_attributes(QueueUrl=dlq, Attributes={"RedriveAllowPolicy": '{"redrivePermission":"denyAll"}'})
+    other = sqs.create_queue(QueueName=uniq("other"))["QueueUrl"]
+    with pytest.raises(ClientError) as e:
+        sqs.set_queue_attributes(QueueUrl=other, Attributes=policy)
+    assert error_code(e) == "InvalidParameterValue"
+    with pytest.raises(ClientError) as e:
+        sqs.set_queue_attributes(QueueUrl=dlq, Attributes={"RedriveAllowPolicy": '{"redrivePermission":"byQueue"}'})
+    assert error_code(e) == "InvalidParameterValue"
+
+
 def test_redrive_policy_requires_same_queue_type(sqs):
     dlq = fifo_queue(sqs)
     arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
@@ -641,11 +784,16 @@ def test_get_queue_url_for_another_account_does_not_exist(sqs):
     assert error_code(e) == "AWS.SimpleQueueService.NonExistentQueue"
 
 
-def test_unimplemented_operation_answers_501(sqs):
-    with pytest.raises(ClientError) as e:
-        sqs.list_message_move_tasks(SourceArn="arn:aws:sqs:us-east-1:000000000000:x")
-    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "ListMessageMoveTasks" in e.value.response["Error"]["Message"]
+def test_unknown_action_is_a_400(cumulo):
+    req = urllib.request.Request(cumulo.endpoint + "/", data=b"{}", headers={
+        "X-Amz-Target": "AmazonSQS.FlyAway",
+        "Content-Type": "application/x-amz-json-1.0",
+        "Authorization": "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=0",
+    })
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req)
+    assert e.value.code == 400
+    assert e.value.headers["x-amzn-query-error"] == "InvalidAction;Sender"
 
 
 def test_malformed_json_body_is_a_400(cumulo):
@@ -794,8 +942,10 @@ def test_query_protocol_round_trip(cumulo):
     assert [u.text for u in doc.findall("q:ListQueuesResult/q:QueueUrl", NS)] == [url]
     status, doc = query(cumulo, {"Action": "GetQueueUrl", "QueueName": name})
     assert doc.find("q:GetQueueUrlResult/q:QueueUrl", NS).text == url
-    status, _ = query(cumulo, {"Action": "DeleteQueue"}, path=path)
+    status, doc = query(cumulo, {"Action": "DeleteQueue"}, path=path)
     assert status == 200
+    assert doc.tag == "{%s}DeleteQueueResponse" % NS["q"]
+    assert [child.tag.split("}")[1] for child in doc] == ["ResponseMetadata"]
     status, doc = query(cumulo, {"Action": "GetQueueUrl", "QueueName": name})
     assert status == 400
     assert doc.find("q:Error/q:Code", NS).text == "AWS.SimpleQueueService.NonExistentQueue"
@@ -810,7 +960,7 @@ def test_query_protocol_errors(cumulo):
     status, doc = query(cumulo, {"Action": "NoSuchAction"})
     assert status == 400 and doc.find("q:Error/q:Code", NS).text == "InvalidAction"
     status, doc = query(cumulo, {"Action": "CancelMessageMoveTask", "TaskHandle": "x"})
-    assert status == 501 and "CancelMessageMoveTask" in doc.find("q:Error/q:Message", NS).text
+    assert status == 400 and doc.find("q:Error/q:Code", NS).text == "ResourceNotFoundException"
 
 
 # ---------------------------------------------------------------- durability
@@ -827,6 +977,9 @@ def test_state_survives_kill_9(fresh_server):
                          MessageAttributes={"i": {"DataType": "Number", "StringValue": str(i)}})
     inflight = sqs.receive_message(QueueUrl=url, VisibilityTimeout=600)["Messages"][0]
     fsent = sqs.send_message(QueueUrl=furl, MessageBody="f", MessageGroupId="g", MessageDeduplicationId="d")
+    # Consume the FIFO message: its sequence number must still bound later ones after restart.
+    fmsg = sqs.receive_message(QueueUrl=furl)["Messages"][0]
+    sqs.delete_message(QueueUrl=furl, ReceiptHandle=fmsg["ReceiptHandle"])
     server.kill9()
     server.start()
     sqs = server.client("sqs")
@@ -846,6 +999,7 @@ def test_state_survives_kill_9(fresh_server):
     # FIFO deduplication and sequence numbers survive too.
     dup = sqs.send_message(QueueUrl=furl, MessageBody="f", MessageGroupId="g", MessageDeduplicationId="d")
     assert dup["MessageId"] == fsent["MessageId"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=furl)
     nxt = sqs.send_message(QueueUrl=furl, MessageBody="f2", MessageGroupId="g", MessageDeduplicationId="d2")
     assert int(nxt["SequenceNumber"]) > int(fsent["SequenceNumber"])
     sqs.delete_queue(QueueUrl=url)

@@ -277,3 +277,21 @@ def test_secure_string_encrypted_at_rest_and_persisted(fresh_server):
     ssm = fresh_server.client("ssm")
     assert ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"] == secret
     assert ssm.get_parameter(Name="/plain/p")["Parameter"]["Value"] == "visible"
+
+
+def _scoped(service):
+    return [("Authorization", f"AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/{service}/aws4_request, "
+                              "SignedHeaders=host, Signature=00"), ("X-Amz-Date", "20240101T000000Z")]
+
+
+def test_unknown_operation_and_wrong_content_type(cumulo):
+    resp = cumulo.raw("POST", "/", [("X-Amz-Target", "AmazonSSM.NoSuchThing"),
+                                    ("Content-Type", "application/x-amz-json-1.1")] + _scoped("ssm"), b"{}")
+    assert resp.status == 400 and resp.error_code() == "UnknownOperationException"
+    resp = cumulo.raw("POST", "/", [("X-Amz-Target", "AmazonSSM.DescribeParameters"),
+                                    ("Content-Type", "application/xml")] + _scoped("ssm"), b"{}")
+    assert resp.status == 400 and resp.error_code() == "SerializationException"
+    resp = cumulo.raw("POST", "/", [("X-Amz-Target", "AmazonSSM.PutParameter"),
+                                    ("Content-Type", "application/x-amz-json-1.1")] + _scoped("ssm"),
+                      b'{"Name": ["not", "a", "string"], "Value": "v"}')
+    assert resp.status == 400 and resp.error_code() == "SerializationException"

@@ -75,6 +75,27 @@ def test_assume_role_validation(cumulo, kwargs, fragment):
     assert fragment in e.value.response["Error"]["Message"]
 
 
+def test_role_chaining_is_limited_to_one_hour(cumulo):
+    creds = cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="first")["Credentials"]
+    chained = client_with(cumulo, creds)
+    with pytest.raises(ClientError) as e:
+        chained.assume_role(RoleArn=ROLE, RoleSessionName="second", DurationSeconds=7200)
+    assert "role chaining" in e.value.response["Error"]["Message"]
+    out = chained.assume_role(RoleArn=ROLE, RoleSessionName="second", DurationSeconds=3600)
+    assert out["AssumedRoleUser"]["Arn"].endswith("/second")
+
+
+def test_assume_role_policy_and_source_identity(cumulo):
+    policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}'
+    out = cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="si", Policy=policy,
+                                           SourceIdentity="alice")
+    assert out["SourceIdentity"] == "alice"
+    assert out["PackedPolicySize"] == len(policy) * 100 // 2048
+    with pytest.raises(ClientError) as e:
+        cumulo.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="si", SourceIdentity="aws:me")
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+
+
 def test_assume_role_via_cli(cumulo):
     out = cumulo.aws("sts", "assume-role", "--role-arn", ROLE, "--role-session-name", "cli")
     assert out["AssumedRoleUser"]["Arn"].endswith("assumed-role/MyRole/cli")
@@ -100,11 +121,43 @@ def test_get_session_token(cumulo):
     assert cli["Credentials"]["AccessKeyId"].startswith("ASIA")
 
 
+def test_get_federation_token(cumulo):
+    sts = cumulo.client("sts")
+    out = sts.get_federation_token(Name="bob", DurationSeconds=900)
+    assert out["FederatedUser"] == {"FederatedUserId": "000000000000:bob",
+                                    "Arn": "arn:aws:sts::000000000000:federated-user/bob"}
+    ident = client_with(cumulo, out["Credentials"]).get_caller_identity()
+    assert ident["Arn"] == "arn:aws:sts::000000000000:federated-user/bob"
+    assert ident["UserId"] == "000000000000:bob"
+    with pytest.raises(ClientError) as e:
+        cumulo.client("sts", parameter_validation=False).get_federation_token(Name="b")
+    assert code_of(e) == "ValidationError"
+    with pytest.raises(ClientError) as e:
+        client_with(cumulo, out["Credentials"]).get_federation_token(Name="again")
+    assert code_of(e) == "AccessDenied"
+    cli = cumulo.aws("sts", "get-federation-token", "--name", "carol")
+    assert cli["FederatedUser"]["Arn"].endswith("federated-user/carol")
+
+
+def test_get_access_key_info(cumulo):
+    sts = cumulo.client("sts")
+    assert sts.get_access_key_info(AccessKeyId="AKIAIOSFODNN7EXAMPLE")["Account"] == "000000000000"
+    role = "arn:aws:iam::111122223333:role/Cross"
+    creds = sts.assume_role(RoleArn=role, RoleSessionName="xa")["Credentials"]
+    assert sts.get_access_key_info(AccessKeyId=creds["AccessKeyId"])["Account"] == "111122223333"
+    cli = cumulo.aws("sts", "get-access-key-info", "--access-key-id", creds["AccessKeyId"])
+    assert cli["Account"] == "111122223333"
+
+
+def code_of(exc):
+    return exc.value.response["Error"]["Code"]
+
+
 def test_unimplemented_operation_answers_501(cumulo):
     with pytest.raises(ClientError) as e:
-        cumulo.client("sts").get_federation_token(Name="bob")
+        cumulo.client("sts").decode_authorization_message(EncodedMessage="opaque")
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "GetFederationToken" in e.value.response["Error"]["Message"]
+    assert "DecodeAuthorizationMessage" in e.value.response["Error"]["Message"]
 
 
 def test_assumed_role_credentials_survive_restart(fresh_server):

@@ -49,7 +49,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    match render(&doc.value, &options, &PlaceholderSsm) {
+    match render(doc.value, &options, &PlaceholderSsm) {
         Ok(rendered) => {
             println!("{}", serde_json::to_string_pretty(&rendered.output)?);
             Ok(ExitCode::SUCCESS)

@@ -49,7 +49,7 @@ fn check(path: &PathBuf) -> (Vec<Diagnostic>, Option<SourceMap>) {
         dummy_parameters: true,
         ..RenderOptions::default()
     };
-    match render(&doc.value, &options, &PlaceholderSsm) {
+    match render(doc.value, &options, &PlaceholderSsm) {
         Ok(_) => (Vec::new(), Some(doc.source_map)),
         Err(errors) => (errors, Some(doc.source_map)),
     }

@@ -255,6 +255,9 @@ impl Gateway {
         if let Some(err) = malformed_uri(&req) {
             return self.render(&name, &req, err(&name, &req));
         }
+        if let Some(err) = self.wrong_content_type(&name, &req) {
+            return self.render(&name, &req, err);
+        }
         if name == "s3" {
             rewrite_virtual_host(&mut req);
         }
@@ -387,6 +390,48 @@ impl Gateway {
                     .ok_or_else(|| SigError::UnknownKey(sig.scope.access_key.clone()))?;
                 sigv4::verify(sig, &SignedParts::of(req), secret, chrono::Utc::now())
             }
+        }
+    }
+
+    /// A body the service's protocol cannot read because it is declared as something else: AWS
+    /// decodes by `Content-Type`, so a JSON-RPC call must say JSON and a query-protocol POST
+    /// whose parameters are in the body must say form-encoded. A missing `Content-Type` is let
+    /// through (hand-made requests often omit it); only a contradicting one is refused.
+    fn wrong_content_type(&self, service: &str, req: &AwsRequest) -> Option<AwsError> {
+        let content_type = req.header("content-type")?.trim().to_ascii_lowercase();
+        let protocol = match self.services.get(service) {
+            Some(svc) => svc.protocol(req),
+            None => return None,
+        };
+        match protocol {
+            Protocol::Json10 | Protocol::Json11 if req.header("x-amz-target").is_some() => {
+                let ok = content_type.starts_with("application/x-amz-json-1.")
+                    || content_type.starts_with("application/json");
+                (!ok).then(|| {
+                    AwsError::bad_request(
+                        "SerializationException",
+                        format!(
+                            "Unsupported Content-Type '{content_type}': this API reads application/x-amz-json-1.0 or 1.1"
+                        ),
+                    )
+                })
+            }
+            Protocol::Query(_) | Protocol::Ec2(_)
+                if req.method == http::Method::POST
+                    && !req.body.is_empty()
+                    && req.query_param("Action").is_none() =>
+            {
+                let ok = content_type.starts_with("application/x-www-form-urlencoded");
+                (!ok).then(|| {
+                    AwsError::bad_request(
+                        "MissingAction",
+                        format!(
+                            "The request body is {content_type}, not application/x-www-form-urlencoded, so it names no Action"
+                        ),
+                    )
+                })
+            }
+            _ => None,
         }
     }
 

@@ -20,10 +20,10 @@ pub fn evaluate_conditions(
     };
     let mut errors = Vec::new();
     for name in conditions.keys() {
-        if let Err(e) = state.get(name, ev, None) {
-            if !errors.iter().any(|x: &Diagnostic| x.message == e.message) {
-                errors.push(e.with_path(format!("Conditions/{name}")));
-            }
+        if let Err(e) = state.get(name, ev, None)
+            && !errors.iter().any(|x: &Diagnostic| x.message == e.message)
+        {
+            errors.push(e.with_path(format!("Conditions/{name}")));
         }
     }
     if errors.is_empty() {

@@ -6,6 +6,7 @@
 
 use crate::Diagnostic;
 use serde_json::Value;
+use std::fmt::Write;
 
 /// A parsed dynamic reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,8 +74,8 @@ fn walk(
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = path.len();
-                path.push('/');
-                path.push_str(&i.to_string());
+                // Writing to a String cannot fail.
+                let _ = write!(path, "/{i}");
                 walk(item, path, found, errors);
                 path.truncate(len);
             }

@@ -12,6 +12,7 @@ use indexmap::{IndexMap, IndexSet};
 use serde_json::Value;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt::Write;
 
 /// How a reference was written; GetAtt to an undefined resource has its own error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +55,14 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn at(&mut self, segment: &str, v: &Value) {
+    fn at(&mut self, segment: impl std::fmt::Display, v: &Value) {
         let len = self.path.len();
-        if !self.path.is_empty() {
-            self.path.push('/');
-        }
-        self.path.push_str(segment);
+        // Writing to a String cannot fail.
+        let _ = if self.path.is_empty() {
+            write!(self.path, "{segment}")
+        } else {
+            write!(self.path, "/{segment}")
+        };
         self.walk(v);
         self.path.truncate(len);
     }
@@ -79,7 +82,7 @@ impl Walker<'_> {
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    self.at(&i.to_string(), item);
+                    self.at(i, item);
                 }
             }
             _ => {}
@@ -360,12 +363,17 @@ impl DependencyGraph {
     /// Resources grouped so each level depends only on earlier levels: a level can be
     /// provisioned in parallel. Empty when the graph has a cycle.
     pub fn levels(&self) -> Vec<Vec<String>> {
-        let Ok(order) = self.order() else {
-            return Vec::new();
-        };
+        match self.order() {
+            Ok(order) => self.levels_of(&order),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// [`levels`](Self::levels) for an order already computed by [`order`](Self::order).
+    pub fn levels_of(&self, order: &[String]) -> Vec<Vec<String>> {
         let mut level_of: IndexMap<&str, usize> = IndexMap::with_capacity(order.len());
         let mut levels: Vec<Vec<String>> = Vec::new();
-        for id in &order {
+        for id in order {
             let level = self.deps.get(id).map_or(0, |deps| {
                 deps.iter()
                     .filter_map(|d| level_of.get(d.as_str()))

@@ -142,9 +142,16 @@ fn string_attr(
 impl Template {
     /// Builds the model, collecting every format error rather than stopping at the first.
     /// Expects language-extension constructs (Fn::ForEach keys) to be expanded already.
-    pub fn from_value(root: &Value) -> Result<Template, Vec<Diagnostic>> {
+    /// Takes the value by ownership: resource bodies move into the model uncopied (a large
+    /// template is mostly resource properties).
+    pub fn from_value(root: Value) -> Result<Template, Vec<Diagnostic>> {
         let mut errors = Vec::new();
-        let Some(top) = root.as_object() else {
+        let transforms = transforms_of(&root);
+        let parameters = parameters_of(&root).unwrap_or_else(|e| {
+            errors.extend(e);
+            IndexMap::new()
+        });
+        let Value::Object(mut top) = root else {
             return Err(vec![format_error("Template must be a JSON or YAML object")]);
         };
         let invalid: Vec<&str> = top
@@ -181,10 +188,6 @@ impl Template {
                 None
             }
         };
-        let parameters = parameters_of(root).unwrap_or_else(|e| {
-            errors.extend(e);
-            IndexMap::new()
-        });
         let mappings = Self::mappings(top.get("Mappings"), &mut errors);
         let mut conditions = IndexMap::new();
         match top.get("Conditions") {
@@ -198,12 +201,14 @@ impl Template {
                 .push(format_error("Conditions section must be an object").with_path("Conditions")),
         }
         let mut resources = IndexMap::new();
-        match top.get("Resources") {
+        // `remove` on serde_json's ordered map swaps entries: fine for these single sections,
+        // whose own member order is untouched.
+        match top.remove("Resources") {
             Some(Value::Object(r)) if !r.is_empty() => {
                 for (id, v) in r {
-                    match Self::resource(id, v) {
+                    match Self::resource(&id, v) {
                         Ok(res) => {
-                            resources.insert(id.clone(), res);
+                            resources.insert(id, res);
                         }
                         Err(e) => errors.push(e),
                     }
@@ -214,13 +219,13 @@ impl Template {
             )),
         }
         let mut outputs = IndexMap::new();
-        match top.get("Outputs") {
+        match top.remove("Outputs") {
             None | Some(Value::Null) => {}
             Some(Value::Object(o)) => {
                 for (name, v) in o {
-                    match Self::output(name, v) {
+                    match Self::output(&name, v) {
                         Ok(out) => {
-                            outputs.insert(name.clone(), out);
+                            outputs.insert(name, out);
                         }
                         Err(e) => errors.push(e),
                     }
@@ -236,14 +241,14 @@ impl Template {
         Ok(Template {
             format_version,
             description,
-            metadata: top.get("Metadata").cloned(),
-            transforms: transforms_of(root),
+            metadata: top.remove("Metadata"),
+            transforms,
             parameters,
             mappings,
             conditions,
             resources,
             outputs,
-            rules: top.get("Rules").cloned(),
+            rules: top.remove("Rules"),
         })
     }
 
@@ -283,7 +288,7 @@ impl Template {
         out
     }
 
-    fn resource(id: &str, v: &Value) -> Result<Resource, Diagnostic> {
+    fn resource(id: &str, v: Value) -> Result<Resource, Diagnostic> {
         let path = format!("Resources/{id}");
         let missing_type = || {
             format_error(format!(
@@ -291,7 +296,9 @@ impl Template {
             ))
             .with_path(path.clone())
         };
-        let obj = v.as_object().ok_or_else(missing_type)?;
+        let Value::Object(mut obj) = v else {
+            return Err(missing_type());
+        };
         let resource_type = match obj.get("Type") {
             Some(Value::String(t)) if !t.is_empty() => t.clone(),
             _ => return Err(missing_type()),
@@ -302,9 +309,9 @@ impl Template {
                     .with_path(format!("{path}/{bad}")),
             );
         }
-        let properties = match obj.get("Properties") {
+        let properties = match obj.remove("Properties") {
             None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(p @ Value::Object(_)) => p.clone(),
+            Some(p @ Value::Object(_)) => p,
             Some(_) => {
                 return Err(format_error(format!(
                     "[/Resources/{id}/Properties] Properties must be an object"
@@ -332,16 +339,16 @@ impl Template {
             resource_type,
             properties,
             depends_on,
-            condition: string_attr(obj, "Condition", &path)?,
-            deletion_policy: obj.get("DeletionPolicy").cloned(),
-            update_replace_policy: obj.get("UpdateReplacePolicy").cloned(),
-            metadata: obj.get("Metadata").cloned(),
-            creation_policy: obj.get("CreationPolicy").cloned(),
-            update_policy: obj.get("UpdatePolicy").cloned(),
+            condition: string_attr(&obj, "Condition", &path)?,
+            deletion_policy: obj.remove("DeletionPolicy"),
+            update_replace_policy: obj.remove("UpdateReplacePolicy"),
+            metadata: obj.remove("Metadata"),
+            creation_policy: obj.remove("CreationPolicy"),
+            update_policy: obj.remove("UpdatePolicy"),
         })
     }
 
-    fn output(name: &str, v: &Value) -> Result<Output, Diagnostic> {
+    fn output(name: &str, v: Value) -> Result<Output, Diagnostic> {
         let path = format!("Outputs/{name}");
         let malformed = || {
             format_error(format!(
@@ -349,10 +356,12 @@ impl Template {
             ))
             .with_path(path.clone())
         };
-        let obj = v.as_object().ok_or_else(malformed)?;
-        let value = match obj.get("Value") {
+        let Value::Object(mut obj) = v else {
+            return Err(malformed());
+        };
+        let value = match obj.remove("Value") {
             None | Some(Value::Null) => return Err(malformed()),
-            Some(v) => v.clone(),
+            Some(v) => v,
         };
         let export_name = match obj.get("Export") {
             None => None,
@@ -375,8 +384,8 @@ impl Template {
         Ok(Output {
             name: name.to_string(),
             value,
-            description: obj.get("Description").cloned(),
-            condition: string_attr(obj, "Condition", &path)?,
+            description: obj.remove("Description"),
+            condition: string_attr(&obj, "Condition", &path)?,
             export_name,
         })
     }

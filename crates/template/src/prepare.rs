@@ -100,31 +100,29 @@ fn rain_directive(v: &Value) -> Option<String> {
 /// Runs the pipeline. `given` are the stack's parameter values; `stand_ins` names those of them
 /// that are placeholders rather than user input (not checked against constraints).
 pub fn prepare(
-    root: &Value,
+    mut root: Value,
     given: &IndexMap<String, String>,
     stand_ins: &IndexSet<String>,
     pseudo: Pseudo,
     ssm: &dyn SsmLookup,
 ) -> Result<Prepared, Vec<Diagnostic>> {
-    let lang_ext = check_transforms(root)?;
-    if let Some(directive) = rain_directive(root) {
+    let lang_ext = check_transforms(&root)?;
+    if let Some(directive) = rain_directive(&root) {
         return Err(vec![errors::format_error(format!(
             "{directive} is a Rain directive: package the template with `rain pkg` first"
         ))]);
     }
-    let decls = parameters_of(root)?;
+    let decls = parameters_of(&root)?;
     let parameters = resolve_parameters(&decls, given, stand_ins, ssm)?;
     let no_resources = IndexSet::new();
     let no_conditions = IndexMap::new();
-    let raw_mappings = root
-        .get("Mappings")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
     let resolver = NoDeployment;
-    let mut expanded;
-    let root = if lang_ext {
-        expanded = root.clone();
+    if lang_ext {
+        let raw_mappings = root
+            .get("Mappings")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let ev = Evaluator {
             parameters: &parameters,
             mappings: &raw_mappings,
@@ -136,16 +134,12 @@ pub fn prepare(
             lang_ext,
             mode: Mode::Values(Block::Resources),
         };
-        lang_ext::expand_for_each(&mut expanded, &ev).map_err(|e| vec![e])?;
-        &expanded
-    } else {
-        if let Some(key) = lang_ext::contains_for_each(root) {
-            return Err(vec![errors::format_error(format!(
-                "{key} requires the {LANGUAGE_EXTENSIONS} transform"
-            ))]);
-        }
-        root
-    };
+        lang_ext::expand_for_each(&mut root, &ev).map_err(|e| vec![e])?;
+    } else if let Some(key) = lang_ext::contains_for_each(&root) {
+        return Err(vec![errors::format_error(format!(
+            "{key} requires the {LANGUAGE_EXTENSIONS} transform"
+        ))]);
+    }
     let template = Template::from_value(root)?;
     let defined: IndexSet<String> = template.resources.keys().cloned().collect();
     let conditions = {
@@ -202,7 +196,7 @@ pub fn prepare(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let levels = graph.levels();
+    let levels = graph.levels_of(&order);
     Ok(Prepared {
         template,
         parameters,

@@ -59,14 +59,14 @@ const RENDER_STACK_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
 /// Renders a parsed template.
 pub fn render(
-    root: &Value,
+    root: Value,
     options: &RenderOptions,
     ssm: &dyn SsmLookup,
 ) -> Result<Rendered, Vec<Diagnostic>> {
     let mut given = options.parameters.clone();
     let mut stand_ins = IndexSet::new();
     if options.dummy_parameters {
-        for d in parameters_of(root)?.values() {
+        for d in parameters_of(&root)?.values() {
             if d.default.is_none() && !given.contains_key(&d.name) {
                 given.insert(d.name.clone(), d.dummy_value());
                 stand_ins.insert(d.name.clone());
@@ -158,14 +158,22 @@ pub fn render(
         .iter()
         .map(|(k, v)| (k.clone(), Value::Bool(*v)))
         .collect();
-    let output = json!({
-        "Parameters": parameters,
-        "Conditions": conditions,
-        "Resources": resources,
-        "Outputs": outputs,
-        "ProvisioningOrder": prepared.order,
-        "ProvisioningLevels": prepared.levels,
-        "DynamicReferences": dynamic_references,
-    });
+    // Built by moving values in: `json!` would re-serialize (deep-copy) each section.
+    let mut output = Map::new();
+    output.insert("Parameters".into(), Value::Object(parameters));
+    output.insert("Conditions".into(), Value::Object(conditions));
+    output.insert("Resources".into(), resources);
+    output.insert("Outputs".into(), Value::Object(outputs));
+    output.insert("ProvisioningOrder".into(), strings(&prepared.order));
+    output.insert(
+        "ProvisioningLevels".into(),
+        Value::Array(prepared.levels.iter().map(|l| strings(l)).collect()),
+    );
+    output.insert("DynamicReferences".into(), Value::Array(dynamic_references));
+    let output = Value::Object(output);
     Ok(Rendered { prepared, output })
+}
+
+fn strings(items: &[String]) -> Value {
+    Value::Array(items.iter().cloned().map(Value::String).collect())
 }

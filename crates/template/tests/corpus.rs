@@ -36,7 +36,7 @@ fn render_file(path: &Path, params: IndexMap<String, String>) -> Result<Value, V
         dummy_parameters: true,
         ..RenderOptions::default()
     };
-    render(&doc.value, &options, &PlaceholderSsm)
+    render(doc.value, &options, &PlaceholderSsm)
         .map(|r| r.output)
         .map_err(|e| e.into_iter().map(|d| d.message).collect())
 }

@@ -205,6 +205,13 @@ fn core_tags() {
     assert_eq!((d.line, d.column), (Some(1), Some(4)));
     let d = single_error("V: !!int abc\n");
     assert!(d.message.contains("does not match"), "{d:?}");
+    assert_eq!(value("!!seq [1]"), json!([1]));
+    assert_eq!(value("!!map {a: 1}"), json!({"a": 1}));
+    for mismatch in ["!!map [1]", "!!seq {a: 1}", "!!str [1]", "!!seq x"] {
+        let d = single_error(&format!("V: {mismatch}\n"));
+        assert!(d.message.contains("does not match"), "{mismatch}: {d:?}");
+        assert_eq!((d.line, d.column), (Some(1), Some(4)), "{mismatch}");
+    }
 }
 
 #[test]
@@ -288,6 +295,7 @@ fn merge_keys_are_rejected() {
     let d = single_error("A:\n  <<: {x: 1}\n  y: 2\n");
     assert!(d.message.contains("merge keys"), "{d:?}");
     assert_eq!((d.line, d.column), (Some(2), Some(3)));
+    assert_eq!(d.path.as_deref(), Some("A/<<"));
     // A quoted `<<` is an ordinary key.
     assert_eq!(parse("A:\n  '<<': 1\n"), json!({"A": {"<<": 1}}));
 }

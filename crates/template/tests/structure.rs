@@ -87,7 +87,8 @@ Outputs:
         k.sort();
         k
     };
-    let cases: &[(&[(&str, &str)], &[&str], &[&str])] = &[
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
         (
             &[("Env", "prod")],
             &["Always", "Either", "Prod"],
@@ -205,7 +206,7 @@ fn condition_errors() {
         ),
         "Template error: every Fn::And object requires a list of at least 2 and at most 10 boolean parameters."
     );
-    let eleven = vec!["!Equals [a, b]"; 11].join(", ");
+    let eleven = ["!Equals [a, b]"; 11].join(", ");
     assert_eq!(
         render_err(&format!("Conditions:\n  C: !Or [{eleven}]\n{RES}"), &[]),
         "Template error: every Fn::Or object requires a list of at least 2 and at most 10 boolean parameters."
@@ -424,7 +425,7 @@ fn prepare_exposes_the_graph_for_the_engine() {
         parse_template("Resources:\n  A: {Type: X}\n  B: {Type: X, Properties: {P: !Ref A}}\n")
             .expect("parses");
     let prepared = prepare(
-        &doc.value,
+        doc.value,
         &IndexMap::new(),
         &IndexSet::new(),
         Pseudo::new("eu-west-1", "123456789012", "s", "uuid"),
@@ -437,4 +438,17 @@ fn prepare_exposes_the_graph_for_the_engine() {
         prepared.pseudo.stack_id,
         "arn:aws:cloudformation:eu-west-1:123456789012:stack/s/uuid"
     );
+}
+
+#[test]
+fn policies_may_be_intrinsics() {
+    // Documented first as a language extension; CloudFormation (and cfn-lint) now accept them
+    // in any template.
+    let body = "Conditions:\n  C: !Equals [a, a]\nResources:\n  B:\n    Type: AWS::S3::Bucket\n    DeletionPolicy: !If [C, Retain, Delete]\n    UpdateReplacePolicy: [x]\n";
+    assert_eq!(
+        render_err(body, &[]),
+        "Template format error: UpdateReplacePolicy must be a string"
+    );
+    let out = render_ok(&body.replace("[x]", "Delete"), &[]);
+    assert_eq!(out["Resources"]["B"]["DeletionPolicy"], json!("Retain"));
 }

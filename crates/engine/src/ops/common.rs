@@ -173,7 +173,7 @@ pub fn prepare_for(
     let world = engine.inner.world.clone();
     let region = region.to_string();
     let ssm = move |name: &str| world.ssm_parameter(&region, name);
-    prepare(root, given, &IndexSet::new(), pseudo, &ssm).map_err(first_error)
+    prepare(root.clone(), given, &IndexSet::new(), pseudo, &ssm).map_err(first_error)
 }
 
 /// The parameters as the stack records them.

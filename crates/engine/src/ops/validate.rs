@@ -43,7 +43,7 @@ async fn checked(
         "00000000-0000-0000-0000-000000000000",
     );
     let no_ssm = |_: &str| Some(String::new());
-    prepare(&root, &given, &stand_ins, pseudo, &no_ssm).map_err(first_error)?;
+    prepare(root.clone(), &given, &stand_ins, pseudo, &no_ssm).map_err(first_error)?;
     let params = decls
         .values()
         .map(|d| ParameterDeclaration {

@@ -411,3 +411,67 @@ async fn without_verification_an_incomplete_but_scoped_signature_routes() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body(&resp).contains("<Code>IncompleteSignature</Code>"));
 }
+
+#[tokio::test]
+async fn refuses_a_content_type_the_protocol_cannot_read() {
+    let g = gateway(None);
+    let target = ("x-amz-target", "AmazonSSM.GetParameter");
+    let (status, v, _) = call(
+        &g,
+        req(
+            Method::POST,
+            "/",
+            &[target, ("content-type", "text/plain")],
+            "{}",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(v["__type"], "SerializationException");
+    for ok in [
+        "application/x-amz-json-1.1",
+        "application/json; charset=utf-8",
+    ] {
+        let (status, _, _) = call(
+            &g,
+            req(Method::POST, "/", &[target, ("content-type", ok)], "{}"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{ok}");
+    }
+    let (status, v, _) = call(&g, req(Method::POST, "/", &[target], "{}")).await;
+    assert_eq!(
+        (status, v["service"].as_str()),
+        (StatusCode::OK, Some("ssm"))
+    );
+
+    let sts = "AWS4-HMAC-SHA256 Credential=x/20240101/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=0";
+    let form_body = "Action=GetCallerIdentity&Version=2011-06-15";
+    let (status, _, resp) = call(
+        &g,
+        req(
+            Method::POST,
+            "/",
+            &[("authorization", sts), ("content-type", "application/json")],
+            form_body,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body(&resp).contains("<Code>MissingAction</Code>"));
+    let form = (
+        "content-type",
+        "application/x-www-form-urlencoded; charset=utf-8",
+    );
+    let (status, _, _) = call(
+        &g,
+        req(
+            Method::POST,
+            "/",
+            &[("authorization", sts), form],
+            form_body,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -128,6 +128,9 @@ mod tests {
             Algorithm::Sha256.compute(d),
             "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="
         );
+        // The catalogue check values (input "123456789") for the CRCs botocore needs awscrt for.
+        assert_eq!(Algorithm::Crc32c.compute(b"123456789"), "4waSgw==");
+        assert_eq!(Algorithm::Crc64Nvme.compute(b"123456789"), "rosUhgp5mIg=");
         assert_eq!(Algorithm::parse("crc64nvme"), Some(Algorithm::Crc64Nvme));
         assert_eq!(Algorithm::parse("md5"), None);
     }

@@ -50,12 +50,32 @@ fn check_part_number(n: u32) -> Result<(), AwsError> {
 
 impl S3Service {
     /// CreateMultipartUpload; `template` carries the final object's headers, metadata and tags.
+    /// `full_object` asks for a whole-body checksum (CRC algorithms only, as in S3; CRC64NVME
+    /// always is). Returns the upload id and whether its checksum is full-object.
     pub fn create_multipart_upload(
         &self,
         bucket: &str,
         template: ObjectMeta,
         checksum_algorithm: Option<Algorithm>,
-    ) -> Result<String, AwsError> {
+        full_object: bool,
+    ) -> Result<(String, bool), AwsError> {
+        let full_object = match checksum_algorithm {
+            Some(Algorithm::Crc64Nvme) => true,
+            Some(Algorithm::Sha1 | Algorithm::Sha256) if full_object => {
+                return Err(errors::invalid_request(&format!(
+                    "The FULL_OBJECT checksum type cannot be used with the {} checksum algorithm.",
+                    checksum_algorithm
+                        .map(|a| a.name().to_ascii_lowercase())
+                        .unwrap_or_default()
+                )));
+            }
+            None if full_object => {
+                return Err(errors::invalid_request(
+                    "The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header.",
+                ));
+            }
+            _ => full_object,
+        };
         object::validate_key(&template.key)?;
         object::validate_tags(&template.tags, 10)?;
         let mut state = self.write();
@@ -68,6 +88,7 @@ impl S3Service {
             initiated: now_ms(),
             template,
             checksum_algorithm,
+            full_object,
             parts: Default::default(),
         };
         let json = state::to_json(&upload).map_err(errors::internal)?;
@@ -81,7 +102,7 @@ impl S3Service {
         if let Some(b) = state.buckets.get_mut(bucket) {
             b.uploads.insert(id.clone(), upload);
         }
-        Ok(id)
+        Ok((id, full_object))
     }
 
     fn upload_mut<'a>(
@@ -220,6 +241,7 @@ impl S3Service {
         key: &str,
         upload_id: &str,
         parts: &[CompletedPart],
+        expected: &[(Algorithm, String)],
     ) -> Result<(ObjectMeta, Option<String>), AwsError> {
         let mut state = self.write();
         let upload = Self::upload_mut(&mut state, bucket, key, upload_id)?.clone();
@@ -271,22 +293,25 @@ impl S3Service {
         for p in &chosen {
             md5s.extend(hex::decode(&p.etag).map_err(errors::internal)?);
         }
-        let checksum = upload.checksum_algorithm.and_then(|a| {
-            let values: Option<Vec<&str>> = chosen
-                .iter()
-                .map(|p| {
-                    p.checksum
-                        .as_ref()
-                        .filter(|c| c.algorithm == a)
-                        .map(|c| c.value.as_str())
+        let composite = upload
+            .checksum_algorithm
+            .filter(|_| !upload.full_object)
+            .and_then(|a| {
+                let values: Option<Vec<&str>> = chosen
+                    .iter()
+                    .map(|p| {
+                        p.checksum
+                            .as_ref()
+                            .filter(|c| c.algorithm == a)
+                            .map(|c| c.value.as_str())
+                    })
+                    .collect();
+                Some(Checksum {
+                    algorithm: a,
+                    value: checksum::composite(a, &values?)?,
+                    composite: true,
                 })
-                .collect();
-            Some(Checksum {
-                algorithm: a,
-                value: checksum::composite(a, &values?)?,
-                composite: true,
-            })
-        });
+            });
         let body = self
             .store
             .read(|c| {
@@ -303,6 +328,21 @@ impl S3Service {
                 Ok(body)
             })
             .map_err(errors::internal)?;
+        let checksum = match upload.checksum_algorithm {
+            Some(a) if upload.full_object => Some(Checksum::full(a, &body)),
+            _ => composite,
+        };
+        for (alg, value) in expected {
+            match &checksum {
+                Some(c) if c.algorithm == *alg && c.value != *value => {
+                    return Err(errors::bad_digest(alg.name()));
+                }
+                None if !upload.full_object && alg.compute(&body) != *value => {
+                    return Err(errors::bad_digest(alg.name()));
+                }
+                _ => {}
+            }
+        }
         let meta = ObjectMeta {
             key: key.to_string(),
             size: body.len() as u64,

@@ -7,6 +7,7 @@ use super::{S3Service, errors, now_ms};
 use cumulo_store::rusqlite::params;
 use cumulo_wire::AwsError;
 use md5::{Digest, Md5};
+use std::collections::HashMap;
 
 /// The longest key S3 accepts, in bytes.
 const MAX_KEY_BYTES: usize = 1024;
@@ -141,10 +142,13 @@ impl Conditions {
     }
 }
 
-/// Parses a `Range` header against an object size: `Ok(None)` when the header is absent-like
-/// or not a single byte range (S3 then serves the whole object), `Err(())` when unsatisfiable.
-#[allow(clippy::result_unit_err)]
-pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
+/// A `Range` that starts past the end of the object (S3's 416 `InvalidRange`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsatisfiable;
+
+/// Parses a `Range` header against an object size: `Ok(None)` when the header is not a single
+/// byte range S3 understands (S3 then serves the whole object), `Err` when unsatisfiable.
+pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, Unsatisfiable> {
     let Some(spec) = header.trim().strip_prefix("bytes=") else {
         return Ok(None);
     };
@@ -160,7 +164,7 @@ pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
             return Ok(None);
         };
         if n == 0 || size == 0 {
-            return Err(());
+            return Err(Unsatisfiable);
         }
         return Ok(Some((size.saturating_sub(n), size - 1)));
     }
@@ -176,7 +180,7 @@ pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
         }
     };
     if start >= size {
-        return Err(());
+        return Err(Unsatisfiable);
     }
     Ok(Some((start, end.min(size - 1))))
 }
@@ -462,98 +466,106 @@ impl S3Service {
         key: &str,
         version_id: Option<&str>,
     ) -> Result<DeleteOutput, AwsError> {
-        if let Some(v) = version_id {
-            validate_version_id(v)?;
+        let mut entries =
+            self.delete_objects(bucket, &[(key.to_string(), version_id.map(str::to_string))])?;
+        match entries.pop() {
+            Some(entry) => entry.result,
+            None => Err(errors::internal("delete produced no result")),
         }
-        let mut state = self.write();
-        self.delete_locked(&mut state, bucket, key, version_id)
     }
 
-    fn delete_locked(
-        &self,
-        state: &mut State,
-        bucket: &str,
-        key: &str,
-        version_id: Option<&str>,
-    ) -> Result<DeleteOutput, AwsError> {
-        let b = state
-            .buckets
-            .get(bucket)
-            .ok_or_else(|| errors::no_such_bucket(bucket))?;
-        let mut out = DeleteOutput {
-            key: key.to_string(),
-            ..Default::default()
-        };
-        let remove = match version_id {
-            Some(v) => Some(v.to_string()),
-            None if b.versioning.is_none() => Some(NULL_VERSION.to_string()),
-            None => None,
-        };
-        if let Some(v) = remove {
-            let existing = b
-                .objects
-                .get(key)
-                .and_then(|vs| vs.iter().find(|m| m.version_id == v));
-            if version_id.is_some() {
-                out.version_id = Some(v.clone());
-                out.delete_marker = existing.is_some_and(|m| m.delete_marker);
-            }
-            if existing.is_none() {
-                return Ok(out);
-            }
-            self.persist(|tx| {
-                tx.execute(
-                    "DELETE FROM s3_objects WHERE bucket = ?1 AND key = ?2 AND version_id = ?3",
-                    params![bucket, key, v],
-                )
-            })?;
-            if let Some(b) = state.buckets.get_mut(bucket)
-                && let Some(vs) = b.objects.get_mut(key)
-            {
-                vs.retain(|m| m.version_id != v);
-                if vs.is_empty() {
-                    b.objects.remove(key);
-                }
-            }
-            return Ok(out);
-        }
-        let marker = ObjectMeta {
-            key: key.to_string(),
-            delete_marker: true,
-            last_modified: now_ms(),
-            ..Default::default()
-        };
-        let meta = self.commit_version(state, bucket, marker, BodySource::Bytes(&[]), None)?;
-        out.version_id = Some(meta.version_id);
-        out.delete_marker = true;
-        Ok(out)
-    }
-
-    /// DeleteObjects: each entry succeeds or fails on its own.
+    /// DeleteObjects: each entry succeeds or fails on its own; all the changes are committed
+    /// in one transaction before any is visible.
     pub fn delete_objects(
         &self,
         bucket: &str,
         objects: &[(String, Option<String>)],
     ) -> Result<Vec<DeleteEntry>, AwsError> {
         let mut state = self.write();
-        if !state.buckets.contains_key(bucket) {
-            return Err(errors::no_such_bucket(bucket));
+        let mut seq = state.next_seq;
+        let b = state
+            .buckets
+            .get(bucket)
+            .ok_or_else(|| errors::no_such_bucket(bucket))?;
+        // The touched keys' versions as they will be after the batch.
+        let mut scratch: HashMap<&str, Vec<ObjectMeta>> = HashMap::new();
+        let mut changes: Vec<(&str, DeleteChange)> = Vec::new();
+        let mut entries = Vec::with_capacity(objects.len());
+        for (key, version) in objects {
+            let result = match version {
+                Some(v) => validate_version_id(v),
+                None => Ok(()),
+            }
+            .map(|_| {
+                let versions = scratch
+                    .entry(key.as_str())
+                    .or_insert_with(|| b.objects.get(key).cloned().unwrap_or_default());
+                let (out, change) = plan_delete(
+                    b.versioning.as_deref(),
+                    versions,
+                    key,
+                    version.as_deref(),
+                    seq,
+                );
+                if let Some(change) = change {
+                    change.apply(versions);
+                    if matches!(change, DeleteChange::Marker(_)) {
+                        seq += 1;
+                    }
+                    changes.push((key.as_str(), change));
+                }
+                out
+            });
+            entries.push(DeleteEntry {
+                key: key.clone(),
+                version_id: version.clone(),
+                result,
+            });
         }
-        Ok(objects
+        if changes.is_empty() {
+            return Ok(entries);
+        }
+        let rows: Vec<(&str, &DeleteChange, Option<String>)> = changes
             .iter()
-            .map(|(key, version)| {
-                let result = match version {
-                    Some(v) => validate_version_id(v),
-                    None => Ok(()),
+            .map(|(k, c)| {
+                let json = match c {
+                    DeleteChange::Marker(m) => Some(state::to_json(m).map_err(errors::internal)),
+                    DeleteChange::Remove(_) => None,
                 }
-                .and_then(|_| self.delete_locked(&mut state, bucket, key, version.as_deref()));
-                DeleteEntry {
-                    key: key.clone(),
-                    version_id: version.clone(),
-                    result,
-                }
+                .transpose()?;
+                Ok((*k, c, json))
             })
-            .collect())
+            .collect::<Result<_, AwsError>>()?;
+        self.persist(|tx| {
+            for (key, change, json) in &rows {
+                match change {
+                    DeleteChange::Remove(v) => tx.execute(
+                        "DELETE FROM s3_objects WHERE bucket = ?1 AND key = ?2 AND version_id = ?3",
+                        params![bucket, key, v],
+                    )?,
+                    DeleteChange::Marker(m) => tx.execute(
+                        "INSERT OR REPLACE INTO s3_objects (bucket, key, version_id, meta, body) VALUES (?1, ?2, ?3, ?4, x'')",
+                        params![bucket, key, m.version_id, json],
+                    )?,
+                };
+            }
+            Ok(())
+        })?;
+        let scratch: Vec<(String, Vec<ObjectMeta>)> = scratch
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        state.next_seq = seq;
+        if let Some(b) = state.buckets.get_mut(bucket) {
+            for (key, versions) in scratch {
+                if versions.is_empty() {
+                    b.objects.remove(&key);
+                } else {
+                    b.objects.insert(key, versions);
+                }
+            }
+        }
+        Ok(entries)
     }
 
     /// CopyObject; returns the new version and the source's version id.
@@ -713,6 +725,69 @@ impl S3Service {
     }
 }
 
+/// What one delete changes: a version removed, or a delete marker added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DeleteChange {
+    Remove(String),
+    Marker(Box<ObjectMeta>),
+}
+
+impl DeleteChange {
+    fn apply(&self, versions: &mut Vec<ObjectMeta>) {
+        match self {
+            DeleteChange::Remove(v) => versions.retain(|m| m.version_id != *v),
+            DeleteChange::Marker(m) => {
+                versions.retain(|x| x.version_id != m.version_id);
+                versions.push(ObjectMeta::clone(m));
+            }
+        }
+    }
+}
+
+/// S3's delete semantics for one key, given its versions (oldest first): with a version id,
+/// that version goes; without one, an unversioned bucket drops the object and a versioned one
+/// gets a delete marker (`null`-versioned while suspended).
+fn plan_delete(
+    versioning: Option<&str>,
+    versions: &[ObjectMeta],
+    key: &str,
+    version_id: Option<&str>,
+    seq: i64,
+) -> (DeleteOutput, Option<DeleteChange>) {
+    let mut out = DeleteOutput {
+        key: key.to_string(),
+        ..Default::default()
+    };
+    let remove = match version_id {
+        Some(v) => Some(v),
+        None if versioning.is_none() => Some(NULL_VERSION),
+        None => None,
+    };
+    if let Some(v) = remove {
+        let existing = versions.iter().find(|m| m.version_id == v);
+        if version_id.is_some() {
+            out.version_id = Some(v.to_string());
+            out.delete_marker = existing.is_some_and(|m| m.delete_marker);
+        }
+        return (out, existing.map(|_| DeleteChange::Remove(v.to_string())));
+    }
+    let marker = ObjectMeta {
+        key: key.to_string(),
+        version_id: if versioning == Some("Enabled") {
+            new_version_id()
+        } else {
+            NULL_VERSION.to_string()
+        },
+        seq,
+        delete_marker: true,
+        last_modified: now_ms(),
+        ..Default::default()
+    };
+    out.version_id = Some(marker.version_id.clone());
+    out.delete_marker = true;
+    (out, Some(DeleteChange::Marker(Box::new(marker))))
+}
+
 /// Finds a version: the current one, or by id. Delete markers answer NoSuchKey (current) or
 /// MethodNotAllowed (by id), as S3 does.
 pub(super) fn lookup<'a>(
@@ -778,9 +853,9 @@ mod tests {
         assert_eq!(parse_range("bytes=-3", 10), Ok(Some((7, 9))));
         assert_eq!(parse_range("bytes=-30", 10), Ok(Some((0, 9))));
         assert_eq!(parse_range("bytes=8-100", 10), Ok(Some((8, 9))));
-        assert_eq!(parse_range("bytes=10-", 10), Err(()));
-        assert_eq!(parse_range("bytes=-0", 10), Err(()));
-        assert_eq!(parse_range("bytes=0-0", 0), Err(()));
+        assert_eq!(parse_range("bytes=10-", 10), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=-0", 10), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=0-0", 0), Err(Unsatisfiable));
         assert_eq!(parse_range("bytes=5-2", 10), Ok(None));
         assert_eq!(parse_range("items=0-1", 10), Ok(None));
         assert_eq!(parse_range("bytes=0-1,3-4", 10), Ok(None));

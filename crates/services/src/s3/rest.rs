@@ -93,6 +93,29 @@ const UNSUPPORTED_BUCKET: &[Unsupported] = &[
         ],
     ),
     ("session", ["CreateSession", "", "", ""]),
+    ("abac", ["GetBucketAbac", "PutBucketAbac", "", ""]),
+    (
+        "metadataConfiguration",
+        [
+            "GetBucketMetadataConfiguration",
+            "",
+            "DeleteBucketMetadataConfiguration",
+            "CreateBucketMetadataConfiguration",
+        ],
+    ),
+    (
+        "metadataInventoryTable",
+        [
+            "",
+            "UpdateBucketMetadataInventoryTableConfiguration",
+            "",
+            "",
+        ],
+    ),
+    (
+        "metadataJournalTable",
+        ["", "UpdateBucketMetadataJournalTableConfiguration", "", ""],
+    ),
 ];
 
 const UNSUPPORTED_OBJECT: &[Unsupported] = &[
@@ -104,10 +127,11 @@ const UNSUPPORTED_OBJECT: &[Unsupported] = &[
         "retention",
         ["GetObjectRetention", "PutObjectRetention", "", ""],
     ),
-    ("attributes", ["GetObjectAttributes", "", "", ""]),
     ("torrent", ["GetObjectTorrent", "", "", ""]),
     ("restore", ["", "", "", "RestoreObject"]),
     ("select", ["", "", "", "SelectObjectContent"]),
+    ("encryption", ["", "UpdateObjectEncryption", "", ""]),
+    ("renameObject", ["", "RenameObject", "", ""]),
 ];
 
 pub(super) fn handle(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
@@ -115,6 +139,9 @@ pub(super) fn handle(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
         Ok(r) => r,
         Err(e) => error_response(e, req),
     };
+    if req.method != Method::OPTIONS {
+        add_cors_headers(svc, req, &mut resp);
+    }
     resp.headers.remove("x-amzn-requestid");
     resp.set_header("x-amz-request-id", &req.request_id);
     let id2 = base64::engine::general_purpose::STANDARD.encode(req.request_id.as_bytes());
@@ -138,6 +165,9 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     };
     let bucket = decode(bucket);
     let key = decode(key);
+    if req.method == Method::OPTIONS && !bucket.is_empty() {
+        return preflight(svc, req, &bucket);
+    }
     // A caller that names the expected owner gets AccessDenied for anyone else's bucket.
     if header(req, "x-amz-expected-bucket-owner").is_some_and(|o| o != svc.account_id()) {
         return Err(AwsError::new(
@@ -148,7 +178,7 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     }
     if bucket.is_empty() {
         return match req.method {
-            Method::GET => Ok(rest_bucket::list_buckets(svc, req)),
+            Method::GET => rest_bucket::list_buckets(svc, req),
             _ => Err(errors::method_not_allowed(req.method.as_str(), "SERVICE")),
         };
     }
@@ -174,6 +204,85 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
         rest_bucket::route(svc, req, &bucket)
     } else {
         rest_object::route(svc, req, &bucket, &key)
+    }
+}
+
+/// The bucket of a path-style request (empty for the service root).
+fn bucket_of(req: &AwsRequest) -> String {
+    let path = req.raw_path.strip_prefix('/').unwrap_or(&req.raw_path);
+    decode(path.split('/').next().unwrap_or(""))
+}
+
+/// A browser's CORS preflight, answered from the bucket's CORS rules as S3 does.
+fn preflight(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsResponse, AwsError> {
+    let (Some(origin), Some(method)) = (
+        header(req, "origin"),
+        header(req, "access-control-request-method"),
+    ) else {
+        return Err(AwsError::bad_request(
+            "BadRequest",
+            "Insufficient information. Origin request header needed.",
+        ));
+    };
+    let requested: Vec<String> = header(req, "access-control-request-headers")
+        .map(|h| {
+            h.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let grant = svc.cors_grant(bucket, origin, method, &requested)?.ok_or_else(|| {
+        AwsError::new(
+            StatusCode::FORBIDDEN,
+            "AccessForbidden",
+            "CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec.",
+        )
+        .with_extra("Method", method)
+        .with_extra("ResourceType", "OBJECT")
+    })?;
+    let mut r = empty(StatusCode::OK);
+    cors_headers(&mut r, &grant);
+    r.set_header(
+        "vary",
+        "Origin, Access-Control-Request-Headers, Access-Control-Request-Method",
+    );
+    Ok(r)
+}
+
+fn cors_headers(r: &mut AwsResponse, g: &super::cors::CorsGrant) {
+    r.set_header("access-control-allow-origin", &g.allow_origin);
+    r.set_header("access-control-allow-methods", &g.allow_methods);
+    if let Some(h) = &g.allow_headers {
+        r.set_header("access-control-allow-headers", h);
+    }
+    if let Some(h) = &g.expose_headers {
+        r.set_header("access-control-expose-headers", h);
+    }
+    if let Some(m) = &g.max_age {
+        r.set_header("access-control-max-age", m);
+    }
+    if g.allow_credentials {
+        r.set_header("access-control-allow-credentials", "true");
+    }
+}
+
+/// An actual (non-preflight) request with `Origin` gets the headers of the rule that allows
+/// it, if any; S3 never fails the request itself over CORS.
+fn add_cors_headers(svc: &S3Service, req: &AwsRequest, resp: &mut AwsResponse) {
+    let Some(origin) = header(req, "origin") else {
+        return;
+    };
+    let bucket = bucket_of(req);
+    if bucket.is_empty() {
+        return;
+    }
+    if let Ok(Some(grant)) = svc.cors_grant(&bucket, origin, req.method.as_str(), &[]) {
+        cors_headers(resp, &grant);
+        resp.set_header(
+            "vary",
+            "Origin, Access-Control-Request-Headers, Access-Control-Request-Method",
+        );
     }
 }
 

@@ -210,17 +210,38 @@ fn owner(w: &mut XmlWriter, svc: &S3Service) {
         .close();
 }
 
-pub(super) fn list_buckets(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
+/// ListBuckets, with its optional prefix / region filters and `max-buckets` pages (the
+/// continuation token is the last bucket name returned).
+pub(super) fn list_buckets(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     let prefix = param(req, "prefix").unwrap_or("");
     let region = param(req, "bucket-region");
+    let max = max_param(req, "max-buckets", 10000, 10000)?;
+    let after = match param(req, "continuation-token") {
+        Some(t) => TOKEN
+            .decode(t)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| {
+                errors::invalid_argument(
+                    "The continuation token provided is incorrect",
+                    "continuation-token",
+                    t,
+                )
+            })?,
+        None => String::new(),
+    };
+    let mut matching = svc
+        .list_buckets()
+        .into_iter()
+        .filter(|b| b.name.starts_with(prefix) && *b.name > *after)
+        .filter(|b| region.is_none_or(|r| r == b.region));
+    let page: Vec<_> = matching.by_ref().take(max).collect();
+    let truncated = matching.next().is_some();
     let mut w = XmlWriter::new();
     w.open("ListAllMyBucketsResult", Some(XMLNS));
     owner(&mut w, svc);
     w.open("Buckets", None);
-    for b in svc.list_buckets() {
-        if !b.name.starts_with(prefix) || region.is_some_and(|r| r != b.region) {
-            continue;
-        }
+    for b in &page {
         w.open("Bucket", None)
             .elem("Name", &b.name)
             .elem("CreationDate", &iso8601(b.created))
@@ -228,10 +249,13 @@ pub(super) fn list_buckets(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
             .close();
     }
     w.close();
+    if truncated && let Some(last) = page.last() {
+        w.elem("ContinuationToken", &TOKEN.encode(last.name.as_bytes()));
+    }
     if !prefix.is_empty() {
         w.elem("Prefix", prefix);
     }
-    xml(w.finish())
+    Ok(xml(w.finish()))
 }
 
 fn create_bucket(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsResponse, AwsError> {

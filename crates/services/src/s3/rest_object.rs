@@ -39,6 +39,7 @@ pub(super) fn route(
             Ok(xml(tagging_xml(&meta.tags)).with_header("x-amz-version-id", &meta.version_id))
         }
         Method::GET if has(req, "uploadId") => list_parts(svc, req, bucket, key),
+        Method::GET if has(req, "attributes") => object_attributes(svc, req, bucket, key),
         Method::GET if has(req, "acl") => {
             svc.head_object(bucket, key, version)?;
             Ok(xml(acl_xml(svc)))
@@ -275,6 +276,101 @@ fn object_headers(r: &mut AwsResponse, m: &ObjectMeta, report_version: bool) {
         r.set_header("x-amz-version-id", &m.version_id);
     }
     sse_headers(r, m);
+}
+
+/// GetObjectAttributes: the attributes named in `x-amz-object-attributes`, nothing else.
+fn object_attributes(
+    svc: &S3Service,
+    req: &AwsRequest,
+    bucket: &str,
+    key: &str,
+) -> Result<AwsResponse, AwsError> {
+    const KNOWN: &[&str] = &[
+        "ETag",
+        "Checksum",
+        "ObjectParts",
+        "StorageClass",
+        "ObjectSize",
+    ];
+    let wanted: Vec<&str> = header(req, "x-amz-object-attributes")
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect();
+    if wanted.is_empty() {
+        return Err(AwsError::bad_request(
+            "InvalidRequest",
+            "The x-amz-object-attributes header specifying the attributes to be retrieved is either missing or empty",
+        ));
+    }
+    if let Some(bad) = wanted.iter().find(|a| !KNOWN.contains(a)) {
+        return Err(errors::invalid_argument(
+            "Invalid attribute name specified.",
+            "x-amz-object-attributes",
+            bad,
+        ));
+    }
+    let version = param(req, "versionId");
+    let m = svc.head_object(bucket, key, version)?;
+    let marker: usize = header(req, "x-amz-part-number-marker")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let max_parts: usize = header(req, "x-amz-max-parts")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+        .min(1000);
+    let mut w = XmlWriter::new();
+    w.open("GetObjectAttributesResponse", Some(XMLNS));
+    if wanted.contains(&"ETag") {
+        w.elem("ETag", &m.etag);
+    }
+    if wanted.contains(&"Checksum")
+        && let Some(c) = &m.checksum
+    {
+        w.open("Checksum", None)
+            .elem(&c.algorithm.element(), &c.value)
+            .elem("ChecksumType", c.type_name())
+            .close();
+    }
+    if wanted.contains(&"ObjectParts") && !m.part_sizes.is_empty() {
+        let page: Vec<(usize, &u64)> = m
+            .part_sizes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i + 1, s))
+            .skip(marker)
+            .take(max_parts)
+            .collect();
+        let next = page.last().map_or(marker, |(n, _)| *n);
+        w.open("ObjectParts", None)
+            .elem("PartsCount", &m.part_sizes.len().to_string())
+            .elem("PartNumberMarker", &marker.to_string())
+            .elem("NextPartNumberMarker", &next.to_string())
+            .elem("MaxParts", &max_parts.to_string())
+            .elem("IsTruncated", &(next < m.part_sizes.len()).to_string());
+        for (n, size) in page {
+            w.open("Part", None)
+                .elem("PartNumber", &n.to_string())
+                .elem("Size", &size.to_string())
+                .close();
+        }
+        w.close();
+    }
+    if wanted.contains(&"StorageClass") {
+        w.elem(
+            "StorageClass",
+            m.storage_class.as_deref().unwrap_or("STANDARD"),
+        );
+    }
+    if wanted.contains(&"ObjectSize") {
+        w.elem("ObjectSize", &m.size.to_string());
+    }
+    let mut r = xml(w.finish()).with_header("last-modified", &http_date(m.last_modified));
+    if svc.bucket_versioned(bucket) || m.version_id != NULL_VERSION {
+        r.set_header("x-amz-version-id", &m.version_id);
+    }
+    Ok(r)
 }
 
 /// `?partNumber=N` as a byte range over the stored part sizes.
@@ -532,7 +628,19 @@ fn create_upload(
     };
     let algorithm = requested_algorithm(req)?;
     let shown = template.clone();
-    let upload_id = svc.create_multipart_upload(bucket, template, algorithm)?;
+    let full_object = match header(req, "x-amz-checksum-type") {
+        None | Some("COMPOSITE") => false,
+        Some("FULL_OBJECT") => true,
+        Some(t) => {
+            return Err(errors::invalid_argument(
+                "Value for x-amz-checksum-type header is invalid.",
+                "x-amz-checksum-type",
+                t,
+            ));
+        }
+    };
+    let (upload_id, full_object) =
+        svc.create_multipart_upload(bucket, template, algorithm, full_object)?;
     let mut w = XmlWriter::new();
     w.open("InitiateMultipartUploadResult", Some(XMLNS))
         .elem("Bucket", bucket)
@@ -542,7 +650,14 @@ fn create_upload(
     sse_headers(&mut r, &shown);
     if let Some(a) = algorithm {
         r.set_header("x-amz-checksum-algorithm", a.name());
-        r.set_header("x-amz-checksum-type", "COMPOSITE");
+        r.set_header(
+            "x-amz-checksum-type",
+            if full_object {
+                "FULL_OBJECT"
+            } else {
+                "COMPOSITE"
+            },
+        );
     }
     Ok(r)
 }
@@ -650,7 +765,9 @@ fn complete_upload(
             })
         })
         .collect::<Result<Vec<_>, AwsError>>()?;
-    let (meta, version) = svc.complete_multipart_upload(bucket, key, upload_id, &parts)?;
+    let expected = checksum_values(req, &[]);
+    let (meta, version) =
+        svc.complete_multipart_upload(bucket, key, upload_id, &parts, &expected)?;
     let mut w = XmlWriter::new();
     w.open("CompleteMultipartUploadResult", Some(XMLNS))
         .elem(
@@ -733,8 +850,13 @@ fn list_parts(
             .unwrap_or("STANDARD"),
     );
     if let Some(a) = upload.checksum_algorithm {
+        let kind = if upload.full_object {
+            "FULL_OBJECT"
+        } else {
+            "COMPOSITE"
+        };
         w.elem("ChecksumAlgorithm", a.name())
-            .elem("ChecksumType", "COMPOSITE");
+            .elem("ChecksumType", kind);
     }
     Ok(xml(w.finish()))
 }

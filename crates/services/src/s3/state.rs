@@ -107,6 +107,10 @@ pub struct Upload {
     pub initiated: i64,
     pub template: ObjectMeta,
     pub checksum_algorithm: Option<super::checksum::Algorithm>,
+    /// `x-amz-checksum-type: FULL_OBJECT`: the object's checksum covers its whole body instead
+    /// of being the composite of its parts' checksums.
+    #[serde(default)]
+    pub full_object: bool,
     #[serde(skip)]
     pub parts: BTreeMap<u32, PartMeta>,
 }

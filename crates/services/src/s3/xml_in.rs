@@ -62,6 +62,10 @@ impl Element {
     }
 }
 
+/// Deeper documents are refused: no S3 request document nests anywhere near this, and the tree
+/// is serialized and dropped recursively, so depth must stay bounded.
+const MAX_DEPTH: usize = 32;
+
 /// Parses a document into its root element; anything malformed is `MalformedXML`.
 pub fn parse(body: &[u8]) -> Result<Element, AwsError> {
     let mut reader = quick_xml::Reader::from_reader(body);
@@ -72,7 +76,7 @@ pub fn parse(body: &[u8]) -> Result<Element, AwsError> {
             Err(_) => return Err(errors::malformed_xml()),
             Ok(Event::Eof) => break,
             Ok(Event::Start(e)) => {
-                if root.is_some() {
+                if root.is_some() || stack.len() >= MAX_DEPTH {
                     return Err(errors::malformed_xml());
                 }
                 stack.push(Element {
@@ -176,6 +180,8 @@ mod tests {
             assert_eq!(e.code, "MalformedXML", "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(parse_root(b"<A/>", "B").unwrap_err().code, "MalformedXML");
+        let deep = "<a>".repeat(100_000);
+        assert_eq!(parse(deep.as_bytes()).unwrap_err().code, "MalformedXML");
     }
 
     #[test]

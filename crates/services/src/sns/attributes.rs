@@ -184,3 +184,36 @@ pub fn check_subscription_attribute(name: &str, value: &str) -> Result<(), AwsEr
         _ => Err(invalid("AttributeName")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_attribute_rules() {
+        assert!(check_topic_attribute("DisplayName", "x", false, false).is_ok());
+        assert!(check_topic_attribute("FifoTopic", "true", false, true).is_ok());
+        assert!(check_topic_attribute("FifoTopic", "true", true, false).is_err());
+        assert!(check_topic_attribute("ContentBasedDeduplication", "true", false, false).is_err());
+        assert!(check_topic_attribute("ContentBasedDeduplication", "true", true, false).is_ok());
+        assert!(check_topic_attribute("SignatureVersion", "3", false, false).is_err());
+        assert!(check_topic_attribute("SQSSuccessFeedbackRoleArn", "arn:x", false, false).is_ok());
+        assert_eq!(
+            check_topic_attribute("Nope", "x", false, false)
+                .unwrap_err()
+                .message,
+            "Invalid parameter: AttributeName"
+        );
+    }
+
+    #[test]
+    fn default_policy_names_the_topic_and_owner() {
+        let p: serde_json::Value =
+            serde_json::from_str(&default_policy("arn:aws:sns:us-east-1:1:t", "1")).unwrap();
+        assert_eq!(p["Statement"][0]["Resource"], "arn:aws:sns:us-east-1:1:t");
+        assert_eq!(
+            p["Statement"][0]["Condition"]["StringEquals"]["AWS:SourceOwner"],
+            "1"
+        );
+    }
+}

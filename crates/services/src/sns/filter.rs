@@ -119,13 +119,14 @@ impl FilterPolicy {
 
     /// Matches a message body; a body that is not a JSON object matches nothing.
     pub fn matches_body(&self, body: &str) -> bool {
-        let Ok(Value::Object(root)) = serde_json::from_str::<Value>(body) else {
-            return false;
+        let root: Value = match serde_json::from_str(body) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => return false,
         };
         self.alternatives.iter().any(|alt| {
             alt.iter().all(|(path, conds)| {
                 let mut values = Vec::new();
-                let present = collect(&Value::Object(root.clone()), path, &mut values);
+                let present = collect(&root, path, &mut values);
                 conditions_match(conds, present, &values)
             })
         })

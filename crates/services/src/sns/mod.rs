@@ -9,8 +9,9 @@
 //!   RedrivePolicy dead-letter queue when it has one.
 //! - `http`: pending until confirmed; the SubscriptionConfirmation and each Notification are
 //!   POSTed to the endpoint as AWS does (best effort, one attempt, plain http only).
-//! - `https`, `email`, `email-json`: stored as PendingConfirmation; ConfirmSubscription with the
-//!   token confirms them; nothing is sent (no TLS client, no mail).
+//! - `https`, `email`, `email-json`: stored as PendingConfirmation, as AWS does until the owner
+//!   confirms; cumulo sends nothing to them (no TLS client, no mail), so their token never leaves
+//!   cumulo and they stay pending.
 //! - `sms`, `lambda`, `firehose`, `application`: confirmed at once as AWS does; messages are not
 //!   delivered until those services are emulated.
 
@@ -25,7 +26,6 @@ mod subscriptions;
 mod topics;
 mod wire;
 
-pub use filter::{AttributeValue, FilterPolicy, Scope};
 pub use publish::{
     BatchEntry, BatchFailure, BatchOutcome, MessageAttribute, PublishInput, PublishOutput,
 };

@@ -327,6 +327,7 @@ impl SnsService {
             return;
         };
         let message_id = uuid::Uuid::new_v4().to_string();
+        // With Version, as the UnsubscribeURL below, so the gateway routes the unsigned GET.
         let subscribe_url = format!(
             "{endpoint_base}/?Action=ConfirmSubscription&TopicArn={}&Token={}&Version=2010-03-31",
             query_escape(&sub.topic_arn),
@@ -423,6 +424,8 @@ impl SnsService {
             .unwrap_or_else(|| "1".to_string());
         for sub in subs.iter().filter(|s| passes_filter(s, p)) {
             let message = p.message_for(&sub.protocol);
+            // AWS's URL has no Version; cumulo adds it so that an unsigned GET of the URL is
+            // routed to SNS by the gateway (which tells query APIs apart by Version).
             let unsubscribe_url = format!(
                 "{endpoint_base}/?Action=Unsubscribe&SubscriptionArn={}&Version=2010-03-31",
                 query_escape(&sub.arn)

@@ -164,7 +164,8 @@ impl SnsService {
         }
         if !topic.is_fifo() && protocol == "sqs" && endpoint.ends_with(".fifo") {
             return Err(invalid(
-                "Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
+                // AWS repeats the prefix in this one message.
+                "Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
             ));
         }
         let attrs: BTreeMap<String, String> = input.attributes.iter().cloned().collect();
@@ -185,6 +186,12 @@ impl SnsService {
                 return Err(invalid(
                     "Attributes Reason: Subscription already exists with different attributes",
                 ));
+            }
+            drop(locked);
+            // A repeated Subscribe of a pending http endpoint sends the confirmation again, as
+            // AWS does, so a lost first POST can be recovered.
+            if !s.confirmed && s.protocol == "http" {
+                self.send_confirmation(&s, endpoint_base);
             }
             return Ok(if s.confirmed || input.return_subscription_arn {
                 s.arn
@@ -241,17 +248,13 @@ impl SnsService {
         Ok(sub.arn)
     }
 
-    /// The confirmation token of a pending subscription (what AWS would send to the endpoint),
-    /// for in-process callers and tests that stand in for the endpoint's owner.
-    pub fn pending_confirmation_token(&self, subscription_arn: &str) -> Option<String> {
-        let locked = self.state.lock();
-        let s = locked.data.subscriptions.get(subscription_arn)?;
-        if s.confirmed { None } else { s.token.clone() }
-    }
-
     /// `Unsubscribe`: idempotent, as in AWS.
     pub fn unsubscribe(&self, region: &str, arn: &str) -> Result<(), AwsError> {
         check_arn(arn, "SubscriptionArn")?;
+        // A topic ARN has no subscription id part.
+        if arn.split(':').count() == 6 {
+            return Err(invalid("SubscriptionId"));
+        }
         let mut locked = self.state.lock();
         if locked
             .data
@@ -377,5 +380,44 @@ impl SnsService {
         check_attributes(&s.protocol, &attrs)?;
         s.attributes = attrs;
         locked.save_subscription(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_match_their_protocol() {
+        assert!(check_endpoint("sqs", "arn:aws:sqs:us-east-1:000000000000:q").is_ok());
+        assert!(check_endpoint("sqs", "https://sqs.example/q").is_err());
+        assert!(check_endpoint("http", "http://127.0.0.1:9/x").is_ok());
+        assert!(check_endpoint("https", "http://127.0.0.1:9/x").is_err());
+        assert!(check_endpoint("email", "a@example.com").is_ok());
+        assert!(check_endpoint("email", "a@localhost").is_err());
+        assert!(check_endpoint("sms", "+15555550100").is_ok());
+        assert!(check_endpoint("sms", "call me").is_err());
+        assert!(
+            check_endpoint("lambda", "arn:aws:lambda:us-east-1:000000000000:function:f").is_ok()
+        );
+        let e = check_endpoint("firehose", "arn:aws:sqs:us-east-1:000000000000:q").unwrap_err();
+        assert_eq!(e.message, "Invalid parameter: Firehose endpoint ARN");
+    }
+
+    #[test]
+    fn raw_delivery_only_where_aws_allows_it() {
+        let attrs: BTreeMap<String, String> =
+            [("RawMessageDelivery".to_string(), "true".to_string())].into();
+        assert!(check_attributes("sqs", &attrs).is_ok());
+        assert!(check_attributes("email", &attrs).is_err());
+        let scoped: BTreeMap<String, String> = [
+            (
+                "FilterPolicy".to_string(),
+                r#"{"a": {"b": ["c"]}}"#.to_string(),
+            ),
+            ("FilterPolicyScope".to_string(), "MessageBody".to_string()),
+        ]
+        .into();
+        assert!(check_attributes("sqs", &scoped).is_ok());
     }
 }

@@ -52,19 +52,20 @@ fn topic_not_found() -> AwsError {
 }
 
 fn check_name(name: &str, fifo: bool) -> Result<(), AwsError> {
-    let base = name.strip_suffix(".fifo").unwrap_or(name);
-    let valid_chars = !base.is_empty()
-        && name.len() <= 256
-        && base
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !valid_chars {
+    let plain = |n: &str| {
+        (1..=256).contains(&n.len())
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    if fifo {
+        if !name.strip_suffix(".fifo").is_some_and(plain) {
+            return Err(AwsError::bad_request(
+                "InvalidParameter",
+                "Fifo Topic names must end with .fifo and must be made up of only uppercase and lowercase ASCII letters, numbers, underscores, and hyphens, and must be between 1 and 256 characters long.",
+            ));
+        }
+    } else if !plain(name) {
         return Err(invalid("Topic Name"));
-    }
-    if fifo != name.ends_with(".fifo") {
-        return Err(invalid(
-            "Fifo Topic names must end with .fifo and they must have FifoTopic attribute set to true.",
-        ));
     }
     Ok(())
 }
@@ -110,6 +111,15 @@ impl SnsService {
     /// The topic `arn` in `region`, or NotFound.
     pub(super) fn topic(&self, region: &str, arn: &str) -> Result<Topic, AwsError> {
         check_arn(arn, "TopicArn")?;
+        let mut parts = arn.splitn(6, ':');
+        let arn_region = parts.nth(3).unwrap_or("");
+        // A subscription ARN (one more `:` part) where a topic is expected is a bad topic name.
+        if parts.nth(1).is_some_and(|name| name.contains(':')) {
+            return Err(invalid("Topic Name"));
+        }
+        if arn_region != region {
+            return Err(invalid("TopicArn"));
+        }
         self.state
             .lock()
             .data

@@ -42,7 +42,7 @@ const NOT_IMPLEMENTED: &[&str] = &[
 ];
 
 pub fn handle(svc: &SnsService, req: &AwsRequest) -> AwsResponse {
-    let params = QueryParams::from_request(req);
+    let params = query_params(req);
     let action = params.get("Action").unwrap_or("").to_string();
     match dispatch(svc, req, &params, &action) {
         Ok(body) => AwsResponse::xml(body).with_header("x-amzn-requestid", &req.request_id),
@@ -148,6 +148,19 @@ fn write_subscriptions(w: &mut XmlWriter, subs: &[SubscriptionSummary], next: Op
     }
     w.close();
     w.opt("NextToken", next);
+}
+
+/// The URL query plus, under a form content type (or none), the form body: the query protocol
+/// reads nothing else, so a body sent as JSON or text carries no Action.
+fn query_params(req: &AwsRequest) -> QueryParams {
+    let form = req
+        .header("content-type")
+        .is_none_or(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    if form {
+        QueryParams::from_request(req)
+    } else {
+        QueryParams(req.query.clone())
+    }
 }
 
 fn dispatch(

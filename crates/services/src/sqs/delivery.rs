@@ -5,12 +5,12 @@
 use super::errors::*;
 use super::model::*;
 use super::ops::Caller;
-use super::state::{self, Message, Queue, QueueMeta};
+use super::state::{DedupEntry, Message, Queue};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use cumulo_wire::AwsError;
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Deduplication ids live for five minutes, as in AWS.
 const DEDUP_WINDOW_MS: i64 = 5 * 60 * 1000;
@@ -136,7 +136,7 @@ pub(super) fn validate_message_attributes(attrs: &MessageAttributes) -> Result<(
                 if s.is_empty() {
                     return Err(empty(t));
                 }
-                if t == "Number" && s.trim().parse::<f64>().is_err() {
+                if t == "Number" && !is_number(s) {
                     return Err(invalid_parameter_value(format!(
                         "Can't cast the value of message (user) attribute '{name}' to a number."
                     )));
@@ -157,6 +157,16 @@ pub(super) fn attributes_size(attrs: &MessageAttributes) -> usize {
                 + v.binary_value.as_ref().map_or(0, Vec::len)
         })
         .sum()
+}
+
+/// A Number attribute: a decimal number (AWS allows up to 38 significant digits and exponents),
+/// never `inf` or `NaN`, which Rust's float parser would accept.
+fn is_number(s: &str) -> bool {
+    let t = s.trim();
+    t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'))
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
+        && t.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 /// Characters AWS accepts in bodies and string values (the XML 1.0 character set).
@@ -268,8 +278,8 @@ pub(super) struct PreparedSend {
     pub(super) message: Message,
     /// False for a FIFO duplicate within the deduplication window: nothing is enqueued.
     pub(super) is_new: bool,
-    /// The queue description when the send changes it (FIFO dedup records, sequence counter).
-    pub(super) meta: Option<QueueMeta>,
+    /// The deduplication record a new FIFO message creates, by scope key.
+    pub(super) dedup: Option<(String, DedupEntry)>,
 }
 
 pub(super) fn send_output(input: &SendMessageInput, p: &PreparedSend) -> SendMessageOutput {
@@ -282,9 +292,12 @@ pub(super) fn send_output(input: &SendMessageInput, p: &PreparedSend) -> SendMes
     }
 }
 
-/// Validates a send against the queue and builds the message.
+/// Validates a send against the queue and builds the message with sequence `seq`. `pending`
+/// holds deduplication records created earlier in the same batch, not yet in the queue.
 pub(super) fn prepare_send(
     q: &Queue,
+    pending: &HashMap<String, DedupEntry>,
+    seq: u64,
     caller: &Caller,
     input: &SendMessageInput,
     now: i64,
@@ -361,7 +374,6 @@ pub(super) fn prepare_send(
             ));
         }
     }
-    let seq = meta.next_seq;
     let mut msg = Message {
         id: uuid::Uuid::new_v4().to_string(),
         body: input.body.clone(),
@@ -384,7 +396,7 @@ pub(super) fn prepare_send(
             seq,
             message: msg,
             is_new: true,
-            meta: None,
+            dedup: None,
         });
     }
     let group = input
@@ -420,40 +432,38 @@ pub(super) fn prepare_send(
     } else {
         dedup.clone()
     };
-    let mut next = meta.clone();
-    next.dedup.retain(|_, e| e.expires_ms > now);
-    if let Some(prev) = next.dedup.get(&scope_key) {
+    if let Some(prev) = pending
+        .get(&scope_key)
+        .or_else(|| q.dedup.get(&scope_key, now))
+    {
         msg.id = prev.message_id.clone();
         msg.sequence_number = prev.sequence_number.clone();
         return Ok(PreparedSend {
             seq,
             message: msg,
             is_new: false,
-            meta: Some(next),
+            dedup: None,
         });
     }
     msg.dedup_id = Some(dedup);
     msg.sequence_number = Some(sequence_number(seq));
-    next.dedup.insert(
-        scope_key,
-        state::DedupEntry {
-            expires_ms: now + DEDUP_WINDOW_MS,
-            message_id: msg.id.clone(),
-            sequence_number: msg.sequence_number.clone(),
-        },
-    );
-    next.next_seq = seq + 1;
+    let entry = DedupEntry {
+        expires_ms: now + DEDUP_WINDOW_MS,
+        message_id: msg.id.clone(),
+        sequence_number: msg.sequence_number.clone(),
+    };
     Ok(PreparedSend {
         seq,
         message: msg,
         is_new: true,
-        meta: Some(next),
+        dedup: Some((scope_key, entry)),
     })
 }
 
-/// Decides one receive pass over `q` without changing it (see [`ReceivePlan`]). FIFO queues
-/// deliver in order per message group and never deliver from a group that has a message in
-/// flight; `max_receive` is the redrive policy's maxReceiveCount when its target exists.
+/// Decides one receive pass over `q` without changing it (see [`ReceivePlan`]); the caller has
+/// promoted messages that became visible. FIFO queues deliver in order per message group and
+/// never deliver from a group with a message in flight, nor past a group's delayed message;
+/// `max_receive` is the redrive policy's maxReceiveCount when its target exists.
 pub(super) fn plan_receive(
     q: &Queue,
     now: i64,
@@ -466,39 +476,39 @@ pub(super) fn plan_receive(
     let visibility_s = input
         .visibility_timeout
         .unwrap_or_else(|| q.meta.int_attr("VisibilityTimeout", 30));
-    let mut locked: HashSet<&str> = HashSet::new();
+    let mut in_flight_groups: HashSet<&str> = HashSet::new();
+    let mut first_delayed: HashMap<&str, u64> = HashMap::new();
     if fifo {
-        for m in q.messages.values().filter(|m| m.in_flight(now)) {
-            if let Some(g) = &m.group_id {
-                locked.insert(g);
+        for (seq, m) in q.messages.waiting() {
+            let group = m.group_id.as_deref().unwrap_or("");
+            if m.receive_count > 0 {
+                in_flight_groups.insert(group);
+            } else {
+                let first = first_delayed.entry(group).or_insert(seq);
+                *first = (*first).min(seq);
             }
         }
     }
-    let mut plan = ReceivePlan::default();
-    for (seq, m) in &q.messages {
+    let mut plan = ReceivePlan {
+        next_visible_ms: q.messages.next_visible_ms(),
+        ..Default::default()
+    };
+    for (seq, m) in q.messages.ready() {
         if plan.received.len() >= max {
             break;
         }
         if m.sent_ms + retention_ms <= now {
-            plan.expired.push(*seq);
+            plan.expired.push(seq);
             continue;
         }
         let group = m.group_id.as_deref().unwrap_or("");
-        if m.visible_at_ms > now {
-            plan.next_visible_ms = Some(
-                plan.next_visible_ms
-                    .map_or(m.visible_at_ms, |t: i64| t.min(m.visible_at_ms)),
-            );
-            if fifo {
-                locked.insert(group);
-            }
-            continue;
-        }
-        if fifo && locked.contains(group) {
+        let blocked =
+            in_flight_groups.contains(group) || first_delayed.get(group).is_some_and(|d| *d < seq);
+        if fifo && blocked {
             continue;
         }
         if max_receive.is_some_and(|n| m.receive_count >= n) {
-            plan.redrive.push((*seq, m.clone()));
+            plan.redrive.push((seq, m.clone()));
             continue;
         }
         let mut m = m.clone();
@@ -506,7 +516,52 @@ pub(super) fn plan_receive(
         m.first_receive_ms.get_or_insert(now);
         m.visible_at_ms = now + visibility_s * 1000;
         m.receipt_nonce = Some(uuid::Uuid::new_v4().simple().to_string());
-        plan.received.push((*seq, m));
+        plan.received.push((seq, m));
     }
     plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_decimal_and_finite() {
+        for ok in ["0", "-1", "+2.5", ".5", "1e10", "-12.5E-3", " 7 "] {
+            assert!(is_number(ok), "{ok}");
+        }
+        for bad in ["", "abc", "NaN", "inf", "-infinity", "1e999", "0x10", "1,5"] {
+            assert!(!is_number(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn message_characters_follow_xml() {
+        assert!(valid_message_chars("tab\tnewline\n cr\r ✓ 𝄞"));
+        assert!(!valid_message_chars("nul\0"));
+        assert!(!valid_message_chars("bell\u{7}"));
+        assert!(!valid_message_chars("\u{FFFE}"));
+    }
+
+    #[test]
+    fn attribute_selection_patterns() {
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(wants_message_attribute(&p(&["All"]), "x"));
+        assert!(wants_message_attribute(&p(&[".*"]), "x"));
+        assert!(wants_message_attribute(&p(&["foo.*"]), "foo.bar"));
+        assert!(!wants_message_attribute(&p(&["foo.*"]), "foobar"));
+        assert!(!wants_message_attribute(&p(&["foo.*"]), "foo"));
+        assert!(wants_message_attribute(&p(&["exact"]), "exact"));
+        assert!(!wants_message_attribute(&p(&[]), "x"));
+    }
+
+    #[test]
+    fn batch_ids_are_validated_before_any_entry() {
+        let ids = |v: &[&str]| check_batch_ids(v.iter().copied(), "E").map_err(|e| e.code);
+        assert_eq!(ids(&[]).unwrap_err(), "EmptyBatchRequest");
+        assert_eq!(ids(&["a"; 11]).unwrap_err(), "TooManyEntriesInBatchRequest");
+        assert_eq!(ids(&["a", "a"]).unwrap_err(), "BatchEntryIdsNotDistinct");
+        assert_eq!(ids(&["a b"]).unwrap_err(), "InvalidBatchEntryId");
+        assert!(ids(&["a-1", "B_2"]).is_ok());
+    }
 }

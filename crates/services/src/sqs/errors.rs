@@ -158,6 +158,15 @@ pub fn too_many_tags() -> AwsError {
     )
 }
 
+pub fn resource_not_found(message: impl Into<String>) -> AwsError {
+    err(
+        StatusCode::BAD_REQUEST,
+        "ResourceNotFoundException",
+        "ResourceNotFoundException",
+        message,
+    )
+}
+
 /// A request body that is not the JSON the protocol requires.
 pub fn serialization(message: impl Into<String>) -> AwsError {
     AwsError::bad_request("SerializationException", message)

@@ -5,14 +5,18 @@ use super::SqsService;
 use super::attributes::RedrivePolicy;
 use super::delivery::{
     MAX_PAYLOAD, attributes_size, batch_error, check_batch_ids, decode_receipt, plan_receive,
-    prepare_send, render_received, send_output,
+    prepare_send, render_received, send_output, valid_fifo_id,
 };
 use super::errors::*;
 use super::model::*;
 use super::ops::{Caller, parse_queue_arn, queue_name_from_url, store_err};
-use super::state::{self, Message, Queue, QueueKey, now_ms};
+use super::state::{self, Message, Queue, QueueKey, ReceiveAttempt, now_ms};
 use cumulo_wire::AwsError;
+use std::collections::HashMap;
 use std::time::Duration;
+
+/// ReceiveRequestAttemptIds are honoured for five minutes, as in AWS.
+const RECEIVE_ATTEMPT_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 impl SqsService {
     /// SendMessage.
@@ -22,30 +26,10 @@ impl SqsService {
         url: &str,
         input: &SendMessageInput,
     ) -> Result<SendMessageOutput, AwsError> {
-        self.with_queue(caller, url, |q| {
-            let p = prepare_send(q, caller, input, now_ms())?;
-            let out = send_output(input, &p);
-            self.store
-                .write(|tx| {
-                    if let Some(meta) = &p.meta {
-                        state::put_queue(tx, meta)?;
-                    }
-                    if p.is_new {
-                        state::put_message(tx, &q.meta.region, &q.meta.name, p.seq, &p.message)?;
-                    }
-                    Ok(())
-                })
-                .map_err(store_err)?;
-            if let Some(meta) = p.meta {
-                q.meta = meta;
-            }
-            if p.is_new {
-                q.meta.next_seq = q.meta.next_seq.max(p.seq + 1);
-                q.messages.insert(p.seq, p.message);
-                q.notify.notify_waiters();
-            }
-            Ok(out)
-        })
+        let out = self.send_message_batch_inner(caller, url, std::slice::from_ref(input))?;
+        out.into_iter()
+            .next()
+            .unwrap_or_else(|| Err(AwsError::internal("cumulo: sqs send produced no result")))
     }
 
     /// SendMessageBatch: every entry is validated and enqueued independently, all committed
@@ -60,56 +44,91 @@ impl SqsService {
             entries.iter().map(|(id, _)| id.as_str()),
             "SendMessageBatchRequestEntry",
         )?;
-        self.with_queue(caller, url, |q| {
-            let total: usize = entries
-                .iter()
-                .map(|(_, e)| e.body.len() + attributes_size(&e.message_attributes))
-                .sum();
-            if total as i64 > MAX_PAYLOAD {
-                return Err(batch_request_too_long(total, MAX_PAYLOAD));
+        let total: usize = entries
+            .iter()
+            .map(|(_, e)| e.body.len() + attributes_size(&e.message_attributes))
+            .sum();
+        if total as i64 > MAX_PAYLOAD {
+            return Err(batch_request_too_long(total, MAX_PAYLOAD));
+        }
+        let inputs: Vec<SendMessageInput> = entries.iter().map(|(_, e)| e.clone()).collect();
+        let results = self.send_message_batch_inner(caller, url, &inputs)?;
+        let mut out = BatchOutput {
+            successful: Vec::new(),
+            failed: Vec::new(),
+        };
+        for ((id, _), r) in entries.iter().zip(results) {
+            match r {
+                Ok(sent) => out.successful.push((id.clone(), sent)),
+                Err(e) => out.failed.push(batch_error(id, e)),
             }
+        }
+        Ok(out)
+    }
+
+    /// Validates and enqueues each input, committing all new messages (and FIFO deduplication
+    /// records and sequence counter) in one transaction before any becomes visible. An input's
+    /// own error fails only that input.
+    fn send_message_batch_inner(
+        &self,
+        caller: &Caller,
+        url: &str,
+        inputs: &[SendMessageInput],
+    ) -> Result<Vec<Result<SendMessageOutput, AwsError>>, AwsError> {
+        self.with_queue(caller, url, |q| {
             let now = now_ms();
-            // Work on a scratch copy of the queue's description so dedup within the batch works
-            // and nothing changes if the commit fails.
-            let mut scratch = Queue::new(q.meta.clone());
+            let fifo = q.meta.is_fifo();
+            let mut pending = HashMap::new();
             let mut staged = Vec::new();
-            let mut out = BatchOutput {
-                successful: Vec::new(),
-                failed: Vec::new(),
-            };
-            for (id, input) in entries {
-                match prepare_send(&scratch, caller, input, now) {
+            let mut next_seq = q.meta.next_seq;
+            let mut results = Vec::with_capacity(inputs.len());
+            for input in inputs {
+                match prepare_send(q, &pending, next_seq, caller, input, now) {
                     Ok(p) => {
-                        out.successful.push((id.clone(), send_output(input, &p)));
-                        if let Some(meta) = p.meta {
-                            scratch.meta = meta;
+                        results.push(Ok(send_output(input, &p)));
+                        if let Some((key, entry)) = p.dedup {
+                            pending.insert(key, entry);
                         }
                         if p.is_new {
-                            scratch.meta.next_seq = p.seq + 1;
+                            next_seq = p.seq + 1;
                             staged.push((p.seq, p.message));
                         }
                     }
-                    Err(e) => out.failed.push(batch_error(id, e)),
+                    Err(e) => results.push(Err(e)),
                 }
             }
-            let meta_changed = q.meta.is_fifo();
+            if staged.is_empty() {
+                return Ok(results);
+            }
+            // Expired records are invisible already; forgetting them before the commit is safe.
+            let expired = if fifo { q.dedup.prune(now) } else { Vec::new() };
+            let (region, name) = (&q.meta.region, &q.meta.name);
             self.store
                 .write(|tx| {
-                    if meta_changed {
-                        state::put_queue(tx, &scratch.meta)?;
+                    for key in &expired {
+                        state::delete_dedup(tx, region, name, key)?;
+                    }
+                    for (key, entry) in &pending {
+                        state::put_dedup(tx, region, name, key, entry)?;
                     }
                     for (seq, m) in &staged {
-                        state::put_message(tx, &q.meta.region, &q.meta.name, *seq, m)?;
+                        state::put_message(tx, region, name, *seq, m)?;
+                    }
+                    if fifo {
+                        state::put_next_seq(tx, region, name, next_seq)?;
                     }
                     Ok(())
                 })
                 .map_err(store_err)?;
-            q.meta = scratch.meta;
+            for (key, entry) in pending {
+                q.dedup.insert(key, entry);
+            }
+            q.meta.next_seq = next_seq;
             for (seq, m) in staged {
-                q.messages.insert(seq, m);
+                q.messages.insert(seq, m, now);
             }
             q.notify.notify_waiters();
-            Ok(out)
+            Ok(results)
         })
     }
 
@@ -146,6 +165,15 @@ impl SqsService {
                 "WaitTimeSeconds",
                 w,
                 "Must be >= 0 and <= 20, if provided.",
+            ));
+        }
+        if let Some(id) = &input.receive_request_attempt_id
+            && !valid_fifo_id(id)
+        {
+            return Err(invalid_parameter(
+                "ReceiveRequestAttemptId",
+                id,
+                "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
             ));
         }
         let name = queue_name_from_url(url).ok_or_else(queue_does_not_exist)?;
@@ -193,8 +221,13 @@ impl SqsService {
         input: &ReceiveMessageInput,
     ) -> Result<(Vec<ReceivedMessage>, Option<i64>), AwsError> {
         let mut queues = self.lock();
-        let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
         let now = now_ms();
+        let q = queues.get_mut(key).ok_or_else(queue_does_not_exist)?;
+        q.messages.promote(now);
+        if let Some(replayed) = self.replay_attempt(q, now, input)? {
+            return Ok((replayed, None));
+        }
+        let q = queues.get(key).ok_or_else(queue_does_not_exist)?;
         let redrive = q
             .meta
             .attributes
@@ -243,7 +276,7 @@ impl SqsService {
                     }
                 }
                 for (seq, m) in &plan.received {
-                    state::put_message(tx, &region, &name, *seq, m)?;
+                    state::put_delivery(tx, &region, &name, *seq, m)?;
                 }
                 Ok(())
             })
@@ -255,15 +288,39 @@ impl SqsService {
                 .iter()
                 .chain(plan.redrive.iter().map(|(s, _)| s))
             {
-                q.messages.remove(seq);
+                q.messages.remove(*seq);
             }
             let out = plan
                 .received
                 .iter()
                 .map(|(seq, m)| render_received(&name, *seq, m, input))
                 .collect();
+            if let Some(id) = &input.receive_request_attempt_id
+                && q.meta.is_fifo()
+                && !plan.received.is_empty()
+            {
+                q.attempts.retain(|_, a| a.expires_ms > now);
+                let messages = plan
+                    .received
+                    .iter()
+                    .map(|(seq, m)| {
+                        (
+                            *seq,
+                            m.receipt_nonce.clone().unwrap_or_default(),
+                            m.visible_at_ms,
+                        )
+                    })
+                    .collect();
+                q.attempts.insert(
+                    id.clone(),
+                    ReceiveAttempt {
+                        expires_ms: now + RECEIVE_ATTEMPT_WINDOW_MS,
+                        messages,
+                    },
+                );
+            }
             for (seq, m) in plan.received {
-                q.messages.insert(seq, m);
+                q.messages.insert(seq, m, now);
             }
             out
         };
@@ -272,27 +329,107 @@ impl SqsService {
         {
             for (seq, m) in dlq_seqs.into_iter().zip(redriven) {
                 dlq.meta.next_seq = seq + 1;
-                dlq.messages.insert(seq, m);
+                dlq.messages.insert(seq, m, now);
             }
             dlq.notify.notify_waiters();
         }
         Ok((out, plan.next_visible_ms))
     }
 
-    /// DeleteMessage. Deleting a message that is already gone succeeds, as in AWS.
+    /// A FIFO retry with a known ReceiveRequestAttemptId: when none of that attempt's messages
+    /// has been deleted, received again or had its visibility changed, the same messages and
+    /// receipt handles come back with their visibility timeout restarted. `None` means receive
+    /// normally.
+    fn replay_attempt(
+        &self,
+        q: &mut Queue,
+        now: i64,
+        input: &ReceiveMessageInput,
+    ) -> Result<Option<Vec<ReceivedMessage>>, AwsError> {
+        let Some(id) = input.receive_request_attempt_id.as_deref() else {
+            return Ok(None);
+        };
+        if !q.meta.is_fifo() {
+            return Ok(None);
+        }
+        let Some(attempt) = q.attempts.get(id).filter(|a| a.expires_ms > now) else {
+            return Ok(None);
+        };
+        let unchanged = attempt.messages.iter().all(|(seq, nonce, visible_at)| {
+            q.messages.get(*seq).is_some_and(|m| {
+                m.receipt_nonce.as_deref() == Some(nonce.as_str()) && m.visible_at_ms == *visible_at
+            })
+        });
+        if !unchanged {
+            return Ok(None);
+        }
+        let visibility_s = input
+            .visibility_timeout
+            .unwrap_or_else(|| q.meta.int_attr("VisibilityTimeout", 30));
+        let again: Vec<(u64, Message)> = attempt
+            .messages
+            .iter()
+            .filter_map(|(seq, ..)| {
+                let mut m = q.messages.get(*seq)?.clone();
+                m.visible_at_ms = now + visibility_s * 1000;
+                Some((*seq, m))
+            })
+            .collect();
+        let (region, name) = (q.meta.region.clone(), q.meta.name.clone());
+        self.store
+            .write(|tx| {
+                for (seq, m) in &again {
+                    state::put_delivery(tx, &region, &name, *seq, m)?;
+                }
+                Ok(())
+            })
+            .map_err(store_err)?;
+        let out = again
+            .iter()
+            .map(|(seq, m)| render_received(&name, *seq, m, input))
+            .collect();
+        let messages = again
+            .iter()
+            .map(|(seq, m)| {
+                (
+                    *seq,
+                    m.receipt_nonce.clone().unwrap_or_default(),
+                    m.visible_at_ms,
+                )
+            })
+            .collect();
+        if let Some(a) = q.attempts.get_mut(id) {
+            a.messages = messages;
+        }
+        for (seq, m) in again {
+            q.messages.insert(seq, m, now);
+        }
+        Ok(Some(out))
+    }
+
+    /// DeleteMessage. As the API reference says, only the most recent receipt handle deletes:
+    /// an older one (or one for a message already gone) succeeds without deleting anything.
     pub fn delete_message(&self, caller: &Caller, url: &str, handle: &str) -> Result<(), AwsError> {
         self.with_queue(caller, url, |q| {
             let r = decode_receipt(&q.meta.name, handle)?;
-            if q.messages.get(&r.seq).is_some_and(|m| m.id == r.message_id) {
+            let current = q.messages.get(r.seq).is_some_and(|m| {
+                m.id == r.message_id && m.receipt_nonce.as_deref() == Some(r.nonce.as_str())
+            });
+            if current {
                 self.store
                     .write(|tx| state::delete_message(tx, &q.meta.region, &q.meta.name, r.seq))
                     .map_err(store_err)?;
-                q.messages.remove(&r.seq);
+                q.messages.remove(r.seq);
+                if q.meta.is_fifo() {
+                    // Deleting may unlock the message's group for a waiting long poll.
+                    q.notify.notify_waiters();
+                }
             }
             Ok(())
         })
     }
 
+    /// DeleteMessageBatch: each entry as DeleteMessage, failures reported per entry.
     pub fn delete_message_batch(
         &self,
         caller: &Caller,
@@ -335,7 +472,7 @@ impl SqsService {
                 ));
             }
             let now = now_ms();
-            let Some(m) = q.messages.get(&r.seq).filter(|m| m.id == r.message_id) else {
+            let Some(m) = q.messages.get(r.seq).filter(|m| m.id == r.message_id) else {
                 return Err(message_not_inflight());
             };
             if !m.in_flight(now) {
@@ -351,16 +488,17 @@ impl SqsService {
             let mut m = m.clone();
             m.visible_at_ms = now + timeout * 1000;
             self.store
-                .write(|tx| state::put_message(tx, &q.meta.region, &q.meta.name, r.seq, &m))
+                .write(|tx| state::put_delivery(tx, &q.meta.region, &q.meta.name, r.seq, &m))
                 .map_err(store_err)?;
-            q.messages.insert(r.seq, m);
-            if timeout == 0 {
-                q.notify.notify_waiters();
-            }
+            q.messages.insert(r.seq, m, now);
+            // Waiting long polls re-plan: the message may be deliverable now or sooner than
+            // they were going to look.
+            q.notify.notify_waiters();
             Ok(())
         })
     }
 
+    /// ChangeMessageVisibilityBatch: each entry as ChangeMessageVisibility.
     pub fn change_message_visibility_batch(
         &self,
         caller: &Caller,

@@ -2,15 +2,20 @@
 //! over both wire protocols SQS clients speak: awsJson1_0 (`X-Amz-Target: AmazonSQS.X`, current
 //! SDKs; awsQueryCompatible error codes) and the older query protocol (form `Action=...`, XML).
 //!
-//! Layout: [`ops`] holds the typed operations (what SNS delivery and CloudFormation call), built
-//! on [`state`] (in-memory queues with write-through to the store) and [`attributes`] (queue
-//! attribute rules); [`wire_json`] and [`wire_query`] only decode requests and encode responses.
+//! Layout: the typed operations (what SNS delivery and CloudFormation call) are methods of
+//! [`SqsService`] taking [`model`] types — queue operations in [`ops`], message operations in
+//! `messages`, AddPermission/RemovePermission in `permissions`, DLQ redrive tasks in
+//! `move_tasks` — built on [`state`] (in-memory
+//! queues with write-through to the store), `delivery` (the pure send/receive rules) and
+//! [`attributes`] (queue attribute rules). `wire_json` and `wire_query` only decode requests and
+//! encode responses; [`errors`] has every SQS error in both protocols' codes.
 
 pub mod attributes;
 mod delivery;
 pub mod errors;
 mod messages;
 pub mod model;
+mod move_tasks;
 pub mod ops;
 mod permissions;
 pub(crate) mod provider;
@@ -41,6 +46,7 @@ pub struct SqsService {
 impl SqsService {
     pub fn new(store: Arc<Store>, _config: &Config) -> Result<Self, StoreError> {
         store.migrate("sqs", state::MIGRATIONS)?;
+        store.write(|tx| state::delete_expired_dedup(tx, state::now_ms()))?;
         let (queues, problems) = store.read(state::load)?;
         for p in problems {
             eprintln!("cumulo: sqs: skipped unreadable stored record: {p}");
@@ -80,39 +86,10 @@ impl SqsService {
     }
 }
 
-/// Every operation in SQS's API (botocore's model), so an unimplemented one answers 501 naming
-/// itself while a name SQS does not have answers AWS's invalid-action error.
-const OPERATIONS: &[&str] = &[
-    "AddPermission",
-    "CancelMessageMoveTask",
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityBatch",
-    "CreateQueue",
-    "DeleteMessage",
-    "DeleteMessageBatch",
-    "DeleteQueue",
-    "GetQueueAttributes",
-    "GetQueueUrl",
-    "ListDeadLetterSourceQueues",
-    "ListMessageMoveTasks",
-    "ListQueueTags",
-    "ListQueues",
-    "PurgeQueue",
-    "ReceiveMessage",
-    "RemovePermission",
-    "SendMessage",
-    "SendMessageBatch",
-    "SetQueueAttributes",
-    "StartMessageMoveTask",
-    "TagQueue",
-    "UntagQueue",
-];
-
-/// The error for an operation the adapters do not dispatch.
+/// The error for an action the adapters do not know (every operation in botocore's SQS model is
+/// dispatched, so this is a name SQS does not have).
 fn unknown_operation(op: &str) -> AwsError {
-    if OPERATIONS.contains(&op) {
-        AwsError::not_implemented("sqs", op)
-    } else if op.is_empty() {
+    if op.is_empty() {
         AwsError::bad_request(
             "MissingAction",
             "The request must contain the parameter Action.",

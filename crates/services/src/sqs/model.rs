@@ -49,6 +49,8 @@ pub struct ReceiveMessageInput {
     /// Union of `AttributeNames` and `MessageSystemAttributeNames`.
     pub system_attribute_names: Vec<String>,
     pub message_attribute_names: Vec<String>,
+    /// FIFO only: a retry with the same id returns the same messages (see `Queue::attempts`).
+    pub receive_request_attempt_id: Option<String>,
 }
 
 /// A message as ReceiveMessage returns it.

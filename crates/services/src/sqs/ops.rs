@@ -1,7 +1,7 @@
 //! Queue operations as typed Rust functions: what the wire adapters and (next issue)
 //! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation commits to the store
 //! before it changes memory or answers, so an acknowledged change survives a crash. Message
-//! operations are in [`super::messages`].
+//! operations are in `messages`.
 
 use super::SqsService;
 use super::attributes::{self, RedrivePolicy};
@@ -25,6 +25,7 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// `http://{host}/{account}/{name}`: the URL as this caller can reach it.
     pub fn queue_url(&self, name: &str) -> String {
         format!("http://{}/{}/{}", self.host, self.account_id, name)
     }
@@ -106,39 +107,32 @@ impl SqsService {
         }
         let fifo = name.ends_with(".fifo");
         let mut changes = attributes.clone();
-        match changes.get("FifoQueue").map(|v| v.to_ascii_lowercase()) {
-            Some(v) if v == "true" && !fifo => {
+        // The `.fifo` suffix and FifoQueue=true go together; FifoQueue=false on a standard
+        // queue is accepted and not stored (AWS does not report it back).
+        match changes
+            .get("FifoQueue")
+            .map(|v| v.to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("true") if fifo => {}
+            Some("false") if !fifo => {
+                changes.remove("FifoQueue");
+            }
+            None if !fifo => {}
+            Some("true" | "false") | None => {
                 return Err(invalid_parameter_value(
                     "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.",
                 ));
             }
-            Some(v) if v == "false" && !fifo => {
-                changes.remove("FifoQueue");
-            }
-            Some(v) if v == "true" || v == "false" => {}
             Some(_) => return Err(invalid_attribute_value("FifoQueue")),
-            None if fifo => {
-                return Err(invalid_parameter_value(
-                    "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
-                ));
-            }
-            None => {}
-        }
-        if fifo
-            && changes
-                .get("FifoQueue")
-                .map(|v| v.to_ascii_lowercase())
-                .as_deref()
-                == Some("false")
-        {
-            return Err(invalid_attribute_value("FifoQueue"));
         }
         check_tags(tags)?;
         let mut attrs = attributes::defaults(fifo);
         attributes::apply(&mut attrs, &changes, fifo)?;
         let mut queues = self.lock();
         if let Some(rp) = attrs.get("RedrivePolicy") {
-            check_dead_letter_target(&queues, caller, rp, fifo)?;
+            let source = state::queue_arn(&caller.region, &caller.account_id, name);
+            check_dead_letter_target(&queues, caller, rp, fifo, &source)?;
         }
         let key = caller.key(name);
         if let Some(existing) = queues.get(&key) {
@@ -166,7 +160,7 @@ impl SqsService {
             last_modified_s: now / 1000,
             next_seq: 1,
             last_purge_ms: None,
-            dedup: HashMap::new(),
+            move_tasks: Vec::new(),
         };
         self.store
             .write(|tx| state::put_queue(tx, &meta))
@@ -274,6 +268,7 @@ impl SqsService {
         })
     }
 
+    /// SetQueueAttributes: validated as a whole; on any error nothing changes.
     pub fn set_queue_attributes(
         &self,
         caller: &Caller,
@@ -294,7 +289,7 @@ impl SqsService {
         if let Some(rp) = meta.attributes.get("RedrivePolicy")
             && changes.contains_key("RedrivePolicy")
         {
-            check_dead_letter_target(&queues, caller, rp, fifo)?;
+            check_dead_letter_target(&queues, caller, rp, fifo, &meta.arn())?;
         }
         meta.last_modified_s = now_ms() / 1000;
         self.store
@@ -308,6 +303,7 @@ impl SqsService {
         Ok(())
     }
 
+    /// TagQueue: adds or overwrites tags (50 at most per queue).
     pub fn tag_queue(
         &self,
         caller: &Caller,
@@ -323,6 +319,7 @@ impl SqsService {
         })
     }
 
+    /// UntagQueue: removing a key that is not there is not an error.
     pub fn untag_queue(&self, caller: &Caller, url: &str, keys: &[String]) -> Result<(), AwsError> {
         self.update_meta(caller, url, |meta| {
             for k in keys {
@@ -332,6 +329,7 @@ impl SqsService {
         })
     }
 
+    /// ListQueueTags.
     pub fn list_queue_tags(
         &self,
         caller: &Caller,
@@ -431,12 +429,14 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
     Ok(())
 }
 
-/// Validates a RedrivePolicy's target: it must exist in this region and be of the same type.
+/// Validates a RedrivePolicy's target: it must exist in this region, be of the same type, and
+/// its RedriveAllowPolicy must admit `source_arn`.
 fn check_dead_letter_target(
     queues: &HashMap<QueueKey, Queue>,
     caller: &Caller,
     policy: &str,
     fifo: bool,
+    source_arn: &str,
 ) -> Result<(), AwsError> {
     let rp = RedrivePolicy::parse(policy)?;
     let bad = |reason: &str| {
@@ -452,6 +452,23 @@ fn check_dead_letter_target(
         return Err(bad(
             "Dead-letter queue must be same type of queue as the source.",
         ));
+    }
+    if let Some(allow) = target.meta.attributes.get("RedriveAllowPolicy") {
+        let v: serde_json::Value = serde_json::from_str(allow).unwrap_or_default();
+        let allowed = match v.get("redrivePermission").and_then(|p| p.as_str()) {
+            Some("denyAll") => false,
+            Some("byQueue") => v
+                .get("sourceQueueArns")
+                .and_then(|a| a.as_array())
+                .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(source_arn))),
+            _ => true,
+        };
+        if !allowed {
+            return Err(bad(&format!(
+                "Queue {} does not allow {source_arn} to use it as a dead-letter queue.",
+                target.meta.arn()
+            )));
+        }
     }
     Ok(())
 }

@@ -40,6 +40,7 @@ fn statements(policy: Option<&String>) -> Vec<Value> {
 }
 
 impl SqsService {
+    /// AddPermission: adds a statement labelled `label` allowing the accounts the actions.
     pub fn add_permission(
         &self,
         caller: &Caller,
@@ -106,6 +107,8 @@ impl SqsService {
         })
     }
 
+    /// RemovePermission: drops the statement labelled `label` (the whole policy if it was the
+    /// last one).
     pub fn remove_permission(
         &self,
         caller: &Caller,

@@ -179,8 +179,10 @@ async fn expired_messages_are_dropped_from_memory_and_store() {
     {
         let mut queues = svc.lock();
         let q = queues.values_mut().next().unwrap();
-        let first = q.messages.values_mut().next().unwrap();
-        first.sent_ms = now_ms() - 61_000;
+        let (seq, first) = q.messages.ready().next().unwrap();
+        let mut aged = first.clone();
+        aged.sent_ms = now_ms() - 61_000;
+        q.messages.insert(seq, aged, now_ms());
     }
     let got = svc.receive_message(&c, &url, &receive_all()).await.unwrap();
     assert_eq!(

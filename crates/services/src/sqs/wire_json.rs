@@ -131,6 +131,7 @@ async fn dispatch(
                 wait_time_seconds: opt_int(b, "WaitTimeSeconds")?,
                 system_attribute_names: names,
                 message_attribute_names: string_list(b, "MessageAttributeNames")?,
+                receive_request_attempt_id: opt_str(b, "ReceiveRequestAttemptId")?,
             };
             let messages = svc.receive_message(c, &queue_url(b)?, &input).await?;
             if messages.is_empty() {
@@ -184,6 +185,27 @@ async fn dispatch(
             let label = opt_str(b, "Label")?.unwrap_or_default();
             svc.remove_permission(c, &queue_url(b)?, &label)?;
             json!({})
+        }
+        "StartMessageMoveTask" => {
+            let handle = svc.start_message_move_task(
+                c,
+                &required_str(b, "SourceArn")?,
+                opt_str(b, "DestinationArn")?.as_deref(),
+                opt_int(b, "MaxNumberOfMessagesPerSecond")?,
+            )?;
+            json!({ "TaskHandle": handle })
+        }
+        "ListMessageMoveTasks" => {
+            let tasks = svc.list_message_move_tasks(
+                c,
+                &required_str(b, "SourceArn")?,
+                opt_int(b, "MaxResults")?,
+            )?;
+            json!({ "Results": tasks.iter().map(move_task).collect::<Vec<_>>() })
+        }
+        "CancelMessageMoveTask" => {
+            let moved = svc.cancel_message_move_task(c, &required_str(b, "TaskHandle")?)?;
+            json!({ "ApproximateNumberOfMessagesMoved": moved })
         }
         "PurgeQueue" => {
             svc.purge_queue(c, &queue_url(b)?)?;
@@ -381,5 +403,24 @@ fn received(m: &ReceivedMessage) -> Value {
             .collect();
         o.insert("MessageAttributes".into(), Value::Object(attrs));
     }
+    Value::Object(o)
+}
+
+fn move_task(t: &super::state::MoveTask) -> Value {
+    let mut o = Map::new();
+    o.insert("Status".into(), t.status.clone().into());
+    o.insert("SourceArn".into(), t.source_arn.clone().into());
+    if let Some(d) = &t.destination_arn {
+        o.insert("DestinationArn".into(), d.clone().into());
+    }
+    if let Some(r) = t.max_per_second {
+        o.insert("MaxNumberOfMessagesPerSecond".into(), r.into());
+    }
+    o.insert("ApproximateNumberOfMessagesMoved".into(), t.moved.into());
+    o.insert("ApproximateNumberOfMessagesToMove".into(), t.to_move.into());
+    if let Some(f) = &t.failure_reason {
+        o.insert("FailureReason".into(), f.clone().into());
+    }
+    o.insert("StartedTimestamp".into(), t.started_ms.into());
     Value::Object(o)
 }

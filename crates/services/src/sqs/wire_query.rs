@@ -14,14 +14,33 @@ use std::fmt::Write;
 
 pub const NAMESPACE: &str = "http://queue.amazonaws.com/doc/2012-11-05/";
 
+/// Actions whose response carries only ResponseMetadata.
+const NO_RESULT: &[&str] = &[
+    "DeleteQueue",
+    "SetQueueAttributes",
+    "TagQueue",
+    "UntagQueue",
+    "DeleteMessage",
+    "ChangeMessageVisibility",
+    "PurgeQueue",
+    "AddPermission",
+    "RemovePermission",
+];
+
 pub async fn handle(svc: &SqsService, req: &AwsRequest) -> AwsResponse {
     let params = QueryParams::from_request(req);
     let action = params.get("Action").unwrap_or("").to_string();
     let mut body = String::new();
     match dispatch(svc, req, &action, &params, &mut body).await {
         Ok(()) => {
+            // Operations without output have no `<XResult>` element in AWS's responses.
+            let result = if NO_RESULT.contains(&action.as_str()) {
+                String::new()
+            } else {
+                format!("<{action}Result>{body}</{action}Result>")
+            };
             let doc = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><{action}Response xmlns=\"{NAMESPACE}\"><{action}Result>{body}</{action}Result><ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{action}Response>",
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><{action}Response xmlns=\"{NAMESPACE}\">{result}<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{action}Response>",
                 escape(&req.request_id)
             );
             AwsResponse::xml(doc).with_header("x-amzn-requestid", &req.request_id)
@@ -295,6 +314,7 @@ async fn dispatch(
                 wait_time_seconds: opt_int(p, "WaitTimeSeconds")?,
                 system_attribute_names: names,
                 message_attribute_names: p.list("MessageAttributeName"),
+                receive_request_attempt_id: p.get("ReceiveRequestAttemptId").map(str::to_string),
             };
             for m in svc.receive_message(c, &queue_url(req, p)?, &input).await? {
                 write_message(out, &m);
@@ -349,6 +369,52 @@ async fn dispatch(
         )?,
         "RemovePermission" => {
             svc.remove_permission(c, &queue_url(req, p)?, p.get("Label").unwrap_or(""))?
+        }
+        "StartMessageMoveTask" => {
+            let handle = svc.start_message_move_task(
+                c,
+                &required(p, "SourceArn")?,
+                p.get("DestinationArn"),
+                opt_int(p, "MaxNumberOfMessagesPerSecond")?,
+            )?;
+            el(out, "TaskHandle", &handle);
+        }
+        "ListMessageMoveTasks" => {
+            let tasks = svc.list_message_move_tasks(
+                c,
+                &required(p, "SourceArn")?,
+                opt_int(p, "MaxResults")?,
+            )?;
+            for t in tasks {
+                out.push_str("<Results>");
+                el(out, "Status", &t.status);
+                el(out, "SourceArn", &t.source_arn);
+                if let Some(d) = &t.destination_arn {
+                    el(out, "DestinationArn", d);
+                }
+                if let Some(r) = t.max_per_second {
+                    el(out, "MaxNumberOfMessagesPerSecond", &r.to_string());
+                }
+                el(
+                    out,
+                    "ApproximateNumberOfMessagesMoved",
+                    &t.moved.to_string(),
+                );
+                el(
+                    out,
+                    "ApproximateNumberOfMessagesToMove",
+                    &t.to_move.to_string(),
+                );
+                if let Some(f) = &t.failure_reason {
+                    el(out, "FailureReason", f);
+                }
+                el(out, "StartedTimestamp", &t.started_ms.to_string());
+                out.push_str("</Results>");
+            }
+        }
+        "CancelMessageMoveTask" => {
+            let moved = svc.cancel_message_move_task(c, &required(p, "TaskHandle")?)?;
+            el(out, "ApproximateNumberOfMessagesMoved", &moved.to_string());
         }
         "PurgeQueue" => svc.purge_queue(c, &queue_url(req, p)?)?,
         "ListDeadLetterSourceQueues" => {

@@ -4,7 +4,8 @@
 //!
 //! The data key is kept in SSM's own table `ssm_keys` for now, so that plaintext never sits in the
 //! store. The emulated KMS replaces it in a later issue: values will then be encrypted under the
-//! KMS key named by the parameter's KeyId (default `alias/aws/ssm`).
+//! KMS key named by the parameter's KeyId (default `alias/aws/ssm`). Until then a KeyId is
+//! recorded and reported as given but not checked, and every value uses the local data key.
 
 use aes_gcm::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use aes_gcm::{Aes256Gcm, Key, Nonce};

@@ -223,6 +223,52 @@ pub fn legacy_matches(p: &Parameter, filters: &[(String, Vec<String>)]) -> bool 
 mod tests {
     use super::*;
 
+    fn filter(key: &str, option: Option<&str>, values: &[&str]) -> StringFilter {
+        StringFilter {
+            key: key.into(),
+            option: option.map(str::to_string),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn filter_validation_codes() {
+        let code = |f: StringFilter, u| check(&[f], u).unwrap_err().code;
+        assert_eq!(
+            code(filter("Label", None, &["x"]), FilterUse::Describe),
+            "InvalidFilterKey"
+        );
+        assert_eq!(
+            code(filter("Name", None, &["x"]), FilterUse::ByPath),
+            "InvalidFilterKey"
+        );
+        assert_eq!(
+            code(filter("Name", Some("Nope"), &["x"]), FilterUse::Describe),
+            "InvalidFilterOption"
+        );
+        assert_eq!(
+            code(filter("Type", None, &["Bogus"]), FilterUse::Describe),
+            "InvalidFilterValue"
+        );
+        assert_eq!(
+            code(filter("Type", None, &[]), FilterUse::Describe),
+            "InvalidFilterValue"
+        );
+        assert_eq!(
+            code(filter("Colour", None, &["x"]), FilterUse::Describe),
+            "ValidationException"
+        );
+        assert!(check(&[filter("tag:team", None, &[])], FilterUse::Describe).is_ok());
+        let dup = [
+            filter("Type", None, &["String"]),
+            filter("Type", None, &["String"]),
+        ];
+        assert_eq!(
+            check(&dup, FilterUse::Describe).unwrap_err().code,
+            "InvalidFilterKey"
+        );
+    }
+
     #[test]
     fn paths() {
         assert!(under_path("/a/b", "/a", false));

@@ -6,6 +6,7 @@
 
 mod crypto;
 mod filters;
+mod operations;
 mod ops;
 pub(crate) mod provider;
 mod state;

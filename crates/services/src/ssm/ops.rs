@@ -78,8 +78,9 @@ pub struct LabelOutcome {
     pub version: i64,
 }
 
-fn not_found(name: &str) -> AwsError {
-    err("ParameterNotFound", format!("Parameter {name} not found."))
+/// AWS answers ParameterNotFound with an empty message (botocore shows `...operation: `).
+fn not_found() -> AwsError {
+    err("ParameterNotFound", "")
 }
 
 fn version_not_found(name: &str, version: &str) -> AwsError {
@@ -313,6 +314,11 @@ impl SsmService {
             .clone()
             .or_else(|| previous.as_ref().and_then(|p| p.allowed_pattern.clone()));
         if let Some(pattern) = &allowed_pattern {
+            if pattern.chars().count() > 1024 {
+                return Err(validation(
+                    "1 validation error detected: Value at 'allowedPattern' failed to satisfy constraint: Member must have length less than or equal to 1024",
+                ));
+            }
             let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
                 err(
                     "InvalidAllowedPatternException",
@@ -445,9 +451,9 @@ impl SsmService {
                     .then(|| locked.get(region, name.trim_start_matches('/')))
                     .flatten()
             })
-            .ok_or_else(|| not_found(&name))?;
+            .ok_or_else(not_found)?;
         let v = match &selector {
-            None => p.latest().ok_or_else(|| not_found(&name))?,
+            None => p.latest().ok_or_else(not_found)?,
             Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) => p
                 .versions
                 .iter()
@@ -457,7 +463,7 @@ impl SsmService {
                 .versions
                 .iter()
                 .find(|v| v.labels.contains(label))
-                .ok_or_else(|| not_found(requested))?,
+                .ok_or_else(not_found)?,
         };
         self.view(
             region,
@@ -547,7 +553,7 @@ impl SsmService {
             None => 0,
         };
         let locked = self.params.lock();
-        let p = locked.get(region, name).ok_or_else(|| not_found(name))?;
+        let p = locked.get(region, name).ok_or_else(not_found)?;
         let mut out = Vec::new();
         for v in p.versions.iter().skip(start).take(limit) {
             let value = self.reveal(region, name, v, with_decryption)?;
@@ -606,10 +612,7 @@ impl SsmService {
     ) -> Result<LabelOutcome, AwsError> {
         let (name, _) = split_selector(name);
         let mut locked = self.params.lock();
-        let mut p = locked
-            .get(region, &name)
-            .cloned()
-            .ok_or_else(|| not_found(&name))?;
+        let mut p = locked.get(region, &name).cloned().ok_or_else(not_found)?;
         let target = match version {
             Some(v) => v,
             None => p.latest().map_or(1, |v| v.version),
@@ -658,10 +661,7 @@ impl SsmService {
         labels: &[String],
     ) -> Result<(Vec<String>, Vec<String>), AwsError> {
         let mut locked = self.params.lock();
-        let mut p = locked
-            .get(region, name)
-            .cloned()
-            .ok_or_else(|| not_found(name))?;
+        let mut p = locked.get(region, name).cloned().ok_or_else(not_found)?;
         let v = p
             .versions
             .iter_mut()
@@ -680,7 +680,7 @@ impl SsmService {
     pub fn delete_parameter(&self, region: &str, name: &str) -> Result<(), AwsError> {
         let mut locked = self.params.lock();
         if locked.get(region, name).is_none() {
-            return Err(not_found(name));
+            return Err(not_found());
         }
         locked.remove(region, &[name.to_string()])
     }
@@ -826,6 +826,69 @@ fn check_policies(policies: &str) -> Result<String, AwsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Config;
+    use cumulo_store::Store;
+    use std::sync::Arc;
+
+    fn service() -> SsmService {
+        SsmService::new(Arc::new(Store::in_memory().unwrap()), &Config::default()).unwrap()
+    }
+
+    fn put(svc: &SsmService, name: &str, value: &str) -> Result<(i64, Tier), AwsError> {
+        svc.put_parameter(
+            "us-east-1",
+            PutParameterInput {
+                name: name.into(),
+                value: value.into(),
+                param_type: Some("String".into()),
+                overwrite: true,
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn history_keeps_the_last_hundred_versions_unless_the_oldest_is_labeled() {
+        let svc = service();
+        for i in 1..=100 {
+            put(&svc, "/p", &format!("v{i}")).unwrap();
+        }
+        assert_eq!(put(&svc, "/p", "v101").unwrap().0, 101);
+        let (history, _) = svc
+            .get_parameter_history("us-east-1", "/p", false, None, None)
+            .unwrap();
+        assert_eq!(history.first().map(|(v, _)| v.version), Some(2));
+        svc.label_parameter_version("us-east-1", "/p", Some(2), &["keep".into()])
+            .unwrap();
+        let err = put(&svc, "/p", "v102").unwrap_err();
+        assert_eq!(err.code, "ParameterMaxVersionLimitExceeded");
+        assert_eq!(
+            svc.get_parameter("us-east-1", "/p", false).unwrap().version,
+            101
+        );
+    }
+
+    #[test]
+    fn failed_put_changes_nothing() {
+        let svc = service();
+        svc.put_parameter(
+            "us-east-1",
+            PutParameterInput {
+                name: "/pat".into(),
+                value: "12".into(),
+                param_type: Some("String".into()),
+                allowed_pattern: Some("\\d+".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            put(&svc, "/pat", "abc").unwrap_err().code,
+            "ParameterPatternMismatchException"
+        );
+        let p = svc.get_parameter("us-east-1", "/pat", false).unwrap();
+        assert_eq!((p.version, p.value.as_str()), (1, "12"));
+    }
 
     #[test]
     fn selectors() {

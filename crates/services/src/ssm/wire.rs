@@ -2,6 +2,7 @@
 //! results with AWS's member names (timestamps as epoch seconds).
 
 use super::SsmService;
+use super::operations::OPERATIONS;
 use super::ops::{DescribeInput, GetByPathInput, ParameterView, PutParameterInput, StringFilter};
 use super::state::{Parameter, Version};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
@@ -11,12 +12,32 @@ const CONTENT_TYPE: &str = "application/x-amz-json-1.1";
 
 pub fn handle(svc: &SsmService, req: &AwsRequest) -> AwsResponse {
     let op = req.target_operation().unwrap_or("").to_string();
-    let result = parse_body(&req.body).and_then(|body| dispatch(svc, &req.region, &op, &body));
+    let result = check_content_type(req)
+        .and_then(|()| parse_body(&req.body))
+        .and_then(|body| dispatch(svc, &req.region, &op, &body));
     match result {
         Ok(v) => {
             AwsResponse::json(CONTENT_TYPE, &v).with_header("x-amzn-requestid", &req.request_id)
         }
         Err(e) => e.into_response(Protocol::Json11, &req.request_id),
+    }
+}
+
+/// The JSON protocol's body is only read under a JSON content type (clients always send
+/// `application/x-amz-json-1.1`); anything else is refused before it is parsed.
+fn check_content_type(req: &AwsRequest) -> Result<(), AwsError> {
+    match req.header("content-type") {
+        None => Ok(()),
+        Some(ct)
+            if ct.starts_with("application/x-amz-json-1.")
+                || ct.starts_with("application/json") =>
+        {
+            Ok(())
+        }
+        Some(ct) => Err(AwsError::bad_request(
+            "SerializationException",
+            format!("Content-Type {ct} is not supported; send application/x-amz-json-1.1"),
+        )),
     }
 }
 
@@ -298,7 +319,11 @@ fn dispatch(
             "MissingAction",
             "Missing X-Amz-Target header naming the operation",
         )),
-        other => Err(AwsError::not_implemented("ssm", other)),
+        other if OPERATIONS.contains(&other) => Err(AwsError::not_implemented("ssm", other)),
+        other => Err(AwsError::bad_request(
+            "UnknownOperationException",
+            format!("Unknown operation {other}"),
+        )),
     }
 }
 

@@ -7,7 +7,9 @@ mod ops;
 mod state;
 mod wire;
 
-pub use ops::{AssumeRoleInput, AssumedRoleUser, CallerIdentity, Credentials, IssuedCredentials};
+pub use ops::{
+    AssumeRoleInput, AssumedRoleUser, CallerIdentity, Credentials, FederatedUser, IssuedCredentials,
+};
 
 use crate::{Config, Service};
 use cumulo_store::{Store, StoreError};

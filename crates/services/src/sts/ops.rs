@@ -36,12 +36,21 @@ pub struct CallerIdentity {
     pub arn: String,
 }
 
+/// `FederatedUser` of a GetFederationToken response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FederatedUser {
+    pub federated_user_id: String,
+    pub arn: String,
+}
+
 /// Credentials STS issued, with the identity whoever holds them acts as.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssuedCredentials {
     pub credentials: Credentials,
     pub identity: CallerIdentity,
     pub assumed_role_user: Option<AssumedRoleUser>,
+    #[serde(default)]
+    pub federated_user: Option<FederatedUser>,
 }
 
 /// Input of `AssumeRole` (the policy parameters are accepted and not enforced).
@@ -51,6 +60,8 @@ pub struct AssumeRoleInput {
     pub role_session_name: String,
     pub duration_seconds: Option<i64>,
     pub policy: Option<String>,
+    /// Echoed in the response and kept with the session, as AWS does.
+    pub source_identity: Option<String>,
 }
 
 /// AWS's bounds on role sessions (the role's MaxSessionDuration can only lower the upper one,
@@ -58,6 +69,7 @@ pub struct AssumeRoleInput {
 const ROLE_MIN_SECONDS: i64 = 900;
 const ROLE_MAX_SECONDS: i64 = 43_200;
 const ROLE_DEFAULT_SECONDS: i64 = 3_600;
+const ROLE_CHAINING_MAX_SECONDS: i64 = 3_600;
 /// GetSessionToken's bounds; the account root user is capped at one hour, as AWS documents.
 const SESSION_MIN_SECONDS: i64 = 900;
 const SESSION_MAX_SECONDS: i64 = 129_600;
@@ -164,8 +176,13 @@ impl StsService {
         }
     }
 
-    /// `AssumeRole`: fresh `ASIA` credentials acting as `assumed-role/ROLE/SESSION`.
-    pub fn assume_role(&self, input: AssumeRoleInput) -> Result<IssuedCredentials, AwsError> {
+    /// `AssumeRole`: fresh `ASIA` credentials acting as `assumed-role/ROLE/SESSION`. A caller
+    /// holding assumed-role credentials is role chaining, which AWS limits to one hour.
+    pub fn assume_role(
+        &self,
+        caller_access_key: Option<&str>,
+        input: AssumeRoleInput,
+    ) -> Result<IssuedCredentials, AwsError> {
         let arn_len = input.role_arn.chars().count();
         if arn_len < 20 {
             return Err(constraint(
@@ -214,6 +231,14 @@ impl StsService {
             ROLE_MIN_SECONDS,
             ROLE_MAX_SECONDS,
         )?;
+        let chaining = caller_access_key
+            .and_then(|k| self.creds.get(k))
+            .is_some_and(|c| c.assumed_role_user.is_some());
+        if chaining && duration > ROLE_CHAINING_MAX_SECONDS {
+            return Err(AwsError::validation(
+                "The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.",
+            ));
+        }
         if let Some(p) = &input.policy
             && p.chars().count() > POLICY_MAX_CHARS
         {
@@ -222,6 +247,25 @@ impl StsService {
                 "policy",
                 &format!("have length less than or equal to {POLICY_MAX_CHARS}"),
             ));
+        }
+        if let Some(si) = &input.source_identity {
+            let len = si.chars().count();
+            let ok = (2..=64).contains(&len)
+                && si
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c));
+            if !ok {
+                return Err(constraint(
+                    &format!("'{si}'"),
+                    "sourceIdentity",
+                    "satisfy regular expression pattern: [\\w+=,.@-]* and have length between 2 and 64",
+                ));
+            }
+            if si.to_ascii_lowercase().starts_with("aws:") {
+                return Err(AwsError::validation(
+                    "SourceIdentity cannot start with the prefix 'aws:'",
+                ));
+            }
         }
         let (account, role_name) = parse_role_arn(&input.role_arn)
             .ok_or_else(|| AwsError::validation(format!("{} is invalid", input.role_arn)))?;
@@ -238,6 +282,7 @@ impl StsService {
                 assumed_role_id,
                 arn,
             }),
+            federated_user: None,
         };
         self.creds.insert(issued.clone())?;
         Ok(issued)
@@ -273,9 +318,93 @@ impl StsService {
             credentials: new_credentials(duration),
             identity,
             assumed_role_user: None,
+            federated_user: None,
         };
         self.creds.insert(issued.clone())?;
         Ok(issued)
+    }
+
+    /// `GetFederationToken`: credentials for `federated-user/NAME` in the caller's account. As in
+    /// AWS, session credentials cannot call it and the root user's sessions last at most an hour.
+    pub fn get_federation_token(
+        &self,
+        access_key: Option<&str>,
+        name: &str,
+        duration_seconds: Option<i64>,
+    ) -> Result<IssuedCredentials, AwsError> {
+        let len = name.chars().count();
+        if !(2..=32).contains(&len) {
+            return Err(constraint(
+                &format!("'{name}'"),
+                "name",
+                if len < 2 {
+                    "have length greater than or equal to 2"
+                } else {
+                    "have length less than or equal to 32"
+                },
+            ));
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c))
+        {
+            return Err(constraint(
+                &format!("'{name}'"),
+                "name",
+                "satisfy regular expression pattern: [\\w+=,.@-]+",
+            ));
+        }
+        if let Some(d) = duration_seconds {
+            check_duration(
+                "durationSeconds",
+                d,
+                SESSION_MIN_SECONDS,
+                SESSION_MAX_SECONDS,
+            )?;
+        }
+        if access_key.and_then(|k| self.creds.get(k)).is_some() {
+            return Err(AwsError::new(
+                http::StatusCode::FORBIDDEN,
+                "AccessDenied",
+                "Cannot call GetFederationToken with session credentials",
+            ));
+        }
+        let duration = duration_seconds
+            .unwrap_or(ROOT_SESSION_CAP_SECONDS)
+            .min(ROOT_SESSION_CAP_SECONDS);
+        let user = FederatedUser {
+            federated_user_id: format!("{}:{name}", self.account_id),
+            arn: format!("arn:aws:sts::{}:federated-user/{name}", self.account_id),
+        };
+        let issued = IssuedCredentials {
+            credentials: new_credentials(duration),
+            identity: CallerIdentity {
+                user_id: user.federated_user_id.clone(),
+                account: self.account_id.clone(),
+                arn: user.arn.clone(),
+            },
+            assumed_role_user: None,
+            federated_user: Some(user),
+        };
+        self.creds.insert(issued.clone())?;
+        Ok(issued)
+    }
+
+    /// `GetAccessKeyInfo`: the account an access key belongs to (every key not issued by STS is
+    /// taken as the configured account's, as cumulo has no IAM users yet).
+    pub fn get_access_key_info(&self, access_key_id: &str) -> Result<String, AwsError> {
+        let len = access_key_id.len();
+        if !(16..=128).contains(&len) || !access_key_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(constraint(
+                &format!("'{access_key_id}'"),
+                "accessKeyId",
+                "satisfy regular expression pattern: [\\w]* and have length between 16 and 128",
+            ));
+        }
+        Ok(self
+            .creds
+            .get(access_key_id)
+            .map_or_else(|| self.account_id.clone(), |c| c.identity.account))
     }
 }
 

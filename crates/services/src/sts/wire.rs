@@ -9,11 +9,24 @@ const NS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 const PROTOCOL: Protocol = Protocol::Query(NS);
 
 pub fn handle(svc: &StsService, req: &AwsRequest) -> AwsResponse {
-    let params = QueryParams::from_request(req);
+    let params = query_params(req);
     let action = params.get("Action").unwrap_or("").to_string();
     match dispatch(svc, req, &params, &action) {
         Ok(body) => AwsResponse::xml(body).with_header("x-amzn-requestid", &req.request_id),
         Err(e) => e.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+/// The URL query plus, under a form content type (or none), the form body: the query protocol
+/// reads nothing else, so a body sent as JSON or text carries no Action.
+fn query_params(req: &AwsRequest) -> QueryParams {
+    let form = req
+        .header("content-type")
+        .is_none_or(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    if form {
+        QueryParams::from_request(req)
+    } else {
+        QueryParams(req.query.clone())
     }
 }
 
@@ -39,8 +52,9 @@ fn dispatch(
                 role_session_name: required(p, "RoleSessionName", "roleSessionName")?,
                 duration_seconds: int_param(p, "DurationSeconds", "durationSeconds")?,
                 policy: p.get("Policy").map(str::to_string),
+                source_identity: p.get("SourceIdentity").map(str::to_string),
             };
-            let issued = svc.assume_role(input)?;
+            let issued = svc.assume_role(access_key, input)?;
             Ok(respond(action, &req.request_id, |w| {
                 write_credentials(w, &issued);
                 if let Some(u) = &issued.assumed_role_user {
@@ -54,6 +68,7 @@ fn dispatch(
                     let percent = policy.len() * 100 / 2048;
                     w.elem("PackedPolicySize", &percent.to_string());
                 }
+                w.opt("SourceIdentity", p.get("SourceIdentity"));
             }))
         }
         "GetSessionToken" => {
@@ -61,6 +76,32 @@ fn dispatch(
             let issued = svc.get_session_token(access_key, duration)?;
             Ok(respond(action, &req.request_id, |w| {
                 write_credentials(w, &issued)
+            }))
+        }
+        "GetFederationToken" => {
+            let issued = svc.get_federation_token(
+                access_key,
+                &required(p, "Name", "name")?,
+                int_param(p, "DurationSeconds", "durationSeconds")?,
+            )?;
+            Ok(respond(action, &req.request_id, |w| {
+                write_credentials(w, &issued);
+                if let Some(u) = &issued.federated_user {
+                    w.open("FederatedUser", None)
+                        .elem("FederatedUserId", &u.federated_user_id)
+                        .elem("Arn", &u.arn)
+                        .close();
+                }
+                if let Some(policy) = p.get("Policy") {
+                    let percent = policy.len() * 100 / 2048;
+                    w.elem("PackedPolicySize", &percent.to_string());
+                }
+            }))
+        }
+        "GetAccessKeyInfo" => {
+            let account = svc.get_access_key_info(&required(p, "AccessKeyId", "accessKeyId")?)?;
+            Ok(respond(action, &req.request_id, |w| {
+                w.elem("Account", &account);
             }))
         }
         "" => Err(AwsError::bad_request(
@@ -81,9 +122,7 @@ const KNOWN_ACTIONS: &[&str] = &[
     "AssumeRoleWithWebIdentity",
     "AssumeRoot",
     "DecodeAuthorizationMessage",
-    "GetAccessKeyInfo",
     "GetDelegatedAccessToken",
-    "GetFederationToken",
     "GetWebIdentityToken",
 ];
 

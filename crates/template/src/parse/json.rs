@@ -7,6 +7,7 @@
 use super::path::NodePath;
 use super::{Diagnostics, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 const NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
@@ -146,11 +147,11 @@ impl JsonParser<'_> {
             self.skip_ws();
             self.expect(b':', "':' after the member name")?;
             self.skip_ws();
-            let duplicate = members.contains_key(&key);
-            if duplicate {
-                let first = self.map.position(self.path.as_str());
-                let mut message = format!("{NOT_WELL_FORMED} Duplicate key \"{key}\"");
-                if let Some((l, c)) = first {
+            // One hash per member: the entry is looked up once, filled after the value.
+            let entry = members.entry(key);
+            if let Entry::Occupied(first) = &entry {
+                let mut message = format!("{NOT_WELL_FORMED} Duplicate key \"{}\"", first.key());
+                if let Some((l, c)) = self.map.get_hashed(self.path.hash()) {
                     message.push_str(&format!(" (first defined at line {l}, column {c})"));
                 }
                 self.diags.push(
@@ -160,12 +161,12 @@ impl JsonParser<'_> {
                 );
             } else {
                 self.map
-                    .insert(self.path.as_str().to_owned(), key_line, key_column);
+                    .insert_hashed(self.path.hash(), key_line, key_column);
             }
             let value = self.value(depth)?;
             self.path.truncate(mark);
-            if !duplicate {
-                members.insert(key, value);
+            if let Entry::Vacant(slot) = entry {
+                slot.insert(value);
             }
             self.skip_ws();
             match self.peek() {
@@ -192,7 +193,7 @@ impl JsonParser<'_> {
             self.skip_ws();
             let mark = self.path.push_index(items.len());
             self.map
-                .insert(self.path.as_str().to_owned(), self.line, self.column);
+                .insert_hashed(self.path.hash(), self.line, self.column);
             items.push(self.value(depth)?);
             self.path.truncate(mark);
             self.skip_ws();

@@ -20,6 +20,7 @@ use super::yaml_tags::long_form;
 use super::{Diagnostics, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -55,8 +56,15 @@ pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         return Err(diags);
     }
     match compose(&relaxed, true) {
-        (Ok(parsed), closed) if moved.iter().all(|at| closed.contains(at)) => Ok(parsed),
-        _ => Err(diags),
+        (Ok(parsed), mut closed) => {
+            closed.sort_unstable();
+            if moved.iter().all(|at| closed.binary_search(at).is_ok()) {
+                Ok(parsed)
+            } else {
+                Err(diags)
+            }
+        }
+        (Err(_), _) => Err(diags),
     }
 }
 
@@ -73,6 +81,7 @@ fn compose(text: &str, record_ends: bool) -> (Composed, Vec<(usize, usize)>) {
         map: SourceMap::default(),
         diags: Diagnostics::default(),
         ends: record_ends.then(Vec::new),
+        last: (1, 1),
     };
     let result = c.stream();
     let Composer {
@@ -146,7 +155,7 @@ enum TagKind {
     Intrinsic(&'static str),
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum CoreTag {
     Str,
     Int,
@@ -164,6 +173,8 @@ struct Composer<'a> {
     diags: Diagnostics,
     /// Where flow collections ended (the closing bracket), when asked for.
     ends: Option<Vec<(usize, usize)>>,
+    /// Where the last event started, for an error with no position of its own.
+    last: (usize, usize),
 }
 
 impl<'a> Composer<'a> {
@@ -186,11 +197,12 @@ impl<'a> Composer<'a> {
 
     fn next(&mut self) -> Result<(Event<'a>, Span), Diagnostic> {
         match self.parser.next_event() {
-            Some(Ok(ev)) => Ok(ev),
+            Some(Ok(ev)) => {
+                self.last = position(&ev.1);
+                Ok(ev)
+            }
             Some(Err(e)) => Err(self.scan_error(&e)),
-            None => Err(Diagnostic::new(format!(
-                "{NOT_WELL_FORMED} unexpected end of template"
-            ))),
+            None => Err(self.error_at(self.last, "unexpected end of template")),
         }
     }
 
@@ -275,11 +287,11 @@ impl<'a> Composer<'a> {
             }
             Event::SequenceStart(_anchor, tag) => {
                 let kind = self.classify(tag.as_deref(), at);
-                self.tagged_collection(kind, at, depth, Self::sequence)
+                self.tagged_collection(kind, CoreTag::Seq, at, depth, Self::sequence)
             }
             Event::MappingStart(_anchor, tag) => {
                 let kind = self.classify(tag.as_deref(), at);
-                self.tagged_collection(kind, at, depth, Self::mapping)
+                self.tagged_collection(kind, CoreTag::Map, at, depth, Self::mapping)
             }
             Event::Alias(_) => {
                 let diag = Diagnostic::new(
@@ -299,6 +311,7 @@ impl<'a> Composer<'a> {
     fn tagged_collection(
         &mut self,
         kind: Option<TagKind>,
+        collection: CoreTag,
         at: (usize, usize),
         depth: usize,
         compose: fn(&mut Self, usize) -> Result<Value, Diagnostic>,
@@ -309,14 +322,13 @@ impl<'a> Composer<'a> {
         match kind {
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
-                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+                self.map.insert_hashed(self.path.hash(), at.0, at.1);
                 let inner = compose(self, depth + 1)?;
                 self.path.truncate(mark);
                 Ok(wrap(key, inner))
             }
-            Some(TagKind::Core(CoreTag::Str | CoreTag::Int | CoreTag::Float))
-            | Some(TagKind::Core(CoreTag::Bool | CoreTag::Null)) => {
-                let diag = self.error_at(at, "A scalar tag is on a collection");
+            Some(TagKind::Core(core)) if core != collection => {
+                let diag = self.error_at(at, "The node does not match its YAML tag");
                 self.diags.push(diag);
                 compose(self, depth + 1)
             }
@@ -340,7 +352,7 @@ impl<'a> Composer<'a> {
             }
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
-                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+                self.map.insert_hashed(self.path.hash(), at.0, at.1);
                 self.path.truncate(mark);
                 let inner = if key == "Fn::GetAtt" {
                     // `!GetAtt Res.Attr.Sub` names attribute `Attr.Sub` of `Res`.
@@ -381,7 +393,7 @@ impl<'a> Composer<'a> {
             }
             let mark = self.path.push_index(items.len());
             let (line, column) = position(&span);
-            self.map.insert(self.path.as_str().to_owned(), line, column);
+            self.map.insert_hashed(self.path.hash(), line, column);
             items.push(self.node(event, span, depth)?);
             self.path.truncate(mark);
         }
@@ -412,21 +424,22 @@ impl<'a> Composer<'a> {
                 continue;
             };
             let mark = self.path.push(&key);
-            let duplicate = members.contains_key(&key);
-            if duplicate {
-                let mut detail = format!("Duplicate key \"{key}\"");
-                if let Some((l, c)) = self.map.position(self.path.as_str()) {
+            // One hash per member: the entry is looked up once, filled after the value.
+            let entry = members.entry(key);
+            if let Entry::Occupied(first) = &entry {
+                let mut detail = format!("Duplicate key \"{}\"", first.key());
+                if let Some((l, c)) = self.map.get_hashed(self.path.hash()) {
                     detail.push_str(&format!(" (first defined at line {l}, column {c})"));
                 }
                 let diag = self.error_at(at, &detail);
                 self.diags.push(diag);
             } else {
-                self.map.insert(self.path.as_str().to_owned(), at.0, at.1);
+                self.map.insert_hashed(self.path.hash(), at.0, at.1);
             }
             let value = self.node(event, span, depth)?;
             self.path.truncate(mark);
-            if !duplicate {
-                members.insert(key, value);
+            if let Entry::Vacant(slot) = entry {
+                slot.insert(value);
             }
         }
     }
@@ -453,10 +466,12 @@ impl<'a> Composer<'a> {
             },
         };
         if style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None) {
+            let mark = self.path.push("<<");
             let diag = self.error_at(
                 at,
                 "YAML merge keys (<<) are not supported in CloudFormation templates",
             );
+            self.path.truncate(mark);
             self.diags.push(diag);
             return None;
         }

@@ -1,12 +1,12 @@
 //! CloudFormation's YAML short-form tags and the long-form keys they stand for.
 //!
-//! The set is what CloudFormation documents a short form for: the intrinsic functions
+//! The set is the functions CloudFormation's YAML uses a short form for: the intrinsic functions
 //! (`!Ref`, `!Sub`, `!GetAtt`, `!Join`, `!Select`, `!Split`, `!FindInMap`, `!Base64`, `!Cidr`,
 //! `!GetAZs`, `!ImportValue`, `!Transform`), the condition functions (`!If`, `!Equals`, `!Not`,
 //! `!And`, `!Or`, `!Condition`), the rule functions (`!Contains`, `!EachMemberEquals`,
 //! `!EachMemberIn`, `!RefAll`, `!ValueOf`, `!ValueOfAll`) and the `AWS::LanguageExtensions`
-//! functions that are plain `Fn::` keys (`!Length`, `!ToJsonString`), plus `!GetStackOutput`,
-//! which cfn-lint accepts. `Fn::ForEach::Name` is a mapping key carrying a loop name, so it has no
+//! functions that are plain `Fn::` keys (`!Length`, `!ToJsonString`), plus `Fn::GetStackOutput`,
+//! which cfn-lint (v1.51) lists among the intrinsic functions. `Fn::ForEach::Name` is a mapping key carrying a loop name, so it has no
 //! tag. Any other local tag (e.g. Rain's `!Rain::Embed`) is an error: silently turning it into an
 //! `Fn::` key, as cfn-lint does, would make an undeployable template look valid.
 

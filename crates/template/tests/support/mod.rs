@@ -29,7 +29,7 @@ pub fn render_with(
         stack_name: "demo".to_string(),
         dummy_parameters: false,
     };
-    render(&doc.value, &options, ssm)
+    render(doc.value, &options, ssm)
         .map(|r| r.output)
         .map_err(|e| e.into_iter().map(|d| d.message).collect())
 }
