@@ -826,3 +826,47 @@ def test_non_empty_bucket_stops_delete_until_emptied(cfn, s3):
     delete(cfn, p)
     with pytest.raises(botocore.exceptions.ClientError):
         s3.head_bucket(Bucket=f"{p}-b")
+
+
+def test_read_operations_and_state_errors_through_boto3(cfn):
+    p = f"rd-{uid()}"
+    body = json.dumps(
+        {
+            "Description": "reads",
+            "Resources": {
+                "P": {
+                    "Type": "AWS::SSM::Parameter",
+                    "Metadata": {"note": "hello"},
+                    "Properties": {"Name": f"/{p}", "Type": "String", "Value": "x"},
+                }
+            },
+        }
+    )
+    cfn.create_stack(StackName=p, TemplateBody=body, ClientRequestToken=f"tok-{p}")
+    cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
+    events = cfn.describe_stack_events(StackName=p)["StackEvents"]
+    assert {e["ClientRequestToken"] for e in events} == {f"tok-{p}"}
+    assert events[0]["LogicalResourceId"] == p and events[0]["ResourceStatus"] == "CREATE_COMPLETE"
+    detail = cfn.describe_stack_resource(StackName=p, LogicalResourceId="P")["StackResourceDetail"]
+    assert detail["PhysicalResourceId"] == f"/{p}" and json.loads(detail["Metadata"]) == {"note": "hello"}
+    summaries = cfn.list_stack_resources(StackName=p)["StackResourceSummaries"]
+    assert [(s["LogicalResourceId"], s["ResourceType"], s["ResourceStatus"]) for s in summaries] == [
+        ("P", "AWS::SSM::Parameter", "CREATE_COMPLETE")
+    ]
+    by_physical = cfn.describe_stack_resources(PhysicalResourceId=f"/{p}")["StackResources"]
+    assert by_physical[0]["StackName"] == p
+    assert cfn.get_template_summary(StackName=p)["Description"] == "reads"
+    assert cfn.get_template(StackName=p)["TemplateBody"]["Description"] == "reads"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.continue_update_rollback(StackName=p)
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_stack(StackName=p, TemplateBody=body)
+    assert e.value.response["Error"]["Code"] == "AlreadyExistsException"
+    stack_id = delete(cfn, p)
+    listed = [s for s in cfn.list_stacks()["StackSummaries"] if s["StackId"] == stack_id]
+    assert listed and listed[0]["StackStatus"] == "DELETE_COMPLETE" and "DeletionTime" in listed[0]
+    only_live = cfn.list_stacks(StackStatusFilter=["CREATE_COMPLETE"])["StackSummaries"]
+    assert stack_id not in {s["StackId"] for s in only_live}
+    with pytest.raises(botocore.exceptions.ClientError):
+        cfn.describe_stacks(StackName=p)
