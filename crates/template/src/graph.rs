@@ -230,7 +230,9 @@ impl DependencyGraph {
         live_outputs: &[String],
         conditions: &IndexMap<String, bool>,
     ) -> (DependencyGraph, Vec<Diagnostic>) {
-        let mut graph = DependencyGraph::default();
+        let mut graph = DependencyGraph {
+            deps: IndexMap::with_capacity(live.len()),
+        };
         let mut diagnostics = Vec::new();
         let mut unresolved: Vec<String> = Vec::new();
         // Where the first unresolved reference is, so the one AWS-style message has a position.
