@@ -40,7 +40,7 @@ const OPEN: &str = "{{resolve:";
 pub fn find_dynamic_references(value: &Value) -> Result<Vec<FoundReference>, Vec<Diagnostic>> {
     let mut found = Vec::new();
     let mut errors = Vec::new();
-    walk(value, &mut String::new(), &mut found, &mut errors);
+    walk(value, &mut Vec::new(), &mut found, &mut errors);
     if errors.is_empty() {
         Ok(found)
     } else {
@@ -48,14 +48,37 @@ pub fn find_dynamic_references(value: &Value) -> Result<Vec<FoundReference>, Vec
     }
 }
 
-fn walk(
-    v: &Value,
-    path: &mut String,
+/// One step of the path to a value.
+enum Segment<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// The path as `/a/0/b`. Written out only where a reference is found: formatting it for every
+/// node walked cost more than the walk.
+fn path_of(segments: &[Segment<'_>]) -> String {
+    let mut path = String::new();
+    for segment in segments {
+        // Writing to a String cannot fail.
+        let _ = match segment {
+            Segment::Key(k) => write!(path, "/{k}"),
+            Segment::Index(i) => write!(path, "/{i}"),
+        };
+    }
+    path
+}
+
+fn walk<'v>(
+    v: &'v Value,
+    path: &mut Vec<Segment<'v>>,
     found: &mut Vec<FoundReference>,
     errors: &mut Vec<Diagnostic>,
 ) {
     match v {
         Value::String(s) => {
+            if !s.contains(OPEN) {
+                return;
+            }
             for text in references_in(s) {
                 // Built from values a deployment will supply: parsed when they are known.
                 if text.contains(crate::context::PLACEHOLDER_PREFIX) {
@@ -64,7 +87,7 @@ fn walk(
                 match parse_dynamic_reference(text) {
                     Ok(reference) => found.push(FoundReference {
                         text: text.to_string(),
-                        path: path.clone(),
+                        path: path_of(path),
                         reference,
                     }),
                     Err(e) => errors.push(e),
@@ -73,20 +96,16 @@ fn walk(
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                let len = path.len();
-                // Writing to a String cannot fail.
-                let _ = write!(path, "/{i}");
+                path.push(Segment::Index(i));
                 walk(item, path, found, errors);
-                path.truncate(len);
+                path.pop();
             }
         }
         Value::Object(obj) => {
             for (k, item) in obj {
-                let len = path.len();
-                path.push('/');
-                path.push_str(k);
+                path.push(Segment::Key(k));
                 walk(item, path, found, errors);
-                path.truncate(len);
+                path.pop();
             }
         }
         _ => {}

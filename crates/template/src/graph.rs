@@ -43,31 +43,51 @@ pub fn references(
     let mut walker = Walker {
         conditions,
         out,
-        path: base.to_string(),
+        base,
+        segments: Vec::new(),
     };
     walker.walk(v);
 }
 
-struct Walker<'a> {
-    conditions: &'a IndexMap<String, bool>,
-    out: &'a mut Vec<Reference>,
-    path: String,
+/// One step below the walked value.
+#[derive(Clone, Copy)]
+enum Segment<'v> {
+    Key(&'v str),
+    Index(usize),
 }
 
-impl Walker<'_> {
-    fn at(&mut self, segment: impl std::fmt::Display, v: &Value) {
-        let len = self.path.len();
-        // Writing to a String cannot fail.
-        let _ = if self.path.is_empty() {
-            write!(self.path, "{segment}")
-        } else {
-            write!(self.path, "/{segment}")
-        };
+struct Walker<'a, 'v> {
+    conditions: &'a IndexMap<String, bool>,
+    out: &'a mut Vec<Reference>,
+    base: &'a str,
+    /// The path below `base`, kept as borrowed segments: it is written out only for the few
+    /// nodes that hold a reference, not formatted for every node walked.
+    segments: Vec<Segment<'v>>,
+}
+
+impl<'v> Walker<'_, 'v> {
+    fn at(&mut self, segment: Segment<'v>, v: &'v Value) {
+        self.segments.push(segment);
         self.walk(v);
-        self.path.truncate(len);
+        self.segments.pop();
     }
 
-    fn walk(&mut self, v: &Value) {
+    fn path(&self) -> String {
+        let mut path = self.base.to_string();
+        for segment in &self.segments {
+            if !path.is_empty() {
+                path.push('/');
+            }
+            // Writing to a String cannot fail.
+            let _ = match segment {
+                Segment::Key(k) => write!(path, "{k}"),
+                Segment::Index(i) => write!(path, "{i}"),
+            };
+        }
+        path
+    }
+
+    fn walk(&mut self, v: &'v Value) {
         match v {
             Value::Object(obj) => {
                 if obj.len() == 1
@@ -77,12 +97,12 @@ impl Walker<'_> {
                     return;
                 }
                 for (k, item) in obj {
-                    self.at(k, item);
+                    self.at(Segment::Key(k), item);
                 }
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    self.at(i, item);
+                    self.at(Segment::Index(i), item);
                 }
             }
             _ => {}
@@ -91,16 +111,17 @@ impl Walker<'_> {
 
     fn push(&mut self, target: &str, kind: RefKind) {
         if !is_pseudo(target) {
+            let path = self.path();
             self.out.push(Reference {
                 target: target.to_string(),
                 kind,
-                path: self.path.clone(),
+                path,
             });
         }
     }
 
     /// Handles the functions that reference names; false for anything else.
-    fn function(&mut self, key: &str, arg: &Value) -> bool {
+    fn function(&mut self, key: &str, arg: &'v Value) -> bool {
         match key {
             "Ref" => {
                 if let Some(t) = static_name(arg) {
@@ -209,7 +230,9 @@ impl DependencyGraph {
         live_outputs: &[String],
         conditions: &IndexMap<String, bool>,
     ) -> (DependencyGraph, Vec<Diagnostic>) {
-        let mut graph = DependencyGraph::default();
+        let mut graph = DependencyGraph {
+            deps: IndexMap::with_capacity(live.len()),
+        };
         let mut diagnostics = Vec::new();
         let mut unresolved: Vec<String> = Vec::new();
         // Where the first unresolved reference is, so the one AWS-style message has a position.

@@ -7,7 +7,7 @@ use crate::errors;
 use crate::intrinsics::{Evaluator, scalar_string};
 use serde_json::{Map, Value};
 
-const FOR_EACH: &str = "Fn::ForEach::";
+pub(crate) const FOR_EACH: &str = "Fn::ForEach::";
 
 /// The sections in which AWS expands Fn::ForEach (and, inside Resources, nested properties).
 const SECTIONS: &[&str] = &["Conditions", "Resources", "Outputs"];
@@ -25,21 +25,6 @@ pub fn expand_for_each(root: &mut Value, ev: &Evaluator<'_>) -> Result<(), Diagn
         }
     }
     Ok(())
-}
-
-/// Whether a value contains an `Fn::ForEach::` key anywhere (to report it without the transform).
-pub fn contains_for_each(v: &Value) -> Option<String> {
-    match v {
-        Value::Object(obj) => obj.iter().find_map(|(k, v)| {
-            if k.starts_with(FOR_EACH) {
-                Some(k.clone())
-            } else {
-                contains_for_each(v)
-            }
-        }),
-        Value::Array(items) => items.iter().find_map(contains_for_each),
-        _ => None,
-    }
 }
 
 fn expand_object(

@@ -205,6 +205,7 @@ impl Template {
         // whose own member order is untouched.
         match top.remove("Resources") {
             Some(Value::Object(r)) if !r.is_empty() => {
+                resources.reserve(r.len());
                 for (id, v) in r {
                     match Self::resource(&id, v) {
                         Ok(res) => {
@@ -222,6 +223,7 @@ impl Template {
         match top.remove("Outputs") {
             None | Some(Value::Null) => {}
             Some(Value::Object(o)) => {
+                outputs.reserve(o.len());
                 for (name, v) in o {
                     match Self::output(&name, v) {
                         Ok(out) => {

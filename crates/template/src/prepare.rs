@@ -81,19 +81,39 @@ fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
     Ok(!transforms.is_empty())
 }
 
-/// The first `Rain::` key anywhere: templates written for Rain need `rain pkg` before any
-/// CloudFormation (or cumulo) can read them.
-fn rain_directive(v: &Value) -> Option<String> {
-    match v {
-        Value::Object(obj) => obj.iter().find_map(|(k, v)| {
-            if k.starts_with("Rain::") {
-                Some(k.clone())
-            } else {
-                rain_directive(v)
+/// The first `Rain::` key and the first `Fn::ForEach::` key anywhere, in document order.
+/// Templates written for Rain need `rain pkg` before any CloudFormation (or cumulo) can read
+/// them; Fn::ForEach needs the language extensions transform. One walk finds both: a walk of
+/// its own for each was a noticeable part of preparing a large template.
+#[derive(Default)]
+struct SpecialKeys<'v> {
+    rain: Option<&'v str>,
+    for_each: Option<&'v str>,
+}
+
+impl<'v> SpecialKeys<'v> {
+    fn find(&mut self, v: &'v Value) {
+        match v {
+            Value::Object(obj) => {
+                for (k, v) in obj {
+                    if self.rain.is_none() && k.starts_with("Rain::") {
+                        self.rain = Some(k);
+                    } else if self.for_each.is_none() && k.starts_with(lang_ext::FOR_EACH) {
+                        self.for_each = Some(k);
+                    }
+                    if self.rain.is_some() && self.for_each.is_some() {
+                        return;
+                    }
+                    self.find(v);
+                }
             }
-        }),
-        Value::Array(items) => items.iter().find_map(rain_directive),
-        _ => None,
+            Value::Array(items) => {
+                for item in items {
+                    self.find(item);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -107,11 +127,14 @@ pub fn prepare(
     ssm: &dyn SsmLookup,
 ) -> Result<Prepared, Vec<Diagnostic>> {
     let lang_ext = check_transforms(&root)?;
-    if let Some(directive) = rain_directive(&root) {
+    let mut special = SpecialKeys::default();
+    special.find(&root);
+    if let Some(directive) = special.rain {
         return Err(vec![errors::format_error(format!(
             "{directive} is a Rain directive: package the template with `rain pkg` first"
         ))]);
     }
+    let for_each_key = special.for_each.map(str::to_string);
     let decls = parameters_of(&root)?;
     let parameters = resolve_parameters(&decls, given, stand_ins, ssm)?;
     let no_resources = IndexSet::new();
@@ -135,7 +158,7 @@ pub fn prepare(
             mode: Mode::Values(Block::Resources),
         };
         lang_ext::expand_for_each(&mut root, &ev).map_err(|e| vec![e])?;
-    } else if let Some(key) = lang_ext::contains_for_each(&root) {
+    } else if let Some(key) = for_each_key {
         return Err(vec![errors::format_error(format!(
             "{key} requires the {LANGUAGE_EXTENSIONS} transform"
         ))]);

@@ -81,7 +81,7 @@ pub fn render(
     );
     let prepared = prepare(root, &given, &stand_ins, pseudo, ssm)?;
     let mut errors = Vec::new();
-    let mut resources = Map::new();
+    let mut resources = Map::with_capacity(prepared.order.len());
     for id in &prepared.order {
         match prepared.resolve_resource(id, &PlaceholderResolver) {
             Ok(r) => {
@@ -110,7 +110,7 @@ pub fn render(
             Err(e) => errors.push(e),
         }
     }
-    let mut outputs = Map::new();
+    let mut outputs = Map::with_capacity(prepared.live_outputs.len());
     match prepared.resolve_outputs(&PlaceholderResolver) {
         Ok(list) => {
             for o in list {

@@ -5,27 +5,45 @@
 //! cost is linear even for a minified template on a single line.
 
 use super::path::NodePath;
-use super::{Diagnostics, MAX_DEPTH, SourceMap};
+use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 const NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
 
-/// Parses `text` as one JSON value followed only by whitespace.
+/// Parses `text` as one JSON value followed only by whitespace. A well-formed template is
+/// parsed without locating its nodes (the source map re-parses on first use); only a template
+/// with problems is parsed again with paths, for its diagnostics.
 pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    match run(text, false) {
+        Ok((value, _)) => Ok((value, SourceMap::lazy(text, Format::Json))),
+        Err(_) => run(text, true),
+    }
+}
+
+/// The source map of a template [`parse`] accepted.
+pub(super) fn locate(text: &str) -> SourceMap {
+    run(text, true).map(|(_, map)| map).unwrap_or_default()
+}
+
+fn run(text: &str, track: bool) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     let mut p = JsonParser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         line: 1,
         column: 1,
-        path: NodePath::default(),
+        path: if track {
+            NodePath::default()
+        } else {
+            NodePath::untracked()
+        },
         map: SourceMap::default(),
         diags: Diagnostics::default(),
     };
     p.skip_ws();
-    p.map.insert(String::new(), p.line, p.column);
+    p.locate(p.path.hash(), p.line, p.column);
     let result = p.document();
     let JsonParser { map, diags, .. } = p;
     diags.finish(result.map(|value| (value, map)))
@@ -45,6 +63,13 @@ struct JsonParser<'a> {
 }
 
 impl JsonParser<'_> {
+    /// Records where the node at the current path starts, when paths are tracked.
+    fn locate(&mut self, hash: u64, line: usize, column: usize) {
+        if self.path.is_tracked() {
+            self.map.insert_hashed(hash, line, column);
+        }
+    }
+
     fn document(&mut self) -> Result<Value, Diagnostic> {
         let value = self.value(0)?;
         self.skip_ws();
@@ -160,8 +185,7 @@ impl JsonParser<'_> {
                         .with_path(self.path.as_str()),
                 );
             } else {
-                self.map
-                    .insert_hashed(self.path.hash(), key_line, key_column);
+                self.locate(self.path.hash(), key_line, key_column);
             }
             let value = self.value(depth)?;
             self.path.truncate(mark);
@@ -192,8 +216,7 @@ impl JsonParser<'_> {
         loop {
             self.skip_ws();
             let mark = self.path.push_index(items.len());
-            self.map
-                .insert_hashed(self.path.hash(), self.line, self.column);
+            self.locate(self.path.hash(), self.line, self.column);
             items.push(self.value(depth)?);
             self.path.truncate(mark);
             self.skip_ws();

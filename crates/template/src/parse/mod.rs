@@ -18,6 +18,7 @@ mod yaml_scalar;
 mod yaml_tags;
 
 use crate::Diagnostic;
+use std::sync::{Arc, OnceLock};
 
 /// Deepest nesting of mappings and sequences accepted, in either format. Both front ends descend
 /// recursively, so unbounded input nesting would otherwise overflow the stack. Real templates stay
@@ -44,12 +45,46 @@ pub struct Document {
 /// Paths are stored as 64-bit hashes, not strings: a large template locates ~15 nodes per
 /// resource, and allocating and hashing every full path string dominated parse time. Two paths
 /// sharing a hash could only swap the positions reported for them, never change a value.
+///
+/// The map of a parsed template is built lazily: positions are wanted only to report a problem,
+/// so [`parse_template`] keeps the text and locates the nodes by parsing it again the first time
+/// a position is asked for. Locating every node of a well-formed template up front cost about as
+/// much as parsing it.
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
-    positions: foldhash::HashMap<u64, (usize, usize)>,
+    positions: OnceLock<foldhash::HashMap<u64, (usize, usize)>>,
+    /// The text to locate nodes in, and how it parsed, for a map not built yet.
+    source: Option<Arc<(Format, String)>>,
+}
+
+/// Which front end accepted a template.
+#[derive(Debug, Clone, Copy)]
+enum Format {
+    Json,
+    Yaml,
 }
 
 impl SourceMap {
+    /// A map located on first use by parsing `text` again as `format`.
+    fn lazy(text: &str, format: Format) -> SourceMap {
+        SourceMap {
+            positions: OnceLock::new(),
+            source: Some(Arc::new((format, text.to_string()))),
+        }
+    }
+
+    fn positions(&self) -> &foldhash::HashMap<u64, (usize, usize)> {
+        self.positions.get_or_init(|| match self.source.as_deref() {
+            None => foldhash::HashMap::default(),
+            Some((Format::Json, text)) => json::locate(text).into_positions(),
+            Some((Format::Yaml, text)) => yaml::locate(text).into_positions(),
+        })
+    }
+
+    fn into_positions(self) -> foldhash::HashMap<u64, (usize, usize)> {
+        self.positions.into_inner().unwrap_or_default()
+    }
+
     pub fn insert(&mut self, path: String, line: usize, column: usize) {
         self.insert_hashed(
             path::extend_hash(path::ROOT_HASH, path.as_bytes()),
@@ -59,7 +94,10 @@ impl SourceMap {
     }
 
     fn insert_hashed(&mut self, hash: u64, line: usize, column: usize) {
-        self.positions.insert(hash, (line, column));
+        self.positions();
+        if let Some(positions) = self.positions.get_mut() {
+            positions.insert(hash, (line, column));
+        }
     }
 
     /// Position of the node at `path`, or of its nearest ancestor that has one.
@@ -81,16 +119,16 @@ impl SourceMap {
     }
 
     fn get_hashed(&self, hash: u64) -> Option<(usize, usize)> {
-        self.positions.get(&hash).copied()
+        self.positions().get(&hash).copied()
     }
 
     /// Number of located nodes.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.positions().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.positions().is_empty()
     }
 }
 
@@ -182,5 +220,30 @@ mod tests {
             doc.source_map.position("Files//etc/x.conf/mode"),
             Some((3, 5))
         );
+    }
+
+    #[test]
+    fn lazy_source_map_locates_on_first_use() {
+        let json_text = "{\n  \"Resources\": {\n    \"A\": {\"Type\": \"T\", \"L\": [1, {\"Ref\": \"B\"}]}\n  }\n}\n";
+        let doc = parse_template(json_text).expect("parses");
+        assert_eq!(doc.source_map.position(""), Some((1, 1)));
+        assert_eq!(doc.source_map.position("Resources/A"), Some((3, 5)));
+        assert_eq!(doc.source_map.position("Resources/A/Type"), Some((3, 11)));
+        assert_eq!(
+            doc.source_map.position("Resources/A/L/1/Ref"),
+            Some((3, 34))
+        );
+        assert_eq!(doc.source_map.len(), 8);
+        let yaml_text = "Resources:\n  A:\n    Type: T\n    L: [1, !Ref B]\n";
+        let doc = parse_template(yaml_text).expect("parses");
+        assert_eq!(doc.source_map.position("Resources/A/Type"), Some((3, 5)));
+        assert_eq!(
+            doc.source_map.position("Resources/A/L/1/Ref"),
+            Some((4, 12))
+        );
+        // A clone made before first use locates the same nodes.
+        let copy = doc.source_map.clone();
+        assert_eq!(copy.position("Resources/A/L/1"), Some((4, 12)));
+        assert_eq!(copy.len(), doc.source_map.len());
     }
 }

@@ -24,10 +24,15 @@ pub(super) struct Mark {
 
 /// `Resources/Bucket/Properties`-style path; segments are pushed on the way down and truncated on
 /// the way up.
+///
+/// An untracked path ([`NodePath::untracked`]) stays empty: parsing a template that turns out
+/// well formed needs no paths at all, and building them for every node was a large part of the
+/// parse.
 #[derive(Debug)]
 pub(super) struct NodePath {
     buf: String,
     hash: u64,
+    tracked: bool,
 }
 
 impl Default for NodePath {
@@ -35,16 +40,34 @@ impl Default for NodePath {
         NodePath {
             buf: String::new(),
             hash: ROOT_HASH,
+            tracked: true,
         }
     }
 }
 
 impl NodePath {
-    fn separator(&mut self) -> Mark {
-        let mark = Mark {
+    /// A path that records nothing.
+    pub(super) fn untracked() -> Self {
+        NodePath {
+            tracked: false,
+            ..NodePath::default()
+        }
+    }
+
+    /// Whether segments are recorded (and so nodes should be located).
+    pub(super) fn is_tracked(&self) -> bool {
+        self.tracked
+    }
+
+    fn mark(&self) -> Mark {
+        Mark {
             len: self.buf.len(),
             hash: self.hash,
-        };
+        }
+    }
+
+    fn separator(&mut self) -> Mark {
+        let mark = self.mark();
         if !self.buf.is_empty() {
             self.buf.push('/');
             self.hash = extend_hash(self.hash, b"/");
@@ -54,6 +77,9 @@ impl NodePath {
 
     /// Appends a segment.
     pub(super) fn push(&mut self, segment: &str) -> Mark {
+        if !self.tracked {
+            return self.mark();
+        }
         let mark = self.separator();
         self.buf.push_str(segment);
         self.hash = extend_hash(self.hash, segment.as_bytes());
@@ -63,6 +89,9 @@ impl NodePath {
     /// Appends a sequence index.
     pub(super) fn push_index(&mut self, index: usize) -> Mark {
         use std::fmt::Write;
+        if !self.tracked {
+            return self.mark();
+        }
         let mark = self.separator();
         let start = self.buf.len();
         // Writing to a String cannot fail.

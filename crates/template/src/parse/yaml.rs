@@ -17,7 +17,7 @@
 use super::path::NodePath;
 use super::yaml_scalar::{float, int, null_or_bool, resolve_plain};
 use super::yaml_tags::long_form;
-use super::{Diagnostics, MAX_DEPTH, SourceMap};
+use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
 use serde_json::map::Entry;
@@ -27,8 +27,14 @@ use std::borrow::Cow;
 const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
 
 /// Parses `text` as a single YAML document.
+///
+/// A well-formed template is composed without locating its nodes (the source map composes it
+/// again on first use); only one with problems is composed again with paths, for diagnostics.
 pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
-    let (result, _) = compose(text, false);
+    if let (Ok((value, _)), _) = compose(text, false, false) {
+        return Ok((value, SourceMap::lazy(text, Format::Yaml)));
+    }
+    let (result, _) = compose(text, false, true);
     let diags = match result {
         Ok(parsed) => return Ok(parsed),
         Err(diags) => diags,
@@ -55,7 +61,7 @@ pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     if moved.is_empty() {
         return Err(diags);
     }
-    match compose(&relaxed, true) {
+    match compose(&relaxed, true, true) {
         (Ok(parsed), mut closed) => {
             closed.sort_unstable();
             if moved.iter().all(|at| closed.binary_search(at).is_ok()) {
@@ -73,11 +79,24 @@ const INVALID_INDENTATION: &str = "invalid indentation";
 /// A composed document, or why it could not be.
 type Composed = Result<(Value, SourceMap), Vec<Diagnostic>>;
 
-/// Composes `text`; with `record_ends`, also returns where each flow collection ended.
-fn compose(text: &str, record_ends: bool) -> (Composed, Vec<(usize, usize)>) {
+/// The source map of a template [`parse`] accepted without relaxing its indentation.
+pub(super) fn locate(text: &str) -> SourceMap {
+    match compose(text, false, true) {
+        (Ok((_, map)), _) => map,
+        (Err(_), _) => SourceMap::default(),
+    }
+}
+
+/// Composes `text`; with `record_ends`, also returns where each flow collection ended. With
+/// `track`, nodes are located and diagnostics carry their paths.
+fn compose(text: &str, record_ends: bool, track: bool) -> (Composed, Vec<(usize, usize)>) {
     let mut c = Composer {
         parser: Parser::new_from_str(text),
-        path: NodePath::default(),
+        path: if track {
+            NodePath::default()
+        } else {
+            NodePath::untracked()
+        },
         map: SourceMap::default(),
         diags: Diagnostics::default(),
         ends: record_ends.then(Vec::new),
@@ -178,6 +197,13 @@ struct Composer<'a> {
 }
 
 impl<'a> Composer<'a> {
+    /// Records where the node at the current path starts, when paths are tracked.
+    fn locate(&mut self, hash: u64, line: usize, column: usize) {
+        if self.path.is_tracked() {
+            self.map.insert_hashed(hash, line, column);
+        }
+    }
+
     fn record_end(&mut self, span: &Span) {
         if let Some(ends) = &mut self.ends {
             ends.push(position(span));
@@ -224,7 +250,7 @@ impl<'a> Composer<'a> {
                         ));
                     }
                     let (line, column) = position(&span);
-                    self.map.insert(String::new(), line, column);
+                    self.locate(self.path.hash(), line, column);
                     let (event, span) = self.next()?;
                     value = self.node(event, span, 0)?;
                 }
@@ -322,7 +348,7 @@ impl<'a> Composer<'a> {
         match kind {
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
-                self.map.insert_hashed(self.path.hash(), at.0, at.1);
+                self.locate(self.path.hash(), at.0, at.1);
                 let inner = compose(self, depth + 1)?;
                 self.path.truncate(mark);
                 Ok(wrap(key, inner))
@@ -352,7 +378,7 @@ impl<'a> Composer<'a> {
             }
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
-                self.map.insert_hashed(self.path.hash(), at.0, at.1);
+                self.locate(self.path.hash(), at.0, at.1);
                 self.path.truncate(mark);
                 let inner = if key == "Fn::GetAtt" {
                     // `!GetAtt Res.Attr.Sub` names attribute `Attr.Sub` of `Res`.
@@ -393,7 +419,7 @@ impl<'a> Composer<'a> {
             }
             let mark = self.path.push_index(items.len());
             let (line, column) = position(&span);
-            self.map.insert_hashed(self.path.hash(), line, column);
+            self.locate(self.path.hash(), line, column);
             items.push(self.node(event, span, depth)?);
             self.path.truncate(mark);
         }
@@ -434,7 +460,7 @@ impl<'a> Composer<'a> {
                 let diag = self.error_at(at, &detail);
                 self.diags.push(diag);
             } else {
-                self.map.insert_hashed(self.path.hash(), at.0, at.1);
+                self.locate(self.path.hash(), at.0, at.1);
             }
             let value = self.node(event, span, depth)?;
             self.path.truncate(mark);
