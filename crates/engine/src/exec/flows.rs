@@ -38,6 +38,7 @@ async fn reap_unrecorded_children(op: &Arc<Op>) {
         region: op.region.clone(),
         account_id: op.account_id.clone(),
         request_id: op.token.clone(),
+        host: op.host.clone(),
     };
     for child in children {
         let running = op

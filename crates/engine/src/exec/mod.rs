@@ -31,6 +31,8 @@ pub(crate) struct Op {
     pub region: String,
     pub account_id: String,
     pub token: String,
+    /// The caller's host (see [`crate::api::Caller::host`]).
+    pub host: String,
     pub prepared: Option<Arc<Prepared>>,
     /// Turns true when the operation is to stop (CancelUpdateStack, a stack timeout).
     pub abort: watch::Receiver<bool>,
@@ -125,6 +127,7 @@ impl Op {
             resource_type: resource_type.to_string(),
             client_request_token: self.token.clone(),
             stack_tags: tags,
+            host: self.host.clone(),
         }
     }
 

@@ -255,6 +255,7 @@ pub async fn create_change_set(
             op: OpRecord {
                 token: token.clone(),
                 kind: "CreateChangeSet".into(),
+                host: caller.host.clone(),
                 ..Default::default()
             },
             resources: Default::default(),
@@ -451,6 +452,7 @@ fn execute_create(
         disable_rollback,
         delete_on_failure: on_failure == "DELETE" && input.disable_rollback.is_none(),
         retain_except_on_create: input.retain_except_on_create.unwrap_or(false),
+        host: caller.host.clone(),
     };
     {
         let mut st = engine.inner.lock();
