@@ -213,6 +213,7 @@ pub(crate) fn launch(
         disable_rollback: op.disable_rollback,
         delete_on_failure: op.delete_on_failure,
         retain_except_on_create: op.retain_except_on_create,
+        lost: Default::default(),
     });
     exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))
 }
