@@ -416,7 +416,15 @@ pub async fn execute_change_set(
                     "EXECUTE_FAILED"
                 }
                 .into();
-                let _ = inner.save_change_set(c);
+                // The stack's own operation has finished; a lost change set status is
+                // recovered as EXECUTE_FAILED on restart, and said here.
+                if let Err(e) = inner.save_change_set(c) {
+                    eprintln!(
+                        "cumulo: change set {cs_id}: {}: {}",
+                        crate::exec::PERSIST_FAILED,
+                        e.message
+                    );
+                }
             }
         });
         exec::wait(&running, engine.inner.config.sync_wait).await;
