@@ -12,6 +12,9 @@ pub struct Caller {
     pub region: String,
     pub account_id: String,
     pub request_id: String,
+    /// The `Host` the client reached the endpoint by (`localhost:4566`): resources whose
+    /// identifiers are URLs (SQS queue URLs) are built with it. Empty for in-process callers.
+    pub host: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

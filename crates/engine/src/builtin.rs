@@ -47,6 +47,8 @@ impl NestedStack {
             account_id: ctx.account_id.clone(),
             // A nested stack's events carry the token of the parent's operation.
             request_id: ctx.client_request_token.clone(),
+            // A nested stack's resources are built for the host the parent's caller used.
+            host: ctx.host.clone(),
         }
     }
 

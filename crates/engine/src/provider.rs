@@ -23,6 +23,9 @@ pub struct ProviderContext {
     pub client_request_token: String,
     /// Stack-level tags, which AWS propagates to resources that support tags.
     pub stack_tags: Vec<(String, String)>,
+    /// The `Host` the client used for the CloudFormation call that started the operation
+    /// (empty for in-process callers): what URL-shaped identifiers are built with.
+    pub host: String,
 }
 
 impl ProviderContext {

@@ -96,6 +96,10 @@ pub(crate) struct OpRecord {
     /// OnFailure=DELETE.
     pub delete_on_failure: bool,
     pub retain_except_on_create: bool,
+    /// The host of the call that started the operation, handed to providers (and to nested
+    /// stacks' operations). Stored so a stack written before it existed still loads.
+    #[serde(default)]
+    pub host: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -75,6 +75,29 @@ impl StackStatus {
         )
     }
 
+    /// Where an operation that is in (or finishing with) this state ends when it cannot go on,
+    /// e.g. when its state could not be written: a stack never shows success for an operation
+    /// whose record was lost.
+    pub fn failed(self) -> StackStatus {
+        use StackStatus::*;
+        match self {
+            CREATE_IN_PROGRESS | CREATE_COMPLETE => CREATE_FAILED,
+            ROLLBACK_IN_PROGRESS | ROLLBACK_COMPLETE => ROLLBACK_FAILED,
+            DELETE_IN_PROGRESS | DELETE_COMPLETE => DELETE_FAILED,
+            UPDATE_IN_PROGRESS | UPDATE_COMPLETE_CLEANUP_IN_PROGRESS | UPDATE_COMPLETE => {
+                UPDATE_FAILED
+            }
+            UPDATE_ROLLBACK_IN_PROGRESS
+            | UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS
+            | UPDATE_ROLLBACK_COMPLETE => UPDATE_ROLLBACK_FAILED,
+            IMPORT_IN_PROGRESS
+            | IMPORT_COMPLETE
+            | IMPORT_ROLLBACK_IN_PROGRESS
+            | IMPORT_ROLLBACK_COMPLETE => IMPORT_ROLLBACK_FAILED,
+            other => other,
+        }
+    }
+
     /// A failed state an update may resume when it sets DisableRollback.
     pub fn resumable_without_rollback(self) -> bool {
         matches!(

@@ -1151,3 +1151,32 @@ async fn an_aborted_parent_takes_its_half_created_nested_stack_down() {
         .unwrap();
     assert_eq!(child.stack_status, StackStatus::DELETE_COMPLETE);
 }
+
+/// Providers see the host of the call that started each operation, in nested stacks too, and
+/// a later operation from another host (the delete) carries its own.
+#[tokio::test]
+async fn providers_see_the_callers_host_through_nested_stacks_and_deletes() {
+    let mut h = Harness::new();
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(CHILD_URL.into(), child_template(false));
+    h.caller.host = "first.example:4566".into();
+    h.create("parent", &parent_template()).await.unwrap();
+    assert_eq!(h.status("parent").await, StackStatus::CREATE_COMPLETE);
+    h.caller.host = "second.example:1234".into();
+    h.delete("parent").await;
+    assert_eq!(h.fake.count(), 0, "everything was deleted");
+    let mut hosts = h.fake.hosts.lock().unwrap().clone();
+    hosts.sort();
+    assert_eq!(
+        hosts,
+        vec![
+            "create C first.example:4566",
+            "create User first.example:4566",
+            "delete C second.example:1234",
+            "delete User second.example:1234",
+        ]
+    );
+}

@@ -201,7 +201,6 @@ impl Gateway {
             sqs: sqs.clone(),
             sns: sns.clone(),
             ssm: ssm.clone(),
-            host: crate::providers::EndpointHost::default(),
         };
         let cloudformation = crate::cloudformation::CloudFormationService::new(
             store.clone(),

@@ -15,34 +15,16 @@ use crate::ssm::SsmService;
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-/// The host clients reach the endpoint by (`localhost:4566`). SQS builds queue URLs from the
-/// host the caller used; a CloudFormation-created queue's URL uses the host of the most recent
-/// CloudFormation request, so the QueueUrl a stack reports is one the client can call.
-#[derive(Debug, Clone)]
-pub struct EndpointHost(Arc<RwLock<String>>);
-
-impl Default for EndpointHost {
-    fn default() -> Self {
-        EndpointHost(Arc::new(RwLock::new("localhost:4566".to_string())))
-    }
-}
-
-impl EndpointHost {
-    pub fn get(&self) -> String {
-        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Records the host a client used; an empty one (in-process callers) changes nothing.
-    pub fn set(&self, host: &str) {
-        if host.is_empty() {
-            return;
-        }
-        let mut h = self.0.write().unwrap_or_else(|p| p.into_inner());
-        if *h != host {
-            *h = host.to_string();
-        }
+/// The host to build URL-shaped identifiers with (SQS queue URLs, SNS endpoints): the one the
+/// client used for the CloudFormation call, so the QueueUrl a stack reports is one the client
+/// can call; an in-process caller (no host) gets the default endpoint.
+pub(crate) fn endpoint_host(ctx: &ProviderContext) -> String {
+    if ctx.host.is_empty() {
+        "localhost:4566".to_string()
+    } else {
+        ctx.host.clone()
     }
 }
 
@@ -53,7 +35,6 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
-    pub host: EndpointHost,
 }
 
 /// Every provider of this crate's services.
@@ -251,7 +232,6 @@ pub(crate) mod test_support {
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
             ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
             sqs,
-            host: EndpointHost::default(),
         }
     }
 
@@ -265,6 +245,7 @@ pub(crate) mod test_support {
             resource_type: resource_type.into(),
             client_request_token: "token-1".into(),
             stack_tags: Vec::new(),
+            host: "localhost:4566".into(),
         }
     }
 }

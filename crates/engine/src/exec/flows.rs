@@ -38,6 +38,7 @@ async fn reap_unrecorded_children(op: &Arc<Op>) {
         region: op.region.clone(),
         account_id: op.account_id.clone(),
         request_id: op.token.clone(),
+        host: op.host.clone(),
     };
     for child in children {
         let running = op
@@ -187,6 +188,25 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
         return;
     }
     let mut st = op.inner.lock();
+    // A deleted stack's change sets go with it; first, so that a failed write leaves a
+    // DELETE_FAILED stack rather than change sets of a deleted one.
+    let change_sets: Vec<String> = st
+        .change_sets
+        .values()
+        .filter(|c| c.stack_id == op.stack_id)
+        .map(|c| c.change_set_id.clone())
+        .collect();
+    for id in change_sets {
+        if op.persist(op.inner.remove_change_set(&id)).is_none() {
+            st.change_sets.shift_remove(&id);
+        }
+    }
+    // Any write of the deletion that failed fails it (set_status makes this DELETE_FAILED).
+    if op.lost().is_some() {
+        drop(st);
+        op.set_status(StackStatus::DELETE_COMPLETE, None);
+        return;
+    }
     let seq = st.next_seq;
     st.next_seq += 1;
     let Some(stack) = st.stacks.get_mut(&op.stack_id) else {
@@ -196,25 +216,22 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
     stack.status_reason = None;
     stack.deleted = Some(now_ms());
     let ev = stack_event(stack, seq, &op.token, None);
-    stack.events.push(ev.clone());
-    let _ = op.inner.save_stack(stack);
-    let _ = op
-        .inner
-        .save_transition(&op.stack_id, None, None, Some(&ev));
+    let failed = op.persist(op.inner.save_stack(stack)).or_else(|| {
+        op.persist(
+            op.inner
+                .save_transition(&op.stack_id, None, None, Some(&ev)),
+        )
+    });
+    if failed.is_some() {
+        stack.deleted = None;
+        drop(st);
+        op.set_status(StackStatus::DELETE_COMPLETE, None);
+        return;
+    }
+    stack.events.push(ev);
     let key = (stack.region.clone(), stack.stack_name.clone());
     if st.names.get(&key) == Some(&op.stack_id) {
         st.names.remove(&key);
-    }
-    // A deleted stack's change sets go with it.
-    let change_sets: Vec<String> = st
-        .change_sets
-        .values()
-        .filter(|c| c.stack_id == op.stack_id)
-        .map(|c| c.change_set_id.clone())
-        .collect();
-    for id in change_sets {
-        st.change_sets.shift_remove(&id);
-        let _ = op.inner.remove_change_set(&id);
     }
 }
 
@@ -276,7 +293,7 @@ pub(crate) async fn run_update(op: Arc<Op>) {
                         r.replaced = None;
                         r.created_by_op = false;
                     }
-                    let _ = op.inner.save_stack_full(stack);
+                    op.persist(op.inner.save_stack_full(stack));
                 }
             }
             op.set_status(StackStatus::UPDATE_COMPLETE, None);
@@ -330,7 +347,7 @@ async fn cleanup_update(op: &Arc<Op>) {
         let mut st = op.inner.lock();
         if let Some(s) = st.stacks.get_mut(&op.stack_id) {
             s.orphans.clear();
-            let _ = op.inner.save_stack(s);
+            op.persist(op.inner.save_stack(s));
         }
     }
     // What could not be deleted leaves the stack: the update succeeded without it.
@@ -361,7 +378,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             s.notification_arns = prev.notification_arns.clone();
             s.capabilities = prev.capabilities.clone();
             s.imports = prev.imports.clone();
-            let _ = op.inner.save_stack(s);
+            op.persist(op.inner.save_stack(s));
         }
     }
     let mut failures = Vec::new();
@@ -438,7 +455,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
         let mut st = op.inner.lock();
         if let Some(s) = st.stacks.get_mut(&op.stack_id) {
             s.orphans = orphans;
-            let _ = op.inner.save_stack(s);
+            op.persist(op.inner.save_stack(s));
         }
     };
     save_orphans(op, retire.clone());
@@ -520,7 +537,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             }
             s.resources = ordered;
             s.previous = None;
-            let _ = op.inner.save_stack_full(s);
+            op.persist(op.inner.save_stack_full(s));
         }
     }
     op.set_status(StackStatus::UPDATE_ROLLBACK_COMPLETE, None);

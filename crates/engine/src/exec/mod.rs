@@ -2,6 +2,7 @@
 //! reverse dependency order, and the rollback paths. Every transition is written to the store
 //! before the next step starts.
 
+use crate::error::EngineError;
 use crate::provider::ProviderContext;
 use crate::resolve::{LiveResolver, hash_properties};
 use crate::state::{EventRecord, Inner, ResourceRecord, Running, StackRecord, now_ms};
@@ -10,7 +11,7 @@ use cumulo_template::Prepared;
 use serde_json::Map;
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 mod dag;
@@ -31,12 +32,29 @@ pub(crate) struct Op {
     pub region: String,
     pub account_id: String,
     pub token: String,
+    /// The caller's host (see [`crate::api::Caller::host`]).
+    pub host: String,
     pub prepared: Option<Arc<Prepared>>,
     /// Turns true when the operation is to stop (CancelUpdateStack, a stack timeout).
     pub abort: watch::Receiver<bool>,
     pub disable_rollback: bool,
     pub delete_on_failure: bool,
     pub retain_except_on_create: bool,
+    /// The first write of this operation that failed, as the reason it shows (see
+    /// [`Op::persist`]).
+    pub lost: Mutex<Option<String>>,
+}
+
+/// The reason a stack or resource shows when its state could not be written.
+pub(crate) const PERSIST_FAILED: &str = "cumulo: could not persist stack state";
+
+/// A resource status for the same action, failed (`CREATE_COMPLETE` → `CREATE_FAILED`).
+fn failed_resource_status(status: &str) -> String {
+    let action = ["_IN_PROGRESS", "_COMPLETE", "_SKIPPED", "_FAILED"]
+        .iter()
+        .find_map(|s| status.strip_suffix(s))
+        .unwrap_or(status);
+    format!("{action}_FAILED")
 }
 
 /// Starts `work` in the background, registered as the stack's running operation.
@@ -125,11 +143,61 @@ impl Op {
             resource_type: resource_type.to_string(),
             client_request_token: self.token.clone(),
             stack_tags: tags,
+            host: self.host.clone(),
         }
+    }
+
+    /// Every write of a background flow goes through here. Nothing acknowledged may be lost
+    /// silently, and no one is waiting on a response to report a failed write to: it is
+    /// logged, and it fails the operation. The first failure is remembered, and from then on
+    /// every final status [`Op::set_status`] writes is the failed one with its reason, so the
+    /// stack never shows success for an operation whose record is not on disk. Returns the
+    /// reason when the write failed.
+    pub(crate) fn persist(&self, result: Result<(), EngineError>) -> Option<String> {
+        let e = result.err()?;
+        let reason = format!("{PERSIST_FAILED}: {}", e.message);
+        eprintln!(
+            "cumulo: stack {} (operation {}): {reason}",
+            self.stack_id, self.token
+        );
+        self.lost
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert_with(|| reason.clone());
+        Some(reason)
+    }
+
+    /// The first write of this operation that failed, as a reason.
+    fn lost(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// What a final status becomes once a write of the operation failed: its failed variant,
+    /// with the write failure as (or added to) the reason. Intermediate statuses stand: the
+    /// flow goes on (a rollback still cleans up) and fails at its end.
+    fn unless_lost(
+        &self,
+        status: StackStatus,
+        reason: Option<String>,
+    ) -> (StackStatus, Option<String>) {
+        let Some(lost) = self.lost() else {
+            return (status, reason);
+        };
+        if status.in_progress() {
+            return (status, reason);
+        }
+        let failed = status.failed();
+        let reason = match reason {
+            Some(r) if failed == status => format!("{r} {lost}"),
+            _ => lost,
+        };
+        (failed, Some(reason))
     }
 
     /// Sets the stack's status and reason, with its stack event.
     pub fn set_status(&self, status: StackStatus, reason: Option<String>) {
+        let already_lost = self.lost().is_some();
+        let (status, reason) = self.unless_lost(status, reason);
         let mut st = self.inner.lock();
         let seq = st.next_seq;
         st.next_seq += 1;
@@ -138,43 +206,73 @@ impl Op {
         };
         stack.status = status;
         stack.status_reason = reason.clone();
-        let ev = stack_event(stack, seq, &self.token, reason);
-        stack.events.push(ev.clone());
-        let _ = self.inner.save_stack(stack);
-        let _ = self
-            .inner
-            .save_transition(&self.stack_id, None, None, Some(&ev));
+        let ev = stack_event(stack, seq, &self.token, reason.clone());
+        let failed = self.persist(self.inner.save_stack(stack)).or_else(|| {
+            self.persist(
+                self.inner
+                    .save_transition(&self.stack_id, None, None, Some(&ev)),
+            )
+        });
+        stack.events.push(ev);
+        if failed.is_some() && !already_lost {
+            // This very write failed: what the stack shows is the failed state.
+            let (status, reason) = self.unless_lost(status, reason);
+            stack.status = status;
+            stack.status_reason = reason.clone();
+            if let Some(ev) = stack.events.last_mut() {
+                ev.status = status.as_str().into();
+                ev.reason = reason;
+            }
+        }
     }
 
-    /// Stores a resource record and writes an event with its status and reason.
-    fn put(&self, rec: ResourceRecord, properties: Option<String>) {
+    /// Stores a resource record and writes an event with its status and reason. When the
+    /// write fails the record stands as failed (`CREATE_FAILED`, ...) with the write failure
+    /// as its reason, and `false` is returned: the caller must not go on as if it were stored.
+    fn put(&self, mut rec: ResourceRecord, properties: Option<String>) -> bool {
         let mut st = self.inner.lock();
         let seq = st.next_seq;
         st.next_seq += 1;
         let Some(stack) = st.stacks.get_mut(&self.stack_id) else {
-            return;
+            return true;
         };
-        let ev = resource_event(seq, &self.token, &rec, properties);
-        stack.events.push(ev.clone());
-        let _ = self
-            .inner
-            .save_transition(&self.stack_id, Some(&rec), None, Some(&ev));
+        let mut ev = resource_event(seq, &self.token, &rec, properties.clone());
+        let failed =
+            self.persist(
+                self.inner
+                    .save_transition(&self.stack_id, Some(&rec), None, Some(&ev)),
+            );
+        if let Some(reason) = &failed {
+            rec.status = failed_resource_status(&rec.status);
+            rec.status_reason = Some(reason.clone());
+            ev = resource_event(seq, &self.token, &rec, properties);
+        }
+        stack.events.push(ev);
         stack.resources.insert(rec.logical_id.clone(), rec);
+        failed.is_none()
     }
 
     /// Writes an event for a resource without storing the record (detached teardown).
-    fn event_only(&self, rec: &ResourceRecord) {
+    /// Returns whether it was written.
+    fn event_only(&self, rec: &ResourceRecord) -> bool {
         let mut st = self.inner.lock();
         let seq = st.next_seq;
         st.next_seq += 1;
         let Some(stack) = st.stacks.get_mut(&self.stack_id) else {
-            return;
+            return true;
         };
-        let ev = resource_event(seq, &self.token, rec, None);
-        stack.events.push(ev.clone());
-        let _ = self
-            .inner
-            .save_transition(&self.stack_id, None, None, Some(&ev));
+        let mut ev = resource_event(seq, &self.token, rec, None);
+        let failed =
+            self.persist(
+                self.inner
+                    .save_transition(&self.stack_id, None, None, Some(&ev)),
+            );
+        if let Some(reason) = &failed {
+            ev.status = failed_resource_status(&ev.status);
+            ev.reason = Some(reason.clone());
+        }
+        stack.events.push(ev);
+        failed.is_none()
     }
 
     /// Records a physical resource the running operation must delete when it ends.
@@ -182,7 +280,7 @@ impl Op {
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
             stack.orphans.push(rec);
-            let _ = self.inner.save_stack(stack);
+            self.persist(self.inner.save_stack(stack));
         }
     }
 
@@ -209,9 +307,10 @@ impl Op {
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
             stack.resources.shift_remove(logical_id);
         }
-        let _ = self
-            .inner
-            .save_transition(&self.stack_id, None, Some(logical_id), None);
+        self.persist(
+            self.inner
+                .save_transition(&self.stack_id, None, Some(logical_id), None),
+        );
     }
 
     fn record(&self, logical_id: &str) -> Option<ResourceRecord> {

@@ -92,7 +92,9 @@ impl Op {
                     stack.imports.push(name);
                 }
             }
-            let _ = self.inner.save_stack(stack);
+            if let Some(reason) = self.persist(self.inner.save_stack(stack)) {
+                return Err(reason);
+            }
         }
         Ok(())
     }

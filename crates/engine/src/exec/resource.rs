@@ -94,7 +94,10 @@ impl Op {
         };
         let props_text = Some(resolved.properties.to_string());
         let mut rec = self.new_record(&resolved, "CREATE_IN_PROGRESS");
-        self.put(rec.clone(), props_text.clone());
+        // Nothing is created that the stack could not record (and so never delete).
+        if !self.put(rec.clone(), props_text.clone()) {
+            return false;
+        }
         match self
             .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
             .await
@@ -106,8 +109,7 @@ impl Op {
                 rec.status_reason = outcome.status_reason;
                 rec.stub = stub;
                 rec.updated = now_ms();
-                self.put(rec, props_text);
-                true
+                self.put(rec, props_text)
             }
             Err(reason) => {
                 rec.status = "CREATE_FAILED".into();
@@ -154,10 +156,18 @@ impl Op {
             if rec != old {
                 let mut st = self.inner.lock();
                 if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
-                    let _ = self
-                        .inner
-                        .save_transition(&self.stack_id, Some(&rec), None, None);
+                    let failed = self.persist(self.inner.save_transition(
+                        &self.stack_id,
+                        Some(&rec),
+                        None,
+                        None,
+                    ));
+                    if let Some(reason) = &failed {
+                        rec.status = "UPDATE_FAILED".into();
+                        rec.status_reason = Some(reason.clone());
+                    }
                     stack.resources.insert(logical_id.clone(), rec);
+                    return failed.is_none();
                 }
             }
             return true;
@@ -200,7 +210,9 @@ impl Op {
                     .into(),
             );
         }
-        self.put(rec.clone(), props_text.clone());
+        if !self.put(rec.clone(), props_text.clone()) {
+            return false;
+        }
         rec.status_reason = None;
         if replace {
             match self
@@ -220,8 +232,7 @@ impl Op {
                     rec.replaced = Some(Box::new(previous));
                     rec.status = "UPDATE_COMPLETE".into();
                     rec.updated = now_ms();
-                    self.put(rec, props_text);
-                    true
+                    self.put(rec, props_text)
                 }
                 Err(reason) => {
                     // Nothing was replaced: the record keeps describing the original.
@@ -260,8 +271,7 @@ impl Op {
                     rec.status_reason = outcome.status_reason;
                     rec.status = "UPDATE_COMPLETE".into();
                     rec.updated = now_ms();
-                    self.put(rec, props_text);
-                    true
+                    self.put(rec, props_text)
                 }
                 Err(reason) => {
                     // The attempted properties stay recorded so a rollback reverts them.
@@ -386,25 +396,27 @@ impl Op {
             rec.status = "DELETE_SKIPPED".into();
             rec.status_reason = None;
             rec.updated = now_ms();
-            show(self, &rec);
+            let shown = show(self, &rec);
             if t.mode == Record::Remove {
                 self.remove(&rec.logical_id);
             }
-            return true;
+            return shown;
         }
         rec.status = "DELETE_IN_PROGRESS".into();
         rec.status_reason = None;
         rec.updated = now_ms();
+        // Deleting is idempotent: the delete goes ahead even if this write failed, and the
+        // operation fails at its end (`Op::persist`).
         show(self, &rec);
         match self.provider_delete(&rec).await {
             Ok(()) => {
                 rec.status = "DELETE_COMPLETE".into();
                 rec.updated = now_ms();
-                show(self, &rec);
-                if t.mode == Record::Remove {
+                let shown = show(self, &rec);
+                if shown && t.mode == Record::Remove {
                     self.remove(&rec.logical_id);
                 }
-                true
+                shown
             }
             Err(reason) => {
                 rec.status = "DELETE_FAILED".into();

@@ -255,6 +255,7 @@ pub async fn create_change_set(
             op: OpRecord {
                 token: token.clone(),
                 kind: "CreateChangeSet".into(),
+                host: caller.host.clone(),
                 ..Default::default()
             },
             resources: Default::default(),
@@ -415,7 +416,15 @@ pub async fn execute_change_set(
                     "EXECUTE_FAILED"
                 }
                 .into();
-                let _ = inner.save_change_set(c);
+                // The stack's own operation has finished; a lost change set status is
+                // recovered as EXECUTE_FAILED on restart, and said here.
+                if let Err(e) = inner.save_change_set(c) {
+                    eprintln!(
+                        "cumulo: change set {cs_id}: {}: {}",
+                        crate::exec::PERSIST_FAILED,
+                        e.message
+                    );
+                }
             }
         });
         exec::wait(&running, engine.inner.config.sync_wait).await;
@@ -451,6 +460,7 @@ fn execute_create(
         disable_rollback,
         delete_on_failure: on_failure == "DELETE" && input.disable_rollback.is_none(),
         retain_except_on_create: input.retain_except_on_create.unwrap_or(false),
+        host: caller.host.clone(),
     };
     {
         let mut st = engine.inner.lock();

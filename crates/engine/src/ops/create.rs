@@ -102,6 +102,7 @@ pub(crate) async fn start_create(
         disable_rollback,
         delete_on_failure: on_failure == "DELETE",
         retain_except_on_create,
+        host: caller.host.clone(),
     };
     let mut stack = StackRecord {
         stack_id: stack_id.clone(),
@@ -187,6 +188,18 @@ pub(crate) fn launch(
     work: impl FnOnce(Arc<Op>) -> Work,
 ) -> Running {
     let (abort, abort_rx) = tokio::sync::watch::channel(false);
+    // An in-process caller has no host: keep the one stored with the stack's operation.
+    let host = if caller.host.is_empty() {
+        engine
+            .inner
+            .lock()
+            .stacks
+            .get(stack_id)
+            .map(|s| s.op.host.clone())
+            .unwrap_or_default()
+    } else {
+        caller.host.clone()
+    };
     let op = Arc::new(Op {
         inner: engine.inner.clone(),
         stack_id: stack_id.to_string(),
@@ -194,11 +207,13 @@ pub(crate) fn launch(
         region: caller.region.clone(),
         account_id: caller.account_id.clone(),
         token: op.token,
+        host,
         prepared: prepared.map(Arc::new),
         abort: abort_rx,
         disable_rollback: op.disable_rollback,
         delete_on_failure: op.delete_on_failure,
         retain_except_on_create: op.retain_except_on_create,
+        lost: Default::default(),
     });
     exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))
 }

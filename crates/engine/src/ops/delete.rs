@@ -94,6 +94,7 @@ pub(crate) fn start_delete(
             token: token.clone(),
             caller_token: input.client_request_token.is_some(),
             kind: "DeleteStack".into(),
+            host: caller.host.clone(),
             ..Default::default()
         };
         for l in &input.retain_resources {

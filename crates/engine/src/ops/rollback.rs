@@ -36,6 +36,7 @@ pub async fn rollback_stack(
             to,
             &token,
             &input.client_request_token,
+            &caller.host,
             "RollbackStack",
             retain_except_on_create,
         )?;
@@ -76,6 +77,7 @@ fn begin(
     to: StackStatus,
     token: &str,
     caller_token: &Option<String>,
+    host: &str,
     kind: &str,
     retain_except_on_create: bool,
 ) -> Result<(), EngineError> {
@@ -91,6 +93,7 @@ fn begin(
         caller_token: caller_token.is_some(),
         kind: kind.to_string(),
         retain_except_on_create,
+        host: host.to_string(),
         ..Default::default()
     };
     exec::first_event(s, seq, token, Some("User Initiated".into()));
@@ -211,6 +214,7 @@ pub async fn continue_update_rollback(
                 StackStatus::UPDATE_ROLLBACK_IN_PROGRESS,
                 &token,
                 &input.client_request_token,
+                &caller.host,
                 "ContinueUpdateRollback",
                 false,
             )?;

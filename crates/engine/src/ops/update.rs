@@ -111,6 +111,7 @@ pub(crate) async fn start_update(
         disable_rollback,
         delete_on_failure: false,
         retain_except_on_create: input.retain_except_on_create.unwrap_or(false),
+        host: caller.host.clone(),
     };
     {
         let mut st = engine.inner.lock();

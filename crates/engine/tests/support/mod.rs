@@ -18,6 +18,8 @@ pub struct Fake {
     /// Physical ids whose delete fails until removed from the set.
     pub block_delete: Mutex<HashSet<String>>,
     pub calls: Mutex<Vec<String>>,
+    /// `"<call> <logical id> <ctx.host>"` per provider call.
+    pub hosts: Mutex<Vec<String>>,
     /// Delay per create (parallelism test), in ms.
     pub delay_ms: Mutex<u64>,
     /// Creates wait on this until released (restart test).
@@ -67,6 +69,11 @@ impl Provider for FakeProvider {
             .lock()
             .unwrap()
             .push(format!("create {}", ctx.logical_id));
+        self.0
+            .hosts
+            .lock()
+            .unwrap()
+            .push(format!("create {} {}", ctx.logical_id, ctx.host));
         if p.get("Fail") == Some(&json!(true)) {
             return Err(ProviderError::Failed(format!("{} refused", ctx.logical_id)));
         }
@@ -103,6 +110,11 @@ impl Provider for FakeProvider {
             .lock()
             .unwrap()
             .push(format!("update {}", ctx.logical_id));
+        self.0
+            .hosts
+            .lock()
+            .unwrap()
+            .push(format!("update {} {}", ctx.logical_id, ctx.host));
         if new.get("FailUpdate") == Some(&json!(true)) {
             return Err(ProviderError::Failed(format!(
                 "{} update refused",
@@ -132,6 +144,11 @@ impl Provider for FakeProvider {
             .lock()
             .unwrap()
             .push(format!("delete {}", ctx.logical_id));
+        self.0
+            .hosts
+            .lock()
+            .unwrap()
+            .push(format!("delete {} {}", ctx.logical_id, ctx.host));
         if self.0.block_delete.lock().unwrap().contains(physical) {
             return Err(ProviderError::Failed(format!("{physical} is not empty")));
         }
@@ -390,6 +407,7 @@ pub fn caller(request_id: &str) -> Caller {
         region: "us-east-1".into(),
         account_id: "000000000000".into(),
         request_id: request_id.into(),
+        host: "localhost:4566".into(),
     }
 }
 

@@ -13,7 +13,7 @@ mod tests;
 mod wire;
 pub mod world;
 
-use crate::providers::{EndpointHost, ProviderServices};
+use crate::providers::ProviderServices;
 use crate::{Config, Service};
 use cumulo_engine::{Engine, EngineConfig, EngineError};
 use cumulo_store::Store;
@@ -25,9 +25,6 @@ pub const NS: &str = "http://cloudformation.amazonaws.com/doc/2010-05-15/";
 
 pub struct CloudFormationService {
     engine: Engine,
-    /// Updated from each request so resources built with URLs (SQS queues) use the host the
-    /// client reaches this endpoint by.
-    host: EndpointHost,
 }
 
 impl CloudFormationService {
@@ -45,7 +42,6 @@ impl CloudFormationService {
         });
         Ok(CloudFormationService {
             engine: Engine::new(store, registry, world, engine_config)?,
-            host: services.host,
         })
     }
 
@@ -62,7 +58,6 @@ impl Service for CloudFormationService {
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        self.host.set(&req.host);
         wire::handle(&self.engine, &req).await
     }
 }

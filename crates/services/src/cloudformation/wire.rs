@@ -113,6 +113,7 @@ pub async fn handle(engine: &Engine, req: &AwsRequest) -> AwsResponse {
         region: req.region.clone(),
         account_id: req.account_id.clone(),
         request_id: req.request_id.clone(),
+        host: req.host.clone(),
     };
     match dispatch(engine, &caller, &params, &action).await {
         Ok(result) => {

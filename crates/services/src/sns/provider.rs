@@ -3,8 +3,8 @@
 
 use super::{SnsService, SubscribeInput};
 use crate::providers::{
-    EndpointHost, ProviderServices, check_known, failed, json_text, list, object, required, scalar,
-    scalar_value, tags, unsupported_prop,
+    ProviderServices, check_known, endpoint_host, failed, json_text, list, object, required,
+    scalar, scalar_value, tags, unsupported_prop,
 };
 use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
 use serde_json::{Map, Value, json};
@@ -51,19 +51,10 @@ const SUB_RESETS: &[(&str, &str)] = &[
 ];
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
-    r.register(
-        TOPIC,
-        Arc::new(TopicProvider {
-            sns: s.sns.clone(),
-            host: s.host.clone(),
-        }),
-    );
+    r.register(TOPIC, Arc::new(TopicProvider { sns: s.sns.clone() }));
     r.register(
         SUBSCRIPTION,
-        Arc::new(SubscriptionProvider {
-            sns: s.sns.clone(),
-            host: s.host.clone(),
-        }),
+        Arc::new(SubscriptionProvider { sns: s.sns.clone() }),
     );
     r.register(
         TOPIC_POLICY,
@@ -144,7 +135,6 @@ fn topic_subscriptions(props: &Map<String, Value>) -> Result<Vec<(String, String
 
 struct TopicProvider {
     sns: Arc<SnsService>,
-    host: EndpointHost,
 }
 
 impl TopicProvider {
@@ -158,7 +148,7 @@ impl TopicProvider {
         self.sns
             .subscribe(
                 &ctx.region,
-                &format!("http://{}", self.host.get()),
+                &format!("http://{}", endpoint_host(ctx)),
                 SubscribeInput {
                     topic_arn: topic_arn.to_string(),
                     protocol: protocol.to_string(),
@@ -302,7 +292,6 @@ impl Provider for TopicProvider {
 
 struct SubscriptionProvider {
     sns: Arc<SnsService>,
-    host: EndpointHost,
 }
 
 fn sub_attributes(props: &Map<String, Value>) -> Result<BTreeMap<String, String>, ProviderError> {
@@ -348,7 +337,7 @@ impl Provider for SubscriptionProvider {
             .sns
             .subscribe(
                 &ctx.region,
-                &format!("http://{}", self.host.get()),
+                &format!("http://{}", endpoint_host(ctx)),
                 SubscribeInput {
                     topic_arn: required(&props, "TopicArn")?,
                     protocol: required(&props, "Protocol")?,

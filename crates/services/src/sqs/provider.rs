@@ -4,8 +4,8 @@
 
 use super::{Caller, SqsService, attributes};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, failed, json_text, list, object, required,
-    scalar, scalar_value, tags,
+    ProviderServices, already_exists, check_known, endpoint_host, failed, json_text, list, object,
+    required, scalar, scalar_value, tags,
 };
 use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
 use serde_json::{Map, Value, json};
@@ -34,35 +34,26 @@ const SCALAR_ATTRIBUTES: &[&str] = &[
 const JSON_ATTRIBUTES: &[&str] = &["RedriveAllowPolicy", "RedrivePolicy"];
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
-    let host = s.host.clone();
-    r.register(
-        QUEUE,
-        Arc::new(QueueProvider {
-            sqs: s.sqs.clone(),
-            host: host.clone(),
-        }),
-    );
+    r.register(QUEUE, Arc::new(QueueProvider { sqs: s.sqs.clone() }));
     r.register(
         QUEUE_POLICY,
-        Arc::new(QueuePolicyProvider {
-            sqs: s.sqs.clone(),
-            host,
-        }),
+        Arc::new(QueuePolicyProvider { sqs: s.sqs.clone() }),
     );
 }
 
-fn caller(ctx: &ProviderContext, host: &crate::providers::EndpointHost) -> Caller {
+/// The SQS caller a provider call acts as: queue URLs follow the host of the CloudFormation
+/// call that started the operation.
+fn caller(ctx: &ProviderContext) -> Caller {
     Caller {
         region: ctx.region.clone(),
         account_id: ctx.account_id.clone(),
-        host: host.get(),
+        host: endpoint_host(ctx),
         sender_id: ctx.account_id.clone(),
     }
 }
 
 struct QueueProvider {
     sqs: Arc<SqsService>,
-    host: crate::providers::EndpointHost,
 }
 
 /// The queue attributes a Queue's properties stand for.
@@ -97,7 +88,7 @@ fn is_fifo(props: &Map<String, Value>) -> bool {
 
 impl QueueProvider {
     fn outcome(&self, ctx: &ProviderContext, url: &str) -> Result<ProviderOutcome, ProviderError> {
-        let caller = caller(ctx, &self.host);
+        let caller = caller(ctx);
         let arn = self
             .sqs
             .get_queue_attributes(&caller, url, &["QueueArn".to_string()])
@@ -135,7 +126,7 @@ impl Provider for QueueProvider {
         };
         let attrs = queue_attributes(&props)?;
         let tags: BTreeMap<String, String> = tags(ctx, &props)?.into_iter().collect();
-        let caller = caller(ctx, &self.host);
+        let caller = caller(ctx);
         if self.sqs.get_queue_url(&caller, &name, None).is_ok() {
             return Err(already_exists(ctx, &name));
         }
@@ -156,7 +147,7 @@ impl Provider for QueueProvider {
         let old_props = object(QUEUE, old)?;
         let new_props = object(QUEUE, new)?;
         check_queue_props(&new_props)?;
-        let caller = caller(ctx, &self.host);
+        let caller = caller(ctx);
         let old_attrs = queue_attributes(&old_props)?;
         let mut changes = queue_attributes(&new_props)?;
         // FifoQueue is createOnly: the engine replaces the queue when it changes.
@@ -203,7 +194,7 @@ impl Provider for QueueProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
-        match self.sqs.delete_queue(&caller(ctx, &self.host), physical_id) {
+        match self.sqs.delete_queue(&caller(ctx), physical_id) {
             Ok(()) => Ok(()),
             Err(e)
                 if e.code.contains("NonExistentQueue") || e.code.contains("QueueDoesNotExist") =>
@@ -219,7 +210,6 @@ impl Provider for QueueProvider {
 /// (by URL); Ref is a generated id, as AWS's.
 struct QueuePolicyProvider {
     sqs: Arc<SqsService>,
-    host: crate::providers::EndpointHost,
 }
 
 fn policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), ProviderError> {
@@ -254,7 +244,7 @@ impl QueuePolicyProvider {
     ) -> Result<(), ProviderError> {
         let changes = BTreeMap::from([("Policy".to_string(), policy.to_string())]);
         self.sqs
-            .set_queue_attributes(&caller(ctx, &self.host), url, &changes)
+            .set_queue_attributes(&caller(ctx), url, &changes)
             .map_err(|e| failed(ctx, "Sqs", e))
     }
 }
@@ -295,11 +285,7 @@ impl Provider for QueuePolicyProvider {
             match self.set_policy(ctx, q, "") {
                 Ok(()) => {}
                 // A queue that is gone has no policy left to remove.
-                Err(_)
-                    if self
-                        .sqs
-                        .get_queue_attributes(&caller(ctx, &self.host), q, &[])
-                        .is_err() => {}
+                Err(_) if self.sqs.get_queue_attributes(&caller(ctx), q, &[]).is_err() => {}
                 Err(e) => return Err(e),
             }
         }
@@ -320,7 +306,7 @@ impl Provider for QueuePolicyProvider {
             return Ok(());
         };
         for q in &queues {
-            let caller = caller(ctx, &self.host);
+            let caller = caller(ctx);
             if self.sqs.get_queue_attributes(&caller, q, &[]).is_ok() {
                 self.set_policy(ctx, q, "")?;
             }
@@ -335,7 +321,7 @@ mod tests {
     use crate::providers::test_support::{ctx, services};
 
     fn attrs(s: &ProviderServices, url: &str) -> BTreeMap<String, String> {
-        let c = caller(&ctx("Q", QUEUE), &s.host);
+        let c = caller(&ctx("Q", QUEUE));
         s.sqs
             .get_queue_attributes(&c, url, &["All".to_string()])
             .expect("attributes")
@@ -387,7 +373,7 @@ mod tests {
         assert!(!a.contains_key("RedrivePolicy"));
         let tags = s
             .sqs
-            .list_queue_tags(&caller(&c, &s.host), &out.physical_id)
+            .list_queue_tags(&caller(&c), &out.physical_id)
             .expect("tags");
         assert_eq!(tags.get("team").map(String::as_str), Some("b"));
 
@@ -396,6 +382,59 @@ mod tests {
             p.delete(&c, &out.physical_id, &new).await,
             Err(ProviderError::NotFound(_))
         ));
+    }
+
+    /// The URL is built with the host of the CloudFormation call that started the operation,
+    /// per operation: two stacks created through different hosts get different URL hosts.
+    #[tokio::test]
+    async fn queue_url_follows_the_callers_host() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let p = reg.get(QUEUE).expect("queue provider");
+        let mut first = ctx("A", QUEUE);
+        first.host = "127.0.0.1:4999".into();
+        let mut second = ctx("B", QUEUE);
+        second.host = "cumulo.internal:8080".into();
+        let a = p
+            .create(&first, &json!({"QueueName": "via-first"}))
+            .await
+            .expect("create A");
+        let b = p
+            .create(&second, &json!({"QueueName": "via-second"}))
+            .await
+            .expect("create B");
+        assert_eq!(
+            a.physical_id,
+            "http://127.0.0.1:4999/000000000000/via-first"
+        );
+        assert_eq!(a.attributes["QueueUrl"], json!(a.physical_id));
+        assert_eq!(
+            b.physical_id,
+            "http://cumulo.internal:8080/000000000000/via-second"
+        );
+        // A later operation from yet another host still reaches the queue by its URL.
+        let mut third = ctx("A", QUEUE);
+        third.host = "localhost:4566".into();
+        p.delete(&third, &a.physical_id, &Value::Null)
+            .await
+            .expect("delete");
+        assert!(
+            s.sqs
+                .get_queue_attributes(&caller(&third), &a.physical_id, &[])
+                .is_err(),
+            "deleted"
+        );
+        // An in-process caller (no host) gets the default endpoint.
+        let mut none = ctx("C", QUEUE);
+        none.host = String::new();
+        let c = p
+            .create(&none, &json!({"QueueName": "in-process"}))
+            .await
+            .expect("create C");
+        assert_eq!(
+            c.physical_id,
+            "http://localhost:4566/000000000000/in-process"
+        );
     }
 
     #[tokio::test]
