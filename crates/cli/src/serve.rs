@@ -155,11 +155,7 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
         strict: args.strict,
         ..Default::default()
     };
-    let gateway = Arc::new(Gateway::with_engine_config(
-        Arc::new(store),
-        config,
-        engine,
-    )?);
+    let gateway = Arc::new(Gateway::with_engine_config(Arc::new(store), config, engine));
     let limits = Arc::new(Limits {
         body: args.max_body_size,
         headers: args.max_header_size,
