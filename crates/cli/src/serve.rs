@@ -3,8 +3,9 @@
 //! by `cumulo_services::Gateway`.
 //!
 //! Startup order matters for "spawn to first answer": the socket is bound before anything else
-//! (runtime, store, services), so clients can connect at once; their requests wait in the accept
-//! backlog until the services are up, and the first answer is already a real one.
+//! (runtime, store; services are built on their first request), so clients can connect at once;
+//! their requests wait in the accept backlog until the store is open, and the first answer is
+//! already a real one.
 
 use anyhow::Context;
 use bytes::Bytes;
