@@ -3,8 +3,9 @@
 //! by `cumulo_services::Gateway`.
 //!
 //! Startup order matters for "spawn to first answer": the socket is bound before anything else
-//! (runtime, store, services), so clients can connect at once; their requests wait in the accept
-//! backlog until the services are up, and the first answer is already a real one.
+//! (runtime, store; services are built on their first request), so clients can connect at once;
+//! their requests wait in the accept backlog until the store is open, and the first answer is
+//! already a real one.
 
 use anyhow::Context;
 use bytes::Bytes;
@@ -155,11 +156,7 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
         strict: args.strict,
         ..Default::default()
     };
-    let gateway = Arc::new(Gateway::with_engine_config(
-        Arc::new(store),
-        config,
-        engine,
-    )?);
+    let gateway = Arc::new(Gateway::with_engine_config(Arc::new(store), config, engine));
     let limits = Arc::new(Limits {
         body: args.max_body_size,
         headers: args.max_header_size,
@@ -218,26 +215,35 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
 }
 
 /// Resolves on Ctrl-C or SIGTERM. Every acknowledged write is already committed, so stopping
-/// needs no flushing.
-async fn shutdown_signal() {
+/// needs no flushing. The handlers are installed when this is called, not when the future is
+/// first polled: the accept loop may serve a connection before it polls the shutdown branch, and
+/// a SIGTERM arriving then must still be a clean shutdown rather than the default kill.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn recv(signal: Option<Signal>) {
+            match signal {
+                Some(mut s) => {
+                    s.recv().await;
                 }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+        }
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            tokio::select! {
+                _ = recv(term) => {}
+                _ = recv(int) => {}
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use cumulo_wire::sigv2;
 use cumulo_wire::sigv4::{self, Auth, CredentialScope, Placement, SigError, SigV4, SignedParts};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 use http::StatusCode;
+use lazy::Lazy;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -177,8 +178,9 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// A gateway with every emulated service, sharing one store.
-    pub fn new(store: Arc<Store>, config: Config) -> Result<Self, GatewayError> {
+    /// A gateway with every emulated service, sharing one store. Each is built on its first
+    /// request (or when a service that calls it is built), not here: see [`lazy`].
+    pub fn new(store: Arc<Store>, config: Config) -> Self {
         Self::with_engine_config(store, config, cumulo_engine::EngineConfig::default())
     }
 
@@ -187,36 +189,45 @@ impl Gateway {
         store: Arc<Store>,
         config: Config,
         engine: cumulo_engine::EngineConfig,
-    ) -> Result<Self, GatewayError> {
-        let sqs = Arc::new(crate::sqs::SqsService::new(store.clone(), &config)?);
-        let s3 = Arc::new(crate::s3::S3Service::new(store.clone(), &config)?);
-        let sns = Arc::new(crate::sns::SnsService::new(
-            store.clone(),
-            &config,
-            sqs.clone(),
-        )?);
-        let ssm = Arc::new(crate::ssm::SsmService::new(store.clone(), &config)?);
-        let providers = crate::providers::ProviderServices {
-            s3: s3.clone(),
-            sqs: sqs.clone(),
-            sns: sns.clone(),
-            ssm: ssm.clone(),
-        };
-        let cloudformation = crate::cloudformation::CloudFormationService::new(
-            store.clone(),
-            &config,
-            providers,
-            engine,
-        )?;
-        let list: Vec<Arc<dyn Service>> = vec![
-            s3,
-            sqs,
-            sns,
-            ssm,
-            Arc::new(crate::sts::StsService::new(store.clone(), &config)?),
-            Arc::new(cloudformation),
-        ];
-        Ok(Self::with_services(store, config, list))
+    ) -> Self {
+        let (st, cf) = (store.clone(), config.clone());
+        let sqs = Lazy::new("sqs", move || {
+            Ok(crate::sqs::SqsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let s3 = Lazy::new("s3", move || {
+            Ok(crate::s3::S3Service::new(st.clone(), &cf)?)
+        });
+        let (st, cf, q) = (store.clone(), config.clone(), sqs.clone());
+        let sns = Lazy::new("sns", move || {
+            Ok(crate::sns::SnsService::new(st.clone(), &cf, q.get()?)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let ssm = Lazy::new("ssm", move || {
+            Ok(crate::ssm::SsmService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let sts = Lazy::new("sts", move || {
+            Ok(crate::sts::StsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
+        let cloudformation = Lazy::new("cloudformation", move || {
+            let providers = crate::providers::ProviderServices {
+                s3: b.get()?,
+                sqs: q.get()?,
+                sns: t.get()?,
+                ssm: p.get()?,
+            };
+            Ok(crate::cloudformation::CloudFormationService::new(
+                st.clone(),
+                &cf,
+                providers,
+                engine.clone(),
+            )?)
+        });
+        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, cloudformation];
+        Self::with_services(store, config, list)
     }
 
     /// A gateway over the given services (tests route to probes; later, subsets of services).
@@ -452,7 +463,9 @@ impl Gateway {
         let mut names: Vec<_> = self.services.keys().collect();
         names.sort();
         for n in names {
-            services.insert(n.to_string(), "running".into());
+            let started = self.services.get(n).is_some_and(|s| s.started());
+            let state = if started { "running" } else { "available" };
+            services.insert(n.to_string(), state.into());
         }
         let store_ok = self
             .store
@@ -745,5 +758,6 @@ fn not_emulated(service: &str, req: &AwsRequest) -> AwsResponse {
     err.into_response(infer_protocol(service, req), &req.request_id)
 }
 
+mod lazy;
 #[cfg(test)]
 mod tests;

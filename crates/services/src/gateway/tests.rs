@@ -475,3 +475,59 @@ async fn refuses_a_content_type_the_protocol_cannot_read() {
     .await;
     assert_eq!(status, StatusCode::OK);
 }
+
+fn health_of(v: &serde_json::Value, name: &str) -> String {
+    v["services"][name].as_str().unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn services_are_built_on_first_use_and_health_says_so() {
+    let g = Gateway::new(Arc::new(Store::in_memory().unwrap()), Config::default());
+    let (_, v, _) = call(&g, req(Method::GET, "/_localstack/health", &[], "")).await;
+    for name in ["s3", "sqs", "sns", "ssm", "sts", "cloudformation"] {
+        assert_eq!(health_of(&v, name), "available", "{name}");
+    }
+    let sns = "AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/sns/aws4_request, SignedHeaders=host, Signature=00";
+    let (status, _, _) = call(
+        &g,
+        req(
+            Method::POST,
+            "/",
+            &[("authorization", sns)],
+            "Action=ListTopics&Version=2010-03-31",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, v, _) = call(&g, req(Method::GET, "/_cumulo/health", &[], "")).await;
+    // SNS delivers to SQS, so building it built SQS; nothing else was touched.
+    assert_eq!(health_of(&v, "sns"), "running");
+    assert_eq!(health_of(&v, "sqs"), "running");
+    assert_eq!(health_of(&v, "s3"), "available");
+    assert_eq!(health_of(&v, "cloudformation"), "available");
+}
+
+#[test]
+fn a_failed_build_is_retried_and_a_success_is_kept() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let seen = attempts.clone();
+    let lazy = Lazy::new("probe", move || {
+        if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+            Err(cumulo_store::StoreError::Dir {
+                path: "/nowhere".into(),
+                source: std::io::Error::other("refused"),
+            }
+            .into())
+        } else {
+            Ok(Probe("probe"))
+        }
+    });
+    assert!(!lazy.started());
+    assert!(lazy.get().is_err());
+    assert!(!lazy.started());
+    let first = lazy.get().unwrap();
+    assert!(lazy.started());
+    assert!(Arc::ptr_eq(&first, &lazy.get().unwrap()));
+    assert_eq!(attempts.load(Ordering::SeqCst), 2);
+}
