@@ -65,7 +65,7 @@ impl NestedStack {
         ProviderOutcome {
             physical_id: child.stack_id.clone(),
             attributes,
-            status_reason: None,
+            ..Default::default()
         }
     }
 
@@ -291,7 +291,7 @@ impl Provider for WaitConditionHandle {
                 ctx.region, ctx.logical_id
             ),
             attributes: Map::new(),
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -335,6 +335,7 @@ impl Provider for CdkMetadata {
             physical_id: uuid::Uuid::new_v4().to_string(),
             attributes: Map::new(),
             status_reason: Some(CDK_REASON.into()),
+            ..Default::default()
         })
     }
 
@@ -349,6 +350,7 @@ impl Provider for CdkMetadata {
             physical_id: physical_id.to_string(),
             attributes: Map::new(),
             status_reason: Some(CDK_REASON.into()),
+            ..Default::default()
         })
     }
 

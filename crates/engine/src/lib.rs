@@ -40,6 +40,8 @@ pub mod world;
 pub use api::*;
 pub use engine::{Engine, EngineConfig};
 pub use error::EngineError;
-pub use provider::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+pub use provider::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
 pub use status::StackStatus;
 pub use world::World;

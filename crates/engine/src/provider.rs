@@ -59,6 +59,32 @@ pub struct ProviderOutcome {
     pub attributes: Map<String, Value>,
     /// A limitation to show on the resource (`cumulo: ...`), e.g. for a no-op type.
     pub status_reason: Option<String>,
+    /// Every attribute value is sensitive (seed 002's whole-bag `noEchoAttributes`; a custom
+    /// resource's `NoEcho: true`). The values still reach dependents in clear; only what is
+    /// written down (state, dependents' recorded properties, outputs) is masked. Per call, not
+    /// persisted.
+    pub no_echo: bool,
+    /// The named attributes are sensitive (seed 002's `noEchoAttributeNames`, for a bag that
+    /// mixes sensitive and ordinary members, such as a nested stack's outputs). A name the
+    /// attributes do not carry is ignored.
+    pub no_echo_attributes: Vec<String>,
+    /// The complete property bag the provider really sent, when it deliberately narrowed or
+    /// substituted what the template declared (seed 002's `effectiveProperties`); `None` means
+    /// "what was declared was sent". Must pair with [`Provider::canonicalize`] for a narrowing.
+    pub effective_properties: Option<Value>,
+}
+
+/// A live resource read back through its service (drift detection, import).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    /// The resource's properties in the template's shape, as the service reports them now. Only
+    /// properties the service can report are present; a drift comparison walks the keys the
+    /// record carries.
+    pub properties: Map<String, Value>,
+    /// Every `Fn::GetAtt` attribute, built by the same mapping create and update use, so an
+    /// imported resource answers Ref and GetAtt exactly as a created one. Never an empty-string
+    /// placeholder for a value that could not be read: omit the key instead.
+    pub attributes: Map<String, Value>,
 }
 
 /// Why a provider call failed. The message is what the resource's ResourceStatusReason shows.
@@ -71,6 +97,9 @@ pub enum ProviderError {
     /// The physical resource does not exist (a delete of it is a success).
     #[error("resource {0} does not exist")]
     NotFound(String),
+    /// The provider cannot read this type back (drift reports it NOT_CHECKED, import refuses it).
+    #[error("cumulo: reading {0} back from its service is not implemented")]
+    NotReadable(String),
     /// A property the provider cannot apply: the resource fails rather than drop it silently.
     #[error("cumulo: property {property} of {resource_type} is not supported: {why}")]
     Unsupported {
@@ -108,6 +137,28 @@ pub trait Provider: Send + Sync {
         physical_id: &str,
         properties: &Value,
     ) -> Result<(), ProviderError>;
+
+    /// Reads the live resource back through its service: `Ok(None)` when it no longer exists
+    /// (AWS's not-found answer only). Drift compares [`Observed::properties`] with the record;
+    /// import records [`Observed::attributes`]. `properties` is the record's (or, for import,
+    /// the template's) resolved properties, for types whose identity needs more than the
+    /// physical id. The default says the type cannot be read back.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let _ = (physical_id, properties);
+        Err(ProviderError::NotReadable(ctx.resource_type.clone()))
+    }
+
+    /// Seed 002's `canonicalizeDesiredProperties`: the same pure narrowing the provider applies
+    /// when it sends, so both sides of a diff (the record and the template) compare in one
+    /// shape. Returns its input unchanged whenever nothing applies (the default).
+    fn canonicalize(&self, properties: Value) -> Value {
+        properties
+    }
 }
 
 /// Resource type name → provider. A new resource type is one module and one `register` line.

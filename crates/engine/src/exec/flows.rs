@@ -417,6 +417,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
                     physical_id: physical.clone(),
                     attributes: p.attributes.clone(),
                     status_reason: p.status_reason.clone(),
+                    ..Default::default()
                 })
             } else {
                 op.provider_update(

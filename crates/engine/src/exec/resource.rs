@@ -52,6 +52,7 @@ impl Op {
                     status_reason: Some(format!(
                         "cumulo: {resource_type} is not emulated; nothing was created"
                     )),
+                    ..Default::default()
                 },
                 true,
             )),
@@ -251,6 +252,7 @@ impl Op {
                     physical_id: physical.clone(),
                     attributes: old.attributes.clone(),
                     status_reason: old.status_reason.clone(),
+                    ..Default::default()
                 })
             } else {
                 self.provider_update(

@@ -94,7 +94,7 @@ impl Provider for FakeProvider {
         Ok(ProviderOutcome {
             attributes: attrs(&physical),
             physical_id: physical,
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -129,7 +129,7 @@ impl Provider for FakeProvider {
         Ok(ProviderOutcome {
             physical_id: physical.to_string(),
             attributes: attrs(physical),
-            status_reason: None,
+            ..Default::default()
         })
     }
 

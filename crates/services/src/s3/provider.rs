@@ -662,7 +662,7 @@ fn bucket_outcome(region: &str, name: &str) -> ProviderOutcome {
                 )),
             ),
         ]),
-        status_reason: None,
+        ..Default::default()
     }
 }
 

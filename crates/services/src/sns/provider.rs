@@ -169,7 +169,7 @@ fn topic_outcome(arn: &str) -> ProviderOutcome {
             ("TopicArn".to_string(), json!(arn)),
             ("TopicName".to_string(), json!(name)),
         ]),
-        status_reason: None,
+        ..Default::default()
     }
 }
 
@@ -350,7 +350,7 @@ impl Provider for SubscriptionProvider {
         Ok(ProviderOutcome {
             physical_id: arn.clone(),
             attributes: Map::from_iter([("Arn".to_string(), json!(arn))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -388,7 +388,7 @@ impl Provider for SubscriptionProvider {
         Ok(ProviderOutcome {
             physical_id: physical_id.to_string(),
             attributes: Map::from_iter([("Arn".to_string(), json!(physical_id))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -445,7 +445,7 @@ impl Provider for TopicPolicyProvider {
         Ok(ProviderOutcome {
             physical_id: id.clone(),
             attributes: Map::from_iter([("Id".to_string(), json!(id))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -473,7 +473,7 @@ impl Provider for TopicPolicyProvider {
         Ok(ProviderOutcome {
             physical_id: physical_id.to_string(),
             attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 

@@ -105,7 +105,7 @@ impl QueueProvider {
         Ok(ProviderOutcome {
             physical_id: url.to_string(),
             attributes,
-            status_reason: None,
+            ..Default::default()
         })
     }
 }
@@ -265,7 +265,7 @@ impl Provider for QueuePolicyProvider {
         Ok(ProviderOutcome {
             physical_id: id.clone(),
             attributes: Map::from_iter([("Id".to_string(), json!(id))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 
@@ -292,7 +292,7 @@ impl Provider for QueuePolicyProvider {
         Ok(ProviderOutcome {
             physical_id: physical_id.to_string(),
             attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-            status_reason: None,
+            ..Default::default()
         })
     }
 

@@ -106,7 +106,7 @@ fn outcome(name: &str, props: &Map<String, Value>) -> Result<ProviderOutcome, Pr
             ("Type".to_string(), json!(required(props, "Type")?)),
             ("Value".to_string(), json!(required(props, "Value")?)),
         ]),
-        status_reason: None,
+        ..Default::default()
     })
 }
 
