@@ -211,13 +211,18 @@ impl Gateway {
             Ok(crate::sts::StsService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
-        let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
+        let iam = Lazy::new("iam", move || {
+            Ok(crate::iam::IamService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let (b, q, t, p, i) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone(), iam.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
                 sqs: q.get()?,
                 sns: t.get()?,
                 ssm: p.get()?,
+                iam: i.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -226,7 +231,7 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, iam, cloudformation];
         Self::with_services(store, config, list)
     }
 

@@ -8,6 +8,7 @@
 
 pub mod cloudformation;
 pub mod gateway;
+pub mod iam;
 pub mod providers;
 pub mod s3;
 pub mod sns;
