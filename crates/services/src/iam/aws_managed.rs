@@ -11,29 +11,121 @@ use sha2::{Digest, Sha256};
 
 /// Path, name and default document of each known AWS managed policy.
 const POLICIES: &[(&str, &str, &str)] = &[
-    ("/", "AdministratorAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#),
-    ("/", "PowerUserAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotAction":["iam:*","organizations:*","account:*"],"Resource":"*"}]}"#),
-    ("/", "ReadOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["*:Describe*","*:Get*","*:List*"],"Resource":"*"}]}"#),
-    ("/", "IAMFullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:*","organizations:DescribeAccount","organizations:DescribeOrganization","organizations:DescribeOrganizationalUnit","organizations:DescribePolicy","organizations:ListChildren","organizations:ListParents","organizations:ListPoliciesForTarget","organizations:ListRoots","organizations:ListPolicies","organizations:ListTargetsForPolicy"],"Resource":"*"}]}"#),
-    ("/", "IAMReadOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GenerateCredentialReport","iam:Get*","iam:List*","iam:Simulate*"],"Resource":"*"}]}"#),
-    ("/", "AmazonS3FullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*","s3-object-lambda:*"],"Resource":"*"}]}"#),
-    ("/", "AmazonS3ReadOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:Get*","s3:List*","s3:Describe*","s3-object-lambda:Get*","s3-object-lambda:List*"],"Resource":"*"}]}"#),
-    ("/", "AmazonSQSFullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:*"],"Resource":"*"}]}"#),
-    ("/", "AmazonSNSFullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sns:*"],"Resource":"*"}]}"#),
-    ("/", "AmazonDynamoDBFullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:*"],"Resource":"*"}]}"#),
-    ("/", "AmazonDynamoDBReadOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:BatchGetItem","dynamodb:Describe*","dynamodb:List*","dynamodb:GetItem","dynamodb:Query","dynamodb:Scan"],"Resource":"*"}]}"#),
-    ("/", "AmazonSSMReadOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:Describe*","ssm:Get*","ssm:List*"],"Resource":"*"}]}"#),
-    ("/", "CloudWatchLogsFullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:*"],"Resource":"*"}]}"#),
-    ("/", "SecretsManagerReadWrite", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["secretsmanager:*"],"Resource":"*"}]}"#),
-    ("/", "AWSLambda_FullAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["lambda:*"],"Resource":"*"}]}"#),
-    ("/", "AWSXrayWriteOnlyAccess", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["xray:PutTraceSegments","xray:PutTelemetryRecords","xray:GetSamplingRules","xray:GetSamplingTargets","xray:GetSamplingStatisticSummaries"],"Resource":["*"]}]}"#),
-    ("/service-role/", "AWSLambdaBasicExecutionRole", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#),
-    ("/service-role/", "AWSLambdaVPCAccessExecutionRole", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents","ec2:CreateNetworkInterface","ec2:DescribeNetworkInterfaces","ec2:DescribeSubnets","ec2:DeleteNetworkInterface","ec2:AssignPrivateIpAddresses","ec2:UnassignPrivateIpAddresses"],"Resource":"*"}]}"#),
-    ("/service-role/", "AWSLambdaDynamoDBExecutionRole", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:DescribeStream","dynamodb:GetRecords","dynamodb:GetShardIterator","dynamodb:ListStreams","logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#),
-    ("/service-role/", "AWSLambdaSQSQueueExecutionRole", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:ReceiveMessage","sqs:DeleteMessage","sqs:GetQueueAttributes","logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#),
-    ("/service-role/", "AmazonECSTaskExecutionRolePolicy", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ecr:GetAuthorizationToken","ecr:BatchCheckLayerAvailability","ecr:GetDownloadUrlForLayer","ecr:BatchGetImage","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#),
-    ("/service-role/", "AmazonEC2RoleforSSM", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:*","ec2messages:*","cloudwatch:PutMetricData","ds:CreateComputer","ds:DescribeDirectories","logs:*","s3:*"],"Resource":"*"}]}"#),
-    ("/", "AmazonSSMManagedInstanceCore", r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:DescribeAssociation","ssm:GetDeployablePatchSnapshotForInstance","ssm:GetDocument","ssm:DescribeDocument","ssm:GetManifest","ssm:GetParameter","ssm:GetParameters","ssm:ListAssociations","ssm:ListInstanceAssociations","ssm:PutInventory","ssm:PutComplianceItems","ssm:PutConfigurePackageResult","ssm:UpdateAssociationStatus","ssm:UpdateInstanceAssociationStatus","ssm:UpdateInstanceInformation","ssmmessages:*","ec2messages:*"],"Resource":"*"}]}"#),
+    (
+        "/",
+        "AdministratorAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "PowerUserAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotAction":["iam:*","organizations:*","account:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "ReadOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["*:Describe*","*:Get*","*:List*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "IAMFullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:*","organizations:DescribeAccount","organizations:DescribeOrganization","organizations:DescribeOrganizationalUnit","organizations:DescribePolicy","organizations:ListChildren","organizations:ListParents","organizations:ListPoliciesForTarget","organizations:ListRoots","organizations:ListPolicies","organizations:ListTargetsForPolicy"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "IAMReadOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GenerateCredentialReport","iam:Get*","iam:List*","iam:Simulate*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonS3FullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*","s3-object-lambda:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonS3ReadOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:Get*","s3:List*","s3:Describe*","s3-object-lambda:Get*","s3-object-lambda:List*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonSQSFullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonSNSFullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sns:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonDynamoDBFullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonDynamoDBReadOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:BatchGetItem","dynamodb:Describe*","dynamodb:List*","dynamodb:GetItem","dynamodb:Query","dynamodb:Scan"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonSSMReadOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:Describe*","ssm:Get*","ssm:List*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "CloudWatchLogsFullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "SecretsManagerReadWrite",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["secretsmanager:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AWSLambda_FullAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["lambda:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AWSXrayWriteOnlyAccess",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["xray:PutTraceSegments","xray:PutTelemetryRecords","xray:GetSamplingRules","xray:GetSamplingTargets","xray:GetSamplingStatisticSummaries"],"Resource":["*"]}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AWSLambdaBasicExecutionRole",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AWSLambdaVPCAccessExecutionRole",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents","ec2:CreateNetworkInterface","ec2:DescribeNetworkInterfaces","ec2:DescribeSubnets","ec2:DeleteNetworkInterface","ec2:AssignPrivateIpAddresses","ec2:UnassignPrivateIpAddresses"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AWSLambdaDynamoDBExecutionRole",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:DescribeStream","dynamodb:GetRecords","dynamodb:GetShardIterator","dynamodb:ListStreams","logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AWSLambdaSQSQueueExecutionRole",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:ReceiveMessage","sqs:DeleteMessage","sqs:GetQueueAttributes","logs:CreateLogGroup","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AmazonECSTaskExecutionRolePolicy",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ecr:GetAuthorizationToken","ecr:BatchCheckLayerAvailability","ecr:GetDownloadUrlForLayer","ecr:BatchGetImage","logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/service-role/",
+        "AmazonEC2RoleforSSM",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:*","ec2messages:*","cloudwatch:PutMetricData","ds:CreateComputer","ds:DescribeDirectories","logs:*","s3:*"],"Resource":"*"}]}"#,
+    ),
+    (
+        "/",
+        "AmazonSSMManagedInstanceCore",
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ssm:DescribeAssociation","ssm:GetDeployablePatchSnapshotForInstance","ssm:GetDocument","ssm:DescribeDocument","ssm:GetManifest","ssm:GetParameter","ssm:GetParameters","ssm:ListAssociations","ssm:ListInstanceAssociations","ssm:PutInventory","ssm:PutComplianceItems","ssm:PutConfigurePackageResult","ssm:UpdateAssociationStatus","ssm:UpdateInstanceAssociationStatus","ssm:UpdateInstanceInformation","ssmmessages:*","ec2messages:*"],"Resource":"*"}]}"#,
+    ),
 ];
 
 pub const ARN_PREFIX: &str = "arn:aws:iam::aws:policy/";

@@ -139,7 +139,10 @@ pub fn version(
         w.elem("Document", &document(&v.document));
     }
     w.elem("VersionId", &v.id)
-        .elem("IsDefaultVersion", if is_default { "true" } else { "false" })
+        .elem(
+            "IsDefaultVersion",
+            if is_default { "true" } else { "false" },
+        )
         .elem("CreateDate", &ts(&v.create_date))
         .close();
 }
@@ -186,11 +189,8 @@ pub fn access_key(w: &mut XmlWriter, name: &'static str, k: &UserAccessKey, with
 
 /// `IsTruncated` and, when there is more, `Marker`.
 pub fn truncation(w: &mut XmlWriter, next: Option<&str>) {
-    w.elem(
-        "IsTruncated",
-        if next.is_some() { "true" } else { "false" },
-    )
-    .opt("Marker", next);
+    w.elem("IsTruncated", if next.is_some() { "true" } else { "false" })
+        .opt("Marker", next);
 }
 
 #[cfg(test)]

@@ -128,7 +128,12 @@ impl IamService {
     }
 
     /// AddUserToGroup (adding a member twice is a no-op, as on AWS).
-    pub fn add_user_to_group(&self, account: &str, group: &str, user: &str) -> Result<(), AwsError> {
+    pub fn add_user_to_group(
+        &self,
+        account: &str,
+        group: &str,
+        user: &str,
+    ) -> Result<(), AwsError> {
         validate::name(group, "groupName", 128)?;
         validate::name(user, "userName", 64)?;
         self.state.mutate(account, |a| {

@@ -28,7 +28,7 @@ mod wire;
 pub use policies::{CreatePolicyInput, MAX_VERSIONS, Scope};
 pub use principals::PrincipalKind;
 pub use profiles::service_linked_role_name;
-pub use roles::CreateRoleInput;
+pub use roles::{CreateRoleInput, DEFAULT_MAX_SESSION};
 pub use users::UserAccessKey;
 
 use crate::{Config, Service};

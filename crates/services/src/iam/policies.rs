@@ -7,8 +7,8 @@ use super::model::{ManagedPolicy, PolicyVersion, PolicyView};
 use super::principals::{PrincipalKind, policy_not_attachable};
 use super::state::{Account, Changes, Kind, Put};
 use super::validate::{
-    self, already_exists, constraint, delete_conflict, invalid_input, limit_exceeded,
-    merge_tags, new_id, no_such_entity,
+    self, already_exists, constraint, delete_conflict, invalid_input, limit_exceeded, merge_tags,
+    new_id, no_such_entity,
 };
 use chrono::{SubsecRound, Utc};
 use cumulo_wire::AwsError;
@@ -85,13 +85,15 @@ fn version_not_found(arn: &str, version: &str) -> AwsError {
 
 fn customer<'a>(a: &'a Account, arn: &str) -> Result<&'a ManagedPolicy, AwsError> {
     check_arn(arn)?;
-    a.policies.get(arn).ok_or_else(|| policy_not_attachable(arn))
+    a.policies
+        .get(arn)
+        .ok_or_else(|| policy_not_attachable(arn))
 }
 
 fn check_version_id(v: &str) -> Result<(), AwsError> {
-    let ok = v
-        .strip_prefix('v')
-        .is_some_and(|n| !n.is_empty() && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit()));
+    let ok = v.strip_prefix('v').is_some_and(|n| {
+        !n.is_empty() && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())
+    });
     if !ok {
         return Err(constraint(
             v,
@@ -314,7 +316,9 @@ impl IamService {
                 return Err(version_not_found(arn, version));
             }
             if p.default_version == version {
-                return Err(delete_conflict("Cannot delete the default version of a policy."));
+                return Err(delete_conflict(
+                    "Cannot delete the default version of a policy.",
+                ));
             }
             p.versions.retain(|v| v.id != version);
             Ok(((), Changes::put(Put::Policy(p))))

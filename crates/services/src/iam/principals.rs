@@ -126,11 +126,15 @@ pub fn policy_not_attachable(arn: &str) -> AwsError {
 
 impl Account {
     pub fn role(&self, name: &str) -> Result<&Role, AwsError> {
-        self.roles.get(&key(name)).ok_or_else(|| role_not_found(name))
+        self.roles
+            .get(&key(name))
+            .ok_or_else(|| role_not_found(name))
     }
 
     pub fn user(&self, name: &str) -> Result<&User, AwsError> {
-        self.users.get(&key(name)).ok_or_else(|| user_not_found(name))
+        self.users
+            .get(&key(name))
+            .ok_or_else(|| user_not_found(name))
     }
 
     pub fn group(&self, name: &str) -> Result<&Group, AwsError> {
@@ -161,14 +165,41 @@ impl Account {
     /// Every principal that has `arn` attached: (kind, name, id).
     pub fn attachments_of(&self, arn: &str) -> Vec<(PrincipalKind, String, String, String)> {
         let mut out = Vec::new();
-        for g in self.groups.values().filter(|g| g.attached.iter().any(|a| a == arn)) {
-            out.push((PrincipalKind::Group, g.name.clone(), g.id.clone(), g.path.clone()));
+        for g in self
+            .groups
+            .values()
+            .filter(|g| g.attached.iter().any(|a| a == arn))
+        {
+            out.push((
+                PrincipalKind::Group,
+                g.name.clone(),
+                g.id.clone(),
+                g.path.clone(),
+            ));
         }
-        for u in self.users.values().filter(|u| u.attached.iter().any(|a| a == arn)) {
-            out.push((PrincipalKind::User, u.name.clone(), u.id.clone(), u.path.clone()));
+        for u in self
+            .users
+            .values()
+            .filter(|u| u.attached.iter().any(|a| a == arn))
+        {
+            out.push((
+                PrincipalKind::User,
+                u.name.clone(),
+                u.id.clone(),
+                u.path.clone(),
+            ));
         }
-        for r in self.roles.values().filter(|r| r.attached.iter().any(|a| a == arn)) {
-            out.push((PrincipalKind::Role, r.name.clone(), r.id.clone(), r.path.clone()));
+        for r in self
+            .roles
+            .values()
+            .filter(|r| r.attached.iter().any(|a| a == arn))
+        {
+            out.push((
+                PrincipalKind::Role,
+                r.name.clone(),
+                r.id.clone(),
+                r.path.clone(),
+            ));
         }
         out
     }
@@ -176,8 +207,15 @@ impl Account {
     /// How many roles and users use `arn` as their permissions boundary.
     pub fn boundary_uses(&self, arn: &str) -> usize {
         let is = |b: &Option<String>| b.as_deref() == Some(arn);
-        self.roles.values().filter(|r| is(&r.permissions_boundary)).count()
-            + self.users.values().filter(|u| is(&u.permissions_boundary)).count()
+        self.roles
+            .values()
+            .filter(|r| is(&r.permissions_boundary))
+            .count()
+            + self
+                .users
+                .values()
+                .filter(|u| is(&u.permissions_boundary))
+                .count()
     }
 }
 
@@ -334,9 +372,7 @@ impl IamService {
             let p = a.principal(kind, name)?;
             Ok(p.attached()
                 .iter()
-                .filter(|arn| {
-                    path_prefix.is_none_or(|pp| policy_path_of(arn).starts_with(pp))
-                })
+                .filter(|arn| path_prefix.is_none_or(|pp| policy_path_of(arn).starts_with(pp)))
                 .map(|arn| AttachedPolicy::from_arn(arn))
                 .collect())
         })

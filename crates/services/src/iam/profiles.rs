@@ -6,8 +6,8 @@ use super::principals::{is_service_linked, role_not_found};
 use super::roles::check_description;
 use super::state::{Changes, Kind, Put, key};
 use super::validate::{
-    self, already_exists, constraint, delete_conflict, invalid_input, limit_exceeded,
-    merge_tags, new_id, no_such_entity,
+    self, already_exists, constraint, delete_conflict, invalid_input, limit_exceeded, merge_tags,
+    new_id, no_such_entity,
 };
 use chrono::{SubsecRound, Utc};
 use cumulo_wire::AwsError;
@@ -34,11 +34,26 @@ const SERVICE_ROLE_NAMES: &[(&str, &str)] = &[
     ("ssm.amazonaws.com", "AmazonSSM"),
     ("lambda.amazonaws.com", "Lambda"),
     ("replicator.lambda.amazonaws.com", "LambdaReplicator"),
-    ("dynamodb.application-autoscaling.amazonaws.com", "ApplicationAutoScaling_DynamoDBTable"),
-    ("ecs.application-autoscaling.amazonaws.com", "ApplicationAutoScaling_ECSService"),
-    ("ec2.application-autoscaling.amazonaws.com", "ApplicationAutoScaling_EC2SpotFleetRequest"),
-    ("lambda.application-autoscaling.amazonaws.com", "ApplicationAutoScaling_LambdaConcurrency"),
-    ("rds.application-autoscaling.amazonaws.com", "ApplicationAutoScaling_RDSCluster"),
+    (
+        "dynamodb.application-autoscaling.amazonaws.com",
+        "ApplicationAutoScaling_DynamoDBTable",
+    ),
+    (
+        "ecs.application-autoscaling.amazonaws.com",
+        "ApplicationAutoScaling_ECSService",
+    ),
+    (
+        "ec2.application-autoscaling.amazonaws.com",
+        "ApplicationAutoScaling_EC2SpotFleetRequest",
+    ),
+    (
+        "lambda.application-autoscaling.amazonaws.com",
+        "ApplicationAutoScaling_LambdaConcurrency",
+    ),
+    (
+        "rds.application-autoscaling.amazonaws.com",
+        "ApplicationAutoScaling_RDSCluster",
+    ),
 ];
 
 /// `AWSServiceRoleFor<Service>` for a service principal: the table's name, else the principal's
@@ -103,7 +118,11 @@ impl IamService {
                 .get(&key(name))
                 .cloned()
                 .ok_or_else(|| profile_not_found(name))?;
-            let roles = p.roles.iter().filter_map(|r| a.roles.get(r).cloned()).collect();
+            let roles = p
+                .roles
+                .iter()
+                .filter_map(|r| a.roles.get(r).cloned())
+                .collect();
             Ok((p, roles))
         })
     }
@@ -121,7 +140,11 @@ impl IamService {
                 .values()
                 .filter(|p| path_prefix.is_none_or(|pp| p.path.starts_with(pp)))
                 .map(|p| {
-                    let roles = p.roles.iter().filter_map(|r| a.roles.get(r).cloned()).collect();
+                    let roles = p
+                        .roles
+                        .iter()
+                        .filter_map(|r| a.roles.get(r).cloned())
+                        .collect();
                     (p.clone(), roles)
                 })
                 .collect()
@@ -141,7 +164,11 @@ impl IamService {
                 .values()
                 .filter(|p| p.roles.contains(&k))
                 .map(|p| {
-                    let roles = p.roles.iter().filter_map(|r| a.roles.get(r).cloned()).collect();
+                    let roles = p
+                        .roles
+                        .iter()
+                        .filter_map(|r| a.roles.get(r).cloned())
+                        .collect();
                     (p.clone(), roles)
                 })
                 .collect())
@@ -152,7 +179,10 @@ impl IamService {
     pub fn delete_instance_profile(&self, account: &str, name: &str) -> Result<(), AwsError> {
         validate::name(name, "instanceProfileName", 128)?;
         self.state.mutate(account, |a| {
-            let p = a.profiles.get(&key(name)).ok_or_else(|| profile_not_found(name))?;
+            let p = a
+                .profiles
+                .get(&key(name))
+                .ok_or_else(|| profile_not_found(name))?;
             if !p.roles.is_empty() {
                 return Err(delete_conflict(
                     "Cannot delete entity, must remove roles from instance profile first.",
@@ -319,10 +349,17 @@ impl IamService {
 
     /// DeleteServiceLinkedRole: deletes at once (nothing uses the role) and returns the id of a
     /// deletion task that has already succeeded.
-    pub fn delete_service_linked_role(&self, account: &str, name: &str) -> Result<String, AwsError> {
+    pub fn delete_service_linked_role(
+        &self,
+        account: &str,
+        name: &str,
+    ) -> Result<String, AwsError> {
         validate::name(name, "roleName", 64)?;
         self.state.mutate(account, |a| {
-            let r = a.roles.get(&key(name)).ok_or_else(|| role_not_found(name))?;
+            let r = a
+                .roles
+                .get(&key(name))
+                .ok_or_else(|| role_not_found(name))?;
             if !is_service_linked(&r.path) {
                 return Err(invalid_input(format!(
                     "Role {} is not a service-linked role.",
@@ -359,7 +396,9 @@ impl IamService {
         task_id: &str,
     ) -> Result<&'static str, AwsError> {
         if !task_id.starts_with("task/aws-service-role/") {
-            return Err(invalid_input(format!("Invalid deletion task id: {task_id}")));
+            return Err(invalid_input(format!(
+                "Invalid deletion task id: {task_id}"
+            )));
         }
         self.state.read(account, |a| {
             if a.tasks.contains_key(task_id) {

@@ -158,8 +158,9 @@ impl IamService {
             check_max_session(m)?;
         }
         self.modify_role(account, name, false, |r| {
+            // An empty description clears it (CloudFormation's removal of the property).
             if let Some(d) = description {
-                r.description = Some(d.to_string());
+                r.description = (!d.is_empty()).then(|| d.to_string());
             }
             if let Some(m) = max_session_duration {
                 r.max_session_duration = m;

@@ -105,7 +105,9 @@ impl IamService {
             if let Some(n) = new_name {
                 let new_key = key(n);
                 if new_key != old_key && a.users.contains_key(&new_key) {
-                    return Err(already_exists(format!("User with name {n} already exists.")));
+                    return Err(already_exists(format!(
+                        "User with name {n} already exists."
+                    )));
                 }
                 u.name = n.to_string();
                 changes = changes.del(Kind::User, old_key.clone());
@@ -249,7 +251,11 @@ impl IamService {
         })
     }
 
-    pub fn list_access_keys(&self, account: &str, user: &str) -> Result<Vec<UserAccessKey>, AwsError> {
+    pub fn list_access_keys(
+        &self,
+        account: &str,
+        user: &str,
+    ) -> Result<Vec<UserAccessKey>, AwsError> {
         validate::name(user, "userName", 64)?;
         self.state.read(account, |a| {
             let u = a.user(user)?;
@@ -295,7 +301,12 @@ impl IamService {
         .map(|_| ())
     }
 
-    pub fn delete_access_key(&self, account: &str, user: &str, key_id: &str) -> Result<(), AwsError> {
+    pub fn delete_access_key(
+        &self,
+        account: &str,
+        user: &str,
+        key_id: &str,
+    ) -> Result<(), AwsError> {
         validate::name(user, "userName", 64)?;
         self.modify_user(account, user, |u| {
             let before = u.access_keys.len();
@@ -346,7 +357,11 @@ impl IamService {
         })
     }
 
-    pub fn get_login_profile(&self, account: &str, user: &str) -> Result<(String, LoginProfile), AwsError> {
+    pub fn get_login_profile(
+        &self,
+        account: &str,
+        user: &str,
+    ) -> Result<(String, LoginProfile), AwsError> {
         validate::name(user, "userName", 64)?;
         self.state.read(account, |a| {
             let u = a.user(user)?;

@@ -60,7 +60,9 @@ pub fn path(value: &str) -> Result<(), AwsError> {
 
 /// A `PathPrefix` filter: starts with `/`.
 pub fn path_prefix(value: &str) -> Result<(), AwsError> {
-    if value.len() > 512 || !value.starts_with('/') || value.bytes().any(|b| !(0x21..=0x7f).contains(&b))
+    if value.len() > 512
+        || !value.starts_with('/')
+        || value.bytes().any(|b| !(0x21..=0x7f).contains(&b))
     {
         return Err(constraint(
             value,
@@ -136,7 +138,10 @@ pub fn tags(tags: &[(String, String)]) -> Result<(), AwsError> {
 }
 
 /// The union of `existing` and `new`, a new value replacing an old one for the same key.
-pub fn merge_tags(existing: &[(String, String)], new: &[(String, String)]) -> Vec<(String, String)> {
+pub fn merge_tags(
+    existing: &[(String, String)],
+    new: &[(String, String)],
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = existing
         .iter()
         .filter(|(k, _)| !new.iter().any(|(n, _)| n == k))
@@ -252,7 +257,10 @@ mod tests {
     #[test]
     fn documents() {
         assert!(policy_document(r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#).is_ok());
-        assert_eq!(policy_document("{not json").unwrap_err().code, "MalformedPolicyDocument");
+        assert_eq!(
+            policy_document("{not json").unwrap_err().code,
+            "MalformedPolicyDocument"
+        );
         assert!(policy_document(r#"{"Statement":[{"Effect":"Maybe"}]}"#).is_err());
         assert!(policy_document(r#"{"Version":"2012-10-17"}"#).is_err());
     }

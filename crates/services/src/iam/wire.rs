@@ -74,9 +74,9 @@ impl<'a> Call<'a> {
         self.p
             .get(name)
             .map(|v| {
-                v.trim().parse::<i64>().map_err(|_| {
-                    constraint(v, &field(name), "Member must be a number")
-                })
+                v.trim()
+                    .parse::<i64>()
+                    .map_err(|_| constraint(v, &field(name), "Member must be a number"))
             })
             .transpose()
     }
@@ -632,12 +632,7 @@ impl<'a> Call<'a> {
                         ));
                     }
                 };
-                let mut list = svc.list_policies(
-                    acct,
-                    scope,
-                    false,
-                    self.opt("PathPrefix"),
-                )?;
+                let mut list = svc.list_policies(acct, scope, false, self.opt("PathPrefix"))?;
                 if self.bool("OnlyAttached")?.unwrap_or(false) {
                     let boundary = self.opt("PolicyUsageFilter") == Some("PermissionsBoundary");
                     list.retain(|p| {
@@ -674,12 +669,11 @@ impl<'a> Call<'a> {
                 })
             }
             "GetPolicyVersion" => {
-                let (v, default) = svc.get_policy_version(
-                    acct,
-                    &self.req("PolicyArn")?,
-                    &self.req("VersionId")?,
-                )?;
-                self.with(action, |w| encode::version(w, "PolicyVersion", &v, default, true))
+                let (v, default) =
+                    svc.get_policy_version(acct, &self.req("PolicyArn")?, &self.req("VersionId")?)?;
+                self.with(action, |w| {
+                    encode::version(w, "PolicyVersion", &v, default, true)
+                })
             }
             "ListPolicyVersions" => {
                 let (versions, next) =
@@ -781,8 +775,11 @@ impl<'a> Call<'a> {
                 self.with(action, |w| encode::profile(w, "InstanceProfile", &p, &[]))
             }
             "GetInstanceProfile" => {
-                let (p, roles) = svc.get_instance_profile(acct, &self.req("InstanceProfileName")?)?;
-                self.with(action, |w| encode::profile(w, "InstanceProfile", &p, &roles))
+                let (p, roles) =
+                    svc.get_instance_profile(acct, &self.req("InstanceProfileName")?)?;
+                self.with(action, |w| {
+                    encode::profile(w, "InstanceProfile", &p, &roles)
+                })
             }
             "ListInstanceProfiles" | "ListInstanceProfilesForRole" => {
                 let list = if action == "ListInstanceProfiles" {
