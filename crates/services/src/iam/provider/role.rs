@@ -126,16 +126,19 @@ fn apply(
     )
 }
 
-/// Reconciles the role to `to`; if a mutation fails, reconciles it back to the snapshot taken
-/// first, so a failed update leaves the role exactly as it was.
+/// Moves the role from what the template declared before (`from`) to what it declares now
+/// (`to`), touching only what the template manages (an AWS::IAM::Policy resource's inline
+/// policy on the same role is left alone). If a mutation fails, the role is reconciled back to
+/// the snapshot of the live role taken first, so a failed update leaves it exactly as it was.
 pub fn update_role_compensated(
     iam: &Iam,
     account: &str,
     name: &str,
+    from: &RoleSpec,
     to: &RoleSpec,
 ) -> Result<(), AwsError> {
     let before = RoleSpec::live(&iam.get_role(account, name)?);
-    if let Err(e) = apply(iam, account, name, &before, to) {
+    if let Err(e) = apply(iam, account, name, from, to) {
         if let Ok(now) = iam.get_role(account, name) {
             let _ = apply(iam, account, name, &RoleSpec::live(&now), &before);
         }
@@ -216,11 +219,12 @@ impl Provider for RoleProvider {
         &self,
         ctx: &ProviderContext,
         physical_id: &str,
-        _old: &Value,
+        old: &Value,
         new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
+        let from = RoleSpec::from_props(ctx, &*object(ROLE, old)?)?;
         let to = RoleSpec::from_props(ctx, &*object(ROLE, new)?)?;
-        update_role_compensated(&self.iam, &ctx.account_id, physical_id, &to)
+        update_role_compensated(&self.iam, &ctx.account_id, physical_id, &from, &to)
             .map_err(|e| fail(ctx, e))?;
         let role = self
             .iam
@@ -595,6 +599,17 @@ mod tests {
                 .as_str()
                 .is_some_and(|id| id.starts_with("AROA"))
         );
+        // An inline policy another resource (AWS::IAM::Policy) put on the role: not the
+        // role's to manage, so updates leave it alone.
+        s.iam
+            .put_inline_policy(
+                "000000000000",
+                PrincipalKind::Role,
+                &out.physical_id,
+                "external",
+                &doc("sns:*").to_string(),
+            )
+            .expect("put");
         let before = s
             .iam
             .get_role("000000000000", &out.physical_id)
@@ -637,7 +652,10 @@ mod tests {
             .expect("role");
         assert_eq!(r.description.as_deref(), Some("after"));
         assert_eq!(r.max_session_duration, 7200);
-        assert_eq!(r.inline.keys().collect::<Vec<_>>(), vec!["added"]);
+        assert_eq!(
+            r.inline.keys().collect::<Vec<_>>(),
+            vec!["added", "external"]
+        );
         assert_eq!(
             r.attached,
             vec!["arn:aws:iam::aws:policy/AdministratorAccess"]
@@ -653,6 +671,14 @@ mod tests {
         assert_eq!(observed.properties["Description"], json!("after"));
         assert_eq!(observed.attributes["Arn"], json!(r.arn));
 
+        s.iam
+            .delete_inline_policy(
+                "000000000000",
+                PrincipalKind::Role,
+                &out.physical_id,
+                "external",
+            )
+            .expect("delete external");
         p.delete(&c, &out.physical_id, &good).await.expect("delete");
         assert!(s.iam.get_role("000000000000", &out.physical_id).is_err());
         assert!(matches!(
