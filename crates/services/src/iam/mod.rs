@@ -21,6 +21,8 @@ mod profiles;
 pub mod provider;
 mod roles;
 mod state;
+#[cfg(test)]
+mod tests;
 mod users;
 mod validate;
 mod wire;
