@@ -215,7 +215,13 @@ impl Gateway {
             Ok(crate::iam::IamService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
-        let (b, q, t, p, i) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone(), iam.clone());
+        let (b, q, t, p, i) = (
+            s3.clone(),
+            sqs.clone(),
+            sns.clone(),
+            ssm.clone(),
+            iam.clone(),
+        );
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
