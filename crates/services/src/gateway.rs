@@ -215,13 +215,12 @@ impl Gateway {
             Ok(crate::iam::IamService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
-        let (b, q, t, p, i) = (
-            s3.clone(),
-            sqs.clone(),
-            sns.clone(),
-            ssm.clone(),
-            iam.clone(),
-        );
+        let logs = Lazy::new("logs", move || {
+            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
+        let (i, l) = (iam.clone(), logs.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -229,6 +228,7 @@ impl Gateway {
                 sns: t.get()?,
                 ssm: p.get()?,
                 iam: i.get()?,
+                logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -237,7 +237,7 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, iam, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, iam, logs, cloudformation];
         Self::with_services(store, config, list)
     }
 
