@@ -245,3 +245,88 @@ impl Provider for ManagedPolicyProvider {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    fn doc(action: &str) -> Value {
+        json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": action, "Resource": "*"}]})
+    }
+
+    #[tokio::test]
+    async fn document_changes_roll_versions_and_keep_five() {
+        let s = services();
+        let p = crate::providers::registry(&s)
+            .get(MANAGED_POLICY)
+            .expect("registered")
+            .clone();
+        let c = ctx("Managed", MANAGED_POLICY);
+        s.iam
+            .create_role(
+                "000000000000",
+                crate::iam::CreateRoleInput {
+                    name: "target".into(),
+                    assume_role_policy: doc("sts:AssumeRole").to_string(),
+                    ..Default::default()
+                },
+            )
+            .expect("role");
+        let mut props = json!({"PolicyDocument": doc("a:1"), "Roles": ["target"]});
+        let out = p.create(&c, &props).await.expect("create");
+        assert!(
+            out.physical_id
+                .starts_with("arn:aws:iam::000000000000:policy/teststack-Managed-")
+        );
+        assert_eq!(out.attributes["PolicyArn"], json!(out.physical_id));
+        assert_eq!(out.attributes["AttachmentCount"], json!(1));
+        for i in 2..=7 {
+            let new = json!({"PolicyDocument": doc(&format!("a:{i}")), "Roles": ["target"]});
+            let o = p
+                .update(&c, &out.physical_id, &props, &new)
+                .await
+                .expect("update");
+            assert_eq!(o.attributes["DefaultVersionId"], json!(format!("v{i}")));
+            props = new;
+        }
+        let versions = s
+            .iam
+            .list_policy_versions("000000000000", &out.physical_id)
+            .expect("versions");
+        let ids: Vec<&str> = versions.iter().map(|(v, _)| v.id.as_str()).collect();
+        assert_eq!(ids, vec!["v7", "v6", "v5", "v4", "v3"]);
+        assert!(versions[0].1);
+
+        // Attachments follow the template; delete detaches and removes every version.
+        let new = json!({"PolicyDocument": doc("a:7"), "Roles": []});
+        p.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("detach");
+        assert!(
+            s.iam
+                .get_role("000000000000", "target")
+                .expect("role")
+                .attached
+                .is_empty()
+        );
+        p.update(&c, &out.physical_id, &new, &props)
+            .await
+            .expect("reattach");
+        p.delete(&c, &out.physical_id, &props)
+            .await
+            .expect("delete");
+        assert!(s.iam.get_policy("000000000000", &out.physical_id).is_err());
+        assert!(
+            s.iam
+                .get_role("000000000000", "target")
+                .expect("role")
+                .attached
+                .is_empty()
+        );
+        assert!(matches!(
+            p.delete(&c, &out.physical_id, &props).await,
+            Err(ProviderError::NotFound(_))
+        ));
+    }
+}

@@ -509,3 +509,91 @@ impl Provider for GroupProvider {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    fn doc(action: &str) -> Value {
+        json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": action, "Resource": "*"}]})
+    }
+
+    #[tokio::test]
+    async fn user_and_group_reconcile_and_clean_up() {
+        let s = services();
+        let reg = crate::providers::registry(&s);
+        let (users, groups) = (
+            reg.get(USER).expect("user").clone(),
+            reg.get(GROUP).expect("group").clone(),
+        );
+        let (cu, cg) = (ctx("User", USER), ctx("Group", GROUP));
+        let acct = "000000000000";
+        let g_props = json!({"GroupName": "devs", "Policies": [{"PolicyName": "gp", "PolicyDocument": doc("s3:*")}]});
+        groups.create(&cg, &g_props).await.expect("group");
+        let old = json!({
+            "Path": "/a/",
+            "Groups": ["devs"],
+            "LoginProfile": {"Password": "pw-1", "PasswordResetRequired": true},
+            "Policies": [{"PolicyName": "up", "PolicyDocument": doc("sqs:*")}],
+            "ManagedPolicyArns": ["arn:aws:iam::aws:policy/ReadOnlyAccess"],
+            "Tags": [{"Key": "k", "Value": "1"}],
+        });
+        let out = users.create(&cu, &old).await.expect("user");
+        assert!(out.physical_id.starts_with("teststack-User-"));
+        let u = s.iam.get_user(acct, &out.physical_id).expect("user");
+        assert_eq!(out.attributes["Arn"], json!(u.arn));
+        assert!(u.login_profile.is_some_and(|l| l.password_reset_required));
+        let (_, members) = s.iam.get_group(acct, "devs").expect("group");
+        assert_eq!(members.len(), 1);
+
+        let new = json!({
+            "Path": "/b/",
+            "Policies": [{"PolicyName": "up2", "PolicyDocument": doc("sns:*")}],
+            "Tags": [{"Key": "k", "Value": "2"}],
+        });
+        users
+            .update(&cu, &out.physical_id, &old, &new)
+            .await
+            .expect("update");
+        let u = s.iam.get_user(acct, &out.physical_id).expect("user");
+        assert_eq!(u.path, "/b/");
+        assert_eq!(u.inline.keys().collect::<Vec<_>>(), vec!["up2"]);
+        assert!(u.attached.is_empty() && u.login_profile.is_none());
+        assert_eq!(u.tags, vec![("k".to_string(), "2".to_string())]);
+        assert!(s.iam.get_group(acct, "devs").expect("group").1.is_empty());
+
+        // A failed update (a group that does not exist) is undone.
+        let bad = json!({"Path": "/c/", "Groups": ["nope"], "Tags": [{"Key": "k", "Value": "3"}]});
+        users
+            .update(&cu, &out.physical_id, &new, &bad)
+            .await
+            .expect_err("no group");
+        assert_eq!(s.iam.get_user(acct, &out.physical_id).expect("user"), u);
+
+        users
+            .update(&cu, &out.physical_id, &new, &old)
+            .await
+            .expect("back");
+        let observed = users
+            .read(&cu, &out.physical_id, &old)
+            .await
+            .expect("read")
+            .expect("exists");
+        assert_eq!(observed.properties["Groups"], json!(["devs"]));
+        users
+            .delete(&cu, &out.physical_id, &old)
+            .await
+            .expect("delete user");
+        assert!(s.iam.get_user(acct, &out.physical_id).is_err());
+        groups
+            .delete(&cg, "devs", &g_props)
+            .await
+            .expect("delete group");
+        assert!(s.iam.get_group(acct, "devs").is_err());
+        assert_eq!(
+            groups.read(&cg, "devs", &g_props).await.expect("read"),
+            None
+        );
+    }
+}
