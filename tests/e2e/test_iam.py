@@ -613,3 +613,47 @@ def test_state_survives_restart(fresh_server):
     assert [u["UserName"] for u in iam.get_group(GroupName="persisted-group")["Users"]] == ["persisted-user"]
     ip = iam.get_instance_profile(InstanceProfileName="persisted-ip")["InstanceProfile"]
     assert [r["RoleName"] for r in ip["Roles"]] == ["persisted-role"]
+
+
+def test_group_rename_user_boundary_and_root_caller(iam):
+    group, new_group, user = f"g-{uid()}", f"g-{uid()}", f"u-{uid()}"
+    iam.create_group(GroupName=group)
+    iam.create_user(UserName=user)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.update_group(GroupName=group, NewGroupName=new_group, NewPath="/renamed/")
+    got = iam.get_group(GroupName=new_group)
+    assert got["Group"]["Arn"] == f"arn:aws:iam::000000000000:group/renamed/{new_group}"
+    assert [u["UserName"] for u in got["Users"]] == [user]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.get_group(GroupName=group)
+    assert error(e)[:2] == ("NoSuchEntity", 404)
+
+    iam.put_user_permissions_boundary(UserName=user, PermissionsBoundary="arn:aws:iam::aws:policy/ReadOnlyAccess")
+    assert iam.get_user(UserName=user)["User"]["PermissionsBoundary"]["PermissionsBoundaryArn"] == (
+        "arn:aws:iam::aws:policy/ReadOnlyAccess"
+    )
+    iam.delete_user_permissions_boundary(UserName=user)
+    assert "PermissionsBoundary" not in iam.get_user(UserName=user)["User"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.delete_user_permissions_boundary(UserName=user)
+    assert error(e)[:2] == ("NoSuchEntity", 404)
+
+    # Without UserName, GetUser answers for the caller: the account's root with these keys.
+    root = iam.get_user()["User"]
+    assert (root["UserId"], root["Arn"]) == ("000000000000", "arn:aws:iam::000000000000:root")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.list_access_keys()
+    assert error(e)[:2] == ("ValidationError", 400)
+
+
+def test_list_policies_pagination(iam):
+    prefix = f"/pg{uid()}/"
+    arns = [make_policy(iam, f"pg{i}-{uid()}", Path=prefix)["Arn"] for i in range(4)]
+    pages = list(iam.get_paginator("list_policies").paginate(
+        Scope="Local", PathPrefix=prefix, PaginationConfig={"PageSize": 3}
+    ))
+    assert [len(p["Policies"]) for p in pages] == [3, 1]
+    assert sorted(p["Arn"] for page in pages for p in page["Policies"]) == sorted(arns)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.list_policies(Scope="Local", Marker="not-a-marker")
+    assert error(e)[:2] == ("ValidationError", 400)
