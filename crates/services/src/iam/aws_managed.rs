@@ -186,6 +186,6 @@ pub fn is_aws_arn(arn: &str) -> bool {
             !name.is_empty()
                 && name
                     .chars()
-                    .all(|c| c.is_alphanumeric() || "_+=,.@-".contains(c))
+                    .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c))
         })
 }

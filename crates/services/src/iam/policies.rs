@@ -125,7 +125,10 @@ impl IamService {
             ));
         }
         self.state.mutate(account, |a| {
-            if a.policies.values().any(|p| p.name == input.name) {
+            if a.policies
+                .values()
+                .any(|p| p.name.eq_ignore_ascii_case(&input.name))
+            {
                 return Err(already_exists(format!(
                     "A policy called {} already exists. Duplicate names are not allowed.",
                     input.name
@@ -400,7 +403,7 @@ impl IamService {
         self.state.read(account, |a| {
             a.policies
                 .values()
-                .find(|p| p.name == name)
+                .find(|p| p.name.eq_ignore_ascii_case(name))
                 .map(|p| p.arn.clone())
         })
     }

@@ -29,7 +29,7 @@ pub fn name(value: &str, field: &str, max: usize) -> Result<(), AwsError> {
     }
     let ok = value
         .chars()
-        .all(|c| c.is_alphanumeric() || "_+=,.@-".contains(c));
+        .all(|c| c.is_ascii_alphanumeric() || "_+=,.@-".contains(c));
     if !ok {
         return Err(constraint(
             value,
