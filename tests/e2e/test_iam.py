@@ -657,3 +657,46 @@ def test_list_policies_pagination(iam):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         iam.list_policies(Scope="Local", Marker="not-a-marker")
     assert error(e)[:2] == ("ValidationError", 400)
+
+
+def test_cli_more_operations_and_errors(cumulo):
+    name = f"cli2-{uid()}"
+    cumulo.aws("iam", "create-role", "--role-name", name, "--path", "/cli/",
+               "--assume-role-policy-document", json.dumps(TRUST), "--tags", "Key=a,Value=b")
+    cumulo.aws("iam", "update-role", "--role-name", name, "--description", "via cli", "--max-session-duration", "7200")
+    role = cumulo.aws("iam", "get-role", "--role-name", name)["Role"]
+    assert (role["Description"], role["MaxSessionDuration"], role["Path"]) == ("via cli", 7200, "/cli/")
+    cumulo.aws("iam", "tag-role", "--role-name", name, "--tags", "Key=c,Value=d")
+    tags = cumulo.aws("iam", "list-role-tags", "--role-name", name)["Tags"]
+    assert sorted(t["Key"] for t in tags) == ["a", "c"]
+    listed = cumulo.aws("iam", "list-roles", "--path-prefix", "/cli/")["Roles"]
+    assert name in [r["RoleName"] for r in listed]
+
+    pol = cumulo.aws("iam", "create-policy", "--policy-name", name, "--policy-document", json.dumps(DOC))["Policy"]
+    cumulo.aws("iam", "create-policy-version", "--policy-arn", pol["Arn"], "--policy-document", json.dumps(DOC2),
+               "--set-as-default")
+    versions = cumulo.aws("iam", "list-policy-versions", "--policy-arn", pol["Arn"])["Versions"]
+    assert [v["VersionId"] for v in versions] == ["v2", "v1"]
+    proc = cumulo.aws("iam", "delete-policy-version", "--policy-arn", pol["Arn"], "--version-id", "v2", check=False)
+    assert proc.returncode != 0 and "DeleteConflict" in proc.stderr
+    proc = cumulo.aws("iam", "delete-policy", "--policy-arn", pol["Arn"], check=False)
+    assert proc.returncode != 0 and "DeleteConflict" in proc.stderr
+    cumulo.aws("iam", "delete-policy-version", "--policy-arn", pol["Arn"], "--version-id", "v1")
+    cumulo.aws("iam", "delete-policy", "--policy-arn", pol["Arn"])
+
+    proc = cumulo.aws("iam", "create-role", "--role-name", name, "--assume-role-policy-document",
+                      json.dumps(TRUST), check=False)
+    assert proc.returncode != 0 and "EntityAlreadyExists" in proc.stderr
+    proc = cumulo.aws("iam", "put-role-policy", "--role-name", name, "--policy-name", "p",
+                      "--policy-document", "{broken", check=False)
+    assert proc.returncode != 0 and "MalformedPolicyDocument" in proc.stderr
+
+    slr = cumulo.aws("iam", "create-service-linked-role", "--aws-service-name", "ecs.amazonaws.com",
+                     "--custom-suffix", name)["Role"]
+    assert slr["RoleName"] == f"AWSServiceRoleForECS_{name}"
+    task = cumulo.aws("iam", "delete-service-linked-role", "--role-name", slr["RoleName"])["DeletionTaskId"]
+    status = cumulo.aws("iam", "get-service-linked-role-deletion-status", "--deletion-task-id", task)
+    assert status["Status"] == "SUCCEEDED"
+    cumulo.aws("iam", "delete-role", "--role-name", name)
+    proc = cumulo.aws("iam", "delete-role", "--role-name", name, check=False)
+    assert proc.returncode != 0 and "NoSuchEntity" in proc.stderr
