@@ -8,6 +8,7 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::dynamodb::DynamoDbService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -35,6 +36,7 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub dynamodb: Arc<DynamoDbService>,
 }
 
 /// Every provider of this crate's services.
@@ -44,6 +46,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::dynamodb::provider::register(&mut r, services);
     r
 }
 
@@ -230,7 +233,8 @@ pub(crate) mod test_support {
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
+            ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
+            dynamodb: Arc::new(DynamoDbService::new(store, &config).expect("dynamodb")),
             sqs,
         }
     }

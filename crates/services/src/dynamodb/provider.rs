@@ -1,0 +1,4 @@
+//! placeholder
+use crate::providers::ProviderServices;
+use cumulo_engine::ProviderRegistry;
+pub fn register(_r: &mut ProviderRegistry, _s: &ProviderServices) {}
