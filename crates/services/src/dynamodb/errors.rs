@@ -11,15 +11,15 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{aws}")]
 pub struct DdbError {
-    pub aws: AwsError,
-    pub extra: Map<String, Value>,
+    pub aws: Box<AwsError>,
+    pub extra: Box<Map<String, Value>>,
 }
 
 impl From<AwsError> for DdbError {
     fn from(aws: AwsError) -> Self {
         DdbError {
-            aws,
-            extra: Map::new(),
+            aws: Box::new(aws),
+            extra: Box::default(),
         }
     }
 }
@@ -28,7 +28,7 @@ impl DdbError {
     /// Renders as awsJson1_0 with DynamoDB's fully qualified `__type`.
     pub fn into_response(self, request_id: &str) -> AwsResponse {
         if self.extra.is_empty() && self.aws.status == StatusCode::NOT_IMPLEMENTED {
-            return self.aws.into_response(Protocol::Json10, request_id);
+            return (*self.aws).into_response(Protocol::Json10, request_id);
         }
         let code = &self.aws.code;
         let qualified = if code == "SerializationException" || code == "UnknownOperationException" {
@@ -44,7 +44,7 @@ impl DdbError {
             "message"
         };
         body.insert(message_key.into(), json!(self.aws.message));
-        body.extend(self.extra);
+        body.extend(*self.extra);
         let mut r = AwsResponse::new(
             self.aws.status,
             "application/x-amz-json-1.0",

@@ -211,12 +211,15 @@ pub(crate) fn prepare(
 }
 
 fn check_return_values(kind: WriteKind, rv: Option<&str>) -> Result<(), AwsError> {
-    let ok = match (kind, rv.unwrap_or("NONE")) {
-        (_, "NONE") => true,
-        (WriteKind::Put | WriteKind::Delete, "ALL_OLD") => true,
-        (WriteKind::Update, "ALL_OLD" | "UPDATED_OLD" | "ALL_NEW" | "UPDATED_NEW") => true,
-        _ => false,
-    };
+    let ok = matches!(
+        (kind, rv.unwrap_or("NONE")),
+        (_, "NONE")
+            | (WriteKind::Put | WriteKind::Delete, "ALL_OLD")
+            | (
+                WriteKind::Update,
+                "ALL_OLD" | "UPDATED_OLD" | "ALL_NEW" | "UPDATED_NEW"
+            )
+    );
     if ok {
         Ok(())
     } else {

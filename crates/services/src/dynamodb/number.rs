@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn orders_numerically() {
-        let mut v = vec![
+        let mut v = [
             n("10"),
             n("-2"),
             n("0"),

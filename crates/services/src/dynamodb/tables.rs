@@ -649,13 +649,13 @@ impl DynamoDbService {
                 indexes_changed = true;
             }
         }
-        if mode == "PROVISIONED" {
-            if let Some(g) = meta.gsis.iter().find(|g| g.throughput.is_none()) {
-                return Err(invalid_param(format!(
-                    "ProvisionedThroughput must be specified for index: {}",
-                    g.name
-                )));
-            }
+        if mode == "PROVISIONED"
+            && let Some(g) = meta.gsis.iter().find(|g| g.throughput.is_none())
+        {
+            return Err(invalid_param(format!(
+                "ProvisionedThroughput must be specified for index: {}",
+                g.name
+            )));
         }
         // DynamoDB keeps only the definitions some key still uses.
         let all: Vec<&IndexMeta> = meta.gsis.iter().chain(meta.lsis.iter()).collect();
