@@ -248,16 +248,16 @@ def test_ttl_tags_and_limits(ddb):
 def test_put_get_delete_with_return_values(ddb):
     name = make_table(ddb)
     item = {"pk": {"S": "u1"}, "sk": {"N": "1"}, "name": {"S": "Ann"}, "tags": {"SS": ["x", "y"]},
-            "nested": {"M": {"list": {"L": [{"N": "1.50"}, {"BOOL": True}, {"NULL": True}]}}},
+            "nested": {"M": {"lst": {"L": [{"N": "1.50"}, {"BOOL": True}, {"NULL": True}]}}},
             "blob": {"B": b"\x00\xff"}, "nums": {"NS": ["1", "2.0"]}, "empty": {"S": ""}}
     assert "Attributes" not in ddb.put_item(TableName=name, Item=item)
     got = ddb.get_item(TableName=name, Key={"pk": {"S": "u1"}, "sk": {"N": "1"}}, ConsistentRead=True)["Item"]
-    assert got["nested"]["M"]["list"]["L"][0] == {"N": "1.5"}, "numbers come back normalized"
+    assert got["nested"]["M"]["lst"]["L"][0] == {"N": "1.5"}, "numbers come back normalized"
     assert got["blob"] == {"B": b"\x00\xff"}
     assert sorted(got["nums"]["NS"]) == ["1", "2"]
     proj = ddb.get_item(TableName=name, Key={"pk": {"S": "u1"}, "sk": {"N": "1"}},
-                        ProjectionExpression="#n, nested.list[1]", ExpressionAttributeNames={"#n": "name"})["Item"]
-    assert proj == {"name": {"S": "Ann"}, "nested": {"M": {"list": {"L": [{"BOOL": True}]}}}}
+                        ProjectionExpression="#n, nested.lst[1]", ExpressionAttributeNames={"#n": "name"})["Item"]
+    assert proj == {"name": {"S": "Ann"}, "nested": {"M": {"lst": {"L": [{"BOOL": True}]}}}}
     old = ddb.put_item(TableName=name, Item={"pk": {"S": "u1"}, "sk": {"N": "1"}}, ReturnValues="ALL_OLD")["Attributes"]
     assert old["name"] == {"S": "Ann"}
     assert "Item" not in ddb.get_item(TableName=name, Key={"pk": {"S": "nobody"}, "sk": {"N": "1"}})
@@ -335,7 +335,7 @@ def test_condition_expressions(ddb):
         "n = :five", "n <> :hi", "n BETWEEN :lo AND :hi", "n IN (:lo, :five)", "begins_with(s, :he)",
         "contains(tags, :a)", "m.l[0].c = :deep", "size(s) = :five", "attribute_type(tags, :t)",
         "attribute_exists(m.l[0].c) AND NOT attribute_exists(zz)", "(n < :lo OR n >= :five) AND s > :he",
-        "missing <> :five",
+        "absent <> :five",
     ]
     for cond in passing:
         used = {k: v for k, v in vals.items() if re.search(re.escape(k) + r"\b", cond)}
@@ -357,6 +357,7 @@ def test_condition_expressions(ddb):
         (dict(ConditionExpression="n = ", ), "Invalid ConditionExpression: Syntax error; token: \"<EOF>\", near: \"=\""),
         (dict(ConditionExpression="begins_with(s, :n)", ExpressionAttributeValues={":n": {"N": "1"}}), "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"),
         (dict(ExpressionAttributeNames={"#a": "a"}), "ExpressionAttributeNames can only be specified when using expressions"),
+        (dict(ConditionExpression="attribute_exists(Status)"), "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: Status"),
     ]
     for kwargs, message in bad:
         with pytest.raises(ClientError) as e:
@@ -369,31 +370,31 @@ def test_update_expressions(ddb):
     key = {"pk": {"S": "u"}, "sk": {"N": "1"}}
     r = ddb.update_item(
         TableName=name, Key=key,
-        UpdateExpression="SET #c = if_not_exists(#c, :zero) + :one, l = :l, m = :m ADD tags :t, total :ten",
+        UpdateExpression="SET #c = if_not_exists(#c, :zero) + :one, l = :l, m = :m ADD tags :t, tot :ten",
         ExpressionAttributeNames={"#c": "count"},
         ExpressionAttributeValues={":zero": {"N": "0"}, ":one": {"N": "1"}, ":l": {"L": [{"S": "a"}]},
-                                   ":m": {"M": {"inner": {"M": {}}}}, ":t": {"SS": ["x", "y"]}, ":ten": {"N": "10"}},
+                                   ":m": {"M": {"child": {"M": {}}}}, ":t": {"SS": ["x", "y"]}, ":ten": {"N": "10"}},
         ReturnValues="ALL_NEW",
     )["Attributes"]
-    assert r["count"] == {"N": "1"} and r["total"] == {"N": "10"} and r["pk"] == {"S": "u"}
+    assert r["count"] == {"N": "1"} and r["tot"] == {"N": "10"} and r["pk"] == {"S": "u"}
     r = ddb.update_item(
         TableName=name, Key=key,
-        UpdateExpression="SET l = list_append(l, :more), m.inner.deep = :v, #c = #c - :one REMOVE total DELETE tags :x",
+        UpdateExpression="SET l = list_append(l, :more), m.child.deep = :v, #c = #c - :one REMOVE tot DELETE tags :x",
         ExpressionAttributeNames={"#c": "count"},
         ExpressionAttributeValues={":more": {"L": [{"S": "b"}, {"S": "c"}]}, ":v": {"S": "v"}, ":one": {"N": "1"}, ":x": {"SS": ["x"]}},
         ReturnValues="UPDATED_NEW",
     )["Attributes"]
-    assert r == {"l": {"L": [{"S": "a"}, {"S": "b"}, {"S": "c"}]}, "m": {"M": {"inner": {"M": {"deep": {"S": "v"}}}}},
+    assert r == {"l": {"L": [{"S": "a"}, {"S": "b"}, {"S": "c"}]}, "m": {"M": {"child": {"M": {"deep": {"S": "v"}}}}},
                  "count": {"N": "0"}, "tags": {"SS": ["y"]}}
     old = ddb.update_item(TableName=name, Key=key, UpdateExpression="REMOVE l[0], l[2]", ReturnValues="UPDATED_OLD")["Attributes"]
     assert old == {"l": {"L": [{"S": "a"}, {"S": "c"}]}}
     item = ddb.get_item(TableName=name, Key=key)["Item"]
-    assert item["l"] == {"L": [{"S": "b"}]} and "total" not in item
+    assert item["l"] == {"L": [{"S": "b"}]} and "tot" not in item
     errors = [
         ("SET pk = :v", {":v": {"S": "x"}}, "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"),
         ("SET nope.deeper = :v", {":v": {"S": "x"}}, "The document path provided in the update expression is invalid for update"),
         ("SET l = l + :v", {":v": {"N": "1"}}, "An operand in the update expression has an incorrect data type"),
-        ("SET x = missing", None, "The provided expression refers to an attribute that does not exist in the item"),
+        ("SET x = absent", None, "The provided expression refers to an attribute that does not exist in the item"),
         ("ADD s :v", {":v": {"S": "x"}}, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING"),
         ("SET a = :v, a = :v", {":v": {"S": "x"}}, "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a]"),
         ("SET a = :v SET b = :v", {":v": {"S": "x"}}, "Invalid UpdateExpression: The \"SET\" section can only be used once in an update expression;"),

@@ -374,8 +374,8 @@ mod tests {
         );
         let cases = [
             ("n = :five", true),
-            ("missing <> :five", true),
-            ("missing = :five", false),
+            ("absent <> :five", true),
+            ("absent = :five", false),
             ("n BETWEEN :lo AND :hi", true),
             ("begins_with(s, :he) AND contains(tags, :a)", true),
             ("m.l[1].c = :deep", true),
@@ -400,12 +400,12 @@ mod tests {
         let mut e = exprs(json!({":one": {"N": "1"}, ":l": {"L": [{"S": "w"}]},
             ":b": {"SS": ["b"]}, ":c": {"SS": ["c"]}, ":v": {"S": "v"}}));
         let u = e
-            .update("SET n = n + :one, l = list_append(l, :l), m.k = :v, fresh = if_not_exists(fresh, :one) REMOVE l2 ADD s :c, counter :one DELETE x :b")
+            .update("SET n = n + :one, l = list_append(l, :l), m.k = :v, fresh = if_not_exists(fresh, :one) REMOVE l2 ADD s :c, ctr :one DELETE x :b")
             .unwrap();
         let out = apply(&u, &it).unwrap();
         assert_eq!(out["n"].to_json(), json!({"N": "2"}));
         assert_eq!(out["fresh"].to_json(), json!({"N": "1"}));
-        assert_eq!(out["counter"].to_json(), json!({"N": "1"}));
+        assert_eq!(out["ctr"].to_json(), json!({"N": "1"}));
         assert_eq!(out["m"].to_json(), json!({"M": {"k": {"S": "v"}}}));
         assert_eq!(
             out["l"].to_json(),

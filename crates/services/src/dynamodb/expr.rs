@@ -464,6 +464,9 @@ impl<'a> Parser<'a> {
 
     fn name_part(&mut self) -> Result<String, AwsError> {
         match self.next() {
+            Tok::Ident(s) if super::reserved::is_reserved(&s) => Err(self.err(format!(
+                "Attribute name is a reserved keyword; reserved keyword: {s}"
+            ))),
             Tok::Ident(s) => Ok(s),
             Tok::Name(n) => {
                 let resolved = self.ctx.names.as_ref().and_then(|m| m.get(&n)).cloned();
@@ -891,6 +894,11 @@ mod tests {
         let mut c = ctx();
         let e = c.update("SET a = :a, a.b = :b").unwrap_err();
         assert!(e.message.contains("Two document paths overlap"), "{e}");
+        let e = c.condition("status = :a", Kind::Filter).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Invalid FilterExpression: Attribute name is a reserved keyword; reserved keyword: status"
+        );
         let e = c.update("SET a = :a SET b = :b").unwrap_err();
         assert!(
             e.message.contains("\"SET\" section can only be used once"),

@@ -20,6 +20,7 @@ pub mod items;
 pub mod number;
 pub(crate) mod provider;
 pub mod read;
+mod reserved;
 pub mod schema;
 pub mod state;
 pub mod tables;
