@@ -215,8 +215,12 @@ impl Gateway {
             Ok(crate::dynamodb::DynamoDbService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
+        let logs = Lazy::new("logs", move || {
+            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
-        let d = dynamodb.clone();
+        let (d, l) = (dynamodb.clone(), logs.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -224,6 +228,7 @@ impl Gateway {
                 sns: t.get()?,
                 ssm: p.get()?,
                 dynamodb: d.get()?,
+                logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -232,7 +237,8 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, dynamodb, cloudformation];
+        let list: Vec<Arc<dyn Service>> =
+            vec![s3, sqs, sns, ssm, sts, dynamodb, logs, cloudformation];
         Self::with_services(store, config, list)
     }
 

@@ -9,6 +9,7 @@
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
 use crate::dynamodb::DynamoDbService;
+use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -37,6 +38,7 @@ pub struct ProviderServices {
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
     pub dynamodb: Arc<DynamoDbService>,
+    pub logs: Arc<LogsService>,
 }
 
 /// Every provider of this crate's services.
@@ -47,6 +49,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
     crate::dynamodb::provider::register(&mut r, services);
+    crate::logs::provider::register(&mut r, services);
     r
 }
 
@@ -234,7 +237,8 @@ pub(crate) mod test_support {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
-            dynamodb: Arc::new(DynamoDbService::new(store, &config).expect("dynamodb")),
+            dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
+            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
         }
     }
