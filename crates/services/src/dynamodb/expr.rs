@@ -380,11 +380,19 @@ fn syntax(kind: Kind, token: &str, near: &str) -> AwsError {
     ))
 }
 
+/// DynamoDB's limit on an expression's length.
+const MAX_EXPRESSION_BYTES: usize = 4096;
+/// DynamoDB's limit on a document path's depth.
+const MAX_PATH_DEPTH: usize = 32;
+/// Parentheses and NOTs nest at most this deep (keeps the recursive parser's stack small).
+const MAX_NESTING: usize = 64;
+
 struct Parser<'a> {
     ctx: &'a mut Exprs,
     toks: Vec<Tok>,
     pos: usize,
     kind: Kind,
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -395,6 +403,13 @@ impl<'a> Parser<'a> {
                 kind.label()
             )));
         }
+        if text.len() > MAX_EXPRESSION_BYTES {
+            return Err(validation(format!(
+                "Invalid {}: Expression size has exceeded the maximum allowed size; expression size: {}",
+                kind.label(),
+                text.len()
+            )));
+        }
         ctx.parsed_any = true;
         let toks = lex(text, kind)?;
         Ok(Parser {
@@ -402,6 +417,7 @@ impl<'a> Parser<'a> {
             toks,
             pos: 0,
             kind,
+            depth: 0,
         })
     }
 
@@ -509,6 +525,12 @@ impl<'a> Parser<'a> {
             } else {
                 return Ok(p);
             }
+            if p.len() > MAX_PATH_DEPTH {
+                return Err(self.err(format!(
+                    "The document path has too many nesting levels; nesting levels: {}",
+                    p.len()
+                )));
+            }
         }
     }
 
@@ -544,17 +566,33 @@ impl<'a> Parser<'a> {
         Ok(left)
     }
 
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.err(format!(
+                "The expression has too many nesting levels; nesting levels: {}",
+                self.depth
+            )));
+        }
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn not(&mut self) -> Result<Cond, AwsError> {
         if self.peek().keyword("NOT") {
             self.pos += 1;
-            return Ok(Cond::Not(Box::new(self.not()?)));
+            return self.nested(|p| Ok(Cond::Not(Box::new(p.not()?))));
         }
         self.primary()
     }
 
     fn primary(&mut self) -> Result<Cond, AwsError> {
         if self.eat(&Tok::LParen) {
-            let c = self.or()?;
+            let c = self.nested(Self::or)?;
             self.expect(&Tok::RParen)?;
             return Ok(c);
         }
@@ -804,12 +842,12 @@ impl<'a> Parser<'a> {
                     "if_not_exists" => {
                         let p = self.path()?;
                         self.expect(&Tok::Comma)?;
-                        UpdOperand::IfNotExists(p, Box::new(self.upd_operand()?))
+                        UpdOperand::IfNotExists(p, Box::new(self.nested(Self::upd_operand)?))
                     }
                     "list_append" => {
-                        let a = self.upd_operand()?;
+                        let a = self.nested(Self::upd_operand)?;
                         self.expect(&Tok::Comma)?;
-                        let b = self.upd_operand()?;
+                        let b = self.nested(Self::upd_operand)?;
                         for o in [&a, &b] {
                             if let UpdOperand::Value(v) = o
                                 && !matches!(v, AttrValue::L(_))
@@ -899,6 +937,13 @@ mod tests {
             e.message,
             "Invalid FilterExpression: Attribute name is a reserved keyword; reserved keyword: status"
         );
+        let deep = format!("{}a = :a{}", "(".repeat(200), ")".repeat(200));
+        let e = c.condition(&deep, Kind::Condition).unwrap_err();
+        assert!(e.message.contains("too many nesting levels"), "{e}");
+        let e = c
+            .condition(&"NOT ".repeat(1100), Kind::Condition)
+            .unwrap_err();
+        assert!(e.message.contains("Expression size has exceeded"), "{e}");
         let e = c.update("SET a = :a SET b = :b").unwrap_err();
         assert!(
             e.message.contains("\"SET\" section can only be used once"),
