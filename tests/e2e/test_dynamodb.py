@@ -680,3 +680,57 @@ def test_state_survives_restart_and_kill_9(fresh_server):
     assert sorted(i["pk"]["S"] for i in got["Items"]) == ["k1", "k2", "k3", "k4", "tx"]
     assert ddb.get_item(TableName=name, Key={"pk": {"S": "k1"}})["Item"]["n"] == {"N": "2.5"}
     assert ddb.describe_table(TableName=name)["Table"]["ItemCount"] == 5
+
+
+def test_malformed_input_gets_4xx_and_changes_nothing(cumulo, ddb):
+    import http.client
+    import json as _json
+
+    name = make_table(ddb)
+
+    def post(op, body):
+        conn = http.client.HTTPConnection("127.0.0.1", cumulo.port, timeout=10)
+        data = body if isinstance(body, bytes) else _json.dumps(body).encode()
+        conn.request("POST", "/", body=data, headers={
+            "X-Amz-Target": f"DynamoDB_20120810.{op}", "Content-Type": "application/x-amz-json-1.0",
+            "Authorization": "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00"})
+        resp = conn.getresponse()
+        payload = resp.read()
+        conn.close()
+        return resp.status, _json.loads(payload or b"{}")
+
+    deep_list = {"S": "x"}
+    for _ in range(200):
+        deep_list = {"L": [deep_list]}
+    cases = [
+        ("PutItem", b"{not json"),
+        ("PutItem", b"[1, 2]"),
+        ("PutItem", {"TableName": 5, "Item": {}}),
+        ("PutItem", {"TableName": name, "Item": "pk"}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": {"S": "a", "N": "1"}}}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": {}}}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": {"B": "not base64!"}}}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": {"NULL": False}}}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}, "x": deep_list}}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "ConditionExpression": "(" * 3000}),
+        ("PutItem", {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "ConditionExpression": "a = :v",
+                     "ExpressionAttributeValues": {":v": {"N": "1e99999999999999999999"}}}),
+        ("UpdateItem", {"TableName": name, "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "UpdateExpression": "SET a[99999999999999999999] = :v",
+                        "ExpressionAttributeValues": {":v": {"S": "x"}}}),
+        ("Query", {"TableName": name, "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}, "Limit": 0}),
+        ("Query", {"TableName": name, "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}},
+                   "ExclusiveStartKey": {"nope": {"S": "x"}}}),
+        ("Scan", {"TableName": name, "Segment": -1, "TotalSegments": 2}),
+        ("BatchWriteItem", {"RequestItems": {name: [{}]}}),
+        ("TransactWriteItems", {"TransactItems": [{"Put": {"TableName": name, "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}},
+                                                   "Delete": {"TableName": name, "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}}}]}),
+        ("CreateTable", {"TableName": "x", "KeySchema": [], "AttributeDefinitions": []}),
+        ("UpdateTable", {"TableName": name, "GlobalSecondaryIndexUpdates": [{}]}),
+        ("NoSuchOperation", {}),
+    ]
+    for op, body in cases:
+        status, payload = post(op, body)
+        assert 400 <= status < 500, (op, body if len(str(body)) < 300 else "...", status, payload)
+        assert payload.get("__type"), payload
+    assert ddb.scan(TableName=name)["Count"] == 0
+    assert ddb.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE", "the server is still serving"
