@@ -8,6 +8,7 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::dynamodb::DynamoDbService;
 use crate::iam::IamService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
@@ -38,6 +39,7 @@ pub struct ProviderServices {
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
     pub iam: Arc<IamService>,
+    pub dynamodb: Arc<DynamoDbService>,
     pub logs: Arc<LogsService>,
 }
 
@@ -49,6 +51,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
     crate::iam::provider::register(&mut r, services);
+    crate::dynamodb::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
     r
 }
@@ -238,6 +241,7 @@ pub(crate) mod test_support {
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
             iam: Arc::new(IamService::new(store.clone(), &config).expect("iam")),
+            dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
             logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
         }
