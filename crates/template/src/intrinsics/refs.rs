@@ -5,6 +5,7 @@ use super::{Evaluator, Mode};
 use crate::Diagnostic;
 use crate::errors::{self, Block};
 use serde_json::Value;
+use std::borrow::Cow;
 
 impl Evaluator<'_> {
     /// The block named in dependency errors.
@@ -68,20 +69,22 @@ impl Evaluator<'_> {
     pub(super) fn get_att(&self, arg: &Value) -> Result<Value, Diagnostic> {
         let (resource, attribute) = match arg {
             Value::String(s) => match s.split_once('.') {
-                Some((r, a)) if !r.is_empty() && !a.is_empty() => (r.to_string(), a.to_string()),
+                Some((r, a)) if !r.is_empty() && !a.is_empty() => {
+                    (Cow::Borrowed(r), Cow::Borrowed(a))
+                }
                 _ => return Err(errors::malformed("Fn::GetAtt")),
             },
             Value::Array(items) => match items.as_slice() {
                 [name, attr] => {
                     // The language extensions allow a computed resource name (`!Sub`).
                     let r = match name {
-                        Value::String(r) => r.clone(),
+                        Value::String(r) => Cow::Borrowed(r.as_str()),
                         Value::Object(_) if self.lang_ext => {
-                            self.eval_string(name, "Fn::GetAtt")?
+                            Cow::Owned(self.eval_string(name, "Fn::GetAtt")?)
                         }
                         _ => return Err(errors::malformed("Fn::GetAtt")),
                     };
-                    let a = self.eval_string(attr, "Fn::GetAtt")?;
+                    let a = self.eval_str(attr, "Fn::GetAtt")?;
                     if r.is_empty() || a.is_empty() {
                         return Err(errors::malformed("Fn::GetAtt"));
                     }
