@@ -134,10 +134,10 @@ fn string_attr(
     match obj.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format_error(format!(
-            "[/{section}/{name}/{key}] {key} must be a string"
-        ))
-        .with_path(format!("{section}/{name}/{key}"))),
+        Some(_) => Err(
+            format_error(format!("[/{section}/{name}/{key}] {key} must be a string"))
+                .with_path(format!("{section}/{name}/{key}")),
+        ),
     }
 }
 

@@ -10,8 +10,8 @@ mod refs;
 mod sub;
 
 pub use cidr::cidr;
-pub use sub::{SubPart, parse_sub};
 pub(crate) use sub::sub_parts;
+pub use sub::{SubPart, parse_sub};
 
 use crate::Diagnostic;
 use crate::conditions;

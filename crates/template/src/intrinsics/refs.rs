@@ -50,6 +50,11 @@ impl Evaluator<'_> {
         if let Some(p) = self.parameters.get(name) {
             return Ok(Some(p.value.to_json()));
         }
+        // A live resource is defined and may be referenced in Values mode: one lookup instead
+        // of the two of the general case below.
+        if matches!(self.mode, Mode::Values(_)) && self.live.contains(name) {
+            return self.resolver.resource_ref(name).map(Some);
+        }
         if self.defined.contains(name) {
             self.check_resource(name)?;
             return self.resolver.resource_ref(name).map(Some);
@@ -99,6 +104,9 @@ impl Evaluator<'_> {
 
     /// `Fn::GetAtt` by name, shared with Fn::Sub's `${Resource.Attribute}`.
     pub(crate) fn get_att_of(&self, resource: &str, attribute: &str) -> Result<Value, Diagnostic> {
+        if matches!(self.mode, Mode::Values(_)) && self.live.contains(resource) {
+            return self.resolver.get_att(resource, attribute);
+        }
         if !self.defined.contains(resource) {
             return Err(match self.mode {
                 Mode::Conditions => errors::resources_in_conditions(&[resource.to_string()]),

@@ -146,8 +146,8 @@ impl Evaluator<'_> {
                 "Fn::Sub expression contains an empty variable name ${}",
             ));
         }
-        if !self.parameters.contains_key(name)
-            && let Some((resource, attribute)) = name.split_once('.')
+        if let Some((resource, attribute)) = name.split_once('.')
+            && !self.parameters.contains_key(name)
         {
             let v = self.get_att_of(resource, attribute)?;
             // A list-valued attribute placeholder is still a single placeholder string.
