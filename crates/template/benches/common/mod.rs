@@ -1,6 +1,14 @@
 //! The benchmark shared by `evaluate` (the system allocator) and `evaluate_mimalloc`: parsing
 //! plus full evaluation (parameters, conditions, graph, every resource and output resolved) of
 //! a 5,000-resource template, in JSON and in YAML.
+//!
+//! Instructions per stage (callgrind, default bench profile = release, glibc malloc), before →
+//! after the fast JSON pass, lazy paths and fewer lookups: JSON parse 302M → 265M, render
+//! (prepare + resolve every resource and output) 330M → 252M, dropping the result 124M → 125M;
+//! YAML parse 965M → 958M (saphyr's scanner is most of it). With mimalloc: JSON parse 216M,
+//! render 214M, drop 29M, YAML 871M. What remains is mostly allocating, hashing (serde_json's
+//! maps use SipHash) and freeing serde_json values, ~1 allocation per node: reaching tens of
+//! milliseconds needs a document type that allocates less (shared keys, inline small maps).
 
 use criterion::{BatchSize, Criterion};
 use cumulo_template::{PlaceholderSsm, RenderOptions, parse_template, render};
