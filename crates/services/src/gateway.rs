@@ -166,6 +166,8 @@ pub enum Refusal {
 pub enum GatewayError {
     #[error(transparent)]
     Store(#[from] cumulo_store::StoreError),
+    #[error(transparent)]
+    Kms(#[from] crate::kms::OpenError),
     #[error("cloudformation engine: {0}")]
     Engine(#[from] cumulo_engine::EngineError),
 }
@@ -203,8 +205,20 @@ impl Gateway {
             Ok(crate::sns::SnsService::new(st.clone(), &cf, q.get()?)?)
         });
         let (st, cf) = (store.clone(), config.clone());
+        let kms = Lazy::new("kms", move || {
+            Ok(crate::kms::KmsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
         let ssm = Lazy::new("ssm", move || {
-            Ok(crate::ssm::SsmService::new(st.clone(), &cf)?)
+            Ok(crate::ssm::SsmService::new(st.clone(), &cf, k.get()?)?)
+        });
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
+        let secretsmanager = Lazy::new("secretsmanager", move || {
+            Ok(crate::secretsmanager::SecretsManagerService::new(
+                st.clone(),
+                &cf,
+                k.get()?,
+            )?)
         });
         let (st, cf) = (store.clone(), config.clone());
         let sts = Lazy::new("sts", move || {
@@ -212,12 +226,15 @@ impl Gateway {
         });
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
+        let (k, sm) = (kms.clone(), secretsmanager.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
                 sqs: q.get()?,
                 sns: t.get()?,
                 ssm: p.get()?,
+                kms: k.get()?,
+                secretsmanager: sm.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -226,7 +243,8 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, cloudformation];
+        let list: Vec<Arc<dyn Service>> =
+            vec![s3, sqs, sns, ssm, sts, kms, secretsmanager, cloudformation];
         Self::with_services(store, config, list)
     }
 

@@ -8,8 +8,10 @@
 
 pub mod cloudformation;
 pub mod gateway;
+pub mod kms;
 pub mod providers;
 pub mod s3;
+pub mod secretsmanager;
 pub mod sns;
 pub mod sqs;
 pub mod ssm;

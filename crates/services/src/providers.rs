@@ -8,7 +8,9 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::kms::KmsService;
 use crate::s3::S3Service;
+use crate::secretsmanager::SecretsManagerService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::ssm::SsmService;
@@ -35,6 +37,8 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub kms: Arc<KmsService>,
+    pub secretsmanager: Arc<SecretsManagerService>,
 }
 
 /// Every provider of this crate's services.
@@ -227,10 +231,15 @@ pub(crate) mod test_support {
         let store = Arc::new(Store::in_memory().expect("store"));
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
+        let kms = Arc::new(KmsService::new(store.clone(), &config).expect("kms"));
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
+            ssm: Arc::new(SsmService::new(store.clone(), &config, kms.clone()).expect("ssm")),
+            secretsmanager: Arc::new(
+                SecretsManagerService::new(store, &config, kms.clone()).expect("secretsmanager"),
+            ),
+            kms,
             sqs,
         }
     }
