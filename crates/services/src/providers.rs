@@ -48,6 +48,8 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::kms::provider::register(&mut r, services);
+    crate::secretsmanager::provider::register(&mut r, services);
     r
 }
 

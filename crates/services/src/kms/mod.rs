@@ -13,6 +13,7 @@ pub(crate) mod cipher;
 pub(crate) mod json;
 pub mod master;
 pub mod ops;
+pub(crate) mod provider;
 pub mod state;
 mod wire;
 

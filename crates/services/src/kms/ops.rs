@@ -11,7 +11,7 @@ use rand::RngCore;
 use std::collections::{BTreeMap, HashMap};
 
 /// What the default key policy and the AWS-managed keys' policies grant (AWS's own documents).
-fn default_policy(account: &str) -> String {
+pub fn default_policy(account: &str) -> String {
     serde_json::json!({
         "Version": "2012-10-17",
         "Id": "key-default-1",

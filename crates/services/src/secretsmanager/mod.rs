@@ -10,6 +10,7 @@
 
 pub mod ops;
 pub mod password;
+pub(crate) mod provider;
 mod sealed;
 pub mod state;
 mod wire;
