@@ -15,6 +15,8 @@ pub mod master;
 pub mod ops;
 pub(crate) mod provider;
 pub mod state;
+#[cfg(test)]
+mod tests;
 mod wire;
 
 pub use ops::{CreateKeyInput, KeyView};

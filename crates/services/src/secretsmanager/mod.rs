@@ -13,6 +13,8 @@ pub mod password;
 pub(crate) mod provider;
 mod sealed;
 pub mod state;
+#[cfg(test)]
+mod tests;
 mod wire;
 
 pub use ops::{CreateSecretInput, ListFilter, SecretValue, SecretValueInput};
