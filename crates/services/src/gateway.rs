@@ -225,8 +225,13 @@ impl Gateway {
             Ok(crate::sts::StsService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
+        let logs = Lazy::new("logs", move || {
+            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
         let (k, sm) = (kms.clone(), secretsmanager.clone());
+        let l = logs.clone();
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -235,6 +240,7 @@ impl Gateway {
                 ssm: p.get()?,
                 kms: k.get()?,
                 secretsmanager: sm.get()?,
+                logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -243,8 +249,17 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> =
-            vec![s3, sqs, sns, ssm, sts, kms, secretsmanager, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![
+            s3,
+            sqs,
+            sns,
+            ssm,
+            sts,
+            kms,
+            secretsmanager,
+            logs,
+            cloudformation,
+        ];
         Self::with_services(store, config, list)
     }
 

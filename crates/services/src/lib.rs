@@ -8,7 +8,9 @@
 
 pub mod cloudformation;
 pub mod gateway;
+mod json_body;
 pub mod kms;
+pub mod logs;
 pub mod providers;
 pub mod s3;
 pub mod secretsmanager;

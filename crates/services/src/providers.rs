@@ -9,6 +9,7 @@
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
 use crate::kms::KmsService;
+use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::secretsmanager::SecretsManagerService;
 use crate::sns::SnsService;
@@ -39,6 +40,7 @@ pub struct ProviderServices {
     pub ssm: Arc<SsmService>,
     pub kms: Arc<KmsService>,
     pub secretsmanager: Arc<SecretsManagerService>,
+    pub logs: Arc<LogsService>,
 }
 
 /// Every provider of this crate's services.
@@ -50,6 +52,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::ssm::provider::register(&mut r, services);
     crate::kms::provider::register(&mut r, services);
     crate::secretsmanager::provider::register(&mut r, services);
+    crate::logs::provider::register(&mut r, services);
     r
 }
 
@@ -239,9 +242,11 @@ pub(crate) mod test_support {
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
             ssm: Arc::new(SsmService::new(store.clone(), &config, kms.clone()).expect("ssm")),
             secretsmanager: Arc::new(
-                SecretsManagerService::new(store, &config, kms.clone()).expect("secretsmanager"),
+                SecretsManagerService::new(store.clone(), &config, kms.clone())
+                    .expect("secretsmanager"),
             ),
             kms,
+            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
         }
     }
