@@ -297,3 +297,17 @@ def test_master_key_is_what_unlocks_the_store(fresh_server):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         kms.decrypt(CiphertextBlob=ct)
     assert code(e) == "NotFoundException"
+
+
+def test_malformed_bodies_are_refused_cleanly(cumulo):
+    target = {"X-Amz-Target": "TrentService.CreateKey", "Content-Type": "application/x-amz-json-1.1"}
+    auth = {"Authorization": "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/kms/aws4_request, SignedHeaders=host, Signature=00"}
+    for body in (b"[1,2]", b"{not json", b'{"Description": 5}', b'{"Tags": "x"}'):
+        r = cumulo.raw("POST", "/", headers=[*target.items(), *auth.items()], body=body)
+        assert r.status == 400 and r.error_code() == "SerializationException", (body, r.body)
+    r = cumulo.raw("POST", "/", headers=[("X-Amz-Target", "TrentService.Decrypt"), ("Content-Type", "application/x-amz-json-1.1"), *auth.items()],
+                   body=b'{"CiphertextBlob": "%%%notbase64"}')
+    assert r.status == 400
+    r = cumulo.raw("POST", "/", headers=[("X-Amz-Target", "secretsmanager.GetSecretValue"), ("Content-Type", "text/plain"),
+                                         ("Authorization", auth["Authorization"].replace("/kms/", "/secretsmanager/"))], body=b"{}")
+    assert r.status == 400 and r.error_code() == "SerializationException"

@@ -16,12 +16,32 @@ pub(crate) fn respond(
     dispatch: impl FnOnce(&str, Body<'_>) -> Result<Value, AwsError>,
 ) -> AwsResponse {
     let op = req.target_operation().unwrap_or("").to_string();
-    let result = parse_body(&req.body).and_then(|m| dispatch(&op, Body(&m)));
+    let result = check_content_type(req)
+        .and_then(|()| parse_body(&req.body))
+        .and_then(|m| dispatch(&op, Body(&m)));
     match result {
         Ok(v) => {
             AwsResponse::json(CONTENT_TYPE, &v).with_header("x-amzn-requestid", &req.request_id)
         }
         Err(e) => e.into_response(Protocol::Json11, &req.request_id),
+    }
+}
+
+/// The body is only read under a JSON content type (clients always send
+/// `application/x-amz-json-1.1`); anything else is refused before it is parsed.
+fn check_content_type(req: &AwsRequest) -> Result<(), AwsError> {
+    match req.header("content-type") {
+        None => Ok(()),
+        Some(ct)
+            if ct.starts_with("application/x-amz-json-1.")
+                || ct.starts_with("application/json") =>
+        {
+            Ok(())
+        }
+        Some(ct) => Err(AwsError::bad_request(
+            "SerializationException",
+            format!("Content-Type {ct} is not supported; send {CONTENT_TYPE}"),
+        )),
     }
 }
 
