@@ -311,3 +311,28 @@ def test_malformed_bodies_are_refused_cleanly(cumulo):
     r = cumulo.raw("POST", "/", headers=[("X-Amz-Target", "secretsmanager.GetSecretValue"), ("Content-Type", "text/plain"),
                                          ("Authorization", auth["Authorization"].replace("/kms/", "/secretsmanager/"))], body=b"{}")
     assert r.status == 400 and r.error_code() == "SerializationException"
+
+
+def test_ssm_securestrings_are_encrypted_under_their_kms_key(cumulo, kms):
+    ssm = cumulo.client("ssm")
+    key = new_key(kms)["KeyId"]
+    alias = f"alias/ssm-{uuid.uuid4().hex[:8]}"
+    kms.create_alias(AliasName=alias, TargetKeyId=key)
+    name = f"/kms/{uuid.uuid4().hex[:8]}"
+    ssm.put_parameter(Name=name, Value="under-customer-key", Type="SecureString", KeyId=alias)
+    p = ssm.get_parameter(Name=name)["Parameter"]
+    # Without decryption: the KMS ciphertext, which KMS itself decrypts given the parameter's
+    # encryption context, as on AWS.
+    blob = base64.b64decode(p["Value"])
+    arn = f"arn:aws:ssm:us-east-1:000000000000:parameter{name}"
+    out = kms.decrypt(CiphertextBlob=blob, EncryptionContext={"PARAMETER_ARN": arn})
+    assert out["Plaintext"] == b"under-customer-key" and out["KeyId"].endswith(key)
+    assert ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"] == "under-customer-key"
+    kms.disable_key(KeyId=key)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ssm.get_parameter(Name=name, WithDecryption=True)
+    assert code(e) == "DisabledException"
+    kms.enable_key(KeyId=key)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ssm.put_parameter(Name=f"{name}-x", Value="v", Type="SecureString", KeyId="alias/none-such")
+    assert code(e) == "InvalidKeyId"
