@@ -223,7 +223,7 @@ pub type KeyPage = (Vec<(String, String)>, Option<String>);
 pub struct AliasView {
     pub name: String,
     pub arn: String,
-    pub target_key_id: Option<String>,
+    pub target_key_id: String,
     pub creation_ms: i64,
     pub updated_ms: i64,
 }
@@ -859,7 +859,7 @@ impl KmsService {
             .map(|a| AliasView {
                 name: a.name.clone(),
                 arn: self.alias_arn(region, &a.name),
-                target_key_id: Some(a.target_key_id.clone()),
+                target_key_id: a.target_key_id.clone(),
                 creation_ms: a.creation_ms,
                 updated_ms: a.updated_ms,
             })

@@ -294,7 +294,7 @@ impl AliasProvider {
         Ok(aliases
             .into_iter()
             .find(|a| a.name == name)
-            .and_then(|a| a.target_key_id))
+            .map(|a| a.target_key_id))
     }
 }
 

@@ -216,16 +216,13 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
             let list: Vec<Value> = aliases
                 .iter()
                 .map(|a| {
-                    let mut e = json!({
+                    json!({
                         "AliasName": a.name,
                         "AliasArn": a.arn,
+                        "TargetKeyId": a.target_key_id,
                         "CreationDate": epoch(a.creation_ms),
                         "LastUpdatedDate": epoch(a.updated_ms),
-                    });
-                    if let Some(t) = &a.target_key_id {
-                        e["TargetKeyId"] = json!(t);
-                    }
-                    e
+                    })
                 })
                 .collect();
             let mut out = json!({"Aliases": list, "Truncated": next.is_some()});
