@@ -2,7 +2,7 @@
 //! member names (blobs base64, timestamps epoch seconds).
 
 use super::KmsService;
-use super::json::{Body, b64, epoch, missing};
+use super::json::{Body, Members, b64, epoch, missing};
 use super::ops::{ALGORITHM, CreateKeyInput, KeyView, check_algorithm, data_key_len};
 use super::state::{KeyManager, KeyState};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
@@ -107,7 +107,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
         }
         "ListKeys" => {
             let (keys, next) =
-                svc.list_keys(region, b.opt_int("Limit")?, b.opt_str("Marker")?.as_deref())?;
+                svc.list_keys(region, b.opt_i64("Limit")?, b.opt_str("Marker")?.as_deref())?;
             let mut out = json!({
                 "Keys": keys.iter().map(|(id, arn)| json!({"KeyId": id, "KeyArn": arn})).collect::<Vec<_>>(),
                 "Truncated": next.is_some(),
@@ -173,7 +173,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
             }
             let len = data_key_len(
                 b.opt_str("KeySpec")?.as_deref(),
-                b.opt_int("NumberOfBytes")?,
+                b.opt_i64("NumberOfBytes")?,
             )?;
             let key_id = key()?;
             let (pt, blob, arn) =
@@ -191,7 +191,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
                     "GenerateRandom with CustomKeyStoreId or Recipient",
                 ));
             }
-            let bytes = svc.generate_random(b.opt_int("NumberOfBytes")?)?;
+            let bytes = svc.generate_random(b.opt_i64("NumberOfBytes")?)?;
             Ok(json!({"Plaintext": b64(&bytes)}))
         }
         "CreateAlias" => {
@@ -210,7 +210,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
             let (aliases, next) = svc.list_aliases(
                 region,
                 b.opt_str("KeyId")?.as_deref(),
-                b.opt_int("Limit")?,
+                b.opt_i64("Limit")?,
                 b.opt_str("Marker")?.as_deref(),
             )?;
             let list: Vec<Value> = aliases
@@ -259,7 +259,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
         }
         "ScheduleKeyDeletion" => {
             let (arn, when, days) =
-                svc.schedule_key_deletion(region, &key()?, b.opt_int("PendingWindowInDays")?)?;
+                svc.schedule_key_deletion(region, &key()?, b.opt_i64("PendingWindowInDays")?)?;
             Ok(json!({
                 "KeyId": arn,
                 "DeletionDate": epoch(when),
@@ -272,7 +272,7 @@ fn dispatch(svc: &KmsService, region: &str, op: &str, b: Body<'_>) -> Result<Val
             Ok(json!({"KeyId": arn}))
         }
         "EnableKeyRotation" => {
-            svc.set_key_rotation(region, &key()?, true, b.opt_int("RotationPeriodInDays")?)?;
+            svc.set_key_rotation(region, &key()?, true, b.opt_i64("RotationPeriodInDays")?)?;
             Ok(json!({}))
         }
         "DisableKeyRotation" => {

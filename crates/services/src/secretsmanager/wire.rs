@@ -5,7 +5,7 @@ use super::SecretsManagerService;
 use super::ops::{CreateSecretInput, ListFilter, SecretValue, SecretValueInput};
 use super::password::{self, PasswordOptions};
 use super::state::Secret;
-use crate::kms::json::{Body, b64, epoch};
+use crate::kms::json::{Body, Members, b64, epoch};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Map, Value, json};
 
@@ -176,7 +176,7 @@ fn dispatch(
             let (page, next) = svc.list_secrets(
                 region,
                 &filters(&b)?,
-                b.opt_int("MaxResults")?,
+                b.opt_i64("MaxResults")?,
                 b.opt_str("NextToken")?.as_deref(),
                 b.opt_str("SortOrder")?.as_deref(),
                 b.opt_str("SortBy")?.as_deref(),
@@ -204,7 +204,7 @@ fn dispatch(
             let (s, versions, next) = svc.list_secret_version_ids(
                 region,
                 &id()?,
-                b.opt_int("MaxResults")?,
+                b.opt_i64("MaxResults")?,
                 b.opt_str("NextToken")?.as_deref(),
                 b.bool("IncludeDeprecated")?,
             )?;
@@ -231,7 +231,7 @@ fn dispatch(
         }
         "GetRandomPassword" => {
             let o = PasswordOptions {
-                length: b.opt_int("PasswordLength")?,
+                length: b.opt_i64("PasswordLength")?,
                 exclude_characters: b.opt_str("ExcludeCharacters")?.unwrap_or_default(),
                 exclude_numbers: b.bool("ExcludeNumbers")?,
                 exclude_punctuation: b.bool("ExcludePunctuation")?,
@@ -270,7 +270,7 @@ fn dispatch(
             let (arn, name, when) = svc.delete_secret(
                 region,
                 &id()?,
-                b.opt_int("RecoveryWindowInDays")?,
+                b.opt_i64("RecoveryWindowInDays")?,
                 b.bool("ForceDeleteWithoutRecovery")?,
             )?;
             let mut out = json!({"Name": name, "DeletionDate": epoch(when)});
@@ -288,7 +288,7 @@ fn dispatch(
                 region,
                 &b.strings("SecretIdList")?,
                 &filters(&b)?,
-                b.opt_int("MaxResults")?,
+                b.opt_i64("MaxResults")?,
                 b.opt_str("NextToken")?.as_deref(),
             )?;
             let mut out = json!({
