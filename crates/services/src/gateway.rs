@@ -166,6 +166,8 @@ pub enum Refusal {
 pub enum GatewayError {
     #[error(transparent)]
     Store(#[from] cumulo_store::StoreError),
+    #[error(transparent)]
+    Kms(#[from] crate::kms::OpenError),
     #[error("cloudformation engine: {0}")]
     Engine(#[from] cumulo_engine::EngineError),
 }
@@ -207,7 +209,22 @@ impl Gateway {
         let sns = Lazy::new("sns", move || {
             Ok(crate::sns::SnsService::new(st.clone(), &cf, q.get()?)?)
         });
-        let ssm = standalone("ssm", &store, &config, crate::ssm::SsmService::new);
+        let (st, cf) = (store.clone(), config.clone());
+        let kms = Lazy::new("kms", move || {
+            Ok(crate::kms::KmsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
+        let ssm = Lazy::new("ssm", move || {
+            Ok(crate::ssm::SsmService::new(st.clone(), &cf, k.get()?)?)
+        });
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
+        let secretsmanager = Lazy::new("secretsmanager", move || {
+            Ok(crate::secretsmanager::SecretsManagerService::new(
+                st.clone(),
+                &cf,
+                k.get()?,
+            )?)
+        });
         let sts = standalone("sts", &store, &config, crate::sts::StsService::new);
         let iam = standalone("iam", &store, &config, crate::iam::IamService::new);
         let dynamodb = standalone(
@@ -220,6 +237,7 @@ impl Gateway {
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
         let (i, d, l) = (iam.clone(), dynamodb.clone(), logs.clone());
+        let (k, sm) = (kms.clone(), secretsmanager.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -228,6 +246,8 @@ impl Gateway {
                 ssm: p.get()?,
                 iam: i.get()?,
                 dynamodb: d.get()?,
+                kms: k.get()?,
+                secretsmanager: sm.get()?,
                 logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
@@ -237,8 +257,19 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> =
-            vec![s3, sqs, sns, ssm, sts, iam, dynamodb, logs, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![
+            s3,
+            sqs,
+            sns,
+            ssm,
+            sts,
+            iam,
+            dynamodb,
+            kms,
+            secretsmanager,
+            logs,
+            cloudformation,
+        ];
         Self::with_services(store, config, list)
     }
 

@@ -10,8 +10,10 @@
 
 use crate::dynamodb::DynamoDbService;
 use crate::iam::IamService;
+use crate::kms::KmsService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
+use crate::secretsmanager::SecretsManagerService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::ssm::SsmService;
@@ -40,6 +42,8 @@ pub struct ProviderServices {
     pub ssm: Arc<SsmService>,
     pub iam: Arc<IamService>,
     pub dynamodb: Arc<DynamoDbService>,
+    pub kms: Arc<KmsService>,
+    pub secretsmanager: Arc<SecretsManagerService>,
     pub logs: Arc<LogsService>,
 }
 
@@ -52,6 +56,8 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::ssm::provider::register(&mut r, services);
     crate::iam::provider::register(&mut r, services);
     crate::dynamodb::provider::register(&mut r, services);
+    crate::kms::provider::register(&mut r, services);
+    crate::secretsmanager::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
     r
 }
@@ -236,12 +242,18 @@ pub(crate) mod test_support {
         let store = Arc::new(Store::in_memory().expect("store"));
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
+        let kms = Arc::new(KmsService::new(store.clone(), &config).expect("kms"));
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
             iam: Arc::new(IamService::new(store.clone(), &config).expect("iam")),
             dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
+            ssm: Arc::new(SsmService::new(store.clone(), &config, kms.clone()).expect("ssm")),
+            secretsmanager: Arc::new(
+                SecretsManagerService::new(store.clone(), &config, kms.clone())
+                    .expect("secretsmanager"),
+            ),
+            kms,
             logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
         }
