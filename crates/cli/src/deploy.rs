@@ -44,7 +44,9 @@ pub fn outcome_code(status: StackStatus) -> u8 {
     }
 }
 
-pub fn stack_json(name: &str, f: &Finished, seconds: f64) -> Value {
+/// The result document of one stack; `resource_events` counts the resource events the
+/// operation wrote (0: no resource was touched).
+pub fn stack_json(name: &str, f: &Finished, seconds: f64, resource_events: usize) -> Value {
     let Some(s) = &f.stack else {
         return json!({"stack": name, "status": "UNKNOWN"});
     };
@@ -60,6 +62,7 @@ pub fn stack_json(name: &str, f: &Finished, seconds: f64) -> Value {
         "reason": s.stack_status_reason,
         "unchanged": f.unchanged,
         "outputs": outputs,
+        "resourceEvents": resource_events,
         "seconds": seconds,
     })
 }
@@ -144,7 +147,14 @@ async fn deploy(args: DeployArgs) -> anyhow::Result<ExitCode> {
                 (None, _) => println!("{}: the stack vanished", spec.name),
             }
         }
-        results.push(stack_json(&spec.name, &finished, seconds));
+        let touched = progress
+            .events
+            .iter()
+            .filter(|e| {
+                e.stack_name == spec.name && e.resource_type != "AWS::CloudFormation::Stack"
+            })
+            .count();
+        results.push(stack_json(&spec.name, &finished, seconds, touched));
         code = code.max(this);
         if this != 0 {
             break;

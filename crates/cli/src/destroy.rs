@@ -82,7 +82,7 @@ async fn destroy(args: DestroyArgs) -> anyhow::Result<ExitCode> {
                         println!("    {r}");
                     }
                 }
-                results.push(stack_json(name, &f, started.elapsed().as_secs_f64()));
+                results.push(stack_json(name, &f, started.elapsed().as_secs_f64(), 0));
                 code = code.max(this);
             }
         }

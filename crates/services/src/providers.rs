@@ -8,6 +8,8 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+pub(crate) mod readback;
+
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
