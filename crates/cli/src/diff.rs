@@ -27,11 +27,47 @@ pub struct DiffArgs {
     pub target: TargetArgs,
 }
 
+/// A value for the text diff: a reference to something the deploy creates or replaces first
+/// (the planner's placeholder) reads `${Logical.Attribute}`, as the CDK CLI shows it.
 fn short(v: &Option<Value>) -> String {
-    match v {
-        None => "(absent)".into(),
+    let text = match v {
+        None => return "(absent)".into(),
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("{{cumulo:") {
+        let Some(end) = rest[at..].find("}}") else {
+            break;
+        };
+        let inner = &rest[at + "{{cumulo:".len()..at + end];
+        let target = inner
+            .strip_prefix("GetAtt:")
+            .or_else(|| inner.strip_prefix("Ref:"))
+            .unwrap_or(inner);
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("${{{target}}}"));
+        rest = &rest[at + end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placeholders_read_as_references() {
+        let v = Some(json!({"a": "{{cumulo:GetAtt:Dlq.Arn}}", "b": "x{{cumulo:Ref:Q}}y"}));
+        assert_eq!(short(&v), r#"{"a":"${Dlq.Arn}","b":"x${Q}y"}"#);
+        assert_eq!(
+            short(&Some(json!("{\"k\":{\"n\":1}}"))),
+            "{\"k\":{\"n\":1}}"
+        );
+        assert_eq!(short(&None), "(absent)");
     }
 }
 

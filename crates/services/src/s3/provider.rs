@@ -828,7 +828,11 @@ impl Provider for BucketProvider {
             };
             props.insert(key.to_string(), value);
         }
-        let tags = self.s3.get_bucket_tagging(physical_id).unwrap_or_default();
+        let tags = match self.s3.get_bucket_tagging(physical_id) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(failed(ctx, "S3", e)),
+        };
         if let Some(t) = readback::tags_value(tags) {
             props.insert("Tags".into(), t);
         }

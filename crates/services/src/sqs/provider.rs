@@ -98,12 +98,16 @@ impl QueueProvider {
             .map_err(|e| failed(ctx, "Sqs", e))?
             .into_iter()
             .find(|(k, _)| k == "QueueArn")
-            .map(|(_, v)| v)
-            .unwrap_or_default();
-        let name = super::ops::queue_name_from_url(url).unwrap_or_default();
+            .map(|(_, v)| v);
+        // An attribute that could not be read is omitted, never stored as "" (seed 002): a
+        // stored "" would make Fn::GetAtt resolve to the empty string.
         let mut attributes = Map::new();
-        attributes.insert("Arn".into(), json!(arn));
-        attributes.insert("QueueName".into(), json!(name));
+        if let Some(arn) = arn {
+            attributes.insert("Arn".into(), json!(arn));
+        }
+        if let Some(name) = super::ops::queue_name_from_url(url) {
+            attributes.insert("QueueName".into(), json!(name));
+        }
         attributes.insert("QueueUrl".into(), json!(url));
         Ok(ProviderOutcome {
             physical_id: url.to_string(),
