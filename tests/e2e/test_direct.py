@@ -65,6 +65,27 @@ APP = {
                 "Tags": [{"Key": "b", "Value": "2"}, {"Key": "a", "Value": 1}],
             },
         },
+        "QPolicy": {
+            "Type": "AWS::SQS::QueuePolicy",
+            "Properties": {
+                "Queues": [{"Ref": "Queue"}],
+                "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage", "Resource": {"Fn::GetAtt": ["Queue", "Arn"]}}]},
+            },
+        },
+        "TPolicy": {
+            "Type": "AWS::SNS::TopicPolicy",
+            "Properties": {
+                "Topics": [{"Ref": "Topic"}],
+                "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sns:Publish", "Resource": {"Ref": "Topic"}}]},
+            },
+        },
+        "BPolicy": {
+            "Type": "AWS::S3::BucketPolicy",
+            "Properties": {
+                "Bucket": {"Ref": "Bucket"},
+                "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:DeleteObject", "Resource": {"Fn::Sub": "arn:aws:s3:::${Bucket}/*"}}]},
+            },
+        },
     },
     "Outputs": {
         "QueueUrl": {"Value": {"Ref": "Queue"}},
@@ -183,7 +204,8 @@ def test_drift_detect_revert_and_accept(tmp_path):
     assert [(d["path"], d["expected"], d["actual"]) for d in report["Queue"]["differences"]] == [("VisibilityTimeout", "30", "99")]
     assert report["Param"]["status"] == "MODIFIED"
     assert report["Bucket"]["status"] == "MODIFIED"
-    assert report["Topic"]["status"] == "IN_SYNC" and report["Sub"]["status"] == "IN_SYNC"
+    for logical in ["Topic", "Sub", "QPolicy", "TPolicy", "BPolicy"]:
+        assert report[logical]["status"] == "IN_SYNC", report[logical]
     run("drift", "--stack", "app", "--revert", state=state, check=0)
     run("drift", "--stack", "app", state=state, check=0)
     server = served(state)

@@ -623,6 +623,54 @@ impl Provider for TopicPolicyProvider {
         }
         Ok(())
     }
+
+    /// The policy as the recorded topics hold it (the first that still exists answers
+    /// PolicyDocument); gone when no topic is left.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let props = object(TOPIC_POLICY, properties)?;
+        let topics: Vec<String> = list(&props, "Topics")?
+            .iter()
+            .filter_map(scalar_value)
+            .collect();
+        let mut live = Vec::new();
+        let mut policy = None;
+        for t in &topics {
+            match self.sns.get_topic_attributes(&ctx.region, t) {
+                Ok(attrs) => {
+                    live.push(json!(t));
+                    if policy.is_none() {
+                        policy = attrs
+                            .into_iter()
+                            .find(|(k, v)| k == "Policy" && !v.is_empty())
+                            .map(|(_, v)| readback::document(&json!(v)));
+                    }
+                }
+                Err(e) if e.code == "NotFound" => {}
+                Err(e) => return Err(failed(ctx, "Sns", e)),
+            }
+        }
+        if live.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Map::new();
+        out.insert("Topics".into(), Value::Array(live));
+        if let Some(p) = policy {
+            out.insert("PolicyDocument".into(), p);
+        }
+        Ok(Some(Observed {
+            properties: out,
+            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
+        }))
+    }
+
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
+    }
 }
 
 #[cfg(test)]
