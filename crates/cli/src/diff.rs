@@ -54,23 +54,6 @@ fn short(v: &Option<Value>) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn placeholders_read_as_references() {
-        let v = Some(json!({"a": "{{cumulo:GetAtt:Dlq.Arn}}", "b": "x{{cumulo:Ref:Q}}y"}));
-        assert_eq!(short(&v), r#"{"a":"${Dlq.Arn}","b":"x${Q}y"}"#);
-        assert_eq!(
-            short(&Some(json!("{\"k\":{\"n\":1}}"))),
-            "{\"k\":{\"n\":1}}"
-        );
-        assert_eq!(short(&None), "(absent)");
-    }
-}
-
 fn print(stack: &str, diffs: &[ResourceDiff]) {
     println!("Stack {stack}");
     if diffs.is_empty() {
@@ -139,4 +122,21 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placeholders_read_as_references() {
+        let v = Some(json!({"a": "{{cumulo:GetAtt:Dlq.Arn}}", "b": "x{{cumulo:Ref:Q}}y"}));
+        assert_eq!(short(&v), r#"{"a":"${Dlq.Arn}","b":"x${Q}y"}"#);
+        assert_eq!(
+            short(&Some(json!("{\"k\":{\"n\":1}}"))),
+            "{\"k\":{\"n\":1}}"
+        );
+        assert_eq!(short(&None), "(absent)");
+    }
 }
