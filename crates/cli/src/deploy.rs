@@ -126,25 +126,26 @@ async fn deploy(args: DeployArgs) -> anyhow::Result<ExitCode> {
         let this = status.map_or(1, outcome_code);
         if !json_out {
             match (&finished.stack, finished.unchanged) {
-                (Some(s), true) => println!("{}: no changes ({})", s.stack_name, s.stack_status),
+                (Some(s), true) => say!("{}: no changes ({})", s.stack_name, s.stack_status),
                 (Some(s), false) => {
                     let mark = if this == 0 { "✅" } else { "❌" };
-                    println!(
+                    say!(
                         "\n {mark}  {} ({}) in {seconds:.2}s",
-                        s.stack_name, s.stack_status
+                        s.stack_name,
+                        s.stack_status
                     );
                     if let Some(r) = s.stack_status_reason.as_ref().filter(|_| this != 0) {
-                        println!("    {r}");
+                        say!("    {r}");
                     }
                     if !s.outputs.is_empty() {
-                        println!("\nOutputs:");
+                        say!("\nOutputs:");
                         for o in &s.outputs {
-                            println!("{}.{} = {}", s.stack_name, o.key, o.value);
+                            say!("{}.{} = {}", s.stack_name, o.key, o.value);
                         }
                     }
-                    println!("\nStack ARN:\n{}", s.stack_id);
+                    say!("\nStack ARN:\n{}", s.stack_id);
                 }
-                (None, _) => println!("{}: the stack vanished", spec.name),
+                (None, _) => say!("{}: the stack vanished", spec.name),
             }
         }
         let touched = progress
@@ -162,7 +163,7 @@ async fn deploy(args: DeployArgs) -> anyhow::Result<ExitCode> {
     }
     progress.finish();
     if json_out {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&json!({"stacks": results, "exitCode": code}))?
         );

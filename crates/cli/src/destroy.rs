@@ -59,7 +59,7 @@ async fn destroy(args: DestroyArgs) -> anyhow::Result<ExitCode> {
         match result? {
             None => {
                 if !json_out {
-                    println!("{name}: no such stack (nothing to destroy)");
+                    say!("{name}: no such stack (nothing to destroy)");
                 }
                 results.push(json!({"stack": name, "status": "ABSENT"}));
             }
@@ -72,14 +72,14 @@ async fn destroy(args: DestroyArgs) -> anyhow::Result<ExitCode> {
                         .map(|s| s.stack_status.as_str())
                         .unwrap_or("UNKNOWN");
                     let mark = if this == 0 { "✅" } else { "❌" };
-                    println!("\n {mark}  {name}: {status}");
+                    say!("\n {mark}  {name}: {status}");
                     if let Some(r) = f
                         .stack
                         .as_ref()
                         .and_then(|s| s.stack_status_reason.clone())
                         .filter(|_| this != 0)
                     {
-                        println!("    {r}");
+                        say!("    {r}");
                     }
                 }
                 results.push(stack_json(name, &f, started.elapsed().as_secs_f64(), 0));
@@ -89,7 +89,7 @@ async fn destroy(args: DestroyArgs) -> anyhow::Result<ExitCode> {
     }
     progress.finish();
     if json_out {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&json!({"stacks": results, "exitCode": code}))?
         );

@@ -55,12 +55,12 @@ fn short(v: &Option<Value>) -> String {
 }
 
 fn print(stack: &str, diffs: &[ResourceDiff]) {
-    println!("Stack {stack}");
+    say!("Stack {stack}");
     if diffs.is_empty() {
-        println!("There were no differences");
+        say!("There were no differences");
         return;
     }
-    println!("Resources");
+    say!("Resources");
     for d in diffs {
         let sign = match d.action.as_str() {
             "create" => "[+]",
@@ -74,14 +74,14 @@ fn print(stack: &str, diffs: &[ResourceDiff]) {
             "create" => " create",
             _ => " delete",
         };
-        println!("{sign} {} {}{note}", d.resource_type, d.logical_id);
+        say!("{sign} {} {}{note}", d.resource_type, d.logical_id);
         for p in &d.properties {
             let why = match p.requires_recreation.as_str() {
                 "Always" => " (requires replacement)",
                 "Conditionally" => " (may cause replacement)",
                 _ => "",
             };
-            println!(
+            say!(
                 " └─ [~] {}{why}\n     ├─ [-] {}\n     └─ [+] {}",
                 p.name,
                 short(&p.old),
@@ -115,7 +115,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.output == "json" {
-        println!("{}", serde_json::to_string_pretty(&json!({"stacks": out}))?);
+        say!("{}", serde_json::to_string_pretty(&json!({"stacks": out}))?);
     }
     Ok(if any && args.fail {
         ExitCode::FAILURE

@@ -52,7 +52,7 @@ pub fn run(args: DriftArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .any(|r| matches!(r.status.as_str(), "MODIFIED" | "DELETED") && !settled(r));
         if args.output == "json" {
-            println!(
+            say!(
                 "{}",
                 serde_json::to_string_pretty(
                     &json!({"stack": args.stack, "resources": report, "drifted": remaining})
@@ -65,12 +65,14 @@ pub fn run(args: DriftArgs) -> anyhow::Result<ExitCode> {
                     .as_deref()
                     .map(|x| format!(" ({x})"))
                     .unwrap_or_default();
-                println!(
+                say!(
                     "{:<11} {} {}{extra}",
-                    r.status, r.resource_type, r.logical_id
+                    r.status,
+                    r.resource_type,
+                    r.logical_id
                 );
                 for d in &r.differences {
-                    println!(
+                    say!(
                         "    {} {}: expected {} actual {}",
                         d.difference_type,
                         d.path,

@@ -41,9 +41,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         target.unlock(&lock)?;
         let stack_id = result?;
         for (logical, physical) in &args.resources {
-            println!("{} | IMPORT_COMPLETE | {logical} ({physical})", spec.name);
+            say!("{} | IMPORT_COMPLETE | {logical} ({physical})", spec.name);
         }
-        println!(
+        say!(
             "\n ✅  {} (IMPORT_COMPLETE)\n\nStack ARN:\n{stack_id}",
             spec.name
         );

@@ -1,5 +1,14 @@
 //! `cumulo`: CloudFormation that runs anywhere. Subcommands live in one module each.
 
+/// `println!` that does not panic when stdout is closed early (`cumulo diff | head`): the
+/// output is a report, and a reader that stopped reading is not an error of the command.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod assembly;
 mod deploy;
 mod destroy;
@@ -59,9 +68,9 @@ fn force_unlock(args: ForceUnlockArgs) -> anyhow::Result<ExitCode> {
     let _guard = rt.enter();
     let t = args.target.open()?;
     if t.force_unlock(&args.stack)? {
-        println!("{}: lock dropped", args.stack);
+        say!("{}: lock dropped", args.stack);
     } else {
-        println!("{}: was not locked", args.stack);
+        say!("{}: was not locked", args.stack);
     }
     Ok(ExitCode::SUCCESS)
 }

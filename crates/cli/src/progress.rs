@@ -58,7 +58,12 @@ impl Progress {
 
     fn line(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.println(text),
+            // Suspended around the write, so the line lands above the bar whatever the bar's
+            // refresh rate.
+            Some(bar) => bar.suspend(|| {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{text}");
+            }),
             None if self.to_stderr => eprintln!("{text}"),
             None => {
                 let mut out = std::io::stdout().lock();
