@@ -107,23 +107,8 @@ impl LocalTarget {
         };
         lock::migrate(&store)?;
         let config = Config::default();
-        let sqs = Arc::new(cumulo_services::sqs::SqsService::new(
-            store.clone(),
-            &config,
-        )?);
-        let s3 = Arc::new(S3Service::new(store.clone(), &config)?);
-        let sns = Arc::new(cumulo_services::sns::SnsService::new(
-            store.clone(),
-            &config,
-            sqs.clone(),
-        )?);
-        let ssm = Arc::new(SsmService::new(store.clone(), &config)?);
-        let providers = ProviderServices {
-            s3: s3.clone(),
-            sqs,
-            sns,
-            ssm: ssm.clone(),
-        };
+        let providers = ProviderServices::open(store.clone(), &config)?;
+        let (s3, ssm) = (providers.s3.clone(), providers.ssm.clone());
         // The deploy waits on its own (and reports progress): the API's bounded wait is off.
         let engine_config = EngineConfig {
             sync_wait: Duration::ZERO,

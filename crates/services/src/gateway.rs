@@ -211,13 +211,19 @@ impl Gateway {
             Ok(crate::sts::StsService::new(st.clone(), &cf)?)
         });
         let (st, cf) = (store.clone(), config.clone());
+        let logs = Lazy::new("logs", move || {
+            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
+        let l = logs.clone();
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
                 sqs: q.get()?,
                 sns: t.get()?,
                 ssm: p.get()?,
+                logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -226,7 +232,7 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, logs, cloudformation];
         Self::with_services(store, config, list)
     }
 

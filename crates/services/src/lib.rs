@@ -8,6 +8,8 @@
 
 pub mod cloudformation;
 pub mod gateway;
+mod json_body;
+pub mod logs;
 pub mod providers;
 pub mod s3;
 pub mod sns;

@@ -10,6 +10,7 @@
 
 pub(crate) mod readback;
 
+use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -37,6 +38,25 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub logs: Arc<LogsService>,
+}
+
+impl ProviderServices {
+    /// Every service providers act on, built now over `store` (in-process callers that need
+    /// them all at once, such as direct deploy; the gateway builds each on first use instead).
+    pub fn open(
+        store: Arc<cumulo_store::Store>,
+        config: &crate::Config,
+    ) -> Result<Self, cumulo_store::StoreError> {
+        let sqs = Arc::new(SqsService::new(store.clone(), config)?);
+        Ok(ProviderServices {
+            s3: Arc::new(S3Service::new(store.clone(), config)?),
+            sns: Arc::new(SnsService::new(store.clone(), config, sqs.clone())?),
+            ssm: Arc::new(SsmService::new(store.clone(), config)?),
+            logs: Arc::new(LogsService::new(store, config)?),
+            sqs,
+        })
+    }
 }
 
 /// Every provider of this crate's services.
@@ -46,6 +66,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::logs::provider::register(&mut r, services);
     r
 }
 
@@ -232,7 +253,8 @@ pub(crate) mod test_support {
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
+            ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
+            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
         }
     }
