@@ -9,9 +9,10 @@ use crate::lock::{self, Lock};
 use crate::progress::Progress;
 use anyhow::{Context, bail};
 use cumulo_engine::{
-    Caller, CreateStackInput, DeleteStackInput, DescribeStackEventsInput, DescribeStacksInput,
-    DiffInput, Engine, EngineConfig, ImportInput, Parameter, ResourceDiff, ResourceDrift, Settle,
-    StackEvent, StackStatus, StackView, UpdateStackInput,
+    Caller, CreateStackInput, DeleteStackInput, DescribeStackEventsInput,
+    DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine, EngineConfig, ImportInput,
+    Parameter, ResourceDiff, ResourceDrift, Settle, StackEvent, StackStatus, StackView,
+    UpdateStackInput,
 };
 use cumulo_services::providers::ProviderServices;
 use cumulo_services::s3::{PutInput, S3Service};
@@ -405,8 +406,19 @@ impl Target for LocalTarget {
             stack_name: s.stack_id.clone(),
             ..Default::default()
         };
+        let count = self
+            .engine
+            .describe_stack_resources(
+                &self.caller(),
+                DescribeStackResourcesInput {
+                    stack_name: Some(s.stack_id.clone()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_or(0, |r| r.len());
         self.engine.delete_stack(&self.caller(), input).await?;
-        progress.start(stack, 0);
+        progress.start(stack, count);
         let stack = self.follow(&s.stack_id, &mut seen, progress).await;
         Ok(Some(Finished {
             stack,
