@@ -11,6 +11,8 @@
 use crate::dynamodb::DynamoDbService;
 use crate::iam::IamService;
 use crate::kms::KmsService;
+pub(crate) mod readback;
+
 use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::secretsmanager::SecretsManagerService;
@@ -45,6 +47,33 @@ pub struct ProviderServices {
     pub kms: Arc<KmsService>,
     pub secretsmanager: Arc<SecretsManagerService>,
     pub logs: Arc<LogsService>,
+}
+
+impl ProviderServices {
+    /// Every service providers act on, built now over `store` (in-process callers that need
+    /// them all at once, such as direct deploy; the gateway builds each on first use instead).
+    pub fn open(
+        store: Arc<cumulo_store::Store>,
+        config: &crate::Config,
+    ) -> Result<Self, crate::GatewayError> {
+        let sqs = Arc::new(SqsService::new(store.clone(), config)?);
+        let kms = Arc::new(KmsService::new(store.clone(), config)?);
+        Ok(ProviderServices {
+            s3: Arc::new(S3Service::new(store.clone(), config)?),
+            sns: Arc::new(SnsService::new(store.clone(), config, sqs.clone())?),
+            ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
+            iam: Arc::new(IamService::new(store.clone(), config)?),
+            dynamodb: Arc::new(DynamoDbService::new(store.clone(), config)?),
+            secretsmanager: Arc::new(SecretsManagerService::new(
+                store.clone(),
+                config,
+                kms.clone(),
+            )?),
+            kms,
+            logs: Arc::new(LogsService::new(store, config)?),
+            sqs,
+        })
+    }
 }
 
 /// Every provider of this crate's services.
@@ -240,23 +269,7 @@ pub(crate) mod test_support {
 
     pub fn services() -> ProviderServices {
         let store = Arc::new(Store::in_memory().expect("store"));
-        let config = Config::default();
-        let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
-        let kms = Arc::new(KmsService::new(store.clone(), &config).expect("kms"));
-        ProviderServices {
-            s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
-            sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            iam: Arc::new(IamService::new(store.clone(), &config).expect("iam")),
-            dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
-            ssm: Arc::new(SsmService::new(store.clone(), &config, kms.clone()).expect("ssm")),
-            secretsmanager: Arc::new(
-                SecretsManagerService::new(store.clone(), &config, kms.clone())
-                    .expect("secretsmanager"),
-            ),
-            kms,
-            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
-            sqs,
-        }
+        ProviderServices::open(store, &Config::default()).expect("services")
     }
 
     pub fn ctx(logical_id: &str, resource_type: &str) -> ProviderContext {
