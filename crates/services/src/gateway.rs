@@ -214,9 +214,18 @@ impl Gateway {
         let logs = Lazy::new("logs", move || {
             Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
         });
+        let (st, cf, q, t) = (store.clone(), config.clone(), sqs.clone(), sns.clone());
+        let events = Lazy::new("events", move || {
+            Ok(crate::events::EventsService::new(
+                st.clone(),
+                &cf,
+                q.get()?,
+                t.get()?,
+            )?)
+        });
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
-        let l = logs.clone();
+        let (l, e) = (logs.clone(), events.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -224,6 +233,7 @@ impl Gateway {
                 sns: t.get()?,
                 ssm: p.get()?,
                 logs: l.get()?,
+                events: e.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -232,7 +242,8 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, logs, cloudformation];
+        let list: Vec<Arc<dyn Service>> =
+            vec![s3, sqs, sns, ssm, sts, logs, events, cloudformation];
         Self::with_services(store, config, list)
     }
 

@@ -8,6 +8,7 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::events::EventsService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
@@ -37,6 +38,7 @@ pub struct ProviderServices {
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
     pub logs: Arc<LogsService>,
+    pub events: Arc<EventsService>,
 }
 
 /// Every provider of this crate's services.
@@ -47,6 +49,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
+    crate::events::provider::register(&mut r, services);
     r
 }
 
@@ -230,9 +233,14 @@ pub(crate) mod test_support {
         let store = Arc::new(Store::in_memory().expect("store"));
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
+        let sns = Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns"));
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
-            sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
+            events: Arc::new(
+                EventsService::new(store.clone(), &config, sqs.clone(), sns.clone())
+                    .expect("events"),
+            ),
+            sns,
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
             logs: Arc::new(LogsService::new(store, &config).expect("logs")),
             sqs,
