@@ -214,6 +214,10 @@ impl Gateway {
         let logs = Lazy::new("logs", move || {
             Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
         });
+        let (st, cf) = (store.clone(), config.clone());
+        let ecr = Lazy::new("ecr", move || {
+            Ok(crate::ecr::EcrService::new(st.clone(), &cf)?)
+        });
         let (st, cf, q, t) = (store.clone(), config.clone(), sqs.clone(), sns.clone());
         let events = Lazy::new("events", move || {
             Ok(crate::events::EventsService::new(
@@ -225,7 +229,7 @@ impl Gateway {
         });
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
-        let (l, e) = (logs.clone(), events.clone());
+        let (l, e, r) = (logs.clone(), events.clone(), ecr.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -234,6 +238,7 @@ impl Gateway {
                 ssm: p.get()?,
                 logs: l.get()?,
                 events: e.get()?,
+                ecr: r.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -243,7 +248,7 @@ impl Gateway {
             )?)
         });
         let list: Vec<Arc<dyn Service>> =
-            vec![s3, sqs, sns, ssm, sts, logs, events, cloudformation];
+            vec![s3, sqs, sns, ssm, sts, logs, events, ecr, cloudformation];
         Self::with_services(store, config, list)
     }
 

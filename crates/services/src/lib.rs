@@ -7,6 +7,7 @@
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
 pub mod cloudformation;
+pub mod ecr;
 pub mod events;
 pub mod gateway;
 mod json_body;

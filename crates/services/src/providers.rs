@@ -8,6 +8,7 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::ecr::EcrService;
 use crate::events::EventsService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
@@ -39,6 +40,7 @@ pub struct ProviderServices {
     pub ssm: Arc<SsmService>,
     pub logs: Arc<LogsService>,
     pub events: Arc<EventsService>,
+    pub ecr: Arc<EcrService>,
 }
 
 /// Every provider of this crate's services.
@@ -50,6 +52,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::ssm::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
     crate::events::provider::register(&mut r, services);
+    crate::ecr::provider::register(&mut r, services);
     r
 }
 
@@ -240,6 +243,7 @@ pub(crate) mod test_support {
                 EventsService::new(store.clone(), &config, sqs.clone(), sns.clone())
                     .expect("events"),
             ),
+            ecr: Arc::new(EcrService::new(store.clone(), &config).expect("ecr")),
             sns,
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
             logs: Arc::new(LogsService::new(store, &config).expect("logs")),
