@@ -159,6 +159,21 @@ def test_images(ecr):
     ecr.delete_repository(repositoryName=name, force=True)
 
 
+def test_lifecycle_policy_expires_images_on_push(ecr):
+    name = f"lc-{uid()}"
+    ecr.create_repository(repositoryName=name)
+    keep_two = json.dumps({"rules": [{"rulePriority": 1, "description": "keep the two newest release images",
+                                      "selection": {"tagStatus": "tagged", "tagPrefixList": ["release-"],
+                                                    "countType": "imageCountMoreThan", "countNumber": 2},
+                                      "action": {"type": "expire"}}]})
+    ecr.put_lifecycle_policy(repositoryName=name, lifecyclePolicyText=keep_two)
+    for n in range(4):
+        ecr.put_image(repositoryName=name, imageManifest=manifest(n), imageTag=f"release-{n}")
+    ecr.put_image(repositoryName=name, imageManifest=manifest(9), imageTag="dev")
+    tags = sorted(i["imageTag"] for i in ecr.list_images(repositoryName=name)["imageIds"])
+    assert tags == ["dev", "release-2", "release-3"]
+
+
 def test_immutable_tags_are_not_overwritten(ecr):
     name = f"imm-{uid()}"
     ecr.create_repository(repositoryName=name, imageTagMutability="IMMUTABLE")

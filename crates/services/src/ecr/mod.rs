@@ -5,12 +5,13 @@
 //! What is not emulated: image layers. cumulo has no registry endpoint, so `docker push`/`pull`
 //! cannot reach it and the layer operations (InitiateLayerUpload, UploadLayerPart,
 //! CompleteLayerUpload, BatchCheckLayerAvailability, GetDownloadUrlForLayer) answer 501 saying
-//! so; PutImage stores a manifest without requiring its layers. Lifecycle policies are
-//! validated and stored, not applied.
+//! so; PutImage stores a manifest without requiring its layers. Lifecycle policies are applied
+//! on every push (`lifecycle`).
 //!
 //! Layout: typed operations in `ops` over `state` (repositories in memory per region, written
-//! through to the store whole); `wire` decodes and encodes.
+//! through to the store whole); `lifecycle` expires images; `wire` decodes and encodes.
 
+mod lifecycle;
 mod operations;
 mod ops;
 pub(crate) mod provider;

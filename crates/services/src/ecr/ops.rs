@@ -388,6 +388,7 @@ impl EcrService {
         check_lifecycle(text)?;
         self.update(region, name, |r| {
             r.lifecycle_policy = Some(text.to_string());
+            super::lifecycle::apply(r, now_s());
             Ok(())
         })
     }
@@ -591,7 +592,9 @@ impl EcrService {
             if let Some(t) = &tag {
                 image.tags.push(t.clone());
             }
-            Ok(image.clone())
+            let stored = image.clone();
+            super::lifecycle::apply(r, now_s());
+            Ok(stored)
         })
     }
 
