@@ -158,6 +158,22 @@ def test_input_forms_and_custom_bus(events, sqs):
     assert error_code(e) == "ValidationException"
 
 
+def test_log_group_target(cumulo, events):
+    logs = cumulo.client("logs")
+    group = f"/aws/events/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    rule = f"r-{uid()}"
+    events.put_rule(Name=rule, EventPattern=json.dumps({"source": [f"logs.{rule}"]}))
+    events.put_targets(Rule=rule, Targets=[{"Id": "lg", "Arn": f"arn:aws:logs:us-east-1:000000000000:log-group:{group}"}])
+    res = events.put_events(Entries=[{"Source": f"logs.{rule}", "DetailType": "x", "Detail": '{"a": 1}'}])
+    assert res["FailedEntryCount"] == 0
+    event_id = res["Entries"][0]["EventId"]
+    [stream] = logs.describe_log_streams(logGroupName=group)["logStreams"]
+    assert stream["logStreamName"] == event_id
+    [logged] = logs.filter_log_events(logGroupName=group)["events"]
+    assert json.loads(logged["message"])["detail"] == {"a": 1}
+
+
 def test_lambda_target_failure_is_visible(events, sqs):
     dlq_url, dlq = queue(sqs)
     rule = f"r-{uid()}"

@@ -218,13 +218,15 @@ impl Gateway {
         let ecr = Lazy::new("ecr", move || {
             Ok(crate::ecr::EcrService::new(st.clone(), &cf)?)
         });
-        let (st, cf, q, t) = (store.clone(), config.clone(), sqs.clone(), sns.clone());
+        let (st, cf) = (store.clone(), config.clone());
+        let (q, t, l) = (sqs.clone(), sns.clone(), logs.clone());
         let events = Lazy::new("events", move || {
             Ok(crate::events::EventsService::new(
                 st.clone(),
                 &cf,
                 q.get()?,
                 t.get()?,
+                l.get()?,
             )?)
         });
         let (st, cf) = (store.clone(), config.clone());

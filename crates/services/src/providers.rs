@@ -237,16 +237,23 @@ pub(crate) mod test_support {
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
         let sns = Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns"));
+        let logs = Arc::new(LogsService::new(store.clone(), &config).expect("logs"));
         ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
             events: Arc::new(
-                EventsService::new(store.clone(), &config, sqs.clone(), sns.clone())
-                    .expect("events"),
+                EventsService::new(
+                    store.clone(),
+                    &config,
+                    sqs.clone(),
+                    sns.clone(),
+                    logs.clone(),
+                )
+                .expect("events"),
             ),
             ecr: Arc::new(EcrService::new(store.clone(), &config).expect("ecr")),
             sns,
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
-            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
+            logs,
             sqs,
         }
     }

@@ -2,8 +2,8 @@
 //! patterns or schedules, targets, PutEvents and TestEventPattern.
 //!
 //! Layout: typed operations on buses, rules and targets in `ops`; PutEvents, the input
-//! transformations and delivery to targets (SQS and SNS in-process through their typed
-//! operations) in `put`; the pattern language in `pattern`; schedule expressions in `schedule`
+//! transformations and delivery to targets (SQS, SNS and CloudWatch Logs in-process through
+//! their typed operations) in `put`; the pattern language in `pattern`; schedule expressions in `schedule`
 //! and the task that fires them in `scheduler`; `state` keeps everything in memory with
 //! write-through to the store; `wire` decodes and encodes.
 
@@ -21,6 +21,7 @@ pub use ops::{PutRuleInput, TargetFailure};
 pub use put::{PutEventsEntry, PutEventsResult};
 pub use state::{Bus, InputTransformer, Rule, Target};
 
+use crate::logs::LogsService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::{Config, Service};
@@ -46,6 +47,7 @@ struct Inner {
     account_id: String,
     sqs: Arc<SqsService>,
     sns: Arc<SnsService>,
+    logs: Arc<LogsService>,
 }
 
 impl EventsService {
@@ -54,6 +56,7 @@ impl EventsService {
         config: &Config,
         sqs: Arc<SqsService>,
         sns: Arc<SnsService>,
+        logs: Arc<LogsService>,
     ) -> Result<Self, StoreError> {
         store.migrate("events", state::MIGRATIONS)?;
         let (regions, problems) = store.read(state::load)?;
@@ -69,6 +72,7 @@ impl EventsService {
                 account_id: config.account_id.clone(),
                 sqs,
                 sns,
+                logs,
             }),
         };
         svc.reschedule_all();

@@ -1,6 +1,7 @@
 //! PutEvents: each entry becomes an event on its bus, is matched against the bus's enabled rules
 //! and delivered to their targets — SQS and SNS in-process through those services' typed
-//! operations, with the target's Input / InputPath / InputTransformer applied. A target cumulo
+//! operations, CloudWatch Logs log groups through Logs' typed operations — with the target's
+//! Input / InputPath / InputTransformer applied. A target cumulo
 //! cannot deliver to (Lambda until that service exists, Kinesis, ...) fails the entry with an
 //! error naming it, and the event goes to the target's dead-letter queue if it has one: a
 //! failure is never silent.
@@ -147,7 +148,7 @@ impl EventsService {
     }
 
     /// Delivers one input to one target; the error says why it could not be.
-    fn deliver(&self, target: &Target, input: &str) -> Result<(), String> {
+    fn deliver(&self, target: &Target, input: &str, event_id: &str) -> Result<(), String> {
         let service = target.arn.split(':').nth(2).unwrap_or_default();
         match service {
             "sqs" => {
@@ -181,6 +182,7 @@ impl EventsService {
                     .map(|_| ())
                     .map_err(|e| format!("{}: {}", e.code, e.message))
             }
+            "logs" => self.deliver_to_log_group(target, input, event_id),
             "lambda" => Err(
                 "cumulo: Lambda targets cannot be invoked: the Lambda service is not emulated in this build"
                     .to_string(),
@@ -189,6 +191,32 @@ impl EventsService {
                 "cumulo: delivery to {other} targets is not emulated"
             )),
         }
+    }
+
+    /// A log group target: the input goes into a log stream named after the event id, as
+    /// EventBridge writes them.
+    fn deliver_to_log_group(
+        &self,
+        target: &Target,
+        input: &str,
+        event_id: &str,
+    ) -> Result<(), String> {
+        let region = target.arn.split(':').nth(3).unwrap_or_default();
+        let group = crate::logs::group_name_from_arn(&target.arn)
+            .ok_or_else(|| format!("{} is not a log group ARN", target.arn))?;
+        let logs = &self.inner.logs;
+        match logs.create_log_stream(region, &group, event_id) {
+            Ok(()) => {}
+            Err(e) if e.code == "ResourceAlreadyExistsException" => {}
+            Err(e) => return Err(format!("{}: {}", e.code, e.message)),
+        }
+        let event = crate::logs::InputLogEvent {
+            timestamp: super::ops::now_ms(),
+            message: input.to_string(),
+        };
+        logs.put_log_events(region, &group, event_id, &[event])
+            .map(|_| ())
+            .map_err(|e| format!("{}: {}", e.code, e.message))
     }
 
     /// Sends `event` to every target of every enabled rule on `bus` whose pattern matches
@@ -221,7 +249,8 @@ impl EventsService {
         for rule in &rules {
             for target in &rule.targets {
                 let input = self.target_input(region, rule, target, event);
-                if let Err(why) = self.deliver(target, &input) {
+                let event_id = event.get("id").and_then(Value::as_str).unwrap_or_default();
+                if let Err(why) = self.deliver(target, &input, event_id) {
                     let line = format!(
                         "rule {} target {} ({}): {why}",
                         rule.name, target.id, target.arn
