@@ -136,11 +136,15 @@ def test_input_forms_and_custom_bus(events, sqs):
     assert arn == f"arn:aws:events:us-east-1:000000000000:rule/{bus}/{rule}"
     events.put_targets(Rule=rule, EventBusName=bus, Targets=[
         {"Id": "const", "Arn": a1, "Input": json.dumps({"fixed": True})},
-        {"Id": "path", "Arn": a2, "InputPath": "$.detail.instance"},
+        {"Id": "path", "Arn": a2, "InputPath": "$.detail.instance",
+         "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 600}},
         {"Id": "tx", "Arn": a3, "InputTransformer": {
             "InputPathsMap": {"id": "$.detail.instance.id", "state": "$.detail.state"},
             "InputTemplate": '{"msg": "<id> is <state>", "raw": <state>, "rule": "<aws.events.rule-name>"}'}},
     ])
+    listed = {t["Id"]: t for t in events.list_targets_by_rule(Rule=rule, EventBusName=bus)["Targets"]}
+    assert listed["path"]["RetryPolicy"] == {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 600}
+    assert listed["tx"]["InputTransformer"]["InputPathsMap"] == {"id": "$.detail.instance.id", "state": "$.detail.state"}
     detail = {"instance": {"id": "i-1"}, "state": "running"}
     res = events.put_events(Entries=[{"Source": "ec2", "DetailType": "Instance Change", "Detail": json.dumps(detail), "EventBusName": bus}])
     assert res["FailedEntryCount"] == 0

@@ -50,6 +50,11 @@ pub struct Target {
     pub dead_letter_arn: Option<String>,
     /// `SqsParameters.MessageGroupId`, for FIFO queue targets.
     pub message_group_id: Option<String>,
+    /// `RetryPolicy` as given (MaximumRetryAttempts, MaximumEventAgeInSeconds): stored and
+    /// reported; cumulo's in-process deliveries either succeed or fail at once, so there is
+    /// nothing to retry.
+    #[serde(default)]
+    pub retry_policy: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

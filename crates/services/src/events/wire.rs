@@ -95,6 +95,13 @@ pub(super) fn target(t: &Body<'_>) -> Result<Target, AwsError> {
         input_transformer: transformer,
         dead_letter_arn,
         message_group_id,
+        retry_policy: match t.object("RetryPolicy")? {
+            Some(r) => Some(json!({
+                "MaximumRetryAttempts": r.opt_i64("MaximumRetryAttempts")?,
+                "MaximumEventAgeInSeconds": r.opt_i64("MaximumEventAgeInSeconds")?,
+            })),
+            None => None,
+        },
     })
 }
 
@@ -123,6 +130,14 @@ pub fn target_json(t: &Target) -> Value {
     }
     if let Some(v) = &t.message_group_id {
         m.insert("SqsParameters".into(), json!({"MessageGroupId": v}));
+    }
+    if let Some(Value::Object(r)) = &t.retry_policy {
+        let set: Map<String, Value> = r
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        m.insert("RetryPolicy".into(), Value::Object(set));
     }
     Value::Object(m)
 }
