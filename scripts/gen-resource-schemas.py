@@ -19,6 +19,14 @@ OUT = ROOT / "crates" / "engine" / "resource-schemas.txt"
 SCHEMAS = pathlib.Path(importlib.import_module("cfnlint.data.schemas").__file__).parent / "resources"
 
 
+# Properties the CloudFormation resource reference documents as "Update requires: Replacement"
+# although the registry schema does not list them as createOnly (the handler cannot change them in
+# place: DynamoDB has no API to change a table's key schema or its local secondary indexes).
+EXTRA_CREATE_ONLY = {
+    "AWS::DynamoDB::Table": ["KeySchema", "LocalSecondaryIndexes"],
+}
+
+
 def paths(schema, key):
     out = []
     for p in schema.get(key, []):
@@ -34,8 +42,11 @@ def main():
         if not f.exists():
             continue
         schema = json.loads(f.read_text())
+        create_only = paths(schema, "createOnlyProperties")
+        extra = [p for p in EXTRA_CREATE_ONLY.get(type_name, []) if p not in create_only.split(",")]
+        create_only = ",".join(filter(None, [create_only, *extra]))
         lines.append(
-            f"{type_name}|c={paths(schema, 'createOnlyProperties')}"
+            f"{type_name}|c={create_only}"
             f"|r={paths(schema, 'readOnlyProperties')}"
             f"|p={paths(schema, 'primaryIdentifier')}"
         )

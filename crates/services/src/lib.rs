@@ -7,9 +7,11 @@
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
 pub mod cloudformation;
+pub mod dynamodb;
 pub mod ecr;
 pub mod events;
 pub mod gateway;
+pub mod iam;
 mod json_body;
 pub mod logs;
 pub mod providers;

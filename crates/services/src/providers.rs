@@ -8,8 +8,10 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::dynamodb::DynamoDbService;
 use crate::ecr::EcrService;
 use crate::events::EventsService;
+use crate::iam::IamService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
@@ -38,6 +40,8 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub iam: Arc<IamService>,
+    pub dynamodb: Arc<DynamoDbService>,
     pub logs: Arc<LogsService>,
     pub events: Arc<EventsService>,
     pub ecr: Arc<EcrService>,
@@ -50,6 +54,8 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::iam::provider::register(&mut r, services);
+    crate::dynamodb::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
     crate::events::provider::register(&mut r, services);
     crate::ecr::provider::register(&mut r, services);
@@ -253,6 +259,8 @@ pub(crate) mod test_support {
             ecr: Arc::new(EcrService::new(store.clone(), &config).expect("ecr")),
             sns,
             ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
+            iam: Arc::new(IamService::new(store.clone(), &config).expect("iam")),
+            dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
             logs,
             sqs,
         }

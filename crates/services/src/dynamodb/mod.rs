@@ -1,0 +1,154 @@
+//! dynamodb: Amazon DynamoDB over awsJson1_0 (`X-Amz-Target: DynamoDB_20120810.X`) — tables with
+//! key schemas, secondary indexes, billing modes, streams settings, TTL and tags; items with
+//! condition and update expressions; Query and Scan; batch and transactional reads and writes.
+//!
+//! Layout: the typed operations (what CloudFormation calls) are methods of [`DynamoDbService`] —
+//! table operations in `tables`, single-item operations in `items`, Query/Scan in `read`,
+//! batches and transactions in `batch` — built on [`state`] (in-memory tables with write-through
+//! to the store), [`schema`] (table definitions and their rules), [`value`] and [`number`]
+//! (attribute values, exact decimal numbers), `expr` and `eval` (the expression languages).
+//! `wire` only decodes requests and encodes responses.
+//!
+//! DynamoDB Streams (`DynamoDBStreams_20120810.*`) shares the signing name; its operations answer
+//! 501: a table's stream settings and ARN are kept, no stream records are produced.
+
+mod batch;
+pub mod errors;
+mod eval;
+mod expr;
+pub mod items;
+pub mod number;
+pub(crate) mod provider;
+pub mod read;
+mod reserved;
+pub mod schema;
+pub mod state;
+pub mod tables;
+pub mod value;
+mod wire;
+
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use errors::table_not_found;
+use state::{Change, Table, TableKey};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The DynamoDB service: every table of every region in memory, persisted through the store.
+pub struct DynamoDbService {
+    store: Arc<Store>,
+    /// One lock over all tables: transactions span tables, and every critical section is short
+    /// (no awaiting; the only I/O is the store commit).
+    tables: Mutex<HashMap<TableKey, Table>>,
+}
+
+type Tables = HashMap<TableKey, Table>;
+
+impl DynamoDbService {
+    pub fn new(store: Arc<Store>, _config: &Config) -> Result<Self, StoreError> {
+        store.migrate("dynamodb", state::MIGRATIONS)?;
+        let (tables, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: dynamodb: skipped unreadable stored record: {p}");
+        }
+        Ok(DynamoDbService {
+            store,
+            tables: Mutex::new(tables),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tables> {
+        // Memory changes only after a successful commit, so a panic elsewhere cannot leave a
+        // half-applied change behind; keep serving.
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Commits a request's item changes, then applies them to memory.
+    fn commit(&self, tables: &mut Tables, changes: Vec<Change>) -> Result<(), AwsError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .write(|tx| state::write_changes(tx, &changes))
+            .map_err(|e| AwsError::internal(format!("dynamodb: cannot store items: {e}")))?;
+        for c in changes {
+            match c {
+                Change::Put {
+                    meta_key, pk, item, ..
+                } => {
+                    if let Some(t) = tables.get_mut(&meta_key) {
+                        t.insert(pk, item);
+                    }
+                }
+                Change::Delete { meta_key, pk, .. } => {
+                    if let Some(t) = tables.get_mut(&meta_key) {
+                        t.remove(&pk);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the table's expired items (TTL), as DynamoDB's background process does; run
+    /// lazily before each access to the table, at most once a second. Items whose TTL is more
+    /// than five years in the past are ignored, as DynamoDB ignores them.
+    fn sweep_ttl(&self, tables: &mut Tables, key: &TableKey) -> Result<(), AwsError> {
+        let Some(t) = tables.get_mut(key) else {
+            return Ok(());
+        };
+        let Some(attr) = t.meta.ttl_attribute.clone() else {
+            return Ok(());
+        };
+        if t.last_ttl_sweep
+            .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
+        {
+            return Ok(());
+        }
+        t.last_ttl_sweep = Some(Instant::now());
+        let now = chrono::Utc::now().timestamp();
+        let five_years = 5 * 365 * 24 * 3600;
+        let changes: Vec<Change> = t
+            .items
+            .iter()
+            .filter(|(_, item)| match item.get(&attr) {
+                Some(value::AttrValue::N(n)) => n
+                    .to_i64()
+                    .or_else(|| n.to_string().split('.').next().and_then(|s| s.parse().ok()))
+                    .is_some_and(|at: i64| at <= now && at > now - five_years),
+                _ => false,
+            })
+            .map(|(pk, item)| Change::delete(&t.meta, pk.clone(), item))
+            .collect();
+        self.commit(tables, changes)
+    }
+
+    /// The table for an item operation, with expired items swept.
+    fn table_for_items<'a>(
+        &self,
+        tables: &'a mut Tables,
+        region: &str,
+        name: &str,
+    ) -> Result<&'a mut Table, AwsError> {
+        let key = (region.to_string(), name.to_string());
+        self.sweep_ttl(tables, &key)?;
+        tables.get_mut(&key).ok_or_else(table_not_found)
+    }
+}
+
+pub(crate) fn now_secs() -> f64 {
+    chrono::Utc::now().timestamp_millis() as f64 / 1000.0
+}
+
+#[async_trait::async_trait]
+impl Service for DynamoDbService {
+    fn name(&self) -> &'static str {
+        "dynamodb"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}
