@@ -234,9 +234,22 @@ impl Gateway {
             crate::dynamodb::DynamoDbService::new,
         );
         let logs = standalone("logs", &store, &config, crate::logs::LogsService::new);
+        let ecr = standalone("ecr", &store, &config, crate::ecr::EcrService::new);
+        let (st, cf) = (store.clone(), config.clone());
+        let (q, t, l) = (sqs.clone(), sns.clone(), logs.clone());
+        let events = Lazy::new("events", move || {
+            Ok(crate::events::EventsService::new(
+                st.clone(),
+                &cf,
+                q.get()?,
+                t.get()?,
+                l.get()?,
+            )?)
+        });
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
         let (i, d, l) = (iam.clone(), dynamodb.clone(), logs.clone());
+        let (e, r) = (events.clone(), ecr.clone());
         let (k, sm) = (kms.clone(), secretsmanager.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
@@ -249,6 +262,8 @@ impl Gateway {
                 kms: k.get()?,
                 secretsmanager: sm.get()?,
                 logs: l.get()?,
+                events: e.get()?,
+                ecr: r.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -268,6 +283,8 @@ impl Gateway {
             kms,
             secretsmanager,
             logs,
+            events,
+            ecr,
             cloudformation,
         ];
         Self::with_services(store, config, list)

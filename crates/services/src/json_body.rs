@@ -114,6 +114,13 @@ impl<'a> Body<'a> {
         }
     }
 
+    pub fn opt_f64(&self, name: &str) -> Result<Option<f64>, AwsError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| wrong_type(name)),
+        }
+    }
+
     pub fn i64(&self, name: &str) -> Result<i64, AwsError> {
         self.opt_i64(name)?.ok_or_else(|| (self.missing)(name))
     }
@@ -169,5 +176,26 @@ impl<'a> Body<'a> {
                 .collect(),
             Some(_) => Err(wrong_type(name)),
         }
+    }
+
+    pub fn object(&self, name: &str) -> Result<Option<Body<'a>>, AwsError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(Body::new(m, self.missing))),
+            Some(_) => Err(wrong_type(name)),
+        }
+    }
+
+    /// A `[{Key, Value}]` tag list member (absent is empty), with the given member names.
+    pub fn tag_list(
+        &self,
+        name: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, String)>, AwsError> {
+        self.objects(name)?
+            .iter()
+            .map(|t| Ok((t.str(key)?, t.opt_str(value)?.unwrap_or_default())))
+            .collect()
     }
 }

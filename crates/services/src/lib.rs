@@ -8,6 +8,8 @@
 
 pub mod cloudformation;
 pub mod dynamodb;
+pub mod ecr;
+pub mod events;
 pub mod gateway;
 pub mod iam;
 mod json_body;

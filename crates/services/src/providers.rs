@@ -9,6 +9,8 @@
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
 use crate::dynamodb::DynamoDbService;
+use crate::ecr::EcrService;
+use crate::events::EventsService;
 use crate::iam::IamService;
 use crate::kms::KmsService;
 pub(crate) mod readback;
@@ -47,6 +49,8 @@ pub struct ProviderServices {
     pub kms: Arc<KmsService>,
     pub secretsmanager: Arc<SecretsManagerService>,
     pub logs: Arc<LogsService>,
+    pub events: Arc<EventsService>,
+    pub ecr: Arc<EcrService>,
 }
 
 impl ProviderServices {
@@ -58,9 +62,10 @@ impl ProviderServices {
     ) -> Result<Self, crate::GatewayError> {
         let sqs = Arc::new(SqsService::new(store.clone(), config)?);
         let kms = Arc::new(KmsService::new(store.clone(), config)?);
+        let sns = Arc::new(SnsService::new(store.clone(), config, sqs.clone())?);
+        let logs = Arc::new(LogsService::new(store.clone(), config)?);
         Ok(ProviderServices {
             s3: Arc::new(S3Service::new(store.clone(), config)?),
-            sns: Arc::new(SnsService::new(store.clone(), config, sqs.clone())?),
             ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
             iam: Arc::new(IamService::new(store.clone(), config)?),
             dynamodb: Arc::new(DynamoDbService::new(store.clone(), config)?),
@@ -70,7 +75,16 @@ impl ProviderServices {
                 kms.clone(),
             )?),
             kms,
-            logs: Arc::new(LogsService::new(store, config)?),
+            events: Arc::new(EventsService::new(
+                store.clone(),
+                config,
+                sqs.clone(),
+                sns.clone(),
+                logs.clone(),
+            )?),
+            ecr: Arc::new(EcrService::new(store, config)?),
+            sns,
+            logs,
             sqs,
         })
     }
@@ -88,6 +102,8 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::kms::provider::register(&mut r, services);
     crate::secretsmanager::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
+    crate::events::provider::register(&mut r, services);
+    crate::ecr::provider::register(&mut r, services);
     r
 }
 

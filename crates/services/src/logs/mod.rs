@@ -18,7 +18,10 @@ pub use events::{
     FilterInput, FilterOutput, FilteredEvent, GetEventsInput, GetEventsOutput, InputLogEvent,
     OutputLogEvent, PutLogEventsOutput, RejectedInfo,
 };
-pub use groups::{CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput};
+pub use groups::{
+    CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput,
+    name_from_arn as group_name_from_arn,
+};
 pub use state::{LogGroup, LogStream};
 
 use crate::{Config, Service};

@@ -1,0 +1,117 @@
+//! Amazon EventBridge (awsJson1_1, `AWSEvents.<Operation>`): event buses, rules with event
+//! patterns or schedules, targets, PutEvents and TestEventPattern.
+//!
+//! Layout: typed operations on buses, rules and targets in `ops`; PutEvents, the input
+//! transformations and delivery to targets (SQS, SNS and CloudWatch Logs in-process through
+//! their typed operations) in `put`; the pattern language in `pattern`; schedule expressions in `schedule`
+//! and the task that fires them in `scheduler`; `state` keeps everything in memory with
+//! write-through to the store; `wire` decodes and encodes.
+
+mod operations;
+mod ops;
+mod pattern;
+pub(crate) mod provider;
+mod put;
+mod schedule;
+mod scheduler;
+mod state;
+mod wire;
+
+pub use ops::{PutRuleInput, TargetFailure};
+pub use put::{PutEventsEntry, PutEventsResult};
+pub use state::{Bus, InputTransformer, Rule, Target};
+
+use crate::logs::LogsService;
+use crate::sns::SnsService;
+use crate::sqs::SqsService;
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsRequest, AwsResponse};
+use state::Regions;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The EventBridge service. Cheap to clone: the scheduler task holds a clone.
+#[derive(Clone)]
+pub struct EventsService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<Store>,
+    regions: Mutex<Regions>,
+    /// Next firing (ms) of every enabled scheduled rule, by (region, rule name).
+    next_fire: Mutex<HashMap<(String, String), i64>>,
+    /// Wakes the scheduler when a schedule changes.
+    wake: tokio::sync::Notify,
+    account_id: String,
+    sqs: Arc<SqsService>,
+    sns: Arc<SnsService>,
+    logs: Arc<LogsService>,
+}
+
+impl EventsService {
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        sqs: Arc<SqsService>,
+        sns: Arc<SnsService>,
+        logs: Arc<LogsService>,
+    ) -> Result<Self, StoreError> {
+        store.migrate("events", state::MIGRATIONS)?;
+        let (regions, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: events: skipped unreadable stored record: {p}");
+        }
+        let svc = EventsService {
+            inner: Arc::new(Inner {
+                store,
+                regions: Mutex::new(regions),
+                next_fire: Mutex::new(HashMap::new()),
+                wake: tokio::sync::Notify::new(),
+                account_id: config.account_id.clone(),
+                sqs,
+                sns,
+                logs,
+            }),
+        };
+        svc.reschedule_all();
+        scheduler::start(svc.clone());
+        Ok(svc)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Regions> {
+        self.inner.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn account(&self) -> &str {
+        &self.inner.account_id
+    }
+
+    pub fn bus_arn(&self, region: &str, bus: &str) -> String {
+        format!("arn:aws:events:{region}:{}:event-bus/{bus}", self.account())
+    }
+
+    /// `rule/NAME` on the default bus, `rule/BUS/NAME` on any other, as AWS forms them.
+    pub fn rule_arn(&self, region: &str, bus: &str, name: &str) -> String {
+        if bus == state::DEFAULT_BUS {
+            format!("arn:aws:events:{region}:{}:rule/{name}", self.account())
+        } else {
+            format!(
+                "arn:aws:events:{region}:{}:rule/{bus}/{name}",
+                self.account()
+            )
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for EventsService {
+    fn name(&self) -> &'static str {
+        "events"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}
