@@ -41,7 +41,8 @@ pub use api::*;
 pub use engine::{Engine, EngineConfig};
 pub use error::EngineError;
 pub use provider::{
-    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+    CUSTOM_RESOURCE, Observed, Provider, ProviderContext, ProviderError, ProviderOutcome,
+    ProviderRegistry,
 };
 pub use status::StackStatus;
 pub use world::World;

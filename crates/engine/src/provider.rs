@@ -161,6 +161,9 @@ pub trait Provider: Send + Sync {
     }
 }
 
+/// The type whose provider also serves every `Custom::*` type.
+pub const CUSTOM_RESOURCE: &str = "AWS::CloudFormation::CustomResource";
+
 /// Resource type name → provider. A new resource type is one module and one `register` line.
 #[derive(Default, Clone)]
 pub struct ProviderRegistry {
@@ -172,8 +175,15 @@ impl ProviderRegistry {
         self.providers.insert(resource_type.to_string(), provider);
     }
 
+    /// The provider of a type. Every `Custom::<name>` type is a custom resource, served by
+    /// the provider registered for `AWS::CloudFormation::CustomResource`.
     pub fn get(&self, resource_type: &str) -> Option<&Arc<dyn Provider>> {
-        self.providers.get(resource_type)
+        self.providers.get(resource_type).or_else(|| {
+            resource_type
+                .starts_with("Custom::")
+                .then(|| self.providers.get(CUSTOM_RESOURCE))
+                .flatten()
+        })
     }
 
     pub fn types(&self) -> impl Iterator<Item = &str> {

@@ -7,7 +7,9 @@
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
 pub mod cloudformation;
+pub mod custom;
 pub mod gateway;
+pub mod lambda;
 pub mod providers;
 pub mod s3;
 pub mod sns;

@@ -8,6 +8,8 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+use crate::custom::{CustomResourceProvider, Responses};
+use crate::lambda::LambdaService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -35,6 +37,9 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub lambda: Arc<LambdaService>,
+    /// Where custom resource handlers' responses arrive (the gateway serves the ResponseURL).
+    pub responses: Arc<Responses>,
 }
 
 /// Every provider of this crate's services.
@@ -44,6 +49,15 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::lambda::provider::register(&mut r, services);
+    r.register(
+        cumulo_engine::CUSTOM_RESOURCE,
+        Arc::new(CustomResourceProvider::new(
+            services.lambda.clone(),
+            services.sns.clone(),
+            services.responses.clone(),
+        )),
+    );
     r
 }
 
@@ -227,11 +241,17 @@ pub(crate) mod test_support {
         let store = Arc::new(Store::in_memory().expect("store"));
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
+        let s3 = Arc::new(S3Service::new(store.clone(), &config).expect("s3"));
+        let lambda = Arc::new(
+            LambdaService::new(store.clone(), &config, s3.clone(), sqs.clone()).expect("lambda"),
+        );
         ProviderServices {
-            s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
+            s3,
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
             ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
             sqs,
+            lambda,
+            responses: Arc::new(Responses::default()),
         }
     }
 
