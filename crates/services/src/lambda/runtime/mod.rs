@@ -23,6 +23,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+/// Environment variables passed from cumulo's environment to every function process.
+const NETWORK_ENV: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
 /// An idle environment unused this long is stopped (AWS recycles idle ones after minutes).
 const IDLE_LIMIT: Duration = Duration::from_secs(300);
 
@@ -201,6 +214,14 @@ impl Executor {
             ("CUMULO_ENDPOINT_HOSTS".into(), endpoint_hosts(host)),
             ("CUMULO_ENDPOINT_PORT".into(), port.to_string()),
         ];
+        // The machine's network settings (proxies, extra CA certificates) reach functions, so a
+        // handler's outbound calls (and the on-demand SDK install) work as cumulo's own do.
+        for (k, v) in std::env::vars() {
+            let network = NETWORK_ENV.contains(&k.as_str()) || k.starts_with("npm_config_");
+            if network && !envs.iter().any(|(key, _)| key == &k) {
+                envs.push((k, v));
+            }
+        }
         let script = match fam {
             Some(Family::Node) => {
                 let sdk = self.node_sdk_dir();
@@ -229,12 +250,10 @@ impl Executor {
                 shims.join("python/bootstrap.py")
             }
         };
-        // The function's own variables, except the reserved ones AWS sets itself.
+        // The function's own variables win (the reserved ones were refused when set).
         for (k, v) in &l.config.environment {
-            if !envs.iter().any(|(key, _)| key == k) || k == "PATH" || k == "LANG" || k == "TZ" {
-                envs.retain(|(key, _)| key != k);
-                envs.push((k.clone(), v.clone()));
-            }
+            envs.retain(|(key, _)| key != k);
+            envs.push((k.clone(), v.clone()));
         }
         let spawn = Spawn {
             interpreter,
