@@ -223,7 +223,13 @@ impl Gateway {
         });
         let responses = Arc::new(crate::custom::Responses::default());
         let (st, cf, r) = (store.clone(), config.clone(), responses.clone());
-        let (b, q, t, p, l) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone(), lambda.clone());
+        let (b, q, t, p, l) = (
+            s3.clone(),
+            sqs.clone(),
+            sns.clone(),
+            ssm.clone(),
+            lambda.clone(),
+        );
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,

@@ -22,7 +22,11 @@ pub struct CustomResourceProvider {
 
 impl CustomResourceProvider {
     /// The wait comes from `CUMULO_CUSTOM_RESOURCE_TIMEOUT` (seconds) when set.
-    pub fn new(lambda: Arc<LambdaService>, sns: Arc<SnsService>, responses: Arc<Responses>) -> Self {
+    pub fn new(
+        lambda: Arc<LambdaService>,
+        sns: Arc<SnsService>,
+        responses: Arc<Responses>,
+    ) -> Self {
         let timeout = std::env::var("CUMULO_CUSTOM_RESOURCE_TIMEOUT")
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
@@ -48,7 +52,9 @@ fn stringify(v: &Value) -> Value {
         Value::Number(n) => Value::String(n.to_string()),
         Value::Bool(b) => Value::String(b.to_string()),
         Value::Array(a) => Value::Array(a.iter().map(stringify).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), stringify(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), stringify(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -99,13 +105,14 @@ impl CustomResourceProvider {
         if let Some(o) = old {
             request["OldResourceProperties"] = stringify(&Value::Object(o.clone()));
         }
-        let result = self
-            .deliver(ctx, &token, &request, &host, &mut rx)
-            .await;
+        let result = self.deliver(ctx, &token, &request, &host, &mut rx).await;
         self.responses.forget(&response_token);
         let answer = result?;
         check_answer(&answer, &request_id, ctx)?;
-        let status = answer.get("Status").and_then(Value::as_str).unwrap_or_default();
+        let status = answer
+            .get("Status")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         match status {
             "SUCCESS" => {}
             "FAILED" => {
@@ -167,7 +174,12 @@ impl CustomResourceProvider {
             };
             self.sns
                 .publish(&region, &format!("http://{host}"), input)
-                .map_err(|e| failed(format!("Failed to publish the request to {token}: {}", e.message)))?;
+                .map_err(|e| {
+                    failed(format!(
+                        "Failed to publish the request to {token}: {}",
+                        e.message
+                    ))
+                })?;
             return self.wait(rx).await;
         }
         if !token.starts_with("arn:aws:lambda:") {
@@ -198,7 +210,11 @@ impl CustomResourceProvider {
         if out.function_error.is_some() {
             let msg = serde_json::from_slice::<Value>(&out.payload)
                 .ok()
-                .and_then(|v| v.get("errorMessage").and_then(Value::as_str).map(str::to_string))
+                .and_then(|v| {
+                    v.get("errorMessage")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
                 .unwrap_or_else(|| String::from_utf8_lossy(&out.payload).into_owned());
             return Err(failed(format!(
                 "cumulo: the custom resource's function {token} failed without sending a response: {msg}"
@@ -228,7 +244,11 @@ impl CustomResourceProvider {
 }
 
 /// The response must be for this request, as CloudFormation checks.
-fn check_answer(answer: &Value, request_id: &str, ctx: &ProviderContext) -> Result<(), ProviderError> {
+fn check_answer(
+    answer: &Value,
+    request_id: &str,
+    ctx: &ProviderContext,
+) -> Result<(), ProviderError> {
     let field = |k: &str| answer.get(k).and_then(Value::as_str);
     if !answer.is_object() {
         return Err(failed("Invalid response object: expected a JSON object"));
@@ -292,7 +312,10 @@ impl Provider for CustomResourceProvider {
         let a = self
             .call(ctx, "Update", Some(physical_id), &new, Some(&old))
             .await?;
-        let physical = a.physical_id.clone().unwrap_or_else(|| physical_id.to_string());
+        let physical = a
+            .physical_id
+            .clone()
+            .unwrap_or_else(|| physical_id.to_string());
         Ok(outcome(a, physical))
     }
 

@@ -1,8 +1,8 @@
 //! The ResponseURL endpoint: pending requests by token, and the PUT that answers one.
 
 use cumulo_wire::{AwsRequest, AwsResponse};
-use md5::{Digest, Md5};
 use http::{Method, StatusCode};
+use md5::{Digest, Md5};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

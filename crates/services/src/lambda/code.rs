@@ -33,12 +33,14 @@ pub fn validate(zip: &[u8]) -> Result<(), AwsError> {
             ),
         ));
     }
-    zip::ZipArchive::new(Cursor::new(zip)).map(|_| ()).map_err(|_| {
-        AwsError::bad_request(
-            "InvalidParameterValueException",
-            "Could not unzip uploaded file. Please check your file, then try to upload again.",
-        )
-    })
+    zip::ZipArchive::new(Cursor::new(zip))
+        .map(|_| ())
+        .map_err(|_| {
+            AwsError::bad_request(
+                "InvalidParameterValueException",
+                "Could not unzip uploaded file. Please check your file, then try to upload again.",
+            )
+        })
 }
 
 /// Unpacks `zip` into `dir` unless it is already there. Unpacks beside it and renames, so a
@@ -51,8 +53,7 @@ pub fn unpack(zip: &[u8], dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(parent)?;
     let tmp = parent.join(format!(".unpack-{}", uuid::Uuid::new_v4()));
     let result = (|| {
-        let mut archive =
-            zip::ZipArchive::new(Cursor::new(zip)).map_err(std::io::Error::other)?;
+        let mut archive = zip::ZipArchive::new(Cursor::new(zip)).map_err(std::io::Error::other)?;
         archive.extract(&tmp).map_err(std::io::Error::other)?;
         std::fs::rename(&tmp, dir)
     })();

@@ -33,7 +33,9 @@ pub struct MappingInput {
 fn mapping_not_found(uuid: &str) -> AwsError {
     AwsError::not_found(
         "ResourceNotFoundException",
-        format!("The resource you requested does not exist. (Service: Lambda, Status Code: 404, Request ID: {uuid})"),
+        format!(
+            "The resource you requested does not exist. (Service: Lambda, Status Code: 404, Request ID: {uuid})"
+        ),
     )
 }
 
@@ -450,7 +452,10 @@ const UNSUPPORTED: &[&str] = &[
 ];
 
 fn mapping_input(b: &Body) -> Result<MappingInput, AwsError> {
-    if let Some(k) = UNSUPPORTED.iter().find(|k| b.get(**k).is_some_and(|v| !v.is_null())) {
+    if let Some(k) = UNSUPPORTED
+        .iter()
+        .find(|k| b.get(**k).is_some_and(|v| !v.is_null()))
+    {
         return Err(invalid_parameter(format!(
             "cumulo: {k} is not supported for event source mappings"
         )));
@@ -479,14 +484,25 @@ fn mapping_input(b: &Body) -> Result<MappingInput, AwsError> {
 }
 
 /// The event-source-mappings routes (`rest` is the path after `/2015-03-31/event-source-mappings`).
-pub(super) fn wire(core: &Arc<Lambda>, req: &AwsRequest, rest: &[&str]) -> Result<AwsResponse, AwsError> {
+pub(super) fn wire(
+    core: &Arc<Lambda>,
+    req: &AwsRequest,
+    rest: &[&str],
+) -> Result<AwsResponse, AwsError> {
     let region = req.region.as_str();
-    let host = if req.host.is_empty() { "localhost:4566" } else { req.host.as_str() };
+    let host = if req.host.is_empty() {
+        "localhost:4566"
+    } else {
+        req.host.as_str()
+    };
     match (&req.method, rest) {
         (&Method::POST, []) => {
             let input = mapping_input(&body(req)?)?;
             let m = core.create_event_source_mapping(region, input, host)?;
-            Ok(ok(StatusCode::ACCEPTED, mapping_json(core, &m, Some("Creating"))))
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Creating")),
+            ))
         }
         (&Method::GET, []) => {
             let list = core.list_event_source_mappings(
@@ -504,11 +520,17 @@ pub(super) fn wire(core: &Arc<Lambda>, req: &AwsRequest, rest: &[&str]) -> Resul
         (&Method::PUT, [uuid]) => {
             let input = mapping_input(&body(req)?)?;
             let m = core.update_event_source_mapping(region, uuid, input)?;
-            Ok(ok(StatusCode::ACCEPTED, mapping_json(core, &m, Some("Updating"))))
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Updating")),
+            ))
         }
         (&Method::DELETE, [uuid]) => {
             let m = core.delete_event_source_mapping(uuid)?;
-            Ok(ok(StatusCode::ACCEPTED, mapping_json(core, &m, Some("Deleting"))))
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Deleting")),
+            ))
         }
         _ => Err(AwsError::not_implemented(
             "lambda",

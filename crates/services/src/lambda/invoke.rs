@@ -59,7 +59,9 @@ impl Lambda {
         if let Err(e) = serde_json::from_slice::<serde_json::Value>(&payload) {
             return Err(AwsError::bad_request(
                 "InvalidRequestContentException",
-                format!("Could not parse request body into json: Could not parse payload into json: {e}"),
+                format!(
+                    "Could not parse request body into json: Could not parse payload into json: {e}"
+                ),
             ));
         }
         let (f, resolved) = self.resolve(region, name_or_arn, qualifier)?;
@@ -75,7 +77,10 @@ impl Lambda {
                 "TooManyRequestsException",
                 "Rate Exceeded.",
             )
-            .with_extra("Reason", "ReservedFunctionConcurrentInvocationLimitExceeded"));
+            .with_extra(
+                "Reason",
+                "ReservedFunctionConcurrentInvocationLimitExceeded",
+            ));
         }
         let executed_version = resolved.version.clone();
         if kind == InvocationType::DryRun {

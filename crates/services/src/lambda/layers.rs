@@ -108,11 +108,7 @@ impl Lambda {
         })?;
         let _ = region;
         self.get_layer_version(&layer_region, &name, version)
-            .map_err(|_| {
-                invalid_parameter(format!(
-                    "Layer version {arn} does not exist."
-                ))
-            })
+            .map_err(|_| invalid_parameter(format!("Layer version {arn} does not exist.")))
     }
 
     /// ListLayerVersions, newest first.
@@ -177,7 +173,11 @@ impl Lambda {
     }
 
     /// The unpacked directories of a function's layers, in its order.
-    pub(super) fn layer_dirs(&self, region: &str, arns: &[String]) -> Result<Vec<PathBuf>, AwsError> {
+    pub(super) fn layer_dirs(
+        &self,
+        region: &str,
+        arns: &[String],
+    ) -> Result<Vec<PathBuf>, AwsError> {
         arns.iter()
             .map(|arn| {
                 let (_, v) = self.layer_version_by_arn(region, arn)?;

@@ -16,13 +16,52 @@ use std::sync::Arc;
 /// Every runtime identifier in AWS's model: all are accepted and stored; which of them can run
 /// here is decided at invoke time (`runtime::interpreters`).
 pub const RUNTIMES: &[&str] = &[
-    "nodejs", "nodejs4.3", "nodejs6.10", "nodejs8.10", "nodejs10.x", "nodejs12.x", "nodejs14.x",
-    "nodejs16.x", "java8", "java8.al2", "java11", "python2.7", "python3.6", "python3.7",
-    "python3.8", "python3.9", "dotnetcore1.0", "dotnetcore2.0", "dotnetcore2.1", "dotnetcore3.1",
-    "dotnet6", "dotnet8", "nodejs4.3-edge", "go1.x", "ruby2.5", "ruby2.7", "provided",
-    "provided.al2", "nodejs18.x", "python3.10", "java17", "ruby3.2", "ruby3.3", "ruby3.4",
-    "python3.11", "nodejs20.x", "provided.al2023", "python3.12", "java21", "python3.13",
-    "nodejs22.x", "nodejs24.x", "python3.14", "java25", "dotnet10", "ruby4.0",
+    "nodejs",
+    "nodejs4.3",
+    "nodejs6.10",
+    "nodejs8.10",
+    "nodejs10.x",
+    "nodejs12.x",
+    "nodejs14.x",
+    "nodejs16.x",
+    "java8",
+    "java8.al2",
+    "java11",
+    "python2.7",
+    "python3.6",
+    "python3.7",
+    "python3.8",
+    "python3.9",
+    "dotnetcore1.0",
+    "dotnetcore2.0",
+    "dotnetcore2.1",
+    "dotnetcore3.1",
+    "dotnet6",
+    "dotnet8",
+    "nodejs4.3-edge",
+    "go1.x",
+    "ruby2.5",
+    "ruby2.7",
+    "provided",
+    "provided.al2",
+    "nodejs18.x",
+    "python3.10",
+    "java17",
+    "ruby3.2",
+    "ruby3.3",
+    "ruby3.4",
+    "python3.11",
+    "nodejs20.x",
+    "provided.al2023",
+    "python3.12",
+    "java21",
+    "python3.13",
+    "nodejs22.x",
+    "nodejs24.x",
+    "python3.14",
+    "java25",
+    "dotnet10",
+    "ruby4.0",
 ];
 
 /// Environment variables the Lambda service sets itself, which a function may not set.
@@ -102,7 +141,10 @@ fn check_settings(
         return Err(validation(
             "runtime",
             r,
-            &format!("Member must satisfy enum value set: [{}]", RUNTIMES.join(", ")),
+            &format!(
+                "Member must satisfy enum value set: [{}]",
+                RUNTIMES.join(", ")
+            ),
         ));
     }
     if let Some(t) = timeout
@@ -161,9 +203,7 @@ fn check_settings(
 }
 
 fn check_role(role: &str) -> Result<(), AwsError> {
-    let ok = role.starts_with("arn:aws:iam::")
-        && role.contains(":role/")
-        && role.len() <= 2048;
+    let ok = role.starts_with("arn:aws:iam::") && role.contains(":role/") && role.len() <= 2048;
     if ok {
         Ok(())
     } else {
@@ -572,9 +612,7 @@ impl Lambda {
     /// Layer version ARNs checked to exist; their order is kept.
     fn check_layers(&self, region: &str, arns: &[String]) -> Result<Vec<String>, AwsError> {
         if arns.len() > 5 {
-            return Err(invalid_parameter(
-                "Cannot reference more than 5 layers.",
-            ));
+            return Err(invalid_parameter("Cannot reference more than 5 layers."));
         }
         for arn in arns {
             self.layer_version_by_arn(region, arn)?;

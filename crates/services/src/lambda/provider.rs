@@ -30,12 +30,23 @@ const MAPPING: &str = "AWS::Lambda::EventSourceMapping";
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     let core = s.lambda.core();
-    r.register(FUNCTION, Arc::new(FunctionProvider { lambda: s.lambda.clone() }));
+    r.register(
+        FUNCTION,
+        Arc::new(FunctionProvider {
+            lambda: s.lambda.clone(),
+        }),
+    );
     r.register(VERSION, Arc::new(VersionProvider { core: core.clone() }));
     r.register(ALIAS, Arc::new(AliasProvider { core: core.clone() }));
-    r.register(PERMISSION, Arc::new(PermissionProvider { core: core.clone() }));
+    r.register(
+        PERMISSION,
+        Arc::new(PermissionProvider { core: core.clone() }),
+    );
     r.register(URL, Arc::new(UrlProvider { core: core.clone() }));
-    r.register(LAYER_VERSION, Arc::new(LayerVersionProvider { core: core.clone() }));
+    r.register(
+        LAYER_VERSION,
+        Arc::new(LayerVersionProvider { core: core.clone() }),
+    );
     r.register(MAPPING, Arc::new(MappingProvider { core }));
 }
 
@@ -106,18 +117,36 @@ const FUNCTION_KNOWN: &[&str] = &[
 ];
 
 const FUNCTION_UNSUPPORTED: &[(&str, &str)] = &[
-    ("CapacityProviderConfig", "Lambda Managed Instances are not emulated"),
+    (
+        "CapacityProviderConfig",
+        "Lambda Managed Instances are not emulated",
+    ),
     ("CodeSigningConfigArn", "code signing is not emulated"),
-    ("DeadLetterConfig", "dead-letter queues of asynchronous invocations are not emulated"),
+    (
+        "DeadLetterConfig",
+        "dead-letter queues of asynchronous invocations are not emulated",
+    ),
     ("DurableConfig", "durable functions are not emulated"),
     ("FileSystemConfigs", "EFS mounts are not emulated"),
-    ("FunctionScalingConfig", "scaling configuration is not emulated"),
-    ("ImageConfig", "container image functions need a container engine, which cumulo does not use"),
-    ("KmsKeyArn", "environment encryption with a customer key is not emulated"),
+    (
+        "FunctionScalingConfig",
+        "scaling configuration is not emulated",
+    ),
+    (
+        "ImageConfig",
+        "container image functions need a container engine, which cumulo does not use",
+    ),
+    (
+        "KmsKeyArn",
+        "environment encryption with a customer key is not emulated",
+    ),
     ("LoggingConfig", "logging configuration is not emulated"),
     ("PublishToLatestPublished", "not emulated"),
     ("RecursiveLoop", "recursive loop detection is not emulated"),
-    ("RuntimeManagementConfig", "runtime management is not emulated"),
+    (
+        "RuntimeManagementConfig",
+        "runtime management is not emulated",
+    ),
     ("SnapStart", "SnapStart is not emulated"),
     ("TenancyConfig", "tenant isolation is not emulated"),
     ("VpcConfig", "functions run on the host, not in a VPC"),
@@ -197,7 +226,10 @@ fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderE
 
 /// The package a `Code` property stands for. Inline `ZipFile` source becomes `index.js` /
 /// `index.py` (by runtime) in a one-file zip, as CloudFormation does.
-fn code_input(props: &Map<String, Value>, runtime: Option<&str>) -> Result<CodeInput, ProviderError> {
+fn code_input(
+    props: &Map<String, Value>,
+    runtime: Option<&str>,
+) -> Result<CodeInput, ProviderError> {
     let code = sub_object(props, "Code")?.ok_or_else(|| {
         ProviderError::Failed(
             "Properties validation failed for resource with message: #: required key [Code] not found".into(),
@@ -222,8 +254,9 @@ fn code_input(props: &Map<String, Value>, runtime: Option<&str>) -> Result<CodeI
             Some(r) if r.starts_with("python") => "index.py",
             _ => "index.js",
         };
-        let zip = code::single_file_zip(file, src.as_bytes())
-            .map_err(|e| ProviderError::Failed(format!("cumulo: could not build the inline package: {e}")))?;
+        let zip = code::single_file_zip(file, src.as_bytes()).map_err(|e| {
+            ProviderError::Failed(format!("cumulo: could not build the inline package: {e}"))
+        })?;
         return Ok(CodeInput::Zip(zip));
     }
     match (scalar(code, "S3Bucket")?, scalar(code, "S3Key")?) {
@@ -277,7 +310,11 @@ fn function_outcome(ctx: &ProviderContext, core: &Lambda, name: &str) -> Provide
 
 #[async_trait::async_trait]
 impl Provider for FunctionProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(FUNCTION, properties)?;
         let p = function_props(&props)?;
         let code = code_input(&props, p.runtime.as_deref())?;
@@ -306,9 +343,11 @@ impl Provider for FunctionProvider {
             code,
             publish: false,
         };
-        core.create_function(&ctx.region, input).map_err(|e| fail(ctx, e))?;
+        core.create_function(&ctx.region, input)
+            .map_err(|e| fail(ctx, e))?;
         if let Some(c) = p.concurrency {
-            core.put_concurrency(&ctx.region, &name, Some(c)).map_err(|e| fail(ctx, e))?;
+            core.put_concurrency(&ctx.region, &name, Some(c))
+                .map_err(|e| fail(ctx, e))?;
         }
         settled(&core, ctx, &name).await?;
         Ok(function_outcome(ctx, &core, &name))
@@ -355,17 +394,28 @@ impl Provider for FunctionProvider {
         let wanted: BTreeMap<String, String> = tags(ctx, &new)?.into_iter().collect();
         let arn = function_arn(region, core.account_id(), physical_id, None);
         let current = core.list_tags(region, &arn).map_err(|e| fail(ctx, e))?;
-        let gone: Vec<String> = current.keys().filter(|k| !wanted.contains_key(*k)).cloned().collect();
+        let gone: Vec<String> = current
+            .keys()
+            .filter(|k| !wanted.contains_key(*k))
+            .cloned()
+            .collect();
         if !gone.is_empty() {
-            core.untag_resource(region, &arn, &gone).map_err(|e| fail(ctx, e))?;
+            core.untag_resource(region, &arn, &gone)
+                .map_err(|e| fail(ctx, e))?;
         }
         if !wanted.is_empty() {
-            core.tag_resource(region, &arn, wanted).map_err(|e| fail(ctx, e))?;
+            core.tag_resource(region, &arn, wanted)
+                .map_err(|e| fail(ctx, e))?;
         }
         Ok(function_outcome(ctx, &core, physical_id))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
         match self.lambda.delete_function(&ctx.region, physical_id, None) {
             Ok(()) => Ok(()),
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
@@ -373,7 +423,12 @@ impl Provider for FunctionProvider {
         }
     }
 
-    async fn read(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<Option<Observed>, ProviderError> {
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
         let f = match self.lambda.function(&ctx.region, physical_id) {
             Ok(f) => f,
             Err(e) if e.status == http::StatusCode::NOT_FOUND => return Ok(None),
@@ -389,7 +444,10 @@ impl Provider for FunctionProvider {
         props.insert("Timeout".into(), json!(c.timeout));
         props.insert("MemorySize".into(), json!(c.memory_size));
         props.insert("Architectures".into(), json!(c.architectures));
-        props.insert("EphemeralStorage".into(), json!({"Size": c.ephemeral_storage}));
+        props.insert(
+            "EphemeralStorage".into(),
+            json!({"Size": c.ephemeral_storage}),
+        );
         props.insert("PackageType".into(), json!("Zip"));
         if !c.environment.is_empty() {
             props.insert("Environment".into(), json!({"Variables": c.environment}));
@@ -401,7 +459,11 @@ impl Provider for FunctionProvider {
             props.insert("ReservedConcurrentExecutions".into(), json!(n));
         }
         if !f.tags.is_empty() {
-            let t: Vec<Value> = f.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect();
+            let t: Vec<Value> = f
+                .tags
+                .iter()
+                .map(|(k, v)| json!({"Key": k, "Value": v}))
+                .collect();
             props.insert("Tags".into(), Value::Array(t));
         }
         let core = self.lambda.core();
@@ -420,20 +482,37 @@ struct VersionProvider {
 
 #[async_trait::async_trait]
 impl Provider for VersionProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(VERSION, properties)?;
         check_known(
             VERSION,
             &props,
             &["CodeSha256", "Description", "FunctionName"],
             &[
-                ("ProvisionedConcurrencyConfig", "provisioned concurrency is not emulated"),
+                (
+                    "ProvisionedConcurrencyConfig",
+                    "provisioned concurrency is not emulated",
+                ),
                 ("RuntimePolicy", "runtime management is not emulated"),
-                ("FunctionScalingConfig", "scaling configuration is not emulated"),
+                (
+                    "FunctionScalingConfig",
+                    "scaling configuration is not emulated",
+                ),
             ],
         )?;
         let function = required(&props, "FunctionName")?;
-        settled(&self.core, ctx, &super::names::parse_function(&function).map_err(|e| fail(ctx, e))?.0).await?;
+        settled(
+            &self.core,
+            ctx,
+            &super::names::parse_function(&function)
+                .map_err(|e| fail(ctx, e))?
+                .0,
+        )
+        .await?;
         let (f, v) = self
             .core
             .publish_version(
@@ -448,21 +527,48 @@ impl Provider for VersionProvider {
         let mut attributes = Map::new();
         attributes.insert("FunctionArn".into(), json!(arn));
         attributes.insert("Version".into(), json!(v));
-        Ok(ProviderOutcome { physical_id: arn, attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: arn,
+            attributes,
+            ..Default::default()
+        })
     }
 
     /// Every property but the unsupported ones is createOnly: nothing to change in place.
-    async fn update(&self, ctx: &ProviderContext, physical_id: &str, _old: &Value, new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(VERSION, new)?;
-        check_known(VERSION, &props, &["CodeSha256", "Description", "FunctionName"], &[])?;
-        let (_, r) = self.core.resolve(&ctx.region, physical_id, None).map_err(|e| fail(ctx, e))?;
+        check_known(
+            VERSION,
+            &props,
+            &["CodeSha256", "Description", "FunctionName"],
+            &[],
+        )?;
+        let (_, r) = self
+            .core
+            .resolve(&ctx.region, physical_id, None)
+            .map_err(|e| fail(ctx, e))?;
         let mut attributes = Map::new();
         attributes.insert("FunctionArn".into(), json!(physical_id));
         attributes.insert("Version".into(), json!(r.version));
-        Ok(ProviderOutcome { physical_id: physical_id.to_string(), attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
         match self.core.delete_function(&ctx.region, physical_id, None) {
             Ok(()) => Ok(()),
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
@@ -494,18 +600,35 @@ fn alias_routing(props: &Map<String, Value>) -> Result<BTreeMap<String, f64>, Pr
     Ok(out)
 }
 
-const ALIAS_KNOWN: &[&str] = &["Description", "FunctionName", "FunctionVersion", "Name", "RoutingConfig"];
-const ALIAS_UNSUPPORTED: &[(&str, &str)] = &[("ProvisionedConcurrencyConfig", "provisioned concurrency is not emulated")];
+const ALIAS_KNOWN: &[&str] = &[
+    "Description",
+    "FunctionName",
+    "FunctionVersion",
+    "Name",
+    "RoutingConfig",
+];
+const ALIAS_UNSUPPORTED: &[(&str, &str)] = &[(
+    "ProvisionedConcurrencyConfig",
+    "provisioned concurrency is not emulated",
+)];
 
 fn alias_outcome(arn: String) -> ProviderOutcome {
     let mut attributes = Map::new();
     attributes.insert("AliasArn".into(), json!(arn));
-    ProviderOutcome { physical_id: arn, attributes, ..Default::default() }
+    ProviderOutcome {
+        physical_id: arn,
+        attributes,
+        ..Default::default()
+    }
 }
 
 #[async_trait::async_trait]
 impl Provider for AliasProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(ALIAS, properties)?;
         check_known(ALIAS, &props, ALIAS_KNOWN, ALIAS_UNSUPPORTED)?;
         let function = required(&props, "FunctionName")?;
@@ -520,11 +643,26 @@ impl Provider for AliasProvider {
                 alias_routing(&props)?,
             )
             .map_err(|e| fail(ctx, e))?;
-        let fname = self.core.function(&ctx.region, &function).map_err(|e| fail(ctx, e))?.name;
-        Ok(alias_outcome(function_arn(&ctx.region, self.core.account_id(), &fname, Some(&name))))
+        let fname = self
+            .core
+            .function(&ctx.region, &function)
+            .map_err(|e| fail(ctx, e))?
+            .name;
+        Ok(alias_outcome(function_arn(
+            &ctx.region,
+            self.core.account_id(),
+            &fname,
+            Some(&name),
+        )))
     }
 
-    async fn update(&self, ctx: &ProviderContext, physical_id: &str, _old: &Value, new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(ALIAS, new)?;
         check_known(ALIAS, &props, ALIAS_KNOWN, ALIAS_UNSUPPORTED)?;
         let function = required(&props, "FunctionName")?;
@@ -543,7 +681,12 @@ impl Provider for AliasProvider {
         Ok(alias_outcome(physical_id.to_string()))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
         let Ok((name, Some(alias))) = super::names::parse_function(physical_id) else {
             return Ok(());
         };
@@ -554,7 +697,12 @@ impl Provider for AliasProvider {
         }
     }
 
-    async fn read(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<Option<Observed>, ProviderError> {
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
         let Ok((name, Some(alias))) = super::names::parse_function(physical_id) else {
             return Ok(None);
         };
@@ -568,7 +716,10 @@ impl Provider for AliasProvider {
         props.insert("Name".into(), json!(a.name));
         props.insert("FunctionVersion".into(), json!(a.function_version));
         props.insert("Description".into(), json!(a.description));
-        Ok(Some(Observed { properties: props, attributes: alias_outcome(physical_id.to_string()).attributes }))
+        Ok(Some(Observed {
+            properties: props,
+            attributes: alias_outcome(physical_id.to_string()).attributes,
+        }))
     }
 }
 
@@ -580,14 +731,29 @@ struct PermissionProvider {
 
 #[async_trait::async_trait]
 impl Provider for PermissionProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(PERMISSION, properties)?;
         check_known(
             PERMISSION,
             &props,
-            &["Action", "FunctionName", "FunctionUrlAuthType", "Principal", "PrincipalOrgID", "SourceAccount", "SourceArn"],
             &[
-                ("EventSourceToken", "Alexa event source tokens are not emulated"),
+                "Action",
+                "FunctionName",
+                "FunctionUrlAuthType",
+                "Principal",
+                "PrincipalOrgID",
+                "SourceAccount",
+                "SourceArn",
+            ],
+            &[
+                (
+                    "EventSourceToken",
+                    "Alexa event source tokens are not emulated",
+                ),
                 ("InvokedViaFunctionUrl", "not emulated"),
             ],
         )?;
@@ -608,20 +774,42 @@ impl Provider for PermissionProvider {
             .map_err(|e| fail(ctx, e))?;
         let mut attributes = Map::new();
         attributes.insert("Id".into(), json!(id));
-        Ok(ProviderOutcome { physical_id: id, attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: id,
+            attributes,
+            ..Default::default()
+        })
     }
 
     /// Every property is createOnly.
-    async fn update(&self, _ctx: &ProviderContext, physical_id: &str, _old: &Value, _new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        _ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        _new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let mut attributes = Map::new();
         attributes.insert("Id".into(), json!(physical_id));
-        Ok(ProviderOutcome { physical_id: physical_id.to_string(), attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
         let props = object(PERMISSION, properties)?;
         let function = required(&props, "FunctionName")?;
-        match self.core.remove_permission(&ctx.region, &function, physical_id, None) {
+        match self
+            .core
+            .remove_permission(&ctx.region, &function, physical_id, None)
+        {
             Ok(()) => Ok(()),
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
             Err(e) => Err(fail(ctx, e)),
@@ -635,7 +823,13 @@ struct UrlProvider {
     core: Arc<Lambda>,
 }
 
-const URL_KNOWN: &[&str] = &["AuthType", "Cors", "InvokeMode", "Qualifier", "TargetFunctionArn"];
+const URL_KNOWN: &[&str] = &[
+    "AuthType",
+    "Cors",
+    "InvokeMode",
+    "Qualifier",
+    "TargetFunctionArn",
+];
 
 fn url_outcome(region: &str, arn: String, c: &super::model::UrlConfig) -> ProviderOutcome {
     let mut attributes = Map::new();
@@ -644,12 +838,20 @@ fn url_outcome(region: &str, arn: String, c: &super::model::UrlConfig) -> Provid
         "FunctionUrl".into(),
         json!(format!("https://{}.lambda-url.{region}.on.aws/", c.url_id)),
     );
-    ProviderOutcome { physical_id: arn, attributes, ..Default::default() }
+    ProviderOutcome {
+        physical_id: arn,
+        attributes,
+        ..Default::default()
+    }
 }
 
 #[async_trait::async_trait]
 impl Provider for UrlProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(URL, properties)?;
         check_known(URL, &props, URL_KNOWN, &[])?;
         let (arn, c) = self
@@ -666,7 +868,13 @@ impl Provider for UrlProvider {
         Ok(url_outcome(&ctx.region, arn, &c))
     }
 
-    async fn update(&self, ctx: &ProviderContext, _physical_id: &str, _old: &Value, new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(URL, new)?;
         check_known(URL, &props, URL_KNOWN, &[])?;
         let (arn, c) = self
@@ -683,7 +891,12 @@ impl Provider for UrlProvider {
         Ok(url_outcome(&ctx.region, arn, &c))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, _physical_id: &str, properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
         let props = object(URL, properties)?;
         match self.core.delete_url_config(
             &ctx.region,
@@ -705,12 +918,23 @@ struct LayerVersionProvider {
 
 #[async_trait::async_trait]
 impl Provider for LayerVersionProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(LAYER_VERSION, properties)?;
         check_known(
             LAYER_VERSION,
             &props,
-            &["CompatibleArchitectures", "CompatibleRuntimes", "Content", "Description", "LayerName", "LicenseInfo"],
+            &[
+                "CompatibleArchitectures",
+                "CompatibleRuntimes",
+                "Content",
+                "Description",
+                "LayerName",
+                "LicenseInfo",
+            ],
             &[],
         )?;
         let content = sub_object(&props, "Content")?.ok_or_else(|| {
@@ -738,18 +962,38 @@ impl Provider for LayerVersionProvider {
         let arn = format!("{}:{}", self.core.layer_arn(&ctx.region, &name), v.version);
         let mut attributes = Map::new();
         attributes.insert("LayerVersionArn".into(), json!(arn));
-        Ok(ProviderOutcome { physical_id: arn, attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: arn,
+            attributes,
+            ..Default::default()
+        })
     }
 
     /// Every property is createOnly.
-    async fn update(&self, _ctx: &ProviderContext, physical_id: &str, _old: &Value, _new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        _ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        _new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let mut attributes = Map::new();
         attributes.insert("LayerVersionArn".into(), json!(physical_id));
-        Ok(ProviderOutcome { physical_id: physical_id.to_string(), attributes, ..Default::default() })
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<(), ProviderError> {
-        let Some((region, name, version)) = super::names::parse_layer_version_arn(physical_id) else {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let Some((region, name, version)) = super::names::parse_layer_version_arn(physical_id)
+        else {
             return Ok(());
         };
         self.core
@@ -775,16 +1019,36 @@ const MAPPING_KNOWN: &[&str] = &[
 
 fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderError> {
     let unsupported: Vec<(&str, &str)> = [
-        "AmazonManagedKafkaEventSourceConfig", "BisectBatchOnFunctionError", "DestinationConfig",
-        "DocumentDBEventSourceConfig", "FilterCriteria", "KmsKeyArn", "LoggingConfig",
-        "MaximumRecordAgeInSeconds", "MaximumRetryAttempts", "MetricsConfig",
-        "ParallelizationFactor", "ProvisionedPollerConfig", "Queues", "ScalingConfig",
-        "SelfManagedEventSource", "SelfManagedKafkaEventSourceConfig",
-        "SourceAccessConfigurations", "StartingPosition", "StartingPositionTimestamp", "Tags",
-        "Topics", "TumblingWindowInSeconds",
+        "AmazonManagedKafkaEventSourceConfig",
+        "BisectBatchOnFunctionError",
+        "DestinationConfig",
+        "DocumentDBEventSourceConfig",
+        "FilterCriteria",
+        "KmsKeyArn",
+        "LoggingConfig",
+        "MaximumRecordAgeInSeconds",
+        "MaximumRetryAttempts",
+        "MetricsConfig",
+        "ParallelizationFactor",
+        "ProvisionedPollerConfig",
+        "Queues",
+        "ScalingConfig",
+        "SelfManagedEventSource",
+        "SelfManagedKafkaEventSourceConfig",
+        "SourceAccessConfigurations",
+        "StartingPosition",
+        "StartingPositionTimestamp",
+        "Tags",
+        "Topics",
+        "TumblingWindowInSeconds",
     ]
     .iter()
-    .map(|k| (*k, "only SQS event sources with batching settings are emulated"))
+    .map(|k| {
+        (
+            *k,
+            "only SQS event sources with batching settings are emulated",
+        )
+    })
     .collect();
     check_known(MAPPING, props, MAPPING_KNOWN, &unsupported)?;
     let types = strings(props, "FunctionResponseTypes")?;
@@ -803,14 +1067,25 @@ fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
     attributes.insert("Id".into(), json!(uuid));
     attributes.insert(
         "EventSourceMappingArn".into(),
-        json!(format!("arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}", core.account_id())),
+        json!(format!(
+            "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
+            core.account_id()
+        )),
     );
-    ProviderOutcome { physical_id: uuid.to_string(), attributes, ..Default::default() }
+    ProviderOutcome {
+        physical_id: uuid.to_string(),
+        attributes,
+        ..Default::default()
+    }
 }
 
 #[async_trait::async_trait]
 impl Provider for MappingProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(MAPPING, properties)?;
         let input = mapping_input(&props)?;
         let m = self
@@ -820,7 +1095,13 @@ impl Provider for MappingProvider {
         Ok(mapping_outcome(&self.core, &ctx.region, &m.uuid))
     }
 
-    async fn update(&self, ctx: &ProviderContext, physical_id: &str, _old: &Value, new: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(MAPPING, new)?;
         let mut input = mapping_input(&props)?;
         input.event_source_arn = None;
@@ -833,7 +1114,12 @@ impl Provider for MappingProvider {
         Ok(mapping_outcome(&self.core, &ctx.region, physical_id))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, _properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
         match self.core.delete_event_source_mapping(physical_id) {
             Ok(_) => Ok(()),
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),

@@ -103,7 +103,11 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(State, Vec<String>)> {
     let mut problems = Vec::new();
     let mut stmt = conn.prepare("SELECT region, name, data FROM lambda_functions")?;
     let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
     })?;
     for row in rows {
         let (region, name, data) = row?;
@@ -119,7 +123,11 @@ pub fn load(conn: &Connection) -> rusqlite::Result<(State, Vec<String>)> {
     }
     let mut stmt = conn.prepare("SELECT region, name, data FROM lambda_layers")?;
     let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
     })?;
     for row in rows {
         let (region, name, data) = row?;

@@ -205,7 +205,12 @@ impl Lambda {
         })
     }
 
-    pub fn get_alias(&self, region: &str, name_or_arn: &str, alias: &str) -> Result<Alias, AwsError> {
+    pub fn get_alias(
+        &self,
+        region: &str,
+        name_or_arn: &str,
+        alias: &str,
+    ) -> Result<Alias, AwsError> {
         let f = self.function(region, name_or_arn)?;
         f.aliases
             .get(alias)
@@ -266,7 +271,12 @@ impl Lambda {
         })
     }
 
-    pub fn delete_alias(&self, region: &str, name_or_arn: &str, alias: &str) -> Result<(), AwsError> {
+    pub fn delete_alias(
+        &self,
+        region: &str,
+        name_or_arn: &str,
+        alias: &str,
+    ) -> Result<(), AwsError> {
         let (name, _) = parse_function(name_or_arn)?;
         self.mutate(region, &name, |f| {
             f.aliases.remove(alias);

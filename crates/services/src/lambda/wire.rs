@@ -53,7 +53,10 @@ pub(super) fn s<'a>(b: &'a Body, k: &str) -> Result<Option<&'a str>, AwsError> {
 pub(super) fn i(b: &Body, k: &str) -> Result<Option<i64>, AwsError> {
     match b.get(k) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_i64().map(Some).ok_or_else(|| serialization(k, "an integer")),
+        Some(v) => v
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| serialization(k, "an integer")),
     }
 }
 
@@ -70,7 +73,11 @@ pub(super) fn strings(b: &Body, k: &str) -> Result<Option<Vec<String>>, AwsError
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| serialization(k, "a list of strings")))
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| serialization(k, "a list of strings"))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
         Some(_) => Err(serialization(k, "a list of strings")),
@@ -250,7 +257,14 @@ fn url_json(region: &str, arn: &str, c: &UrlConfig) -> Value {
     v
 }
 
-fn layer_version_json(core: &Lambda, region: &str, host: &str, name: &str, v: &LayerVersion, full: bool) -> Value {
+fn layer_version_json(
+    core: &Lambda,
+    region: &str,
+    host: &str,
+    name: &str,
+    v: &LayerVersion,
+    full: bool,
+) -> Value {
     let layer_arn = core.layer_arn(region, name);
     let mut out = json!({
         "LayerVersionArn": format!("{layer_arn}:{}", v.version),
@@ -373,13 +387,8 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 code_input(Some(&Value::Object(b.clone())))?
             };
             let publish = flag(&b, "Publish")?.unwrap_or(false);
-            let (f, version) = core.update_function_code(
-                region,
-                name,
-                &code,
-                publish,
-                s(&b, "RevisionId")?,
-            )?;
+            let (f, version) =
+                core.update_function_code(region, name, &code, publish, s(&b, "RevisionId")?)?;
             let cfg = version_config(&f, &version);
             Ok(ok(
                 StatusCode::OK,
@@ -417,9 +426,19 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
             let alias_name = s(&b, "Name")?.ok_or_else(|| missing("Name"))?;
             let version = s(&b, "FunctionVersion")?.ok_or_else(|| missing("FunctionVersion"))?;
             let routing = routing(&b)?.unwrap_or_default();
-            let a = core.create_alias(region, name, alias_name, version, s(&b, "Description")?, routing)?;
+            let a = core.create_alias(
+                region,
+                name,
+                alias_name,
+                version,
+                s(&b, "Description")?,
+                routing,
+            )?;
             let fname = core.function(region, name)?.name;
-            Ok(ok(StatusCode::CREATED, alias_json(region, core.account_id(), &fname, &a)))
+            Ok(ok(
+                StatusCode::CREATED,
+                alias_json(region, core.account_id(), &fname, &a),
+            ))
         }
         (Method::GET, ["2015-03-31", "functions", name, "aliases"]) => {
             let f = core.function(region, name)?;
@@ -435,7 +454,10 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
         (Method::GET, ["2015-03-31", "functions", name, "aliases", alias]) => {
             let a = core.get_alias(region, name, alias)?;
             let fname = core.function(region, name)?.name;
-            Ok(ok(StatusCode::OK, alias_json(region, core.account_id(), &fname, &a)))
+            Ok(ok(
+                StatusCode::OK,
+                alias_json(region, core.account_id(), &fname, &a),
+            ))
         }
         (Method::PUT, ["2015-03-31", "functions", name, "aliases", alias]) => {
             let b = body(req)?;
@@ -449,7 +471,10 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 s(&b, "RevisionId")?,
             )?;
             let fname = core.function(region, name)?.name;
-            Ok(ok(StatusCode::OK, alias_json(region, core.account_id(), &fname, &a)))
+            Ok(ok(
+                StatusCode::OK,
+                alias_json(region, core.account_id(), &fname, &a),
+            ))
         }
         (Method::DELETE, ["2015-03-31", "functions", name, "aliases", alias]) => {
             core.delete_alias(region, name, alias)?;
@@ -458,9 +483,15 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
         (Method::POST, ["2015-03-31", "functions", name, "policy"]) => {
             let b = body(req)?;
             let input = PermissionInput {
-                statement_id: s(&b, "StatementId")?.ok_or_else(|| missing("StatementId"))?.to_string(),
-                action: s(&b, "Action")?.ok_or_else(|| missing("Action"))?.to_string(),
-                principal: s(&b, "Principal")?.ok_or_else(|| missing("Principal"))?.to_string(),
+                statement_id: s(&b, "StatementId")?
+                    .ok_or_else(|| missing("StatementId"))?
+                    .to_string(),
+                action: s(&b, "Action")?
+                    .ok_or_else(|| missing("Action"))?
+                    .to_string(),
+                principal: s(&b, "Principal")?
+                    .ok_or_else(|| missing("Principal"))?
+                    .to_string(),
                 source_arn: s(&b, "SourceArn")?.map(str::to_string),
                 source_account: s(&b, "SourceAccount")?.map(str::to_string),
                 principal_org_id: s(&b, "PrincipalOrgID")?.map(str::to_string),
@@ -469,11 +500,17 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 revision_id: s(&b, "RevisionId")?.map(str::to_string),
             };
             let st = core.add_permission(region, name, input)?;
-            Ok(ok(StatusCode::CREATED, json!({"Statement": st.to_string()})))
+            Ok(ok(
+                StatusCode::CREATED,
+                json!({"Statement": st.to_string()}),
+            ))
         }
         (Method::GET, ["2015-03-31", "functions", name, "policy"]) => {
             let (policy, rev) = core.get_policy(region, name, q("Qualifier"))?;
-            Ok(ok(StatusCode::OK, json!({"Policy": policy.to_string(), "RevisionId": rev})))
+            Ok(ok(
+                StatusCode::OK,
+                json!({"Policy": policy.to_string(), "RevisionId": rev}),
+            ))
         }
         (Method::DELETE, ["2015-03-31", "functions", name, "policy", sid]) => {
             core.remove_permission(region, name, sid, q("RevisionId"))?;
@@ -508,7 +545,10 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
             let n = i(&b, "ReservedConcurrentExecutions")?
                 .ok_or_else(|| missing("ReservedConcurrentExecutions"))?;
             core.put_concurrency(region, name, Some(n))?;
-            Ok(ok(StatusCode::OK, json!({"ReservedConcurrentExecutions": n})))
+            Ok(ok(
+                StatusCode::OK,
+                json!({"ReservedConcurrentExecutions": n}),
+            ))
         }
         (Method::DELETE, ["2017-10-31", "functions", name, "concurrency"]) => {
             core.put_concurrency(region, name, None)?;
@@ -589,10 +629,7 @@ fn layer_number(n: &str) -> Result<u64, AwsError> {
 }
 
 fn missing(k: &str) -> AwsError {
-    AwsError::bad_request(
-        "InvalidParameterValueException",
-        format!("{k} is required"),
-    )
+    AwsError::bad_request("InvalidParameterValueException", format!("{k} is required"))
 }
 
 fn routing(b: &Body) -> Result<Option<BTreeMap<String, f64>>, AwsError> {
@@ -658,12 +695,17 @@ fn list_functions(core: &Lambda, req: &AwsRequest) -> Result<AwsResponse, AwsErr
             .parse::<usize>()
             .ok()
             .filter(|n| (1..=10000).contains(n))
-            .ok_or_else(|| validation("maxItems", m, "Member must have value between 1 and 10000"))?,
+            .ok_or_else(|| {
+                validation("maxItems", m, "Member must have value between 1 and 10000")
+            })?,
         None => 50,
     };
     let all = core.list_functions(region);
     let start = match req.query_param("Marker") {
-        Some(m) => all.iter().position(|f| f.name.as_str() > m).unwrap_or(all.len()),
+        Some(m) => all
+            .iter()
+            .position(|f| f.name.as_str() > m)
+            .unwrap_or(all.len()),
         None => 0,
     };
     let page: Vec<&Function> = all.iter().skip(start).take(max).collect();

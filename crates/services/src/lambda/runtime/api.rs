@@ -146,7 +146,9 @@ async fn route(api: &RuntimeApi, req: hyper::Request<Incoming>) -> hyper::Respon
     match (method.as_str(), rest) {
         ("GET", "invocation/next") => next(api).await,
         ("POST", "init/error") => {
-            *api.init_error.lock().unwrap_or_else(PoisonError::into_inner) =
+            *api.init_error
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) =
                 Some(Outcome::Error { body, error_type });
             reply(202, r#"{"status":"OK"}"#)
         }
@@ -203,7 +205,6 @@ async fn next(api: &RuntimeApi) -> hyper::Response<Full<Bytes>> {
         ),
     );
     *api.picked.lock().unwrap_or_else(PoisonError::into_inner) = Some(std::time::Instant::now());
-    *api.current.lock().unwrap_or_else(PoisonError::into_inner) =
-        Some((job.request_id, job.reply));
+    *api.current.lock().unwrap_or_else(PoisonError::into_inner) = Some((job.request_id, job.reply));
     r
 }

@@ -127,11 +127,8 @@ impl Env {
     /// invocation's output is in the buffer.
     pub async fn await_fence(&self, tag: &str) {
         let mut rx = self.fence.clone();
-        let _ = tokio::time::timeout(
-            std::time::Duration::from_secs(1),
-            rx.wait_for(|t| t == tag),
-        )
-        .await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), rx.wait_for(|t| t == tag))
+            .await;
     }
 
     /// The lines captured since the last call.

@@ -145,7 +145,9 @@ impl Executor {
             return Ok(d.clone());
         }
         let dir = shims::install(&self.base_dir).map_err(|e| {
-            AwsError::internal(format!("cumulo: cannot write the Lambda runtime shims: {e}"))
+            AwsError::internal(format!(
+                "cumulo: cannot write the Lambda runtime shims: {e}"
+            ))
         })?;
         *s = Some(dir.clone());
         Ok(dir)
@@ -199,10 +201,7 @@ impl Executor {
                 format!("/aws/lambda/{}", l.function_name),
             ),
             ("AWS_LAMBDA_LOG_STREAM_NAME".into(), stream_name.clone()),
-            (
-                "AWS_LAMBDA_INITIALIZATION_TYPE".into(),
-                "on-demand".into(),
-            ),
+            ("AWS_LAMBDA_INITIALIZATION_TYPE".into(), "on-demand".into()),
             // The emulator's conventional credentials; SDK calls come back to cumulo.
             ("AWS_ACCESS_KEY_ID".into(), "test".into()),
             ("AWS_SECRET_ACCESS_KEY".into(), "test".into()),
