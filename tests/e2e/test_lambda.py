@@ -473,3 +473,18 @@ def test_functions_survive_a_restart(fresh_server):
     lam = fresh_server.client("lambda")
     assert lam.get_function(FunctionName=name)["Configuration"]["State"] == "Active"
     assert invoke(lam, name, {"after": "restart"}, Qualifier="1")[1]["event"] == {"after": "restart"}
+
+
+def test_logs_go_to_cloudwatch_logs(lam, cumulo):
+    name, _ = make(lam, runtime="nodejs22.x")
+    invoke(lam, name, {"hello": "logs"})
+    logs = cumulo.client("logs")
+    group = f"/aws/lambda/{name}"
+    streams = logs.describe_log_streams(logGroupName=group)["logStreams"]
+    assert len(streams) == 1 and "/[$LATEST]" in streams[0]["logStreamName"]
+    messages = [e["message"] for e in logs.get_log_events(
+        logGroupName=group, logStreamName=streams[0]["logStreamName"], startFromHead=True)["events"]]
+    assert messages[0].startswith("cumulo: runtime nodejs22.x is mapped to this machine's Node.js")
+    assert any(m.startswith("START RequestId:") for m in messages)
+    assert any('INFO\tgot {"hello":"logs"}' in m for m in messages)
+    assert messages[-1].startswith("REPORT RequestId:")

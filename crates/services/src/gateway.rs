@@ -212,13 +212,24 @@ impl Gateway {
         let sts = Lazy::new("sts", move || {
             Ok(crate::sts::StsService::new(st.clone(), &cf)?)
         });
-        let (st, cf, b, q) = (store.clone(), config.clone(), s3.clone(), sqs.clone());
+        let (st, cf) = (store.clone(), config.clone());
+        let logs = Lazy::new("logs", move || {
+            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf, b, q, g) = (
+            store.clone(),
+            config.clone(),
+            s3.clone(),
+            sqs.clone(),
+            logs.clone(),
+        );
         let lambda = Lazy::new("lambda", move || {
             Ok(crate::lambda::LambdaService::new(
                 st.clone(),
                 &cf,
                 b.get()?,
                 q.get()?,
+                g.get()?,
             )?)
         });
         let responses = Arc::new(crate::custom::Responses::default());
@@ -230,6 +241,7 @@ impl Gateway {
             ssm.clone(),
             lambda.clone(),
         );
+        let g = logs.clone();
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
@@ -238,6 +250,7 @@ impl Gateway {
                 ssm: p.get()?,
                 lambda: l.get()?,
                 responses: r.clone(),
+                logs: g.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -246,7 +259,8 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> = vec![s3, sqs, sns, ssm, sts, lambda, cloudformation];
+        let list: Vec<Arc<dyn Service>> =
+            vec![s3, sqs, sns, ssm, sts, logs, lambda, cloudformation];
         let mut gateway = Self::with_services(store, config, list);
         gateway.responses = responses;
         gateway

@@ -9,7 +9,9 @@
 pub mod cloudformation;
 pub mod custom;
 pub mod gateway;
+mod json_body;
 pub mod lambda;
+pub mod logs;
 pub mod providers;
 pub mod s3;
 pub mod sns;

@@ -10,6 +10,7 @@
 
 use crate::custom::{CustomResourceProvider, Responses};
 use crate::lambda::LambdaService;
+use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -40,6 +41,7 @@ pub struct ProviderServices {
     pub lambda: Arc<LambdaService>,
     /// Where custom resource handlers' responses arrive (the gateway serves the ResponseURL).
     pub responses: Arc<Responses>,
+    pub logs: Arc<LogsService>,
 }
 
 /// Every provider of this crate's services.
@@ -58,6 +60,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
             services.responses.clone(),
         )),
     );
+    crate::logs::provider::register(&mut r, services);
     r
 }
 
@@ -242,13 +245,22 @@ pub(crate) mod test_support {
         let config = Config::default();
         let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
         let s3 = Arc::new(S3Service::new(store.clone(), &config).expect("s3"));
+        let logs = Arc::new(LogsService::new(store.clone(), &config).expect("logs"));
         let lambda = Arc::new(
-            LambdaService::new(store.clone(), &config, s3.clone(), sqs.clone()).expect("lambda"),
+            LambdaService::new(
+                store.clone(),
+                &config,
+                s3.clone(),
+                sqs.clone(),
+                logs.clone(),
+            )
+            .expect("lambda"),
         );
         ProviderServices {
             s3,
             sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store, &config).expect("ssm")),
+            ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
+            logs,
             sqs,
             lambda,
             responses: Arc::new(Responses::default()),

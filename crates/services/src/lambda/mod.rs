@@ -27,6 +27,7 @@ mod wire;
 pub use invoke::InvocationType;
 pub use names::function_arn;
 
+use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sqs::SqsService;
 use crate::{Config, Service};
@@ -68,6 +69,7 @@ impl LambdaService {
         config: &Config,
         s3: Arc<S3Service>,
         sqs: Arc<SqsService>,
+        logs: Arc<LogsService>,
     ) -> Result<Self, StoreError> {
         store.migrate("lambda", state::MIGRATIONS)?;
         let (loaded, problems) = store.read(state::load)?;
@@ -75,7 +77,7 @@ impl LambdaService {
             eprintln!("cumulo: lambda: skipped unreadable stored record: {p}");
         }
         let base_dir = code::base_dir(store.location());
-        let logs = Arc::new(logs::LogSink::default());
+        let logs = Arc::new(logs::LogSink::new(logs));
         let core = Arc::new(Lambda {
             store,
             state: Mutex::new(loaded),

@@ -1,0 +1,82 @@
+//! CloudWatch Logs (awsJson1_1, `Logs_20140328.<Operation>`): log groups (retention, KMS key id,
+//! class, tags), log streams, and log events with GetLogEvents / FilterLogEvents reads.
+//!
+//! Layout: [`LogsService`]'s typed operations (what Lambda and the CloudFormation providers call)
+//! are in `groups` (groups, streams, tags) and `events` (put/get/filter), over [`state`]
+//! (groups and streams in memory with write-through; events only in the store); `filter` is the
+//! filter-pattern language; `wire` decodes requests and encodes responses.
+
+mod events;
+mod filter;
+mod groups;
+mod operations;
+pub(crate) mod provider;
+mod state;
+mod wire;
+
+pub use events::{
+    FilterInput, FilterOutput, FilteredEvent, GetEventsInput, GetEventsOutput, InputLogEvent,
+    OutputLogEvent, PutLogEventsOutput, RejectedInfo,
+};
+pub use groups::{CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput};
+pub use state::{LogGroup, LogStream};
+
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsRequest, AwsResponse};
+use state::Regions;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The CloudWatch Logs service.
+pub struct LogsService {
+    store: Arc<Store>,
+    /// Every group (with its streams) of every region. Held across the store commit of a
+    /// mutation so memory and store change together; never across an await.
+    regions: Mutex<Regions>,
+    account_id: String,
+}
+
+impl LogsService {
+    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
+        store.migrate("logs", state::MIGRATIONS)?;
+        let (regions, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: logs: skipped unreadable stored record: {p}");
+        }
+        Ok(LogsService {
+            store,
+            regions: Mutex::new(regions),
+            account_id: config.account_id.clone(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Regions> {
+        self.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `arn:aws:logs:R:A:log-group:NAME:*`, the ARN DescribeLogGroups' `arn` and
+    /// CloudFormation's `Arn` attribute report.
+    pub fn group_arn(&self, region: &str, name: &str) -> String {
+        format!("{}:*", self.group_arn_bare(region, name))
+    }
+
+    /// The ARN without the trailing `:*` (`logGroupArn`; what TagResource takes).
+    pub fn group_arn_bare(&self, region: &str, name: &str) -> String {
+        format!("arn:aws:logs:{region}:{}:log-group:{name}", self.account_id)
+    }
+
+    pub fn stream_arn(&self, region: &str, group: &str, stream: &str) -> String {
+        format!("{}:log-stream:{stream}", self.group_arn_bare(region, group))
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for LogsService {
+    fn name(&self) -> &'static str {
+        "logs"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}

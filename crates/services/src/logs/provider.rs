@@ -1,0 +1,405 @@
+//! CloudFormation providers: AWS::Logs::LogGroup and AWS::Logs::LogStream, over CloudWatch
+//! Logs' typed operations. A LogGroup's Ref is its name and its `Arn` the `...:log-group:NAME:*`
+//! form; a LogStream's Ref is its name and it has no attributes.
+
+use super::{CreateLogGroupInput, LogsService};
+use crate::providers::{
+    ProviderServices, already_exists, check_known, failed, object, required, scalar, tags,
+};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
+use cumulo_wire::AwsError;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const LOG_GROUP: &str = "AWS::Logs::LogGroup";
+const LOG_STREAM: &str = "AWS::Logs::LogStream";
+const SERVICE: &str = "CloudWatchLogs";
+
+pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
+    r.register(
+        LOG_GROUP,
+        Arc::new(LogGroupProvider {
+            logs: s.logs.clone(),
+        }),
+    );
+    r.register(
+        LOG_STREAM,
+        Arc::new(LogStreamProvider {
+            logs: s.logs.clone(),
+        }),
+    );
+}
+
+struct LogGroupProvider {
+    logs: Arc<LogsService>,
+}
+
+/// What a LogGroup's properties ask for, read and checked before anything is created.
+struct GroupSpec {
+    retention: Option<i64>,
+    kms_key_id: Option<String>,
+    class: Option<String>,
+    tags: BTreeMap<String, String>,
+}
+
+fn group_spec(
+    ctx: &ProviderContext,
+    props: &Map<String, Value>,
+) -> Result<GroupSpec, ProviderError> {
+    const WHY: &str = "cumulo's CloudWatch Logs does not emulate it";
+    check_known(
+        LOG_GROUP,
+        props,
+        &[
+            "KmsKeyId",
+            "LogGroupClass",
+            "LogGroupName",
+            "RetentionInDays",
+            "Tags",
+        ],
+        &[
+            ("DataProtectionPolicy", WHY),
+            ("ResourcePolicyDocument", WHY),
+            ("FieldIndexPolicies", WHY),
+            ("BearerTokenAuthenticationEnabled", WHY),
+            ("DeletionProtectionEnabled", WHY),
+        ],
+    )?;
+    let retention = match scalar(props, "RetentionInDays")? {
+        None => None,
+        Some(s) => Some(s.parse::<i64>().map_err(|_| {
+            ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/RetentionInDays: expected type: Integer, found: {s}"
+            ))
+        })?),
+    };
+    Ok(GroupSpec {
+        retention,
+        kms_key_id: scalar(props, "KmsKeyId")?,
+        class: scalar(props, "LogGroupClass")?,
+        tags: tags(ctx, props)?.into_iter().collect(),
+    })
+}
+
+impl LogGroupProvider {
+    fn outcome(&self, ctx: &ProviderContext, name: &str) -> ProviderOutcome {
+        ProviderOutcome {
+            physical_id: name.to_string(),
+            attributes: Map::from_iter([(
+                "Arn".to_string(),
+                json!(self.logs.group_arn(&ctx.region, name)),
+            )]),
+            ..Default::default()
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for LogGroupProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(LOG_GROUP, properties)?;
+        let spec = group_spec(ctx, &props)?;
+        let name = match scalar(&props, "LogGroupName")? {
+            Some(n) => n,
+            None => ctx.generated_name(512, ""),
+        };
+        let input = CreateLogGroupInput {
+            name: name.clone(),
+            kms_key_id: spec.kms_key_id,
+            tags: spec.tags,
+            log_group_class: spec.class,
+        };
+        match self.logs.create_log_group(&ctx.region, input) {
+            Ok(()) => {}
+            Err(e) if e.code == "ResourceAlreadyExistsException" => {
+                return Err(already_exists(ctx, &name));
+            }
+            Err(e) => return Err(failed(ctx, SERVICE, e)),
+        }
+        if let Some(days) = spec.retention
+            && let Err(e) = self.logs.put_retention_policy(&ctx.region, &name, days)
+        {
+            // The group must not outlive the failed create: CloudFormation would not know it.
+            let _ = self.logs.delete_log_group(&ctx.region, &name);
+            return Err(failed(ctx, SERVICE, e));
+        }
+        Ok(self.outcome(ctx, &name))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let old = group_spec(ctx, &*object(LOG_GROUP, old)?)?;
+        let new = group_spec(ctx, &*object(LOG_GROUP, new)?)?;
+        let region = &ctx.region;
+        let current = self
+            .logs
+            .log_group(region, physical_id)
+            .map_err(|e| failed(ctx, SERVICE, e))?;
+        let wanted_class = new.class.clone().unwrap_or_else(|| "STANDARD".into());
+        if wanted_class != current.log_group_class {
+            return Err(ProviderError::Failed(format!(
+                "cumulo: LogGroupClass of {physical_id} cannot change from {} to {wanted_class} in place (CloudWatch Logs has no operation for it)",
+                current.log_group_class
+            )));
+        }
+        let fail = |e: AwsError| failed(ctx, SERVICE, e);
+        if new.retention != old.retention || new.retention != current.retention_in_days {
+            match new.retention {
+                Some(d) => self.logs.put_retention_policy(region, physical_id, d),
+                None => self.logs.delete_retention_policy(region, physical_id),
+            }
+            .map_err(fail)?;
+        }
+        if new.kms_key_id != current.kms_key_id {
+            self.logs
+                .set_kms_key(region, physical_id, new.kms_key_id.clone())
+                .map_err(fail)?;
+        }
+        let gone: Vec<String> = current
+            .tags
+            .keys()
+            .filter(|k| !new.tags.contains_key(*k))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            self.logs
+                .untag_log_group(region, physical_id, &gone)
+                .map_err(fail)?;
+        }
+        if new.tags != current.tags && !new.tags.is_empty() {
+            self.logs
+                .tag_log_group(region, physical_id, &new.tags)
+                .map_err(fail)?;
+        }
+        Ok(self.outcome(ctx, physical_id))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.logs.delete_log_group(&ctx.region, physical_id) {
+            Ok(()) => Ok(()),
+            Err(e) if e.code == "ResourceNotFoundException" => {
+                Err(ProviderError::NotFound(physical_id.to_string()))
+            }
+            Err(e) => Err(failed(ctx, SERVICE, e)),
+        }
+    }
+
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let g = match self.logs.log_group(&ctx.region, physical_id) {
+            Ok(g) => g,
+            Err(e) if e.code == "ResourceNotFoundException" => return Ok(None),
+            Err(e) => return Err(failed(ctx, SERVICE, e)),
+        };
+        let mut properties = Map::new();
+        properties.insert("LogGroupName".into(), json!(g.name));
+        properties.insert("LogGroupClass".into(), json!(g.log_group_class));
+        if let Some(d) = g.retention_in_days {
+            properties.insert("RetentionInDays".into(), json!(d));
+        }
+        if let Some(k) = &g.kms_key_id {
+            properties.insert("KmsKeyId".into(), json!(k));
+        }
+        if !g.tags.is_empty() {
+            let tags: Vec<Value> = g
+                .tags
+                .iter()
+                .map(|(k, v)| json!({"Key": k, "Value": v}))
+                .collect();
+            properties.insert("Tags".into(), Value::Array(tags));
+        }
+        Ok(Some(Observed {
+            properties,
+            attributes: self.outcome(ctx, physical_id).attributes,
+        }))
+    }
+}
+
+struct LogStreamProvider {
+    logs: Arc<LogsService>,
+}
+
+/// The stream's group from its properties (both are createOnly, so the record's properties
+/// always name the group the physical id lives in).
+fn stream_group(props: &Value) -> Result<String, ProviderError> {
+    let props = object(LOG_STREAM, props)?;
+    check_known(LOG_STREAM, &props, &["LogGroupName", "LogStreamName"], &[])?;
+    required(&props, "LogGroupName")
+}
+
+#[async_trait::async_trait]
+impl Provider for LogStreamProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let group = stream_group(properties)?;
+        let props = object(LOG_STREAM, properties)?;
+        let name = match scalar(&props, "LogStreamName")? {
+            Some(n) => n,
+            None => ctx.generated_name(512, ""),
+        };
+        match self.logs.create_log_stream(&ctx.region, &group, &name) {
+            Ok(()) => Ok(ProviderOutcome {
+                physical_id: name,
+                ..Default::default()
+            }),
+            Err(e) if e.code == "ResourceAlreadyExistsException" => Err(already_exists(ctx, &name)),
+            Err(e) => Err(failed(ctx, SERVICE, e)),
+        }
+    }
+
+    /// Both properties are createOnly: the engine replaces on any change, so an update has
+    /// nothing to apply beyond checking the stream is still there.
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let group = stream_group(new)?;
+        let g = self
+            .logs
+            .log_group(&ctx.region, &group)
+            .map_err(|e| failed(ctx, SERVICE, e))?;
+        if !g.streams.contains_key(physical_id) {
+            return Err(failed(ctx, SERVICE, super::groups::stream_not_found()));
+        }
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            ..Default::default()
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let group = stream_group(properties)?;
+        match self
+            .logs
+            .delete_log_stream(&ctx.region, &group, physical_id)
+        {
+            Ok(()) => Ok(()),
+            Err(e) if e.code == "ResourceNotFoundException" => {
+                Err(ProviderError::NotFound(physical_id.to_string()))
+            }
+            Err(e) => Err(failed(ctx, SERVICE, e)),
+        }
+    }
+
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let group = stream_group(properties)?;
+        let exists = match self.logs.log_group(&ctx.region, &group) {
+            Ok(g) => g.streams.contains_key(physical_id),
+            Err(e) if e.code == "ResourceNotFoundException" => false,
+            Err(e) => return Err(failed(ctx, SERVICE, e)),
+        };
+        Ok(exists.then(|| Observed {
+            properties: Map::from_iter([
+                ("LogGroupName".to_string(), json!(group)),
+                ("LogStreamName".to_string(), json!(physical_id)),
+            ]),
+            attributes: Map::new(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::test_support::{ctx, services};
+
+    #[tokio::test]
+    async fn log_group_create_update_read_delete() {
+        let s = services();
+        let r = crate::providers::registry(&s);
+        let p = r.get(LOG_GROUP).expect("registered").clone();
+        let c = ctx("Logs", LOG_GROUP);
+        let props = json!({"RetentionInDays": 7, "Tags": [{"Key": "a", "Value": "1"}]});
+        let out = p.create(&c, &props).await.expect("create");
+        assert!(out.physical_id.starts_with("teststack-Logs-"));
+        assert_eq!(
+            out.attributes["Arn"],
+            json!(format!(
+                "arn:aws:logs:us-east-1:000000000000:log-group:{}:*",
+                out.physical_id
+            ))
+        );
+        let new =
+            json!({"RetentionInDays": 14, "KmsKeyId": "k1", "Tags": [{"Key": "b", "Value": "2"}]});
+        p.update(&c, &out.physical_id, &props, &new)
+            .await
+            .expect("update");
+        let g = s
+            .logs
+            .log_group("us-east-1", &out.physical_id)
+            .expect("group");
+        assert_eq!(g.retention_in_days, Some(14));
+        assert_eq!(g.kms_key_id.as_deref(), Some("k1"));
+        assert_eq!(g.tags, BTreeMap::from([("b".to_string(), "2".to_string())]));
+        let seen = p
+            .read(&c, &out.physical_id, &new)
+            .await
+            .expect("read")
+            .expect("exists");
+        assert_eq!(seen.properties["RetentionInDays"], json!(14));
+        p.delete(&c, &out.physical_id, &new).await.expect("delete");
+        assert!(matches!(
+            p.delete(&c, &out.physical_id, &new).await,
+            Err(ProviderError::NotFound(_))
+        ));
+        assert_eq!(p.read(&c, &out.physical_id, &new).await, Ok(None));
+    }
+
+    #[tokio::test]
+    async fn bad_retention_leaves_nothing_behind_and_unsupported_is_refused() {
+        let s = services();
+        let p = crate::providers::registry(&s)
+            .get(LOG_GROUP)
+            .expect("p")
+            .clone();
+        let c = ctx("L", LOG_GROUP);
+        let e = p
+            .create(&c, &json!({"LogGroupName": "g1", "RetentionInDays": 4}))
+            .await
+            .expect_err("bad retention");
+        assert!(e.to_string().contains("retentionInDays"), "{e}");
+        assert!(s.logs.log_group("us-east-1", "g1").is_err());
+        let e = p
+            .create(&c, &json!({"DataProtectionPolicy": {}}))
+            .await
+            .expect_err("unsupported");
+        assert!(matches!(e, ProviderError::Unsupported { .. }), "{e}");
+    }
+}

@@ -1,0 +1,116 @@
+"""AWS::Logs::LogGroup and AWS::Logs::LogStream in stacks: created, updated in place, replaced,
+deleted, and checked through CloudWatch Logs' own API after each phase."""
+import json
+import time
+import uuid
+
+import botocore.exceptions
+import pytest
+
+WAIT = {"Delay": 1, "MaxAttempts": 60}
+
+
+@pytest.fixture(scope="module")
+def cfn(cumulo):
+    return cumulo.client("cloudformation")
+
+
+@pytest.fixture(scope="module")
+def logs(cumulo):
+    return cumulo.client("logs")
+
+
+def template(group_name, retention=7, tags=None, kms=None):
+    group = {"LogGroupName": group_name, "RetentionInDays": retention}
+    if tags:
+        group["Tags"] = [{"Key": k, "Value": v} for k, v in tags.items()]
+    if kms:
+        group["KmsKeyId"] = kms
+    return json.dumps({
+        "Resources": {
+            "Group": {"Type": "AWS::Logs::LogGroup", "Properties": group},
+            "Unnamed": {"Type": "AWS::Logs::LogGroup"},
+            "Stream": {"Type": "AWS::Logs::LogStream",
+                       "Properties": {"LogGroupName": {"Ref": "Group"}}},
+        },
+        "Outputs": {
+            "GroupRef": {"Value": {"Ref": "Group"}},
+            "GroupArn": {"Value": {"Fn::GetAtt": ["Group", "Arn"]}},
+            "UnnamedRef": {"Value": {"Ref": "Unnamed"}},
+            "StreamRef": {"Value": {"Ref": "Stream"}},
+        },
+    })
+
+
+def outputs(cfn, name):
+    s = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    return {o["OutputKey"]: o["OutputValue"] for o in s.get("Outputs", [])}
+
+
+def group(logs, name):
+    found = [g for g in logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"] if g["logGroupName"] == name]
+    return found[0] if found else None
+
+
+def streams(logs, name):
+    return [s["logStreamName"] for s in logs.describe_log_streams(logGroupName=name)["logStreams"]]
+
+
+def test_log_group_and_stream_lifecycle(cfn, logs):
+    stack = f"logs-{uuid.uuid4().hex[:8]}"
+    g1 = f"/cfn/{stack}/one"
+    cfn.create_stack(StackName=stack, TemplateBody=template(g1, tags={"team": "a"}))
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    out = outputs(cfn, stack)
+    assert out["GroupRef"] == g1
+    assert out["GroupArn"] == f"arn:aws:logs:us-east-1:000000000000:log-group:{g1}:*"
+    s1 = out["StreamRef"]
+    assert s1.startswith(f"{stack}-Stream-")
+    assert out["UnnamedRef"].startswith(f"{stack}-Unnamed-")
+    g = group(logs, g1)
+    assert g["retentionInDays"] == 7
+    assert logs.list_tags_log_group(logGroupName=g1)["tags"] == {"team": "a"}
+    assert streams(logs, g1) == [s1]
+    assert group(logs, out["UnnamedRef"]) is not None
+    # the stream really takes events
+    logs.put_log_events(logGroupName=g1, logStreamName=s1,
+                        logEvents=[{"timestamp": int(time.time() * 1000), "message": "hi"}])
+
+    # in place: retention, KMS key id and tags change on the same group (its events stay)
+    cfn.update_stack(StackName=stack, TemplateBody=template(g1, retention=30, tags={"team": "b"}, kms="alias/k"))
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    g = group(logs, g1)
+    assert g["retentionInDays"] == 30 and g["kmsKeyId"] == "alias/k"
+    assert logs.list_tags_log_group(logGroupName=g1)["tags"] == {"team": "b"}
+    assert [e["message"] for e in logs.get_log_events(logGroupName=g1, logStreamName=s1)["events"]] == ["hi"]
+
+    # group name is createOnly: a new group, and the stream (its LogGroupName is createOnly too)
+    # replaced into it; the old group is gone
+    g2 = f"/cfn/{stack}/two"
+    cfn.update_stack(StackName=stack, TemplateBody=template(g2, retention=30))
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert group(logs, g1) is None
+    assert group(logs, g2)["retentionInDays"] == 30
+    s2 = outputs(cfn, stack)["StreamRef"]
+    assert s2 != s1 and streams(logs, g2) == [s2]
+    assert outputs(cfn, stack)["GroupArn"].endswith(f":log-group:{g2}:*")
+
+    unnamed = outputs(cfn, stack)["UnnamedRef"]
+    stack_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackId"]
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig=WAIT)
+    assert group(logs, g2) is None
+    assert group(logs, unnamed) is None
+
+
+def test_unsupported_property_fails_naming_it(cfn, logs):
+    stack = f"logs-bad-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"Resources": {"G": {"Type": "AWS::Logs::LogGroup", "Properties": {
+        "LogGroupName": f"/cfn/{stack}", "DataProtectionPolicy": {"Name": "x"}}}}})
+    cfn.create_stack(StackName=stack, TemplateBody=body)
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    events = cfn.describe_stack_events(StackName=stack)["StackEvents"]
+    reasons = [e.get("ResourceStatusReason", "") for e in events if e["LogicalResourceId"] == "G"]
+    assert any("DataProtectionPolicy" in r for r in reasons), reasons
+    assert group(logs, f"/cfn/{stack}") is None
