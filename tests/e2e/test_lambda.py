@@ -488,3 +488,16 @@ def test_logs_go_to_cloudwatch_logs(lam, cumulo):
     assert any(m.startswith("START RequestId:") for m in messages)
     assert any('INFO\tgot {"hello":"logs"}' in m for m in messages)
     assert messages[-1].startswith("REPORT RequestId:")
+
+
+def test_concurrent_invocations_get_their_own_environments(lam):
+    from concurrent.futures import ThreadPoolExecutor
+
+    name, _ = make(lam, Timeout=10)
+    invoke(lam, name, {})  # one warm environment to start with
+    start = time.time()
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda i: invoke(lam, name, {"sleep": 1, "i": i})[1], range(3)))
+    assert time.time() - start < 2.9
+    assert sorted(r["event"]["i"] for r in results) == [0, 1, 2]
+    assert len({r["pid"] for r in results}) == 3

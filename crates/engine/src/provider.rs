@@ -190,3 +190,47 @@ impl ProviderRegistry {
         self.providers.keys().map(String::as_str)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    #[async_trait::async_trait]
+    impl Provider for Nothing {
+        async fn create(
+            &self,
+            _: &ProviderContext,
+            _: &Value,
+        ) -> Result<ProviderOutcome, ProviderError> {
+            Ok(ProviderOutcome::default())
+        }
+        async fn update(
+            &self,
+            _: &ProviderContext,
+            _: &str,
+            _: &Value,
+            _: &Value,
+        ) -> Result<ProviderOutcome, ProviderError> {
+            Ok(ProviderOutcome::default())
+        }
+        async fn delete(
+            &self,
+            _: &ProviderContext,
+            _: &str,
+            _: &Value,
+        ) -> Result<(), ProviderError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn custom_types_fall_back_to_the_custom_resource_provider() {
+        let mut r = ProviderRegistry::default();
+        assert!(r.get("Custom::Anything").is_none());
+        r.register(CUSTOM_RESOURCE, Arc::new(Nothing));
+        assert!(r.get("Custom::Anything").is_some());
+        assert!(r.get("AWS::Unknown::Type").is_none());
+    }
+}

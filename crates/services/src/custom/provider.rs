@@ -339,3 +339,27 @@ impl Provider for CustomResourceProvider {
             .map(|_| ())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn properties_reach_the_handler_as_strings() {
+        let v = stringify(&json!({"N": 3, "B": true, "L": [1, "x"], "O": {"F": 1.5}, "S": "s"}));
+        assert_eq!(
+            v,
+            json!({"N": "3", "B": "true", "L": ["1", "x"], "O": {"F": "1.5"}, "S": "s"})
+        );
+    }
+
+    #[test]
+    fn a_response_for_another_request_is_refused() {
+        let ctx = crate::providers::test_support::ctx("Thing", "Custom::Thing");
+        let ok = json!({"Status": "SUCCESS", "RequestId": "r1", "LogicalResourceId": "Thing"});
+        assert!(check_answer(&ok, "r1", &ctx).is_ok());
+        assert!(check_answer(&ok, "r2", &ctx).is_err());
+        let other = json!({"Status": "SUCCESS", "LogicalResourceId": "Other"});
+        assert!(check_answer(&other, "r1", &ctx).is_err());
+    }
+}

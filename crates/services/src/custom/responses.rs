@@ -72,3 +72,43 @@ fn s3_error(status: StatusCode, code: &str, message: &str, request_id: &str) -> 
     cumulo_wire::AwsError::new(status, code, message)
         .into_response(cumulo_wire::Protocol::RestXml, request_id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(token: &str, body: &str) -> AwsRequest {
+        let mut req = AwsRequest::new(
+            Method::PUT,
+            &format!("{}{token}", super::super::RESPONSE_PATH),
+        );
+        req.body = bytes::Bytes::from(body.to_string());
+        req
+    }
+
+    #[test]
+    fn a_response_reaches_its_waiter_once() {
+        let r = Responses::default();
+        let (token, mut rx) = r.expect();
+        assert_eq!(
+            r.accept(&put(&token, r#"{"Status":"SUCCESS"}"#)).status,
+            StatusCode::OK
+        );
+        assert_eq!(rx.try_recv().unwrap().unwrap()["Status"], "SUCCESS");
+        // The URL is spent: a second PUT is refused as an expired presigned URL is.
+        assert_eq!(r.accept(&put(&token, "{}")).status, StatusCode::FORBIDDEN);
+    }
+
+    #[test]
+    fn unreadable_response_is_reported_to_the_waiter() {
+        let r = Responses::default();
+        let (token, mut rx) = r.expect();
+        r.accept(&put(&token, "not json"));
+        assert!(
+            rx.try_recv()
+                .unwrap()
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+    }
+}

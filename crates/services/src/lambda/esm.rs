@@ -538,3 +538,23 @@ pub(super) fn wire(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_item_failures_are_read_as_aws_does() {
+        assert_eq!(batch_item_failures(b"null"), Some(vec![]));
+        assert_eq!(batch_item_failures(b"{}"), Some(vec![]));
+        assert_eq!(
+            batch_item_failures(br#"{"batchItemFailures":[{"itemIdentifier":"m1"}]}"#),
+            Some(vec!["m1".to_string()])
+        );
+        // A malformed answer fails the whole batch.
+        assert_eq!(batch_item_failures(br#"{"batchItemFailures":[{}]}"#), None);
+        assert_eq!(batch_item_failures(b"not json"), None);
+        assert!(check_batching(11, 0).is_err());
+        assert!(check_batching(11, 1).is_ok());
+    }
+}

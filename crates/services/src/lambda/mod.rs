@@ -21,6 +21,8 @@ mod ops;
 pub(crate) mod provider;
 pub mod runtime;
 pub mod state;
+#[cfg(test)]
+mod tests;
 mod versions;
 mod wire;
 
