@@ -46,7 +46,8 @@ pub use ops::diff::{DiffInput, PropertyChange, ResourceDiff};
 pub use ops::drift::{PropertyDifference, ResourceDrift, Settle};
 pub use ops::import::ImportInput;
 pub use provider::{
-    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+    CUSTOM_RESOURCE, Observed, Provider, ProviderContext, ProviderError, ProviderOutcome,
+    ProviderRegistry,
 };
 pub use status::StackStatus;
 pub use world::World;

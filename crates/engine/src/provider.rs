@@ -161,6 +161,9 @@ pub trait Provider: Send + Sync {
     }
 }
 
+/// The type whose provider also serves every `Custom::*` type.
+pub const CUSTOM_RESOURCE: &str = "AWS::CloudFormation::CustomResource";
+
 /// Resource type name → provider. A new resource type is one module and one `register` line.
 #[derive(Default, Clone)]
 pub struct ProviderRegistry {
@@ -172,11 +175,62 @@ impl ProviderRegistry {
         self.providers.insert(resource_type.to_string(), provider);
     }
 
+    /// The provider of a type. Every `Custom::<name>` type is a custom resource, served by
+    /// the provider registered for `AWS::CloudFormation::CustomResource`.
     pub fn get(&self, resource_type: &str) -> Option<&Arc<dyn Provider>> {
-        self.providers.get(resource_type)
+        self.providers.get(resource_type).or_else(|| {
+            resource_type
+                .starts_with("Custom::")
+                .then(|| self.providers.get(CUSTOM_RESOURCE))
+                .flatten()
+        })
     }
 
     pub fn types(&self) -> impl Iterator<Item = &str> {
         self.providers.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    #[async_trait::async_trait]
+    impl Provider for Nothing {
+        async fn create(
+            &self,
+            _: &ProviderContext,
+            _: &Value,
+        ) -> Result<ProviderOutcome, ProviderError> {
+            Ok(ProviderOutcome::default())
+        }
+        async fn update(
+            &self,
+            _: &ProviderContext,
+            _: &str,
+            _: &Value,
+            _: &Value,
+        ) -> Result<ProviderOutcome, ProviderError> {
+            Ok(ProviderOutcome::default())
+        }
+        async fn delete(
+            &self,
+            _: &ProviderContext,
+            _: &str,
+            _: &Value,
+        ) -> Result<(), ProviderError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn custom_types_fall_back_to_the_custom_resource_provider() {
+        let mut r = ProviderRegistry::default();
+        assert!(r.get("Custom::Anything").is_none());
+        r.register(CUSTOM_RESOURCE, Arc::new(Nothing));
+        assert!(r.get("Custom::Anything").is_some());
+        assert!(r.get("AWS::Unknown::Type").is_none());
     }
 }

@@ -188,6 +188,8 @@ pub struct Gateway {
     services: HashMap<&'static str, Arc<dyn Service>>,
     store: Arc<Store>,
     config: Config,
+    /// Custom resources' pending requests, answered through their ResponseURLs.
+    responses: Arc<crate::custom::Responses>,
 }
 
 impl Gateway {
@@ -246,10 +248,27 @@ impl Gateway {
                 l.get()?,
             )?)
         });
-        let (st, cf) = (store.clone(), config.clone());
+        let (st, cf, b, q, g) = (
+            store.clone(),
+            config.clone(),
+            s3.clone(),
+            sqs.clone(),
+            logs.clone(),
+        );
+        let lambda = Lazy::new("lambda", move || {
+            Ok(crate::lambda::LambdaService::new(
+                st.clone(),
+                &cf,
+                b.get()?,
+                q.get()?,
+                g.get()?,
+            )?)
+        });
+        let responses = Arc::new(crate::custom::Responses::default());
+        let (st, cf, rs) = (store.clone(), config.clone(), responses.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
         let (i, d, l) = (iam.clone(), dynamodb.clone(), logs.clone());
-        let (e, r) = (events.clone(), ecr.clone());
+        let (e, r, fx) = (events.clone(), ecr.clone(), lambda.clone());
         let (k, sm) = (kms.clone(), secretsmanager.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
@@ -264,6 +283,8 @@ impl Gateway {
                 logs: l.get()?,
                 events: e.get()?,
                 ecr: r.get()?,
+                lambda: fx.get()?,
+                responses: rs.clone(),
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -285,9 +306,12 @@ impl Gateway {
             logs,
             events,
             ecr,
+            lambda,
             cloudformation,
         ];
-        Self::with_services(store, config, list)
+        let mut gateway = Self::with_services(store, config, list);
+        gateway.responses = responses;
+        gateway
     }
 
     /// A gateway over the given services (tests route to probes; later, subsets of services).
@@ -297,6 +321,7 @@ impl Gateway {
             services,
             store,
             config,
+            responses: Arc::default(),
         }
     }
 
@@ -314,6 +339,9 @@ impl Gateway {
         let path = req.raw_path.as_str();
         if path == "/_cumulo/health" || path == "/_localstack/health" {
             return self.health(&req);
+        }
+        if let Some(resp) = self.cumulo_url(&mut req).await {
+            return resp;
         }
         let auth = self.parse_auth(&req);
         let name = self.identify(&mut req, auth.as_ref().ok());
@@ -341,6 +369,22 @@ impl Gateway {
             resp.set_header("x-amzn-requestid", &request_id);
         }
         resp
+    }
+
+    /// cumulo's own URLs that stand in for AWS's presigned ones and are called without a
+    /// signature: Lambda's code downloads (GetFunction's `Code.Location`) and custom resources'
+    /// ResponseURLs.
+    async fn cumulo_url(&self, req: &mut AwsRequest) -> Option<AwsResponse> {
+        if req.raw_path.starts_with("/_cumulo/lambda/") {
+            req.region = self.config.default_region.clone();
+            req.account_id = self.config.account_id.clone();
+            let svc = self.services.get("lambda")?;
+            return Some(svc.handle(req.clone()).await);
+        }
+        if req.raw_path.starts_with(crate::custom::RESPONSE_PATH) {
+            return Some(self.responses.accept(req));
+        }
+        None
     }
 
     /// Answers a request the HTTP layer refused, in the protocol of the service it was for.
@@ -419,6 +463,7 @@ impl Gateway {
             .map(|s| s.service.clone())
             .or_else(|| route_by_target(req))
             .or_else(|| route_by_query_version(req))
+            .or_else(|| route_by_lambda_path(req))
             .unwrap_or_else(|| "s3".to_string());
         if name == "s3express" {
             "s3".to_string()
@@ -776,6 +821,24 @@ fn route_by_target(req: &AwsRequest) -> Option<String> {
         .iter()
         .find(|(p, _)| *p == prefix)
         .map(|(_, s)| s.to_string())
+}
+
+/// Lambda's dated REST paths, for requests that carry no signature to name the service by
+/// (they would otherwise be taken for S3 requests on a bucket named like a date).
+fn route_by_lambda_path(req: &AwsRequest) -> Option<String> {
+    const PREFIXES: &[&str] = &[
+        "/2015-03-31/functions",
+        "/2015-03-31/event-source-mappings",
+        "/2017-03-31/tags/",
+        "/2017-10-31/functions/",
+        "/2018-10-31/layers",
+        "/2019-09-30/functions/",
+        "/2021-10-31/functions/",
+    ];
+    PREFIXES
+        .iter()
+        .any(|p| req.raw_path.starts_with(p))
+        .then(|| "lambda".to_string())
 }
 
 fn route_by_query_version(req: &AwsRequest) -> Option<String> {

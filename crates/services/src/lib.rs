@@ -7,6 +7,7 @@
 //! operations, never through its tables; the [`gateway`] is the only place that knows every service.
 
 pub mod cloudformation;
+pub mod custom;
 pub mod dynamodb;
 pub mod ecr;
 pub mod events;
@@ -14,6 +15,7 @@ pub mod gateway;
 pub mod iam;
 mod json_body;
 pub mod kms;
+pub mod lambda;
 pub mod logs;
 pub mod providers;
 pub mod s3;

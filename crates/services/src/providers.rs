@@ -15,6 +15,8 @@ use crate::iam::IamService;
 use crate::kms::KmsService;
 pub(crate) mod readback;
 
+use crate::custom::{CustomResourceProvider, Responses};
+use crate::lambda::LambdaService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::secretsmanager::SecretsManagerService;
@@ -48,6 +50,9 @@ pub struct ProviderServices {
     pub dynamodb: Arc<DynamoDbService>,
     pub kms: Arc<KmsService>,
     pub secretsmanager: Arc<SecretsManagerService>,
+    pub lambda: Arc<LambdaService>,
+    /// Where custom resource handlers' responses arrive (the gateway serves the ResponseURL).
+    pub responses: Arc<Responses>,
     pub logs: Arc<LogsService>,
     pub events: Arc<EventsService>,
     pub ecr: Arc<EcrService>,
@@ -64,8 +69,8 @@ impl ProviderServices {
         let kms = Arc::new(KmsService::new(store.clone(), config)?);
         let sns = Arc::new(SnsService::new(store.clone(), config, sqs.clone())?);
         let logs = Arc::new(LogsService::new(store.clone(), config)?);
+        let s3 = Arc::new(S3Service::new(store.clone(), config)?);
         Ok(ProviderServices {
-            s3: Arc::new(S3Service::new(store.clone(), config)?),
             ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
             iam: Arc::new(IamService::new(store.clone(), config)?),
             dynamodb: Arc::new(DynamoDbService::new(store.clone(), config)?),
@@ -82,7 +87,16 @@ impl ProviderServices {
                 sns.clone(),
                 logs.clone(),
             )?),
-            ecr: Arc::new(EcrService::new(store, config)?),
+            ecr: Arc::new(EcrService::new(store.clone(), config)?),
+            lambda: Arc::new(LambdaService::new(
+                store,
+                config,
+                s3.clone(),
+                sqs.clone(),
+                logs.clone(),
+            )?),
+            responses: Arc::default(),
+            s3,
             sns,
             logs,
             sqs,
@@ -101,6 +115,15 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::dynamodb::provider::register(&mut r, services);
     crate::kms::provider::register(&mut r, services);
     crate::secretsmanager::provider::register(&mut r, services);
+    crate::lambda::provider::register(&mut r, services);
+    r.register(
+        cumulo_engine::CUSTOM_RESOURCE,
+        Arc::new(CustomResourceProvider::new(
+            services.lambda.clone(),
+            services.sns.clone(),
+            services.responses.clone(),
+        )),
+    );
     crate::logs::provider::register(&mut r, services);
     crate::events::provider::register(&mut r, services);
     crate::ecr::provider::register(&mut r, services);

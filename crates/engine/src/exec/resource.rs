@@ -321,6 +321,16 @@ impl Op {
                 Ok(outcome) => {
                     record_outcome_extras(&mut rec, &outcome, &resolved.properties);
                     if !outcome.physical_id.is_empty() {
+                        if old.physical_id.as_ref() != Some(&outcome.physical_id) {
+                            // An update answered with a new physical id (custom resources may)
+                            // replaced the resource: the old one is cleanup's to delete, as
+                            // CloudFormation does.
+                            let mut previous = old.clone();
+                            if let Some(older) = previous.replaced.take() {
+                                self.add_orphan(*older);
+                            }
+                            rec.replaced = Some(Box::new(previous));
+                        }
                         rec.physical_id = Some(outcome.physical_id);
                     }
                     rec.attributes = outcome.attributes;

@@ -1,0 +1,560 @@
+//! SQS event source mappings: a poller per enabled mapping receives batches from the queue
+//! through SQS's typed operations, invokes the function with `{"Records": [...]}` as AWS
+//! does, and deletes what succeeded — all of the batch, or all but the `batchItemFailures` the
+//! function reported when the mapping has ReportBatchItemFailures. A failed invocation leaves
+//! the batch to reappear after the queue's visibility timeout.
+
+use super::invoke::InvocationType;
+use super::model::EventSourceMapping;
+use super::names::{function_arn, parse_function};
+use super::ops::{invalid_parameter, validation};
+use super::wire::{Body, body, flag, i, ok, s, strings};
+use super::{Lambda, state, store_error};
+use crate::sqs::Caller;
+use crate::sqs::model::{ReceiveMessageInput, ReceivedMessage};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use http::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// What Create/UpdateEventSourceMapping take (only what is present changes on update).
+#[derive(Debug, Clone, Default)]
+pub struct MappingInput {
+    pub event_source_arn: Option<String>,
+    pub function_name: Option<String>,
+    pub enabled: Option<bool>,
+    pub batch_size: Option<i64>,
+    pub maximum_batching_window: Option<i64>,
+    pub report_batch_item_failures: Option<bool>,
+}
+
+fn mapping_not_found(uuid: &str) -> AwsError {
+    AwsError::not_found(
+        "ResourceNotFoundException",
+        format!(
+            "The resource you requested does not exist. (Service: Lambda, Status Code: 404, Request ID: {uuid})"
+        ),
+    )
+}
+
+fn check_batching(batch: i64, window: i64) -> Result<(), AwsError> {
+    if !(1..=10_000).contains(&batch) {
+        return Err(invalid_parameter(format!(
+            "BatchSize {batch} is out of range: for SQS it must be between 1 and 10000"
+        )));
+    }
+    if !(0..=300).contains(&window) {
+        return Err(validation(
+            "maximumBatchingWindowInSeconds",
+            window,
+            "Member must have value less than or equal to 300",
+        ));
+    }
+    if batch > 10 && window < 1 {
+        return Err(invalid_parameter(
+            "Maximum batch window in seconds must be greater than 0 if maximum batch size is greater than 10",
+        ));
+    }
+    Ok(())
+}
+
+impl Lambda {
+    /// CreateEventSourceMapping (SQS sources only). `host` is how the caller reached cumulo,
+    /// for the queue URL the poller uses.
+    pub fn create_event_source_mapping(
+        self: &Arc<Self>,
+        region: &str,
+        input: MappingInput,
+        host: &str,
+    ) -> Result<EventSourceMapping, AwsError> {
+        let source = input
+            .event_source_arn
+            .ok_or_else(|| invalid_parameter("EventSourceArn is required for SQS event sources"))?;
+        let Some((q_region, _, _)) = crate::sqs::ops::parse_queue_arn(&source) else {
+            return Err(invalid_parameter(format!(
+                "cumulo: only Amazon SQS event sources are supported; {source} is not an SQS queue ARN"
+            )));
+        };
+        let function = input
+            .function_name
+            .ok_or_else(|| invalid_parameter("FunctionName is required"))?;
+        self.resolve(region, &function, None)?;
+        let batch = input.batch_size.unwrap_or(10);
+        let window = input.maximum_batching_window.unwrap_or(0);
+        check_batching(batch, window)?;
+        let caller = self.sqs_caller(q_region, host);
+        self.sqs
+            .get_queue_attributes(&caller, &queue_url(&caller, &source), &[])
+            .map_err(|e| {
+                invalid_parameter(format!(
+                    "Error occurred while ReceiveMessage. SQS Error Code: {}. SQS Error Message: {}",
+                    e.code, e.message
+                ))
+            })?;
+        let m = EventSourceMapping {
+            uuid: uuid::Uuid::new_v4().to_string(),
+            region: region.to_string(),
+            event_source_arn: source,
+            function_name: function,
+            batch_size: batch,
+            maximum_batching_window: window,
+            enabled: input.enabled.unwrap_or(true),
+            report_batch_item_failures: input.report_batch_item_failures.unwrap_or(false),
+            last_modified: now_seconds(),
+            host: host.to_string(),
+        };
+        self.store
+            .write(|tx| state::put_mapping(tx, &m))
+            .map_err(store_error)?;
+        self.lock().mappings.insert(m.uuid.clone(), m.clone());
+        start(self, &m.uuid);
+        Ok(m)
+    }
+
+    pub fn get_event_source_mapping(&self, uuid: &str) -> Result<EventSourceMapping, AwsError> {
+        self.lock()
+            .mappings
+            .get(uuid)
+            .cloned()
+            .ok_or_else(|| mapping_not_found(uuid))
+    }
+
+    /// ListEventSourceMappings, optionally for one queue and/or one function.
+    pub fn list_event_source_mappings(
+        &self,
+        region: &str,
+        source: Option<&str>,
+        function: Option<&str>,
+    ) -> Result<Vec<EventSourceMapping>, AwsError> {
+        let function = function.map(parse_function).transpose()?;
+        let st = self.lock();
+        let mut out: Vec<EventSourceMapping> = st
+            .mappings
+            .values()
+            .filter(|m| m.region == region)
+            .filter(|m| source.is_none_or(|s| m.event_source_arn == s))
+            .filter(|m| {
+                function.as_ref().is_none_or(|(name, _)| {
+                    parse_function(&m.function_name).is_ok_and(|(n, _)| &n == name)
+                })
+            })
+            .cloned()
+            .collect();
+        out.sort_by(|a, b| a.uuid.cmp(&b.uuid));
+        Ok(out)
+    }
+
+    pub fn update_event_source_mapping(
+        self: &Arc<Self>,
+        region: &str,
+        uuid: &str,
+        input: MappingInput,
+    ) -> Result<EventSourceMapping, AwsError> {
+        let mut m = self.get_event_source_mapping(uuid)?;
+        if let Some(f) = input.function_name {
+            self.resolve(region, &f, None)?;
+            m.function_name = f;
+        }
+        if let Some(e) = input.enabled {
+            m.enabled = e;
+        }
+        if let Some(b) = input.batch_size {
+            m.batch_size = b;
+        }
+        if let Some(w) = input.maximum_batching_window {
+            m.maximum_batching_window = w;
+        }
+        if let Some(r) = input.report_batch_item_failures {
+            m.report_batch_item_failures = r;
+        }
+        check_batching(m.batch_size, m.maximum_batching_window)?;
+        m.last_modified = now_seconds();
+        self.store
+            .write(|tx| state::put_mapping(tx, &m))
+            .map_err(store_error)?;
+        self.lock().mappings.insert(m.uuid.clone(), m.clone());
+        self.wake(uuid);
+        Ok(m)
+    }
+
+    pub fn delete_event_source_mapping(&self, uuid: &str) -> Result<EventSourceMapping, AwsError> {
+        let m = self.get_event_source_mapping(uuid)?;
+        self.store
+            .write(|tx| state::delete_mapping(tx, uuid))
+            .map_err(store_error)?;
+        self.lock().mappings.remove(uuid);
+        // Dropping the sender stops the poller.
+        self.pollers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(uuid);
+        Ok(m)
+    }
+
+    fn wake(&self, uuid: &str) {
+        if let Some(tx) = self
+            .pollers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(uuid)
+        {
+            let _ = tx.send(true);
+        }
+    }
+
+    fn sqs_caller(&self, region: &str, host: &str) -> Caller {
+        Caller {
+            region: region.to_string(),
+            account_id: self.account_id.clone(),
+            host: host.to_string(),
+            sender_id: self.account_id.clone(),
+        }
+    }
+}
+
+fn queue_url(caller: &Caller, arn: &str) -> String {
+    let name = arn.rsplit(':').next().unwrap_or_default();
+    caller.queue_url(name)
+}
+
+fn now_seconds() -> f64 {
+    chrono::Utc::now().timestamp_millis() as f64 / 1000.0
+}
+
+/// Starts the pollers of every stored mapping (on service start).
+pub(super) fn start_all(core: &Arc<Lambda>) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    let ids: Vec<String> = core.lock().mappings.keys().cloned().collect();
+    for id in ids {
+        start(core, &id);
+    }
+}
+
+fn start(core: &Arc<Lambda>, uuid: &str) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let (tx, rx) = watch::channel(false);
+    core.pollers
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(uuid.to_string(), tx);
+    handle.spawn(poll(core.clone(), uuid.to_string(), rx));
+}
+
+async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) {
+    loop {
+        let Some(m) = core.lock().mappings.get(&uuid).cloned() else {
+            return;
+        };
+        if !m.enabled {
+            if wake.changed().await.is_err() {
+                return;
+            }
+            continue;
+        }
+        let Some((q_region, _, _)) = crate::sqs::ops::parse_queue_arn(&m.event_source_arn) else {
+            return;
+        };
+        let caller = core.sqs_caller(q_region, &m.host);
+        let url = queue_url(&caller, &m.event_source_arn);
+        let batch = tokio::select! {
+            b = gather(&core, &caller, &url, &m) => b,
+            changed = wake.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let messages = match batch {
+            Ok(b) if b.is_empty() => continue,
+            Ok(b) => b,
+            Err(_) => {
+                // The queue is gone or refuses: try again later rather than spin.
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    changed = wake.changed() => if changed.is_err() { return; },
+                }
+                continue;
+            }
+        };
+        let records: Vec<Value> = messages
+            .iter()
+            .map(|msg| record(msg, &m.event_source_arn, q_region))
+            .collect();
+        let payload = json!({"Records": records}).to_string();
+        let result = core
+            .invoke(
+                &m.region,
+                &m.function_name,
+                None,
+                payload.into(),
+                InvocationType::RequestResponse,
+                &m.host,
+            )
+            .await;
+        let Ok(invoked) = result else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let Some(out) = invoked.output else { continue };
+        if out.function_error.is_some() {
+            continue;
+        }
+        let failed: Vec<String> = if m.report_batch_item_failures {
+            match batch_item_failures(&out.payload) {
+                Some(f) => f,
+                // An answer that cannot be read fails the whole batch, as on AWS.
+                None => continue,
+            }
+        } else {
+            Vec::new()
+        };
+        for msg in &messages {
+            if !failed.contains(&msg.message_id) {
+                let _ = core.sqs.delete_message(&caller, &url, &msg.receipt_handle);
+            }
+        }
+    }
+}
+
+/// Receives up to the mapping's batch size, waiting at most its batching window once the first
+/// message has arrived (or long-polling for the first).
+async fn gather(
+    core: &Lambda,
+    caller: &Caller,
+    url: &str,
+    m: &EventSourceMapping,
+) -> Result<Vec<ReceivedMessage>, AwsError> {
+    let mut batch: Vec<ReceivedMessage> = Vec::new();
+    let window = Duration::from_secs(m.maximum_batching_window as u64);
+    let mut first_at: Option<Instant> = None;
+    loop {
+        let want = (m.batch_size as usize - batch.len()).min(10);
+        let wait = match first_at {
+            None => 20,
+            Some(t) => window.saturating_sub(t.elapsed()).as_secs().min(20) as i64,
+        };
+        let input = ReceiveMessageInput {
+            max_number_of_messages: Some(want as i64),
+            wait_time_seconds: Some(wait),
+            system_attribute_names: vec!["All".into()],
+            message_attribute_names: vec!["All".into()],
+            ..Default::default()
+        };
+        let got = core.sqs.receive_message(caller, url, &input).await?;
+        if !got.is_empty() && first_at.is_none() {
+            first_at = Some(Instant::now());
+        }
+        let empty = got.is_empty();
+        batch.extend(got);
+        let window_over = first_at.is_some_and(|t| t.elapsed() >= window);
+        if batch.len() >= m.batch_size as usize || window_over || (empty && first_at.is_some()) {
+            return Ok(batch);
+        }
+        if empty {
+            return Ok(batch);
+        }
+    }
+}
+
+/// One SQS record as Lambda delivers it.
+fn record(msg: &ReceivedMessage, arn: &str, region: &str) -> Value {
+    let attrs: serde_json::Map<String, Value> = msg
+        .message_attributes
+        .iter()
+        .map(|(k, v)| {
+            use base64::Engine;
+            let mut a = json!({
+                "stringListValues": [],
+                "binaryListValues": [],
+                "dataType": v.data_type,
+            });
+            if let Some(s) = &v.string_value {
+                a["stringValue"] = json!(s);
+            }
+            if let Some(b) = &v.binary_value {
+                a["binaryValue"] = json!(base64::engine::general_purpose::STANDARD.encode(b));
+            }
+            (k.clone(), a)
+        })
+        .collect();
+    json!({
+        "messageId": msg.message_id,
+        "receiptHandle": msg.receipt_handle,
+        "body": msg.body,
+        "attributes": msg.attributes,
+        "messageAttributes": attrs,
+        "md5OfBody": msg.md5_of_body,
+        "eventSource": "aws:sqs",
+        "eventSourceARN": arn,
+        "awsRegion": region,
+    })
+}
+
+/// The message ids of `{"batchItemFailures": [{"itemIdentifier": id}]}`; `None` when the
+/// answer is not of that shape.
+fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
+    let v: Value = serde_json::from_slice(payload).ok()?;
+    match v.get("batchItemFailures") {
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.get("itemIdentifier")?.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => None,
+    }
+}
+
+fn mapping_json(core: &Lambda, m: &EventSourceMapping, state: Option<&str>) -> Value {
+    let (name, q) = parse_function(&m.function_name).unwrap_or_default();
+    json!({
+        "UUID": m.uuid,
+        "BatchSize": m.batch_size,
+        "MaximumBatchingWindowInSeconds": m.maximum_batching_window,
+        "EventSourceArn": m.event_source_arn,
+        "FunctionArn": function_arn(&m.region, core.account_id(), &name, q.as_deref()),
+        "LastModified": m.last_modified,
+        "State": state.unwrap_or(if m.enabled { "Enabled" } else { "Disabled" }),
+        "StateTransitionReason": "USER_INITIATED",
+        "FunctionResponseTypes": if m.report_batch_item_failures { json!(["ReportBatchItemFailures"]) } else { json!([]) },
+        "EventSourceMappingArn": format!("arn:aws:lambda:{}:{}:event-source-mapping:{}", m.region, core.account_id(), m.uuid),
+    })
+}
+
+/// Properties cumulo does not apply to a mapping: refused rather than ignored.
+const UNSUPPORTED: &[&str] = &[
+    "FilterCriteria",
+    "ScalingConfig",
+    "DestinationConfig",
+    "StartingPosition",
+    "StartingPositionTimestamp",
+    "ParallelizationFactor",
+    "MaximumRecordAgeInSeconds",
+    "BisectBatchOnFunctionError",
+    "MaximumRetryAttempts",
+    "TumblingWindowInSeconds",
+    "Topics",
+    "Queues",
+    "SourceAccessConfigurations",
+    "SelfManagedEventSource",
+    "AmazonManagedKafkaEventSourceConfig",
+    "SelfManagedKafkaEventSourceConfig",
+    "DocumentDBEventSourceConfig",
+    "KMSKeyArn",
+    "MetricsConfig",
+    "ProvisionedPollerConfig",
+];
+
+fn mapping_input(b: &Body) -> Result<MappingInput, AwsError> {
+    if let Some(k) = UNSUPPORTED
+        .iter()
+        .find(|k| b.get(**k).is_some_and(|v| !v.is_null()))
+    {
+        return Err(invalid_parameter(format!(
+            "cumulo: {k} is not supported for event source mappings"
+        )));
+    }
+    let report = match strings(b, "FunctionResponseTypes")? {
+        None => None,
+        Some(types) => {
+            if let Some(t) = types.iter().find(|t| *t != "ReportBatchItemFailures") {
+                return Err(validation(
+                    "functionResponseTypes",
+                    t,
+                    "Member must satisfy enum value set: [ReportBatchItemFailures]",
+                ));
+            }
+            Some(!types.is_empty())
+        }
+    };
+    Ok(MappingInput {
+        event_source_arn: s(b, "EventSourceArn")?.map(str::to_string),
+        function_name: s(b, "FunctionName")?.map(str::to_string),
+        enabled: flag(b, "Enabled")?,
+        batch_size: i(b, "BatchSize")?,
+        maximum_batching_window: i(b, "MaximumBatchingWindowInSeconds")?,
+        report_batch_item_failures: report,
+    })
+}
+
+/// The event-source-mappings routes (`rest` is the path after `/2015-03-31/event-source-mappings`).
+pub(super) fn wire(
+    core: &Arc<Lambda>,
+    req: &AwsRequest,
+    rest: &[&str],
+) -> Result<AwsResponse, AwsError> {
+    let region = req.region.as_str();
+    let host = if req.host.is_empty() {
+        "localhost:4566"
+    } else {
+        req.host.as_str()
+    };
+    match (&req.method, rest) {
+        (&Method::POST, []) => {
+            let input = mapping_input(&body(req)?)?;
+            let m = core.create_event_source_mapping(region, input, host)?;
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Creating")),
+            ))
+        }
+        (&Method::GET, []) => {
+            let list = core.list_event_source_mappings(
+                region,
+                req.query_param("EventSourceArn"),
+                req.query_param("FunctionName"),
+            )?;
+            let items: Vec<Value> = list.iter().map(|m| mapping_json(core, m, None)).collect();
+            Ok(ok(StatusCode::OK, json!({"EventSourceMappings": items})))
+        }
+        (&Method::GET, [uuid]) => {
+            let m = core.get_event_source_mapping(uuid)?;
+            Ok(ok(StatusCode::OK, mapping_json(core, &m, None)))
+        }
+        (&Method::PUT, [uuid]) => {
+            let input = mapping_input(&body(req)?)?;
+            let m = core.update_event_source_mapping(region, uuid, input)?;
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Updating")),
+            ))
+        }
+        (&Method::DELETE, [uuid]) => {
+            let m = core.delete_event_source_mapping(uuid)?;
+            Ok(ok(
+                StatusCode::ACCEPTED,
+                mapping_json(core, &m, Some("Deleting")),
+            ))
+        }
+        _ => Err(AwsError::not_implemented(
+            "lambda",
+            &format!("{} {}", req.method, req.raw_path),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_item_failures_are_read_as_aws_does() {
+        assert_eq!(batch_item_failures(b"null"), Some(vec![]));
+        assert_eq!(batch_item_failures(b"{}"), Some(vec![]));
+        assert_eq!(
+            batch_item_failures(br#"{"batchItemFailures":[{"itemIdentifier":"m1"}]}"#),
+            Some(vec!["m1".to_string()])
+        );
+        // A malformed answer fails the whole batch.
+        assert_eq!(batch_item_failures(br#"{"batchItemFailures":[{}]}"#), None);
+        assert_eq!(batch_item_failures(b"not json"), None);
+        assert!(check_batching(11, 0).is_err());
+        assert!(check_batching(11, 1).is_ok());
+    }
+}

@@ -1,0 +1,132 @@
+//! lambda: AWS Lambda without containers. Functions (zip packages, inline or from S3), versions,
+//! aliases, resource policies, function URL configurations, tags, layers, SQS event source
+//! mappings, and Invoke — which really runs the handler, as a local `node` or `python3`
+//! process talking to cumulo's own Lambda Runtime API (see `runtime`).
+//!
+//! Layout: typed operations are methods of [`Lambda`] (functions in `ops`, versions and aliases
+//! in `versions`, policies/URLs/tags/concurrency in `config`, layers in `layers`, invocation in
+//! `invoke`, event source mappings in `esm`), over [`state`] (in-memory documents written
+//! through to the store) and [`code`] (packages). `wire` decodes the REST-JSON requests and
+//! encodes responses. [`LambdaService`] is what the gateway and CloudFormation hold.
+
+pub mod code;
+mod config;
+mod esm;
+mod invoke;
+mod layers;
+pub mod logs;
+pub mod model;
+mod names;
+mod ops;
+pub(crate) mod provider;
+pub mod runtime;
+pub mod state;
+#[cfg(test)]
+mod tests;
+mod versions;
+mod wire;
+
+pub use invoke::InvocationType;
+pub use names::function_arn;
+
+use crate::logs::LogsService;
+use crate::s3::S3Service;
+use crate::sqs::SqsService;
+use crate::{Config, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use state::State;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The Lambda service as the gateway holds it: a handle on the shared [`Lambda`] core, which
+/// background work (unpacking packages, Event invocations, SQS pollers) also holds.
+pub struct LambdaService {
+    core: Arc<Lambda>,
+}
+
+impl std::ops::Deref for LambdaService {
+    type Target = Lambda;
+    fn deref(&self) -> &Lambda {
+        &self.core
+    }
+}
+
+pub struct Lambda {
+    store: Arc<Store>,
+    state: Mutex<State>,
+    account_id: String,
+    base_dir: PathBuf,
+    executor: runtime::Executor,
+    s3: Arc<S3Service>,
+    sqs: Arc<SqsService>,
+    /// Running SQS pollers by mapping UUID; dropping the sender stops the poller.
+    pollers: Mutex<HashMap<String, tokio::sync::watch::Sender<bool>>>,
+}
+
+impl LambdaService {
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        s3: Arc<S3Service>,
+        sqs: Arc<SqsService>,
+        logs: Arc<LogsService>,
+    ) -> Result<Self, StoreError> {
+        store.migrate("lambda", state::MIGRATIONS)?;
+        let (loaded, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: lambda: skipped unreadable stored record: {p}");
+        }
+        let base_dir = code::base_dir(store.location());
+        let logs = Arc::new(logs::LogSink::new(logs));
+        let core = Arc::new(Lambda {
+            store,
+            state: Mutex::new(loaded),
+            account_id: config.account_id.clone(),
+            executor: runtime::Executor::new(base_dir.clone(), logs),
+            base_dir,
+            s3,
+            sqs,
+            pollers: Mutex::new(HashMap::new()),
+        });
+        esm::start_all(&core);
+        Ok(LambdaService { core })
+    }
+
+    /// The shared core, for work that outlives a request.
+    pub fn core(&self) -> Arc<Lambda> {
+        self.core.clone()
+    }
+}
+
+impl Lambda {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Memory changes only after a successful commit; a panic elsewhere leaves it usable.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn account_id(&self) -> &str {
+        &self.account_id
+    }
+}
+
+/// A store failure as the 500 Lambda answers with.
+fn store_error(e: impl std::fmt::Display) -> AwsError {
+    AwsError::new(
+        http::StatusCode::INTERNAL_SERVER_ERROR,
+        "ServiceException",
+        format!("cumulo: the store refused the change: {e}"),
+    )
+}
+
+#[async_trait::async_trait]
+impl Service for LambdaService {
+    fn name(&self) -> &'static str {
+        "lambda"
+    }
+
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(&self.core, req).await
+    }
+}

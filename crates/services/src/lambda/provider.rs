@@ -1,0 +1,1129 @@
+//! CloudFormation providers of Lambda's resource types, over Lambda's typed operations:
+//! AWS::Lambda::Function (waits for Active), Version, Alias, Permission, Url, LayerVersion and
+//! EventSourceMapping.
+
+use super::config::PermissionInput;
+use super::esm::MappingInput;
+use super::layers::PublishLayerInput;
+use super::model::{CodeInput, CreateFunctionInput, UpdateConfigInput};
+use super::names::function_arn;
+use super::{Lambda, LambdaService, code};
+use crate::providers::{
+    ProviderServices, already_exists, check_known, endpoint_host, failed, list, object, required,
+    scalar, tags,
+};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+const FUNCTION: &str = "AWS::Lambda::Function";
+const VERSION: &str = "AWS::Lambda::Version";
+const ALIAS: &str = "AWS::Lambda::Alias";
+const PERMISSION: &str = "AWS::Lambda::Permission";
+const URL: &str = "AWS::Lambda::Url";
+const LAYER_VERSION: &str = "AWS::Lambda::LayerVersion";
+const MAPPING: &str = "AWS::Lambda::EventSourceMapping";
+
+pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
+    let core = s.lambda.core();
+    r.register(
+        FUNCTION,
+        Arc::new(FunctionProvider {
+            lambda: s.lambda.clone(),
+        }),
+    );
+    r.register(VERSION, Arc::new(VersionProvider { core: core.clone() }));
+    r.register(ALIAS, Arc::new(AliasProvider { core: core.clone() }));
+    r.register(
+        PERMISSION,
+        Arc::new(PermissionProvider { core: core.clone() }),
+    );
+    r.register(URL, Arc::new(UrlProvider { core: core.clone() }));
+    r.register(
+        LAYER_VERSION,
+        Arc::new(LayerVersionProvider { core: core.clone() }),
+    );
+    r.register(MAPPING, Arc::new(MappingProvider { core }));
+}
+
+fn fail(ctx: &ProviderContext, e: cumulo_wire::AwsError) -> ProviderError {
+    failed(ctx, "Lambda", e)
+}
+
+fn int(props: &Map<String, Value>, key: &str) -> Result<Option<i64>, ProviderError> {
+    match scalar(props, key)? {
+        None => Ok(None),
+        Some(s) => s.parse().map(Some).map_err(|_| {
+            ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/{key}: expected type: Integer, found: String"
+            ))
+        }),
+    }
+}
+
+fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
+    list(props, key)?
+        .iter()
+        .map(|v| {
+            crate::providers::scalar_value(v).ok_or_else(|| {
+                ProviderError::Failed(format!(
+                    "Properties validation failed for resource with message: #/{key}: expected type: String"
+                ))
+            })
+        })
+        .collect()
+}
+
+fn sub_object<'a>(
+    props: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a Map<String, Value>>, ProviderError> {
+    match props.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(_) => Err(ProviderError::Failed(format!(
+            "Properties validation failed for resource with message: #/{key}: expected type: JSONObject"
+        ))),
+    }
+}
+
+// --- AWS::Lambda::Function -------------------------------------------------------------------
+
+struct FunctionProvider {
+    lambda: Arc<LambdaService>,
+}
+
+const FUNCTION_KNOWN: &[&str] = &[
+    "Architectures",
+    "Code",
+    "Description",
+    "Environment",
+    "EphemeralStorage",
+    "FunctionName",
+    "Handler",
+    "Layers",
+    "MemorySize",
+    "PackageType",
+    "ReservedConcurrentExecutions",
+    "Role",
+    "Runtime",
+    "Tags",
+    "Timeout",
+    "TracingConfig",
+];
+
+const FUNCTION_UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "CapacityProviderConfig",
+        "Lambda Managed Instances are not emulated",
+    ),
+    ("CodeSigningConfigArn", "code signing is not emulated"),
+    (
+        "DeadLetterConfig",
+        "dead-letter queues of asynchronous invocations are not emulated",
+    ),
+    ("DurableConfig", "durable functions are not emulated"),
+    ("FileSystemConfigs", "EFS mounts are not emulated"),
+    (
+        "FunctionScalingConfig",
+        "scaling configuration is not emulated",
+    ),
+    (
+        "ImageConfig",
+        "container image functions need a container engine, which cumulo does not use",
+    ),
+    (
+        "KmsKeyArn",
+        "environment encryption with a customer key is not emulated",
+    ),
+    ("LoggingConfig", "logging configuration is not emulated"),
+    ("PublishToLatestPublished", "not emulated"),
+    ("RecursiveLoop", "recursive loop detection is not emulated"),
+    (
+        "RuntimeManagementConfig",
+        "runtime management is not emulated",
+    ),
+    ("SnapStart", "SnapStart is not emulated"),
+    ("TenancyConfig", "tenant isolation is not emulated"),
+    ("VpcConfig", "functions run on the host, not in a VPC"),
+];
+
+/// The function's settings from its properties.
+struct FunctionProps {
+    runtime: Option<String>,
+    handler: Option<String>,
+    role: String,
+    description: String,
+    timeout: Option<i64>,
+    memory: Option<i64>,
+    environment: BTreeMap<String, String>,
+    layers: Vec<String>,
+    architectures: Vec<String>,
+    ephemeral: Option<i64>,
+    concurrency: Option<i64>,
+}
+
+fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderError> {
+    check_known(FUNCTION, props, FUNCTION_KNOWN, FUNCTION_UNSUPPORTED)?;
+    if let Some(p) = scalar(props, "PackageType")?
+        && p != "Zip"
+    {
+        return Err(crate::providers::unsupported_prop(
+            FUNCTION,
+            "PackageType",
+            "container image functions need a container engine, which cumulo does not use",
+        ));
+    }
+    if let Some(t) = sub_object(props, "TracingConfig")?
+        && scalar(t, "Mode")?.is_some_and(|m| m != "PassThrough")
+    {
+        return Err(crate::providers::unsupported_prop(
+            FUNCTION,
+            "TracingConfig",
+            "X-Ray active tracing is not emulated (only Mode: PassThrough)",
+        ));
+    }
+    let environment = match sub_object(props, "Environment")? {
+        Some(e) => match sub_object(e, "Variables")? {
+            Some(vars) => vars
+                .iter()
+                .map(|(k, v)| {
+                    crate::providers::scalar_value(v)
+                        .map(|s| (k.clone(), s))
+                        .ok_or_else(|| {
+                            ProviderError::Failed(format!(
+                                "Properties validation failed for resource with message: #/Environment/Variables/{k}: expected type: String"
+                            ))
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+            None => BTreeMap::new(),
+        },
+        None => BTreeMap::new(),
+    };
+    let ephemeral = match sub_object(props, "EphemeralStorage")? {
+        Some(e) => int(e, "Size")?,
+        None => None,
+    };
+    Ok(FunctionProps {
+        runtime: scalar(props, "Runtime")?,
+        handler: scalar(props, "Handler")?,
+        role: required(props, "Role")?,
+        description: scalar(props, "Description")?.unwrap_or_default(),
+        timeout: int(props, "Timeout")?,
+        memory: int(props, "MemorySize")?,
+        environment,
+        layers: strings(props, "Layers")?,
+        architectures: strings(props, "Architectures")?,
+        ephemeral,
+        concurrency: int(props, "ReservedConcurrentExecutions")?,
+    })
+}
+
+/// The package a `Code` property stands for. Inline `ZipFile` source becomes `index.js` /
+/// `index.py` (by runtime) in a one-file zip, as CloudFormation does.
+fn code_input(
+    props: &Map<String, Value>,
+    runtime: Option<&str>,
+) -> Result<CodeInput, ProviderError> {
+    let code = sub_object(props, "Code")?.ok_or_else(|| {
+        ProviderError::Failed(
+            "Properties validation failed for resource with message: #: required key [Code] not found".into(),
+        )
+    })?;
+    if code.contains_key("ImageUri") {
+        return Err(crate::providers::unsupported_prop(
+            FUNCTION,
+            "Code.ImageUri",
+            "container image functions need a container engine, which cumulo does not use",
+        ));
+    }
+    if code.contains_key("SourceKMSKeyArn") {
+        return Err(crate::providers::unsupported_prop(
+            FUNCTION,
+            "Code.SourceKMSKeyArn",
+            "encrypted packages are not emulated",
+        ));
+    }
+    if let Some(src) = scalar(code, "ZipFile")? {
+        let file = match runtime {
+            Some(r) if r.starts_with("python") => "index.py",
+            _ => "index.js",
+        };
+        let zip = code::single_file_zip(file, src.as_bytes()).map_err(|e| {
+            ProviderError::Failed(format!("cumulo: could not build the inline package: {e}"))
+        })?;
+        return Ok(CodeInput::Zip(zip));
+    }
+    match (scalar(code, "S3Bucket")?, scalar(code, "S3Key")?) {
+        (Some(bucket), Some(key)) => Ok(CodeInput::S3 {
+            bucket,
+            key,
+            version: scalar(code, "S3ObjectVersion")?,
+        }),
+        _ => Err(ProviderError::Failed(
+            "Properties validation failed for resource with message: #/Code: one of ZipFile, S3Bucket/S3Key or ImageUri is required".into(),
+        )),
+    }
+}
+
+/// Waits until the function is Active and its last update finished, as CloudFormation does
+/// before it reports the resource complete.
+async fn settled(core: &Lambda, ctx: &ProviderContext, name: &str) -> Result<(), ProviderError> {
+    for _ in 0..600 {
+        let f = core.function(&ctx.region, name).map_err(|e| fail(ctx, e))?;
+        match (f.state.as_str(), f.last_update_status.as_str()) {
+            ("Failed", _) | (_, "Failed") => {
+                return Err(ProviderError::Failed(format!(
+                    "Resource handler returned message: \"The function {name} could not be made Active: its package could not be unpacked\" (RequestToken: {}, HandlerErrorCode: NotStabilized)",
+                    ctx.client_request_token
+                )));
+            }
+            ("Active", "Successful") => return Ok(()),
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    Err(ProviderError::Failed(format!(
+        "Resource handler returned message: \"The function {name} did not become Active in time\" (RequestToken: {}, HandlerErrorCode: NotStabilized)",
+        ctx.client_request_token
+    )))
+}
+
+fn function_outcome(ctx: &ProviderContext, core: &Lambda, name: &str) -> ProviderOutcome {
+    let mut attributes = Map::new();
+    attributes.insert(
+        "Arn".into(),
+        json!(function_arn(&ctx.region, core.account_id(), name, None)),
+    );
+    attributes.insert("SnapStartResponse.ApplyOn".into(), json!("None"));
+    attributes.insert("SnapStartResponse.OptimizationStatus".into(), json!("Off"));
+    ProviderOutcome {
+        physical_id: name.to_string(),
+        attributes,
+        ..Default::default()
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for FunctionProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(FUNCTION, properties)?;
+        let p = function_props(&props)?;
+        let code = code_input(&props, p.runtime.as_deref())?;
+        let name = match scalar(&props, "FunctionName")? {
+            Some(n) => n,
+            None => ctx.generated_name(64, ""),
+        };
+        let core = self.lambda.core();
+        if core.function(&ctx.region, &name).is_ok() {
+            return Err(already_exists(ctx, &name));
+        }
+        let input = CreateFunctionInput {
+            name: name.clone(),
+            runtime: p.runtime,
+            handler: p.handler,
+            role: p.role,
+            description: Some(p.description),
+            timeout: p.timeout,
+            memory_size: p.memory,
+            environment: Some(p.environment),
+            layers: p.layers,
+            architectures: p.architectures,
+            ephemeral_storage: p.ephemeral,
+            tags: tags(ctx, &props)?.into_iter().collect(),
+            package_type: None,
+            code,
+            publish: false,
+        };
+        core.create_function(&ctx.region, input)
+            .map_err(|e| fail(ctx, e))?;
+        if let Some(c) = p.concurrency {
+            core.put_concurrency(&ctx.region, &name, Some(c))
+                .map_err(|e| fail(ctx, e))?;
+        }
+        settled(&core, ctx, &name).await?;
+        Ok(function_outcome(ctx, &core, &name))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let old = object(FUNCTION, old)?;
+        let new = object(FUNCTION, new)?;
+        let p = function_props(&new)?;
+        let core = self.lambda.core();
+        let region = ctx.region.as_str();
+        settled(&core, ctx, physical_id).await?;
+        if old.get("Code") != new.get("Code") {
+            let code = code_input(&new, p.runtime.as_deref())?;
+            core.update_function_code(region, physical_id, &code, false, None)
+                .map_err(|e| fail(ctx, e))?;
+            settled(&core, ctx, physical_id).await?;
+        }
+        let input = UpdateConfigInput {
+            runtime: p.runtime,
+            handler: p.handler,
+            role: Some(p.role),
+            description: Some(p.description),
+            timeout: Some(p.timeout.unwrap_or(3)),
+            memory_size: Some(p.memory.unwrap_or(128)),
+            environment: Some(p.environment),
+            layers: Some(p.layers),
+            ephemeral_storage: Some(p.ephemeral.unwrap_or(512)),
+            revision_id: None,
+        };
+        core.update_function_configuration(region, physical_id, input)
+            .map_err(|e| fail(ctx, e))?;
+        settled(&core, ctx, physical_id).await?;
+        if old.get("ReservedConcurrentExecutions") != new.get("ReservedConcurrentExecutions") {
+            core.put_concurrency(region, physical_id, p.concurrency)
+                .map_err(|e| fail(ctx, e))?;
+        }
+        let wanted: BTreeMap<String, String> = tags(ctx, &new)?.into_iter().collect();
+        let arn = function_arn(region, core.account_id(), physical_id, None);
+        let current = core.list_tags(region, &arn).map_err(|e| fail(ctx, e))?;
+        let gone: Vec<String> = current
+            .keys()
+            .filter(|k| !wanted.contains_key(*k))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            core.untag_resource(region, &arn, &gone)
+                .map_err(|e| fail(ctx, e))?;
+        }
+        if !wanted.is_empty() {
+            core.tag_resource(region, &arn, wanted)
+                .map_err(|e| fail(ctx, e))?;
+        }
+        Ok(function_outcome(ctx, &core, physical_id))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.lambda.delete_function(&ctx.region, physical_id, None) {
+            Ok(()) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let f = match self.lambda.function(&ctx.region, physical_id) {
+            Ok(f) => f,
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => return Ok(None),
+            Err(e) => return Err(fail(ctx, e)),
+        };
+        let c = &f.latest;
+        let mut props = Map::new();
+        props.insert("FunctionName".into(), json!(f.name));
+        props.insert("Runtime".into(), json!(c.runtime));
+        props.insert("Handler".into(), json!(c.handler));
+        props.insert("Role".into(), json!(c.role));
+        props.insert("Description".into(), json!(c.description));
+        props.insert("Timeout".into(), json!(c.timeout));
+        props.insert("MemorySize".into(), json!(c.memory_size));
+        props.insert("Architectures".into(), json!(c.architectures));
+        props.insert(
+            "EphemeralStorage".into(),
+            json!({"Size": c.ephemeral_storage}),
+        );
+        props.insert("PackageType".into(), json!("Zip"));
+        if !c.environment.is_empty() {
+            props.insert("Environment".into(), json!({"Variables": c.environment}));
+        }
+        if !c.layers.is_empty() {
+            props.insert("Layers".into(), json!(c.layers));
+        }
+        if let Some(n) = f.reserved_concurrency {
+            props.insert("ReservedConcurrentExecutions".into(), json!(n));
+        }
+        if !f.tags.is_empty() {
+            let t: Vec<Value> = f
+                .tags
+                .iter()
+                .map(|(k, v)| json!({"Key": k, "Value": v}))
+                .collect();
+            props.insert("Tags".into(), Value::Array(t));
+        }
+        let core = self.lambda.core();
+        Ok(Some(Observed {
+            properties: props,
+            attributes: function_outcome(ctx, &core, &f.name).attributes,
+        }))
+    }
+}
+
+// --- AWS::Lambda::Version --------------------------------------------------------------------
+
+struct VersionProvider {
+    core: Arc<Lambda>,
+}
+
+#[async_trait::async_trait]
+impl Provider for VersionProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(VERSION, properties)?;
+        check_known(
+            VERSION,
+            &props,
+            &["CodeSha256", "Description", "FunctionName"],
+            &[
+                (
+                    "ProvisionedConcurrencyConfig",
+                    "provisioned concurrency is not emulated",
+                ),
+                ("RuntimePolicy", "runtime management is not emulated"),
+                (
+                    "FunctionScalingConfig",
+                    "scaling configuration is not emulated",
+                ),
+            ],
+        )?;
+        let function = required(&props, "FunctionName")?;
+        settled(
+            &self.core,
+            ctx,
+            &super::names::parse_function(&function)
+                .map_err(|e| fail(ctx, e))?
+                .0,
+        )
+        .await?;
+        let (f, v) = self
+            .core
+            .publish_version(
+                &ctx.region,
+                &function,
+                scalar(&props, "Description")?.as_deref(),
+                scalar(&props, "CodeSha256")?.as_deref(),
+                None,
+            )
+            .map_err(|e| fail(ctx, e))?;
+        let arn = function_arn(&ctx.region, self.core.account_id(), &f.name, Some(&v));
+        let mut attributes = Map::new();
+        attributes.insert("FunctionArn".into(), json!(arn));
+        attributes.insert("Version".into(), json!(v));
+        Ok(ProviderOutcome {
+            physical_id: arn,
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    /// Every property but the unsupported ones is createOnly: nothing to change in place.
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(VERSION, new)?;
+        check_known(
+            VERSION,
+            &props,
+            &["CodeSha256", "Description", "FunctionName"],
+            &[],
+        )?;
+        let (_, r) = self
+            .core
+            .resolve(&ctx.region, physical_id, None)
+            .map_err(|e| fail(ctx, e))?;
+        let mut attributes = Map::new();
+        attributes.insert("FunctionArn".into(), json!(physical_id));
+        attributes.insert("Version".into(), json!(r.version));
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.core.delete_function(&ctx.region, physical_id, None) {
+            Ok(()) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+}
+
+// --- AWS::Lambda::Alias ----------------------------------------------------------------------
+
+struct AliasProvider {
+    core: Arc<Lambda>,
+}
+
+fn alias_routing(props: &Map<String, Value>) -> Result<BTreeMap<String, f64>, ProviderError> {
+    let mut out = BTreeMap::new();
+    if let Some(rc) = sub_object(props, "RoutingConfig")? {
+        for w in list(rc, "AdditionalVersionWeights")? {
+            let w = w.as_object().ok_or_else(|| {
+                ProviderError::Failed("Properties validation failed for resource with message: #/RoutingConfig/AdditionalVersionWeights: expected type: JSONObject".into())
+            })?;
+            let v = required(w, "FunctionVersion")?;
+            let weight = required(w, "FunctionWeight")?.parse::<f64>().map_err(|_| {
+                ProviderError::Failed("Properties validation failed for resource with message: #/RoutingConfig/AdditionalVersionWeights/FunctionWeight: expected type: Number".into())
+            })?;
+            out.insert(v, weight);
+        }
+    }
+    Ok(out)
+}
+
+const ALIAS_KNOWN: &[&str] = &[
+    "Description",
+    "FunctionName",
+    "FunctionVersion",
+    "Name",
+    "RoutingConfig",
+];
+const ALIAS_UNSUPPORTED: &[(&str, &str)] = &[(
+    "ProvisionedConcurrencyConfig",
+    "provisioned concurrency is not emulated",
+)];
+
+fn alias_outcome(arn: String) -> ProviderOutcome {
+    let mut attributes = Map::new();
+    attributes.insert("AliasArn".into(), json!(arn));
+    ProviderOutcome {
+        physical_id: arn,
+        attributes,
+        ..Default::default()
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for AliasProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(ALIAS, properties)?;
+        check_known(ALIAS, &props, ALIAS_KNOWN, ALIAS_UNSUPPORTED)?;
+        let function = required(&props, "FunctionName")?;
+        let name = required(&props, "Name")?;
+        self.core
+            .create_alias(
+                &ctx.region,
+                &function,
+                &name,
+                &required(&props, "FunctionVersion")?,
+                scalar(&props, "Description")?.as_deref(),
+                alias_routing(&props)?,
+            )
+            .map_err(|e| fail(ctx, e))?;
+        let fname = self
+            .core
+            .function(&ctx.region, &function)
+            .map_err(|e| fail(ctx, e))?
+            .name;
+        Ok(alias_outcome(function_arn(
+            &ctx.region,
+            self.core.account_id(),
+            &fname,
+            Some(&name),
+        )))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(ALIAS, new)?;
+        check_known(ALIAS, &props, ALIAS_KNOWN, ALIAS_UNSUPPORTED)?;
+        let function = required(&props, "FunctionName")?;
+        let name = required(&props, "Name")?;
+        self.core
+            .update_alias(
+                &ctx.region,
+                &function,
+                &name,
+                Some(&required(&props, "FunctionVersion")?),
+                Some(&scalar(&props, "Description")?.unwrap_or_default()),
+                Some(alias_routing(&props)?),
+                None,
+            )
+            .map_err(|e| fail(ctx, e))?;
+        Ok(alias_outcome(physical_id.to_string()))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let Ok((name, Some(alias))) = super::names::parse_function(physical_id) else {
+            return Ok(());
+        };
+        match self.core.delete_alias(&ctx.region, &name, &alias) {
+            Ok(()) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let Ok((name, Some(alias))) = super::names::parse_function(physical_id) else {
+            return Ok(None);
+        };
+        let a = match self.core.get_alias(&ctx.region, &name, &alias) {
+            Ok(a) => a,
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => return Ok(None),
+            Err(e) => return Err(fail(ctx, e)),
+        };
+        let mut props = Map::new();
+        props.insert("FunctionName".into(), json!(name));
+        props.insert("Name".into(), json!(a.name));
+        props.insert("FunctionVersion".into(), json!(a.function_version));
+        props.insert("Description".into(), json!(a.description));
+        Ok(Some(Observed {
+            properties: props,
+            attributes: alias_outcome(physical_id.to_string()).attributes,
+        }))
+    }
+}
+
+// --- AWS::Lambda::Permission -----------------------------------------------------------------
+
+struct PermissionProvider {
+    core: Arc<Lambda>,
+}
+
+#[async_trait::async_trait]
+impl Provider for PermissionProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(PERMISSION, properties)?;
+        check_known(
+            PERMISSION,
+            &props,
+            &[
+                "Action",
+                "FunctionName",
+                "FunctionUrlAuthType",
+                "Principal",
+                "PrincipalOrgID",
+                "SourceAccount",
+                "SourceArn",
+            ],
+            &[
+                (
+                    "EventSourceToken",
+                    "Alexa event source tokens are not emulated",
+                ),
+                ("InvokedViaFunctionUrl", "not emulated"),
+            ],
+        )?;
+        let id = ctx.generated_name(100, "");
+        let input = PermissionInput {
+            statement_id: id.clone(),
+            action: required(&props, "Action")?,
+            principal: required(&props, "Principal")?,
+            source_arn: scalar(&props, "SourceArn")?,
+            source_account: scalar(&props, "SourceAccount")?,
+            principal_org_id: scalar(&props, "PrincipalOrgID")?,
+            function_url_auth_type: scalar(&props, "FunctionUrlAuthType")?,
+            qualifier: None,
+            revision_id: None,
+        };
+        self.core
+            .add_permission(&ctx.region, &required(&props, "FunctionName")?, input)
+            .map_err(|e| fail(ctx, e))?;
+        let mut attributes = Map::new();
+        attributes.insert("Id".into(), json!(id));
+        Ok(ProviderOutcome {
+            physical_id: id,
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    /// Every property is createOnly.
+    async fn update(
+        &self,
+        _ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        _new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let mut attributes = Map::new();
+        attributes.insert("Id".into(), json!(physical_id));
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let props = object(PERMISSION, properties)?;
+        let function = required(&props, "FunctionName")?;
+        match self
+            .core
+            .remove_permission(&ctx.region, &function, physical_id, None)
+        {
+            Ok(()) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+}
+
+// --- AWS::Lambda::Url ------------------------------------------------------------------------
+
+struct UrlProvider {
+    core: Arc<Lambda>,
+}
+
+const URL_KNOWN: &[&str] = &[
+    "AuthType",
+    "Cors",
+    "InvokeMode",
+    "Qualifier",
+    "TargetFunctionArn",
+];
+
+fn url_outcome(region: &str, arn: String, c: &super::model::UrlConfig) -> ProviderOutcome {
+    let mut attributes = Map::new();
+    attributes.insert("FunctionArn".into(), json!(arn));
+    attributes.insert(
+        "FunctionUrl".into(),
+        json!(format!("https://{}.lambda-url.{region}.on.aws/", c.url_id)),
+    );
+    ProviderOutcome {
+        physical_id: arn,
+        attributes,
+        ..Default::default()
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for UrlProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(URL, properties)?;
+        check_known(URL, &props, URL_KNOWN, &[])?;
+        let (arn, c) = self
+            .core
+            .create_url_config(
+                &ctx.region,
+                &required(&props, "TargetFunctionArn")?,
+                scalar(&props, "Qualifier")?.as_deref(),
+                &required(&props, "AuthType")?,
+                props.get("Cors").cloned(),
+                scalar(&props, "InvokeMode")?.as_deref(),
+            )
+            .map_err(|e| fail(ctx, e))?;
+        Ok(url_outcome(&ctx.region, arn, &c))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(URL, new)?;
+        check_known(URL, &props, URL_KNOWN, &[])?;
+        let (arn, c) = self
+            .core
+            .update_url_config(
+                &ctx.region,
+                &required(&props, "TargetFunctionArn")?,
+                scalar(&props, "Qualifier")?.as_deref(),
+                Some(&required(&props, "AuthType")?),
+                Some(props.get("Cors").cloned().unwrap_or_else(|| json!({}))),
+                Some(&scalar(&props, "InvokeMode")?.unwrap_or_else(|| "BUFFERED".into())),
+            )
+            .map_err(|e| fail(ctx, e))?;
+        Ok(url_outcome(&ctx.region, arn, &c))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let props = object(URL, properties)?;
+        match self.core.delete_url_config(
+            &ctx.region,
+            &required(&props, "TargetFunctionArn")?,
+            scalar(&props, "Qualifier")?.as_deref(),
+        ) {
+            Ok(()) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+}
+
+// --- AWS::Lambda::LayerVersion ---------------------------------------------------------------
+
+struct LayerVersionProvider {
+    core: Arc<Lambda>,
+}
+
+#[async_trait::async_trait]
+impl Provider for LayerVersionProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(LAYER_VERSION, properties)?;
+        check_known(
+            LAYER_VERSION,
+            &props,
+            &[
+                "CompatibleArchitectures",
+                "CompatibleRuntimes",
+                "Content",
+                "Description",
+                "LayerName",
+                "LicenseInfo",
+            ],
+            &[],
+        )?;
+        let content = sub_object(&props, "Content")?.ok_or_else(|| {
+            ProviderError::Failed("Properties validation failed for resource with message: #: required key [Content] not found".into())
+        })?;
+        let layer = match scalar(&props, "LayerName")? {
+            Some(n) => n,
+            None => ctx.generated_name(64, ""),
+        };
+        let input = PublishLayerInput {
+            description: scalar(&props, "Description")?,
+            content: CodeInput::S3 {
+                bucket: required(content, "S3Bucket")?,
+                key: required(content, "S3Key")?,
+                version: scalar(content, "S3ObjectVersion")?,
+            },
+            compatible_runtimes: strings(&props, "CompatibleRuntimes")?,
+            compatible_architectures: strings(&props, "CompatibleArchitectures")?,
+            license_info: scalar(&props, "LicenseInfo")?,
+        };
+        let (name, v) = self
+            .core
+            .publish_layer_version(&ctx.region, &layer, input)
+            .map_err(|e| fail(ctx, e))?;
+        let arn = format!("{}:{}", self.core.layer_arn(&ctx.region, &name), v.version);
+        let mut attributes = Map::new();
+        attributes.insert("LayerVersionArn".into(), json!(arn));
+        Ok(ProviderOutcome {
+            physical_id: arn,
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    /// Every property is createOnly.
+    async fn update(
+        &self,
+        _ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        _new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let mut attributes = Map::new();
+        attributes.insert("LayerVersionArn".into(), json!(physical_id));
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            attributes,
+            ..Default::default()
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let Some((region, name, version)) = super::names::parse_layer_version_arn(physical_id)
+        else {
+            return Ok(());
+        };
+        self.core
+            .delete_layer_version(&region, &name, version)
+            .map_err(|e| fail(ctx, e))
+    }
+}
+
+// --- AWS::Lambda::EventSourceMapping ---------------------------------------------------------
+
+struct MappingProvider {
+    core: Arc<Lambda>,
+}
+
+const MAPPING_KNOWN: &[&str] = &[
+    "BatchSize",
+    "Enabled",
+    "EventSourceArn",
+    "FunctionName",
+    "FunctionResponseTypes",
+    "MaximumBatchingWindowInSeconds",
+];
+
+fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderError> {
+    let unsupported: Vec<(&str, &str)> = [
+        "AmazonManagedKafkaEventSourceConfig",
+        "BisectBatchOnFunctionError",
+        "DestinationConfig",
+        "DocumentDBEventSourceConfig",
+        "FilterCriteria",
+        "KmsKeyArn",
+        "LoggingConfig",
+        "MaximumRecordAgeInSeconds",
+        "MaximumRetryAttempts",
+        "MetricsConfig",
+        "ParallelizationFactor",
+        "ProvisionedPollerConfig",
+        "Queues",
+        "ScalingConfig",
+        "SelfManagedEventSource",
+        "SelfManagedKafkaEventSourceConfig",
+        "SourceAccessConfigurations",
+        "StartingPosition",
+        "StartingPositionTimestamp",
+        "Tags",
+        "Topics",
+        "TumblingWindowInSeconds",
+    ]
+    .iter()
+    .map(|k| {
+        (
+            *k,
+            "only SQS event sources with batching settings are emulated",
+        )
+    })
+    .collect();
+    check_known(MAPPING, props, MAPPING_KNOWN, &unsupported)?;
+    let types = strings(props, "FunctionResponseTypes")?;
+    Ok(MappingInput {
+        event_source_arn: scalar(props, "EventSourceArn")?,
+        function_name: Some(required(props, "FunctionName")?),
+        enabled: scalar(props, "Enabled")?.map(|v| v.eq_ignore_ascii_case("true")),
+        batch_size: int(props, "BatchSize")?,
+        maximum_batching_window: int(props, "MaximumBatchingWindowInSeconds")?,
+        report_batch_item_failures: Some(types.iter().any(|t| t == "ReportBatchItemFailures")),
+    })
+}
+
+fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
+    let mut attributes = Map::new();
+    attributes.insert("Id".into(), json!(uuid));
+    attributes.insert(
+        "EventSourceMappingArn".into(),
+        json!(format!(
+            "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
+            core.account_id()
+        )),
+    );
+    ProviderOutcome {
+        physical_id: uuid.to_string(),
+        attributes,
+        ..Default::default()
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for MappingProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(MAPPING, properties)?;
+        let input = mapping_input(&props)?;
+        let m = self
+            .core
+            .create_event_source_mapping(&ctx.region, input, &endpoint_host(ctx))
+            .map_err(|e| fail(ctx, e))?;
+        Ok(mapping_outcome(&self.core, &ctx.region, &m.uuid))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(MAPPING, new)?;
+        let mut input = mapping_input(&props)?;
+        input.event_source_arn = None;
+        input.batch_size = Some(input.batch_size.unwrap_or(10));
+        input.maximum_batching_window = Some(input.maximum_batching_window.unwrap_or(0));
+        input.enabled = Some(input.enabled.unwrap_or(true));
+        self.core
+            .update_event_source_mapping(&ctx.region, physical_id, input)
+            .map_err(|e| fail(ctx, e))?;
+        Ok(mapping_outcome(&self.core, &ctx.region, physical_id))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        match self.core.delete_event_source_mapping(physical_id) {
+            Ok(_) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// Routes `https.request` / `https.get` aimed at cumulo's own host to plain http on cumulo's port.
+//
+// Why: a CloudFormation custom resource answers by PUTting to its ResponseURL, and the CDK's
+// Provider framework (and other hand-written handlers) does so with `https.request({hostname,
+// port: 443, ...})`, whatever the URL's scheme. cumulo serves plain http on one port, so such a
+// request would otherwise fail. Only requests to the host names cumulo was reached by
+// (CUMULO_ENDPOINT_HOSTS, comma-separated) are rerouted; everything else is untouched.
+'use strict';
+
+const http = require('http');
+const https = require('https');
+
+const hosts = new Set((process.env.CUMULO_ENDPOINT_HOSTS || '').split(',').filter(Boolean));
+const port = Number(process.env.CUMULO_ENDPOINT_PORT || '4566');
+
+function targetHost(options) {
+  if (typeof options === 'string') return new URL(options).hostname;
+  if (options instanceof URL) return options.hostname;
+  if (options && typeof options === 'object') return options.hostname || (options.host || '').split(':')[0];
+  return undefined;
+}
+
+function toHttp(args) {
+  let [first, second, third] = args;
+  let options;
+  let callback;
+  if (typeof first === 'string' || first instanceof URL) {
+    const u = new URL(first.toString());
+    options = { hostname: u.hostname, path: u.pathname + u.search, ...(typeof second === 'object' ? second : {}) };
+    callback = typeof second === 'function' ? second : third;
+  } else {
+    options = { ...first };
+    callback = second;
+  }
+  options.protocol = 'http:';
+  options.port = port;
+  delete options.host;
+  delete options.agent;
+  return [options, callback];
+}
+
+for (const name of ['request', 'get']) {
+  const original = https[name];
+  https[name] = function routed(...args) {
+    const host = targetHost(args[0]);
+    if (host && hosts.has(host)) {
+      const [options, callback] = toHttp(args);
+      return http[name](options, callback);
+    }
+    return original.apply(this, args);
+  };
+}
