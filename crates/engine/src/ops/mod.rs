@@ -5,6 +5,7 @@ pub mod changeset;
 pub mod common;
 pub mod create;
 pub mod delete;
+pub mod policy;
 pub mod read;
 pub mod rollback;
 pub mod update;
