@@ -74,9 +74,12 @@ pub struct Store {
     group: Arc<Group>,
 }
 
+/// The work of one grouped write.
+type Work = Box<dyn FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<()> + Send>;
+
 /// One write handed to the committer, and where its outcome goes once committed.
 struct Job {
-    work: Box<dyn FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<()> + Send>,
+    work: Work,
     done: tokio::sync::oneshot::Sender<Result<()>>,
 }
 

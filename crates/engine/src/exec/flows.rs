@@ -237,11 +237,14 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
         op.set_status(StackStatus::DELETE_COMPLETE, None);
         return;
     }
-    stack.events.push(ev);
+    stack.events.push(ev.clone());
+    let arns = stack.notification_arns.clone();
     let key = (stack.region.clone(), stack.stack_name.clone());
     if st.names.get(&key) == Some(&op.stack_id) {
         st.names.remove(&key);
     }
+    drop(st);
+    op.notify(&arns, &ev);
 }
 
 /// Runs an update: creates new resources, updates or replaces changed ones in dependency order,

@@ -229,6 +229,12 @@ impl Op {
                 ev.reason = reason;
             }
         }
+        let arns = stack.notification_arns.clone();
+        let ev = stack.events.last().cloned();
+        drop(st);
+        if let Some(ev) = ev {
+            self.notify(&arns, &ev);
+        }
     }
 
     /// Stores a resource record and writes an event with its status and reason, through the
@@ -252,8 +258,11 @@ impl Op {
         }
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
-            push_event(stack, ev);
+            let arns = stack.notification_arns.clone();
+            push_event(stack, ev.clone());
             stack.resources.insert(rec.logical_id.clone(), rec);
+            drop(st);
+            self.notify(&arns, &ev);
         }
         failed.is_none()
     }
@@ -287,9 +296,49 @@ impl Op {
         }
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
-            push_event(stack, ev);
+            let arns = stack.notification_arns.clone();
+            push_event(stack, ev.clone());
+            drop(st);
+            self.notify(&arns, &ev);
         }
         failed.is_none()
+    }
+
+    /// Sends an event to the stack's NotificationARNs through SNS, in AWS's message format.
+    /// A topic that cannot take it (deleted since) is logged: the operation goes on, as in AWS.
+    pub(crate) fn notify(&self, arns: &[String], ev: &EventRecord) {
+        if arns.is_empty() {
+            return;
+        }
+        let message = notification(&self.stack_id, &self.stack_name, &self.account_id, ev);
+        for arn in arns {
+            if let Err(e) = self.inner.world.notify(
+                &self.region,
+                &self.host,
+                arn,
+                "AWS CloudFormation Notification",
+                &message,
+            ) {
+                eprintln!(
+                    "cumulo: stack {}: notification to {arn} failed: {e}",
+                    self.stack_id
+                );
+            }
+        }
+    }
+
+    /// Notifies the stack's latest event (the operation's first, written before it started).
+    pub(crate) fn notify_latest(&self) {
+        let latest = {
+            let st = self.inner.lock();
+            st.stacks.get(&self.stack_id).and_then(|s| {
+                (!s.notification_arns.is_empty())
+                    .then(|| (s.notification_arns.clone(), s.events.last().cloned()))
+            })
+        };
+        if let Some((arns, Some(ev))) = latest {
+            self.notify(&arns, &ev);
+        }
     }
 
     /// Records a physical resource the running operation must delete when it ends.
@@ -472,6 +521,30 @@ fn stack_event(stack: &StackRecord, seq: u64, token: &str, reason: Option<String
         properties: None,
         token: token.to_string(),
     }
+}
+
+/// AWS's text for a stack event sent to NotificationARNs: `Key='value'` lines, `null` for
+/// what the event does not have.
+fn notification(stack_id: &str, stack_name: &str, account_id: &str, ev: &EventRecord) -> String {
+    let time = chrono::DateTime::from_timestamp_millis(ev.timestamp)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default();
+    let or_null = |v: Option<&str>| v.unwrap_or("null").to_string();
+    let token = if ev.token.is_empty() {
+        "null"
+    } else {
+        &ev.token
+    };
+    format!(
+        "StackId='{stack_id}'\nTimestamp='{time}'\nEventId='{}'\nLogicalResourceId='{}'\nNamespace='{account_id}'\nPhysicalResourceId='{}'\nPrincipalId='{account_id}'\nResourceProperties='{}'\nResourceStatus='{}'\nResourceStatusReason='{}'\nResourceType='{}'\nStackName='{stack_name}'\nClientRequestToken='{token}'\n",
+        ev.event_id,
+        ev.logical_id,
+        or_null(ev.physical_id.as_deref()),
+        or_null(ev.properties.as_deref()),
+        ev.status,
+        ev.reason.as_deref().unwrap_or(""),
+        ev.resource_type,
+    )
 }
 
 /// Adds an event in sequence order: concurrent transitions commit in any order, and the list

@@ -230,5 +230,6 @@ pub(crate) fn launch(
         lost: Default::default(),
         halted: Default::default(),
     });
+    op.notify_latest();
     exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))
 }

@@ -14,6 +14,7 @@ const MAX_TEMPLATE_URL_BYTES: u64 = 1_000_000;
 pub struct ServiceWorld {
     pub s3: Arc<S3Service>,
     pub ssm: Arc<SsmService>,
+    pub sns: Arc<crate::sns::SnsService>,
 }
 
 /// AWS's answer for a TemplateURL that is not an S3 object URL.
@@ -64,6 +65,26 @@ fn reference_text(r: &DynamicReference) -> String {
 
 #[async_trait::async_trait]
 impl World for ServiceWorld {
+    fn notify(
+        &self,
+        region: &str,
+        host: &str,
+        topic_arn: &str,
+        subject: &str,
+        message: &str,
+    ) -> Result<(), String> {
+        let input = crate::sns::PublishInput {
+            topic_arn: Some(topic_arn.to_string()),
+            message: message.to_string(),
+            subject: Some(subject.to_string()),
+            ..Default::default()
+        };
+        self.sns
+            .publish(region, &format!("http://{host}"), input)
+            .map(|_| ())
+            .map_err(|e| e.message)
+    }
+
     async fn fetch_template(&self, _region: &str, url: &str) -> Result<String, String> {
         let (bucket, key) = parse_s3_url(url).ok_or_else(unsupported_url)?;
         let s3_error = |e: cumulo_wire::AwsError| {
@@ -159,6 +180,7 @@ mod tests {
         let world = ServiceWorld {
             s3: s.s3.clone(),
             ssm: s.ssm.clone(),
+            sns: s.sns.clone(),
         };
         s.s3.create_bucket("us-east-1", "tpl", None)
             .expect("bucket");
