@@ -870,3 +870,182 @@ def test_read_operations_and_state_errors_through_boto3(cfn):
     assert stack_id not in {s["StackId"] for s in only_live}
     with pytest.raises(botocore.exceptions.ClientError):
         cfn.describe_stacks(StackName=p)
+
+
+def test_a_failure_cancels_what_is_in_flight_and_the_rollback_deletes_it(cumulo, cfn, s3, ssm):
+    """A nested stack still being created when a sibling fails is cancelled (AWS's wording),
+    and the rollback deletes it with everything it made."""
+    p = f"cx-{uid()}"
+    bucket = f"{p}-templates"
+    s3.create_bucket(Bucket=bucket)
+    # A chain the engine must create one after another: the child takes a while.
+    chain = {}
+    for i in range(150):
+        chain[f"P{i}"] = {
+            "Type": "AWS::SSM::Parameter",
+            "Properties": {"Name": f"/{p}/c{i}", "Type": "String", "Value": "x"},
+            **({"DependsOn": [f"P{i - 1}"]} if i else {}),
+        }
+    s3.put_object(Bucket=bucket, Key="child.json", Body=json.dumps({"Resources": chain}).encode())
+    body = json.dumps(
+        {
+            "Resources": {
+                "Child": {
+                    "Type": "AWS::CloudFormation::Stack",
+                    "Properties": {"TemplateURL": f"{cumulo.endpoint}/{bucket}/child.json"},
+                },
+                "Bad": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{p}-bad", "VisibilityTimeout": 999999}},
+            }
+        }
+    )
+    cfn.create_stack(StackName=p, TemplateBody=body)
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert stack(cfn, p)["StackStatus"] == "ROLLBACK_COMPLETE"
+    events = cfn.describe_stack_events(StackName=p)["StackEvents"]
+    child = [e for e in events if e["LogicalResourceId"] == "Child"]
+    assert any(
+        e["ResourceStatus"] == "CREATE_FAILED" and e["ResourceStatusReason"] == "Resource creation cancelled"
+        for e in child
+    ), child
+    assert not any(e["ResourceStatus"] == "CREATE_COMPLETE" for e in child), child
+    assert any(e["ResourceStatus"] == "DELETE_COMPLETE" for e in child), child
+    reason = next(e for e in events if e["ResourceStatus"] == "ROLLBACK_IN_PROGRESS")["ResourceStatusReason"]
+    assert reason == "The following resource(s) failed to create: [Bad, Child]. Rollback requested by user."
+    # What the cancelled nested stack made is gone.
+    left = ssm.get_parameters_by_path(Path=f"/{p}")["Parameters"]
+    assert left == []
+    child_ids = {e["PhysicalResourceId"] for e in child if e.get("PhysicalResourceId")}
+    for cid in child_ids:
+        assert cfn.describe_stacks(StackName=cid)["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+    delete(cfn, p)
+
+
+def test_stack_policy_denies_updates_to_protected_resources(cfn, ssm):
+    p = f"sp-{uid()}"
+
+    def tpl(protected, free):
+        return json.dumps(
+            {
+                "Resources": {
+                    "Protected": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}/protected", "Type": "String", "Value": protected}},
+                    "Free": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}/free", "Type": "String", "Value": free}},
+                }
+            }
+        )
+
+    policy = json.dumps(
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+                {"Effect": "Deny", "Action": "Update:*", "Principal": "*", "Resource": "LogicalResourceId/Protected"},
+            ]
+        }
+    )
+    create(cfn, p, tpl("a", "a"), StackPolicyBody=policy)
+    assert json.loads(cfn.get_stack_policy(StackName=p)["StackPolicyBody"]) == json.loads(policy)
+    # Only the unprotected resource changes: allowed.
+    update(cfn, p, tpl("a", "b"))
+    assert ssm.get_parameter(Name=f"/{p}/free")["Parameter"]["Value"] == "b"
+    # Touching the protected one fails the update and rolls everything back.
+    cfn.update_stack(StackName=p, TemplateBody=tpl("z", "c"))
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert stack(cfn, p)["StackStatus"] == "UPDATE_ROLLBACK_COMPLETE"
+    events = cfn.describe_stack_events(StackName=p)["StackEvents"]
+    denied = [e for e in events if e["LogicalResourceId"] == "Protected" and e["ResourceStatus"] == "UPDATE_FAILED"]
+    assert denied[0]["ResourceStatusReason"] == (
+        "Action denied by stack policy: Statement [#2] does not allow [Update:Modify] for resource [LogicalResourceId/Protected]"
+    )
+    assert ssm.get_parameter(Name=f"/{p}/protected")["Parameter"]["Value"] == "a"
+    assert ssm.get_parameter(Name=f"/{p}/free")["Parameter"]["Value"] == "b"
+    # A temporary policy for one update lets it through; the stack's own policy stays.
+    allow_all = json.dumps({"Statement": [{"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"}]})
+    update(cfn, p, tpl("z", "c"), StackPolicyDuringUpdateBody=allow_all)
+    assert ssm.get_parameter(Name=f"/{p}/protected")["Parameter"]["Value"] == "z"
+    assert json.loads(cfn.get_stack_policy(StackName=p)["StackPolicyBody"]) == json.loads(policy)
+    # SetStackPolicy replaces it; removing the resource is then an Update:Delete it denies.
+    deny_delete = json.dumps(
+        {
+            "Statement": [
+                {"Effect": "Allow", "Action": "Update:*", "Principal": "*", "Resource": "*"},
+                {"Effect": "Deny", "Action": "Update:Delete", "Principal": "*", "Resource": "LogicalResourceId/Free"},
+            ]
+        }
+    )
+    cfn.set_stack_policy(StackName=p, StackPolicyBody=deny_delete)
+    only_protected = json.dumps({"Resources": {"Protected": json.loads(tpl("z", "c"))["Resources"]["Protected"]}})
+    cfn.update_stack(StackName=p, TemplateBody=only_protected)
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert stack(cfn, p)["StackStatus"] == "UPDATE_ROLLBACK_COMPLETE"
+    assert ssm.get_parameter(Name=f"/{p}/free")["Parameter"]["Value"] == "c"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.set_stack_policy(StackName=p, StackPolicyBody="{not json")
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+    assert "stack policy" in e.value.response["Error"]["Message"]
+    # Policies never block DeleteStack.
+    delete(cfn, p)
+    with pytest.raises(botocore.exceptions.ClientError):
+        ssm.get_parameter(Name=f"/{p}/protected")
+
+
+def test_role_arn_and_rollback_configuration_are_kept_and_triggers_refused(cfn):
+    p = f"ra-{uid()}"
+    body = json.dumps({"Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"}}})
+    role = "arn:aws:iam::000000000000:role/cfn-deployer"
+    s = create(cfn, p, body, RoleARN=role, RollbackConfiguration={"MonitoringTimeInMinutes": 0})
+    assert s["RoleARN"] == role
+    assert s["RollbackConfiguration"] == {"MonitoringTimeInMinutes": 0}
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_stack(
+            StackName=f"{p}-t",
+            TemplateBody=body,
+            RollbackConfiguration={"RollbackTriggers": [{"Arn": "arn:aws:cloudwatch:us-east-1:000000000000:alarm:a", "Type": "AWS::CloudWatch::Alarm"}]},
+        )
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+    assert "RollbackTriggers" in e.value.response["Error"]["Message"]
+    delete(cfn, p)
+
+
+def test_include_nested_stacks_is_refused_not_ignored(cfn):
+    p = f"ins-{uid()}"
+    body = json.dumps({"Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"}}})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_change_set(StackName=p, ChangeSetName="c", ChangeSetType="CREATE", TemplateBody=body, IncludeNestedStacks=True)
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+    assert "IncludeNestedStacks" in e.value.response["Error"]["Message"]
+
+
+def test_notification_arns_receive_every_stack_event_in_aws_format(cfn, sns, sqs):
+    p = f"nt-{uid()}"
+    topic = sns.create_topic(Name=f"{p}-events")["TopicArn"]
+    url = sqs.create_queue(QueueName=f"{p}-inbox")["QueueUrl"]
+    qarn = queue_attrs(sqs, url)["QueueArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=qarn)
+    body = json.dumps({"Resources": {"P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}/p", "Type": "String", "Value": "v"}}}})
+    s = create(cfn, p, body, NotificationARNs=[topic])
+    assert s["NotificationARNs"] == [topic]
+    delete(cfn, p)
+    messages = []
+    for _ in range(20):
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
+        if not got:
+            break
+        messages += [json.loads(m["Body"]) for m in got]
+    assert all(m["Subject"] == "AWS CloudFormation Notification" for m in messages)
+    lines = [dict(l.split("=", 1) for l in m["Message"].strip().split("\n")) for m in messages]
+    seen = {(l["LogicalResourceId"], l["ResourceStatus"]) for l in lines}
+    for want in [
+        (f"'{p}'", "'CREATE_IN_PROGRESS'"),
+        ("'P'", "'CREATE_IN_PROGRESS'"),
+        ("'P'", "'CREATE_COMPLETE'"),
+        (f"'{p}'", "'CREATE_COMPLETE'"),
+        ("'P'", "'DELETE_COMPLETE'"),
+        (f"'{p}'", "'DELETE_COMPLETE'"),
+    ]:
+        assert want in seen, (want, seen)
+    first = lines[0]
+    assert first["StackId"] == f"'{s['StackId']}'" and first["StackName"] == f"'{p}'"
+    assert first["ResourceType"] == "'AWS::CloudFormation::Stack'"
+    assert set(first) >= {"Timestamp", "EventId", "Namespace", "PhysicalResourceId", "PrincipalId", "ResourceProperties", "ResourceStatusReason", "ClientRequestToken"}

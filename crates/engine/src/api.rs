@@ -46,6 +46,31 @@ pub struct CreateStackInput {
     pub client_request_token: Option<String>,
     pub enable_termination_protection: Option<bool>,
     pub retain_except_on_create: Option<bool>,
+    pub stack_policy_body: Option<String>,
+    pub stack_policy_url: Option<String>,
+    pub role_arn: Option<String>,
+    pub rollback_configuration: Option<RollbackConfiguration>,
+}
+
+/// A stack's RollbackConfiguration, stored and shown as given. Rollback triggers watch
+/// CloudWatch alarms, which cumulo does not emulate: a configuration with triggers is refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RollbackConfiguration {
+    /// `(Arn, Type)` of each trigger.
+    pub rollback_triggers: Vec<(String, String)>,
+    pub monitoring_time_in_minutes: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SetStackPolicyInput {
+    pub stack_name: String,
+    pub stack_policy_body: Option<String>,
+    pub stack_policy_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GetStackPolicyOutput {
+    pub stack_policy_body: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -62,6 +87,15 @@ pub struct UpdateStackInput {
     pub disable_rollback: Option<bool>,
     pub client_request_token: Option<String>,
     pub retain_except_on_create: Option<bool>,
+    /// Replaces the stack's policy.
+    pub stack_policy_body: Option<String>,
+    pub stack_policy_url: Option<String>,
+    /// Overrides the stack's policy for this update only.
+    pub stack_policy_during_update_body: Option<String>,
+    pub stack_policy_during_update_url: Option<String>,
+    /// `None` keeps the stack's.
+    pub role_arn: Option<String>,
+    pub rollback_configuration: Option<RollbackConfiguration>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -129,6 +163,8 @@ pub struct StackView {
     pub parent_id: Option<String>,
     pub root_id: Option<String>,
     pub retain_except_on_create: bool,
+    pub role_arn: Option<String>,
+    pub rollback_configuration: Option<RollbackConfiguration>,
 }
 
 #[derive(Debug, Clone, Default)]

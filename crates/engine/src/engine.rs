@@ -234,6 +234,22 @@ impl Engine {
         crate::ops::rollback::continue_update_rollback(self, caller, input).await
     }
 
+    pub async fn set_stack_policy(
+        &self,
+        caller: &Caller,
+        input: SetStackPolicyInput,
+    ) -> Result<(), EngineError> {
+        crate::ops::policy::set_stack_policy(self, caller, input).await
+    }
+
+    pub async fn get_stack_policy(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+    ) -> Result<GetStackPolicyOutput, EngineError> {
+        crate::ops::policy::get_stack_policy(self, caller, stack_name).await
+    }
+
     pub async fn cancel_update_stack(
         &self,
         caller: &Caller,

@@ -141,6 +141,17 @@ pub(crate) struct StackRecord {
     /// Physical resources a rollback still has to delete (replacements it retired).
     #[serde(default)]
     pub orphans: Vec<ResourceRecord>,
+    /// The stack policy (SetStackPolicy, StackPolicyBody).
+    #[serde(default)]
+    pub stack_policy: Option<String>,
+    /// StackPolicyDuringUpdateBody of the running (or last) update: it replaces
+    /// `stack_policy` for that update only.
+    #[serde(default)]
+    pub policy_during_update: Option<String>,
+    #[serde(default)]
+    pub role_arn: Option<String>,
+    #[serde(default)]
+    pub rollback_configuration: Option<crate::api::RollbackConfiguration>,
     pub op: OpRecord,
     /// Persisted in `cfn_resources`.
     #[serde(skip)]
@@ -277,17 +288,23 @@ impl Inner {
                 "DELETE FROM cfn_resources WHERE stack_id = ?1",
                 params![stack.stack_id],
             )?;
+            let mut put = tx.prepare_cached(
+                "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
+            )?;
             for r in stack.resources.values() {
-                tx.execute(
-                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
-                    params![stack.stack_id, r.logical_id, to_json(r)],
-                )?;
+                put.execute(params![stack.stack_id, r.logical_id, to_json(r)])?;
             }
-            for e in &stack.events {
-                tx.execute(
-                    "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
-                    params![stack.stack_id, e.seq as i64, to_json(e)],
-                )?;
+            // Events already written are skipped: only the operation's first is new here.
+            let known: i64 = tx
+                .prepare_cached(
+                    "SELECT coalesce(max(seq), -1) FROM cfn_events WHERE stack_id = ?1",
+                )?
+                .query_row(params![stack.stack_id], |r| r.get(0))?;
+            let mut event = tx.prepare_cached(
+                "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+            )?;
+            for e in stack.events.iter().filter(|e| e.seq as i64 > known) {
+                event.execute(params![stack.stack_id, e.seq as i64, to_json(e)])?;
             }
             Ok(())
         })?;
@@ -324,6 +341,44 @@ impl Inner {
             Ok(())
         })?;
         Ok(())
+    }
+
+    /// [`Inner::save_transition`] through the store's group commit: concurrent transitions of
+    /// an operation (and of every other running operation) share one commit. Resolves once
+    /// durable. Serializes here, so the caller's records are not held across the wait.
+    pub fn save_transition_grouped(
+        &self,
+        stack_id: &str,
+        resource: Option<&ResourceRecord>,
+        removed: Option<&str>,
+        event: Option<&EventRecord>,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send + use<> {
+        let stack_id = stack_id.to_string();
+        let resource = resource.map(|r| (r.logical_id.clone(), to_json(r)));
+        let removed = removed.map(str::to_string);
+        let event = event.map(|e| (e.seq as i64, to_json(e)));
+        let written = self.store.write_grouped(move |tx| {
+            if let Some((logical, body)) = &resource {
+                tx.prepare_cached(
+                    "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
+                )?
+                .execute(params![stack_id, logical, body])?;
+            }
+            if let Some(logical) = &removed {
+                tx.prepare_cached(
+                    "DELETE FROM cfn_resources WHERE stack_id = ?1 AND logical_id = ?2",
+                )?
+                .execute(params![stack_id, logical])?;
+            }
+            if let Some((seq, body)) = &event {
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![stack_id, seq, body])?;
+            }
+            Ok(())
+        });
+        async move { Ok(written.await?) }
     }
 
     pub fn save_change_set(&self, cs: &ChangeSetRecord) -> Result<(), EngineError> {

@@ -15,6 +15,22 @@ pub trait World: Send + Sync {
     /// Current value of an SSM parameter (for SSM parameter types), `None` when absent.
     fn ssm_parameter(&self, region: &str, name: &str) -> Option<String>;
 
+    /// Publishes one stack event to an SNS topic of the stack's NotificationARNs (`host` is the
+    /// caller's, for the links SNS puts in its envelope). The error says why it was not
+    /// delivered. A world without SNS cannot deliver, and says so.
+    fn notify(
+        &self,
+        _region: &str,
+        _host: &str,
+        topic_arn: &str,
+        _subject: &str,
+        _message: &str,
+    ) -> Result<(), String> {
+        Err(format!(
+            "cumulo: cannot publish stack notifications to {topic_arn} here (no SNS)"
+        ))
+    }
+
     /// The value a dynamic reference stands for. The error names the reference.
     async fn resolve_dynamic(
         &self,

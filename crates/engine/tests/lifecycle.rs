@@ -1441,3 +1441,88 @@ async fn timeout_in_minutes_cancels_the_create_and_rolls_back() {
         .unwrap_err();
     assert!(err.message.contains("timeoutInMinutes"));
 }
+
+#[tokio::test]
+async fn a_failure_cancels_what_is_in_flight_and_the_rollback_deletes_it() {
+    let h = Harness::new();
+    let id = h
+        .create(
+            "cx",
+            &template(
+                json!({
+                    "Slow": {"Type": FAKE, "Properties": {"Name": "slow", "DelayMs": 300}},
+                    "Bad": {"Type": FAKE, "Properties": {"Fail": true}},
+                }),
+                json!(null),
+            ),
+        )
+        .await
+        .unwrap();
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("cx").await, StackStatus::ROLLBACK_COMPLETE);
+    let events = h.events("cx").await;
+    assert!(
+        events.iter().any(|e| e.0 == "Slow"
+            && e.1 == "CREATE_FAILED"
+            && e.2.as_deref() == Some("Resource creation cancelled")),
+        "{events:?}"
+    );
+    // Slow never reported CREATE_COMPLETE; what its provider made was deleted by the rollback.
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.0 == "Slow" && e.1 == "CREATE_COMPLETE")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.0 == "Slow" && e.1 == "DELETE_COMPLETE")
+    );
+    assert!(!h.fake.exists("slow"));
+    assert!(events.iter().any(|e| e.1 == "ROLLBACK_IN_PROGRESS"
+        && e.2.as_deref()
+            == Some("The following resource(s) failed to create: [Bad, Slow]. Rollback requested by user.")));
+}
+
+#[tokio::test]
+async fn an_update_failure_cancels_in_flight_updates_and_reverts_them() {
+    let h = Harness::new();
+    h.create(
+        "ux",
+        &template(
+            json!({
+                "Slow": {"Type": FAKE, "Properties": {"Name": "slow", "V": 1}},
+                "Other": {"Type": FAKE, "Properties": {"Name": "other"}},
+            }),
+            json!(null),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(h.settle("ux").await, StackStatus::CREATE_COMPLETE);
+    *h.fake.delay_ms.lock().unwrap() = 300;
+    h.update(
+        "ux",
+        &template(
+            json!({
+                "Slow": {"Type": FAKE, "Properties": {"Name": "slow", "V": 2, "Slow": true}},
+                "Other": {"Type": FAKE, "Properties": {"Name": "other", "FailUpdate": true}},
+                "New": {"Type": FAKE, "Properties": {"Name": "new"}},
+            }),
+            json!(null),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(h.settle("ux").await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+    let events = h.events("ux").await;
+    assert!(
+        events.iter().any(|e| e.0 == "New"
+            && e.1 == "CREATE_FAILED"
+            && e.2.as_deref() == Some("Resource creation cancelled")),
+        "{events:?}"
+    );
+    // The create that was cut short left nothing behind.
+    assert!(!h.fake.exists("new"));
+    assert_eq!(h.fake.props("slow").unwrap()["V"], json!(1));
+}

@@ -82,10 +82,19 @@ pub(crate) async fn run_create(op: Arc<Op>) {
         op.inner.config.parallelism,
         false,
         Some(op.abort.clone()),
-        move |logical| worker.clone().create_resource(logical),
+        move |logical| {
+            let op = worker.clone();
+            async move {
+                let ok = op.clone().create_resource(logical).await;
+                if !ok {
+                    op.halt();
+                }
+                ok
+            }
+        },
     )
     .await;
-    op.mark_cancelled(&out.cancelled);
+    op.mark_cancelled(&out.cancelled).await;
     if !out.cancelled.is_empty() {
         reap_unrecorded_children(&op).await;
     }
@@ -228,11 +237,14 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
         op.set_status(StackStatus::DELETE_COMPLETE, None);
         return;
     }
-    stack.events.push(ev);
+    stack.events.push(ev.clone());
+    let arns = stack.notification_arns.clone();
     let key = (stack.region.clone(), stack.stack_name.clone());
     if st.names.get(&key) == Some(&op.stack_id) {
         st.names.remove(&key);
     }
+    drop(st);
+    op.notify(&arns, &ev);
 }
 
 /// Runs an update: creates new resources, updates or replaces changed ones in dependency order,
@@ -240,16 +252,34 @@ pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
 pub(crate) async fn run_update(op: Arc<Op>) {
     let (nodes, deps) = op.template_deps();
     let worker = op.clone();
-    let out = run_dag(
-        nodes,
-        deps,
-        op.inner.config.parallelism,
-        false,
-        Some(op.abort.clone()),
-        move |logical| worker.clone().update_resource(logical),
-    )
-    .await;
-    op.mark_cancelled(&out.cancelled);
+    // A removal the stack policy denies fails the update before anything changes.
+    let denied = op.denied_removals().await;
+    let out = if !denied.is_empty() {
+        super::dag::DagOutcome {
+            failed: denied,
+            ..Default::default()
+        }
+    } else {
+        run_dag(
+            nodes,
+            deps,
+            op.inner.config.parallelism,
+            false,
+            Some(op.abort.clone()),
+            move |logical| {
+                let op = worker.clone();
+                async move {
+                    let ok = op.clone().update_resource(logical).await;
+                    if !ok {
+                        op.halt();
+                    }
+                    ok
+                }
+            },
+        )
+        .await
+    };
+    op.mark_cancelled(&out.cancelled).await;
     if !out.cancelled.is_empty() {
         reap_unrecorded_children(&op).await;
     }
@@ -353,7 +383,7 @@ async fn cleanup_update(op: &Arc<Op>) {
     // What could not be deleted leaves the stack: the update succeeded without it.
     for logical in failed_names(op, &failed) {
         if !live.contains(&logical) {
-            op.remove(&logical);
+            op.remove(&logical).await;
         }
     }
 }
@@ -385,13 +415,13 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
     let mut retire: Vec<ResourceRecord> = stack.orphans.clone();
     for (logical, p) in &prev.resources {
         let Some(cur) = op.record(logical) else {
-            op.put(restored(p), None);
+            op.put(restored(p), None).await;
             continue;
         };
         if skip.contains(logical) {
             let mut rec = restored(p);
             rec.status_reason = Some("Resource skipped during rollback".into());
-            op.put(rec, None);
+            op.put(rec, None).await;
             continue;
         }
         if let Some(older) = &cur.replaced {
@@ -400,17 +430,17 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             let mut newer = cur.clone();
             newer.replaced = None;
             retire.push(newer);
-            op.put(restored(p), None);
+            op.put(restored(p), None).await;
         } else if cur.physical_id != p.physical_id {
             if cur.physical_id.is_some() {
                 retire.push(cur.clone());
             }
-            op.put(restored(p), None);
+            op.put(restored(p), None).await;
         } else if cur.hash != p.hash {
             let mut rec = cur.clone();
             rec.status = "UPDATE_IN_PROGRESS".into();
             rec.status_reason = None;
-            op.put(rec.clone(), None);
+            op.put(rec.clone(), None).await;
             let physical = cur.physical_id.clone().unwrap_or_default();
             let result = if cur.stub || op.inner.registry.get(&cur.resource_type).is_none() {
                 Ok(crate::ProviderOutcome {
@@ -433,17 +463,17 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
                 Ok(outcome) => {
                     let mut rec = restored(p);
                     rec.attributes = outcome.attributes;
-                    op.put(rec, None);
+                    op.put(rec, None).await;
                 }
                 Err(reason) => {
                     rec.status = "UPDATE_FAILED".into();
                     rec.status_reason = Some(reason);
-                    op.put(rec, None);
+                    op.put(rec, None).await;
                     failures.push(logical.clone());
                 }
             }
         } else if cur.status.ends_with("_FAILED") {
-            op.put(restored(p), None);
+            op.put(restored(p), None).await;
         }
     }
     // A physical resource the previous generation still holds is restored, never retired.
@@ -486,7 +516,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             continue;
         }
         if skip.contains(&r.logical_id) {
-            op.remove(&r.logical_id);
+            op.remove(&r.logical_id).await;
             continue;
         }
         let retain = match r.deletion_policy.as_deref() {

@@ -11,6 +11,7 @@ use cumulo_template::Prepared;
 use serde_json::Map;
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
@@ -43,6 +44,10 @@ pub(crate) struct Op {
     /// The first write of this operation that failed, as the reason it shows (see
     /// [`Op::persist`]).
     pub lost: Mutex<Option<String>>,
+    /// Set when a resource of the forward pass failed: what is still in flight is cancelled
+    /// (AWS marks it `CREATE_FAILED`/`UPDATE_FAILED` with "Resource creation cancelled" /
+    /// "Resource update cancelled") instead of completing before the rollback undoes it.
+    pub halted: AtomicBool,
 }
 
 /// The reason a stack or resource shows when its state could not be written.
@@ -224,61 +229,129 @@ impl Op {
                 ev.reason = reason;
             }
         }
+        let arns = stack.notification_arns.clone();
+        let ev = stack.events.last().cloned();
+        drop(st);
+        if let Some(ev) = ev {
+            self.notify(&arns, &ev);
+        }
     }
 
-    /// Stores a resource record and writes an event with its status and reason. When the
-    /// write fails the record stands as failed (`CREATE_FAILED`, ...) with the write failure
-    /// as its reason, and `false` is returned: the caller must not go on as if it were stored.
-    fn put(&self, mut rec: ResourceRecord, properties: Option<String>) -> bool {
-        let mut st = self.inner.lock();
-        let seq = st.next_seq;
-        st.next_seq += 1;
-        let Some(stack) = st.stacks.get_mut(&self.stack_id) else {
+    /// Stores a resource record and writes an event with its status and reason, through the
+    /// store's group commit; both show in the stack once committed. When the write fails the
+    /// record stands as failed (`CREATE_FAILED`, ...) with the write failure as its reason, and
+    /// `false` is returned: the caller must not go on as if it were stored.
+    async fn put(&self, mut rec: ResourceRecord, properties: Option<String>) -> bool {
+        let Some(seq) = self.next_seq() else {
             return true;
         };
         // What is written down carries the mask for NoEcho values; memory keeps them clear.
-        let needles = crate::mask::needles(stack, Some(&rec));
+        let needles = match self.inner.lock().stacks.get(&self.stack_id) {
+            Some(stack) => crate::mask::needles(stack, Some(&rec)),
+            None => return true,
+        };
         let stored = crate::mask::record(&rec, &needles);
         let properties = properties.map(|p| crate::mask::text(&p, &needles));
         let mut ev = resource_event(seq, &self.token, &rec, properties.clone());
         ev.reason = ev.reason.map(|r| crate::mask::text(&r, &needles));
-        let failed = self.persist(self.inner.save_transition(
-            &self.stack_id,
-            Some(stored.as_ref().unwrap_or(&rec)),
-            None,
-            Some(&ev),
-        ));
+        let written = self
+            .inner
+            .save_transition_grouped(
+                &self.stack_id,
+                Some(stored.as_ref().unwrap_or(&rec)),
+                None,
+                Some(&ev),
+            )
+            .await;
+        let failed = self.persist(written);
         if let Some(reason) = &failed {
             rec.status = failed_resource_status(&rec.status);
             rec.status_reason = Some(reason.clone());
             ev = resource_event(seq, &self.token, &rec, properties);
         }
-        stack.events.push(ev);
-        stack.resources.insert(rec.logical_id.clone(), rec);
+        let mut st = self.inner.lock();
+        if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
+            let arns = stack.notification_arns.clone();
+            push_event(stack, ev.clone());
+            stack.resources.insert(rec.logical_id.clone(), rec);
+            drop(st);
+            self.notify(&arns, &ev);
+        }
         failed.is_none()
+    }
+
+    /// The next event sequence number, or `None` when the stack is gone.
+    fn next_seq(&self) -> Option<u64> {
+        let mut st = self.inner.lock();
+        if !st.stacks.contains_key(&self.stack_id) {
+            return None;
+        }
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        Some(seq)
     }
 
     /// Writes an event for a resource without storing the record (detached teardown).
     /// Returns whether it was written.
-    fn event_only(&self, rec: &ResourceRecord) -> bool {
-        let mut st = self.inner.lock();
-        let seq = st.next_seq;
-        st.next_seq += 1;
-        let Some(stack) = st.stacks.get_mut(&self.stack_id) else {
+    async fn event_only(&self, rec: &ResourceRecord) -> bool {
+        let Some(seq) = self.next_seq() else {
             return true;
         };
         let mut ev = resource_event(seq, &self.token, rec, None);
-        let failed =
-            self.persist(
-                self.inner
-                    .save_transition(&self.stack_id, None, None, Some(&ev)),
-            );
+        let written = self
+            .inner
+            .save_transition_grouped(&self.stack_id, None, None, Some(&ev))
+            .await;
+        let failed = self.persist(written);
         if let Some(reason) = &failed {
             ev.status = failed_resource_status(&ev.status);
             ev.reason = Some(reason.clone());
         }
-        stack.events.push(ev);
+        let mut st = self.inner.lock();
+        if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
+            let arns = stack.notification_arns.clone();
+            push_event(stack, ev.clone());
+            drop(st);
+            self.notify(&arns, &ev);
+        }
         failed.is_none()
+    }
+
+    /// Sends an event to the stack's NotificationARNs through SNS, in AWS's message format.
+    /// A topic that cannot take it (deleted since) is logged: the operation goes on, as in AWS.
+    pub(crate) fn notify(&self, arns: &[String], ev: &EventRecord) {
+        if arns.is_empty() {
+            return;
+        }
+        let message = notification(&self.stack_id, &self.stack_name, &self.account_id, ev);
+        for arn in arns {
+            if let Err(e) = self.inner.world.notify(
+                &self.region,
+                &self.host,
+                arn,
+                "AWS CloudFormation Notification",
+                &message,
+            ) {
+                eprintln!(
+                    "cumulo: stack {}: notification to {arn} failed: {e}",
+                    self.stack_id
+                );
+            }
+        }
+    }
+
+    /// Notifies the stack's latest event (the operation's first, written before it started).
+    pub(crate) fn notify_latest(&self) {
+        let latest = {
+            let st = self.inner.lock();
+            st.stacks.get(&self.stack_id).and_then(|s| {
+                (!s.notification_arns.is_empty())
+                    .then(|| (s.notification_arns.clone(), s.events.last().cloned()))
+            })
+        };
+        if let Some((arns, Some(ev))) = latest {
+            self.notify(&arns, &ev);
+        }
     }
 
     /// Records a physical resource the running operation must delete when it ends.
@@ -291,32 +364,33 @@ impl Op {
     }
 
     /// Records resources whose provider call an abort cut short, as AWS reports them.
-    fn mark_cancelled(&self, logical_ids: &[String]) {
+    async fn mark_cancelled(&self, logical_ids: &[String]) {
         for logical in logical_ids {
             let Some(mut rec) = self.record(logical) else {
                 continue;
             };
             let (status, reason) = if rec.status.starts_with("CREATE") {
-                ("CREATE_FAILED", "Resource creation cancelled")
+                ("CREATE_FAILED", resource::CREATE_CANCELLED)
             } else {
-                ("UPDATE_FAILED", "Resource update cancelled")
+                ("UPDATE_FAILED", resource::UPDATE_CANCELLED)
             };
             rec.status = status.into();
             rec.status_reason = Some(reason.into());
             rec.updated = now_ms();
-            self.put(rec, None);
+            self.put(rec, None).await;
         }
     }
 
-    fn remove(&self, logical_id: &str) {
+    async fn remove(&self, logical_id: &str) {
+        let written = self
+            .inner
+            .save_transition_grouped(&self.stack_id, None, Some(logical_id), None)
+            .await;
+        self.persist(written);
         let mut st = self.inner.lock();
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
             stack.resources.shift_remove(logical_id);
         }
-        self.persist(
-            self.inner
-                .save_transition(&self.stack_id, None, Some(logical_id), None),
-        );
     }
 
     fn record(&self, logical_id: &str) -> Option<ResourceRecord> {
@@ -374,6 +448,58 @@ impl Op {
         }
     }
 
+    /// Stops the forward pass: the resources in flight finish as cancelled.
+    pub(crate) fn halt(&self) {
+        self.halted.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn halted(&self) -> bool {
+        self.halted.load(Ordering::SeqCst)
+    }
+
+    /// The stack policy this update runs under: StackPolicyDuringUpdate, else the stack's.
+    fn update_policy(&self) -> Option<String> {
+        let st = self.inner.lock();
+        let s = st.stacks.get(&self.stack_id)?;
+        s.policy_during_update
+            .clone()
+            .or_else(|| s.stack_policy.clone())
+    }
+
+    /// Resources the new template drops whose deletion the stack policy denies
+    /// (`Update:Delete`): each is marked UPDATE_FAILED with the policy's reason.
+    async fn denied_removals(&self) -> Vec<String> {
+        let policy = self.update_policy();
+        let (Some(policy), Some(prepared)) = (policy, &self.prepared) else {
+            return Vec::new();
+        };
+        let live: std::collections::HashSet<&String> = prepared.live.iter().collect();
+        let dropped: Vec<ResourceRecord> = self
+            .stack()
+            .map(|s| s.resources.into_values().collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r: &ResourceRecord| !live.contains(&r.logical_id))
+            .collect();
+        let mut denied = Vec::new();
+        for mut rec in dropped {
+            let verdict = crate::ops::policy::check(
+                Some(&policy),
+                &rec.logical_id,
+                &rec.resource_type,
+                "Update:Delete",
+            );
+            if let Err(reason) = verdict {
+                rec.status = "UPDATE_FAILED".into();
+                rec.status_reason = Some(reason);
+                rec.updated = now_ms();
+                denied.push(rec.logical_id.clone());
+                self.put(rec, None).await;
+            }
+        }
+        denied
+    }
+
     pub fn cancelled(&self) -> bool {
         *self.abort.borrow()
     }
@@ -410,6 +536,41 @@ fn stack_event(stack: &StackRecord, seq: u64, token: &str, reason: Option<String
         properties: None,
         token: token.to_string(),
     }
+}
+
+/// AWS's text for a stack event sent to NotificationARNs: `Key='value'` lines, `null` for
+/// what the event does not have.
+fn notification(stack_id: &str, stack_name: &str, account_id: &str, ev: &EventRecord) -> String {
+    let time = chrono::DateTime::from_timestamp_millis(ev.timestamp)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default();
+    let or_null = |v: Option<&str>| v.unwrap_or("null").to_string();
+    let token = if ev.token.is_empty() {
+        "null"
+    } else {
+        &ev.token
+    };
+    format!(
+        "StackId='{stack_id}'\nTimestamp='{time}'\nEventId='{}'\nLogicalResourceId='{}'\nNamespace='{account_id}'\nPhysicalResourceId='{}'\nPrincipalId='{account_id}'\nResourceProperties='{}'\nResourceStatus='{}'\nResourceStatusReason='{}'\nResourceType='{}'\nStackName='{stack_name}'\nClientRequestToken='{token}'\n",
+        ev.event_id,
+        ev.logical_id,
+        or_null(ev.physical_id.as_deref()),
+        or_null(ev.properties.as_deref()),
+        ev.status,
+        ev.reason.as_deref().unwrap_or(""),
+        ev.resource_type,
+    )
+}
+
+/// Adds an event in sequence order: concurrent transitions commit in any order, and the list
+/// is oldest first (a later one is almost always at the end).
+fn push_event(stack: &mut StackRecord, ev: EventRecord) {
+    let at = stack
+        .events
+        .iter()
+        .rposition(|e| e.seq < ev.seq)
+        .map_or(0, |i| i + 1);
+    stack.events.insert(at, ev);
 }
 
 /// Writes the first event of an operation on a stack that is not yet in the state.

@@ -11,6 +11,11 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
+/// AWS's reasons for a resource whose operation was cut short because another one failed (or
+/// the stack operation was cancelled).
+pub(super) const CREATE_CANCELLED: &str = "Resource creation cancelled";
+pub(super) const UPDATE_CANCELLED: &str = "Resource update cancelled";
+
 /// Runs a provider call in its own task so that a panicking provider fails its resource
 /// rather than wedging the operation.
 async fn guarded<T: Send + 'static>(
@@ -119,7 +124,7 @@ impl Op {
                     secret_attributes: Vec::new(),
                 };
                 rec.status = "CREATE_FAILED".into();
-                self.put(rec, None);
+                self.put(rec, None).await;
                 return false;
             }
         };
@@ -128,11 +133,18 @@ impl Op {
         if self.carries_mask(&resolved.properties) {
             rec.status = "CREATE_FAILED".into();
             rec.status_reason = Some(crate::mask::refusal(&logical_id));
-            self.put(rec, props_text);
+            self.put(rec, props_text).await;
             return false;
         }
         // Nothing is created that the stack could not record (and so never delete).
-        if !self.put(rec.clone(), props_text.clone()) {
+        if !self.put(rec.clone(), props_text.clone()).await {
+            return false;
+        }
+        if self.halted() {
+            rec.status = "CREATE_FAILED".into();
+            rec.status_reason = Some(CREATE_CANCELLED.into());
+            rec.updated = now_ms();
+            self.put(rec, props_text).await;
             return false;
         }
         match self
@@ -143,17 +155,25 @@ impl Op {
                 record_outcome_extras(&mut rec, &outcome, &resolved.properties);
                 rec.physical_id = Some(outcome.physical_id);
                 rec.attributes = outcome.attributes;
-                rec.status = "CREATE_COMPLETE".into();
-                rec.status_reason = outcome.status_reason;
                 rec.stub = stub;
                 rec.updated = now_ms();
-                self.put(rec, props_text)
+                // Another resource failed meanwhile: this one is cancelled, and what its
+                // provider made stays recorded so the rollback deletes it.
+                let cancelled = self.halted();
+                if cancelled {
+                    rec.status = "CREATE_FAILED".into();
+                    rec.status_reason = Some(CREATE_CANCELLED.into());
+                } else {
+                    rec.status = "CREATE_COMPLETE".into();
+                    rec.status_reason = outcome.status_reason;
+                }
+                self.put(rec, props_text).await && !cancelled
             }
             Err(reason) => {
                 rec.status = "CREATE_FAILED".into();
                 rec.status_reason = Some(reason);
                 rec.updated = now_ms();
-                self.put(rec, props_text);
+                self.put(rec, props_text).await;
                 false
             }
         }
@@ -174,7 +194,7 @@ impl Op {
                 let mut rec = old.clone();
                 rec.status = "UPDATE_FAILED".into();
                 rec.status_reason = Some(reason);
-                self.put(rec, None);
+                self.put(rec, None).await;
                 return false;
             }
         };
@@ -223,7 +243,7 @@ impl Op {
             failed.status = "UPDATE_FAILED".into();
             failed.status_reason = Some(crate::mask::refusal(&logical_id));
             failed.updated = now_ms();
-            self.put(failed, props_text);
+            self.put(failed, props_text).await;
             return false;
         }
         let replace = type_changed
@@ -233,6 +253,24 @@ impl Op {
                 &resolved.properties,
             )
             .is_empty();
+        let action = if replace {
+            "Update:Replace"
+        } else {
+            "Update:Modify"
+        };
+        if let Err(reason) = crate::ops::policy::check(
+            self.update_policy().as_deref(),
+            &logical_id,
+            &resolved.resource_type,
+            action,
+        ) {
+            let mut denied = old.clone();
+            denied.status = "UPDATE_FAILED".into();
+            denied.status_reason = Some(reason);
+            denied.updated = now_ms();
+            self.put(denied, props_text).await;
+            return false;
+        }
         if replace
             && !type_changed
             && let Some(name) = schema::custom_name_conflict(
@@ -247,7 +285,7 @@ impl Op {
                 "CloudFormation cannot update a stack when a custom-named resource requires replacing. Rename {name} and update the stack again."
             ));
             failed.updated = now_ms();
-            self.put(failed, props_text);
+            self.put(failed, props_text).await;
             return false;
         }
         let mut rec = self.new_record(&resolved, "UPDATE_IN_PROGRESS");
@@ -263,10 +301,19 @@ impl Op {
                     .into(),
             );
         }
-        if !self.put(rec.clone(), props_text.clone()) {
+        if !self.put(rec.clone(), props_text.clone()).await {
             return false;
         }
         rec.status_reason = None;
+        if self.halted() {
+            // Nothing applied: the record keeps describing the resource as it is.
+            let mut cancelled = old.clone();
+            cancelled.status = "UPDATE_FAILED".into();
+            cancelled.status_reason = Some(UPDATE_CANCELLED.into());
+            cancelled.updated = now_ms();
+            self.put(cancelled, props_text).await;
+            return false;
+        }
         if replace {
             match self
                 .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
@@ -284,9 +331,15 @@ impl Op {
                     rec.status_reason = outcome.status_reason;
                     rec.stub = stub;
                     rec.replaced = Some(Box::new(previous));
-                    rec.status = "UPDATE_COMPLETE".into();
                     rec.updated = now_ms();
-                    self.put(rec, props_text)
+                    let cancelled = self.halted();
+                    if cancelled {
+                        rec.status = "UPDATE_FAILED".into();
+                        rec.status_reason = Some(UPDATE_CANCELLED.into());
+                    } else {
+                        rec.status = "UPDATE_COMPLETE".into();
+                    }
+                    self.put(rec, props_text).await && !cancelled
                 }
                 Err(reason) => {
                     // Nothing was replaced: the record keeps describing the original.
@@ -294,7 +347,7 @@ impl Op {
                     failed.status = "UPDATE_FAILED".into();
                     failed.status_reason = Some(reason);
                     failed.updated = now_ms();
-                    self.put(failed, props_text);
+                    self.put(failed, props_text).await;
                     false
                 }
             }
@@ -334,17 +387,25 @@ impl Op {
                         rec.physical_id = Some(outcome.physical_id);
                     }
                     rec.attributes = outcome.attributes;
-                    rec.status_reason = outcome.status_reason;
-                    rec.status = "UPDATE_COMPLETE".into();
                     rec.updated = now_ms();
-                    self.put(rec, props_text)
+                    // Applied, but another resource failed meanwhile: cancelled, with the new
+                    // properties recorded so the rollback reverts them.
+                    let cancelled = self.halted();
+                    if cancelled {
+                        rec.status = "UPDATE_FAILED".into();
+                        rec.status_reason = Some(UPDATE_CANCELLED.into());
+                    } else {
+                        rec.status = "UPDATE_COMPLETE".into();
+                        rec.status_reason = outcome.status_reason;
+                    }
+                    self.put(rec, props_text).await && !cancelled
                 }
                 Err(reason) => {
                     // The attempted properties stay recorded so a rollback reverts them.
                     rec.status = "UPDATE_FAILED".into();
                     rec.status_reason = Some(reason);
                     rec.updated = now_ms();
-                    self.put(rec, props_text);
+                    self.put(rec, props_text).await;
                     false
                 }
             }
@@ -451,9 +512,9 @@ impl Op {
     pub(super) async fn teardown_one(&self, t: &Target) -> bool {
         let mut rec = t.record.clone();
         rec.replaced = None;
-        let show = |op: &Op, rec: &ResourceRecord| match t.mode {
-            Record::Detached => op.event_only(rec),
-            _ => op.put(rec.clone(), None),
+        let show = async |rec: &ResourceRecord| match t.mode {
+            Record::Detached => self.event_only(rec).await,
+            _ => self.put(rec.clone(), None).await,
         };
         if rec.status == "DELETE_COMPLETE" || rec.status == "DELETE_SKIPPED" {
             return true;
@@ -462,9 +523,9 @@ impl Op {
             rec.status = "DELETE_SKIPPED".into();
             rec.status_reason = None;
             rec.updated = now_ms();
-            let shown = show(self, &rec);
+            let shown = show(&rec).await;
             if t.mode == Record::Remove {
-                self.remove(&rec.logical_id);
+                self.remove(&rec.logical_id).await;
             }
             return shown;
         }
@@ -473,14 +534,14 @@ impl Op {
         rec.updated = now_ms();
         // Deleting is idempotent: the delete goes ahead even if this write failed, and the
         // operation fails at its end (`Op::persist`).
-        show(self, &rec);
+        show(&rec).await;
         match self.provider_delete(&rec).await {
             Ok(()) => {
                 rec.status = "DELETE_COMPLETE".into();
                 rec.updated = now_ms();
-                let shown = show(self, &rec);
+                let shown = show(&rec).await;
                 if shown && t.mode == Record::Remove {
-                    self.remove(&rec.logical_id);
+                    self.remove(&rec.logical_id).await;
                 }
                 shown
             }
@@ -488,7 +549,7 @@ impl Op {
                 rec.status = "DELETE_FAILED".into();
                 rec.status_reason = Some(reason);
                 rec.updated = now_ms();
-                show(self, &rec);
+                show(&rec).await;
                 false
             }
         }

@@ -67,6 +67,13 @@ pub async fn create_change_set(
         }
     })?;
     check_name(&input.change_set_name)?;
+    // Nested change sets (a child change set per nested stack, executed with the root) are
+    // not emulated: the option is refused, never silently ignored.
+    if input.include_nested_stacks {
+        return Err(EngineError::validation(
+            "cumulo: IncludeNestedStacks is not supported (nested change sets are not emulated); create the change set without it",
+        ));
+    }
     let kind = input.change_set_type.as_deref().unwrap_or("UPDATE");
     if kind == "IMPORT" || input.resources_to_import {
         return Err(EngineError::validation(
@@ -252,6 +259,10 @@ pub async fn create_change_set(
             imports: Vec::new(),
             previous: None,
             orphans: Vec::new(),
+            stack_policy: None,
+            policy_during_update: None,
+            role_arn: None,
+            rollback_configuration: None,
             op: OpRecord {
                 token: token.clone(),
                 kind: "CreateChangeSet".into(),

@@ -93,6 +93,16 @@ pub(crate) async fn start_create(
         &given,
     )?;
     check_capabilities(&root, &input.capabilities)?;
+    crate::ops::policy::check_rollback_configuration(input.rollback_configuration.as_ref())?;
+    let rollback_configuration = input.rollback_configuration.clone();
+    let stack_policy = crate::ops::policy::given(
+        engine,
+        caller,
+        input.stack_policy_body.as_deref(),
+        input.stack_policy_url.as_deref(),
+        "StackPolicy",
+    )
+    .await?;
     let disable_rollback = input.disable_rollback.unwrap_or(on_failure == "DO_NOTHING");
     let retain_except_on_create = input.retain_except_on_create.unwrap_or(false);
     let op_record = OpRecord {
@@ -131,6 +141,10 @@ pub(crate) async fn start_create(
         imports: Vec::new(),
         previous: None,
         orphans: Vec::new(),
+        stack_policy,
+        policy_during_update: None,
+        role_arn: input.role_arn.clone(),
+        rollback_configuration,
         op: op_record.clone(),
         resources: Default::default(),
         events: Vec::new(),
@@ -214,6 +228,8 @@ pub(crate) fn launch(
         delete_on_failure: op.delete_on_failure,
         retain_except_on_create: op.retain_except_on_create,
         lost: Default::default(),
+        halted: Default::default(),
     });
+    op.notify_latest();
     exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))
 }

@@ -140,6 +140,10 @@ pub async fn import_resources(
         op: OpRecord::default(),
         resources: Default::default(),
         events: Vec::new(),
+        stack_policy: None,
+        policy_during_update: None,
+        role_arn: None,
+        rollback_configuration: None,
     });
     // Every resource is read before anything is recorded: a failed read changes nothing.
     let mut records = Vec::new();

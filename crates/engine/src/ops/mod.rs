@@ -8,6 +8,7 @@ pub mod delete;
 pub mod diff;
 pub mod drift;
 pub mod import;
+pub mod policy;
 pub mod read;
 pub mod rollback;
 pub mod update;

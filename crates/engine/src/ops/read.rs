@@ -68,6 +68,8 @@ pub(crate) fn stack_view(s: &StackRecord) -> StackView {
         parent_id: s.parent_id.clone(),
         root_id: s.root_id.clone(),
         retain_except_on_create: s.retain_except_on_create,
+        role_arn: s.role_arn.clone(),
+        rollback_configuration: s.rollback_configuration.clone(),
     }
 }
 

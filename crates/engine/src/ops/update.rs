@@ -6,6 +6,7 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::exec;
 use crate::ops::create::launch;
+use crate::ops::policy;
 use crate::state::{OpRecord, Running, now_ms};
 use crate::status::StackStatus;
 
@@ -74,6 +75,23 @@ pub(crate) async fn start_update(
         .await?
     };
     let root = parse(&text)?;
+    crate::ops::policy::check_rollback_configuration(input.rollback_configuration.as_ref())?;
+    let new_policy = policy::given(
+        engine,
+        caller,
+        input.stack_policy_body.as_deref(),
+        input.stack_policy_url.as_deref(),
+        "StackPolicy",
+    )
+    .await?;
+    let during_update = policy::given(
+        engine,
+        caller,
+        input.stack_policy_during_update_body.as_deref(),
+        input.stack_policy_during_update_url.as_deref(),
+        "StackPolicyDuringUpdate",
+    )
+    .await?;
     let given = given_params(&input.parameters, Some(&stack.parameters))?;
     let prepared = prepare_for(
         engine,
@@ -134,6 +152,16 @@ pub(crate) async fn start_update(
         s.parameters = params;
         s.tags = tags;
         s.notification_arns = notification_arns;
+        if new_policy.is_some() {
+            s.stack_policy = new_policy;
+        }
+        s.policy_during_update = during_update;
+        if input.role_arn.is_some() {
+            s.role_arn = input.role_arn.clone();
+        }
+        if input.rollback_configuration.is_some() {
+            s.rollback_configuration = input.rollback_configuration.clone();
+        }
         s.capabilities = input.capabilities.clone();
         s.disable_rollback = disable_rollback;
         s.retain_except_on_create = op_record.retain_except_on_create;

@@ -56,7 +56,11 @@ impl Provider for FakeProvider {
         ctx: &ProviderContext,
         p: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let delay = *self.0.delay_ms.lock().unwrap();
+        // The stack-wide delay, or this resource's own `DelayMs`.
+        let delay = p
+            .get("DelayMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(*self.0.delay_ms.lock().unwrap());
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
         }

@@ -69,8 +69,24 @@ pub fn stack(w: &mut XmlWriter, s: &StackView) {
             "LastUpdatedTime",
             s.last_updated_time.as_ref().map(timestamp).as_deref(),
         );
-    // Botocore's waiters read these two; AWS always sends the (empty) rollback configuration.
-    w.open("RollbackConfiguration", None).close();
+    // AWS always sends the rollback configuration, empty when none was given.
+    w.open("RollbackConfiguration", None);
+    if let Some(rc) = &s.rollback_configuration {
+        if !rc.rollback_triggers.is_empty() {
+            w.open("RollbackTriggers", None);
+            for (arn, kind) in &rc.rollback_triggers {
+                w.open("member", None)
+                    .elem("Arn", arn)
+                    .elem("Type", kind)
+                    .close();
+            }
+            w.close();
+        }
+        if let Some(m) = rc.monitoring_time_in_minutes {
+            w.elem("MonitoringTimeInMinutes", &m.to_string());
+        }
+    }
+    w.close();
     w.elem("StackStatus", s.stack_status.as_str())
         .opt("StackStatusReason", s.stack_status_reason.as_deref())
         .elem("DisableRollback", bool_text(s.disable_rollback));
@@ -95,6 +111,7 @@ pub fn stack(w: &mut XmlWriter, s: &StackView) {
         }
         w.close();
     }
+    w.opt("RoleARN", s.role_arn.as_deref());
     tags(w, &s.tags);
     w.elem(
         "EnableTerminationProtection",

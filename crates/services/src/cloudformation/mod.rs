@@ -40,6 +40,7 @@ impl CloudFormationService {
             s3: services.s3.clone(),
             ssm: services.ssm.clone(),
             secretsmanager: services.secretsmanager.clone(),
+            sns: services.sns.clone(),
         });
         Ok(CloudFormationService {
             engine: Engine::new(store, registry, world, engine_config)?,

@@ -128,9 +128,9 @@ async fn errors_in_the_query_shape() {
     );
     let (status, body) = call(&svc, "Action=CreateStack&StackName=x&DisableRollback=maybe").await;
     assert_eq!(status, 400, "{body}");
-    let (status, body) = call(&svc, "Action=SetStackPolicy&StackName=x").await;
+    let (status, body) = call(&svc, "Action=EstimateTemplateCost").await;
     assert_eq!(status, 501);
-    assert!(body.contains("SetStackPolicy"), "{body}");
+    assert!(body.contains("EstimateTemplateCost"), "{body}");
     let (status, body) = call(&svc, "Action=Frobnicate").await;
     assert_eq!(status, 400);
     assert!(body.contains("<Code>InvalidAction</Code>"), "{body}");

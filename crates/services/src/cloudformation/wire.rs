@@ -201,6 +201,30 @@ fn parameters(p: &QueryParams) -> Vec<Parameter> {
         .collect()
 }
 
+/// RollbackConfiguration (`RollbackConfiguration.RollbackTriggers.member.N.Arn|Type`,
+/// `RollbackConfiguration.MonitoringTimeInMinutes`); `None` when absent.
+fn rollback_configuration(p: &QueryParams) -> Result<Option<RollbackConfiguration>, AwsError> {
+    let triggers: Vec<(String, String)> = p
+        .list_of_structs("RollbackConfiguration.RollbackTriggers")
+        .into_iter()
+        .map(|f| {
+            (
+                field(&f, "Arn").unwrap_or_default().to_string(),
+                field(&f, "Type").unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let monitoring = integer(p, "RollbackConfiguration.MonitoringTimeInMinutes")?;
+    let given = p.get("RollbackConfiguration").is_some()
+        || p.get("RollbackConfiguration.RollbackTriggers").is_some();
+    Ok(
+        (given || monitoring.is_some() || !triggers.is_empty()).then_some(RollbackConfiguration {
+            rollback_triggers: triggers,
+            monitoring_time_in_minutes: monitoring,
+        }),
+    )
+}
+
 fn tags(p: &QueryParams) -> Vec<Tag> {
     p.list_of_structs("Tags")
         .into_iter()
@@ -276,6 +300,10 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                         client_request_token: opt(p, "ClientRequestToken"),
                         enable_termination_protection: boolean(p, "EnableTerminationProtection")?,
                         retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                        stack_policy_body: opt(p, "StackPolicyBody"),
+                        stack_policy_url: opt(p, "StackPolicyURL"),
+                        role_arn: opt(p, "RoleARN"),
+                        rollback_configuration: rollback_configuration(p)?,
                     },
                 )
                 .await
@@ -300,6 +328,12 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                         disable_rollback: boolean(p, "DisableRollback")?,
                         client_request_token: opt(p, "ClientRequestToken"),
                         retain_except_on_create: boolean(p, "RetainExceptOnCreate")?,
+                        stack_policy_body: opt(p, "StackPolicyBody"),
+                        stack_policy_url: opt(p, "StackPolicyURL"),
+                        stack_policy_during_update_body: opt(p, "StackPolicyDuringUpdateBody"),
+                        stack_policy_during_update_url: opt(p, "StackPolicyDuringUpdateURL"),
+                        role_arn: opt(p, "RoleARN"),
+                        rollback_configuration: rollback_configuration(p)?,
                     },
                 )
                 .await
@@ -646,6 +680,29 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                 .await
                 .map_err(e)?;
             Ok(Some(String::new()))
+        }
+        "SetStackPolicy" => {
+            engine
+                .set_stack_policy(
+                    c,
+                    SetStackPolicyInput {
+                        stack_name: required(p, "StackName")?,
+                        stack_policy_body: opt(p, "StackPolicyBody"),
+                        stack_policy_url: opt(p, "StackPolicyURL"),
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(None)
+        }
+        "GetStackPolicy" => {
+            let out = engine
+                .get_stack_policy(c, &required(p, "StackName")?)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.opt("StackPolicyBody", out.stack_policy_body.as_deref());
+            })
         }
         "CancelUpdateStack" => {
             engine

@@ -16,6 +16,7 @@ pub struct ServiceWorld {
     pub s3: Arc<S3Service>,
     pub ssm: Arc<SsmService>,
     pub secretsmanager: Arc<SecretsManagerService>,
+    pub sns: Arc<crate::sns::SnsService>,
 }
 
 /// AWS's answer for a TemplateURL that is not an S3 object URL.
@@ -123,6 +124,26 @@ impl ServiceWorld {
 
 #[async_trait::async_trait]
 impl World for ServiceWorld {
+    fn notify(
+        &self,
+        region: &str,
+        host: &str,
+        topic_arn: &str,
+        subject: &str,
+        message: &str,
+    ) -> Result<(), String> {
+        let input = crate::sns::PublishInput {
+            topic_arn: Some(topic_arn.to_string()),
+            message: message.to_string(),
+            subject: Some(subject.to_string()),
+            ..Default::default()
+        };
+        self.sns
+            .publish(region, &format!("http://{host}"), input)
+            .map(|_| ())
+            .map_err(|e| e.message)
+    }
+
     async fn fetch_template(&self, _region: &str, url: &str) -> Result<String, String> {
         let (bucket, key) = parse_s3_url(url).ok_or_else(unsupported_url)?;
         let s3_error = |e: cumulo_wire::AwsError| {
@@ -228,6 +249,7 @@ mod tests {
             s3: s.s3.clone(),
             ssm: s.ssm.clone(),
             secretsmanager: s.secretsmanager.clone(),
+            sns: s.sns.clone(),
         };
         s.s3.create_bucket("us-east-1", "tpl", None)
             .expect("bucket");
