@@ -1,7 +1,25 @@
 //! `cumulo`: CloudFormation that runs anywhere. Subcommands live in one module each.
 
+/// `println!` that does not panic when stdout is closed early (`cumulo diff | head`): the
+/// output is a report, and a reader that stopped reading is not an error of the command.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+mod assembly;
+mod deploy;
+mod destroy;
+mod diff;
+mod drift;
+mod import;
+mod lock;
+mod progress;
 mod render;
 mod serve;
+mod target;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +40,39 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Print a template with intrinsics resolved and its provisioning order, as JSON.
     Render(render::RenderArgs),
+    /// Deploy a template or CDK cloud assembly to the local cloud in-process (no server).
+    Deploy(deploy::DeployArgs),
+    /// Show what a deploy would change, per resource and property.
+    Diff(diff::DiffArgs),
+    /// Delete deployed stacks.
+    Destroy(destroy::DestroyArgs),
+    /// Compare deployed resources with what their services report now; revert or accept.
+    Drift(drift::DriftArgs),
+    /// Adopt existing resources into a stack.
+    Import(import::ImportArgs),
+    /// Drop a stack's deploy lock left by a deploy that died.
+    ForceUnlock(ForceUnlockArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ForceUnlockArgs {
+    /// The stack whose lock to drop.
+    stack: String,
+    #[command(flatten)]
+    target: target::TargetArgs,
+}
+
+fn force_unlock(args: ForceUnlockArgs) -> anyhow::Result<ExitCode> {
+    use target::Target;
+    let rt = target::runtime()?;
+    let _guard = rt.enter();
+    let t = args.target.open()?;
+    if t.force_unlock(&args.stack)? {
+        say!("{}: lock dropped", args.stack);
+    } else {
+        say!("{}: was not locked", args.stack);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -30,6 +81,12 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Render(args) => render::run(args),
+        Command::Deploy(args) => deploy::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Destroy(args) => destroy::run(args),
+        Command::Drift(args) => drift::run(args),
+        Command::Import(args) => import::run(args),
+        Command::ForceUnlock(args) => force_unlock(args),
     };
     match result {
         Ok(code) => code,

@@ -241,4 +241,33 @@ impl Engine {
     ) -> Result<(), EngineError> {
         crate::ops::rollback::cancel_update_stack(self, caller, input).await
     }
+
+    /// What deploying a template would change, per resource and property (`cumulo diff`).
+    pub fn diff(
+        &self,
+        caller: &Caller,
+        input: crate::DiffInput,
+    ) -> Result<Vec<crate::ResourceDiff>, EngineError> {
+        crate::ops::diff::diff(self, caller, input)
+    }
+
+    /// Each resource's record against its live state, settled as asked (`cumulo drift`).
+    pub async fn drift(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+        settle: crate::Settle,
+        only: &[String],
+    ) -> Result<Vec<crate::ResourceDrift>, EngineError> {
+        crate::ops::drift::drift(self, caller, stack_name, settle, only).await
+    }
+
+    /// Adopts existing resources into a stack (`cumulo import`). Returns the stack's ARN.
+    pub async fn import_resources(
+        &self,
+        caller: &Caller,
+        input: crate::ImportInput,
+    ) -> Result<String, EngineError> {
+        crate::ops::import::import_resources(self, caller, input).await
+    }
 }

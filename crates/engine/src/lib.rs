@@ -26,9 +26,11 @@
 
 pub mod api;
 mod builtin;
+mod canonical;
 pub mod engine;
 pub mod error;
 mod exec;
+mod mask;
 mod ops;
 pub mod provider;
 mod resolve;
@@ -40,6 +42,9 @@ pub mod world;
 pub use api::*;
 pub use engine::{Engine, EngineConfig};
 pub use error::EngineError;
+pub use ops::diff::{DiffInput, PropertyChange, ResourceDiff};
+pub use ops::drift::{PropertyDifference, ResourceDrift, Settle};
+pub use ops::import::ImportInput;
 pub use provider::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
 };

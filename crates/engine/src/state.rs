@@ -69,6 +69,14 @@ pub(crate) struct ResourceRecord {
     pub replaced: Option<Box<ResourceRecord>>,
     /// Created by the running operation (a rollback deletes it).
     pub created_by_op: bool,
+    /// What the service last reported for the resource (drift, import), in the template's
+    /// shape: the record's observed properties beside its intent (`properties`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Value>,
+    /// Attributes the last provider call reported as NoEcho (see `mask`): per call, never
+    /// written down; what is written down carries the mask instead of their values.
+    #[serde(skip)]
+    pub secret_attributes: Vec<String>,
 }
 
 /// What a stack looked like before the running update: what a rollback restores.
@@ -244,7 +252,8 @@ impl Inner {
 
     /// Writes a stack's own row (not its resources or events).
     pub fn save_stack(&self, stack: &StackRecord) -> Result<(), EngineError> {
-        let body = to_json(stack);
+        let masked = crate::mask::stack(stack);
+        let body = to_json(masked.as_ref().unwrap_or(stack));
         self.store.write(|tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
@@ -256,6 +265,8 @@ impl Inner {
 
     /// Writes a stack row with all its resources (start and end of operations).
     pub fn save_stack_full(&self, stack: &StackRecord) -> Result<(), EngineError> {
+        let masked = crate::mask::stack(stack);
+        let stack = masked.as_ref().unwrap_or(stack);
         let body = to_json(stack);
         self.store.write(|tx| {
             tx.execute(

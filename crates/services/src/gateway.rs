@@ -166,8 +166,21 @@ pub enum Refusal {
 pub enum GatewayError {
     #[error(transparent)]
     Store(#[from] cumulo_store::StoreError),
+    #[error(transparent)]
+    Kms(#[from] crate::kms::OpenError),
     #[error("cloudformation engine: {0}")]
     Engine(#[from] cumulo_engine::EngineError),
+}
+
+/// A lazily built service whose constructor needs only the store and the settings.
+fn standalone<S: Service + 'static>(
+    name: &'static str,
+    store: &Arc<Store>,
+    config: &Config,
+    new: fn(Arc<Store>, &Config) -> Result<S, cumulo_store::StoreError>,
+) -> Arc<Lazy<S>> {
+    let (store, config) = (store.clone(), config.clone());
+    Lazy::new(name, move || Ok(new(store.clone(), &config)?))
 }
 
 /// Routes requests to services and reports health.
@@ -190,44 +203,51 @@ impl Gateway {
         config: Config,
         engine: cumulo_engine::EngineConfig,
     ) -> Self {
-        let (st, cf) = (store.clone(), config.clone());
-        let sqs = Lazy::new("sqs", move || {
-            Ok(crate::sqs::SqsService::new(st.clone(), &cf)?)
-        });
-        let (st, cf) = (store.clone(), config.clone());
-        let s3 = Lazy::new("s3", move || {
-            Ok(crate::s3::S3Service::new(st.clone(), &cf)?)
-        });
+        let sqs = standalone("sqs", &store, &config, crate::sqs::SqsService::new);
+        let s3 = standalone("s3", &store, &config, crate::s3::S3Service::new);
         let (st, cf, q) = (store.clone(), config.clone(), sqs.clone());
         let sns = Lazy::new("sns", move || {
             Ok(crate::sns::SnsService::new(st.clone(), &cf, q.get()?)?)
         });
         let (st, cf) = (store.clone(), config.clone());
+        let kms = Lazy::new("kms", move || {
+            Ok(crate::kms::KmsService::new(st.clone(), &cf)?)
+        });
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
         let ssm = Lazy::new("ssm", move || {
-            Ok(crate::ssm::SsmService::new(st.clone(), &cf)?)
+            Ok(crate::ssm::SsmService::new(st.clone(), &cf, k.get()?)?)
         });
-        let (st, cf) = (store.clone(), config.clone());
-        let sts = Lazy::new("sts", move || {
-            Ok(crate::sts::StsService::new(st.clone(), &cf)?)
+        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
+        let secretsmanager = Lazy::new("secretsmanager", move || {
+            Ok(crate::secretsmanager::SecretsManagerService::new(
+                st.clone(),
+                &cf,
+                k.get()?,
+            )?)
         });
-        let (st, cf) = (store.clone(), config.clone());
-        let dynamodb = Lazy::new("dynamodb", move || {
-            Ok(crate::dynamodb::DynamoDbService::new(st.clone(), &cf)?)
-        });
-        let (st, cf) = (store.clone(), config.clone());
-        let logs = Lazy::new("logs", move || {
-            Ok(crate::logs::LogsService::new(st.clone(), &cf)?)
-        });
+        let sts = standalone("sts", &store, &config, crate::sts::StsService::new);
+        let iam = standalone("iam", &store, &config, crate::iam::IamService::new);
+        let dynamodb = standalone(
+            "dynamodb",
+            &store,
+            &config,
+            crate::dynamodb::DynamoDbService::new,
+        );
+        let logs = standalone("logs", &store, &config, crate::logs::LogsService::new);
         let (st, cf) = (store.clone(), config.clone());
         let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
-        let (d, l) = (dynamodb.clone(), logs.clone());
+        let (i, d, l) = (iam.clone(), dynamodb.clone(), logs.clone());
+        let (k, sm) = (kms.clone(), secretsmanager.clone());
         let cloudformation = Lazy::new("cloudformation", move || {
             let providers = crate::providers::ProviderServices {
                 s3: b.get()?,
                 sqs: q.get()?,
                 sns: t.get()?,
                 ssm: p.get()?,
+                iam: i.get()?,
                 dynamodb: d.get()?,
+                kms: k.get()?,
+                secretsmanager: sm.get()?,
                 logs: l.get()?,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
@@ -237,8 +257,19 @@ impl Gateway {
                 engine.clone(),
             )?)
         });
-        let list: Vec<Arc<dyn Service>> =
-            vec![s3, sqs, sns, ssm, sts, dynamodb, logs, cloudformation];
+        let list: Vec<Arc<dyn Service>> = vec![
+            s3,
+            sqs,
+            sns,
+            ssm,
+            sts,
+            iam,
+            dynamodb,
+            kms,
+            secretsmanager,
+            logs,
+            cloudformation,
+        ];
         Self::with_services(store, config, list)
     }
 

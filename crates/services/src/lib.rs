@@ -9,10 +9,13 @@
 pub mod cloudformation;
 pub mod dynamodb;
 pub mod gateway;
+pub mod iam;
 mod json_body;
+pub mod kms;
 pub mod logs;
 pub mod providers;
 pub mod s3;
+pub mod secretsmanager;
 pub mod sns;
 pub mod sqs;
 pub mod ssm;

@@ -9,8 +9,13 @@
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
 use crate::dynamodb::DynamoDbService;
+use crate::iam::IamService;
+use crate::kms::KmsService;
+pub(crate) mod readback;
+
 use crate::logs::LogsService;
 use crate::s3::S3Service;
+use crate::secretsmanager::SecretsManagerService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::ssm::SsmService;
@@ -37,8 +42,38 @@ pub struct ProviderServices {
     pub sqs: Arc<SqsService>,
     pub sns: Arc<SnsService>,
     pub ssm: Arc<SsmService>,
+    pub iam: Arc<IamService>,
     pub dynamodb: Arc<DynamoDbService>,
+    pub kms: Arc<KmsService>,
+    pub secretsmanager: Arc<SecretsManagerService>,
     pub logs: Arc<LogsService>,
+}
+
+impl ProviderServices {
+    /// Every service providers act on, built now over `store` (in-process callers that need
+    /// them all at once, such as direct deploy; the gateway builds each on first use instead).
+    pub fn open(
+        store: Arc<cumulo_store::Store>,
+        config: &crate::Config,
+    ) -> Result<Self, crate::GatewayError> {
+        let sqs = Arc::new(SqsService::new(store.clone(), config)?);
+        let kms = Arc::new(KmsService::new(store.clone(), config)?);
+        Ok(ProviderServices {
+            s3: Arc::new(S3Service::new(store.clone(), config)?),
+            sns: Arc::new(SnsService::new(store.clone(), config, sqs.clone())?),
+            ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
+            iam: Arc::new(IamService::new(store.clone(), config)?),
+            dynamodb: Arc::new(DynamoDbService::new(store.clone(), config)?),
+            secretsmanager: Arc::new(SecretsManagerService::new(
+                store.clone(),
+                config,
+                kms.clone(),
+            )?),
+            kms,
+            logs: Arc::new(LogsService::new(store, config)?),
+            sqs,
+        })
+    }
 }
 
 /// Every provider of this crate's services.
@@ -48,7 +83,10 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     crate::sqs::provider::register(&mut r, services);
     crate::sns::provider::register(&mut r, services);
     crate::ssm::provider::register(&mut r, services);
+    crate::iam::provider::register(&mut r, services);
     crate::dynamodb::provider::register(&mut r, services);
+    crate::kms::provider::register(&mut r, services);
+    crate::secretsmanager::provider::register(&mut r, services);
     crate::logs::provider::register(&mut r, services);
     r
 }
@@ -231,16 +269,7 @@ pub(crate) mod test_support {
 
     pub fn services() -> ProviderServices {
         let store = Arc::new(Store::in_memory().expect("store"));
-        let config = Config::default();
-        let sqs = Arc::new(SqsService::new(store.clone(), &config).expect("sqs"));
-        ProviderServices {
-            s3: Arc::new(S3Service::new(store.clone(), &config).expect("s3")),
-            sns: Arc::new(SnsService::new(store.clone(), &config, sqs.clone()).expect("sns")),
-            ssm: Arc::new(SsmService::new(store.clone(), &config).expect("ssm")),
-            dynamodb: Arc::new(DynamoDbService::new(store.clone(), &config).expect("dynamodb")),
-            logs: Arc::new(LogsService::new(store, &config).expect("logs")),
-            sqs,
-        }
+        ProviderServices::open(store, &Config::default()).expect("services")
     }
 
     pub fn ctx(logical_id: &str, resource_type: &str) -> ProviderContext {

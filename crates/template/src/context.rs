@@ -125,22 +125,29 @@ pub struct PlaceholderResolver;
 
 impl Resolver for PlaceholderResolver {
     fn resource_ref(&self, logical_id: &str) -> Result<Value, Diagnostic> {
-        Ok(Value::String(format!(
-            "{PLACEHOLDER_PREFIX}Ref:{logical_id}}}}}"
-        )))
+        Ok(placeholder(&["Ref:", logical_id]))
     }
 
     fn get_att(&self, logical_id: &str, attribute: &str) -> Result<Value, Diagnostic> {
-        Ok(Value::String(format!(
-            "{PLACEHOLDER_PREFIX}GetAtt:{logical_id}.{attribute}}}}}"
-        )))
+        Ok(placeholder(&["GetAtt:", logical_id, ".", attribute]))
     }
 
     fn import_value(&self, export_name: &str) -> Result<Value, Diagnostic> {
-        Ok(Value::String(format!(
-            "{PLACEHOLDER_PREFIX}ImportValue:{export_name}}}}}"
-        )))
+        Ok(placeholder(&["ImportValue:", export_name]))
     }
+}
+
+/// `{{cumulo:<parts>}}`, concatenated into one allocation of the right size (rendering makes
+/// one per resource reference, and `format!` cost several times the copy).
+fn placeholder(parts: &[&str]) -> Value {
+    let len = PLACEHOLDER_PREFIX.len() + parts.iter().map(|p| p.len()).sum::<usize>() + 2;
+    let mut s = String::with_capacity(len);
+    s.push_str(PLACEHOLDER_PREFIX);
+    for part in parts {
+        s.push_str(part);
+    }
+    s.push_str("}}");
+    Value::String(s)
 }
 
 /// Whether a string is a placeholder standing for a not-yet-known value (possibly a list).

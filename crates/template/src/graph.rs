@@ -6,10 +6,11 @@
 use crate::Diagnostic;
 use crate::context::is_pseudo;
 use crate::errors::{self, Block};
-use crate::intrinsics::{SubPart, parse_sub};
+use crate::intrinsics::{SubPart, sub_parts};
 use crate::model::Template;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write;
@@ -40,13 +41,28 @@ pub fn references(
     conditions: &IndexMap<String, bool>,
     out: &mut Vec<Reference>,
 ) {
+    let mut found = Vec::new();
     let mut walker = Walker {
         conditions,
-        out,
-        base,
+        out: &mut found,
+        base: Some(base),
         segments: Vec::new(),
     };
     walker.walk(v);
+    out.extend(found.into_iter().map(|f| Reference {
+        target: f.target.into_owned(),
+        kind: f.kind,
+        path: f.path,
+    }));
+}
+
+/// A reference as the walk finds it: the target borrowed from the walked value where it can
+/// be, and the path only when the walk writes paths.
+struct Found<'v> {
+    target: Cow<'v, str>,
+    kind: RefKind,
+    /// Empty unless the walker has a base path.
+    path: String,
 }
 
 /// One step below the walked value.
@@ -58,8 +74,10 @@ enum Segment<'v> {
 
 struct Walker<'a, 'v> {
     conditions: &'a IndexMap<String, bool>,
-    out: &'a mut Vec<Reference>,
-    base: &'a str,
+    out: &'a mut Vec<Found<'v>>,
+    /// Where the walked value is; `None` to write no paths at all (they are needed only to
+    /// report an error, and the graph walks again with paths when there is one).
+    base: Option<&'a str>,
     /// The path below `base`, kept as borrowed segments: it is written out only for the few
     /// nodes that hold a reference, not formatted for every node walked.
     segments: Vec<Segment<'v>>,
@@ -67,13 +85,20 @@ struct Walker<'a, 'v> {
 
 impl<'v> Walker<'_, 'v> {
     fn at(&mut self, segment: Segment<'v>, v: &'v Value) {
-        self.segments.push(segment);
-        self.walk(v);
-        self.segments.pop();
+        if self.base.is_some() {
+            self.segments.push(segment);
+            self.walk(v);
+            self.segments.pop();
+        } else {
+            self.walk(v);
+        }
     }
 
     fn path(&self) -> String {
-        let mut path = self.base.to_string();
+        let Some(base) = self.base else {
+            return String::new();
+        };
+        let mut path = base.to_string();
         for segment in &self.segments {
             if !path.is_empty() {
                 path.push('/');
@@ -109,14 +134,18 @@ impl<'v> Walker<'_, 'v> {
         }
     }
 
-    fn push(&mut self, target: &str, kind: RefKind) {
-        if !is_pseudo(target) {
+    fn push(&mut self, target: Cow<'v, str>, kind: RefKind) {
+        if !is_pseudo(&target) {
             let path = self.path();
-            self.out.push(Reference {
-                target: target.to_string(),
-                kind,
-                path,
-            });
+            self.out.push(Found { target, kind, path });
+        }
+    }
+
+    /// The resource part of `Resource.Attribute`, keeping the borrow when there is one.
+    fn resource_of(name: Cow<'v, str>) -> Option<Cow<'v, str>> {
+        match name {
+            Cow::Borrowed(s) => s.split_once('.').map(|(r, _)| Cow::Borrowed(r)),
+            Cow::Owned(s) => s.split_once('.').map(|(r, _)| Cow::Owned(r.to_string())),
         }
     }
 
@@ -126,9 +155,12 @@ impl<'v> Walker<'_, 'v> {
             "Ref" => {
                 if let Some(t) = static_name(arg) {
                     // `Ref: Resource.Attribute` is read as Fn::GetAtt.
-                    match t.split_once('.') {
-                        Some((r, _)) => self.push(r, RefKind::GetAtt),
-                        None => self.push(&t, RefKind::Ref),
+                    if t.contains('.') {
+                        if let Some(r) = Self::resource_of(t) {
+                            self.push(r, RefKind::GetAtt);
+                        }
+                    } else {
+                        self.push(t, RefKind::Ref);
                     }
                 }
                 true
@@ -137,12 +169,12 @@ impl<'v> Walker<'_, 'v> {
                 match arg {
                     Value::String(s) => {
                         if let Some((r, _)) = s.split_once('.') {
-                            self.push(r, RefKind::GetAtt);
+                            self.push(Cow::Borrowed(r), RefKind::GetAtt);
                         }
                     }
                     Value::Array(items) => {
                         if let Some(r) = items.first().and_then(static_name) {
-                            self.push(&r, RefKind::GetAtt);
+                            self.push(r, RefKind::GetAtt);
                         }
                         for item in items.iter().skip(1) {
                             self.walk(item);
@@ -163,14 +195,14 @@ impl<'v> Walker<'_, 'v> {
                     },
                     _ => return false,
                 };
-                for part in parse_sub(text) {
+                for part in sub_parts(text) {
                     if let SubPart::Var(name) = part {
                         if locals.is_some_and(|l| l.contains_key(name)) {
                             continue;
                         }
                         let target = name.split_once('.').map_or(name, |(r, _)| r);
                         if !target.is_empty() {
-                            self.push(target, RefKind::Sub);
+                            self.push(Cow::Borrowed(target), RefKind::Sub);
                         }
                     }
                 }
@@ -197,18 +229,18 @@ impl<'v> Walker<'_, 'v> {
 
 /// A name written as a string, or (language extensions, after Fn::ForEach substitution) as an
 /// Fn::Sub without variables.
-fn static_name(v: &Value) -> Option<String> {
+fn static_name(v: &Value) -> Option<Cow<'_, str>> {
     match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(Cow::Borrowed(s)),
         Value::Object(obj) if obj.len() == 1 => match obj.get("Fn::Sub") {
-            Some(Value::String(s)) => parse_sub(s)
-                .into_iter()
+            Some(Value::String(s)) => sub_parts(s)
                 .map(|p| match p {
                     SubPart::Literal(l) => Some(l.to_string()),
                     SubPart::Escaped(l) => Some(format!("${{{l}}}")),
                     SubPart::Var(_) => None,
                 })
-                .collect(),
+                .collect::<Option<String>>()
+                .map(Cow::Owned),
             _ => None,
         },
         _ => None,
@@ -238,10 +270,59 @@ impl DependencyGraph {
         // Where the first unresolved reference is, so the one AWS-style message has a position.
         let mut first_unresolved: Option<String> = None;
         let mut refs = Vec::new();
+        let mut found = Vec::new();
         for id in live {
             let Some(r) = template.resources.get(id) else {
                 continue;
             };
+            // First without paths: they are needed only for an error, and most resources have
+            // none. A resource with a reference that does not resolve is walked again below,
+            // with paths, so its diagnostics are exactly those of a walk that always had them.
+            found.clear();
+            let mut walker = Walker {
+                conditions,
+                out: &mut found,
+                base: None,
+                segments: Vec::new(),
+            };
+            walker.walk(&r.properties);
+            for extra in [
+                &r.metadata,
+                &r.creation_policy,
+                &r.update_policy,
+                &r.deletion_policy,
+                &r.update_replace_policy,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                walker.walk(extra);
+            }
+            found.extend(r.depends_on.iter().map(|d| Found {
+                target: Cow::Borrowed(d.as_str()),
+                kind: RefKind::DependsOn,
+                path: String::new(),
+            }));
+            let mut deps = IndexSet::new();
+            let mut resolved = true;
+            for f in &found {
+                let t = f.target.as_ref();
+                // DependsOn names only resources; the others may name parameters.
+                if f.kind != RefKind::DependsOn && template.parameters.contains_key(t) {
+                    continue;
+                }
+                if !live.contains(t) {
+                    resolved = false;
+                    break;
+                }
+                if !deps.contains(t) {
+                    deps.insert(t.to_string());
+                }
+            }
+            if resolved {
+                graph.deps.insert(id.clone(), deps);
+                continue;
+            }
             refs.clear();
             let base = format!("Resources/{id}");
             references(

@@ -124,17 +124,19 @@ pub fn parameters_of(root: &Value) -> Result<IndexMap<String, ParameterDecl>, Ve
     }
 }
 
+/// A string member of `{section}/{name}` (the path is written only for an error).
 fn string_attr(
     obj: &Map<String, Value>,
     key: &str,
-    path: &str,
+    section: &str,
+    name: &str,
 ) -> Result<Option<String>, Diagnostic> {
     match obj.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(
-            format_error(format!("[/{path}/{key}] {key} must be a string"))
-                .with_path(format!("{path}/{key}")),
+            format_error(format!("[/{section}/{name}/{key}] {key} must be a string"))
+                .with_path(format!("{section}/{name}/{key}")),
         ),
     }
 }
@@ -291,12 +293,13 @@ impl Template {
     }
 
     fn resource(id: &str, v: Value) -> Result<Resource, Diagnostic> {
-        let path = format!("Resources/{id}");
+        // Written out only for an error: a large template has thousands of resources.
+        let path = || format!("Resources/{id}");
         let missing_type = || {
             format_error(format!(
                 "[/Resources/{id}] Every Resources object must contain a Type member."
             ))
-            .with_path(path.clone())
+            .with_path(path())
         };
         let Value::Object(mut obj) = v else {
             return Err(missing_type());
@@ -308,7 +311,7 @@ impl Template {
         if let Some(bad) = obj.keys().find(|k| !RESOURCE_KEYS.contains(&k.as_str())) {
             return Err(
                 format_error(format!("Invalid template resource property '{bad}'"))
-                    .with_path(format!("{path}/{bad}")),
+                    .with_path(format!("{}/{bad}", path())),
             );
         }
         let properties = match obj.remove("Properties") {
@@ -318,7 +321,7 @@ impl Template {
                 return Err(format_error(format!(
                     "[/Resources/{id}/Properties] Properties must be an object"
                 ))
-                .with_path(format!("{path}/Properties")));
+                .with_path(format!("{}/Properties", path())));
             }
         };
         let depends_on = match obj.get("DependsOn") {
@@ -333,7 +336,7 @@ impl Template {
                 return Err(format_error(format!(
                     "[/Resources/{id}/DependsOn] DependsOn must be a string or a list of strings"
                 ))
-                .with_path(format!("{path}/DependsOn")));
+                .with_path(format!("{}/DependsOn", path())));
             }
         };
         Ok(Resource {
@@ -341,7 +344,7 @@ impl Template {
             resource_type,
             properties,
             depends_on,
-            condition: string_attr(&obj, "Condition", &path)?,
+            condition: string_attr(&obj, "Condition", "Resources", id)?,
             deletion_policy: obj.remove("DeletionPolicy"),
             update_replace_policy: obj.remove("UpdateReplacePolicy"),
             metadata: obj.remove("Metadata"),
@@ -387,7 +390,7 @@ impl Template {
             name: name.to_string(),
             value,
             description: obj.remove("Description"),
-            condition: string_attr(&obj, "Condition", &path)?,
+            condition: string_attr(&obj, "Condition", "Outputs", name)?,
             export_name,
         })
     }

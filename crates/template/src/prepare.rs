@@ -290,28 +290,34 @@ impl Prepared {
             .ok_or_else(|| {
                 errors::unresolved_dependencies(&[logical_id.to_string()], Block::Resources)
             })?;
-        let path = format!("Resources/{logical_id}");
         let ev = self.evaluator(resolver, Block::Resources);
-        let at = |sub: &str| {
-            let p = format!("{path}/{sub}");
-            move |e: Diagnostic| if e.path.is_some() { e } else { e.with_path(p) }
+        // Paths are written out only for an error: formatting them for every resource was a
+        // noticeable part of resolving a large template.
+        let at = |sub: &'static str| {
+            move |e: Diagnostic| {
+                if e.path.is_some() {
+                    e
+                } else {
+                    e.with_path(format!("Resources/{logical_id}/{sub}"))
+                }
+            }
         };
         let properties = ev
             .eval(&r.properties)
             .map_err(at("Properties"))?
             .unwrap_or_else(|| Value::Object(Map::new()));
-        let opt = |v: &Option<Value>, sub: &str| -> Result<Option<Value>, Diagnostic> {
+        let opt = |v: &Option<Value>, sub: &'static str| -> Result<Option<Value>, Diagnostic> {
             match v {
                 None => Ok(None),
                 Some(v) => ev.eval(v).map_err(at(sub)),
             }
         };
-        let policy = |v: &Option<Value>, sub: &str| -> Result<Option<String>, Diagnostic> {
+        let policy = |v: &Option<Value>, sub: &'static str| -> Result<Option<String>, Diagnostic> {
             match opt(v, sub)? {
                 None => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s)),
                 Some(_) => Err(errors::format_error(format!("{sub} must be a string"))
-                    .with_path(format!("{path}/{sub}"))),
+                    .with_path(format!("Resources/{logical_id}/{sub}"))),
             }
         };
         Ok(ResolvedResource {
@@ -344,7 +350,6 @@ impl Prepared {
             let Some(o) = self.template.outputs.get(name) else {
                 continue;
             };
-            let path = format!("Outputs/{name}");
             let text = |v: &Option<Value>, what: &str| -> Result<Option<String>, Diagnostic> {
                 match v {
                     None => Ok(None),
@@ -380,7 +385,7 @@ impl Prepared {
                 Err(e) => errors.push(if e.path.is_some() {
                     e
                 } else {
-                    e.with_path(path)
+                    e.with_path(format!("Outputs/{name}"))
                 }),
             }
         }

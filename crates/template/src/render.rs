@@ -89,7 +89,9 @@ pub fn render(
                 obj.insert("Type".into(), Value::String(r.resource_type));
                 obj.insert("Properties".into(), r.properties);
                 if !r.depends_on.is_empty() {
-                    obj.insert("DependsOn".into(), json!(r.depends_on));
+                    // Moved in: `json!` would copy every name.
+                    let names = r.depends_on.into_iter().map(Value::String).collect();
+                    obj.insert("DependsOn".into(), Value::Array(names));
                 }
                 for (k, v) in [
                     ("DeletionPolicy", r.deletion_policy.map(Value::String)),

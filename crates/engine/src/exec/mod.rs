@@ -236,12 +236,18 @@ impl Op {
         let Some(stack) = st.stacks.get_mut(&self.stack_id) else {
             return true;
         };
+        // What is written down carries the mask for NoEcho values; memory keeps them clear.
+        let needles = crate::mask::needles(stack, Some(&rec));
+        let stored = crate::mask::record(&rec, &needles);
+        let properties = properties.map(|p| crate::mask::text(&p, &needles));
         let mut ev = resource_event(seq, &self.token, &rec, properties.clone());
-        let failed =
-            self.persist(
-                self.inner
-                    .save_transition(&self.stack_id, Some(&rec), None, Some(&ev)),
-            );
+        ev.reason = ev.reason.map(|r| crate::mask::text(&r, &needles));
+        let failed = self.persist(self.inner.save_transition(
+            &self.stack_id,
+            Some(stored.as_ref().unwrap_or(&rec)),
+            None,
+            Some(&ev),
+        ));
         if let Some(reason) = &failed {
             rec.status = failed_resource_status(&rec.status);
             rec.status_reason = Some(reason.clone());
@@ -363,6 +369,8 @@ impl Op {
             stub: false,
             replaced: None,
             created_by_op: true,
+            observed: None,
+            secret_attributes: Vec::new(),
         }
     }
 

@@ -24,7 +24,35 @@ async fn guarded<T: Send + 'static>(
     })
 }
 
+/// What a create or update reports beyond the physical id and attributes: the NoEcho
+/// attribute names (per call) and, when the provider narrowed what it sent, the effective
+/// properties in place of the declared ones. A record whose declared properties hold a dynamic
+/// reference keeps them: the effective bag carries the resolved value, which is never written
+/// down.
+fn record_outcome_extras(
+    rec: &mut ResourceRecord,
+    outcome: &crate::ProviderOutcome,
+    declared: &Value,
+) {
+    rec.secret_attributes = crate::mask::secret_names(outcome);
+    if let Some(effective) = &outcome.effective_properties
+        && !declared.to_string().contains("{{resolve:")
+    {
+        rec.properties = effective.clone();
+        rec.hash = hash_properties(effective);
+    }
+}
+
 impl Op {
+    /// Whether resolved properties need a value the stack holds only as the NoEcho mask.
+    fn carries_mask(&self, properties: &Value) -> bool {
+        self.inner
+            .lock()
+            .stacks
+            .get(&self.stack_id)
+            .is_some_and(|s| crate::mask::carries_mask(properties, s))
+    }
+
     /// Creates one resource through its provider (or as a labelled stub).
     pub(super) async fn provider_create(
         &self,
@@ -87,6 +115,8 @@ impl Op {
                     stub: false,
                     replaced: None,
                     created_by_op: true,
+                    observed: None,
+                    secret_attributes: Vec::new(),
                 };
                 rec.status = "CREATE_FAILED".into();
                 self.put(rec, None);
@@ -95,6 +125,12 @@ impl Op {
         };
         let props_text = Some(resolved.properties.to_string());
         let mut rec = self.new_record(&resolved, "CREATE_IN_PROGRESS");
+        if self.carries_mask(&resolved.properties) {
+            rec.status = "CREATE_FAILED".into();
+            rec.status_reason = Some(crate::mask::refusal(&logical_id));
+            self.put(rec, props_text);
+            return false;
+        }
         // Nothing is created that the stack could not record (and so never delete).
         if !self.put(rec.clone(), props_text.clone()) {
             return false;
@@ -104,6 +140,7 @@ impl Op {
             .await
         {
             Ok((outcome, stub)) => {
+                record_outcome_extras(&mut rec, &outcome, &resolved.properties);
                 rec.physical_id = Some(outcome.physical_id);
                 rec.attributes = outcome.attributes;
                 rec.status = "CREATE_COMPLETE".into();
@@ -141,12 +178,19 @@ impl Op {
                 return false;
             }
         };
-        let new_hash = hash_properties(&resolved.properties);
         let type_changed = resolved.resource_type != old.resource_type;
         // A nested stack is always handed the update: its template may have changed behind
         // an unchanged TemplateURL, and the child itself decides whether anything changed.
         let nested = resolved.resource_type == "AWS::CloudFormation::Stack";
-        if !type_changed && !nested && new_hash == old.hash && old.status.ends_with("_COMPLETE") {
+        // Compared in the provider's canonical shape (what it records after narrowing).
+        let unchanged = !type_changed
+            && crate::canonical::same(
+                &self.inner.registry,
+                &resolved.resource_type,
+                &old.properties,
+                &resolved.properties,
+            );
+        if !nested && unchanged && old.status.ends_with("_COMPLETE") {
             // Unchanged: only the attributes that need no provider call may differ.
             let mut rec = old.clone();
             rec.deletion_policy = resolved.deletion_policy.clone();
@@ -174,6 +218,14 @@ impl Op {
             return true;
         }
         let props_text = Some(resolved.properties.to_string());
+        if !unchanged && self.carries_mask(&resolved.properties) {
+            let mut failed = old.clone();
+            failed.status = "UPDATE_FAILED".into();
+            failed.status_reason = Some(crate::mask::refusal(&logical_id));
+            failed.updated = now_ms();
+            self.put(failed, props_text);
+            return false;
+        }
         let replace = type_changed
             || !schema::replacing_properties(
                 &resolved.resource_type,
@@ -226,6 +278,7 @@ impl Op {
                         // Replaced twice (a resumed update): the first one is cleanup's too.
                         self.add_orphan(*older);
                     }
+                    record_outcome_extras(&mut rec, &outcome, &resolved.properties);
                     rec.physical_id = Some(outcome.physical_id);
                     rec.attributes = outcome.attributes;
                     rec.status_reason = outcome.status_reason;
@@ -266,6 +319,7 @@ impl Op {
             };
             match result {
                 Ok(outcome) => {
+                    record_outcome_extras(&mut rec, &outcome, &resolved.properties);
                     if !outcome.physical_id.is_empty() {
                         rec.physical_id = Some(outcome.physical_id);
                     }

@@ -3,7 +3,8 @@
 //! dynamically (a reference to something the change set adds or replaces).
 
 use crate::api::*;
-use crate::resolve::hash_properties;
+use crate::canonical::canonical;
+use crate::provider::ProviderRegistry;
 use crate::schema;
 use crate::state::{StackRecord, State};
 use cumulo_template::context::PLACEHOLDER_PREFIX;
@@ -70,15 +71,33 @@ fn placeholder_target(v: &Value) -> Option<String> {
 }
 
 pub(crate) fn compute_changes(
+    registry: &ProviderRegistry,
     st: &State,
     live: Option<&StackRecord>,
     prepared: &Prepared,
 ) -> Vec<ResourceChange> {
-    let mut changes = Vec::new();
+    plan(registry, st, live, prepared)
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// The recorded and the new properties of a modified resource, both canonical.
+pub(crate) type Sides = Option<(Value, Value)>;
+
+/// The changes, each Modify with the two canonical property bags it compared (what
+/// `cumulo diff` shows property by property).
+pub(crate) fn plan(
+    registry: &ProviderRegistry,
+    st: &State,
+    live: Option<&StackRecord>,
+    prepared: &Prepared,
+) -> Vec<(ResourceChange, Sides)> {
+    let mut changes: Vec<(ResourceChange, Sides)> = Vec::new();
     let Some(stack) = live else {
         for logical in &prepared.order {
             if let Some(r) = prepared.template.resources.get(logical) {
-                changes.push(add(logical, &r.resource_type));
+                changes.push((add(logical, &r.resource_type), None));
             }
         }
         return changes;
@@ -99,7 +118,7 @@ pub(crate) fn compute_changes(
             .filter(|o| o.physical_id.is_some())
         else {
             resolver.new_identity.insert(logical.clone());
-            changes.push(add(logical, &r.resource_type));
+            changes.push((add(logical, &r.resource_type), None));
             continue;
         };
         let Ok(resolved) = prepared.resolve_resource(logical, &resolver) else {
@@ -107,25 +126,31 @@ pub(crate) fn compute_changes(
         };
         if resolved.resource_type != old.resource_type {
             resolver.new_identity.insert(logical.clone());
-            changes.push(ResourceChange {
-                action: "Modify".into(),
-                logical_resource_id: logical.clone(),
-                physical_resource_id: old.physical_id.clone(),
-                resource_type: resolved.resource_type.clone(),
-                replacement: Some("True".into()),
-                scope: vec!["Properties".into()],
-                details: Vec::new(),
-            });
+            let sides = Some((old.properties.clone(), resolved.properties.clone()));
+            changes.push((
+                ResourceChange {
+                    action: "Modify".into(),
+                    logical_resource_id: logical.clone(),
+                    physical_resource_id: old.physical_id.clone(),
+                    resource_type: resolved.resource_type.clone(),
+                    replacement: Some("True".into()),
+                    scope: vec!["Properties".into()],
+                    details: Vec::new(),
+                },
+                sides,
+            ));
             continue;
         }
-        if hash_properties(&resolved.properties) == old.hash {
+        // Both sides through the provider's canonical twin: the deploy compares the same way.
+        let rtype = &resolved.resource_type;
+        if crate::canonical::same(registry, rtype, &old.properties, &resolved.properties) {
             continue;
         }
-        let details = property_details(
-            &resolved.resource_type,
-            &old.properties,
-            &resolved.properties,
+        let sides = (
+            canonical(registry, rtype, &old.properties),
+            canonical(registry, rtype, &resolved.properties),
         );
+        let details = property_details(rtype, &sides.0, &sides.1);
         if details.is_empty() {
             continue;
         }
@@ -154,27 +179,33 @@ pub(crate) fn compute_changes(
         {
             scope.push("Tags".into());
         }
-        changes.push(ResourceChange {
-            action: "Modify".into(),
-            logical_resource_id: logical.clone(),
-            physical_resource_id: old.physical_id.clone(),
-            resource_type: resolved.resource_type.clone(),
-            replacement: Some(replacement.into()),
-            scope,
-            details,
-        });
+        changes.push((
+            ResourceChange {
+                action: "Modify".into(),
+                logical_resource_id: logical.clone(),
+                physical_resource_id: old.physical_id.clone(),
+                resource_type: resolved.resource_type.clone(),
+                replacement: Some(replacement.into()),
+                scope,
+                details,
+            },
+            Some(sides),
+        ));
     }
     for (logical, old) in &stack.resources {
         if !prepared.live.contains(logical) {
-            changes.push(ResourceChange {
-                action: "Remove".into(),
-                logical_resource_id: logical.clone(),
-                physical_resource_id: old.physical_id.clone(),
-                resource_type: old.resource_type.clone(),
-                replacement: None,
-                scope: Vec::new(),
-                details: Vec::new(),
-            });
+            changes.push((
+                ResourceChange {
+                    action: "Remove".into(),
+                    logical_resource_id: logical.clone(),
+                    physical_resource_id: old.physical_id.clone(),
+                    resource_type: old.resource_type.clone(),
+                    replacement: None,
+                    scope: Vec::new(),
+                    details: Vec::new(),
+                },
+                None,
+            ));
         }
     }
     changes

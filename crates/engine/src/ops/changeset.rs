@@ -156,7 +156,7 @@ pub async fn create_change_set(
     let tags = input.tags.as_deref().map(tags_of);
     let changes = {
         let st = engine.inner.lock();
-        super::changes::compute_changes(&st, live, &prepared)
+        super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
     };
     let unchanged = changes.is_empty()
         && live.is_some_and(|s| {

@@ -39,6 +39,7 @@ impl CloudFormationService {
         let world = Arc::new(world::ServiceWorld {
             s3: services.s3.clone(),
             ssm: services.ssm.clone(),
+            secretsmanager: services.secretsmanager.clone(),
         });
         Ok(CloudFormationService {
             engine: Engine::new(store, registry, world, engine_config)?,

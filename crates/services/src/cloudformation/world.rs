@@ -1,8 +1,9 @@
 //! The engine's [`World`] over the emulated services: template URLs are read from this
 //! emulator's own S3 (never the network) and SSM values through Parameter Store's typed
-//! operations.
+//! operations, and secrets through Secrets Manager's.
 
 use crate::s3::{Conditions, S3Service};
+use crate::secretsmanager::{SecretValueInput, SecretsManagerService};
 use crate::ssm::{ParameterType, SsmService};
 use cumulo_engine::World;
 use cumulo_template::DynamicReference;
@@ -14,6 +15,7 @@ const MAX_TEMPLATE_URL_BYTES: u64 = 1_000_000;
 pub struct ServiceWorld {
     pub s3: Arc<S3Service>,
     pub ssm: Arc<SsmService>,
+    pub secretsmanager: Arc<SecretsManagerService>,
 }
 
 /// AWS's answer for a TemplateURL that is not an S3 object URL.
@@ -56,8 +58,65 @@ fn reference_text(r: &DynamicReference) -> String {
             Some(v) => format!("{{{{resolve:ssm-secure:{name}:{v}}}}}"),
             None => format!("{{{{resolve:ssm-secure:{name}}}}}"),
         },
-        DynamicReference::SecretsManager { secret_id, .. } => {
-            format!("{{{{resolve:secretsmanager:{secret_id}}}}}")
+        DynamicReference::SecretsManager {
+            secret_id,
+            json_key,
+            version_stage,
+            version_id,
+        } => {
+            let mut text = format!("{{{{resolve:secretsmanager:{secret_id}");
+            let fields = [json_key, version_stage, version_id];
+            if let Some(last) = fields.iter().rposition(|f| f.is_some()) {
+                text.push_str(":SecretString");
+                for f in &fields[..=last] {
+                    text.push(':');
+                    text.push_str(f.as_deref().unwrap_or_default());
+                }
+            }
+            text.push_str("}}");
+            text
+        }
+    }
+}
+
+impl ServiceWorld {
+    /// A `{{resolve:secretsmanager:...}}` value: the whole SecretString, or one top-level key of
+    /// it as JSON, of the version named by id or stage (AWSCURRENT by default). Errors carry the
+    /// service's own message, as CloudFormation's do.
+    fn resolve_secret(
+        &self,
+        region: &str,
+        secret_id: &str,
+        json_key: Option<&str>,
+        version_stage: Option<&str>,
+        version_id: Option<&str>,
+    ) -> Result<String, String> {
+        let v = self
+            .secretsmanager
+            .get_secret_value(region, secret_id, version_id, version_stage)
+            .map_err(|e| {
+                format!(
+                    "{} (Service: AWSSecretsManager; Status Code: {}; Error Code: {}; Request ID: {})",
+                    e.message,
+                    e.status.as_u16(),
+                    e.code,
+                    uuid::Uuid::new_v4()
+                )
+            })?;
+        let SecretValueInput::String(text) = v.value else {
+            return Err(format!(
+                "Secret {secret_id} has a SecretBinary value; dynamic references resolve SecretString only"
+            ));
+        };
+        let Some(key) = json_key else {
+            return Ok(text);
+        };
+        let parsed: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|_| "Could not parse SecretString JSON".to_string())?;
+        match parsed.get(key) {
+            Some(serde_json::Value::String(s)) => Ok(s.clone()),
+            Some(other) => Ok(other.to_string()),
+            None => Err(format!("Could not find SecretString key: {key}")),
         }
     }
 }
@@ -102,10 +161,19 @@ impl World for ServiceWorld {
         let (name, version, secure) = match reference {
             DynamicReference::Ssm { name, version } => (name, version, false),
             DynamicReference::SsmSecure { name, version } => (name, version, true),
-            DynamicReference::SecretsManager { .. } => {
-                return Err(format!(
-                    "{text}: cumulo: Secrets Manager is not emulated yet, so the reference cannot be resolved"
-                ));
+            DynamicReference::SecretsManager {
+                secret_id,
+                json_key,
+                version_stage,
+                version_id,
+            } => {
+                return self.resolve_secret(
+                    region,
+                    secret_id,
+                    json_key.as_deref(),
+                    version_stage.as_deref(),
+                    version_id.as_deref(),
+                );
             }
         };
         let requested = match version {
@@ -159,6 +227,7 @@ mod tests {
         let world = ServiceWorld {
             s3: s.s3.clone(),
             ssm: s.ssm.clone(),
+            secretsmanager: s.secretsmanager.clone(),
         };
         s.s3.create_bucket("us-east-1", "tpl", None)
             .expect("bucket");
@@ -215,17 +284,72 @@ mod tests {
             .await
             .expect_err("missing");
         assert!(e.starts_with("{{resolve:ssm:/nope}}"), "{e}");
-        let sm = DynamicReference::SecretsManager {
-            secret_id: "s".into(),
-            json_key: None,
-            version_stage: None,
-            version_id: None,
+        let sm = |id: &str, key: Option<&str>, stage: Option<&str>, vid: Option<&str>| {
+            DynamicReference::SecretsManager {
+                secret_id: id.into(),
+                json_key: key.map(Into::into),
+                version_stage: stage.map(Into::into),
+                version_id: vid.map(Into::into),
+            }
         };
         let e = world
-            .resolve_dynamic("us-east-1", &sm)
+            .resolve_dynamic("us-east-1", &sm("s", None, None, None))
             .await
             .expect_err("sm");
-        assert!(e.contains("Secrets Manager is not emulated"), "{e}");
+        assert!(
+            e.starts_with("Secrets Manager can't find the specified secret."),
+            "{e}"
+        );
+        let (arn, _, first) = s
+            .secretsmanager
+            .create_secret(
+                "us-east-1",
+                crate::secretsmanager::CreateSecretInput {
+                    name: "db".into(),
+                    value: Some(SecretValueInput::String(
+                        r#"{"user":"admin","port":5432}"#.into(),
+                    )),
+                    ..Default::default()
+                },
+            )
+            .expect("create");
+        s.secretsmanager
+            .put_secret_value(
+                "us-east-1",
+                "db",
+                None,
+                Some(SecretValueInput::String(r#"{"user":"root"}"#.into())),
+                None,
+            )
+            .expect("put");
+        let resolve = |r| {
+            let world = &world;
+            async move { world.resolve_dynamic("us-east-1", &r).await }
+        };
+        assert_eq!(
+            resolve(sm("db", Some("user"), None, None)).await.as_deref(),
+            Ok("root")
+        );
+        assert_eq!(
+            resolve(sm(&arn, Some("user"), Some("AWSPREVIOUS"), None))
+                .await
+                .as_deref(),
+            Ok("admin")
+        );
+        assert_eq!(
+            resolve(sm("db", Some("port"), None, first.as_deref()))
+                .await
+                .as_deref(),
+            Ok("5432")
+        );
+        assert_eq!(
+            resolve(sm("db", None, None, None)).await.as_deref(),
+            Ok(r#"{"user":"root"}"#)
+        );
+        assert_eq!(
+            resolve(sm("db", Some("nope"), None, None)).await,
+            Err("Could not find SecretString key: nope".to_string())
+        );
         assert_eq!(
             world.ssm_parameter("us-east-1", "/app/secret").as_deref(),
             Some("hunter2")

@@ -7,11 +7,14 @@
 use super::S3Service;
 use super::config::ConfigKind;
 use super::xml_in::Element;
+use crate::providers::readback;
 use crate::providers::{
     ProviderServices, already_exists, failed, json_text, object, required, scalar, scalar_value,
     tags, unsupported_prop,
 };
-use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -780,6 +783,115 @@ impl Provider for BucketProvider {
             Err(e) => Err(failed(ctx, "S3", e)),
         }
     }
+
+    /// The bucket as S3 holds it, in the template's shape. A sub-configuration whose live
+    /// document is exactly what the given (recorded or template) value translates to is
+    /// reported as that value; any other live document is reported as its element tree (the
+    /// S3 shape), which a comparison sees as different and a revert overwrites.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let region = match self.s3.bucket_region(physical_id) {
+            Ok(r) => r,
+            Err(e) if e.code == "NoSuchBucket" => return Ok(None),
+            Err(e) => return Err(failed(ctx, "S3", e)),
+        };
+        let declared = object(BUCKET, properties)?;
+        let mut props = Map::new();
+        props.insert("BucketName".into(), json!(physical_id));
+        if let Some(status) = self
+            .s3
+            .get_bucket_versioning(physical_id)
+            .map_err(|e| failed(ctx, "S3", e))?
+        {
+            props.insert("VersioningConfiguration".into(), json!({"Status": status}));
+        }
+        for (key, kind) in CONFIGS {
+            // Not configured (S3's "no such ..." answer): nothing to report.
+            let Ok(live) = self.s3.get_bucket_config(physical_id, *kind) else {
+                continue;
+            };
+            let Ok(live) = super::parse_xml(live.as_bytes()) else {
+                continue;
+            };
+            let same = declared
+                .get(*key)
+                .filter(|v| !v.is_null())
+                .and_then(|v| document(*kind, v).ok())
+                .is_some_and(|d| d.to_xml(None) == live.to_xml(None));
+            let value = match declared.get(*key) {
+                Some(v) if same => v.clone(),
+                _ => element_json(&live),
+            };
+            props.insert(key.to_string(), value);
+        }
+        let tags = match self.s3.get_bucket_tagging(physical_id) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(failed(ctx, "S3", e)),
+        };
+        if let Some(t) = readback::tags_value(tags) {
+            props.insert("Tags".into(), t);
+        }
+        Ok(Some(Observed {
+            properties: props,
+            attributes: bucket_outcome(&region, physical_id).attributes,
+        }))
+    }
+
+    /// The shapes S3 receives one document for: scalars inside a configuration as text
+    /// (`ExpirationInDays: 30` and `"30"` become one lifecycle rule), the public access block's
+    /// four flags always present (the provider sends `false` for an absent one, and S3 reports
+    /// all four), tags in key order.
+    fn canonicalize(&self, properties: Value) -> Value {
+        let Value::Object(mut props) = properties else {
+            return properties;
+        };
+        if let Some(Value::Object(block)) = props.get_mut("PublicAccessBlockConfiguration") {
+            for flag in [
+                "BlockPublicAcls",
+                "BlockPublicPolicy",
+                "IgnorePublicAcls",
+                "RestrictPublicBuckets",
+            ] {
+                block.entry(flag).or_insert(json!(false));
+            }
+        }
+        for (k, v) in props.iter_mut() {
+            if k == "Tags" {
+                *v = readback::sorted_tags(v);
+            } else if k == "VersioningConfiguration" || CONFIGS.iter().any(|(c, _)| c == k) {
+                *v = readback::deep_text(v);
+            }
+        }
+        Value::Object(props)
+    }
+}
+
+/// An S3 document as JSON: a leaf is its text, an element its children by name (a repeated
+/// name becomes a list).
+fn element_json(el: &Element) -> Value {
+    if el.children.is_empty() {
+        return json!(el.text.trim());
+    }
+    let mut out = Map::new();
+    for c in &el.children {
+        let v = element_json(c);
+        match out.get_mut(&c.name) {
+            Some(Value::Array(items)) => items.push(v),
+            Some(existing) => {
+                let first = existing.take();
+                *existing = Value::Array(vec![first, v]);
+            }
+            None => {
+                out.insert(c.name.clone(), v);
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 /// AWS::S3::BucketPolicy: Ref is the bucket name (its primary identifier).
@@ -842,6 +954,33 @@ impl Provider for BucketPolicyProvider {
             Err(e) if e.code == "NoSuchBucket" => Err(ProviderError::NotFound(physical_id.into())),
             Err(e) => Err(failed(ctx, "S3", e)),
         }
+    }
+
+    /// The bucket's policy; gone when the bucket or its policy is.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        match self.s3.get_bucket_policy(physical_id) {
+            Ok(text) => Ok(Some(Observed {
+                properties: Map::from_iter([
+                    ("Bucket".to_string(), json!(physical_id)),
+                    (
+                        "PolicyDocument".to_string(),
+                        readback::document(&json!(text)),
+                    ),
+                ]),
+                attributes: Map::new(),
+            })),
+            Err(e) if e.code == "NoSuchBucket" || e.code == "NoSuchBucketPolicy" => Ok(None),
+            Err(e) => Err(failed(ctx, "S3", e)),
+        }
+    }
+
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
     }
 }
 

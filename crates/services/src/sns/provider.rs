@@ -2,11 +2,14 @@
 //! AWS::SNS::Subscription and AWS::SNS::TopicPolicy, over SNS's typed operations.
 
 use super::{SnsService, SubscribeInput};
+use crate::providers::readback;
 use crate::providers::{
     ProviderServices, check_known, endpoint_host, failed, json_text, list, object, required,
     scalar, scalar_value, tags, unsupported_prop,
 };
-use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -288,6 +291,96 @@ impl Provider for TopicProvider {
             .delete_topic(&ctx.region, physical_id)
             .map_err(|e| failed(ctx, "Sns", e))
     }
+
+    /// The topic's attributes in the template's shape (DeliveryStatusLogging rebuilt from the
+    /// `<Protocol>SuccessFeedbackRoleArn`-style attributes), its subscriptions and tags.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let attrs = match self.sns.get_topic_attributes(&ctx.region, physical_id) {
+            Ok(a) => a,
+            Err(e) if e.code == "NotFound" => return Ok(None),
+            Err(e) => return Err(failed(ctx, "Sns", e)),
+        };
+        let attrs: BTreeMap<String, String> = attrs.into_iter().collect();
+        let mut props = Map::new();
+        for name in TOPIC_SCALARS {
+            if let Some(v) = attrs.get(*name).filter(|v| !v.is_empty()) {
+                props.insert(name.to_string(), json!(v));
+            }
+        }
+        for name in TOPIC_JSON {
+            if let Some(v) = attrs.get(*name).filter(|v| !v.is_empty()) {
+                props.insert(name.to_string(), readback::document(&json!(v)));
+            }
+        }
+        let mut logging = Vec::new();
+        for (protocol, prefix) in [
+            ("http/s", "HTTP"),
+            ("sqs", "SQS"),
+            ("lambda", "Lambda"),
+            ("firehose", "Firehose"),
+            ("application", "Application"),
+        ] {
+            let mut entry = Map::new();
+            for suffix in [
+                "SuccessFeedbackRoleArn",
+                "SuccessFeedbackSampleRate",
+                "FailureFeedbackRoleArn",
+            ] {
+                if let Some(v) = attrs
+                    .get(&format!("{prefix}{suffix}"))
+                    .filter(|v| !v.is_empty())
+                {
+                    entry.insert(suffix.to_string(), json!(v));
+                }
+            }
+            if !entry.is_empty() {
+                entry.insert("Protocol".into(), json!(protocol));
+                logging.push(Value::Object(entry));
+            }
+        }
+        if !logging.is_empty() {
+            props.insert("DeliveryStatusLogging".into(), Value::Array(logging));
+        }
+        let (subs, _) = self
+            .sns
+            .list_subscriptions(&ctx.region, Some(physical_id), None)
+            .map_err(|e| failed(ctx, "Sns", e))?;
+        let subs: Vec<Value> = subs
+            .into_iter()
+            .map(|s| json!({"Endpoint": s.endpoint, "Protocol": s.protocol}))
+            .collect();
+        if !subs.is_empty() {
+            props.insert("Subscription".into(), Value::Array(subs));
+        }
+        let name = physical_id.rsplit(':').next().unwrap_or_default();
+        props.insert("TopicName".into(), json!(name));
+        let tags = self
+            .sns
+            .list_tags_for_resource(&ctx.region, physical_id)
+            .map_err(|e| failed(ctx, "Sns", e))?;
+        if let Some(t) = readback::tags_value(tags) {
+            props.insert("Tags".into(), t);
+        }
+        Ok(Some(Observed {
+            properties: props,
+            attributes: topic_outcome(physical_id).attributes,
+        }))
+    }
+
+    /// Attribute scalars as SNS's strings, policies as objects, subscriptions and tags in one
+    /// order (SNS keeps them as sets).
+    fn canonicalize(&self, properties: Value) -> Value {
+        let mut out = readback::canonical_attributes(properties, TOPIC_SCALARS, TOPIC_JSON);
+        if let Some(Value::Array(subs)) = out.get_mut("Subscription") {
+            subs.sort_by_key(|s| s.to_string());
+        }
+        out
+    }
 }
 
 struct SubscriptionProvider {
@@ -402,6 +495,41 @@ impl Provider for SubscriptionProvider {
             .unsubscribe(&ctx.region, physical_id)
             .map_err(|e| failed(ctx, "Sns", e))
     }
+
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let attrs = match self
+            .sns
+            .get_subscription_attributes(&ctx.region, physical_id)
+        {
+            Ok(a) => a,
+            Err(e) if e.code == "NotFound" => return Ok(None),
+            Err(e) => return Err(failed(ctx, "Sns", e)),
+        };
+        let mut props = Map::new();
+        for (k, v) in attrs {
+            if matches!(k.as_str(), "TopicArn" | "Endpoint" | "Protocol")
+                || SUB_SCALARS.contains(&k.as_str())
+            {
+                props.insert(k, json!(v));
+            } else if SUB_JSON.contains(&k.as_str()) && !v.is_empty() {
+                props.insert(k, readback::document(&json!(v)));
+            }
+        }
+        props.insert("Region".into(), json!(ctx.region));
+        Ok(Some(Observed {
+            properties: props,
+            attributes: Map::from_iter([("Arn".to_string(), json!(physical_id))]),
+        }))
+    }
+
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, SUB_SCALARS, SUB_JSON)
+    }
 }
 
 /// AWS::SNS::TopicPolicy: the document becomes each topic's `Policy` attribute; removing it
@@ -494,6 +622,54 @@ impl Provider for TopicPolicyProvider {
             }
         }
         Ok(())
+    }
+
+    /// The policy as the recorded topics hold it (the first that still exists answers
+    /// PolicyDocument); gone when no topic is left.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let props = object(TOPIC_POLICY, properties)?;
+        let topics: Vec<String> = list(&props, "Topics")?
+            .iter()
+            .filter_map(scalar_value)
+            .collect();
+        let mut live = Vec::new();
+        let mut policy = None;
+        for t in &topics {
+            match self.sns.get_topic_attributes(&ctx.region, t) {
+                Ok(attrs) => {
+                    live.push(json!(t));
+                    if policy.is_none() {
+                        policy = attrs
+                            .into_iter()
+                            .find(|(k, v)| k == "Policy" && !v.is_empty())
+                            .map(|(_, v)| readback::document(&json!(v)));
+                    }
+                }
+                Err(e) if e.code == "NotFound" => {}
+                Err(e) => return Err(failed(ctx, "Sns", e)),
+            }
+        }
+        if live.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Map::new();
+        out.insert("Topics".into(), Value::Array(live));
+        if let Some(p) = policy {
+            out.insert("PolicyDocument".into(), p);
+        }
+        Ok(Some(Observed {
+            properties: out,
+            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
+        }))
+    }
+
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
     }
 }
 

@@ -3,11 +3,14 @@
 //! RedriveAllowPolicy accepted as objects or JSON text), so the mapping is the attribute set.
 
 use super::{Caller, SqsService, attributes};
+use crate::providers::readback;
 use crate::providers::{
     ProviderServices, already_exists, check_known, endpoint_host, failed, json_text, list, object,
     required, scalar, scalar_value, tags,
 };
-use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -95,12 +98,16 @@ impl QueueProvider {
             .map_err(|e| failed(ctx, "Sqs", e))?
             .into_iter()
             .find(|(k, _)| k == "QueueArn")
-            .map(|(_, v)| v)
-            .unwrap_or_default();
-        let name = super::ops::queue_name_from_url(url).unwrap_or_default();
+            .map(|(_, v)| v);
+        // An attribute that could not be read is omitted, never stored as "" (seed 002): a
+        // stored "" would make Fn::GetAtt resolve to the empty string.
         let mut attributes = Map::new();
-        attributes.insert("Arn".into(), json!(arn));
-        attributes.insert("QueueName".into(), json!(name));
+        if let Some(arn) = arn {
+            attributes.insert("Arn".into(), json!(arn));
+        }
+        if let Some(name) = super::ops::queue_name_from_url(url) {
+            attributes.insert("QueueName".into(), json!(name));
+        }
         attributes.insert("QueueUrl".into(), json!(url));
         Ok(ProviderOutcome {
             physical_id: url.to_string(),
@@ -204,6 +211,58 @@ impl Provider for QueueProvider {
             Err(e) => Err(failed(ctx, "Sqs", e)),
         }
     }
+
+    /// The queue's attributes in the template's shape (SQS reports every one as a string,
+    /// RedrivePolicy and RedriveAllowPolicy as JSON text), its name and tags.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let caller = caller(ctx);
+        let all = match self
+            .sqs
+            .get_queue_attributes(&caller, physical_id, &["All".to_string()])
+        {
+            Ok(a) => a,
+            Err(e) if gone(&e.code) => return Ok(None),
+            Err(e) => return Err(failed(ctx, "Sqs", e)),
+        };
+        let mut props = Map::new();
+        for (k, v) in all {
+            if SCALAR_ATTRIBUTES.contains(&k.as_str()) {
+                props.insert(k, Value::String(v));
+            } else if JSON_ATTRIBUTES.contains(&k.as_str()) && !v.is_empty() {
+                props.insert(k, readback::document(&Value::String(v)));
+            }
+        }
+        if let Some(name) = super::ops::queue_name_from_url(physical_id) {
+            props.insert("QueueName".into(), json!(name));
+        }
+        let tags = self
+            .sqs
+            .list_queue_tags(&caller, physical_id)
+            .map_err(|e| failed(ctx, "Sqs", e))?;
+        if let Some(t) = readback::tags_value(tags) {
+            props.insert("Tags".into(), t);
+        }
+        let attributes = self.outcome(ctx, physical_id)?.attributes;
+        Ok(Some(Observed {
+            properties: props,
+            attributes,
+        }))
+    }
+
+    /// Numbers and booleans as SQS's strings, redrive policies as objects, tags sorted.
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, SCALAR_ATTRIBUTES, JSON_ATTRIBUTES)
+    }
+}
+
+/// Whether SQS's error says the queue does not exist.
+fn gone(code: &str) -> bool {
+    code.contains("NonExistentQueue") || code.contains("QueueDoesNotExist")
 }
 
 /// AWS::SQS::QueuePolicy: the policy document becomes the `Policy` attribute of each queue
@@ -312,6 +371,58 @@ impl Provider for QueuePolicyProvider {
             }
         }
         Ok(())
+    }
+
+    /// The policy as the recorded queues hold it: the first queue that still exists answers
+    /// PolicyDocument (absent when its policy was removed); gone when no queue is left.
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let props = object(QUEUE_POLICY, properties)?;
+        let queues: Vec<String> = list(&props, "Queues")?
+            .iter()
+            .filter_map(scalar_value)
+            .collect();
+        let caller = caller(ctx);
+        let mut live = Vec::new();
+        let mut policy = None;
+        for q in &queues {
+            match self
+                .sqs
+                .get_queue_attributes(&caller, q, &["Policy".to_string()])
+            {
+                Ok(attrs) => {
+                    live.push(json!(q));
+                    if policy.is_none() {
+                        policy = attrs
+                            .into_iter()
+                            .find(|(k, v)| k == "Policy" && !v.is_empty())
+                            .map(|(_, v)| readback::document(&Value::String(v)));
+                    }
+                }
+                Err(e) if gone(&e.code) => {}
+                Err(e) => return Err(failed(ctx, "Sqs", e)),
+            }
+        }
+        if live.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Map::new();
+        out.insert("Queues".into(), Value::Array(live));
+        if let Some(p) = policy {
+            out.insert("PolicyDocument".into(), p);
+        }
+        Ok(Some(Observed {
+            properties: out,
+            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
+        }))
+    }
+
+    fn canonicalize(&self, properties: Value) -> Value {
+        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
     }
 }
 

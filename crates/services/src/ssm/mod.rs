@@ -2,7 +2,7 @@
 //!
 //! Parameters live in memory per region, each with its full version history, and every change is
 //! written through to `ssm_parameters` before the response. SecureString values are encrypted
-//! before they reach either (see [`crypto`]).
+//! through the emulated KMS before they reach either (see [`crypto`]).
 
 mod crypto;
 mod filters;
@@ -32,8 +32,13 @@ pub struct SsmService {
 }
 
 impl SsmService {
-    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
-        let cipher = crypto::ValueCipher::open(&store)?;
+    /// SecureStrings are encrypted through `kms` (see [`crypto`]).
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        kms: Arc<crate::kms::KmsService>,
+    ) -> Result<Self, StoreError> {
+        let cipher = crypto::ValueCipher::open(&store, kms)?;
         Ok(SsmService {
             params: state::ParameterStore::open(store)?,
             cipher,

@@ -171,6 +171,7 @@ impl SsmService {
         format!("arn:aws:iam::{}:root", self.account_id)
     }
 
+    /// What SecureStrings written before SSM used KMS were bound to (see `crypto`).
     fn context(region: &str, name: &str) -> String {
         format!("{region}/{name}")
     }
@@ -184,7 +185,12 @@ impl SsmService {
         with_decryption: bool,
     ) -> Result<String, AwsError> {
         if v.param_type == ParameterType::SecureString && with_decryption {
-            self.cipher.decrypt(&Self::context(region, name), &v.value)
+            self.cipher.decrypt(
+                region,
+                &self.arn(region, name),
+                &Self::context(region, name),
+                &v.value,
+            )
         } else {
             Ok(v.value.clone())
         }
@@ -406,8 +412,12 @@ impl SsmService {
         }
         let version = previous.as_ref().map_or(1, |p| p.version + 1);
         let stored_value = if param_type == ParameterType::SecureString {
-            self.cipher
-                .encrypt(&Self::context(region, &input.name), &input.value)?
+            self.cipher.encrypt(
+                region,
+                &self.arn(region, &input.name),
+                key_id.as_deref().unwrap_or(DEFAULT_KEY_ID),
+                &input.value,
+            )?
         } else {
             input.value.clone()
         };
@@ -831,7 +841,9 @@ mod tests {
     use std::sync::Arc;
 
     fn service() -> SsmService {
-        SsmService::new(Arc::new(Store::in_memory().unwrap()), &Config::default()).unwrap()
+        let store = Arc::new(Store::in_memory().unwrap());
+        let kms = Arc::new(crate::kms::KmsService::new(store.clone(), &Config::default()).unwrap());
+        SsmService::new(store, &Config::default(), kms).unwrap()
     }
 
     fn put(svc: &SsmService, name: &str, value: &str) -> Result<(i64, Tier), AwsError> {

@@ -5,7 +5,9 @@ use super::{PutParameterInput, SsmService};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
 };
-use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
+use cumulo_engine::{
+    Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
+};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -190,6 +192,85 @@ impl Provider for ParameterProvider {
             }
             Err(e) => Err(failed(ctx, "Ssm", e)),
         }
+    }
+
+    /// The parameter's latest version in the template's shape, with its tags (the `{key:
+    /// value}` map this type's schema has).
+    async fn read(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _properties: &Value,
+    ) -> Result<Option<Observed>, ProviderError> {
+        let filter = super::StringFilter {
+            key: "Name".into(),
+            option: Some("Equals".into()),
+            values: vec![physical_id.to_string()],
+        };
+        let input = super::DescribeInput {
+            parameter_filters: vec![filter],
+            ..Default::default()
+        };
+        let (found, _) = self
+            .ssm
+            .describe_parameters(&ctx.region, input)
+            .map_err(|e| failed(ctx, "Ssm", e))?;
+        let Some((param, latest)) = found.into_iter().find(|(p, _)| p.name == physical_id) else {
+            return Ok(None);
+        };
+        let mut props = Map::new();
+        props.insert("Name".into(), json!(param.name));
+        props.insert("Type".into(), json!(latest.param_type.as_str()));
+        props.insert("Value".into(), json!(latest.value));
+        props.insert("Tier".into(), json!(latest.tier.as_str()));
+        props.insert("DataType".into(), json!(latest.data_type));
+        if let Some(d) = &latest.description {
+            props.insert("Description".into(), json!(d));
+        }
+        if let Some(p) = &latest.allowed_pattern {
+            props.insert("AllowedPattern".into(), json!(p));
+        }
+        if let Some(p) = &latest.policies {
+            props.insert("Policies".into(), json!(p));
+        }
+        if !param.tags.is_empty() {
+            let tags: Map<String, Value> = param
+                .tags
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
+            props.insert("Tags".into(), Value::Object(tags));
+        }
+        let attributes = Map::from_iter([
+            ("Type".to_string(), json!(latest.param_type.as_str())),
+            ("Value".to_string(), json!(latest.value)),
+        ]);
+        Ok(Some(Observed {
+            properties: props,
+            attributes,
+        }))
+    }
+
+    /// Parameter Store's defaults made explicit on both sides: a parameter declared without
+    /// `Tier` is a Standard one and without `DataType` a `text` one (what PutParameter stores
+    /// and what a read reports), so declaring the default is not a change.
+    fn canonicalize(&self, properties: Value) -> Value {
+        let Value::Object(mut props) = properties else {
+            return properties;
+        };
+        props.entry("Tier").or_insert_with(|| json!("Standard"));
+        props.entry("DataType").or_insert_with(|| json!("text"));
+        for key in ["Value", "Description", "AllowedPattern"] {
+            // A number written unquoted is stored as its text (never re-cased: values are
+            // case-sensitive).
+            if let Some(v) = props
+                .get_mut(key)
+                .filter(|v| v.is_number() || v.is_boolean())
+            {
+                *v = json!(v.to_string());
+            }
+        }
+        Value::Object(props)
     }
 }
 

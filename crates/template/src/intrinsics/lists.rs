@@ -5,7 +5,7 @@
 //! [`PlaceholderResolver`](crate::PlaceholderResolver)) may stand for a list; list functions
 //! applied to one give a placeholder naming the operation, so rendering never fails on them.
 
-use super::{Evaluator, scalar_string};
+use super::{Evaluator, push_scalar};
 use crate::Diagnostic;
 use crate::context::{PLACEHOLDER_PREFIX, is_placeholder};
 use crate::errors;
@@ -39,11 +39,16 @@ impl Evaluator<'_> {
                 "{PLACEHOLDER_PREFIX}Join:{delim}:{p}}}}}"
             ))),
             ListArg::Items(items) => {
-                let parts = items
-                    .iter()
-                    .map(|i| scalar_string(i).ok_or_else(|| errors::malformed("Fn::Join")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(Value::String(parts.join(delim)))
+                let mut joined = String::new();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        joined.push_str(delim);
+                    }
+                    if !push_scalar(item, &mut joined) {
+                        return Err(errors::malformed("Fn::Join"));
+                    }
+                }
+                Ok(Value::String(joined))
             }
         }
     }
@@ -52,7 +57,7 @@ impl Evaluator<'_> {
         let Some([index, list]) = arg.as_array().map(Vec::as_slice) else {
             return Err(errors::malformed("Fn::Select"));
         };
-        let index = self.eval_string(index, "Fn::Select")?;
+        let index = self.eval_str(index, "Fn::Select")?;
         let i: usize = index
             .trim()
             .parse()

@@ -20,13 +20,13 @@ impl Evaluator<'_> {
             }
             _ => return Err(errors::malformed("Fn::FindInMap")),
         };
-        let map_name = self.eval_string(keys[0], "Fn::FindInMap")?;
-        let top = self.eval_string(keys[1], "Fn::FindInMap")?;
-        let second = self.eval_string(keys[2], "Fn::FindInMap")?;
+        let map_name = self.eval_str(keys[0], "Fn::FindInMap")?;
+        let top = self.eval_str(keys[1], "Fn::FindInMap")?;
+        let second = self.eval_str(keys[2], "Fn::FindInMap")?;
         let found = self
             .mappings
-            .get(&map_name)
-            .map(|m| m.get(&top).and_then(|t| t.get(&second)));
+            .get(map_name.as_ref())
+            .map(|m| m.get(top.as_ref()).and_then(|t| t.get(second.as_ref())));
         match (found, default) {
             (Some(Some(v)), _) => Ok(v.clone()),
             (_, Some(d)) => self.eval_arg(d, "Fn::FindInMap"),

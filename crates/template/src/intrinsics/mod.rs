@@ -10,6 +10,7 @@ mod refs;
 mod sub;
 
 pub use cidr::cidr;
+pub(crate) use sub::sub_parts;
 pub use sub::{SubPart, parse_sub};
 
 use crate::Diagnostic;
@@ -19,6 +20,7 @@ use crate::errors::{self, Block};
 use crate::params::ResolvedParameter;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// What a `Ref`/`Fn::GetAtt` target may be at this point of evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +96,18 @@ impl Evaluator<'_> {
         }
     }
 
+    /// [`eval_string`](Self::eval_string) that borrows a literal string instead of copying it.
+    pub(crate) fn eval_str<'v>(
+        &self,
+        v: &'v Value,
+        function: &str,
+    ) -> Result<Cow<'v, str>, Diagnostic> {
+        match v {
+            Value::String(s) => Ok(Cow::Borrowed(s)),
+            other => self.eval_string(other, function).map(Cow::Owned),
+        }
+    }
+
     fn call(&self, key: &str, arg: &Value) -> Result<Option<Value>, Diagnostic> {
         let some = |v: Value| Ok(Some(v));
         match key {
@@ -162,4 +176,20 @@ pub(crate) fn scalar_string(v: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
+}
+
+/// Appends [`scalar_string`] of `v` to `out` without a string of its own; false (and nothing
+/// appended) when `v` is not a scalar.
+pub(crate) fn push_scalar(v: &Value, out: &mut String) -> bool {
+    use std::fmt::Write;
+    match v {
+        Value::String(s) => out.push_str(s),
+        // Writing to a String cannot fail.
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        _ => return false,
+    }
+    true
 }

@@ -5,6 +5,7 @@ use super::{Evaluator, Mode};
 use crate::Diagnostic;
 use crate::errors::{self, Block};
 use serde_json::Value;
+use std::borrow::Cow;
 
 impl Evaluator<'_> {
     /// The block named in dependency errors.
@@ -49,6 +50,11 @@ impl Evaluator<'_> {
         if let Some(p) = self.parameters.get(name) {
             return Ok(Some(p.value.to_json()));
         }
+        // A live resource is defined and may be referenced in Values mode: one lookup instead
+        // of the two of the general case below.
+        if matches!(self.mode, Mode::Values(_)) && self.live.contains(name) {
+            return self.resolver.resource_ref(name).map(Some);
+        }
         if self.defined.contains(name) {
             self.check_resource(name)?;
             return self.resolver.resource_ref(name).map(Some);
@@ -68,20 +74,22 @@ impl Evaluator<'_> {
     pub(super) fn get_att(&self, arg: &Value) -> Result<Value, Diagnostic> {
         let (resource, attribute) = match arg {
             Value::String(s) => match s.split_once('.') {
-                Some((r, a)) if !r.is_empty() && !a.is_empty() => (r.to_string(), a.to_string()),
+                Some((r, a)) if !r.is_empty() && !a.is_empty() => {
+                    (Cow::Borrowed(r), Cow::Borrowed(a))
+                }
                 _ => return Err(errors::malformed("Fn::GetAtt")),
             },
             Value::Array(items) => match items.as_slice() {
                 [name, attr] => {
                     // The language extensions allow a computed resource name (`!Sub`).
                     let r = match name {
-                        Value::String(r) => r.clone(),
+                        Value::String(r) => Cow::Borrowed(r.as_str()),
                         Value::Object(_) if self.lang_ext => {
-                            self.eval_string(name, "Fn::GetAtt")?
+                            Cow::Owned(self.eval_string(name, "Fn::GetAtt")?)
                         }
                         _ => return Err(errors::malformed("Fn::GetAtt")),
                     };
-                    let a = self.eval_string(attr, "Fn::GetAtt")?;
+                    let a = self.eval_str(attr, "Fn::GetAtt")?;
                     if r.is_empty() || a.is_empty() {
                         return Err(errors::malformed("Fn::GetAtt"));
                     }
@@ -96,6 +104,9 @@ impl Evaluator<'_> {
 
     /// `Fn::GetAtt` by name, shared with Fn::Sub's `${Resource.Attribute}`.
     pub(crate) fn get_att_of(&self, resource: &str, attribute: &str) -> Result<Value, Diagnostic> {
+        if matches!(self.mode, Mode::Values(_)) && self.live.contains(resource) {
+            return self.resolver.get_att(resource, attribute);
+        }
         if !self.defined.contains(resource) {
             return Err(match self.mode {
                 Mode::Conditions => errors::resources_in_conditions(&[resource.to_string()]),

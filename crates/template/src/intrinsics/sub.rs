@@ -1,7 +1,7 @@
 //! Fn::Sub: `${Name}` (parameter, pseudo parameter, resource Ref or local variable),
 //! `${Resource.Attribute}` (GetAtt) and `${!Literal}` (the text `${Literal}`).
 
-use super::{Evaluator, scalar_string};
+use super::{Evaluator, push_scalar};
 use crate::Diagnostic;
 use crate::context::is_placeholder;
 use crate::errors;
@@ -19,26 +19,57 @@ pub enum SubPart<'s> {
 
 /// Splits an Fn::Sub string into literals and variables. An unclosed `${` is literal text.
 pub fn parse_sub(s: &str) -> Vec<SubPart<'_>> {
-    let mut parts = Vec::new();
-    let mut rest = s;
-    while let Some(start) = rest.find("${") {
-        let Some(len) = rest[start + 2..].find('}') else {
-            break;
-        };
-        if start > 0 {
-            parts.push(SubPart::Literal(&rest[..start]));
+    sub_parts(s).collect()
+}
+
+/// [`parse_sub`] without collecting: the evaluator and the dependency walk visit every Fn::Sub
+/// of a template, and a vector per string was a measurable part of both.
+pub(crate) fn sub_parts(s: &str) -> SubParts<'_> {
+    SubParts {
+        rest: s,
+        pending: None,
+    }
+}
+
+/// The iterator behind [`sub_parts`].
+pub(crate) struct SubParts<'s> {
+    rest: &'s str,
+    /// The variable that follows a literal just returned.
+    pending: Option<SubPart<'s>>,
+}
+
+impl<'s> Iterator for SubParts<'s> {
+    type Item = SubPart<'s>;
+
+    fn next(&mut self) -> Option<SubPart<'s>> {
+        if let Some(part) = self.pending.take() {
+            return Some(part);
         }
+        let rest = self.rest;
+        if rest.is_empty() {
+            return None;
+        }
+        let var = rest.find("${").and_then(|start| {
+            let len = rest[start + 2..].find('}')?;
+            Some((start, len))
+        });
+        let Some((start, len)) = var else {
+            self.rest = "";
+            return Some(SubPart::Literal(rest));
+        };
         let inner = &rest[start + 2..start + 2 + len];
-        parts.push(match inner.strip_prefix('!') {
+        let part = match inner.strip_prefix('!') {
             Some(lit) => SubPart::Escaped(lit),
             None => SubPart::Var(inner.trim()),
-        });
-        rest = &rest[start + 3 + len..];
+        };
+        self.rest = &rest[start + 3 + len..];
+        if start > 0 {
+            self.pending = Some(part);
+            Some(SubPart::Literal(&rest[..start]))
+        } else {
+            Some(part)
+        }
     }
-    if !rest.is_empty() {
-        parts.push(SubPart::Literal(rest));
-    }
-    parts
 }
 
 impl Evaluator<'_> {
@@ -57,7 +88,7 @@ impl Evaluator<'_> {
             None => Map::new(),
         };
         let mut out = String::with_capacity(text.len());
-        for part in parse_sub(text) {
+        for part in sub_parts(text) {
             match part {
                 SubPart::Literal(l) => out.push_str(l),
                 SubPart::Escaped(l) => {
@@ -65,7 +96,7 @@ impl Evaluator<'_> {
                     out.push_str(l);
                     out.push('}');
                 }
-                SubPart::Var(name) => out.push_str(&self.sub_var(name, &locals)?),
+                SubPart::Var(name) => self.sub_var(name, &locals, &mut out)?,
             }
         }
         Ok(Value::String(out))
@@ -80,21 +111,30 @@ impl Evaluator<'_> {
         Ok(out)
     }
 
-    fn sub_var(&self, name: &str, locals: &Map<String, Value>) -> Result<String, Diagnostic> {
+    /// Appends the value of `${name}` to `out`.
+    fn sub_var(
+        &self,
+        name: &str,
+        locals: &Map<String, Value>,
+        out: &mut String,
+    ) -> Result<(), Diagnostic> {
+        let resolved;
         let value = if let Some(v) = locals.get(name) {
-            v.clone()
-        } else if let Some(v) = self.sub_ref(name)? {
             v
+        } else if let Some(v) = self.sub_ref(name)? {
+            resolved = v;
+            &resolved
         } else {
             return Err(errors::template_error(format!(
                 "variable {name} in Fn::Sub expression resolves to AWS::NoValue"
             )));
         };
-        match scalar_string(&value) {
-            Some(s) => Ok(s),
-            None => Err(errors::template_error(format!(
+        if push_scalar(value, out) {
+            Ok(())
+        } else {
+            Err(errors::template_error(format!(
                 "variable {name} in Fn::Sub expression does not resolve to a string"
-            ))),
+            )))
         }
     }
 
@@ -106,8 +146,8 @@ impl Evaluator<'_> {
                 "Fn::Sub expression contains an empty variable name ${}",
             ));
         }
-        if !self.parameters.contains_key(name)
-            && let Some((resource, attribute)) = name.split_once('.')
+        if let Some((resource, attribute)) = name.split_once('.')
+            && !self.parameters.contains_key(name)
         {
             let v = self.get_att_of(resource, attribute)?;
             // A list-valued attribute placeholder is still a single placeholder string.

@@ -13,34 +13,40 @@ use serde_json::{Map, Number, Value};
 const NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
 
 /// Parses `text` as one JSON value followed only by whitespace. A well-formed template is
-/// parsed without locating its nodes (the source map re-parses on first use); only a template
-/// with problems is parsed again with paths, for its diagnostics.
+/// parsed without positions at all (the source map re-parses on first use); only a template
+/// with problems is parsed again with positions and paths, for its diagnostics.
 pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
-    match run(text, false) {
+    match run::<false>(text) {
         Ok((value, _)) => Ok((value, SourceMap::lazy(text, Format::Json))),
-        Err(_) => run(text, true),
+        Err(_) => run::<true>(text),
     }
 }
 
 /// The source map of a template [`parse`] accepted.
 pub(super) fn locate(text: &str) -> SourceMap {
-    run(text, true).map(|(_, map)| map).unwrap_or_default()
+    run::<true>(text).map(|(_, map)| map).unwrap_or_default()
 }
 
-fn run(text: &str, track: bool) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
-    let mut p = JsonParser {
+/// One pass over `text`. `TRACK` is a type parameter, not a flag, so that the fast pass (no
+/// lines, columns, paths or source map: a template is mostly whitespace and string bytes, and
+/// counting lines and columns for every byte was most of the parse) compiles to its own tight
+/// loops. Without `TRACK` the first problem ends the pass; the caller parses again with it for
+/// the diagnostics, so what is reported never depends on the fast pass.
+fn run<const TRACK: bool>(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    let mut p = JsonParser::<TRACK> {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         line: 1,
         column: 1,
-        path: if track {
+        path: if TRACK {
             NodePath::default()
         } else {
             NodePath::untracked()
         },
         map: SourceMap::default(),
         diags: Diagnostics::default(),
+        members: Vec::new(),
     };
     p.skip_ws();
     p.locate(p.path.hash(), p.line, p.column);
@@ -49,7 +55,7 @@ fn run(text: &str, track: bool) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     diags.finish(result.map(|value| (value, map)))
 }
 
-struct JsonParser<'a> {
+struct JsonParser<'a, const TRACK: bool> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -60,9 +66,12 @@ struct JsonParser<'a> {
     path: NodePath,
     map: SourceMap,
     diags: Diagnostics,
+    /// Members of the objects being parsed (innermost last), so that each object's map is
+    /// allocated once at its final size instead of growing and rehashing member by member.
+    members: Vec<(String, Value)>,
 }
 
-impl JsonParser<'_> {
+impl<const TRACK: bool> JsonParser<'_, TRACK> {
     /// Records where the node at the current path starts, when paths are tracked.
     fn locate(&mut self, hash: u64, line: usize, column: usize) {
         if self.path.is_tracked() {
@@ -94,6 +103,9 @@ impl JsonParser<'_> {
     fn bump(&mut self) {
         if let Some(&b) = self.bytes.get(self.pos) {
             self.pos += 1;
+            if !TRACK {
+                return;
+            }
             if b == b'\n' {
                 self.line += 1;
                 self.column = 1;
@@ -153,6 +165,9 @@ impl JsonParser<'_> {
     }
 
     fn object(&mut self, depth: usize) -> Result<Value, Diagnostic> {
+        if !TRACK {
+            return self.object_fast(depth);
+        }
         self.check_depth(depth)?;
         self.bump(); // '{'
         let mut members = Map::new();
@@ -202,6 +217,49 @@ impl JsonParser<'_> {
                 _ => return Err(self.error("expected ',' or '}'")),
             }
         }
+    }
+
+    /// [`object`](Self::object) for the fast pass: members are collected first and the map
+    /// built at its final size; a duplicate key fails the pass (the tracked pass reports it).
+    fn object_fast(&mut self, depth: usize) -> Result<Value, Diagnostic> {
+        self.check_depth(depth)?;
+        self.bump(); // '{'
+        let start = self.members.len();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.bump();
+            return Ok(Value::Object(Map::new()));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("expected a member name in double quotes"));
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            self.expect(b':', "':' after the member name")?;
+            self.skip_ws();
+            let value = self.value(depth)?;
+            self.members.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b'}') => {
+                    self.bump();
+                    break;
+                }
+                _ => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+        let mut members = Map::with_capacity(self.members.len() - start);
+        let mut duplicate = false;
+        for (key, value) in self.members.drain(start..) {
+            duplicate |= members.insert(key, value).is_some();
+        }
+        if duplicate {
+            return Err(self.error("duplicate key"));
+        }
+        Ok(Value::Object(members))
     }
 
     fn array(&mut self, depth: usize) -> Result<Value, Diagnostic> {

@@ -101,6 +101,7 @@ fn compose(text: &str, record_ends: bool, track: bool) -> (Composed, Vec<(usize,
         diags: Diagnostics::default(),
         ends: record_ends.then(Vec::new),
         last: (1, 1),
+        members: Vec::new(),
     };
     let result = c.stream();
     let Composer {
@@ -194,6 +195,9 @@ struct Composer<'a> {
     ends: Option<Vec<(usize, usize)>>,
     /// Where the last event started, for an error with no position of its own.
     last: (usize, usize),
+    /// Members of the mappings being composed (innermost last), when nodes are not located:
+    /// see [`mapping_fast`](Self::mapping_fast).
+    members: Vec<(String, Value)>,
 }
 
 impl<'a> Composer<'a> {
@@ -317,7 +321,12 @@ impl<'a> Composer<'a> {
             }
             Event::MappingStart(_anchor, tag) => {
                 let kind = self.classify(tag.as_deref(), at);
-                self.tagged_collection(kind, CoreTag::Map, at, depth, Self::mapping)
+                let compose = if self.path.is_tracked() {
+                    Self::mapping
+                } else {
+                    Self::mapping_fast
+                };
+                self.tagged_collection(kind, CoreTag::Map, at, depth, compose)
             }
             Event::Alias(_) => {
                 let diag = Diagnostic::new(
@@ -468,6 +477,45 @@ impl<'a> Composer<'a> {
                 slot.insert(value);
             }
         }
+    }
+
+    /// [`mapping`](Self::mapping) when nodes are not located: members are collected first and
+    /// the map built at its final size. A duplicate key is only flagged here; the located pass
+    /// that follows any problem reports it properly.
+    fn mapping_fast(&mut self, depth: usize) -> Result<Value, Diagnostic> {
+        let start = self.members.len();
+        loop {
+            let (event, span) = self.next()?;
+            let at = position(&span);
+            let key = match event {
+                Event::MappingEnd => {
+                    self.record_end(&span);
+                    break;
+                }
+                Event::Scalar(text, style, _anchor, tag) => self.key(text, style, tag, at),
+                other => {
+                    let diag = self.error_at(at, "A mapping key must be a scalar");
+                    self.node(other, span, depth)?;
+                    self.diags.push(diag);
+                    None
+                }
+            };
+            let (event, span) = self.next()?;
+            let value = self.node(event, span, depth)?;
+            if let Some(key) = key {
+                self.members.push((key, value));
+            }
+        }
+        let mut members = Map::with_capacity(self.members.len() - start);
+        let mut duplicate = false;
+        for (key, value) in self.members.drain(start..) {
+            duplicate |= members.insert(key, value).is_some();
+        }
+        if duplicate {
+            let diag = self.error_at(self.last, "Duplicate key");
+            self.diags.push(diag);
+        }
+        Ok(Value::Object(members))
     }
 
     /// The member name for a key scalar. CloudFormation keys are strings: a plain key that YAML

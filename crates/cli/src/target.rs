@@ -1,0 +1,502 @@
+//! Where direct deploy deploys to. [`Target`] is the seam: [`LocalTarget`] runs the same
+//! CloudFormation engine in-process over the same emulated services `cumulo serve` runs, on
+//! the store in the state directory, so `cumulo serve --data-dir <state dir>` serves exactly what
+//! a deploy created. A real-AWS target (CloudFormation and S3 through the SDK) is a second
+//! implementation of the same trait.
+
+use crate::assembly::{Bootstrap, StackSpec};
+use crate::lock::{self, Lock};
+use crate::progress::Progress;
+use anyhow::{Context, bail};
+use cumulo_engine::{
+    Caller, CreateStackInput, DeleteStackInput, DescribeStackEventsInput,
+    DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine, EngineConfig, ImportInput,
+    Parameter, ResourceDiff, ResourceDrift, Settle, StackEvent, StackStatus, StackView,
+    UpdateStackInput,
+};
+use cumulo_services::providers::ProviderServices;
+use cumulo_services::s3::{PutInput, S3Service};
+use cumulo_services::ssm::{PutParameterInput, SsmService};
+use cumulo_services::{Config, cloudformation::CloudFormationService};
+use cumulo_store::{Durability, Store, StoreError};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a deploy or destroy ended.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub stack: Option<StackView>,
+    /// The template changed nothing (no update was needed).
+    pub unchanged: bool,
+}
+
+/// Options of one deploy.
+#[derive(Debug, Clone, Default)]
+pub struct DeployOptions {
+    /// Leave a failed deploy where it stopped instead of rolling it back.
+    pub no_rollback: bool,
+}
+
+/// A cloud direct deploy can act on.
+#[async_trait::async_trait]
+pub trait Target: Send + Sync {
+    /// Makes the environment look bootstrapped the way `cdk deploy` expects.
+    async fn bootstrap(&self, b: &Bootstrap) -> anyhow::Result<()>;
+    /// Uploads one asset where the template expects it.
+    async fn publish(&self, bucket: &str, key: &str, body: Vec<u8>) -> anyhow::Result<()>;
+    /// Creates or updates a stack, reporting every event, and waits for the end.
+    async fn deploy(
+        &self,
+        spec: &StackSpec,
+        options: &DeployOptions,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Finished>;
+    /// Deletes a stack and waits for the end. `None`: there was no such stack.
+    async fn destroy(
+        &self,
+        stack: &str,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Option<Finished>>;
+    /// What a deploy of `spec` would change.
+    fn diff(&self, spec: &StackSpec) -> anyhow::Result<Vec<ResourceDiff>>;
+    async fn drift(
+        &self,
+        stack: &str,
+        settle: Settle,
+        only: &[String],
+    ) -> anyhow::Result<Vec<ResourceDrift>>;
+    async fn import(
+        &self,
+        spec: &StackSpec,
+        resources: Vec<(String, String)>,
+    ) -> anyhow::Result<String>;
+    /// Takes the stack's deploy lock (refused while another owner holds an unexpired one).
+    fn lock(&self, stack: &str) -> anyhow::Result<Lock>;
+    /// Releases a lock this process holds (no-op if it was taken over).
+    fn unlock(&self, lock: &Lock) -> anyhow::Result<()>;
+    /// Drops whatever lock the stack has. Returns whether there was one.
+    fn force_unlock(&self, stack: &str) -> anyhow::Result<bool>;
+}
+
+/// The embedded local cloud, on a state directory.
+pub struct LocalTarget {
+    store: Arc<Store>,
+    s3: Arc<S3Service>,
+    ssm: Arc<SsmService>,
+    engine: Engine,
+    region: String,
+    account_id: String,
+}
+
+/// How a deploy's waiting loop polls the engine for new events.
+const POLL: Duration = Duration::from_millis(20);
+
+impl LocalTarget {
+    /// Opens the state directory: the store (exclusively: one process owns a state
+    /// directory), the services, and the engine, which reloads every stack.
+    pub fn open(dir: &Path, region: &str) -> anyhow::Result<Self> {
+        let store = match Store::open(dir, Durability::Process) {
+            Ok(s) => Arc::new(s),
+            Err(StoreError::InUse { .. }) => bail!(
+                "the state directory {} is in use by another cumulo process (a `cumulo serve --data-dir {}` or another deploy): one process owns a state directory at a time; stop it and run this again",
+                dir.display(),
+                dir.display()
+            ),
+            Err(e) => return Err(e).context(format!("opening {}", dir.display())),
+        };
+        lock::migrate(&store)?;
+        let config = Config::default();
+        let providers = ProviderServices::open(store.clone(), &config)?;
+        let (s3, ssm) = (providers.s3.clone(), providers.ssm.clone());
+        // The deploy waits on its own (and reports progress): the API's bounded wait is off.
+        let engine_config = EngineConfig {
+            sync_wait: Duration::ZERO,
+            ..EngineConfig::default()
+        };
+        let cfn = CloudFormationService::new(store.clone(), &config, providers, engine_config)?;
+        Ok(LocalTarget {
+            store,
+            s3,
+            ssm,
+            engine: cfn.engine().clone(),
+            region: region.to_string(),
+            account_id: config.account_id,
+        })
+    }
+
+    pub fn account_id(&self) -> &str {
+        &self.account_id
+    }
+
+    pub fn region(&self) -> &str {
+        &self.region
+    }
+
+    fn caller(&self) -> Caller {
+        Caller {
+            region: self.region.clone(),
+            account_id: self.account_id.clone(),
+            request_id: uuid::Uuid::new_v4().to_string(),
+            host: String::new(),
+        }
+    }
+
+    async fn stack(&self, name: &str) -> Option<StackView> {
+        let input = DescribeStacksInput {
+            stack_name: Some(name.to_string()),
+            next_token: None,
+        };
+        self.engine
+            .describe_stacks(&self.caller(), input)
+            .await
+            .ok()
+            .and_then(|o| o.stacks.into_iter().next())
+    }
+
+    /// Events of the stack not yet seen, oldest first.
+    async fn new_events(&self, stack_id: &str, seen: &mut HashSet<String>) -> Vec<StackEvent> {
+        let mut fresh = Vec::new();
+        let mut token = None;
+        'pages: loop {
+            let input = DescribeStackEventsInput {
+                stack_name: stack_id.to_string(),
+                next_token: token.take(),
+            };
+            let Ok(page) = self
+                .engine
+                .describe_stack_events(&self.caller(), input)
+                .await
+            else {
+                break;
+            };
+            for e in page.stack_events {
+                if seen.contains(&e.event_id) {
+                    break 'pages;
+                }
+                fresh.push(e);
+            }
+            match page.next_token {
+                Some(t) => token = Some(t),
+                None => break,
+            }
+        }
+        fresh.reverse();
+        for e in &fresh {
+            seen.insert(e.event_id.clone());
+        }
+        fresh
+    }
+
+    /// Reports the operation's events until it ends; the stack as it ended.
+    async fn follow(
+        &self,
+        stack_id: &str,
+        seen: &mut HashSet<String>,
+        progress: &mut Progress,
+    ) -> Option<StackView> {
+        let wait = self.engine.wait_for_stack(stack_id);
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                _ = &mut wait => break,
+                _ = tokio::time::sleep(POLL) => {
+                    for e in self.new_events(stack_id, seen).await {
+                        progress.event(&e);
+                    }
+                }
+            }
+        }
+        for e in self.new_events(stack_id, seen).await {
+            progress.event(&e);
+        }
+        self.stack(stack_id).await
+    }
+
+    /// The template as CreateStack/UpdateStack take it: the body when it fits AWS's 51,200
+    /// bytes, otherwise uploaded to S3 and passed by URL, as `cdk deploy` does.
+    async fn template_source(
+        &self,
+        spec: &StackSpec,
+    ) -> anyhow::Result<(Option<String>, Option<String>)> {
+        if spec.template.len() <= 51_200 {
+            return Ok((Some(spec.template.clone()), None));
+        }
+        let (bucket, key) = match &spec.template_object {
+            Some(at) => at.clone(),
+            None => (
+                format!("cumulo-templates-{}-{}", self.account_id, self.region),
+                format!("{}/{}.json", spec.name, uuid::Uuid::new_v4()),
+            ),
+        };
+        self.ensure_bucket(&bucket)?;
+        self.publish(&bucket, &key, spec.template.clone().into_bytes())
+            .await?;
+        Ok((
+            None,
+            Some(format!(
+                "https://s3.{}.amazonaws.com/{bucket}/{key}",
+                self.region
+            )),
+        ))
+    }
+
+    fn ensure_bucket(&self, bucket: &str) -> anyhow::Result<()> {
+        if self.s3.bucket_region(bucket).is_ok() {
+            return Ok(());
+        }
+        let constraint = (self.region != "us-east-1").then_some(self.region.as_str());
+        self.s3
+            .create_bucket(&self.region, bucket, constraint)
+            .map_err(|e| anyhow::anyhow!("creating bucket {bucket}: {}", e.message))
+    }
+}
+
+fn parameters(spec: &StackSpec) -> Vec<Parameter> {
+    spec.parameters
+        .iter()
+        .map(|(k, v)| Parameter {
+            key: k.clone(),
+            value: Some(v.clone()),
+            use_previous_value: false,
+        })
+        .collect()
+}
+
+#[async_trait::async_trait]
+impl Target for LocalTarget {
+    async fn bootstrap(&self, b: &Bootstrap) -> anyhow::Result<()> {
+        for bucket in &b.buckets {
+            self.ensure_bucket(bucket)?;
+        }
+        if let Some(name) = &b.version_parameter
+            && self.ssm.get_parameter(&self.region, name, false).is_err()
+        {
+            let input = PutParameterInput {
+                name: name.clone(),
+                value: crate::assembly::BOOTSTRAP_VERSION.to_string(),
+                param_type: Some("String".into()),
+                description: Some(
+                    "cumulo: the CDK bootstrap version direct deploy provides".into(),
+                ),
+                ..Default::default()
+            };
+            self.ssm
+                .put_parameter(&self.region, input)
+                .map_err(|e| anyhow::anyhow!("writing {name}: {}", e.message))?;
+        }
+        Ok(())
+    }
+
+    async fn publish(&self, bucket: &str, key: &str, body: Vec<u8>) -> anyhow::Result<()> {
+        self.ensure_bucket(bucket)?;
+        let input = PutInput {
+            key: key.to_string(),
+            body: body.into(),
+            ..Default::default()
+        };
+        self.s3
+            .put_object(bucket, input)
+            .map(|_| ())
+            .map_err(|e| anyhow::anyhow!("uploading s3://{bucket}/{key}: {}", e.message))
+    }
+
+    async fn deploy(
+        &self,
+        spec: &StackSpec,
+        options: &DeployOptions,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Finished> {
+        let caller = self.caller();
+        let mut seen = HashSet::new();
+        let mut existing = self.stack(&spec.name).await;
+        // A stack whose first create failed cannot be updated (AWS's rule): delete it, with
+        // whatever it left, and create it again, as `cdk deploy` does.
+        if let Some(s) = existing.as_ref().filter(|s| {
+            matches!(
+                s.stack_status,
+                StackStatus::ROLLBACK_COMPLETE
+                    | StackStatus::ROLLBACK_FAILED
+                    | StackStatus::CREATE_FAILED
+                    | StackStatus::REVIEW_IN_PROGRESS
+            )
+        }) {
+            let id = s.stack_id.clone();
+            progress.note(&format!(
+                "{}: the stack is in {} from a failed create; deleting it before creating it again",
+                spec.name, s.stack_status
+            ));
+            self.new_events(&id, &mut seen).await;
+            let input = DeleteStackInput {
+                stack_name: id.clone(),
+                ..Default::default()
+            };
+            self.engine.delete_stack(&caller, input).await?;
+            let after = self.follow(&id, &mut seen, progress).await;
+            if after.is_some_and(|s| s.stack_status != StackStatus::DELETE_COMPLETE) {
+                bail!("{}: could not delete the failed stack first", spec.name);
+            }
+            existing = None;
+        }
+        let (body, url) = self.template_source(spec).await?;
+        let stack_id = match &existing {
+            None => {
+                let input = CreateStackInput {
+                    stack_name: spec.name.clone(),
+                    template_body: body,
+                    template_url: url,
+                    parameters: parameters(spec),
+                    disable_rollback: Some(options.no_rollback),
+                    capabilities: vec![
+                        "CAPABILITY_IAM".into(),
+                        "CAPABILITY_NAMED_IAM".into(),
+                        "CAPABILITY_AUTO_EXPAND".into(),
+                    ],
+                    ..Default::default()
+                };
+                self.engine.create_stack(&caller, input).await?.stack_id
+            }
+            Some(s) => {
+                self.new_events(&s.stack_id, &mut seen).await;
+                let input = UpdateStackInput {
+                    stack_name: s.stack_id.clone(),
+                    template_body: body,
+                    template_url: url,
+                    parameters: parameters(spec),
+                    disable_rollback: Some(options.no_rollback),
+                    capabilities: vec![
+                        "CAPABILITY_IAM".into(),
+                        "CAPABILITY_NAMED_IAM".into(),
+                        "CAPABILITY_AUTO_EXPAND".into(),
+                    ],
+                    ..Default::default()
+                };
+                match self.engine.update_stack(&caller, input).await {
+                    Ok(out) => out.stack_id,
+                    Err(e) if e.message == "No updates are to be performed." => {
+                        return Ok(Finished {
+                            stack: Some(s.clone()),
+                            unchanged: true,
+                        });
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        };
+        progress.start(&spec.name, spec.resource_count);
+        let stack = self.follow(&stack_id, &mut seen, progress).await;
+        Ok(Finished {
+            stack,
+            unchanged: false,
+        })
+    }
+
+    async fn destroy(
+        &self,
+        stack: &str,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Option<Finished>> {
+        let Some(s) = self.stack(stack).await else {
+            return Ok(None);
+        };
+        let mut seen = HashSet::new();
+        self.new_events(&s.stack_id, &mut seen).await;
+        let input = DeleteStackInput {
+            stack_name: s.stack_id.clone(),
+            ..Default::default()
+        };
+        let count = self
+            .engine
+            .describe_stack_resources(
+                &self.caller(),
+                DescribeStackResourcesInput {
+                    stack_name: Some(s.stack_id.clone()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_or(0, |r| r.len());
+        self.engine.delete_stack(&self.caller(), input).await?;
+        progress.start(stack, count);
+        let stack = self.follow(&s.stack_id, &mut seen, progress).await;
+        Ok(Some(Finished {
+            stack,
+            unchanged: false,
+        }))
+    }
+
+    fn diff(&self, spec: &StackSpec) -> anyhow::Result<Vec<ResourceDiff>> {
+        let input = DiffInput {
+            stack_name: spec.name.clone(),
+            template: spec.template.clone(),
+            parameters: parameters(spec),
+        };
+        Ok(self.engine.diff(&self.caller(), input)?)
+    }
+
+    async fn drift(
+        &self,
+        stack: &str,
+        settle: Settle,
+        only: &[String],
+    ) -> anyhow::Result<Vec<ResourceDrift>> {
+        Ok(self
+            .engine
+            .drift(&self.caller(), stack, settle, only)
+            .await?)
+    }
+
+    async fn import(
+        &self,
+        spec: &StackSpec,
+        resources: Vec<(String, String)>,
+    ) -> anyhow::Result<String> {
+        let input = ImportInput {
+            stack_name: spec.name.clone(),
+            template: spec.template.clone(),
+            parameters: parameters(spec),
+            resources,
+        };
+        Ok(self.engine.import_resources(&self.caller(), input).await?)
+    }
+
+    fn lock(&self, stack: &str) -> anyhow::Result<Lock> {
+        lock::acquire(&self.store, &self.region, stack)
+    }
+
+    fn unlock(&self, lock: &Lock) -> anyhow::Result<()> {
+        lock::release(&self.store, lock)
+    }
+
+    fn force_unlock(&self, stack: &str) -> anyhow::Result<bool> {
+        lock::force(&self.store, &self.region, stack)
+    }
+}
+
+/// The flags every direct-deploy command shares: where the state is and which region.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// The state directory: the embedded services' data and the stacks' state
+    /// (`cumulo serve --data-dir` on it serves what was deployed).
+    #[arg(long, env = "CUMULO_STATE_DIR", default_value = ".cumulo")]
+    pub state_dir: PathBuf,
+    /// The region stacks are deployed in.
+    #[arg(long, env = "AWS_REGION", default_value = "us-east-1")]
+    pub region: String,
+}
+
+impl TargetArgs {
+    pub fn open(&self) -> anyhow::Result<LocalTarget> {
+        LocalTarget::open(&self.state_dir, &self.region)
+    }
+}
+
+/// A runtime for one command (services call the store synchronously: two workers).
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
