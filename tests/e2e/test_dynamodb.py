@@ -604,11 +604,23 @@ def test_transactions_all_or_nothing(ddb):
             {"Delete": {"TableName": b, "Key": {"pk": {"S": "dup"}}}},
         ])
     assert err(e) == ("ValidationException", "Transaction request cannot include multiple operations on one item")
+    # Idempotency: the same ClientRequestToken and request apply once; another request is refused.
+    bump = [{"Update": {"TableName": a, "Key": {"pk": {"S": "acct"}}, "UpdateExpression": "SET balance = balance + :x",
+                        "ExpressionAttributeValues": {":x": {"N": "5"}}}}]
+    token = uuid.uuid4().hex
+    ddb.transact_write_items(TransactItems=bump, ClientRequestToken=token)
+    ddb.transact_write_items(TransactItems=bump, ClientRequestToken=token)
+    assert ddb.get_item(TableName=a, Key={"pk": {"S": "acct"}})["Item"]["balance"] == {"N": "75"}
+    with pytest.raises(ClientError) as e:
+        ddb.transact_write_items(TransactItems=bump + [{"Put": {"TableName": b, "Item": {"pk": {"S": "z"}}}}], ClientRequestToken=token)
+    assert err(e)[0] == "IdempotentParameterMismatchException"
+    ddb.transact_write_items(TransactItems=bump)
+    assert ddb.get_item(TableName=a, Key={"pk": {"S": "acct"}})["Item"]["balance"] == {"N": "80"}
     got = ddb.transact_get_items(TransactItems=[
         {"Get": {"TableName": a, "Key": {"pk": {"S": "acct"}}, "ProjectionExpression": "balance"}},
         {"Get": {"TableName": b, "Key": {"pk": {"S": "missing"}}}},
     ])["Responses"]
-    assert got == [{"Item": {"balance": {"N": "70"}}}, {}]
+    assert got == [{"Item": {"balance": {"N": "80"}}}, {}]
 
 
 def test_resource_layer_round_trip(cumulo):

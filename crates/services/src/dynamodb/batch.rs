@@ -13,6 +13,10 @@ use cumulo_wire::AwsError;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// How long DynamoDB remembers a TransactWriteItems ClientRequestToken.
+const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -203,7 +207,43 @@ impl DynamoDbService {
         &self,
         region: &str,
         items: &[TransactWriteItem],
+        client_request_token: Option<&str>,
     ) -> Result<(), DdbError> {
+        let fingerprint = format!("{region}{items:?}");
+        if let Some(token) = client_request_token {
+            if token.is_empty() || token.chars().count() > 36 {
+                return Err(super::schema::constraint(
+                    token,
+                    "clientRequestToken",
+                    "Member must have length less than or equal to 36",
+                )
+                .into());
+            }
+            let mut tokens = self.tx_tokens.lock().unwrap_or_else(|p| p.into_inner());
+            tokens.retain(|_, (_, at)| at.elapsed() < IDEMPOTENCY_WINDOW);
+            match tokens.get(token) {
+                Some((f, _)) if *f == fingerprint => return Ok(()),
+                Some(_) => {
+                    return Err(AwsError::bad_request(
+                        "IdempotentParameterMismatchException",
+                        "The request uses the same client token as a previous, but non-identical request.",
+                    )
+                    .into());
+                }
+                None => {}
+            }
+        }
+        self.apply_transaction(region, items)?;
+        if let Some(token) = client_request_token {
+            self.tx_tokens
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(token.to_string(), (fingerprint, Instant::now()));
+        }
+        Ok(())
+    }
+
+    fn apply_transaction(&self, region: &str, items: &[TransactWriteItem]) -> Result<(), DdbError> {
         if items.is_empty() {
             return Err(validation(
                 "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",

@@ -42,6 +42,10 @@ pub struct DynamoDbService {
     /// One lock over all tables: transactions span tables, and every critical section is short
     /// (no awaiting; the only I/O is the store commit).
     tables: Mutex<HashMap<TableKey, Table>>,
+    /// TransactWriteItems' ClientRequestTokens of the last ten minutes: token → (the request's
+    /// fingerprint, when it succeeded). A retry with the same token and request is answered
+    /// without being applied again, as DynamoDB's idempotency window; kept in memory only.
+    tx_tokens: Mutex<HashMap<String, (String, Instant)>>,
 }
 
 type Tables = HashMap<TableKey, Table>;
@@ -56,6 +60,7 @@ impl DynamoDbService {
         Ok(DynamoDbService {
             store,
             tables: Mutex::new(tables),
+            tx_tokens: Mutex::new(HashMap::new()),
         })
     }
 

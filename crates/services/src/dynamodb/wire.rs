@@ -285,7 +285,8 @@ fn dispatch(
         "TransactWriteItems" => {
             require(b, &["TransactItems"])?;
             let items: Vec<TransactWriteItem> = decode(&b["TransactItems"])?;
-            svc.transact_write_items(region, &items)?;
+            let token = b.get("ClientRequestToken").and_then(Value::as_str);
+            svc.transact_write_items(region, &items, token)?;
             json!({})
         }
         "TransactGetItems" => {
