@@ -668,6 +668,26 @@ def test_aws_cli_deploy_with_overrides_and_no_execute(cumulo, sqs, tmp_path):
     assert not queue_exists(sqs, f"{p}-q")
 
 
+def test_aws_cli_redeploys_a_template_without_parameters(cumulo, sqs, tmp_path):
+    # The CLI reads GetTemplateSummary's Parameters on every deploy of an existing stack.
+    p = f"nop-{uid()}"
+    tpl = tmp_path / "t.yaml"
+    for delay in (1, 4):
+        tpl.write_text(
+            "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n"
+            f"      QueueName: {p}-q\n      DelaySeconds: {delay}\n"
+        )
+        proc = cumulo.aws(
+            "cloudformation", "deploy", "--stack-name", p, "--template-file", str(tpl), check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        url = sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"]
+        assert queue_attrs(sqs, url)["DelaySeconds"] == str(delay)
+    summary = cumulo.client("cloudformation").get_template_summary(StackName=p)
+    assert summary["Parameters"] == []
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", p)
+
+
 def test_strict_server_fails_a_type_without_a_provider():
     from conftest import CumuloServer
 

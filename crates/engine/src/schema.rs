@@ -105,19 +105,42 @@ pub(crate) fn custom_name_conflict(
     new: &Value,
 ) -> Option<String> {
     let s = schema(resource_type)?;
-    s.create_only
+    let names: Vec<&str> = s
+        .create_only
         .iter()
         .filter(|p| p.len() == 1 && p[0].ends_with("Name"))
-        .find_map(|p| {
-            let (a, b) = (old.get(&p[0])?, new.get(&p[0])?);
-            (a == b).then(|| crate::resolve::value_text(b))
-        })
+        .map(|p| p[0].as_str())
+        .filter(|n| new.get(n).is_some())
+        .collect();
+    // A name is an identity only as a whole: a log stream renamed inside the same log group is
+    // a different resource, so one changed name part means the replacement can coexist.
+    if names.iter().any(|n| old.get(n) != new.get(n)) {
+        return None;
+    }
+    names
+        .first()
+        .and_then(|n| new.get(n))
+        .map(crate::resolve::value_text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_name_conflicts_only_when_every_name_part_is_unchanged() {
+        let t = "AWS::Logs::LogStream";
+        let old = json!({"LogGroupName": "g", "LogStreamName": "a"});
+        let renamed = json!({"LogGroupName": "g", "LogStreamName": "b"});
+        assert_eq!(custom_name_conflict(t, &old, &renamed), None);
+        assert!(custom_name_conflict(t, &old, &old).is_some());
+        let b = "AWS::S3::Bucket";
+        let named = json!({"BucketName": "x", "ObjectLockEnabled": true});
+        let same = json!({"BucketName": "x", "ObjectLockEnabled": false});
+        assert!(custom_name_conflict(b, &named, &same).is_some());
+        assert_eq!(custom_name_conflict(b, &json!({}), &json!({})), None);
+    }
 
     #[test]
     fn create_only_paths_decide_replacement() {

@@ -202,10 +202,9 @@ pub fn resource(w: &mut XmlWriter, r: &StackResourceView, shape: ResourceShape) 
         .close();
 }
 
+/// GetTemplateSummary's parameters. The element is there even when empty, as AWS sends it:
+/// `aws cloudformation deploy` reads `summary["Parameters"]` unconditionally.
 pub fn parameter_declarations(w: &mut XmlWriter, params: &[ParameterDeclaration]) {
-    if params.is_empty() {
-        return;
-    }
     w.open("Parameters", None);
     for p in params {
         w.open("member", None);
