@@ -178,17 +178,49 @@ def test_log_group_target(cumulo, events):
     assert json.loads(logged["message"])["detail"] == {"a": 1}
 
 
-def test_lambda_target_failure_is_visible(events, sqs):
-    dlq_url, dlq = queue(sqs)
+def test_lambda_target_is_invoked_with_the_event(cumulo, events):
+    import io
+    import zipfile
+
+    lam, logs = cumulo.client("lambda"), cumulo.client("logs")
+    name = f"eb-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "import json\ndef handler(event, context):\n    print('EVENT ' + json.dumps(event))\n")
+    lam.create_function(FunctionName=name, Runtime="python3.11", Handler="app.handler",
+                        Role="arn:aws:iam::000000000000:role/r", Code={"ZipFile": buf.getvalue()})
+    lam.get_waiter("function_active_v2").wait(FunctionName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    arn = lam.get_function(FunctionName=name)["Configuration"]["FunctionArn"]
     rule = f"r-{uid()}"
     events.put_rule(Name=rule, EventPattern=json.dumps({"source": [f"lam.{rule}"]}))
-    events.put_targets(Rule=rule, Targets=[{"Id": "fn", "Arn": "arn:aws:lambda:us-east-1:000000000000:function:f",
+    events.put_targets(Rule=rule, Targets=[{"Id": "fn", "Arn": arn}])
+    res = events.put_events(Entries=[{"Source": f"lam.{rule}", "DetailType": "x", "Detail": '{"n": 7}'}])
+    assert res["FailedEntryCount"] == 0
+    deadline = time.time() + 30
+    found = []
+    while time.time() < deadline and not found:
+        try:
+            found = logs.filter_log_events(logGroupName=f"/aws/lambda/{name}", filterPattern="EVENT")["events"]
+        except logs.exceptions.ResourceNotFoundException:
+            pass
+        time.sleep(0.3)
+    assert found, "the function never ran"
+    event = json.loads(found[0]["message"].split("EVENT ", 1)[1])
+    assert event["source"] == f"lam.{rule}" and event["detail"] == {"n": 7}
+
+
+def test_unreachable_target_failure_is_visible(events, sqs):
+    dlq_url, dlq = queue(sqs)
+    rule = f"r-{uid()}"
+    events.put_rule(Name=rule, EventPattern=json.dumps({"source": [f"k.{rule}"]}))
+    events.put_targets(Rule=rule, Targets=[{"Id": "k", "Arn": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
+                                           "RoleArn": "arn:aws:iam::000000000000:role/r",
                                            "DeadLetterConfig": {"Arn": dlq}}])
-    res = events.put_events(Entries=[{"Source": f"lam.{rule}", "DetailType": "x", "Detail": "{}"}])
+    res = events.put_events(Entries=[{"Source": f"k.{rule}", "DetailType": "x", "Detail": "{}"}])
     assert res["FailedEntryCount"] == 1
-    assert "Lambda" in res["Entries"][0]["ErrorMessage"]
+    assert "kinesis" in res["Entries"][0]["ErrorMessage"]
     [dead] = drain(sqs, dlq_url, 1)
-    assert json.loads(dead)["source"] == f"lam.{rule}"
+    assert json.loads(dead)["source"] == f"k.{rule}"
 
 
 def test_pattern_validation_and_test_event_pattern(events):

@@ -237,17 +237,6 @@ impl Gateway {
         );
         let logs = standalone("logs", &store, &config, crate::logs::LogsService::new);
         let ecr = standalone("ecr", &store, &config, crate::ecr::EcrService::new);
-        let (st, cf) = (store.clone(), config.clone());
-        let (q, t, l) = (sqs.clone(), sns.clone(), logs.clone());
-        let events = Lazy::new("events", move || {
-            Ok(crate::events::EventsService::new(
-                st.clone(),
-                &cf,
-                q.get()?,
-                t.get()?,
-                l.get()?,
-            )?)
-        });
         let (st, cf, b, q, g) = (
             store.clone(),
             config.clone(),
@@ -262,6 +251,18 @@ impl Gateway {
                 b.get()?,
                 q.get()?,
                 g.get()?,
+            )?)
+        });
+        let (st, cf) = (store.clone(), config.clone());
+        let (q, t, l, fx) = (sqs.clone(), sns.clone(), logs.clone(), lambda.clone());
+        let events = Lazy::new("events", move || {
+            Ok(crate::events::EventsService::new(
+                st.clone(),
+                &cf,
+                q.get()?,
+                t.get()?,
+                l.get()?,
+                fx.get()?,
             )?)
         });
         let responses = Arc::new(crate::custom::Responses::default());

@@ -70,6 +70,13 @@ impl ProviderServices {
         let sns = Arc::new(SnsService::new(store.clone(), config, sqs.clone())?);
         let logs = Arc::new(LogsService::new(store.clone(), config)?);
         let s3 = Arc::new(S3Service::new(store.clone(), config)?);
+        let lambda = Arc::new(LambdaService::new(
+            store.clone(),
+            config,
+            s3.clone(),
+            sqs.clone(),
+            logs.clone(),
+        )?);
         Ok(ProviderServices {
             ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
             iam: Arc::new(IamService::new(store.clone(), config)?),
@@ -86,15 +93,10 @@ impl ProviderServices {
                 sqs.clone(),
                 sns.clone(),
                 logs.clone(),
+                lambda.clone(),
             )?),
             ecr: Arc::new(EcrService::new(store.clone(), config)?),
-            lambda: Arc::new(LambdaService::new(
-                store,
-                config,
-                s3.clone(),
-                sqs.clone(),
-                logs.clone(),
-            )?),
+            lambda,
             responses: Arc::default(),
             s3,
             sns,

@@ -21,6 +21,7 @@ pub use ops::{PutRuleInput, TargetFailure};
 pub use put::{PutEventsEntry, PutEventsResult};
 pub use state::{Bus, InputTransformer, Rule, Target};
 
+use crate::lambda::LambdaService;
 use crate::logs::LogsService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
@@ -48,6 +49,8 @@ struct Inner {
     sqs: Arc<SqsService>,
     sns: Arc<SnsService>,
     logs: Arc<LogsService>,
+    /// Lambda targets are invoked through it (asynchronously, as EventBridge invokes them).
+    lambda: Arc<LambdaService>,
 }
 
 impl EventsService {
@@ -57,6 +60,7 @@ impl EventsService {
         sqs: Arc<SqsService>,
         sns: Arc<SnsService>,
         logs: Arc<LogsService>,
+        lambda: Arc<LambdaService>,
     ) -> Result<Self, StoreError> {
         store.migrate("events", state::MIGRATIONS)?;
         let (regions, problems) = store.read(state::load)?;
@@ -73,6 +77,7 @@ impl EventsService {
                 sqs,
                 sns,
                 logs,
+                lambda,
             }),
         };
         svc.reschedule_all();

@@ -183,14 +183,42 @@ impl EventsService {
                     .map_err(|e| format!("{}: {}", e.code, e.message))
             }
             "logs" => self.deliver_to_log_group(target, input, event_id),
-            "lambda" => Err(
-                "cumulo: Lambda targets cannot be invoked: the Lambda service is not emulated in this build"
-                    .to_string(),
-            ),
+            "lambda" => self.deliver_to_function(target, input),
             other => Err(format!(
                 "cumulo: delivery to {other} targets is not emulated"
             )),
         }
+    }
+
+    /// A Lambda target: invoked with InvocationType `Event`, as EventBridge invokes functions, so
+    /// delivery does not wait for the handler. A function that cannot be invoked (gone, not
+    /// Active) is logged, as AWS reports it only in metrics.
+    fn deliver_to_function(&self, target: &Target, input: &str) -> Result<(), String> {
+        let region = target.arn.split(':').nth(3).unwrap_or_default().to_string();
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| "cumulo: no runtime to invoke the Lambda target on".to_string())?;
+        let lambda = self.inner.lambda.core();
+        let arn = target.arn.clone();
+        let payload = bytes::Bytes::from(input.to_string());
+        runtime.spawn(async move {
+            let invoked = lambda
+                .invoke(
+                    &region,
+                    &arn,
+                    None,
+                    payload,
+                    crate::lambda::InvocationType::Event,
+                    "",
+                )
+                .await;
+            if let Err(e) = invoked {
+                eprintln!(
+                    "cumulo: events: invoking {arn} failed: {}: {}",
+                    e.code, e.message
+                );
+            }
+        });
+        Ok(())
     }
 
     /// A log group target: the input goes into a log stream named after the event id, as
