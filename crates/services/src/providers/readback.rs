@@ -108,6 +108,42 @@ pub(crate) fn tags_value<I: IntoIterator<Item = (String, String)>>(pairs: I) -> 
     ))
 }
 
+/// The read-back of a policy attached to several targets (AWS::SQS::QueuePolicy's `Queues`,
+/// AWS::SNS::TopicPolicy's `Topics`): `targets` yields each recorded target's attributes, `None`
+/// for one that is gone. The targets still there answer `list_key`; the first one's non-empty
+/// `Policy` answers PolicyDocument. `None` when no target is left.
+pub(crate) fn attached_policy<E>(
+    list_key: &str,
+    physical_id: &str,
+    targets: impl IntoIterator<Item = (String, Result<Option<Vec<(String, String)>>, E>)>,
+) -> Result<Option<cumulo_engine::Observed>, E> {
+    let mut live = Vec::new();
+    let mut policy = None;
+    for (target, attrs) in targets {
+        let Some(attrs) = attrs? else { continue };
+        live.push(Value::String(target));
+        if policy.is_none() {
+            policy = attrs
+                .into_iter()
+                .find(|(k, v)| k == "Policy" && !v.is_empty())
+                .map(|(_, v)| document(&Value::String(v)));
+        }
+    }
+    if live.is_empty() {
+        return Ok(None);
+    }
+    let mut properties = Map::new();
+    properties.insert(list_key.into(), Value::Array(live));
+    if let Some(p) = policy {
+        properties.insert("PolicyDocument".into(), p);
+    }
+    let attributes = Map::from_iter([("Id".to_string(), Value::String(physical_id.into()))]);
+    Ok(Some(cumulo_engine::Observed {
+        properties,
+        attributes,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

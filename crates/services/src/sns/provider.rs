@@ -637,35 +637,15 @@ impl Provider for TopicPolicyProvider {
             .iter()
             .filter_map(scalar_value)
             .collect();
-        let mut live = Vec::new();
-        let mut policy = None;
-        for t in &topics {
-            match self.sns.get_topic_attributes(&ctx.region, t) {
-                Ok(attrs) => {
-                    live.push(json!(t));
-                    if policy.is_none() {
-                        policy = attrs
-                            .into_iter()
-                            .find(|(k, v)| k == "Policy" && !v.is_empty())
-                            .map(|(_, v)| readback::document(&json!(v)));
-                    }
-                }
-                Err(e) if e.code == "NotFound" => {}
-                Err(e) => return Err(failed(ctx, "Sns", e)),
-            }
-        }
-        if live.is_empty() {
-            return Ok(None);
-        }
-        let mut out = Map::new();
-        out.insert("Topics".into(), Value::Array(live));
-        if let Some(p) = policy {
-            out.insert("PolicyDocument".into(), p);
-        }
-        Ok(Some(Observed {
-            properties: out,
-            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-        }))
+        let attrs = topics.into_iter().map(|t| {
+            let got = match self.sns.get_topic_attributes(&ctx.region, &t) {
+                Ok(attrs) => Ok(Some(attrs)),
+                Err(e) if e.code == "NotFound" => Ok(None),
+                Err(e) => Err(failed(ctx, "Sns", e)),
+            };
+            (t, got)
+        });
+        readback::attached_policy("Topics", physical_id, attrs)
     }
 
     fn canonicalize(&self, properties: Value) -> Value {

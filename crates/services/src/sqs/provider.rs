@@ -387,38 +387,16 @@ impl Provider for QueuePolicyProvider {
             .filter_map(scalar_value)
             .collect();
         let caller = caller(ctx);
-        let mut live = Vec::new();
-        let mut policy = None;
-        for q in &queues {
-            match self
-                .sqs
-                .get_queue_attributes(&caller, q, &["Policy".to_string()])
-            {
-                Ok(attrs) => {
-                    live.push(json!(q));
-                    if policy.is_none() {
-                        policy = attrs
-                            .into_iter()
-                            .find(|(k, v)| k == "Policy" && !v.is_empty())
-                            .map(|(_, v)| readback::document(&Value::String(v)));
-                    }
-                }
-                Err(e) if gone(&e.code) => {}
-                Err(e) => return Err(failed(ctx, "Sqs", e)),
-            }
-        }
-        if live.is_empty() {
-            return Ok(None);
-        }
-        let mut out = Map::new();
-        out.insert("Queues".into(), Value::Array(live));
-        if let Some(p) = policy {
-            out.insert("PolicyDocument".into(), p);
-        }
-        Ok(Some(Observed {
-            properties: out,
-            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-        }))
+        let attrs = queues.into_iter().map(|q| {
+            let policy = ["Policy".to_string()];
+            let got = match self.sqs.get_queue_attributes(&caller, &q, &policy) {
+                Ok(attrs) => Ok(Some(attrs.into_iter().collect())),
+                Err(e) if gone(&e.code) => Ok(None),
+                Err(e) => Err(failed(ctx, "Sqs", e)),
+            };
+            (q, got)
+        });
+        readback::attached_policy("Queues", physical_id, attrs)
     }
 
     fn canonicalize(&self, properties: Value) -> Value {
