@@ -22,6 +22,8 @@ pub struct Fake {
     pub hosts: Mutex<Vec<String>>,
     /// Delay per create (parallelism test), in ms.
     pub delay_ms: Mutex<u64>,
+    /// Creates running now, and the most ever running at once (parallelism test).
+    pub in_flight: Mutex<(usize, usize)>,
     /// Creates wait on this until released (restart test).
     pub hang: Mutex<Option<Arc<tokio::sync::Notify>>>,
 }
@@ -62,7 +64,13 @@ impl Provider for FakeProvider {
             .and_then(Value::as_u64)
             .unwrap_or(*self.0.delay_ms.lock().unwrap());
         if delay > 0 {
+            {
+                let mut f = self.0.in_flight.lock().unwrap();
+                f.0 += 1;
+                f.1 = f.1.max(f.0);
+            }
             tokio::time::sleep(Duration::from_millis(delay)).await;
+            self.0.in_flight.lock().unwrap().0 -= 1;
         }
         let hang = self.0.hang.lock().unwrap().clone();
         if let Some(n) = hang {
@@ -391,6 +399,23 @@ impl Harness {
                 )
             })
             .collect()
+    }
+
+    /// Waits (polling) until `logical` has reported `status`: tests that act on a resource in
+    /// flight (cancel, interrupt) must not race the executor that starts it.
+    pub async fn await_event(&self, name: &str, logical: &str, status: &str) {
+        for _ in 0..500 {
+            if self
+                .events(name)
+                .await
+                .iter()
+                .any(|e| e.0 == logical && e.1 == status)
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{logical} never reached {status} in stack {name}");
     }
 
     /// Waits (polling) until the stack leaves its in-progress status.
