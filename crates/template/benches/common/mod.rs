@@ -94,17 +94,23 @@ fn to_yaml(v: &Value, indent: usize, out: &mut String) {
     }
 }
 
-fn run(text: &str) -> usize {
+pub fn run(text: &str) -> usize {
     let doc = parse_template(text).expect("parses");
     let out = render(doc.value, &RenderOptions::default(), &PlaceholderSsm).expect("renders");
     out.prepared.order.len()
 }
 
-pub fn bench(c: &mut Criterion) {
+/// The benchmark template as pretty-printed JSON and as block YAML.
+pub fn texts() -> (String, String) {
     let template = big_template();
     let json_text = serde_json::to_string_pretty(&template).expect("json");
     let mut yaml_text = String::new();
     to_yaml(&template, 0, &mut yaml_text);
+    (json_text, yaml_text)
+}
+
+pub fn bench(c: &mut Criterion) {
+    let (json_text, yaml_text) = texts();
     // Every resource is live (IsDev holds for the default Env).
     assert_eq!(run(&json_text), RESOURCES);
     assert_eq!(run(&yaml_text), run(&json_text));

@@ -49,7 +49,7 @@ impl<'s> Iterator for SubParts<'s> {
         if rest.is_empty() {
             return None;
         }
-        let var = rest.find("${").and_then(|start| {
+        let var = find_open(rest).and_then(|start| {
             let len = rest[start + 2..].find('}')?;
             Some((start, len))
         });
@@ -70,6 +70,21 @@ impl<'s> Iterator for SubParts<'s> {
             Some(part)
         }
     }
+}
+
+/// Where the first `${` is. A byte scan for `$`: `str::find("${")` builds a substring searcher
+/// on every call, which cost more than the rest of splitting a short Fn::Sub string.
+fn find_open(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes.get(from..)?.iter().position(|&b| b == b'$') {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 impl Evaluator<'_> {
@@ -157,5 +172,24 @@ impl Evaluator<'_> {
             }));
         }
         self.ref_name(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_that_open_nothing_are_literal() {
+        assert_eq!(
+            parse_sub("a$b$${X}c$"),
+            vec![
+                SubPart::Literal("a$b$"),
+                SubPart::Var("X"),
+                SubPart::Literal("c$")
+            ]
+        );
+        assert_eq!(parse_sub("$"), vec![SubPart::Literal("$")]);
+        assert_eq!(parse_sub("${!Y}"), vec![SubPart::Escaped("Y")]);
     }
 }
