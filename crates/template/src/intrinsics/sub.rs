@@ -5,6 +5,7 @@ use super::{Evaluator, push_scalar};
 use crate::Diagnostic;
 use crate::context::is_placeholder;
 use crate::errors;
+use crate::params::ParamValue;
 use serde_json::{Map, Value};
 
 /// A piece of an Fn::Sub string.
@@ -136,6 +137,9 @@ impl Evaluator<'_> {
         let resolved;
         let value = if let Some(v) = locals.get(name) {
             v
+        } else if let Some(text) = self.borrowed_ref(name) {
+            out.push_str(text);
+            return Ok(());
         } else if let Some(v) = self.sub_ref(name)? {
             resolved = v;
             &resolved
@@ -150,6 +154,18 @@ impl Evaluator<'_> {
             Err(errors::template_error(format!(
                 "variable {name} in Fn::Sub expression does not resolve to a string"
             )))
+        }
+    }
+
+    /// `${Name}` for a string-valued pseudo parameter or parameter, borrowed: the general path
+    /// ([`sub_ref`](Self::sub_ref)) makes a value for it only to copy it into the result.
+    fn borrowed_ref(&self, name: &str) -> Option<&str> {
+        if let Some(text) = self.pseudo.get_str(name) {
+            return Some(text);
+        }
+        match &self.parameters.get(name)?.value {
+            ParamValue::Str(text) => Some(text),
+            ParamValue::List(_) => None,
         }
     }
 

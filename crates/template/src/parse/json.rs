@@ -446,7 +446,18 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
 /// mostly indentation: spaces are skipped eight bytes at a time (one 64-bit compare, and the
 /// first non-space byte of the word found from its trailing zero bits), which made the fast
 /// pass's whitespace skipping several times cheaper than a byte at a time.
-fn skip_whitespace(bytes: &[u8], mut pos: usize) -> usize {
+///
+/// Called before and after every token, and most tokens follow no whitespace: the first byte
+/// is tested inline, and only a real run goes on to the word loop.
+#[inline]
+fn skip_whitespace(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(b' ' | b'\t' | b'\n' | b'\r') => skip_whitespace_run(bytes, pos + 1),
+        _ => pos,
+    }
+}
+
+fn skip_whitespace_run(bytes: &[u8], mut pos: usize) -> usize {
     const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
     loop {
         while let Some(word) = bytes.get(pos..).and_then(<[u8]>::first_chunk::<8>) {
