@@ -25,12 +25,6 @@ mod validate;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// mimalloc instead of glibc's malloc: parsing and evaluating a template allocates and frees
-/// a value per node, and with glibc that was a third of the time (see
-/// `crates/template/benches/common/mod.rs` for the figures and the idle-RSS check).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(name = "cumulo", version, about = "CloudFormation that runs anywhere")]
 struct Cli {
