@@ -369,3 +369,80 @@ def test_cdk_app_with_assets_and_nested_stack(tmp_path):
         server.stop()
     run("drift", "--stack", "CdkApp", state=state, check=0)
     run("destroy", str(out_dir), state=state, check=0)
+
+
+# Answers through its ResponseURL (cfnresponse's PUT) and makes an SDK call of its own on every
+# request, so both reach the deploy's in-process gateway: it writes the request type to SSM
+# and removes the parameter on Delete.
+PY_CFNRESPONSE = """
+import boto3, cfnresponse
+def handler(event, context):
+    ssm = boto3.client('ssm')
+    name = event['ResourceProperties']['Param']
+    if event['RequestType'] == 'Delete':
+        ssm.delete_parameter(Name=name)
+    else:
+        ssm.put_parameter(Name=name, Value=event['RequestType'], Type='String', Overwrite=True)
+    greeting = event['ResourceProperties']['Greeting']
+    cfnresponse.send(event, context, cfnresponse.SUCCESS, {'Echo': greeting + '!'}, 'py-' + name)
+"""
+
+# The inline Node.js module AWS provides.
+NODE_CFN_RESPONSE = """
+const response = require('cfn-response');
+exports.handler = (event, context) => {
+  response.send(event, context, response.SUCCESS, { Kind: 'node-' + event.RequestType }, 'node-thing');
+};
+"""
+
+
+def custom_stack(greeting):
+    def function(runtime, code):
+        return {
+            "Type": "AWS::Lambda::Function",
+            "Properties": {"Runtime": runtime, "Handler": "index.handler", "Timeout": 30,
+                           "Role": "arn:aws:iam::000000000000:role/lambda-role", "Code": {"ZipFile": code}},
+        }
+    return {
+        "Resources": {
+            "PyFn": function("python3.11", PY_CFNRESPONSE),
+            "NodeFn": function("nodejs20.x", NODE_CFN_RESPONSE),
+            "Py": {"Type": "Custom::Py", "Properties": {"ServiceToken": {"Fn::GetAtt": ["PyFn", "Arn"]}, "Param": "/direct/custom", "Greeting": greeting}},
+            "Node": {"Type": "AWS::CloudFormation::CustomResource", "Properties": {"ServiceToken": {"Fn::GetAtt": ["NodeFn", "Arn"]}, "Greeting": greeting}},
+        },
+        "Outputs": {
+            "PyRef": {"Value": {"Ref": "Py"}},
+            "Echo": {"Value": {"Fn::GetAtt": ["Py", "Echo"]}},
+            "NodeRef": {"Value": {"Ref": "Node"}},
+            "Kind": {"Value": {"Fn::GetAtt": ["Node", "Kind"]}},
+        },
+    }
+
+
+def ssm_value(state, name):
+    server = served(state)
+    try:
+        ssm = server.client("ssm")
+        try:
+            return ssm.get_parameter(Name=name)["Parameter"]["Value"]
+        except ssm.exceptions.ParameterNotFound:
+            return None
+    finally:
+        server.stop()
+
+
+def test_custom_resources_answering_through_the_response_url(tmp_path):
+    state = tmp_path / "state"
+    tpl = write(tmp_path, "custom.json", custom_stack("hi"))
+    out = deploy_json(tpl, state, "--stack", "custom")["stacks"][0]
+    assert out["status"] == "CREATE_COMPLETE", out
+    assert out["outputs"] == {"PyRef": "py-/direct/custom", "Echo": "hi!", "NodeRef": "node-thing", "Kind": "node-Create"}
+    # The function's own SDK call reached the deploy's services.
+    assert ssm_value(state, "/direct/custom") == "Create"
+    out = deploy_json(write(tmp_path, "custom2.json", custom_stack("hello")), state, "--stack", "custom")["stacks"][0]
+    assert out["status"] == "UPDATE_COMPLETE", out
+    assert out["outputs"]["Echo"] == "hello!" and out["outputs"]["Kind"] == "node-Update"
+    assert ssm_value(state, "/direct/custom") == "Update"
+    run("destroy", "--stack", "custom", state=state, check=0)
+    # Delete reached the handler too: it removed its parameter.
+    assert ssm_value(state, "/direct/custom") is None

@@ -17,7 +17,7 @@ use cumulo_engine::{
 use cumulo_services::providers::ProviderServices;
 use cumulo_services::s3::{PutInput, S3Service};
 use cumulo_services::ssm::{PutParameterInput, SsmService};
-use cumulo_services::{Config, cloudformation::CloudFormationService};
+use cumulo_services::{Config, Gateway, cloudformation::CloudFormationService};
 use cumulo_store::{Durability, Store, StoreError};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -88,6 +88,24 @@ pub struct LocalTarget {
     engine: Engine,
     region: String,
     account_id: String,
+    /// The gateway served while a deploy or destroy runs (see [`Listener`]).
+    _listener: Option<Listener>,
+}
+
+/// The whole gateway, over the deploy's own service instances, on an ephemeral loopback port
+/// for as long as the target is open. Direct deploy has no `cumulo serve`, yet a custom
+/// resource's handler answers by PUTting to its ResponseURL and the Lambda functions it runs
+/// make SDK calls: both are pointed here, so a stack behaves exactly as under `cumulo serve`.
+/// Binding a loopback socket costs microseconds, so it is not deferred until a custom resource
+/// appears; it lives only while the command runs.
+struct Listener {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 /// How a deploy's waiting loop polls the engine for new events.
@@ -95,8 +113,10 @@ const POLL: Duration = Duration::from_millis(20);
 
 impl LocalTarget {
     /// Opens the state directory: the store (exclusively: one process owns a state
-    /// directory), the services, and the engine, which reloads every stack.
-    pub fn open(dir: &Path, region: &str) -> anyhow::Result<Self> {
+    /// directory), the services, and the engine, which reloads every stack. With `serve`, the
+    /// gateway is also served on an ephemeral loopback port (see [`Listener`]); that needs a
+    /// running tokio runtime.
+    pub fn open(dir: &Path, region: &str, serve: bool) -> anyhow::Result<Self> {
         let store = match Store::open(dir, Durability::Process) {
             Ok(s) => Arc::new(s),
             Err(StoreError::InUse { .. }) => bail!(
@@ -108,21 +128,54 @@ impl LocalTarget {
         };
         lock::migrate(&store)?;
         let config = Config::default();
-        let providers = ProviderServices::open(store.clone(), &config)?;
+        let socket = if serve {
+            let s = std::net::TcpListener::bind(("127.0.0.1", 0))
+                .context("binding the deploy's loopback listener")?;
+            s.set_nonblocking(true)?;
+            Some(s)
+        } else {
+            None
+        };
+        let mut providers = ProviderServices::open(store.clone(), &config)?;
+        if let Some(s) = &socket {
+            providers.callback_host = Some(s.local_addr()?.to_string());
+        }
         let (s3, ssm) = (providers.s3.clone(), providers.ssm.clone());
         // The deploy waits on its own (and reports progress): the API's bounded wait is off.
         let engine_config = EngineConfig {
             sync_wait: Duration::ZERO,
             ..EngineConfig::default()
         };
-        let cfn = CloudFormationService::new(store.clone(), &config, providers, engine_config)?;
+        let cfn = Arc::new(CloudFormationService::new(
+            store.clone(),
+            &config,
+            providers.clone(),
+            engine_config,
+        )?);
+        let engine = cfn.engine().clone();
+        let listener = match socket {
+            Some(s) => {
+                let gateway =
+                    Gateway::over_providers(store.clone(), config.clone(), &providers, cfn)?;
+                let socket = tokio::net::TcpListener::from_std(s)?;
+                let task = tokio::spawn(crate::serve::accept_loop(
+                    socket,
+                    Arc::new(gateway),
+                    Arc::new(crate::serve::Limits::default()),
+                    std::future::pending(),
+                ));
+                Some(Listener { task })
+            }
+            None => None,
+        };
         Ok(LocalTarget {
             store,
             s3,
             ssm,
-            engine: cfn.engine().clone(),
+            engine,
             region: region.to_string(),
             account_id: config.account_id,
+            _listener: listener,
         })
     }
 
@@ -488,7 +541,13 @@ pub struct TargetArgs {
 
 impl TargetArgs {
     pub fn open(&self) -> anyhow::Result<LocalTarget> {
-        LocalTarget::open(&self.state_dir, &self.region)
+        LocalTarget::open(&self.state_dir, &self.region, false)
+    }
+
+    /// [`TargetArgs::open`] for the commands that run custom resources and functions (deploy,
+    /// destroy): the gateway is served on an ephemeral loopback port while they run.
+    pub fn open_serving(&self) -> anyhow::Result<LocalTarget> {
+        LocalTarget::open(&self.state_dir, &self.region, true)
     }
 }
 
