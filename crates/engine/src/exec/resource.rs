@@ -49,6 +49,36 @@ fn record_outcome_extras(
 }
 
 impl Op {
+    /// Reads a resource back right after a create or update succeeded: what the service holds
+    /// is recorded as the resource's observed properties (seed 002: service defaults and
+    /// computed values belong there, captured by a real read-back), so drift later compares the
+    /// live resource with what was observed at deploy time rather than with the template.
+    /// In-process a read costs about what the create did (bench/direct.py: the figures are in
+    /// its docstring). `None` for a type that cannot be read back, or a read that failed: the
+    /// record then has no observation and drift falls back to the intent.
+    async fn observe(
+        &self,
+        logical_id: &str,
+        resource_type: &str,
+        physical_id: &str,
+        literal: &Value,
+    ) -> Option<Value> {
+        let p = self.inner.registry.get(resource_type)?.clone();
+        let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal)
+            .await
+            .ok()?;
+        let ctx = self.ctx(logical_id, resource_type);
+        let physical = physical_id.to_string();
+        let read = guarded(resource_type, async move {
+            p.read(&ctx, &physical, &actual).await
+        })
+        .await;
+        match read {
+            Ok(Some(o)) => Some(crate::ops::drift::observation(literal, o.properties)),
+            _ => None,
+        }
+    }
+
     /// Whether resolved properties need a value the stack holds only as the NoEcho mask.
     fn carries_mask(&self, properties: &Value) -> bool {
         self.inner
@@ -153,6 +183,16 @@ impl Op {
         {
             Ok((outcome, stub)) => {
                 record_outcome_extras(&mut rec, &outcome, &resolved.properties);
+                if !stub && !self.halted() {
+                    rec.observed = self
+                        .observe(
+                            &logical_id,
+                            &resolved.resource_type,
+                            &outcome.physical_id,
+                            &resolved.properties,
+                        )
+                        .await;
+                }
                 rec.physical_id = Some(outcome.physical_id);
                 rec.attributes = outcome.attributes;
                 rec.stub = stub;
@@ -326,6 +366,16 @@ impl Op {
                         self.add_orphan(*older);
                     }
                     record_outcome_extras(&mut rec, &outcome, &resolved.properties);
+                    if !stub && !self.halted() {
+                        rec.observed = self
+                            .observe(
+                                &logical_id,
+                                &resolved.resource_type,
+                                &outcome.physical_id,
+                                &resolved.properties,
+                            )
+                            .await;
+                    }
                     rec.physical_id = Some(outcome.physical_id);
                     rec.attributes = outcome.attributes;
                     rec.status_reason = outcome.status_reason;
@@ -385,6 +435,19 @@ impl Op {
                             rec.replaced = Some(Box::new(previous));
                         }
                         rec.physical_id = Some(outcome.physical_id);
+                    }
+                    if !rec.stub
+                        && !self.halted()
+                        && let Some(physical) = rec.physical_id.clone()
+                    {
+                        rec.observed = self
+                            .observe(
+                                &logical_id,
+                                &resolved.resource_type,
+                                &physical,
+                                &resolved.properties,
+                            )
+                            .await;
                     }
                     rec.attributes = outcome.attributes;
                     rec.updated = now_ms();
