@@ -9,10 +9,10 @@ use crate::lock::{self, Lock};
 use crate::progress::Progress;
 use anyhow::{Context, bail};
 use cumulo_engine::{
-    Caller, CreateStackInput, DeleteStackInput, DescribeStackEventsInput,
-    DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine, EngineConfig, ImportInput,
-    Parameter, ResourceDiff, ResourceDrift, Settle, StackEvent, StackStatus, StackView,
-    UpdateStackInput,
+    Caller, ContinueUpdateRollbackInput, CreateStackInput, DeleteStackInput,
+    DescribeStackEventsInput, DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine,
+    EngineConfig, ImportInput, Parameter, ResourceDiff, ResourceDrift, RollbackStackInput, Settle,
+    StackEvent, StackStatus, StackView, UpdateStackInput,
 };
 use cumulo_services::providers::ProviderServices;
 use cumulo_services::s3::{PutInput, S3Service};
@@ -391,6 +391,45 @@ impl Target for LocalTarget {
                 bail!("{}: could not delete the failed stack first", spec.name);
             }
             existing = None;
+        }
+        // An update that failed part-way without DisableRollback (the process was killed, so
+        // its rollback never ran) or whose rollback failed cannot be updated either: finish
+        // the rollback first, as `cdk deploy` asks the user to. The rollback deletes what the
+        // interrupted update created, the journaled creates included.
+        if let Some(s) = existing.as_ref().filter(|s| {
+            (s.stack_status == StackStatus::UPDATE_FAILED && !s.disable_rollback)
+                || s.stack_status == StackStatus::UPDATE_ROLLBACK_FAILED
+        }) {
+            let id = s.stack_id.clone();
+            progress.note(&format!(
+                "{}: the stack is in {} from an interrupted update; rolling it back before updating it",
+                spec.name, s.stack_status
+            ));
+            self.new_events(&id, &mut seen).await;
+            if s.stack_status == StackStatus::UPDATE_FAILED {
+                let input = RollbackStackInput {
+                    stack_name: id.clone(),
+                    ..Default::default()
+                };
+                self.engine.rollback_stack(&caller, input).await?;
+            } else {
+                let input = ContinueUpdateRollbackInput {
+                    stack_name: id.clone(),
+                    ..Default::default()
+                };
+                self.engine.continue_update_rollback(&caller, input).await?;
+            }
+            existing = self.follow(&id, &mut seen, progress).await;
+            if let Some(s) = existing
+                .as_ref()
+                .filter(|s| s.stack_status != StackStatus::UPDATE_ROLLBACK_COMPLETE)
+            {
+                bail!(
+                    "{}: could not roll back the interrupted update first: the stack is in {}",
+                    spec.name,
+                    s.stack_status
+                );
+            }
         }
         let (body, url) = self.template_source(spec).await?;
         let stack_id = match &existing {

@@ -331,6 +331,7 @@ pub(crate) mod test_support {
             client_request_token: "token-1".into(),
             stack_tags: Vec::new(),
             host: "localhost:4566".into(),
+            name_token: String::new(),
         }
     }
 }

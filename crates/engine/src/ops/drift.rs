@@ -78,6 +78,7 @@ fn context(stack: &StackRecord, rec: &ResourceRecord, token: &str) -> ProviderCo
         client_request_token: token.to_string(),
         stack_tags: stack.tags.clone(),
         host: stack.op.host.clone(),
+        name_token: String::new(),
     }
 }
 

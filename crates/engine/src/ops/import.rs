@@ -178,6 +178,7 @@ pub async fn import_resources(
             client_request_token: token.clone(),
             stack_tags: stack.tags.clone(),
             host: caller.host.clone(),
+            name_token: String::new(),
         };
         let actual = resolve_dynamic(
             engine.inner.world.as_ref(),
@@ -217,6 +218,7 @@ pub async fn import_resources(
                 &resolved.properties,
                 observed.properties,
             )),
+            pending: None,
             secret_attributes: Vec::new(),
         };
         // Later resources may reference this one.
