@@ -27,21 +27,24 @@ async fn concurrent_writers_share_commits_and_a_failing_one_fails_alone() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(dir.path(), Durability::Process).unwrap());
     store.migrate("t", M).unwrap();
+    // Key 500 exists before the race starts, so the duplicate below fails whichever way the
+    // writers are ordered (a duplicate of a racing key could win and fail its twin instead).
+    insert(&store, 500).await.unwrap();
     let mut tasks = Vec::new();
     for k in 0..500i64 {
         let store = store.clone();
         tasks.push(tokio::spawn(async move { insert(&store, k).await }));
     }
     // A duplicate key: its own savepoint is rolled back, the rest of its batch commits.
-    let dup = insert(&store, 7);
+    let dup = insert(&store, 500);
     for t in tasks {
         t.await.unwrap().unwrap();
     }
     assert!(dup.await.is_err());
-    assert_eq!(count(&store), 500);
+    assert_eq!(count(&store), 501);
     drop(store);
     let reopened = Store::open(dir.path(), Durability::Process).unwrap();
-    assert_eq!(count(&reopened), 500);
+    assert_eq!(count(&reopened), 501);
 }
 
 #[test]
