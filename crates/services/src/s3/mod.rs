@@ -106,7 +106,7 @@ impl Service for S3Service {
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        rest::handle(self, &req)
+        rest::handle(self, &req).await
     }
 }
 
