@@ -1,7 +1,9 @@
 //! Queue operations as typed Rust functions: what the wire adapters and (next issue)
-//! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation commits to the store
-//! before it changes memory or answers, so an acknowledged change survives a crash. Message
-//! operations are in `messages`.
+//! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation is committed to the
+//! store before it answers, so an acknowledged change survives a crash. Queue changes are queued
+//! on the store's group commit under the queues' lock and installed at once (the store sees them
+//! in the order memory does), then awaited with the lock released, so concurrent requests share
+//! commits. Message operations (in `messages`) commit before they change memory.
 
 use super::SqsService;
 use super::attributes::{self, RedrivePolicy};
