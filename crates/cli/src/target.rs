@@ -230,7 +230,7 @@ impl LocalTarget {
                 format!("{}/{}.json", spec.name, uuid::Uuid::new_v4()),
             ),
         };
-        self.ensure_bucket(&bucket)?;
+        self.ensure_bucket(&bucket).await?;
         self.publish(&bucket, &key, spec.template.clone().into_bytes())
             .await?;
         Ok((
