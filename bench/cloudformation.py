@@ -113,13 +113,21 @@ def template(prefix, n, version):
     return json.dumps({"Resources": res})
 
 
+# Both servers are timed the same way: from the API call until DescribeStacks shows a terminal
+# status, polled every POLL seconds. moto applies a stack inside the API call; cumulo's
+# Create/Update/DeleteStack wait up to --cfn-sync-wait-ms (1 s) for the terminal status. Either
+# way the first poll usually sees it, and when not, 5 ms polling keeps the error to ~5 ms plus
+# one DescribeStacks round trip: small enough to compare phases of tens of milliseconds.
+POLL = 0.005
+
+
 def wait_terminal(cfn, stack_id, timeout=900):
     deadline = time.time() + timeout
     while time.time() < deadline:
         s = cfn.describe_stacks(StackName=stack_id)["Stacks"][0]
         if not s["StackStatus"].endswith("_IN_PROGRESS"):
             return s["StackStatus"]
-        time.sleep(0.05)
+        time.sleep(POLL)
     return "TIMEOUT"
 
 

@@ -116,6 +116,72 @@ def test_concurrent_acknowledged_writes_survive_kill_9(fresh_server):
         restarted.stop()
 
 
+def test_grouped_service_writes_survive_kill_9(fresh_server):
+    """SQS, SNS, SSM and S3 queue their writes on the store's group commit, so concurrent
+    requests share commits. Each answers only once its write is committed: writers of all
+    four services race, the server is killed right after the last answer, and every
+    acknowledged create, update and delete is there after restart."""
+    server = fresh_server.start()
+    acked = []
+    lock = threading.Lock()
+
+    def ack(item):
+        with lock:
+            acked.append(item)
+
+    def writer(n):
+        sqs, sns, ssm, s3 = (server.client(s) for s in ("sqs", "sns", "ssm", "s3"))
+        for i in range(8):
+            tag = f"w{n}-{i}"
+            url = sqs.create_queue(QueueName=f"g-{tag}")["QueueUrl"]
+            sqs.set_queue_attributes(QueueUrl=url, Attributes={"VisibilityTimeout": str(10 + i)})
+            ack(("queue", f"g-{tag}", str(10 + i)))
+            arn = sns.create_topic(Name=f"g-{tag}")["TopicArn"]
+            sns.set_topic_attributes(TopicArn=arn, AttributeName="DisplayName", AttributeValue=tag)
+            ack(("topic", arn, tag))
+            ssm.put_parameter(Name=f"/g/{tag}", Value=tag, Type="String")
+            ack(("param", f"/g/{tag}", tag))
+            s3.create_bucket(Bucket=f"g-{tag}")
+            s3.put_bucket_tagging(Bucket=f"g-{tag}", Tagging={"TagSet": [{"Key": "k", "Value": tag}]})
+            ack(("bucket", f"g-{tag}", tag))
+            if i % 2:
+                sqs.delete_queue(QueueUrl=url)
+                sns.delete_topic(TopicArn=arn)
+                ssm.delete_parameter(Name=f"/g/{tag}")
+                s3.delete_bucket(Bucket=f"g-{tag}")
+                for kind, key in (("queue", f"g-{tag}"), ("topic", arn), ("param", f"/g/{tag}"), ("bucket", f"g-{tag}")):
+                    ack((kind, key, None))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    restarted = crash_and_restart(fresh_server)
+    try:
+        sqs, sns, ssm, s3 = (restarted.client(s) for s in ("sqs", "sns", "ssm", "s3"))
+        final = {}
+        for kind, key, value in acked:
+            final[(kind, key)] = value
+        assert len(final) == 4 * 8 * 4
+        for (kind, key), value in final.items():
+            try:
+                if kind == "queue":
+                    url = sqs.get_queue_url(QueueName=key)["QueueUrl"]
+                    got = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"]["VisibilityTimeout"]
+                elif kind == "topic":
+                    got = sns.get_topic_attributes(TopicArn=key)["Attributes"]["DisplayName"]
+                elif kind == "param":
+                    got = ssm.get_parameter(Name=key)["Parameter"]["Value"]
+                else:
+                    got = s3.get_bucket_tagging(Bucket=key)["TagSet"][0]["Value"]
+            except botocore.exceptions.ClientError:
+                got = None
+            assert got == value, (kind, key)
+    finally:
+        restarted.stop()
+
+
 def test_health_store_reports_location_after_crash(fresh_server):
     fresh_server.start()
     restarted = crash_and_restart(fresh_server)

@@ -283,7 +283,7 @@ impl LocalTarget {
                 format!("{}/{}.json", spec.name, uuid::Uuid::new_v4()),
             ),
         };
-        self.ensure_bucket(&bucket)?;
+        self.ensure_bucket(&bucket).await?;
         self.publish(&bucket, &key, spec.template.clone().into_bytes())
             .await?;
         Ok((
@@ -295,13 +295,14 @@ impl LocalTarget {
         ))
     }
 
-    fn ensure_bucket(&self, bucket: &str) -> anyhow::Result<()> {
+    async fn ensure_bucket(&self, bucket: &str) -> anyhow::Result<()> {
         if self.s3.bucket_region(bucket).is_ok() {
             return Ok(());
         }
         let constraint = (self.region != "us-east-1").then_some(self.region.as_str());
         self.s3
             .create_bucket(&self.region, bucket, constraint)
+            .await
             .map_err(|e| anyhow::anyhow!("creating bucket {bucket}: {}", e.message))
     }
 }
@@ -321,7 +322,7 @@ fn parameters(spec: &StackSpec) -> Vec<Parameter> {
 impl Target for LocalTarget {
     async fn bootstrap(&self, b: &Bootstrap) -> anyhow::Result<()> {
         for bucket in &b.buckets {
-            self.ensure_bucket(bucket)?;
+            self.ensure_bucket(bucket).await?;
         }
         if let Some(name) = &b.version_parameter
             && self.ssm.get_parameter(&self.region, name, false).is_err()
@@ -337,13 +338,14 @@ impl Target for LocalTarget {
             };
             self.ssm
                 .put_parameter(&self.region, input)
+                .await
                 .map_err(|e| anyhow::anyhow!("writing {name}: {}", e.message))?;
         }
         Ok(())
     }
 
     async fn publish(&self, bucket: &str, key: &str, body: Vec<u8>) -> anyhow::Result<()> {
-        self.ensure_bucket(bucket)?;
+        self.ensure_bucket(bucket).await?;
         let input = PutInput {
             key: key.to_string(),
             body: body.into(),

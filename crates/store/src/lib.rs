@@ -242,37 +242,36 @@ impl Store {
     }
 
     /// Like [`Store::write`] for work that owns its data: queued to the commit thread, which
-    /// commits it together with every other write queued meanwhile. Resolves once the batch
+    /// commits it together with every other write queued meanwhile. The write is queued when
+    /// this is called (so writes queued in some order commit in that order, whatever order
+    /// their [`Commit`]s are awaited in); the returned [`Commit`] resolves once the batch
     /// holding it has committed (the write is then durable, as with `write`), or with the
     /// write's own error (it then changed nothing), or with the batch's commit error.
-    pub fn write_grouped<F>(&self, work: F) -> impl Future<Output = Result<()>> + Send + use<F>
+    ///
+    /// A service queues its write while it holds its own state lock (so the store sees its
+    /// writes in the order its memory does), releases the lock, and awaits the `Commit` before
+    /// it answers: concurrent requests then share commits instead of taking one each.
+    pub fn write_grouped<F, R>(&self, work: F) -> Commit
     where
-        F: FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<()> + Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<R> + Send + 'static,
     {
         let (done, rx) = tokio::sync::oneshot::channel();
         let job = Job {
-            work: Box::new(work),
+            work: Box::new(move |tx| work(tx).map(drop)),
             done,
         };
-        let queued = self.enqueue(job);
-        async move {
-            queued?;
-            rx.await.unwrap_or_else(|_| {
-                Err(StoreError::GroupCommit(
-                    "the committer stopped before answering".into(),
-                ))
-            })
-        }
+        self.enqueue(job);
+        Commit { rx }
     }
 
     /// Queues a job and starts a committer unless one is running. The committer is a blocking
     /// task of the caller's runtime (so a paused test clock does not jump while it commits),
     /// or a thread outside one.
-    fn enqueue(&self, job: Job) -> Result<()> {
+    fn enqueue(&self, job: Job) {
         let mut q = lock(&self.group.queue);
         q.jobs.push(job);
         if q.running {
-            return Ok(());
+            return;
         }
         q.running = true;
         drop(q);
@@ -296,7 +295,6 @@ impl Store {
                 }
             }
         }
-        Ok(())
     }
 
     /// Runs a read-only closure against the connection.
@@ -307,6 +305,30 @@ impl Store {
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
         lock(&self.conn)
+    }
+}
+
+/// A write queued by [`Store::write_grouped`]: resolves once it is durable (or with why not).
+/// Dropping it does not cancel the write, only the wait.
+#[must_use = "a write is only durable once its Commit resolves"]
+pub struct Commit {
+    rx: tokio::sync::oneshot::Receiver<Result<()>>,
+}
+
+impl Future for Commit {
+    type Output = Result<()>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<()>> {
+        std::pin::Pin::new(&mut self.rx).poll(cx).map(|r| {
+            r.unwrap_or_else(|_| {
+                Err(StoreError::GroupCommit(
+                    "the committer stopped before answering".into(),
+                ))
+            })
+        })
     }
 }
 

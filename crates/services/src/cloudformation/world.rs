@@ -252,6 +252,7 @@ mod tests {
             sns: s.sns.clone(),
         };
         s.s3.create_bucket("us-east-1", "tpl", None)
+            .await
             .expect("bucket");
         s.s3.put_object(
             "tpl",
@@ -283,6 +284,7 @@ mod tests {
                     ..Default::default()
                 },
             )
+            .await
             .expect("put");
         let secure = DynamicReference::SsmSecure {
             name: "/app/secret".into(),

@@ -77,7 +77,7 @@ impl S3Service {
     /// CreateBucket in `region` (the endpoint's region). AWS's rules: outside us-east-1 the
     /// constraint must name the endpoint's region; in us-east-1 it must be absent; re-creating a
     /// bucket you own is a no-op in us-east-1 and `BucketAlreadyOwnedByYou` elsewhere.
-    pub fn create_bucket(
+    pub async fn create_bucket(
         &self,
         region: &str,
         name: &str,
@@ -115,55 +115,64 @@ impl S3Service {
             }
             None => "us-east-1".to_string(),
         };
-        let mut state = self.write();
-        if let Some(existing) = state.buckets.get(name) {
-            if existing.region == "us-east-1" && bucket_region == "us-east-1" {
-                return Ok(());
+        let commit = {
+            let mut state = self.write();
+            if let Some(existing) = state.buckets.get(name) {
+                if existing.region == "us-east-1" && bucket_region == "us-east-1" {
+                    return Ok(());
+                }
+                return Err(errors::bucket_already_owned(name));
             }
-            return Err(errors::bucket_already_owned(name));
-        }
-        let created = now_ms();
-        self.persist(|tx| {
-            tx.execute(
-                "INSERT INTO s3_buckets (name, region, created, versioning) VALUES (?1, ?2, ?3, NULL)",
-                params![name, bucket_region, created],
-            )
-        })?;
-        state.buckets.insert(
-            name.to_string(),
-            Bucket {
-                name: name.to_string(),
-                region: bucket_region,
-                created,
-                ..Default::default()
-            },
-        );
-        Ok(())
+            let created = now_ms();
+            let (n, r) = (name.to_string(), bucket_region.clone());
+            let commit = self.store.write_grouped(move |tx| {
+                tx.prepare_cached(
+                    "INSERT INTO s3_buckets (name, region, created, versioning) VALUES (?1, ?2, ?3, NULL)",
+                )?
+                .execute(params![n, r, created])
+            });
+            state.buckets.insert(
+                name.to_string(),
+                Bucket {
+                    name: name.to_string(),
+                    region: bucket_region,
+                    created,
+                    ..Default::default()
+                },
+            );
+            commit
+        };
+        commit.await.map_err(errors::internal)
     }
 
     /// DeleteBucket: only when no object version (or delete marker) remains. In-progress
     /// multipart uploads are discarded with the bucket.
-    pub fn delete_bucket(&self, name: &str) -> Result<(), AwsError> {
-        let mut state = self.write();
-        let bucket = state
-            .buckets
-            .get(name)
-            .ok_or_else(|| errors::no_such_bucket(name))?;
-        if !bucket.objects.is_empty() {
-            return Err(errors::bucket_not_empty(name));
-        }
-        self.persist(|tx| {
-            tx.execute(
-                "DELETE FROM s3_parts WHERE upload_id IN (SELECT upload_id FROM s3_uploads WHERE bucket = ?1)",
-                [name],
-            )?;
-            for table in ["s3_uploads", "s3_bucket_configs"] {
-                tx.execute(&format!("DELETE FROM {table} WHERE bucket = ?1"), [name])?;
+    pub async fn delete_bucket(&self, name: &str) -> Result<(), AwsError> {
+        let commit = {
+            let mut state = self.write();
+            let bucket = state
+                .buckets
+                .get(name)
+                .ok_or_else(|| errors::no_such_bucket(name))?;
+            if !bucket.objects.is_empty() {
+                return Err(errors::bucket_not_empty(name));
             }
-            tx.execute("DELETE FROM s3_buckets WHERE name = ?1", [name])
-        })?;
-        state.buckets.remove(name);
-        Ok(())
+            state.buckets.remove(name);
+            let name = name.to_string();
+            self.store.write_grouped(move |tx| {
+                tx.prepare_cached(
+                    "DELETE FROM s3_parts WHERE upload_id IN (SELECT upload_id FROM s3_uploads WHERE bucket = ?1)",
+                )?
+                .execute([&name])?;
+                tx.prepare_cached("DELETE FROM s3_uploads WHERE bucket = ?1")?
+                    .execute([&name])?;
+                tx.prepare_cached("DELETE FROM s3_bucket_configs WHERE bucket = ?1")?
+                    .execute([&name])?;
+                tx.prepare_cached("DELETE FROM s3_buckets WHERE name = ?1")?
+                    .execute([&name])
+            })
+        };
+        commit.await.map_err(errors::internal)
     }
 
     /// ListBuckets: every bucket of the account, by name.
@@ -189,24 +198,26 @@ impl S3Service {
     }
 
     /// PutBucketVersioning: `Enabled` or `Suspended`.
-    pub fn put_bucket_versioning(&self, name: &str, status: &str) -> Result<(), AwsError> {
+    pub async fn put_bucket_versioning(&self, name: &str, status: &str) -> Result<(), AwsError> {
         if status != "Enabled" && status != "Suspended" {
             return Err(errors::malformed_xml());
         }
-        let mut state = self.write();
-        if !state.buckets.contains_key(name) {
-            return Err(errors::no_such_bucket(name));
-        }
-        self.persist(|tx| {
-            tx.execute(
-                "UPDATE s3_buckets SET versioning = ?2 WHERE name = ?1",
-                params![name, status],
-            )
-        })?;
-        if let Some(b) = state.buckets.get_mut(name) {
+        let commit = {
+            let mut state = self.write();
+            let b = state
+                .buckets
+                .get_mut(name)
+                .ok_or_else(|| errors::no_such_bucket(name))?;
             b.versioning = Some(status.to_string());
-        }
-        Ok(())
+            let (name, status) = (name.to_string(), status.to_string());
+            self.store.write_grouped(move |tx| {
+                tx.execute(
+                    "UPDATE s3_buckets SET versioning = ?2 WHERE name = ?1",
+                    params![name, status],
+                )
+            })
+        };
+        commit.await.map_err(errors::internal)
     }
 
     /// GetBucketVersioning: `None` if versioning was never configured.

@@ -154,28 +154,37 @@ impl ConfigKind {
 }
 
 impl S3Service {
-    fn set_config(&self, bucket: &str, key: &str, body: Option<String>) -> Result<(), AwsError> {
-        let mut state = self.write();
-        if !state.buckets.contains_key(bucket) {
-            return Err(errors::no_such_bucket(bucket));
-        }
-        self.persist(|tx| match &body {
-            Some(b) => tx.execute(
-                "INSERT OR REPLACE INTO s3_bucket_configs (bucket, kind, body) VALUES (?1, ?2, ?3)",
-                params![bucket, key, b],
-            ),
-            None => tx.execute(
-                "DELETE FROM s3_bucket_configs WHERE bucket = ?1 AND kind = ?2",
-                params![bucket, key],
-            ),
-        })?;
-        if let Some(b) = state.buckets.get_mut(bucket) {
-            match body {
-                Some(body) => b.configs.insert(key.to_string(), body),
+    /// Installs (or removes) one configuration document and queues its write on the store's
+    /// group commit under the state lock; answers once it is durable.
+    async fn set_config(
+        &self,
+        bucket: &str,
+        key: &str,
+        body: Option<String>,
+    ) -> Result<(), AwsError> {
+        let commit = {
+            let mut state = self.write();
+            let b = state
+                .buckets
+                .get_mut(bucket)
+                .ok_or_else(|| errors::no_such_bucket(bucket))?;
+            match &body {
+                Some(body) => b.configs.insert(key.to_string(), body.clone()),
                 None => b.configs.remove(key),
             };
-        }
-        Ok(())
+            let (bucket, key) = (bucket.to_string(), key.to_string());
+            self.store.write_grouped(move |tx| match &body {
+                Some(b) => tx
+                    .prepare_cached(
+                        "INSERT OR REPLACE INTO s3_bucket_configs (bucket, kind, body) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![bucket, key, b]),
+                None => tx
+                    .prepare_cached("DELETE FROM s3_bucket_configs WHERE bucket = ?1 AND kind = ?2")?
+                    .execute(params![bucket, key]),
+            })
+        };
+        commit.await.map_err(errors::internal)
     }
 
     fn config(&self, bucket: &str, key: &str) -> Result<Option<String>, AwsError> {
@@ -188,7 +197,7 @@ impl S3Service {
 
     /// Put{Cors,Lifecycle,...}: validates and stores the document (re-serialized, with S3's
     /// namespace, which is how GET returns it).
-    pub fn put_bucket_config(
+    pub async fn put_bucket_config(
         &self,
         bucket: &str,
         kind: ConfigKind,
@@ -199,6 +208,7 @@ impl S3Service {
         }
         kind.validate(doc)?;
         self.set_config(bucket, kind.key(), Some(doc.to_xml(Some(XMLNS))))
+            .await
     }
 
     /// Get{Cors,Lifecycle,...}: the stored document, S3's default, or the "no such" error.
@@ -216,12 +226,16 @@ impl S3Service {
     }
 
     /// Delete{Cors,Lifecycle,...}: back to "not configured" (or S3's default).
-    pub fn delete_bucket_config(&self, bucket: &str, kind: ConfigKind) -> Result<(), AwsError> {
-        self.set_config(bucket, kind.key(), None)
+    pub async fn delete_bucket_config(
+        &self,
+        bucket: &str,
+        kind: ConfigKind,
+    ) -> Result<(), AwsError> {
+        self.set_config(bucket, kind.key(), None).await
     }
 
     /// PutBucketPolicy: the policy must be a JSON object with a `Statement`.
-    pub fn put_bucket_policy(&self, bucket: &str, policy: &str) -> Result<(), AwsError> {
+    pub async fn put_bucket_policy(&self, bucket: &str, policy: &str) -> Result<(), AwsError> {
         let malformed = |m: &str| AwsError::bad_request("MalformedPolicy", m);
         let v: serde_json::Value = serde_json::from_str(policy)
             .map_err(|_| malformed("Policies must be valid JSON and the first byte must be '{'"))?;
@@ -243,6 +257,7 @@ impl S3Service {
             }
         }
         self.set_config(bucket, "policy", Some(policy.to_string()))
+            .await
     }
 
     /// GetBucketPolicy: the policy text exactly as put.
@@ -256,12 +271,12 @@ impl S3Service {
         })
     }
 
-    pub fn delete_bucket_policy(&self, bucket: &str) -> Result<(), AwsError> {
-        self.set_config(bucket, "policy", None)
+    pub async fn delete_bucket_policy(&self, bucket: &str) -> Result<(), AwsError> {
+        self.set_config(bucket, "policy", None).await
     }
 
     /// PutBucketTagging (replaces the whole set; up to 50 tags).
-    pub fn put_bucket_tagging(
+    pub async fn put_bucket_tagging(
         &self,
         bucket: &str,
         tags: &[(String, String)],
@@ -272,6 +287,7 @@ impl S3Service {
             "tagging",
             Some(serde_json::to_string(tags).map_err(errors::internal)?),
         )
+        .await
     }
 
     /// GetBucketTagging: `NoSuchTagSet` when the bucket has none.
@@ -282,8 +298,8 @@ impl S3Service {
         serde_json::from_str(&doc).map_err(errors::internal)
     }
 
-    pub fn delete_bucket_tagging(&self, bucket: &str) -> Result<(), AwsError> {
-        self.set_config(bucket, "tagging", None)
+    pub async fn delete_bucket_tagging(&self, bucket: &str) -> Result<(), AwsError> {
+        self.set_config(bucket, "tagging", None).await
     }
 }
 

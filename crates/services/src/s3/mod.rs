@@ -73,8 +73,9 @@ impl S3Service {
     }
 
     fn read(&self) -> RwLockReadGuard<'_, State> {
-        // A panic mid-update cannot leave the index ahead of the store: the index is only
-        // changed after the store commit succeeds, so a poisoned lock is still consistent.
+        // A panic mid-update cannot leave the index ahead of the store: object writes change
+        // the index only after their commit, bucket writes queue their commit before they
+        // change it (under this lock), so a poisoned lock is still consistent.
         self.state.read().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -106,7 +107,7 @@ impl Service for S3Service {
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        rest::handle(self, &req)
+        rest::handle(self, &req).await
     }
 }
 

@@ -676,7 +676,7 @@ struct BucketProvider {
 impl BucketProvider {
     /// Applies every configuration `props` has and, for an update, removes those `old` had
     /// that `props` no longer does. Unchanged ones are not touched.
-    fn apply(
+    async fn apply(
         &self,
         ctx: &ProviderContext,
         name: &str,
@@ -696,19 +696,28 @@ impl BucketProvider {
         let (old_ver, new_ver) = (versioning(old)?, versioning(props)?);
         if new_ver != old_ver {
             match new_ver {
-                Some(status) => self.s3.put_bucket_versioning(name, &status).map_err(s3)?,
+                Some(status) => self
+                    .s3
+                    .put_bucket_versioning(name, &status)
+                    .await
+                    .map_err(s3)?,
                 // Versioning cannot be turned off once on, only suspended, as AWS does.
                 None if old_ver.as_deref() == Some("Enabled") => self
                     .s3
                     .put_bucket_versioning(name, "Suspended")
+                    .await
                     .map_err(s3)?,
                 None => {}
             }
         }
         for (kind, doc) in docs {
             match doc {
-                Some(doc) => self.s3.put_bucket_config(name, kind, &doc).map_err(s3)?,
-                None => self.s3.delete_bucket_config(name, kind).map_err(s3)?,
+                Some(doc) => self
+                    .s3
+                    .put_bucket_config(name, kind, &doc)
+                    .await
+                    .map_err(s3)?,
+                None => self.s3.delete_bucket_config(name, kind).await.map_err(s3)?,
             }
         }
         let old_tags = if old.is_empty() {
@@ -719,9 +728,12 @@ impl BucketProvider {
         let new_tags = tags(ctx, props)?;
         if new_tags != old_tags {
             if new_tags.is_empty() {
-                self.s3.delete_bucket_tagging(name).map_err(s3)?;
+                self.s3.delete_bucket_tagging(name).await.map_err(s3)?;
             } else {
-                self.s3.put_bucket_tagging(name, &new_tags).map_err(s3)?;
+                self.s3
+                    .put_bucket_tagging(name, &new_tags)
+                    .await
+                    .map_err(s3)?;
             }
         }
         Ok(())
@@ -758,10 +770,11 @@ impl Provider for BucketProvider {
         let constraint = (ctx.region != "us-east-1").then_some(ctx.region.as_str());
         self.s3
             .create_bucket(&ctx.region, &name, constraint)
+            .await
             .map_err(|e| failed(ctx, "S3", e))?;
-        if let Err(e) = self.apply(ctx, &name, &Map::new(), &props) {
+        if let Err(e) = self.apply(ctx, &name, &Map::new(), &props).await {
             // The resource failed as a whole: leave no half-configured bucket behind.
-            let _ = self.s3.delete_bucket(&name);
+            let _ = self.s3.delete_bucket(&name).await;
             return Err(e);
         }
         Ok(bucket_outcome(&ctx.region, &name))
@@ -777,7 +790,7 @@ impl Provider for BucketProvider {
         let old = object(BUCKET, old)?;
         let props = object(BUCKET, new)?;
         check_bucket_props(&props)?;
-        self.apply(ctx, physical_id, &old, &props)?;
+        self.apply(ctx, physical_id, &old, &props).await?;
         Ok(bucket_outcome(&ctx.region, physical_id))
     }
 
@@ -787,7 +800,7 @@ impl Provider for BucketProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
-        match self.s3.delete_bucket(physical_id) {
+        match self.s3.delete_bucket(physical_id).await {
             Ok(()) => Ok(()),
             Err(e) if e.code == "NoSuchBucket" => Err(ProviderError::NotFound(physical_id.into())),
             Err(e) => Err(failed(ctx, "S3", e)),
@@ -929,6 +942,7 @@ impl Provider for BucketPolicyProvider {
         let (bucket, doc) = policy_parts(&*object(BUCKET_POLICY, properties)?)?;
         self.s3
             .put_bucket_policy(&bucket, &doc)
+            .await
             .map_err(|e| failed(ctx, "S3", e))?;
         Ok(ProviderOutcome {
             physical_id: bucket,
@@ -946,6 +960,7 @@ impl Provider for BucketPolicyProvider {
         let (_, doc) = policy_parts(&*object(BUCKET_POLICY, new)?)?;
         self.s3
             .put_bucket_policy(physical_id, &doc)
+            .await
             .map_err(|e| failed(ctx, "S3", e))?;
         Ok(ProviderOutcome {
             physical_id: physical_id.to_string(),
@@ -959,7 +974,7 @@ impl Provider for BucketPolicyProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
-        match self.s3.delete_bucket_policy(physical_id) {
+        match self.s3.delete_bucket_policy(physical_id).await {
             Ok(()) => Ok(()),
             Err(e) if e.code == "NoSuchBucket" => Err(ProviderError::NotFound(physical_id.into())),
             Err(e) => Err(failed(ctx, "S3", e)),

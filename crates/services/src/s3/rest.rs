@@ -134,8 +134,8 @@ const UNSUPPORTED_OBJECT: &[Unsupported] = &[
     ("renameObject", ["", "RenameObject", "", ""]),
 ];
 
-pub(super) fn handle(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
-    let mut resp = match route(svc, req) {
+pub(super) async fn handle(svc: &S3Service, req: &AwsRequest) -> AwsResponse {
+    let mut resp = match route(svc, req).await {
         Ok(r) => r,
         Err(e) => error_response(e, req),
     };
@@ -157,7 +157,7 @@ pub(super) fn error_response(e: AwsError, req: &AwsRequest) -> AwsResponse {
     e.into_response(Protocol::RestXml, &req.request_id)
 }
 
-fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
+async fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
     let path = req.raw_path.strip_prefix('/').unwrap_or(&req.raw_path);
     let (bucket, key) = match path.split_once('/') {
         Some((b, k)) => (b, k),
@@ -201,7 +201,7 @@ fn route(svc: &S3Service, req: &AwsRequest) -> Result<AwsResponse, AwsError> {
         return Err(errors::not_implemented(&op));
     }
     if is_bucket {
-        rest_bucket::route(svc, req, &bucket)
+        rest_bucket::route(svc, req, &bucket).await
     } else {
         rest_object::route(svc, req, &bucket, &key)
     }

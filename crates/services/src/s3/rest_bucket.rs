@@ -22,7 +22,7 @@ const CONFIGS: &[(&str, ConfigKind)] = &[
     ("ownershipControls", ConfigKind::OwnershipControls),
 ];
 
-pub(super) fn route(
+pub(super) async fn route(
     svc: &S3Service,
     req: &AwsRequest,
     bucket: &str,
@@ -80,18 +80,18 @@ pub(super) fn route(
         Method::PUT => {
             if let Some(kind) = config {
                 let doc = xml_in::parse(&req.body)?;
-                svc.put_bucket_config(bucket, kind, &doc)?;
+                svc.put_bucket_config(bucket, kind, &doc).await?;
                 return Ok(empty(StatusCode::OK));
             }
             if has(req, "versioning") {
                 let doc = xml_in::parse_root(&req.body, "VersioningConfiguration")?;
                 let status = doc.child_text("Status").ok_or_else(errors::malformed_xml)?;
-                svc.put_bucket_versioning(bucket, status)?;
+                svc.put_bucket_versioning(bucket, status).await?;
                 return Ok(empty(StatusCode::OK));
             }
             if has(req, "tagging") {
                 let tags = config::parse_tagging(&xml_in::parse(&req.body)?)?;
-                svc.put_bucket_tagging(bucket, &tags)?;
+                svc.put_bucket_tagging(bucket, &tags).await?;
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
             if has(req, "policy") {
@@ -101,7 +101,7 @@ pub(super) fn route(
                         "Policies must be valid JSON and the first byte must be '{'",
                     )
                 })?;
-                svc.put_bucket_policy(bucket, text)?;
+                svc.put_bucket_policy(bucket, text).await?;
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
             if has(req, "acl") {
@@ -109,22 +109,22 @@ pub(super) fn route(
                 check_acl(svc, req, &req.body)?;
                 return Ok(empty(StatusCode::OK));
             }
-            create_bucket(svc, req, bucket)
+            create_bucket(svc, req, bucket).await
         }
         Method::DELETE => {
             if let Some(kind) = config {
-                svc.delete_bucket_config(bucket, kind)?;
+                svc.delete_bucket_config(bucket, kind).await?;
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
             if has(req, "tagging") {
-                svc.delete_bucket_tagging(bucket)?;
+                svc.delete_bucket_tagging(bucket).await?;
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
             if has(req, "policy") {
-                svc.delete_bucket_policy(bucket)?;
+                svc.delete_bucket_policy(bucket).await?;
                 return Ok(empty(StatusCode::NO_CONTENT));
             }
-            svc.delete_bucket(bucket)?;
+            svc.delete_bucket(bucket).await?;
             Ok(empty(StatusCode::NO_CONTENT))
         }
         Method::HEAD => {
@@ -258,7 +258,11 @@ pub(super) fn list_buckets(svc: &S3Service, req: &AwsRequest) -> Result<AwsRespo
     Ok(xml(w.finish()))
 }
 
-fn create_bucket(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsResponse, AwsError> {
+async fn create_bucket(
+    svc: &S3Service,
+    req: &AwsRequest,
+    bucket: &str,
+) -> Result<AwsResponse, AwsError> {
     let constraint = if req.body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
@@ -279,7 +283,8 @@ fn create_bucket(svc: &S3Service, req: &AwsRequest, bucket: &str) -> Result<AwsR
             "CreateBucket with ObjectLockEnabledForBucket",
         ));
     }
-    svc.create_bucket(&req.region, bucket, constraint.as_deref())?;
+    svc.create_bucket(&req.region, bucket, constraint.as_deref())
+        .await?;
     Ok(empty(StatusCode::OK).with_header("location", &format!("/{bucket}")))
 }
 

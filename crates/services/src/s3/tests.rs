@@ -30,12 +30,12 @@ fn body(svc: &S3Service, bucket: &str, key: &str, version: Option<&str>) -> Vec<
         .body
 }
 
-#[test]
-fn versions_and_delete_markers() {
+#[tokio::test]
+async fn versions_and_delete_markers() {
     let (_, svc) = service();
-    svc.create_bucket("us-east-1", "bkt", None).unwrap();
+    svc.create_bucket("us-east-1", "bkt", None).await.unwrap();
     put(&svc, "bkt", "k", b"null-version");
-    svc.put_bucket_versioning("bkt", "Enabled").unwrap();
+    svc.put_bucket_versioning("bkt", "Enabled").await.unwrap();
     let v1 = put(&svc, "bkt", "k", b"one").version_id.unwrap();
     let marker = svc.delete_object("bkt", "k", None).unwrap();
     assert!(marker.delete_marker);
@@ -60,16 +60,20 @@ fn versions_and_delete_markers() {
     svc.delete_object("bkt", "k", marker.version_id.as_deref())
         .unwrap();
     assert_eq!(body(&svc, "bkt", "k", None), b"one");
-    assert_eq!(svc.delete_bucket("bkt").unwrap_err().code, "BucketNotEmpty");
+    assert_eq!(
+        svc.delete_bucket("bkt").await.unwrap_err().code,
+        "BucketNotEmpty"
+    );
 }
 
-#[test]
-fn state_reloads_from_the_store() {
+#[tokio::test]
+async fn state_reloads_from_the_store() {
     let (store, svc) = service();
-    svc.create_bucket("us-east-1", "bkt", None).unwrap();
+    svc.create_bucket("us-east-1", "bkt", None).await.unwrap();
     put(&svc, "bkt", "a/x", b"1");
     put(&svc, "bkt", "a/y", b"22");
     svc.put_bucket_tagging("bkt", &[("t".into(), "v".into())])
+        .await
         .unwrap();
     let (upload, _) = svc
         .create_multipart_upload(
@@ -110,10 +114,10 @@ fn state_reloads_from_the_store() {
     assert_eq!(body(&svc, "bkt", "mp", None), b"part");
 }
 
-#[test]
-fn multipart_rules() {
+#[tokio::test]
+async fn multipart_rules() {
     let (_, svc) = service();
-    svc.create_bucket("us-east-1", "bkt", None).unwrap();
+    svc.create_bucket("us-east-1", "bkt", None).await.unwrap();
     let template = ObjectMeta {
         key: "k".into(),
         ..Default::default()
@@ -151,10 +155,10 @@ fn multipart_rules() {
     );
 }
 
-#[test]
-fn copy_keeps_body_and_replaces_metadata() {
+#[tokio::test]
+async fn copy_keeps_body_and_replaces_metadata() {
     let (_, svc) = service();
-    svc.create_bucket("us-east-1", "bkt", None).unwrap();
+    svc.create_bucket("us-east-1", "bkt", None).await.unwrap();
     put(&svc, "bkt", "src", b"payload");
     let (meta, src_version, _) = svc
         .copy_object(
@@ -186,19 +190,22 @@ fn copy_keeps_body_and_replaces_metadata() {
     assert_eq!(e.code, "InvalidRequest");
 }
 
-#[test]
-fn bucket_configs_and_errors() {
+#[tokio::test]
+async fn bucket_configs_and_errors() {
     let (_, svc) = service();
     assert_eq!(
         svc.create_bucket("eu-west-1", "bkt", None)
+            .await
             .unwrap_err()
             .code,
         "IllegalLocationConstraintException"
     );
     svc.create_bucket("eu-west-1", "bkt", Some("eu-west-1"))
+        .await
         .unwrap();
     assert_eq!(
         svc.create_bucket("eu-west-1", "bkt", Some("eu-west-1"))
+            .await
             .unwrap_err()
             .code,
         "BucketAlreadyOwnedByYou"
@@ -217,6 +224,7 @@ fn bucket_configs_and_errors() {
     );
     let cors = parse_xml(b"<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>").unwrap();
     svc.put_bucket_config("bkt", ConfigKind::Cors, &cors)
+        .await
         .unwrap();
     assert!(
         svc.get_bucket_config("bkt", ConfigKind::Cors)
@@ -224,18 +232,21 @@ fn bucket_configs_and_errors() {
             .starts_with("<CORSConfiguration xmlns=")
     );
     assert_eq!(
-        svc.put_bucket_policy("bkt", "{not json").unwrap_err().code,
+        svc.put_bucket_policy("bkt", "{not json")
+            .await
+            .unwrap_err()
+            .code,
         "MalformedPolicy"
     );
-    svc.delete_bucket("bkt").unwrap();
+    svc.delete_bucket("bkt").await.unwrap();
     assert_eq!(svc.bucket_region("bkt").unwrap_err().code, "NoSuchBucket");
 }
 
-#[test]
-fn batch_delete_applies_in_order_within_one_commit() {
+#[tokio::test]
+async fn batch_delete_applies_in_order_within_one_commit() {
     let (store, svc) = service();
-    svc.create_bucket("us-east-1", "bkt", None).unwrap();
-    svc.put_bucket_versioning("bkt", "Enabled").unwrap();
+    svc.create_bucket("us-east-1", "bkt", None).await.unwrap();
+    svc.put_bucket_versioning("bkt", "Enabled").await.unwrap();
     let v = put(&svc, "bkt", "k", b"1").version_id.unwrap();
     // Two deletes of the same key: two markers; then removing the version itself.
     let entries = svc

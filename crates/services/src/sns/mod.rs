@@ -70,6 +70,6 @@ impl Service for SnsService {
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        wire::handle(self, &req)
+        wire::handle(self, &req).await
     }
 }

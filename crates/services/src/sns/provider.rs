@@ -220,11 +220,12 @@ impl Provider for TopicProvider {
         let arn = self
             .sns
             .create_topic(&ctx.region, &name, &attrs, &tags)
+            .await
             .map_err(|e| failed(ctx, "Sns", e))?;
         for (protocol, endpoint) in &subs {
             if let Err(e) = self.subscribe(ctx, &arn, protocol, endpoint) {
                 // Leave nothing behind: the resource failed as a whole.
-                let _ = self.sns.delete_topic(&ctx.region, &arn);
+                let _ = self.sns.delete_topic(&ctx.region, &arn).await;
                 return Err(e);
             }
         }
@@ -247,6 +248,7 @@ impl Provider for TopicProvider {
             if old_attrs.get(k) != Some(v) && k != "FifoTopic" {
                 self.sns
                     .set_topic_attribute(&ctx.region, physical_id, k, v)
+                    .await
                     .map_err(|e| failed(ctx, "Sns", e))?;
             }
         }
@@ -260,6 +262,7 @@ impl Provider for TopicProvider {
                 .map_or("", |(_, v)| v);
             self.sns
                 .set_topic_attribute(&ctx.region, physical_id, k, reset)
+                .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
         let old_subs = topic_subscriptions(&old_props)?;
@@ -284,12 +287,14 @@ impl Provider for TopicProvider {
         if !gone.is_empty() {
             self.sns
                 .untag_resource(&ctx.region, physical_id, &gone)
+                .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
         if old_tags != new_tags && !new_tags.is_empty() {
             let t: Vec<(String, String)> = new_tags.into_iter().collect();
             self.sns
                 .tag_resource(&ctx.region, physical_id, &t)
+                .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
         Ok(topic_outcome(physical_id))
@@ -303,6 +308,7 @@ impl Provider for TopicProvider {
     ) -> Result<(), ProviderError> {
         self.sns
             .delete_topic(&ctx.region, physical_id)
+            .await
             .map_err(|e| failed(ctx, "Sns", e))
     }
 
@@ -581,6 +587,7 @@ impl Provider for TopicPolicyProvider {
         for t in &topics {
             self.sns
                 .set_topic_attribute(&ctx.region, t, "Policy", &doc)
+                .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
         let id = ctx.generated_name(255, "");
@@ -603,12 +610,14 @@ impl Provider for TopicPolicyProvider {
         for t in &topics {
             self.sns
                 .set_topic_attribute(&ctx.region, t, "Policy", &doc)
+                .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
         for t in old_topics.iter().filter(|t| !topics.contains(t)) {
             if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
                 self.sns
                     .set_topic_attribute(&ctx.region, t, "Policy", "")
+                    .await
                     .map_err(|e| failed(ctx, "Sns", e))?;
             }
         }
@@ -632,6 +641,7 @@ impl Provider for TopicPolicyProvider {
             if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
                 self.sns
                     .set_topic_attribute(&ctx.region, t, "Policy", "")
+                    .await
                     .map_err(|e| failed(ctx, "Sns", e))?;
             }
         }

@@ -2,7 +2,7 @@
 
 use super::filter::{FilterPolicy, Scope};
 use cumulo_store::rusqlite::{self, params};
-use cumulo_store::{Store, StoreError};
+use cumulo_store::{Commit, Store, StoreError};
 use cumulo_wire::AwsError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -91,7 +91,7 @@ pub struct SnsStore {
     data: Mutex<Data>,
 }
 
-fn internal(e: impl std::fmt::Display) -> AwsError {
+pub(super) fn internal(e: impl std::fmt::Display) -> AwsError {
     AwsError::internal(e.to_string())
 }
 
@@ -133,25 +133,27 @@ impl SnsStore {
     }
 }
 
-/// Exclusive access; every mutation commits to SQLite before it changes memory.
+/// Exclusive access. Subscription changes commit to SQLite before they change memory; topic
+/// changes are queued on the store's group commit under this lock (so the store sees them in
+/// the order memory does) and installed at once, and the operation awaits the commit before it
+/// answers.
 pub struct Locked<'a> {
     store: &'a Store,
     pub data: MutexGuard<'a, Data>,
 }
 
 impl Locked<'_> {
-    pub fn save_topic(&mut self, topic: Topic) -> Result<(), AwsError> {
+    /// Queues the topic's write on the group commit and installs it; the caller releases the
+    /// lock and awaits the [`Commit`] before it answers.
+    pub fn save_topic(&mut self, topic: Topic) -> Result<Commit, AwsError> {
         let doc = serde_json::to_string(&topic).map_err(internal)?;
-        self.store
-            .write(|tx| {
-                tx.execute(
-                    "INSERT OR REPLACE INTO sns_topics(arn, doc) VALUES (?1, ?2)",
-                    params![topic.arn, doc],
-                )
-            })
-            .map_err(internal)?;
+        let arn = topic.arn.clone();
+        let commit = self.store.write_grouped(move |tx| {
+            tx.prepare_cached("INSERT OR REPLACE INTO sns_topics(arn, doc) VALUES (?1, ?2)")?
+                .execute(params![arn, doc])
+        });
         self.data.topics.insert(topic.arn.clone(), topic);
-        Ok(())
+        Ok(commit)
     }
 
     pub fn save_subscription(&mut self, mut sub: Subscription) -> Result<(), AwsError> {
@@ -202,8 +204,9 @@ impl Locked<'_> {
         Ok(())
     }
 
-    /// Removes a topic with all its subscriptions, in one transaction.
-    pub fn remove_topic(&mut self, arn: &str) -> Result<(), AwsError> {
+    /// Removes a topic with all its subscriptions, in one grouped write (awaited as for
+    /// [`Locked::save_topic`]).
+    pub fn remove_topic(&mut self, arn: &str) -> Commit {
         let subs: Vec<String> = self
             .data
             .subscriptions
@@ -211,19 +214,19 @@ impl Locked<'_> {
             .filter(|s| s.topic_arn == arn)
             .map(|s| s.arn.clone())
             .collect();
-        self.store
-            .write(|tx| {
-                tx.execute("DELETE FROM sns_topics WHERE arn = ?1", params![arn])?;
-                for s in &subs {
-                    tx.execute("DELETE FROM sns_subscriptions WHERE arn = ?1", params![s])?;
-                }
-                Ok(())
-            })
-            .map_err(internal)?;
         self.data.topics.remove(arn);
         for s in &subs {
             self.data.subscriptions.remove(s);
         }
-        Ok(())
+        let arn = arn.to_string();
+        self.store.write_grouped(move |tx| {
+            tx.prepare_cached("DELETE FROM sns_topics WHERE arn = ?1")?
+                .execute(params![arn])?;
+            for s in &subs {
+                tx.prepare_cached("DELETE FROM sns_subscriptions WHERE arn = ?1")?
+                    .execute(params![s])?;
+            }
+            Ok(())
+        })
     }
 }

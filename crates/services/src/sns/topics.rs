@@ -4,7 +4,7 @@ use super::SnsService;
 use super::attributes::{
     check_topic_attribute, default_effective_delivery_policy, default_policy, invalid, not_found,
 };
-use super::state::Topic;
+use super::state::{Topic, internal};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
 use cumulo_wire::AwsError;
@@ -132,7 +132,7 @@ impl SnsService {
 
     /// `CreateTopic`: idempotent for the same name, attributes and tags; an existing topic with
     /// different ones is an InvalidParameter, as AWS answers.
-    pub fn create_topic(
+    pub async fn create_topic(
         &self,
         region: &str,
         name: &str,
@@ -158,56 +158,62 @@ impl SnsService {
         }
         check_tags(tags)?;
         let arn = self.topic_arn(region, name);
-        let mut locked = self.state.lock();
-        if let Some(existing) = locked.data.topics.get(&arn) {
-            let same_attrs = attrs.iter().all(|(k, v)| {
-                existing.attributes.get(k).map(String::as_str).unwrap_or(
-                    if k == "ContentBasedDeduplication" {
-                        "false"
-                    } else {
-                        ""
-                    },
-                ) == v
-            });
-            if !same_attrs {
-                return Err(invalid(
-                    "Attributes Reason: Topic already exists with different attributes",
-                ));
+        let commit = {
+            let mut locked = self.state.lock();
+            if let Some(existing) = locked.data.topics.get(&arn) {
+                let same_attrs = attrs.iter().all(|(k, v)| {
+                    existing.attributes.get(k).map(String::as_str).unwrap_or(
+                        if k == "ContentBasedDeduplication" {
+                            "false"
+                        } else {
+                            ""
+                        },
+                    ) == v
+                });
+                if !same_attrs {
+                    return Err(invalid(
+                        "Attributes Reason: Topic already exists with different attributes",
+                    ));
+                }
+                let same_tags = tags.is_empty()
+                    || tags.iter().cloned().collect::<BTreeMap<String, String>>() == existing.tags;
+                if !same_tags {
+                    return Err(invalid(
+                        "Tags Reason: Topic already exists with different tags",
+                    ));
+                }
+                return Ok(arn);
             }
-            let same_tags = tags.is_empty()
-                || tags.iter().cloned().collect::<BTreeMap<String, String>>() == existing.tags;
-            if !same_tags {
-                return Err(invalid(
-                    "Tags Reason: Topic already exists with different tags",
-                ));
-            }
-            return Ok(arn);
-        }
-        locked.save_topic(Topic {
-            arn: arn.clone(),
-            name: name.to_string(),
-            region: region.to_string(),
-            attributes: attrs,
-            tags: tags.iter().cloned().collect(),
-            subscriptions_deleted: 0,
-        })?;
+            locked.save_topic(Topic {
+                arn: arn.clone(),
+                name: name.to_string(),
+                region: region.to_string(),
+                attributes: attrs,
+                tags: tags.iter().cloned().collect(),
+                subscriptions_deleted: 0,
+            })?
+        };
+        commit.await.map_err(internal)?;
         Ok(arn)
     }
 
     /// `DeleteTopic`: removes the topic and its subscriptions; deleting a topic that does not
     /// exist succeeds, as in AWS.
-    pub fn delete_topic(&self, region: &str, arn: &str) -> Result<(), AwsError> {
+    pub async fn delete_topic(&self, region: &str, arn: &str) -> Result<(), AwsError> {
         check_arn(arn, "TopicArn")?;
-        let mut locked = self.state.lock();
-        if locked
-            .data
-            .topics
-            .get(arn)
-            .is_some_and(|t| t.region == region)
-        {
-            locked.remove_topic(arn)?;
+        let commit = {
+            let mut locked = self.state.lock();
+            locked
+                .data
+                .topics
+                .get(arn)
+                .is_some_and(|t| t.region == region)
+                .then(|| locked.remove_topic(arn))
+        };
+        match commit {
+            Some(c) => c.await.map_err(internal),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// `GetTopicAttributes`: stored attributes plus those AWS computes, in AWS's order.
@@ -274,7 +280,7 @@ impl SnsService {
     }
 
     /// `SetTopicAttributes`.
-    pub fn set_topic_attribute(
+    pub async fn set_topic_attribute(
         &self,
         region: &str,
         arn: &str,
@@ -296,6 +302,7 @@ impl SnsService {
             }
             Ok(())
         })
+        .await
     }
 
     /// `ListTopics`: ARNs of the region's topics, 100 per page.
@@ -320,7 +327,7 @@ impl SnsService {
 
     /// Read-modify-write of one topic under a single lock, so concurrent changes (a counter, a
     /// tag) are never lost.
-    fn update_topic(
+    async fn update_topic(
         &self,
         region: &str,
         arn: &str,
@@ -328,16 +335,19 @@ impl SnsService {
         change: impl FnOnce(&mut Topic) -> Result<(), AwsError>,
     ) -> Result<(), AwsError> {
         check_arn(arn, "TopicArn")?;
-        let mut locked = self.state.lock();
-        let mut topic = locked
-            .data
-            .topics
-            .get(arn)
-            .filter(|t| t.region == region)
-            .cloned()
-            .ok_or_else(missing)?;
-        change(&mut topic)?;
-        locked.save_topic(topic)
+        let commit = {
+            let mut locked = self.state.lock();
+            let mut topic = locked
+                .data
+                .topics
+                .get(arn)
+                .filter(|t| t.region == region)
+                .cloned()
+                .ok_or_else(missing)?;
+            change(&mut topic)?;
+            locked.save_topic(topic)?
+        };
+        commit.await.map_err(internal)
     }
 
     fn tagged_topic(&self, region: &str, arn: &str) -> Result<Topic, AwsError> {
@@ -346,7 +356,7 @@ impl SnsService {
     }
 
     /// `TagResource` (topics).
-    pub fn tag_resource(
+    pub async fn tag_resource(
         &self,
         region: &str,
         arn: &str,
@@ -361,10 +371,16 @@ impl SnsService {
             }
             Ok(())
         })
+        .await
     }
 
     /// `UntagResource`.
-    pub fn untag_resource(&self, region: &str, arn: &str, keys: &[String]) -> Result<(), AwsError> {
+    pub async fn untag_resource(
+        &self,
+        region: &str,
+        arn: &str,
+        keys: &[String],
+    ) -> Result<(), AwsError> {
         check_arn(arn, "ResourceArn").map_err(|_| resource_not_found())?;
         self.update_topic(region, arn, resource_not_found, |topic| {
             for k in keys {
@@ -372,6 +388,7 @@ impl SnsService {
             }
             Ok(())
         })
+        .await
     }
 
     /// `ListTagsForResource`.

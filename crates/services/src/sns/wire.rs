@@ -41,10 +41,10 @@ const NOT_IMPLEMENTED: &[&str] = &[
     "VerifySMSSandboxPhoneNumber",
 ];
 
-pub fn handle(svc: &SnsService, req: &AwsRequest) -> AwsResponse {
+pub async fn handle(svc: &SnsService, req: &AwsRequest) -> AwsResponse {
     let params = query_params(req);
     let action = params.get("Action").unwrap_or("").to_string();
-    match dispatch(svc, req, &params, &action) {
+    match dispatch(svc, req, &params, &action).await {
         Ok(body) => AwsResponse::xml(body).with_header("x-amzn-requestid", &req.request_id),
         Err(e) => e.into_response(PROTOCOL, &req.request_id),
     }
@@ -163,7 +163,7 @@ fn query_params(req: &AwsRequest) -> QueryParams {
     }
 }
 
-fn dispatch(
+async fn dispatch(
     svc: &SnsService,
     req: &AwsRequest,
     p: &QueryParams,
@@ -174,18 +174,20 @@ fn dispatch(
     let rid = req.request_id.as_str();
     match action {
         "CreateTopic" => {
-            let arn = svc.create_topic(
-                region,
-                required(p, "Name")?,
-                &p.map("Attributes", "key", "value"),
-                &tags(p),
-            )?;
+            let arn = svc
+                .create_topic(
+                    region,
+                    required(p, "Name")?,
+                    &p.map("Attributes", "key", "value"),
+                    &tags(p),
+                )
+                .await?;
             Ok(respond(action, rid, |w| {
                 w.elem("TopicArn", &arn);
             }))
         }
         "DeleteTopic" => {
-            svc.delete_topic(region, required(p, "TopicArn")?)?;
+            svc.delete_topic(region, required(p, "TopicArn")?).await?;
             Ok(respond_empty(action, rid))
         }
         "GetTopicAttributes" => {
@@ -198,7 +200,8 @@ fn dispatch(
                 required(p, "TopicArn")?,
                 required(p, "AttributeName")?,
                 p.get("AttributeValue").unwrap_or(""),
-            )?;
+            )
+            .await?;
             Ok(respond_empty(action, rid))
         }
         "ListTopics" => {
@@ -307,11 +310,13 @@ fn dispatch(
             }))
         }
         "TagResource" => {
-            svc.tag_resource(region, required(p, "ResourceArn")?, &tags(p))?;
+            svc.tag_resource(region, required(p, "ResourceArn")?, &tags(p))
+                .await?;
             Ok(respond(action, rid, |_| {}))
         }
         "UntagResource" => {
-            svc.untag_resource(region, required(p, "ResourceArn")?, &p.list("TagKeys"))?;
+            svc.untag_resource(region, required(p, "ResourceArn")?, &p.list("TagKeys"))
+                .await?;
             Ok(respond(action, rid, |_| {}))
         }
         "ListTagsForResource" => {

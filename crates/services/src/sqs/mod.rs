@@ -58,8 +58,8 @@ impl SqsService {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<QueueKey, Queue>> {
-        // State is only replaced after a successful commit, so a panic elsewhere cannot leave a
-        // half-applied change behind; keep serving.
+        // State is replaced only once its write is committed or queued (the group commit takes
+        // it in order), so a panic elsewhere cannot leave a half-applied change behind.
         self.queues.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -1,7 +1,9 @@
 //! Queue operations as typed Rust functions: what the wire adapters and (next issue)
-//! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation commits to the store
-//! before it changes memory or answers, so an acknowledged change survives a crash. Message
-//! operations are in `messages`.
+//! CloudFormation's AWS::SQS::Queue provider call. Each mutating operation is committed to the
+//! store before it answers, so an acknowledged change survives a crash. Queue changes are queued
+//! on the store's group commit under the queues' lock and installed at once (the store sees them
+//! in the order memory does), then awaited with the lock released, so concurrent requests share
+//! commits. Message operations (in `messages`) commit before they change memory.
 
 use super::SqsService;
 use super::attributes::{self, RedrivePolicy};
@@ -90,7 +92,7 @@ impl SqsService {
     }
 
     /// CreateQueue: idempotent when the given attributes match an existing queue's.
-    pub fn create_queue(
+    pub async fn create_queue(
         &self,
         caller: &Caller,
         name: &str,
@@ -129,60 +131,65 @@ impl SqsService {
         check_tags(tags)?;
         let mut attrs = attributes::defaults(fifo);
         attributes::apply(&mut attrs, &changes, fifo)?;
-        let mut queues = self.lock();
-        if let Some(rp) = attrs.get("RedrivePolicy") {
-            let source = state::queue_arn(&caller.region, &caller.account_id, name);
-            check_dead_letter_target(&queues, caller, rp, fifo, &source)?;
-        }
-        let key = caller.key(name);
-        if let Some(existing) = queues.get(&key) {
-            // AWS compares only the attributes the caller gave.
-            let mut wanted = existing.meta.attributes.clone();
-            attributes::apply(&mut wanted, &changes, fifo)?;
-            if let Some(diff) = changes
-                .keys()
-                .find(|k| wanted.get(*k) != existing.meta.attributes.get(*k))
-            {
-                return Err(queue_name_exists(format!(
-                    "A queue already exists with the same name and a different value for attribute {diff}"
-                )));
+        let commit = {
+            let mut queues = self.lock();
+            if let Some(rp) = attrs.get("RedrivePolicy") {
+                let source = state::queue_arn(&caller.region, &caller.account_id, name);
+                check_dead_letter_target(&queues, caller, rp, fifo, &source)?;
             }
-            return Ok(caller.queue_url(name));
-        }
-        let now = now_ms();
-        let meta = QueueMeta {
-            region: caller.region.clone(),
-            name: name.to_string(),
-            account_id: caller.account_id.clone(),
-            attributes: attrs,
-            tags: tags.clone(),
-            created_s: now / 1000,
-            last_modified_s: now / 1000,
-            next_seq: 1,
-            last_purge_ms: None,
-            move_tasks: Vec::new(),
+            let key = caller.key(name);
+            if let Some(existing) = queues.get(&key) {
+                // AWS compares only the attributes the caller gave.
+                let mut wanted = existing.meta.attributes.clone();
+                attributes::apply(&mut wanted, &changes, fifo)?;
+                if let Some(diff) = changes
+                    .keys()
+                    .find(|k| wanted.get(*k) != existing.meta.attributes.get(*k))
+                {
+                    return Err(queue_name_exists(format!(
+                        "A queue already exists with the same name and a different value for attribute {diff}"
+                    )));
+                }
+                return Ok(caller.queue_url(name));
+            }
+            let now = now_ms();
+            let meta = QueueMeta {
+                region: caller.region.clone(),
+                name: name.to_string(),
+                account_id: caller.account_id.clone(),
+                attributes: attrs,
+                tags: tags.clone(),
+                created_s: now / 1000,
+                last_modified_s: now / 1000,
+                next_seq: 1,
+                last_purge_ms: None,
+                move_tasks: Vec::new(),
+            };
+            let stored = meta.clone();
+            let commit = self
+                .store
+                .write_grouped(move |tx| state::put_queue(tx, &stored));
+            queues.insert(key, Queue::new(meta));
+            commit
         };
-        self.store
-            .write(|tx| state::put_queue(tx, &meta))
-            .map_err(store_err)?;
-        queues.insert(key, Queue::new(meta));
+        commit.await.map_err(store_err)?;
         Ok(caller.queue_url(name))
     }
 
     /// DeleteQueue: the queue and its messages go at once (AWS takes up to 60 s; immediate is a
     /// valid observation of that).
-    pub fn delete_queue(&self, caller: &Caller, url: &str) -> Result<(), AwsError> {
+    pub async fn delete_queue(&self, caller: &Caller, url: &str) -> Result<(), AwsError> {
         let name = queue_name_from_url(url).ok_or_else(queue_does_not_exist)?;
-        let mut queues = self.lock();
-        let key = caller.key(name);
-        let q = queues.get(&key).ok_or_else(queue_does_not_exist)?;
-        self.store
-            .write(|tx| state::delete_queue(tx, &q.meta.region, &q.meta.name))
-            .map_err(store_err)?;
-        if let Some(q) = queues.remove(&key) {
+        let commit = {
+            let mut queues = self.lock();
+            let key = caller.key(name);
+            let q = queues.remove(&key).ok_or_else(queue_does_not_exist)?;
+            let (region, name) = (q.meta.region.clone(), q.meta.name.clone());
             q.notify.notify_waiters();
-        }
-        Ok(())
+            self.store
+                .write_grouped(move |tx| state::delete_queue(tx, &region, &name))
+        };
+        commit.await.map_err(store_err)
     }
 
     /// GetQueueUrl; a queue owned by another account (`QueueOwnerAWSAccountId`) does not exist
@@ -269,42 +276,46 @@ impl SqsService {
     }
 
     /// SetQueueAttributes: validated as a whole; on any error nothing changes.
-    pub fn set_queue_attributes(
+    pub async fn set_queue_attributes(
         &self,
         caller: &Caller,
         url: &str,
         changes: &BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
         let name = queue_name_from_url(url).ok_or_else(queue_does_not_exist)?;
-        let mut queues = self.lock();
-        let key = caller.key(name);
-        let q = queues.get(&key).ok_or_else(queue_does_not_exist)?;
-        let fifo = q.meta.is_fifo();
-        if changes.contains_key("FifoQueue") {
-            // FifoQueue is fixed at creation; AWS rejects changing it.
-            return Err(invalid_attribute_name("FifoQueue"));
-        }
-        let mut meta = q.meta.clone();
-        attributes::apply(&mut meta.attributes, changes, fifo)?;
-        if let Some(rp) = meta.attributes.get("RedrivePolicy")
-            && changes.contains_key("RedrivePolicy")
-        {
-            check_dead_letter_target(&queues, caller, rp, fifo, &meta.arn())?;
-        }
-        meta.last_modified_s = now_ms() / 1000;
-        self.store
-            .write(|tx| state::put_queue(tx, &meta))
-            .map_err(store_err)?;
-        if let Some(q) = queues.get_mut(&key) {
-            q.meta = meta;
-            // A shorter delay or new redrive policy can make messages deliverable now.
-            q.notify.notify_waiters();
-        }
-        Ok(())
+        let commit = {
+            let mut queues = self.lock();
+            let key = caller.key(name);
+            let q = queues.get(&key).ok_or_else(queue_does_not_exist)?;
+            let fifo = q.meta.is_fifo();
+            if changes.contains_key("FifoQueue") {
+                // FifoQueue is fixed at creation; AWS rejects changing it.
+                return Err(invalid_attribute_name("FifoQueue"));
+            }
+            let mut meta = q.meta.clone();
+            attributes::apply(&mut meta.attributes, changes, fifo)?;
+            if let Some(rp) = meta.attributes.get("RedrivePolicy")
+                && changes.contains_key("RedrivePolicy")
+            {
+                check_dead_letter_target(&queues, caller, rp, fifo, &meta.arn())?;
+            }
+            meta.last_modified_s = now_ms() / 1000;
+            let stored = meta.clone();
+            let commit = self
+                .store
+                .write_grouped(move |tx| state::put_queue(tx, &stored));
+            if let Some(q) = queues.get_mut(&key) {
+                q.meta = meta;
+                // A shorter delay or new redrive policy can make messages deliverable now.
+                q.notify.notify_waiters();
+            }
+            commit
+        };
+        commit.await.map_err(store_err)
     }
 
     /// TagQueue: adds or overwrites tags (50 at most per queue).
-    pub fn tag_queue(
+    pub async fn tag_queue(
         &self,
         caller: &Caller,
         url: &str,
@@ -317,16 +328,23 @@ impl SqsService {
             meta.tags = next;
             Ok(())
         })
+        .await
     }
 
     /// UntagQueue: removing a key that is not there is not an error.
-    pub fn untag_queue(&self, caller: &Caller, url: &str, keys: &[String]) -> Result<(), AwsError> {
+    pub async fn untag_queue(
+        &self,
+        caller: &Caller,
+        url: &str,
+        keys: &[String],
+    ) -> Result<(), AwsError> {
         self.update_meta(caller, url, |meta| {
             for k in keys {
                 meta.tags.remove(k);
             }
             Ok(())
         })
+        .await
     }
 
     /// ListQueueTags.
@@ -339,21 +357,23 @@ impl SqsService {
     }
 
     /// Applies `f` to a copy of the queue's description, commits it, then installs it.
-    pub(super) fn update_meta(
+    pub(super) async fn update_meta(
         &self,
         caller: &Caller,
         url: &str,
         f: impl FnOnce(&mut QueueMeta) -> Result<(), AwsError>,
     ) -> Result<(), AwsError> {
-        self.with_queue(caller, url, |q| {
+        let commit = self.with_queue(caller, url, |q| {
             let mut meta = q.meta.clone();
             f(&mut meta)?;
-            self.store
-                .write(|tx| state::put_queue(tx, &meta))
-                .map_err(store_err)?;
+            let stored = meta.clone();
+            let commit = self
+                .store
+                .write_grouped(move |tx| state::put_queue(tx, &stored));
             q.meta = meta;
-            Ok(())
-        })
+            Ok(commit)
+        })?;
+        commit.await.map_err(store_err)
     }
 
     /// PurgeQueue: deletes every message; a second purge within 60 s is refused as in AWS.

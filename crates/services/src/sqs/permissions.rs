@@ -41,7 +41,7 @@ fn statements(policy: Option<&String>) -> Vec<Value> {
 
 impl SqsService {
     /// AddPermission: adds a statement labelled `label` allowing the accounts the actions.
-    pub fn add_permission(
+    pub async fn add_permission(
         &self,
         caller: &Caller,
         url: &str,
@@ -105,11 +105,12 @@ impl SqsService {
             meta.last_modified_s = state::now_ms() / 1000;
             Ok(())
         })
+        .await
     }
 
     /// RemovePermission: drops the statement labelled `label` (the whole policy if it was the
     /// last one).
-    pub fn remove_permission(
+    pub async fn remove_permission(
         &self,
         caller: &Caller,
         url: &str,
@@ -135,5 +136,6 @@ impl SqsService {
             meta.last_modified_s = state::now_ms() / 1000;
             Ok(())
         })
+        .await
     }
 }

@@ -149,6 +149,7 @@ impl Provider for QueueProvider {
         let url = self
             .sqs
             .create_queue(&caller, &name, &attrs, &tags)
+            .await
             .map_err(|e| failed(ctx, "Sqs", e))?;
         self.outcome(ctx, &url)
     }
@@ -180,6 +181,7 @@ impl Provider for QueueProvider {
         if !changes.is_empty() {
             self.sqs
                 .set_queue_attributes(&caller, physical_id, &changes)
+                .await
                 .map_err(|e| failed(ctx, "Sqs", e))?;
         }
         let old_tags: BTreeMap<String, String> = tags(ctx, &old_props)?.into_iter().collect();
@@ -193,11 +195,13 @@ impl Provider for QueueProvider {
             if !gone.is_empty() {
                 self.sqs
                     .untag_queue(&caller, physical_id, &gone)
+                    .await
                     .map_err(|e| failed(ctx, "Sqs", e))?;
             }
             if !new_tags.is_empty() {
                 self.sqs
                     .tag_queue(&caller, physical_id, &new_tags)
+                    .await
                     .map_err(|e| failed(ctx, "Sqs", e))?;
             }
         }
@@ -210,7 +214,7 @@ impl Provider for QueueProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
-        match self.sqs.delete_queue(&caller(ctx), physical_id) {
+        match self.sqs.delete_queue(&caller(ctx), physical_id).await {
             Ok(()) => Ok(()),
             Err(e)
                 if e.code.contains("NonExistentQueue") || e.code.contains("QueueDoesNotExist") =>
@@ -304,7 +308,7 @@ fn policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), Pro
 }
 
 impl QueuePolicyProvider {
-    fn set_policy(
+    async fn set_policy(
         &self,
         ctx: &ProviderContext,
         url: &str,
@@ -313,6 +317,7 @@ impl QueuePolicyProvider {
         let changes = BTreeMap::from([("Policy".to_string(), policy.to_string())]);
         self.sqs
             .set_queue_attributes(&caller(ctx), url, &changes)
+            .await
             .map_err(|e| failed(ctx, "Sqs", e))
     }
 }
@@ -327,7 +332,7 @@ impl Provider for QueuePolicyProvider {
         let props = object(QUEUE_POLICY, properties)?;
         let (doc, queues) = policy_parts(&props)?;
         for q in &queues {
-            self.set_policy(ctx, q, &doc)?;
+            self.set_policy(ctx, q, &doc).await?;
         }
         let id = ctx.generated_name(255, "");
         Ok(ProviderOutcome {
@@ -347,10 +352,10 @@ impl Provider for QueuePolicyProvider {
         let (_, old_queues) = policy_parts(&*object(QUEUE_POLICY, old)?)?;
         let (doc, queues) = policy_parts(&*object(QUEUE_POLICY, new)?)?;
         for q in &queues {
-            self.set_policy(ctx, q, &doc)?;
+            self.set_policy(ctx, q, &doc).await?;
         }
         for q in old_queues.iter().filter(|q| !queues.contains(q)) {
-            match self.set_policy(ctx, q, "") {
+            match self.set_policy(ctx, q, "").await {
                 Ok(()) => {}
                 // A queue that is gone has no policy left to remove.
                 Err(_) if self.sqs.get_queue_attributes(&caller(ctx), q, &[]).is_err() => {}
@@ -376,7 +381,7 @@ impl Provider for QueuePolicyProvider {
         for q in &queues {
             let caller = caller(ctx);
             if self.sqs.get_queue_attributes(&caller, q, &[]).is_ok() {
-                self.set_policy(ctx, q, "")?;
+                self.set_policy(ctx, q, "").await?;
             }
         }
         Ok(())

@@ -67,6 +67,7 @@ async fn send_message_to_arn_delivers_json_shaped_attributes() {
     let c = caller();
     let url = svc
         .create_queue(&c, "target", &BTreeMap::new(), &BTreeMap::new())
+        .await
         .unwrap();
     let attrs = serde_json::json!({
         "s": {"DataType": "String", "StringValue": "v"},
@@ -119,6 +120,7 @@ async fn send_message_to_arn_honours_fifo_group_and_dedup() {
     let c = caller();
     let attrs: BTreeMap<String, String> = [("FifoQueue".to_string(), "true".to_string())].into();
     svc.create_queue(&c, "t.fifo", &attrs, &BTreeMap::new())
+        .await
         .unwrap();
     let arn = "arn:aws:sqs:us-east-1:000000000000:t.fifo";
     let none = serde_json::Value::Null;
@@ -142,6 +144,7 @@ async fn state_reloads_from_the_store() {
         let tags: BTreeMap<String, String> = [("k".to_string(), "v".to_string())].into();
         let url = svc
             .create_queue(&c, "keep", &BTreeMap::new(), &tags)
+            .await
             .unwrap();
         svc.send_message(&c, &url, &body("one")).unwrap();
         svc.send_message(&c, &url, &body("two")).unwrap();
@@ -173,6 +176,7 @@ async fn expired_messages_are_dropped_from_memory_and_store() {
         [("MessageRetentionPeriod".to_string(), "60".to_string())].into();
     let url = svc
         .create_queue(&c, "short", &attrs, &BTreeMap::new())
+        .await
         .unwrap();
     svc.send_message(&c, &url, &body("old")).unwrap();
     svc.send_message(&c, &url, &body("new")).unwrap();
@@ -202,9 +206,11 @@ async fn receipt_handles_are_checked() {
     let c = caller();
     let a = svc
         .create_queue(&c, "a", &BTreeMap::new(), &BTreeMap::new())
+        .await
         .unwrap();
     let b = svc
         .create_queue(&c, "b", &BTreeMap::new(), &BTreeMap::new())
+        .await
         .unwrap();
     svc.send_message(&c, &a, &body("x")).unwrap();
     let got = svc.receive_message(&c, &a, &receive_all()).await.unwrap();
@@ -236,6 +242,7 @@ async fn failed_batch_entries_change_nothing() {
     let c = caller();
     let url = svc
         .create_queue(&c, "batch", &BTreeMap::new(), &BTreeMap::new())
+        .await
         .unwrap();
     let entries = vec![
         ("ok".to_string(), body("fine")),

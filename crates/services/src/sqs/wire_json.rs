@@ -50,16 +50,18 @@ async fn dispatch(
     Ok(match op {
         "CreateQueue" => {
             let name = opt_str(b, "QueueName")?.unwrap_or_default();
-            let url = svc.create_queue(
-                c,
-                &name,
-                &string_map(b, "Attributes")?,
-                &string_map(b, "tags")?,
-            )?;
+            let url = svc
+                .create_queue(
+                    c,
+                    &name,
+                    &string_map(b, "Attributes")?,
+                    &string_map(b, "tags")?,
+                )
+                .await?;
             json!({ "QueueUrl": url })
         }
         "DeleteQueue" => {
-            svc.delete_queue(c, &queue_url(b)?)?;
+            svc.delete_queue(c, &queue_url(b)?).await?;
             json!({})
         }
         "GetQueueUrl" => {
@@ -90,15 +92,18 @@ async fn dispatch(
             }
         }
         "SetQueueAttributes" => {
-            svc.set_queue_attributes(c, &queue_url(b)?, &string_map(b, "Attributes")?)?;
+            svc.set_queue_attributes(c, &queue_url(b)?, &string_map(b, "Attributes")?)
+                .await?;
             json!({})
         }
         "TagQueue" => {
-            svc.tag_queue(c, &queue_url(b)?, &string_map(b, "Tags")?)?;
+            svc.tag_queue(c, &queue_url(b)?, &string_map(b, "Tags")?)
+                .await?;
             json!({})
         }
         "UntagQueue" => {
-            svc.untag_queue(c, &queue_url(b)?, &string_list(b, "TagKeys")?)?;
+            svc.untag_queue(c, &queue_url(b)?, &string_list(b, "TagKeys")?)
+                .await?;
             json!({})
         }
         "ListQueueTags" => {
@@ -178,12 +183,13 @@ async fn dispatch(
             let label = opt_str(b, "Label")?.unwrap_or_default();
             let accounts = string_list(b, "AWSAccountIds")?;
             let actions = string_list(b, "Actions")?;
-            svc.add_permission(c, &queue_url(b)?, &label, &accounts, &actions)?;
+            svc.add_permission(c, &queue_url(b)?, &label, &accounts, &actions)
+                .await?;
             json!({})
         }
         "RemovePermission" => {
             let label = opt_str(b, "Label")?.unwrap_or_default();
-            svc.remove_permission(c, &queue_url(b)?, &label)?;
+            svc.remove_permission(c, &queue_url(b)?, &label).await?;
             json!({})
         }
         "StartMessageMoveTask" => {

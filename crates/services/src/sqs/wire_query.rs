@@ -237,15 +237,17 @@ async fn dispatch(
     match action {
         "CreateQueue" => {
             let name = p.get("QueueName").unwrap_or("");
-            let url = svc.create_queue(
-                c,
-                name,
-                &name_value_map(p, "Attribute", "Name", "Value"),
-                &name_value_map(p, "Tag", "Key", "Value"),
-            )?;
+            let url = svc
+                .create_queue(
+                    c,
+                    name,
+                    &name_value_map(p, "Attribute", "Name", "Value"),
+                    &name_value_map(p, "Tag", "Key", "Value"),
+                )
+                .await?;
             el(out, "QueueUrl", &url);
         }
-        "DeleteQueue" => svc.delete_queue(c, &queue_url(req, p)?)?,
+        "DeleteQueue" => svc.delete_queue(c, &queue_url(req, p)?).await?,
         "GetQueueUrl" => {
             let url = svc.get_queue_url(
                 c,
@@ -273,17 +275,26 @@ async fn dispatch(
                 out.push_str("</Attribute>");
             }
         }
-        "SetQueueAttributes" => svc.set_queue_attributes(
-            c,
-            &queue_url(req, p)?,
-            &name_value_map(p, "Attribute", "Name", "Value"),
-        )?,
-        "TagQueue" => svc.tag_queue(
-            c,
-            &queue_url(req, p)?,
-            &name_value_map(p, "Tag", "Key", "Value"),
-        )?,
-        "UntagQueue" => svc.untag_queue(c, &queue_url(req, p)?, &p.list("TagKey"))?,
+        "SetQueueAttributes" => {
+            svc.set_queue_attributes(
+                c,
+                &queue_url(req, p)?,
+                &name_value_map(p, "Attribute", "Name", "Value"),
+            )
+            .await?
+        }
+        "TagQueue" => {
+            svc.tag_queue(
+                c,
+                &queue_url(req, p)?,
+                &name_value_map(p, "Tag", "Key", "Value"),
+            )
+            .await?
+        }
+        "UntagQueue" => {
+            svc.untag_queue(c, &queue_url(req, p)?, &p.list("TagKey"))
+                .await?
+        }
         "ListQueueTags" => {
             for (k, v) in svc.list_queue_tags(c, &queue_url(req, p)?)? {
                 out.push_str("<Tag>");
@@ -360,15 +371,19 @@ async fn dispatch(
                 |_, _| {},
             );
         }
-        "AddPermission" => svc.add_permission(
-            c,
-            &queue_url(req, p)?,
-            p.get("Label").unwrap_or(""),
-            &p.list("AWSAccountId"),
-            &p.list("ActionName"),
-        )?,
+        "AddPermission" => {
+            svc.add_permission(
+                c,
+                &queue_url(req, p)?,
+                p.get("Label").unwrap_or(""),
+                &p.list("AWSAccountId"),
+                &p.list("ActionName"),
+            )
+            .await?
+        }
         "RemovePermission" => {
-            svc.remove_permission(c, &queue_url(req, p)?, p.get("Label").unwrap_or(""))?
+            svc.remove_permission(c, &queue_url(req, p)?, p.get("Label").unwrap_or(""))
+                .await?
         }
         "StartMessageMoveTask" => {
             let handle = svc.start_message_move_task(

@@ -54,6 +54,6 @@ impl Service for SsmService {
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        wire::handle(self, &req)
+        wire::handle(self, &req).await
     }
 }

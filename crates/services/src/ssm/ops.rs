@@ -4,7 +4,7 @@
 use super::SsmService;
 pub use super::filters::StringFilter;
 use super::filters::{self, FilterUse};
-use super::state::{Parameter, ParameterType, Tier, Version};
+use super::state::{Parameter, ParameterType, Tier, Version, internal};
 use super::validate::{self, MAX_TAGS, err, validation};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
@@ -218,7 +218,7 @@ impl SsmService {
 
     /// `PutParameter`: creates a parameter or (with `overwrite`) a new version. Returns the
     /// version and the tier it landed in.
-    pub fn put_parameter(
+    pub async fn put_parameter(
         &self,
         region: &str,
         input: PutParameterInput,
@@ -256,191 +256,195 @@ impl SsmService {
             return Err(too_many_tags());
         }
 
-        let mut locked = self.params.lock();
-        let existing = locked.get(region, &input.name).cloned();
-        let previous = existing.as_ref().and_then(|p| p.latest().cloned());
-        if previous.is_some() && !input.overwrite {
-            return Err(err(
-                "ParameterAlreadyExists",
-                "The parameter already exists. To overwrite this value, set the overwrite option in the request to true.",
-            ));
-        }
-        let param_type = match (requested_type, &previous) {
-            (Some(t), _) => t,
-            (None, Some(prev)) => prev.param_type,
-            (None, None) => {
-                return Err(validation(
-                    "A parameter type is required when you create a parameter.",
+        let (out, commit) = {
+            let mut locked = self.params.lock();
+            let existing = locked.get(region, &input.name).cloned();
+            let previous = existing.as_ref().and_then(|p| p.latest().cloned());
+            if previous.is_some() && !input.overwrite {
+                return Err(err(
+                    "ParameterAlreadyExists",
+                    "The parameter already exists. To overwrite this value, set the overwrite option in the request to true.",
                 ));
             }
-        };
-        let data_type = input
-            .data_type
-            .clone()
-            .or_else(|| previous.as_ref().map(|p| p.data_type.clone()))
-            .unwrap_or_else(|| "text".to_string());
-        if !DATA_TYPES.contains(&data_type.as_str()) {
-            return Err(validation(format!(
-                "The following data type is not supported: {data_type} (Data type names are all lowercase.)"
-            )));
-        }
-        if data_type == "aws:ec2:image" {
-            if param_type != ParameterType::String {
-                return Err(validation(
-                    "Parameters of data type aws:ec2:image must be of type String.",
-                ));
-            }
-            let ami_ok = input.value.strip_prefix("ami-").is_some_and(|h| {
-                (8..=17).contains(&h.len()) && h.chars().all(|c| c.is_ascii_hexdigit())
-            });
-            if !ami_ok {
+            let param_type = match (requested_type, &previous) {
+                (Some(t), _) => t,
+                (None, Some(prev)) => prev.param_type,
+                (None, None) => {
+                    return Err(validation(
+                        "A parameter type is required when you create a parameter.",
+                    ));
+                }
+            };
+            let data_type = input
+                .data_type
+                .clone()
+                .or_else(|| previous.as_ref().map(|p| p.data_type.clone()))
+                .unwrap_or_else(|| "text".to_string());
+            if !DATA_TYPES.contains(&data_type.as_str()) {
                 return Err(validation(format!(
-                    "Parameter value, {}, is not a valid AMI ID (ami-12345678 or ami-1234567890abcdef0).",
-                    input.value
+                    "The following data type is not supported: {data_type} (Data type names are all lowercase.)"
                 )));
             }
-        }
-        let key_id = match (param_type, input.key_id.clone()) {
-            (ParameterType::SecureString, Some(k)) => Some(k),
-            (ParameterType::SecureString, None) => Some(
-                previous
-                    .as_ref()
-                    .and_then(|p| p.key_id.clone())
-                    .unwrap_or_else(|| DEFAULT_KEY_ID.to_string()),
-            ),
-            (_, Some(_)) => {
-                return Err(validation(
-                    "KeyId is required for SecureString type parameter only.",
-                ));
-            }
-            (_, None) => None,
-        };
-        let allowed_pattern = input
-            .allowed_pattern
-            .clone()
-            .or_else(|| previous.as_ref().and_then(|p| p.allowed_pattern.clone()));
-        if let Some(pattern) = &allowed_pattern {
-            if pattern.chars().count() > 1024 {
-                return Err(validation(
-                    "1 validation error detected: Value at 'allowedPattern' failed to satisfy constraint: Member must have length less than or equal to 1024",
-                ));
-            }
-            let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
-                err(
-                    "InvalidAllowedPatternException",
-                    format!("The allowed pattern {pattern} is not a valid regular expression."),
-                )
-            })?;
-            let items: Vec<&str> = if param_type == ParameterType::StringList {
-                input.value.split(',').collect()
-            } else {
-                vec![input.value.as_str()]
-            };
-            if !items.iter().all(|i| re.is_match(i)) {
-                return Err(err(
-                    "ParameterPatternMismatchException",
-                    format!(
-                        "Parameter value, cannot be validated against allowedPattern: {pattern}"
-                    ),
-                ));
-            }
-        }
-        let policies = match &input.policies {
-            Some(p) => Some(check_policies(p)?),
-            None => previous.as_ref().and_then(|v| v.policies.clone()),
-        };
-        let value_chars = input.value.chars().count();
-        let previous_tier = previous.as_ref().map(|p| p.tier);
-        let tier = match input.tier.as_deref() {
-            None => previous_tier.unwrap_or(Tier::Standard),
-            Some("Standard") => Tier::Standard,
-            Some("Advanced") => Tier::Advanced,
-            Some("Intelligent-Tiering") => {
-                if value_chars > STANDARD_MAX_CHARS
-                    || policies.is_some()
-                    || previous_tier == Some(Tier::Advanced)
-                {
-                    Tier::Advanced
-                } else {
-                    Tier::Standard
+            if data_type == "aws:ec2:image" {
+                if param_type != ParameterType::String {
+                    return Err(validation(
+                        "Parameters of data type aws:ec2:image must be of type String.",
+                    ));
+                }
+                let ami_ok = input.value.strip_prefix("ami-").is_some_and(|h| {
+                    (8..=17).contains(&h.len()) && h.chars().all(|c| c.is_ascii_hexdigit())
+                });
+                if !ami_ok {
+                    return Err(validation(format!(
+                        "Parameter value, {}, is not a valid AMI ID (ami-12345678 or ami-1234567890abcdef0).",
+                        input.value
+                    )));
                 }
             }
-            Some(other) => {
-                return Err(validation(format!(
-                    "1 validation error detected: Value '{other}' at 'tier' failed to satisfy constraint: Member must satisfy enum value set: [Standard, Advanced, Intelligent-Tiering]"
-                )));
+            let key_id = match (param_type, input.key_id.clone()) {
+                (ParameterType::SecureString, Some(k)) => Some(k),
+                (ParameterType::SecureString, None) => Some(
+                    previous
+                        .as_ref()
+                        .and_then(|p| p.key_id.clone())
+                        .unwrap_or_else(|| DEFAULT_KEY_ID.to_string()),
+                ),
+                (_, Some(_)) => {
+                    return Err(validation(
+                        "KeyId is required for SecureString type parameter only.",
+                    ));
+                }
+                (_, None) => None,
+            };
+            let allowed_pattern = input
+                .allowed_pattern
+                .clone()
+                .or_else(|| previous.as_ref().and_then(|p| p.allowed_pattern.clone()));
+            if let Some(pattern) = &allowed_pattern {
+                if pattern.chars().count() > 1024 {
+                    return Err(validation(
+                        "1 validation error detected: Value at 'allowedPattern' failed to satisfy constraint: Member must have length less than or equal to 1024",
+                    ));
+                }
+                let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
+                    err(
+                        "InvalidAllowedPatternException",
+                        format!("The allowed pattern {pattern} is not a valid regular expression."),
+                    )
+                })?;
+                let items: Vec<&str> = if param_type == ParameterType::StringList {
+                    input.value.split(',').collect()
+                } else {
+                    vec![input.value.as_str()]
+                };
+                if !items.iter().all(|i| re.is_match(i)) {
+                    return Err(err(
+                        "ParameterPatternMismatchException",
+                        format!(
+                            "Parameter value, cannot be validated against allowedPattern: {pattern}"
+                        ),
+                    ));
+                }
             }
-        };
-        if tier == Tier::Standard && previous_tier == Some(Tier::Advanced) {
-            return Err(validation(
-                "This parameter uses the advanced-parameter tier. You can't downgrade a parameter from the advanced-parameter tier to the standard-parameter tier. If necessary, you can delete the advanced parameter and recreate it as a standard parameter.",
-            ));
-        }
-        if tier == Tier::Standard && value_chars > STANDARD_MAX_CHARS {
-            return Err(validation(
-                "Standard tier parameters support a maximum parameter value of 4096 characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier. For more information, see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html",
-            ));
-        }
-        if value_chars > ADVANCED_MAX_CHARS {
-            return Err(validation(
-                "Advanced tier parameters support a maximum parameter value of 8192 characters.",
-            ));
-        }
-        if tier == Tier::Standard && policies.is_some() {
-            return Err(validation(
-                "Parameter policies are supported only for advanced parameters. Use the Advanced or Intelligent-Tiering tier.",
-            ));
-        }
-
-        let mut param = existing.unwrap_or_else(|| Parameter {
-            name: input.name.clone(),
-            versions: Vec::new(),
-            tags: BTreeMap::new(),
-        });
-        if param.versions.len() >= MAX_VERSIONS {
-            let oldest = &param.versions[0];
-            if !oldest.labels.is_empty() {
-                return Err(err(
-                    "ParameterMaxVersionLimitExceeded",
-                    format!(
-                        "You attempted to create a new version of {} by calling the PutParameter API with the overwrite flag. Version {}, the oldest version, can't be deleted because it has a label associated with it. Move the label to another version of the parameter, and try again.",
-                        input.name, oldest.version
-                    ),
+            let policies = match &input.policies {
+                Some(p) => Some(check_policies(p)?),
+                None => previous.as_ref().and_then(|v| v.policies.clone()),
+            };
+            let value_chars = input.value.chars().count();
+            let previous_tier = previous.as_ref().map(|p| p.tier);
+            let tier = match input.tier.as_deref() {
+                None => previous_tier.unwrap_or(Tier::Standard),
+                Some("Standard") => Tier::Standard,
+                Some("Advanced") => Tier::Advanced,
+                Some("Intelligent-Tiering") => {
+                    if value_chars > STANDARD_MAX_CHARS
+                        || policies.is_some()
+                        || previous_tier == Some(Tier::Advanced)
+                    {
+                        Tier::Advanced
+                    } else {
+                        Tier::Standard
+                    }
+                }
+                Some(other) => {
+                    return Err(validation(format!(
+                        "1 validation error detected: Value '{other}' at 'tier' failed to satisfy constraint: Member must satisfy enum value set: [Standard, Advanced, Intelligent-Tiering]"
+                    )));
+                }
+            };
+            if tier == Tier::Standard && previous_tier == Some(Tier::Advanced) {
+                return Err(validation(
+                    "This parameter uses the advanced-parameter tier. You can't downgrade a parameter from the advanced-parameter tier to the standard-parameter tier. If necessary, you can delete the advanced parameter and recreate it as a standard parameter.",
                 ));
             }
-            param.versions.remove(0);
-        }
-        let version = previous.as_ref().map_or(1, |p| p.version + 1);
-        let stored_value = if param_type == ParameterType::SecureString {
-            self.cipher.encrypt(
-                region,
-                &self.arn(region, &input.name),
-                key_id.as_deref().unwrap_or(DEFAULT_KEY_ID),
-                &input.value,
-            )?
-        } else {
-            input.value.clone()
+            if tier == Tier::Standard && value_chars > STANDARD_MAX_CHARS {
+                return Err(validation(
+                    "Standard tier parameters support a maximum parameter value of 4096 characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier. For more information, see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html",
+                ));
+            }
+            if value_chars > ADVANCED_MAX_CHARS {
+                return Err(validation(
+                    "Advanced tier parameters support a maximum parameter value of 8192 characters.",
+                ));
+            }
+            if tier == Tier::Standard && policies.is_some() {
+                return Err(validation(
+                    "Parameter policies are supported only for advanced parameters. Use the Advanced or Intelligent-Tiering tier.",
+                ));
+            }
+
+            let mut param = existing.unwrap_or_else(|| Parameter {
+                name: input.name.clone(),
+                versions: Vec::new(),
+                tags: BTreeMap::new(),
+            });
+            if param.versions.len() >= MAX_VERSIONS {
+                let oldest = &param.versions[0];
+                if !oldest.labels.is_empty() {
+                    return Err(err(
+                        "ParameterMaxVersionLimitExceeded",
+                        format!(
+                            "You attempted to create a new version of {} by calling the PutParameter API with the overwrite flag. Version {}, the oldest version, can't be deleted because it has a label associated with it. Move the label to another version of the parameter, and try again.",
+                            input.name, oldest.version
+                        ),
+                    ));
+                }
+                param.versions.remove(0);
+            }
+            let version = previous.as_ref().map_or(1, |p| p.version + 1);
+            let stored_value = if param_type == ParameterType::SecureString {
+                self.cipher.encrypt(
+                    region,
+                    &self.arn(region, &input.name),
+                    key_id.as_deref().unwrap_or(DEFAULT_KEY_ID),
+                    &input.value,
+                )?
+            } else {
+                input.value.clone()
+            };
+            param.versions.push(Version {
+                version,
+                value: stored_value,
+                param_type,
+                description: input
+                    .description
+                    .clone()
+                    .or_else(|| previous.as_ref().and_then(|p| p.description.clone())),
+                allowed_pattern,
+                key_id,
+                tier,
+                data_type,
+                policies,
+                labels: Vec::new(),
+                last_modified: now_seconds(),
+                last_modified_user: self.user(),
+            });
+            param.tags.extend(input.tags);
+            let commit = locked.save(region, param)?;
+            ((version, tier), commit)
         };
-        param.versions.push(Version {
-            version,
-            value: stored_value,
-            param_type,
-            description: input
-                .description
-                .clone()
-                .or_else(|| previous.as_ref().and_then(|p| p.description.clone())),
-            allowed_pattern,
-            key_id,
-            tier,
-            data_type,
-            policies,
-            labels: Vec::new(),
-            last_modified: now_seconds(),
-            last_modified_user: self.user(),
-        });
-        param.tags.extend(input.tags);
-        locked.save(region, param)?;
-        Ok((version, tier))
+        commit.await.map_err(internal)?;
+        Ok(out)
     }
 
     /// `GetParameter`, with `name:version` / `name:label` selectors and ARNs.
@@ -613,7 +617,7 @@ impl SsmService {
     }
 
     /// `LabelParameterVersion`: moves the valid labels onto the version (latest if none given).
-    pub fn label_parameter_version(
+    pub async fn label_parameter_version(
         &self,
         region: &str,
         name: &str,
@@ -621,82 +625,100 @@ impl SsmService {
         labels: &[String],
     ) -> Result<LabelOutcome, AwsError> {
         let (name, _) = split_selector(name);
-        let mut locked = self.params.lock();
-        let mut p = locked.get(region, &name).cloned().ok_or_else(not_found)?;
-        let target = match version {
-            Some(v) => v,
-            None => p.latest().map_or(1, |v| v.version),
+        let (out, commit) = {
+            let mut locked = self.params.lock();
+            let mut p = locked.get(region, &name).cloned().ok_or_else(not_found)?;
+            let target = match version {
+                Some(v) => v,
+                None => p.latest().map_or(1, |v| v.version),
+            };
+            let idx = p
+                .versions
+                .iter()
+                .position(|v| v.version == target)
+                .ok_or_else(|| version_not_found(&name, &target.to_string()))?;
+            let (valid, invalid): (Vec<String>, Vec<String>) = labels
+                .iter()
+                .cloned()
+                .partition(|l| validate::label_is_valid(l));
+            let mut new_labels = p.versions[idx].labels.clone();
+            for l in &valid {
+                if !new_labels.contains(l) {
+                    new_labels.push(l.clone());
+                }
+            }
+            if new_labels.len() > 10 {
+                return Err(err(
+                    "ParameterVersionLabelLimitExceeded",
+                    "A parameter version can have maximum 10 labels.Move one or more labels to another version and try again.",
+                ));
+            }
+            for (i, v) in p.versions.iter_mut().enumerate() {
+                if i == idx {
+                    v.labels = new_labels.clone();
+                } else {
+                    v.labels.retain(|l| !valid.contains(l));
+                }
+            }
+            let commit = locked.save(region, p)?;
+            (
+                LabelOutcome {
+                    invalid_labels: invalid,
+                    version: target,
+                },
+                commit,
+            )
         };
-        let idx = p
-            .versions
-            .iter()
-            .position(|v| v.version == target)
-            .ok_or_else(|| version_not_found(&name, &target.to_string()))?;
-        let (valid, invalid): (Vec<String>, Vec<String>) = labels
-            .iter()
-            .cloned()
-            .partition(|l| validate::label_is_valid(l));
-        let mut new_labels = p.versions[idx].labels.clone();
-        for l in &valid {
-            if !new_labels.contains(l) {
-                new_labels.push(l.clone());
-            }
-        }
-        if new_labels.len() > 10 {
-            return Err(err(
-                "ParameterVersionLabelLimitExceeded",
-                "A parameter version can have maximum 10 labels.Move one or more labels to another version and try again.",
-            ));
-        }
-        for (i, v) in p.versions.iter_mut().enumerate() {
-            if i == idx {
-                v.labels = new_labels.clone();
-            } else {
-                v.labels.retain(|l| !valid.contains(l));
-            }
-        }
-        locked.save(region, p)?;
-        Ok(LabelOutcome {
-            invalid_labels: invalid,
-            version: target,
-        })
+        commit.await.map_err(internal)?;
+        Ok(out)
     }
 
     /// `UnlabelParameterVersion`: (removed labels, labels that were not on the version).
-    pub fn unlabel_parameter_version(
+    pub async fn unlabel_parameter_version(
         &self,
         region: &str,
         name: &str,
         version: i64,
         labels: &[String],
     ) -> Result<(Vec<String>, Vec<String>), AwsError> {
-        let mut locked = self.params.lock();
-        let mut p = locked.get(region, name).cloned().ok_or_else(not_found)?;
-        let v = p
-            .versions
-            .iter_mut()
-            .find(|v| v.version == version)
-            .ok_or_else(|| version_not_found(name, &version.to_string()))?;
-        let (removed, invalid): (Vec<String>, Vec<String>) =
-            labels.iter().cloned().partition(|l| v.labels.contains(l));
-        v.labels.retain(|l| !removed.contains(l));
-        if !removed.is_empty() {
-            locked.save(region, p)?;
+        let (removed, invalid, commit) = {
+            let mut locked = self.params.lock();
+            let mut p = locked.get(region, name).cloned().ok_or_else(not_found)?;
+            let v = p
+                .versions
+                .iter_mut()
+                .find(|v| v.version == version)
+                .ok_or_else(|| version_not_found(name, &version.to_string()))?;
+            let (removed, invalid): (Vec<String>, Vec<String>) =
+                labels.iter().cloned().partition(|l| v.labels.contains(l));
+            v.labels.retain(|l| !removed.contains(l));
+            let commit = if removed.is_empty() {
+                None
+            } else {
+                Some(locked.save(region, p)?)
+            };
+            (removed, invalid, commit)
+        };
+        if let Some(c) = commit {
+            c.await.map_err(internal)?;
         }
         Ok((removed, invalid))
     }
 
     /// `DeleteParameter`.
-    pub fn delete_parameter(&self, region: &str, name: &str) -> Result<(), AwsError> {
-        let mut locked = self.params.lock();
-        if locked.get(region, name).is_none() {
-            return Err(not_found());
-        }
-        locked.remove(region, &[name.to_string()])
+    pub async fn delete_parameter(&self, region: &str, name: &str) -> Result<(), AwsError> {
+        let commit = {
+            let mut locked = self.params.lock();
+            if locked.get(region, name).is_none() {
+                return Err(not_found());
+            }
+            locked.remove(region, &[name.to_string()])
+        };
+        commit.await.map_err(internal)
     }
 
     /// `DeleteParameters`: (deleted, not found), all removed in one transaction.
-    pub fn delete_parameters(
+    pub async fn delete_parameters(
         &self,
         region: &str,
         names: &[String],
@@ -706,17 +728,21 @@ impl SsmService {
                 "1 validation error detected: Value at 'names' failed to satisfy constraint: Member must have length less than or equal to 10 and greater than or equal to 1",
             ));
         }
-        let mut locked = self.params.lock();
-        let mut deleted: Vec<String> = Vec::new();
-        let mut invalid = Vec::new();
-        for n in names {
-            if locked.get(region, n).is_some() && !deleted.contains(n) {
-                deleted.push(n.clone());
-            } else if !deleted.contains(n) {
-                invalid.push(n.clone());
+        let (deleted, invalid, commit) = {
+            let mut locked = self.params.lock();
+            let mut deleted: Vec<String> = Vec::new();
+            let mut invalid = Vec::new();
+            for n in names {
+                if locked.get(region, n).is_some() && !deleted.contains(n) {
+                    deleted.push(n.clone());
+                } else if !deleted.contains(n) {
+                    invalid.push(n.clone());
+                }
             }
-        }
-        locked.remove(region, &deleted)?;
+            let commit = locked.remove(region, &deleted);
+            (deleted, invalid, commit)
+        };
+        commit.await.map_err(internal)?;
         Ok((deleted, invalid))
     }
 
@@ -762,7 +788,7 @@ impl SsmService {
     }
 
     /// `AddTagsToResource` (ResourceType `Parameter`): adds or replaces tags.
-    pub fn add_tags(
+    pub async fn add_tags(
         &self,
         region: &str,
         resource_type: &str,
@@ -775,11 +801,12 @@ impl SsmService {
         if p.tags.len() > MAX_TAGS {
             return Err(too_many_tags());
         }
-        self.params.lock().save(region, p)
+        let commit = self.params.lock().save(region, p)?;
+        commit.await.map_err(internal)
     }
 
     /// `RemoveTagsFromResource`.
-    pub fn remove_tags(
+    pub async fn remove_tags(
         &self,
         region: &str,
         resource_type: &str,
@@ -790,7 +817,8 @@ impl SsmService {
         for k in keys {
             p.tags.remove(k);
         }
-        self.params.lock().save(region, p)
+        let commit = self.params.lock().save(region, p)?;
+        commit.await.map_err(internal)
     }
 
     /// `ListTagsForResource`.
@@ -846,7 +874,7 @@ mod tests {
         SsmService::new(store, &Config::default(), kms).unwrap()
     }
 
-    fn put(svc: &SsmService, name: &str, value: &str) -> Result<(i64, Tier), AwsError> {
+    async fn put(svc: &SsmService, name: &str, value: &str) -> Result<(i64, Tier), AwsError> {
         svc.put_parameter(
             "us-east-1",
             PutParameterInput {
@@ -857,22 +885,24 @@ mod tests {
                 ..Default::default()
             },
         )
+        .await
     }
 
-    #[test]
-    fn history_keeps_the_last_hundred_versions_unless_the_oldest_is_labeled() {
+    #[tokio::test]
+    async fn history_keeps_the_last_hundred_versions_unless_the_oldest_is_labeled() {
         let svc = service();
         for i in 1..=100 {
-            put(&svc, "/p", &format!("v{i}")).unwrap();
+            put(&svc, "/p", &format!("v{i}")).await.unwrap();
         }
-        assert_eq!(put(&svc, "/p", "v101").unwrap().0, 101);
+        assert_eq!(put(&svc, "/p", "v101").await.unwrap().0, 101);
         let (history, _) = svc
             .get_parameter_history("us-east-1", "/p", false, None, None)
             .unwrap();
         assert_eq!(history.first().map(|(v, _)| v.version), Some(2));
         svc.label_parameter_version("us-east-1", "/p", Some(2), &["keep".into()])
+            .await
             .unwrap();
-        let err = put(&svc, "/p", "v102").unwrap_err();
+        let err = put(&svc, "/p", "v102").await.unwrap_err();
         assert_eq!(err.code, "ParameterMaxVersionLimitExceeded");
         assert_eq!(
             svc.get_parameter("us-east-1", "/p", false).unwrap().version,
@@ -880,8 +910,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn failed_put_changes_nothing() {
+    #[tokio::test]
+    async fn failed_put_changes_nothing() {
         let svc = service();
         svc.put_parameter(
             "us-east-1",
@@ -893,9 +923,10 @@ mod tests {
                 ..Default::default()
             },
         )
+        .await
         .unwrap();
         assert_eq!(
-            put(&svc, "/pat", "abc").unwrap_err().code,
+            put(&svc, "/pat", "abc").await.unwrap_err().code,
             "ParameterPatternMismatchException"
         );
         let p = svc.get_parameter("us-east-1", "/pat", false).unwrap();

@@ -144,6 +144,7 @@ impl Provider for ParameterProvider {
         }
         self.ssm
             .put_parameter(&ctx.region, put)
+            .await
             .map_err(|e| failed(ctx, "Ssm", e))?;
         outcome(&name, &props)
     }
@@ -169,6 +170,7 @@ impl Provider for ParameterProvider {
         if !unchanged {
             self.ssm
                 .put_parameter(&ctx.region, put)
+                .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }
         let old_tags = parameter_tags(ctx, &old_props)?;
@@ -181,12 +183,14 @@ impl Provider for ParameterProvider {
         if !gone.is_empty() {
             self.ssm
                 .remove_tags(&ctx.region, "Parameter", physical_id, &gone)
+                .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }
         if old_tags != new_tags && !new_tags.is_empty() {
             let t: Vec<(String, String)> = new_tags.into_iter().collect();
             self.ssm
                 .add_tags(&ctx.region, "Parameter", physical_id, &t)
+                .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }
         outcome(physical_id, &props)
@@ -198,7 +202,7 @@ impl Provider for ParameterProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
-        match self.ssm.delete_parameter(&ctx.region, physical_id) {
+        match self.ssm.delete_parameter(&ctx.region, physical_id).await {
             Ok(()) => Ok(()),
             Err(e) if e.code == "ParameterNotFound" => {
                 Err(ProviderError::NotFound(physical_id.to_string()))

@@ -1,7 +1,7 @@
 //! Parameters and their version history, in memory per region with write-through to SQLite.
 
 use cumulo_store::rusqlite::{self, params};
-use cumulo_store::{Store, StoreError};
+use cumulo_store::{Commit, Store, StoreError};
 use cumulo_wire::AwsError;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -99,7 +99,7 @@ pub struct ParameterStore {
     regions: Mutex<Regions>,
 }
 
-fn internal(e: impl std::fmt::Display) -> AwsError {
+pub(super) fn internal(e: impl std::fmt::Display) -> AwsError {
     AwsError::internal(e.to_string())
 }
 
@@ -151,42 +151,40 @@ impl Locked<'_> {
             .flat_map(|m| m.values())
     }
 
-    /// Commits the parameter, then replaces it in memory.
-    pub fn save(&mut self, region: &str, param: Parameter) -> Result<(), AwsError> {
+    /// Queues the parameter's write on the store's group commit and replaces it in memory.
+    /// The caller drops the lock and awaits the [`Commit`] before it answers: the store sees
+    /// writes in the order memory does (they are queued under this lock), and concurrent
+    /// requests share one commit.
+    pub fn save(&mut self, region: &str, param: Parameter) -> Result<Commit, AwsError> {
         let doc = serde_json::to_string(&param).map_err(internal)?;
-        self.store
-            .write(|tx| {
-                tx.execute(
-                    "INSERT OR REPLACE INTO ssm_parameters(region, name, doc) VALUES (?1, ?2, ?3)",
-                    params![region, param.name, doc],
-                )
-            })
-            .map_err(internal)?;
+        let (r, name) = (region.to_string(), param.name.clone());
+        let commit = self.store.write_grouped(move |tx| {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO ssm_parameters(region, name, doc) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![r, name, doc])
+        });
         self.regions
             .entry(region.to_string())
             .or_default()
             .insert(param.name.clone(), param);
-        Ok(())
+        Ok(commit)
     }
 
-    /// Deletes several parameters in one transaction.
-    pub fn remove(&mut self, region: &str, names: &[String]) -> Result<(), AwsError> {
-        self.store
-            .write(|tx| {
-                for n in names {
-                    tx.execute(
-                        "DELETE FROM ssm_parameters WHERE region = ?1 AND name = ?2",
-                        params![region, n],
-                    )?;
-                }
-                Ok(())
-            })
-            .map_err(internal)?;
+    /// Deletes several parameters in one grouped write (awaited as for [`Locked::save`]).
+    pub fn remove(&mut self, region: &str, names: &[String]) -> Commit {
         if let Some(m) = self.regions.get_mut(region) {
             for n in names {
                 m.remove(n);
             }
         }
-        Ok(())
+        let (region, names) = (region.to_string(), names.to_vec());
+        self.store.write_grouped(move |tx| {
+            for n in &names {
+                tx.prepare_cached("DELETE FROM ssm_parameters WHERE region = ?1 AND name = ?2")?
+                    .execute(params![region, n])?;
+            }
+            Ok(())
+        })
     }
 }

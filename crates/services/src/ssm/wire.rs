@@ -10,11 +10,12 @@ use serde_json::{Map, Value, json};
 
 const CONTENT_TYPE: &str = "application/x-amz-json-1.1";
 
-pub fn handle(svc: &SsmService, req: &AwsRequest) -> AwsResponse {
+pub async fn handle(svc: &SsmService, req: &AwsRequest) -> AwsResponse {
     let op = req.target_operation().unwrap_or("").to_string();
-    let result = check_content_type(req)
-        .and_then(|()| parse_body(&req.body))
-        .and_then(|body| dispatch(svc, &req.region, &op, &body));
+    let result = match check_content_type(req).and_then(|()| parse_body(&req.body)) {
+        Ok(body) => dispatch(svc, &req.region, &op, &body).await,
+        Err(e) => Err(e),
+    };
     match result {
         Ok(v) => {
             AwsResponse::json(CONTENT_TYPE, &v).with_header("x-amzn-requestid", &req.request_id)
@@ -153,7 +154,7 @@ fn lower_first(s: &str) -> String {
     }
 }
 
-fn dispatch(
+async fn dispatch(
     svc: &SsmService,
     region: &str,
     op: &str,
@@ -175,7 +176,7 @@ fn dispatch(
                 policies: b.opt_str("Policies")?,
                 data_type: b.opt_str("DataType")?,
             };
-            let (version, tier) = svc.put_parameter(region, input)?;
+            let (version, tier) = svc.put_parameter(region, input).await?;
             Ok(json!({"Version": version, "Tier": tier.as_str()}))
         }
         "GetParameter" => {
@@ -259,12 +260,14 @@ fn dispatch(
             Ok(out)
         }
         "LabelParameterVersion" => {
-            let o = svc.label_parameter_version(
-                region,
-                &b.str("Name")?,
-                b.opt_int("ParameterVersion")?,
-                &b.strings("Labels")?,
-            )?;
+            let o = svc
+                .label_parameter_version(
+                    region,
+                    &b.str("Name")?,
+                    b.opt_int("ParameterVersion")?,
+                    &b.strings("Labels")?,
+                )
+                .await?;
             Ok(json!({"InvalidLabels": o.invalid_labels, "ParameterVersion": o.version}))
         }
         "UnlabelParameterVersion" => {
@@ -273,20 +276,17 @@ fn dispatch(
                     "1 validation error detected: Value null at 'parameterVersion' failed to satisfy constraint: Member must not be null",
                 )
             })?;
-            let (removed, invalid) = svc.unlabel_parameter_version(
-                region,
-                &b.str("Name")?,
-                version,
-                &b.strings("Labels")?,
-            )?;
+            let (removed, invalid) = svc
+                .unlabel_parameter_version(region, &b.str("Name")?, version, &b.strings("Labels")?)
+                .await?;
             Ok(json!({"RemovedLabels": removed, "InvalidLabels": invalid}))
         }
         "DeleteParameter" => {
-            svc.delete_parameter(region, &b.str("Name")?)?;
+            svc.delete_parameter(region, &b.str("Name")?).await?;
             Ok(json!({}))
         }
         "DeleteParameters" => {
-            let (deleted, invalid) = svc.delete_parameters(region, &b.strings("Names")?)?;
+            let (deleted, invalid) = svc.delete_parameters(region, &b.strings("Names")?).await?;
             Ok(json!({"DeletedParameters": deleted, "InvalidParameters": invalid}))
         }
         "AddTagsToResource" => {
@@ -295,7 +295,8 @@ fn dispatch(
                 &b.str("ResourceType")?,
                 &b.str("ResourceId")?,
                 &b.tags("Tags")?,
-            )?;
+            )
+            .await?;
             Ok(json!({}))
         }
         "RemoveTagsFromResource" => {
@@ -304,7 +305,8 @@ fn dispatch(
                 &b.str("ResourceType")?,
                 &b.str("ResourceId")?,
                 &b.strings("TagKeys")?,
-            )?;
+            )
+            .await?;
             Ok(json!({}))
         }
         "ListTagsForResource" => {
