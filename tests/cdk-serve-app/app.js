@@ -50,7 +50,7 @@ class ServeStack extends cdk.Stack {
     super(scope, id, props);
     const greeting = this.node.tryGetContext('greeting') ?? 'hello';
 
-    const bucket = new s3.Bucket(this, 'Data', { versioned: true });
+    const bucket = new s3.Bucket(this, 'Data', { versioned: true, removalPolicy: cdk.RemovalPolicy.DESTROY });
     const queue = new sqs.Queue(this, 'Jobs', { visibilityTimeout: cdk.Duration.seconds(60) });
     const topic = new sns.Topic(this, 'Events');
     topic.addSubscription(new subs.SqsSubscription(queue, { rawMessageDelivery: true }));
