@@ -17,7 +17,10 @@ fn one_of(field: &str, value: &str, allowed: &[&str]) -> Result<(), AwsError> {
     Err(validation(
         field,
         value,
-        &format!("Member must satisfy enum value set: [{}]", allowed.join(", ")),
+        &format!(
+            "Member must satisfy enum value set: [{}]",
+            allowed.join(", ")
+        ),
     ))
 }
 
@@ -59,8 +62,7 @@ pub(super) fn apply(
         .clone()
         .unwrap_or_else(|| current.log_format.clone());
     let json = format == "JSON";
-    let asks_levels =
-        input.application_log_level.is_some() || input.system_log_level.is_some();
+    let asks_levels = input.application_log_level.is_some() || input.system_log_level.is_some();
     if !json && asks_levels {
         return Err(invalid_parameter(
             "LogLevel is not supported when LogFormat is set to \"Text\". Remove LogLevel from your request or change the LogFormat to \"Json\" and try again.",
@@ -81,10 +83,7 @@ pub(super) fn apply(
         None => current.log_group.clone(),
     };
     Ok(LoggingConfig {
-        application_log_level: level(
-            &input.application_log_level,
-            &current.application_log_level,
-        ),
+        application_log_level: level(&input.application_log_level, &current.application_log_level),
         system_log_level: level(&input.system_log_level, &current.system_log_level),
         log_format: format,
         log_group,
@@ -106,7 +105,12 @@ mod tests {
 
     #[test]
     fn json_without_levels_defaults_both_to_info() {
-        let c = apply(&LoggingConfig::default(), &input(Some("JSON"), None, None), "f").unwrap();
+        let c = apply(
+            &LoggingConfig::default(),
+            &input(Some("JSON"), None, None),
+            "f",
+        )
+        .unwrap();
         assert_eq!(c.application_log_level.as_deref(), Some("INFO"));
         assert_eq!(c.system_log_level.as_deref(), Some("INFO"));
         assert_eq!(c.group("f"), "/aws/lambda/f");
@@ -114,7 +118,12 @@ mod tests {
 
     #[test]
     fn levels_with_text_format_are_refused() {
-        let e = apply(&LoggingConfig::default(), &input(None, Some("WARN"), None), "f").unwrap_err();
+        let e = apply(
+            &LoggingConfig::default(),
+            &input(None, Some("WARN"), None),
+            "f",
+        )
+        .unwrap_err();
         assert_eq!(e.code, "InvalidParameterValueException");
         assert!(e.message.contains("LogLevel is not supported"));
     }
@@ -137,10 +146,19 @@ mod tests {
 
     #[test]
     fn unknown_values_are_validation_errors() {
-        let e = apply(&LoggingConfig::default(), &input(Some("XML"), None, None), "f").unwrap_err();
+        let e = apply(
+            &LoggingConfig::default(),
+            &input(Some("XML"), None, None),
+            "f",
+        )
+        .unwrap_err();
         assert_eq!(e.code, "ValidationException");
-        let e = apply(&LoggingConfig::default(), &input(None, None, Some("bad group!")), "f")
-            .unwrap_err();
+        let e = apply(
+            &LoggingConfig::default(),
+            &input(None, None, Some("bad group!")),
+            "f",
+        )
+        .unwrap_err();
         assert_eq!(e.code, "ValidationException");
     }
 }

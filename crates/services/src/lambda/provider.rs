@@ -5,7 +5,9 @@
 use super::config::PermissionInput;
 use super::esm::MappingInput;
 use super::layers::PublishLayerInput;
-use super::model::{CodeInput, CreateFunctionInput, LoggingConfig, LoggingInput, UpdateConfigInput};
+use super::model::{
+    CodeInput, CreateFunctionInput, LoggingConfig, LoggingInput, UpdateConfigInput,
+};
 use super::names::function_arn;
 use super::{Lambda, LambdaService, code};
 use crate::providers::{

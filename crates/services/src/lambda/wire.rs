@@ -5,8 +5,8 @@ use super::config::PermissionInput;
 use super::invoke::InvocationType;
 use super::layers::PublishLayerInput;
 use super::model::{
-    Alias, CodeInput, CreateFunctionInput, Function, LayerVersion, LoggingConfig, LoggingInput, UpdateConfigInput, UrlConfig,
-    VersionConfig,
+    Alias, CodeInput, CreateFunctionInput, Function, LayerVersion, LoggingConfig, LoggingInput,
+    UpdateConfigInput, UrlConfig, VersionConfig,
 };
 use super::names::function_arn;
 use super::ops::validation;
