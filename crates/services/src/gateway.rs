@@ -227,8 +227,11 @@ impl Gateway {
                 k.get()?,
             )?)
         });
-        let sts = standalone("sts", &store, &config, crate::sts::StsService::new);
         let iam = standalone("iam", &store, &config, crate::iam::IamService::new);
+        let (st, cf, i) = (store.clone(), config.clone(), iam.clone());
+        let sts = Lazy::new("sts", move || {
+            Ok(crate::sts::StsService::new(st.clone(), &cf, i.get()?)?)
+        });
         let dynamodb = standalone(
             "dynamodb",
             &store,
