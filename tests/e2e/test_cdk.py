@@ -176,8 +176,13 @@ def run_lifecycle(host, tmp_path, sdk_dir):
         cdk("bootstrap", ACCOUNT_ENV)
         assets_bucket = check_bootstrap(server)
 
-        cdk("deploy", "--require-approval", "never")
-        assert cfn.describe_stacks(StackName=STACK)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+        printed = cdk("deploy", "--require-approval", "never")
+        stack = cfn.describe_stacks(StackName=STACK)["Stacks"][0]
+        assert stack["StackStatus"] == "CREATE_COMPLETE"
+        # The CLI assumed the bootstrap deploy role (STS refuses roles IAM does not have, and the
+        # CLI says when it proceeds without one) and handed CloudFormation the execution role.
+        assert "could not be used to assume" not in printed
+        assert stack["RoleARN"] == f"arn:aws:iam::000000000000:role/cdk-{QUALIFIER}-cfn-exec-role-000000000000-us-east-1"
         first = check_deployed(server, assets_bucket, "hello")
         events_before = {e["EventId"] for e in cfn.describe_stack_events(StackName=STACK)["StackEvents"]}
 
