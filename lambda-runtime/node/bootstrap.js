@@ -250,10 +250,14 @@ function installSdkResolver() {
       if (process.env.CUMULO_NODE_SDK_INSTALL === '0') {
         throw new Error(`cumulo: ${pkg} (part of the AWS SDK v3 that AWS's Node.js runtime preinstalls) is not installed for local functions: run \`npm install --prefix ${dir} ${pkg}\`, or unset CUMULO_NODE_SDK_INSTALL=0 to let cumulo install it on first use`);
       }
-      out(`${new Date().toISOString()}\t${currentRequestId}\tINFO\tcumulo: installing ${pkg} into ${dir} (the AWS SDK v3 that AWS's Node.js runtime preinstalls)\n`);
       try {
         fs.mkdirSync(dir, { recursive: true });
-        execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, pkg], { stdio: ['ignore', 'ignore', 'pipe'] });
+        withInstallLock(dir, () => {
+          // Another function may have installed it while this one waited for the lock.
+          if (fs.existsSync(path.join(dir, 'node_modules', pkg, 'package.json'))) return;
+          out(`${new Date().toISOString()}\t${currentRequestId}\tINFO\tcumulo: installing ${pkg} into ${dir} (the AWS SDK v3 that AWS's Node.js runtime preinstalls)\n`);
+          execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, pkg], { stdio: ['ignore', 'ignore', 'pipe'] });
+        });
       } catch (err) {
         const detail = err && err.stderr ? err.stderr.toString().trim().split('\n').slice(-3).join(' ') : String(err);
         throw new Error(`cumulo: ${pkg} (the AWS SDK v3 that AWS's Node.js runtime preinstalls) could not be installed into ${dir}: ${detail}`);
@@ -270,6 +274,48 @@ function installSdkResolver() {
       }
     }
   };
+}
+
+// Runs `fn` holding the SDK directory's install lock: two functions starting at once (the CDK's
+// Provider framework and AwsCustomResource in one deploy) must not run npm on one directory
+// together, which corrupts it. The lock file holds its owner's pid, so a lock left by a killed
+// process (a timed-out invocation) is taken over rather than waited on forever.
+function withInstallLock(dir, fn) {
+  const lock = path.join(dir, '.cumulo-install.lock');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    let owner = NaN;
+    try {
+      owner = Number(fs.readFileSync(lock, 'utf8'));
+    } catch {
+      continue; // released between our attempt and the read
+    }
+    if (owner > 0 && !alive(owner)) {
+      fs.rmSync(lock, { force: true });
+      continue;
+    }
+    Atomics.wait(pause, 0, 0, 100); // a synchronous pause: require() cannot await
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
 }
 
 // The file `request` names inside package `pkg` just installed under `dir`: the package's

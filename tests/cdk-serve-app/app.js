@@ -1,7 +1,7 @@
 // The CDK app test_cdk.py drives with the real `cdk` CLI against `cumulo serve`: bootstrap,
 // deploy, redeploy with one changed property, destroy. It covers S3, SQS, SNS (subscribed to
 // the queue), SSM, IAM (function roles and a grant), Lambda with inline and with asset code, a
-// custom resource through the CDK's Provider framework, and a nested stack.
+// custom resource through the CDK's Provider framework, an AwsCustomResource, and a nested stack.
 //
 // The one changeable property is the inline function's GREETING variable: `-c greeting=...`.
 const cdk = require('aws-cdk-lib');
@@ -92,9 +92,30 @@ class ServeStack extends cdk.Stack {
       properties: { ParameterName: '/cdkserve/written', Value: 'by the custom resource' },
     });
 
+    // The CDK's AwsCustomResource: an SDK call from the CDK's own function (S3, addressed
+    // virtual-hosted when the endpoint is `localhost`), undone on delete. Its own bucket is
+    // unversioned, so the delete leaves it empty and the bucket can go too.
+    const markers = new s3.Bucket(this, 'Markers', { removalPolicy: cdk.RemovalPolicy.DESTROY });
+    new cr.AwsCustomResource(this, 'Marker', {
+      onCreate: {
+        service: 'S3',
+        action: 'putObject',
+        parameters: { Bucket: markers.bucketName, Key: 'marker.txt', Body: 'written by AwsCustomResource' },
+        physicalResourceId: cr.PhysicalResourceId.of('marker'),
+      },
+      onDelete: {
+        service: 'S3',
+        action: 'deleteObject',
+        parameters: { Bucket: markers.bucketName, Key: 'marker.txt' },
+      },
+      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({ resources: cr.AwsCustomResourcePolicy.ANY_RESOURCE }),
+      installLatestAwsSdk: false,
+    });
+
     const inner = new Inner(this, 'Inner');
 
     new cdk.CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new cdk.CfnOutput(this, 'MarkerBucket', { value: markers.bucketName });
     new cdk.CfnOutput(this, 'QueueUrl', { value: queue.queueUrl });
     new cdk.CfnOutput(this, 'TopicArn', { value: topic.topicArn });
     new cdk.CfnOutput(this, 'ParamName', { value: param.parameterName });

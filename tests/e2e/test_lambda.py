@@ -590,3 +590,34 @@ exports.handler = async () => isArrayBuffer(new ArrayBuffer(2));
         assert (sdk / "node_modules" / "@smithy" / "is-array-buffer" / "package.json").is_file()
     finally:
         server.stop()
+
+
+def test_concurrent_first_use_installs_share_the_sdk_directory(tmp_path):
+    """Two functions needing the same missing client at once: one installs while the other
+    waits for the directory's lock, then finds it there; both run."""
+    import concurrent.futures
+
+    sdk = tmp_path / "sdk"
+    server = CumuloServer(data_dir=tmp_path / "data", env={"CUMULO_NODE_SDK_DIR": str(sdk)}).start()
+    try:
+        lam = server.client("lambda", read_timeout=600)
+        src = """
+const { isArrayBuffer } = require('@smithy/is-array-buffer');
+exports.handler = async () => isArrayBuffer(new ArrayBuffer(1));
+"""
+        names = [make(lam, runtime="nodejs20.x", files={"index.js": src}, Timeout=600)[0] for _ in range(2)]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda n: invoke(lam, n, {}), names))
+        for r, out in results:
+            assert "FunctionError" not in r, out
+            assert out is True
+        assert not (sdk / ".cumulo-install.lock").exists()
+        installs = 0
+        logs = server.client("logs")
+        for n in names:
+            for s in logs.describe_log_streams(logGroupName=f"/aws/lambda/{n}")["logStreams"]:
+                events = logs.get_log_events(logGroupName=f"/aws/lambda/{n}", logStreamName=s["logStreamName"])
+                installs += sum("cumulo: installing @smithy/is-array-buffer" in e["message"] for e in events["events"])
+        assert installs == 1
+    finally:
+        server.stop()
