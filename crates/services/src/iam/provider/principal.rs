@@ -63,6 +63,25 @@ pub fn ignore_missing(r: Result<(), AwsError>) -> Result<(), AwsError> {
     }
 }
 
+/// Drops a principal's inline policies and detaches its managed ones, as AWS's delete handlers
+/// do before DeleteRole/User/Group (which refuse while any remain). Gone ones are skipped.
+pub fn drop_own_policies<'a>(
+    iam: &Iam,
+    acct: &str,
+    kind: PrincipalKind,
+    name: &str,
+    inline: impl IntoIterator<Item = &'a String>,
+    attached: &[String],
+) -> Result<(), AwsError> {
+    for p in inline {
+        ignore_missing(iam.delete_inline_policy(acct, kind, name, p))?;
+    }
+    for arn in attached {
+        ignore_missing(iam.detach_policy(acct, kind, name, arn))?;
+    }
+    Ok(())
+}
+
 /// Tag changes from `from` to `to` as (keys to remove, tags to set).
 pub fn tag_diff(
     from: &[(String, String)],
@@ -284,17 +303,14 @@ impl Provider for UserProvider {
             for g in iam.list_groups_for_user(acct, physical_id)? {
                 ignore_missing(iam.remove_user_from_group(acct, &g.name, physical_id))?;
             }
-            for p in user.inline.keys() {
-                ignore_missing(iam.delete_inline_policy(
-                    acct,
-                    PrincipalKind::User,
-                    physical_id,
-                    p,
-                ))?;
-            }
-            for arn in &user.attached {
-                ignore_missing(iam.detach_policy(acct, PrincipalKind::User, physical_id, arn))?;
-            }
+            drop_own_policies(
+                iam,
+                acct,
+                PrincipalKind::User,
+                physical_id,
+                user.inline.keys(),
+                &user.attached,
+            )?;
             ignore_missing(iam.delete_user(acct, physical_id))
         };
         cleanup().map_err(|e| fail(ctx, e))
@@ -471,17 +487,14 @@ impl Provider for GroupProvider {
             for u in &users {
                 ignore_missing(iam.remove_user_from_group(acct, physical_id, &u.name))?;
             }
-            for p in g.inline.keys() {
-                ignore_missing(iam.delete_inline_policy(
-                    acct,
-                    PrincipalKind::Group,
-                    physical_id,
-                    p,
-                ))?;
-            }
-            for arn in &g.attached {
-                ignore_missing(iam.detach_policy(acct, PrincipalKind::Group, physical_id, arn))?;
-            }
+            drop_own_policies(
+                iam,
+                acct,
+                PrincipalKind::Group,
+                physical_id,
+                g.inline.keys(),
+                &g.attached,
+            )?;
             ignore_missing(iam.delete_group(acct, physical_id))
         };
         cleanup().map_err(|e| fail(ctx, e))

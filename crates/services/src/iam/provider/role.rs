@@ -1,6 +1,8 @@
 //! AWS::IAM::Role, AWS::IAM::ServiceLinkedRole and AWS::IAM::InstanceProfile.
 
-use super::principal::{PolicySet, ignore_missing, reconcile_policies, tag_diff};
+use super::principal::{
+    PolicySet, drop_own_policies, ignore_missing, reconcile_policies, tag_diff,
+};
 use super::{Iam, document_value, fail, opt, policies_value, strings, tags_value};
 use crate::iam::model::Role;
 use crate::iam::{CreateRoleInput, PrincipalKind};
@@ -251,17 +253,14 @@ impl Provider for RoleProvider {
         // As AWS's handler does: drop the role's own policies, then the role. Instance profiles
         // holding it are other resources; DeleteRole refuses while one does, as on AWS.
         let cleanup = || -> Result<(), AwsError> {
-            for p in role.inline.keys() {
-                ignore_missing(iam.delete_inline_policy(
-                    acct,
-                    PrincipalKind::Role,
-                    physical_id,
-                    p,
-                ))?;
-            }
-            for arn in &role.attached {
-                ignore_missing(iam.detach_policy(acct, PrincipalKind::Role, physical_id, arn))?;
-            }
+            drop_own_policies(
+                iam,
+                acct,
+                PrincipalKind::Role,
+                physical_id,
+                role.inline.keys(),
+                &role.attached,
+            )?;
             ignore_missing(iam.delete_role(acct, physical_id))
         };
         cleanup().map_err(|e| fail(ctx, e))
