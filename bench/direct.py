@@ -7,7 +7,15 @@ diff, a drift and a destroy. Wall time of each command, median of --runs.
 
 The template mixes the emulated types: 200 SQS queues (every fifth with a dead-letter
 queue reference), 100 SNS topics, 100 SSM parameters (each naming a queue by Ref), 100 S3
-buckets with versioning and tags. Resource-to-resource references make the DAG non-trivial."""
+buckets with versioning and tags. Resource-to-resource references make the DAG non-trivial.
+
+Recording observed properties (a read-back after every create and update) and journaling every
+create before its service call, measured 2026-11-30 on the shared 2-core machine, three
+alternating 5-run pairs, release binaries before / after: deploy median 341/354/491 ms before,
+442/394/562 ms after (min 262/313/358 vs 331/367/386): about +50-100 ms for 500 resources,
+0.1-0.2 ms per resource, nearly all of it the in-process reads (the journal rides in the
+CREATE_IN_PROGRESS write that was already made). Drift got faster (198 -> 102 ms median): a
+report no longer writes every record back."""
 import argparse
 import json
 import os

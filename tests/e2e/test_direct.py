@@ -369,3 +369,177 @@ def test_cdk_app_with_assets_and_nested_stack(tmp_path):
         server.stop()
     run("drift", "--stack", "CdkApp", state=state, check=0)
     run("destroy", str(out_dir), state=state, check=0)
+
+
+# Answers through its ResponseURL (cfnresponse's PUT) and makes an SDK call of its own on every
+# request, so both reach the deploy's in-process gateway: it writes the request type to SSM
+# and removes the parameter on Delete.
+PY_CFNRESPONSE = """
+import boto3, cfnresponse
+def handler(event, context):
+    ssm = boto3.client('ssm')
+    name = event['ResourceProperties']['Param']
+    if event['RequestType'] == 'Delete':
+        ssm.delete_parameter(Name=name)
+    else:
+        ssm.put_parameter(Name=name, Value=event['RequestType'], Type='String', Overwrite=True)
+    greeting = event['ResourceProperties']['Greeting']
+    cfnresponse.send(event, context, cfnresponse.SUCCESS, {'Echo': greeting + '!'}, 'py-' + name)
+"""
+
+# The inline Node.js module AWS provides.
+NODE_CFN_RESPONSE = """
+const response = require('cfn-response');
+exports.handler = (event, context) => {
+  response.send(event, context, response.SUCCESS, { Kind: 'node-' + event.RequestType }, 'node-thing');
+};
+"""
+
+
+def custom_stack(greeting):
+    def function(runtime, code):
+        return {
+            "Type": "AWS::Lambda::Function",
+            "Properties": {"Runtime": runtime, "Handler": "index.handler", "Timeout": 30,
+                           "Role": "arn:aws:iam::000000000000:role/lambda-role", "Code": {"ZipFile": code}},
+        }
+    return {
+        "Resources": {
+            "PyFn": function("python3.11", PY_CFNRESPONSE),
+            "NodeFn": function("nodejs20.x", NODE_CFN_RESPONSE),
+            "Py": {"Type": "Custom::Py", "Properties": {"ServiceToken": {"Fn::GetAtt": ["PyFn", "Arn"]}, "Param": "/direct/custom", "Greeting": greeting}},
+            "Node": {"Type": "AWS::CloudFormation::CustomResource", "Properties": {"ServiceToken": {"Fn::GetAtt": ["NodeFn", "Arn"]}, "Greeting": greeting}},
+        },
+        "Outputs": {
+            "PyRef": {"Value": {"Ref": "Py"}},
+            "Echo": {"Value": {"Fn::GetAtt": ["Py", "Echo"]}},
+            "NodeRef": {"Value": {"Ref": "Node"}},
+            "Kind": {"Value": {"Fn::GetAtt": ["Node", "Kind"]}},
+        },
+    }
+
+
+def ssm_value(state, name):
+    server = served(state)
+    try:
+        ssm = server.client("ssm")
+        try:
+            return ssm.get_parameter(Name=name)["Parameter"]["Value"]
+        except ssm.exceptions.ParameterNotFound:
+            return None
+    finally:
+        server.stop()
+
+
+def test_custom_resources_answering_through_the_response_url(tmp_path):
+    state = tmp_path / "state"
+    tpl = write(tmp_path, "custom.json", custom_stack("hi"))
+    out = deploy_json(tpl, state, "--stack", "custom")["stacks"][0]
+    assert out["status"] == "CREATE_COMPLETE", out
+    assert out["outputs"] == {"PyRef": "py-/direct/custom", "Echo": "hi!", "NodeRef": "node-thing", "Kind": "node-Create"}
+    # The function's own SDK call reached the deploy's services.
+    assert ssm_value(state, "/direct/custom") == "Create"
+    out = deploy_json(write(tmp_path, "custom2.json", custom_stack("hello")), state, "--stack", "custom")["stacks"][0]
+    assert out["status"] == "UPDATE_COMPLETE", out
+    assert out["outputs"]["Echo"] == "hello!" and out["outputs"]["Kind"] == "node-Update"
+    assert ssm_value(state, "/direct/custom") == "Update"
+    run("destroy", "--stack", "custom", state=state, check=0)
+    # Delete reached the handler too: it removed its parameter.
+    assert ssm_value(state, "/direct/custom") is None
+
+
+def deploy_killed_after_creating(template, state, logical, *extra):
+    """Runs `cumulo deploy` with the test-only hook that hangs it right after `logical`'s
+    provider create returned (before its state is written), then kill -9s it there."""
+    proc = subprocess.Popen(
+        [str(BIN), "deploy", str(template), "--state-dir", str(state), *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AWS_REGION": "us-east-1", "CUMULO_TEST_HANG_AFTER_CREATE": logical},
+    )
+    try:
+        for line in proc.stderr:
+            if f"test hook: {logical} created" in line:
+                break
+        else:
+            raise AssertionError(f"deploy ended (exit {proc.wait()}) without reaching the hook")
+        proc.kill()
+    finally:
+        proc.wait()
+        proc.stderr.close()
+    assert proc.returncode == -9
+    # The dead deploy's lock stays (as after any crash) until dropped.
+    stack = extra[extra.index("--stack") + 1]
+    run("force-unlock", stack, state=state, check=0)
+
+
+def queue_names(state):
+    server = served(state)
+    try:
+        return sorted(u.rsplit("/", 1)[1] for u in server.client("sqs").list_queues().get("QueueUrls", []))
+    finally:
+        server.stop()
+
+
+def name_of(url):
+    return url.rsplit("/", 1)[1]
+
+
+def journal_left(state):
+    db = sqlite3.connect(state / "cumulo.db")
+    try:
+        return [b for (b,) in db.execute("SELECT body FROM cfn_resources") if '"pending"' in b]
+    finally:
+        db.close()
+
+
+TWO_QUEUES = {
+    "Resources": {
+        "A": {"Type": "AWS::SQS::Queue"},
+        "B": {"Type": "AWS::SQS::Queue", "DependsOn": "A"},
+    },
+    "Outputs": {"A": {"Value": {"Ref": "A"}}, "B": {"Value": {"Ref": "B"}}},
+}
+
+
+def test_a_create_killed_after_the_service_call_is_found_and_removed(tmp_path):
+    state = tmp_path / "state"
+    tpl = write(tmp_path, "two.json", TWO_QUEUES)
+    deploy_killed_after_creating(tpl, state, "B", "--stack", "app")
+    # The service holds B, which the stack never recorded; the journal names it.
+    orphaned = queue_names(state)
+    assert len(orphaned) == 2
+    assert len(journal_left(state)) == 1
+    out = deploy_json(tpl, state, "--stack", "app")["stacks"][0]
+    assert out["status"] == "CREATE_COMPLETE", out
+    # Exactly one queue per resource: the orphan was deleted, and the state is clean.
+    a, b = name_of(out["outputs"]["A"]), name_of(out["outputs"]["B"])
+    assert queue_names(state) == sorted([a, b])
+    assert b not in orphaned
+    assert journal_left(state) == []
+
+
+def test_an_update_killed_after_creating_a_named_resource_is_cleaned_by_destroy(tmp_path):
+    state = tmp_path / "state"
+    one = {"Resources": {"A": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"A": {"Value": {"Ref": "A"}}}}
+    first = deploy_json(write(tmp_path, "one.json", one), state, "--stack", "app")["stacks"][0]
+    assert first["status"] == "CREATE_COMPLETE"
+    grown = json.loads(json.dumps(one))
+    grown["Resources"]["Named"] = {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "direct-named"}}
+    grown_tpl = write(tmp_path, "grown.json", grown)
+    deploy_killed_after_creating(grown_tpl, state, "Named", "--stack", "app")
+    assert "direct-named" in queue_names(state)
+    # The next deploy creates the named queue again (the orphan is deleted first, so the
+    # name is free) and leaves one of it.
+    out = deploy_json(grown_tpl, state, "--stack", "app")["stacks"][0]
+    assert out["status"] == "UPDATE_COMPLETE", out
+    assert queue_names(state) == sorted([name_of(first["outputs"]["A"]), "direct-named"])
+    assert journal_left(state) == []
+    # Killed again, this time destroy finds the orphan.
+    three = json.loads(json.dumps(grown))
+    three["Resources"]["Other"] = {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "direct-other"}}
+    deploy_killed_after_creating(write(tmp_path, "three.json", three), state, "Other", "--stack", "app")
+    assert len(queue_names(state)) == 3
+    run("destroy", "--stack", "app", state=state, check=0)
+    assert queue_names(state) == []

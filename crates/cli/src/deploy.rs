@@ -85,7 +85,7 @@ pub fn run(args: DeployArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn deploy(args: DeployArgs) -> anyhow::Result<ExitCode> {
-    let target = args.target.open()?;
+    let target = args.target.open_serving()?;
     let specs = assembly::load(
         &args.source,
         args.stack.as_deref(),

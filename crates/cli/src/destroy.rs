@@ -29,7 +29,7 @@ pub fn run(args: DestroyArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn destroy(args: DestroyArgs) -> anyhow::Result<ExitCode> {
-    let target = args.target.open()?;
+    let target = args.target.open_serving()?;
     let mut names = args.stack.clone();
     if let Some(source) = &args.source {
         let only = names.first().cloned();

@@ -122,9 +122,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-struct Limits {
-    body: u64,
-    headers: usize,
+pub(crate) struct Limits {
+    pub body: u64,
+    pub headers: usize,
+}
+
+impl Default for Limits {
+    /// `cumulo serve`'s defaults.
+    fn default() -> Self {
+        Limits {
+            body: 512 * 1024 * 1024,
+            headers: 64 * 1024,
+        }
+    }
 }
 
 async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Result<()> {
@@ -177,12 +187,23 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
         }
     );
     let _ = std::io::Write::write_all(&mut std::io::stderr(), banner.as_bytes());
-    let shutdown = shutdown_signal();
-    tokio::pin!(shutdown);
+    accept_loop(listener, gateway, limits, shutdown_signal()).await;
+    Ok(())
+}
+
+/// Serves `gateway` on `listener` until `stop` resolves: `cumulo serve`'s loop, and direct
+/// deploy's ephemeral listener (see `target.rs`).
+pub(crate) async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    gateway: Arc<Gateway>,
+    limits: Arc<Limits>,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(stop);
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            _ = &mut shutdown => return Ok(()),
+            _ = &mut stop => return,
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,

@@ -9,15 +9,15 @@ use crate::lock::{self, Lock};
 use crate::progress::Progress;
 use anyhow::{Context, bail};
 use cumulo_engine::{
-    Caller, CreateStackInput, DeleteStackInput, DescribeStackEventsInput,
-    DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine, EngineConfig, ImportInput,
-    Parameter, ResourceDiff, ResourceDrift, Settle, StackEvent, StackStatus, StackView,
-    UpdateStackInput,
+    Caller, ContinueUpdateRollbackInput, CreateStackInput, DeleteStackInput,
+    DescribeStackEventsInput, DescribeStackResourcesInput, DescribeStacksInput, DiffInput, Engine,
+    EngineConfig, ImportInput, Parameter, ResourceDiff, ResourceDrift, RollbackStackInput, Settle,
+    StackEvent, StackStatus, StackView, UpdateStackInput,
 };
 use cumulo_services::providers::ProviderServices;
 use cumulo_services::s3::{PutInput, S3Service};
 use cumulo_services::ssm::{PutParameterInput, SsmService};
-use cumulo_services::{Config, cloudformation::CloudFormationService};
+use cumulo_services::{Config, Gateway, cloudformation::CloudFormationService};
 use cumulo_store::{Durability, Store, StoreError};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -88,6 +88,24 @@ pub struct LocalTarget {
     engine: Engine,
     region: String,
     account_id: String,
+    /// The gateway served while a deploy or destroy runs (see [`Listener`]).
+    _listener: Option<Listener>,
+}
+
+/// The whole gateway, over the deploy's own service instances, on an ephemeral loopback port
+/// for as long as the target is open. Direct deploy has no `cumulo serve`, yet a custom
+/// resource's handler answers by PUTting to its ResponseURL and the Lambda functions it runs
+/// make SDK calls: both are pointed here, so a stack behaves exactly as under `cumulo serve`.
+/// Binding a loopback socket costs microseconds, so it is not deferred until a custom resource
+/// appears; it lives only while the command runs.
+struct Listener {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 /// How a deploy's waiting loop polls the engine for new events.
@@ -95,8 +113,10 @@ const POLL: Duration = Duration::from_millis(20);
 
 impl LocalTarget {
     /// Opens the state directory: the store (exclusively: one process owns a state
-    /// directory), the services, and the engine, which reloads every stack.
-    pub fn open(dir: &Path, region: &str) -> anyhow::Result<Self> {
+    /// directory), the services, and the engine, which reloads every stack. With `serve`, the
+    /// gateway is also served on an ephemeral loopback port (see [`Listener`]); that needs a
+    /// running tokio runtime.
+    pub fn open(dir: &Path, region: &str, serve: bool) -> anyhow::Result<Self> {
         let store = match Store::open(dir, Durability::Process) {
             Ok(s) => Arc::new(s),
             Err(StoreError::InUse { .. }) => bail!(
@@ -108,21 +128,54 @@ impl LocalTarget {
         };
         lock::migrate(&store)?;
         let config = Config::default();
-        let providers = ProviderServices::open(store.clone(), &config)?;
+        let socket = if serve {
+            let s = std::net::TcpListener::bind(("127.0.0.1", 0))
+                .context("binding the deploy's loopback listener")?;
+            s.set_nonblocking(true)?;
+            Some(s)
+        } else {
+            None
+        };
+        let mut providers = ProviderServices::open(store.clone(), &config)?;
+        if let Some(s) = &socket {
+            providers.callback_host = Some(s.local_addr()?.to_string());
+        }
         let (s3, ssm) = (providers.s3.clone(), providers.ssm.clone());
         // The deploy waits on its own (and reports progress): the API's bounded wait is off.
         let engine_config = EngineConfig {
             sync_wait: Duration::ZERO,
             ..EngineConfig::default()
         };
-        let cfn = CloudFormationService::new(store.clone(), &config, providers, engine_config)?;
+        let cfn = Arc::new(CloudFormationService::new(
+            store.clone(),
+            &config,
+            providers.clone(),
+            engine_config,
+        )?);
+        let engine = cfn.engine().clone();
+        let listener = match socket {
+            Some(s) => {
+                let gateway =
+                    Gateway::over_providers(store.clone(), config.clone(), &providers, cfn)?;
+                let socket = tokio::net::TcpListener::from_std(s)?;
+                let task = tokio::spawn(crate::serve::accept_loop(
+                    socket,
+                    Arc::new(gateway),
+                    Arc::new(crate::serve::Limits::default()),
+                    std::future::pending(),
+                ));
+                Some(Listener { task })
+            }
+            None => None,
+        };
         Ok(LocalTarget {
             store,
             s3,
             ssm,
-            engine: cfn.engine().clone(),
+            engine,
             region: region.to_string(),
             account_id: config.account_id,
+            _listener: listener,
         })
     }
 
@@ -339,6 +392,45 @@ impl Target for LocalTarget {
             }
             existing = None;
         }
+        // An update that failed part-way without DisableRollback (the process was killed, so
+        // its rollback never ran) or whose rollback failed cannot be updated either: finish
+        // the rollback first, as `cdk deploy` asks the user to. The rollback deletes what the
+        // interrupted update created, the journaled creates included.
+        if let Some(s) = existing.as_ref().filter(|s| {
+            (s.stack_status == StackStatus::UPDATE_FAILED && !s.disable_rollback)
+                || s.stack_status == StackStatus::UPDATE_ROLLBACK_FAILED
+        }) {
+            let id = s.stack_id.clone();
+            progress.note(&format!(
+                "{}: the stack is in {} from an interrupted update; rolling it back before updating it",
+                spec.name, s.stack_status
+            ));
+            self.new_events(&id, &mut seen).await;
+            if s.stack_status == StackStatus::UPDATE_FAILED {
+                let input = RollbackStackInput {
+                    stack_name: id.clone(),
+                    ..Default::default()
+                };
+                self.engine.rollback_stack(&caller, input).await?;
+            } else {
+                let input = ContinueUpdateRollbackInput {
+                    stack_name: id.clone(),
+                    ..Default::default()
+                };
+                self.engine.continue_update_rollback(&caller, input).await?;
+            }
+            existing = self.follow(&id, &mut seen, progress).await;
+            if let Some(s) = existing
+                .as_ref()
+                .filter(|s| s.stack_status != StackStatus::UPDATE_ROLLBACK_COMPLETE)
+            {
+                bail!(
+                    "{}: could not roll back the interrupted update first: the stack is in {}",
+                    spec.name,
+                    s.stack_status
+                );
+            }
+        }
         let (body, url) = self.template_source(spec).await?;
         let stack_id = match &existing {
             None => {
@@ -488,7 +580,13 @@ pub struct TargetArgs {
 
 impl TargetArgs {
     pub fn open(&self) -> anyhow::Result<LocalTarget> {
-        LocalTarget::open(&self.state_dir, &self.region)
+        LocalTarget::open(&self.state_dir, &self.region, false)
+    }
+
+    /// [`TargetArgs::open`] for the commands that run custom resources and functions (deploy,
+    /// destroy): the gateway is served on an ephemeral loopback port while they run.
+    pub fn open_serving(&self) -> anyhow::Result<LocalTarget> {
+        LocalTarget::open(&self.state_dir, &self.region, true)
     }
 }
 

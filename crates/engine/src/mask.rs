@@ -191,6 +191,7 @@ mod tests {
             replaced: None,
             created_by_op: false,
             observed: None,
+            pending: None,
             secret_attributes: secret.iter().map(|s| s.to_string()).collect(),
         }
     }

@@ -26,13 +26,24 @@ pub struct ProviderContext {
     /// The `Host` the client used for the CloudFormation call that started the operation
     /// (empty for in-process callers): what URL-shaped identifiers are built with.
     pub host: String,
+    /// The random part of a generated name for this create, decided and journaled by the
+    /// engine before the provider is called, so a create cut short (the process killed between
+    /// the service call and the state write) can be found again under the name it used (see
+    /// [`Provider::created_identity`]). Empty: drawn at random.
+    pub name_token: String,
 }
 
 impl ProviderContext {
     /// A physical name for a resource whose name property is absent, as CloudFormation makes
-    /// them: `{stack}-{logical}-{RANDOM}` trimmed to `max_len`.
+    /// them: `{stack}-{logical}-{RANDOM}` trimmed to `max_len`. `RANDOM` is
+    /// [`ProviderContext::name_token`] when the engine decided it, so every call for one create
+    /// names the same resource.
     pub fn generated_name(&self, max_len: usize, suffix: &str) -> String {
-        let token: String = uuid_like_token();
+        let token = if self.name_token.is_empty() {
+            name_token()
+        } else {
+            self.name_token.clone()
+        };
         let mut base = format!("{}-{}", self.stack_name, self.logical_id);
         let room = max_len.saturating_sub(token.len() + 1 + suffix.len());
         base.truncate(room);
@@ -41,7 +52,7 @@ impl ProviderContext {
 }
 
 /// 13 upper-case alphanumerics, like CloudFormation's generated-name suffixes.
-fn uuid_like_token() -> String {
+pub(crate) fn name_token() -> String {
     use rand::Rng;
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let mut rng = rand::rng();
@@ -151,6 +162,18 @@ pub trait Provider: Send + Sync {
     ) -> Result<Option<Observed>, ProviderError> {
         let _ = (physical_id, properties);
         Err(ProviderError::NotReadable(ctx.resource_type.clone()))
+    }
+
+    /// The physical id [`Provider::create`] will give the resource for these resolved
+    /// properties, known before any service call: from the name property, or from
+    /// `ctx.generated_name(..)` (whose random part the engine decided beforehand). The engine
+    /// journals it before calling `create`, so a create cut short by the process dying is
+    /// found again through [`Provider::read`] and removed by the next operation on the
+    /// resource (seed 002's fix-forward). `None` (the default): not knowable beforehand (the
+    /// service or a handler picks the id); such a create cut short cannot be found.
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let _ = (ctx, properties);
+        None
     }
 
     /// Seed 002's `canonicalizeDesiredProperties`: the same pure narrowing the provider applies

@@ -73,10 +73,28 @@ pub(crate) struct ResourceRecord {
     /// shape: the record's observed properties beside its intent (`properties`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<Value>,
+    /// A create in flight, journaled durably before the provider is called and cleared when its
+    /// answer is recorded. A record still carrying it names a resource the service may hold
+    /// that the stack never recorded (the process died in between); the next operation on the
+    /// resource looks it up and deletes it (see `Op::reap`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<PendingCreate>,
     /// Attributes the last provider call reported as NoEcho (see `mask`): per call, never
     /// written down; what is written down carries the mask instead of their values.
     #[serde(skip)]
     pub secret_attributes: Vec<String>,
+}
+
+/// The journal entry of one create: what it will be called, decided before the service call.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct PendingCreate {
+    /// The random part of a generated name ([`crate::ProviderContext::name_token`]).
+    pub name_token: String,
+    /// The physical id the create will produce ([`crate::Provider::created_identity`]).
+    pub identity: Option<String>,
+    /// Something already lived under `identity` before the call (a name the template gave
+    /// that was taken): it is not this create's to delete.
+    pub existed: bool,
 }
 
 /// What a stack looked like before the running update: what a rollback restores.

@@ -289,6 +289,7 @@ impl Gateway {
                 ecr: r.get()?,
                 lambda: fx.get()?,
                 responses: rs.clone(),
+                callback_host: None,
             };
             Ok(crate::cloudformation::CloudFormationService::new(
                 st.clone(),
@@ -316,6 +317,37 @@ impl Gateway {
         let mut gateway = Self::with_services(store, config, list);
         gateway.responses = responses;
         gateway
+    }
+
+    /// A gateway over services already built in-process (direct deploy's listener): the same
+    /// instances the CloudFormation engine's providers act on, so a function's SDK call and a
+    /// handler's ResponseURL PUT reach the state the deploy is changing, and nothing else.
+    pub fn over_providers(
+        store: Arc<Store>,
+        config: Config,
+        p: &crate::providers::ProviderServices,
+        cloudformation: Arc<crate::cloudformation::CloudFormationService>,
+    ) -> Result<Self, cumulo_store::StoreError> {
+        let sts = Arc::new(crate::sts::StsService::new(store.clone(), &config)?);
+        let list: Vec<Arc<dyn Service>> = vec![
+            p.s3.clone(),
+            p.sqs.clone(),
+            p.sns.clone(),
+            p.ssm.clone(),
+            sts,
+            p.iam.clone(),
+            p.dynamodb.clone(),
+            p.kms.clone(),
+            p.secretsmanager.clone(),
+            p.logs.clone(),
+            p.events.clone(),
+            p.ecr.clone(),
+            p.lambda.clone(),
+            cloudformation,
+        ];
+        let mut gateway = Self::with_services(store, config, list);
+        gateway.responses = p.responses.clone();
+        Ok(gateway)
     }
 
     /// A gateway over the given services (tests route to probes; later, subsets of services).

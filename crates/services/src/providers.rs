@@ -56,6 +56,11 @@ pub struct ProviderServices {
     pub logs: Arc<LogsService>,
     pub events: Arc<EventsService>,
     pub ecr: Arc<EcrService>,
+    /// The `host:port` custom resource handlers (their ResponseURL) and the functions they run
+    /// (their SDK endpoint) reach cumulo at, when that is not the CloudFormation caller's host:
+    /// direct deploy's ephemeral listener, since no `cumulo serve` runs there. `None`: the
+    /// caller's host (`cumulo serve`).
+    pub callback_host: Option<String>,
 }
 
 impl ProviderServices {
@@ -98,6 +103,7 @@ impl ProviderServices {
             ecr: Arc::new(EcrService::new(store.clone(), config)?),
             lambda,
             responses: Arc::default(),
+            callback_host: None,
             s3,
             sns,
             logs,
@@ -124,6 +130,7 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
             services.lambda.clone(),
             services.sns.clone(),
             services.responses.clone(),
+            services.callback_host.clone(),
         )),
     );
     crate::logs::provider::register(&mut r, services);
@@ -324,6 +331,7 @@ pub(crate) mod test_support {
             client_request_token: "token-1".into(),
             stack_tags: Vec::new(),
             host: "localhost:4566".into(),
+            name_token: String::new(),
         }
     }
 }

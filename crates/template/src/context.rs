@@ -43,17 +43,27 @@ impl Pseudo {
         }
     }
 
+    /// The string-valued pseudo parameters, borrowed: Fn::Sub copies them straight into its
+    /// result (every resource name in a typical template is a `${AWS::StackName}-...`).
+    pub fn get_str(&self, name: &str) -> Option<&str> {
+        match name {
+            "AWS::Region" => Some(&self.region),
+            "AWS::AccountId" => Some(&self.account_id),
+            "AWS::StackName" => Some(&self.stack_name),
+            "AWS::StackId" => Some(&self.stack_id),
+            "AWS::Partition" => Some(self.partition()),
+            "AWS::URLSuffix" => Some(self.url_suffix()),
+            _ => None,
+        }
+    }
+
     /// The value of `Ref: AWS::<name>`; `None` for names that are not pseudo parameters.
     /// `AWS::NoValue` is handled by the evaluator (it removes, rather than yields, a value).
     pub fn get(&self, name: &str) -> Option<Value> {
-        let s = |v: &str| Some(Value::String(v.to_string()));
+        if let Some(s) = self.get_str(name) {
+            return Some(Value::String(s.to_string()));
+        }
         match name {
-            "AWS::Region" => s(&self.region),
-            "AWS::AccountId" => s(&self.account_id),
-            "AWS::StackName" => s(&self.stack_name),
-            "AWS::StackId" => s(&self.stack_id),
-            "AWS::Partition" => s(self.partition()),
-            "AWS::URLSuffix" => s(self.url_suffix()),
             "AWS::NotificationARNs" => Some(Value::Array(
                 self.notification_arns
                     .iter()
@@ -109,7 +119,7 @@ pub trait Resolver {
     fn availability_zones(&self, region: &str) -> Vec<String> {
         ["a", "b", "c"]
             .iter()
-            .map(|z| format!("{region}{z}"))
+            .map(|z| [region, z].concat())
             .collect()
     }
 }

@@ -76,7 +76,9 @@ fn walk<'v>(
 ) {
     match v {
         Value::String(s) => {
-            if !s.contains(OPEN) {
+            // A byte search first: building a substring searcher for every string of a large
+            // template cost more than the walk itself, and almost no string has a `{`.
+            if !s.as_bytes().contains(&b'{') || !s.contains(OPEN) {
                 return;
             }
             for text in references_in(s) {

@@ -96,10 +96,14 @@ impl<'v> SpecialKeys<'v> {
         match v {
             Value::Object(obj) => {
                 for (k, v) in obj {
-                    if self.rain.is_none() && k.starts_with("Rain::") {
-                        self.rain = Some(k);
-                    } else if self.for_each.is_none() && k.starts_with(lang_ext::FOR_EACH) {
-                        self.for_each = Some(k);
+                    // Most keys start with neither letter: one byte test instead of two
+                    // prefix comparisons per key.
+                    if let Some(b'R' | b'F') = k.as_bytes().first() {
+                        if self.rain.is_none() && k.starts_with("Rain::") {
+                            self.rain = Some(k);
+                        } else if self.for_each.is_none() && k.starts_with(lang_ext::FOR_EACH) {
+                            self.for_each = Some(k);
+                        }
                     }
                     if self.rain.is_some() && self.for_each.is_some() {
                         return;

@@ -149,6 +149,20 @@ impl Op {
             client_request_token: self.token.clone(),
             stack_tags: tags,
             host: self.host.clone(),
+            name_token: String::new(),
+        }
+    }
+
+    /// [`Op::ctx`] for a create whose generated name uses the journaled `name_token`.
+    fn ctx_named(
+        &self,
+        logical_id: &str,
+        resource_type: &str,
+        name_token: &str,
+    ) -> ProviderContext {
+        ProviderContext {
+            name_token: name_token.to_string(),
+            ..self.ctx(logical_id, resource_type)
         }
     }
 
@@ -444,6 +458,7 @@ impl Op {
             replaced: None,
             created_by_op: true,
             observed: None,
+            pending: None,
             secret_attributes: Vec::new(),
         }
     }

@@ -5,7 +5,7 @@ use super::{Op, Record, Target, run_dag};
 use crate::provider::ProviderError;
 use crate::resolve::{hash_properties, resolve_dynamic};
 use crate::schema;
-use crate::state::{ResourceRecord, now_ms};
+use crate::state::{PendingCreate, ResourceRecord, now_ms};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -49,6 +49,36 @@ fn record_outcome_extras(
 }
 
 impl Op {
+    /// Reads a resource back right after a create or update succeeded: what the service holds
+    /// is recorded as the resource's observed properties (seed 002: service defaults and
+    /// computed values belong there, captured by a real read-back), so drift later compares the
+    /// live resource with what was observed at deploy time rather than with the template.
+    /// In-process a read costs about what the create did (bench/direct.py: the figures are in
+    /// its docstring). `None` for a type that cannot be read back, or a read that failed: the
+    /// record then has no observation and drift falls back to the intent.
+    async fn observe(
+        &self,
+        logical_id: &str,
+        resource_type: &str,
+        physical_id: &str,
+        literal: &Value,
+    ) -> Option<Value> {
+        let p = self.inner.registry.get(resource_type)?.clone();
+        let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal)
+            .await
+            .ok()?;
+        let ctx = self.ctx(logical_id, resource_type);
+        let physical = physical_id.to_string();
+        let read = guarded(resource_type, async move {
+            p.read(&ctx, &physical, &actual).await
+        })
+        .await;
+        match read {
+            Ok(Some(o)) => Some(crate::ops::drift::observation(literal, o.properties)),
+            _ => None,
+        }
+    }
+
     /// Whether resolved properties need a value the stack holds only as the NoEcho mask.
     fn carries_mask(&self, properties: &Value) -> bool {
         self.inner
@@ -58,22 +88,112 @@ impl Op {
             .is_some_and(|s| crate::mask::carries_mask(properties, s))
     }
 
+    /// Decides what a create will be called and what it will produce, before any service
+    /// call: the journal entry the CREATE_IN_PROGRESS record carries. For a name the template
+    /// gave (the identity does not carry the random token), whether something already lives
+    /// there is read first: a name that was taken is never this create's to delete later. A
+    /// generated name carries a token no one else uses, so existing under it proves the
+    /// resource is this create's.
+    async fn journal(
+        &self,
+        logical_id: &str,
+        resource_type: &str,
+        literal: &Value,
+    ) -> PendingCreate {
+        let mut journal = PendingCreate {
+            name_token: crate::provider::name_token(),
+            identity: None,
+            existed: false,
+        };
+        let Some(p) = self.inner.registry.get(resource_type).cloned() else {
+            return journal;
+        };
+        let Ok(actual) = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal).await
+        else {
+            return journal;
+        };
+        let ctx = self.ctx_named(logical_id, resource_type, &journal.name_token);
+        journal.identity = p.created_identity(&ctx, &actual);
+        if let Some(id) = journal.identity.clone()
+            && !id.contains(&journal.name_token)
+        {
+            let read = guarded(
+                resource_type,
+                async move { p.read(&ctx, &id, &actual).await },
+            );
+            journal.existed = matches!(read.await, Ok(Some(_)));
+        }
+        journal
+    }
+
+    /// Finds and deletes what a create cut short made: the record's journal names a resource
+    /// the service may hold that the stack never recorded (the process died between the
+    /// service call and the state write). Deleted rather than adopted (seed 002's fix-forward:
+    /// a proven orphan is removed by the next successful operation): it was made from a
+    /// template this operation may no longer declare, and a create starts over cleanly under
+    /// a new name. Only a proven orphan is touched: one under a generated name, or under a
+    /// given name that was free before the call.
+    pub(super) async fn reap(&self, rec: &ResourceRecord) -> Result<(), String> {
+        let Some(journal) = &rec.pending else {
+            return Ok(());
+        };
+        let Some(identity) = journal.identity.clone().filter(|_| !journal.existed) else {
+            return Ok(());
+        };
+        let Some(p) = self.inner.registry.get(&rec.resource_type).cloned() else {
+            return Ok(());
+        };
+        let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, &rec.properties)
+            .await
+            .unwrap_or_else(|_| rec.properties.clone());
+        let ctx = self.ctx_named(&rec.logical_id, &rec.resource_type, &journal.name_token);
+        let (reader, read_ctx, read_id, read_props) =
+            (p.clone(), ctx.clone(), identity.clone(), actual.clone());
+        let found = guarded(&rec.resource_type, async move {
+            reader.read(&read_ctx, &read_id, &read_props).await
+        })
+        .await;
+        let left = |e: ProviderError| {
+            format!(
+                "cumulo: {identity}, which an interrupted create of {} left, could not be removed: {e}",
+                rec.logical_id
+            )
+        };
+        match found {
+            Ok(Some(_)) => {}
+            Ok(None) | Err(ProviderError::NotFound(_)) => return Ok(()),
+            Err(e) => return Err(left(e)),
+        }
+        let id = identity.clone();
+        let deleted = guarded(&rec.resource_type, async move {
+            p.delete(&ctx, &id, &actual).await
+        })
+        .await;
+        match deleted {
+            Ok(()) | Err(ProviderError::NotFound(_)) => Ok(()),
+            Err(e) => Err(left(e)),
+        }
+    }
+
     /// Creates one resource through its provider (or as a labelled stub).
     pub(super) async fn provider_create(
         &self,
         logical_id: &str,
         resource_type: &str,
         literal: &Value,
+        name_token: &str,
     ) -> Result<(crate::ProviderOutcome, bool), String> {
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal).await?;
-        let ctx = self.ctx(logical_id, resource_type);
+        let ctx = self.ctx_named(logical_id, resource_type, name_token);
         match self.inner.registry.get(resource_type) {
             Some(p) => {
                 let (p, ctx) = (p.clone(), ctx.clone());
-                guarded(resource_type, async move { p.create(&ctx, &actual).await })
+                let created = guarded(resource_type, async move { p.create(&ctx, &actual).await })
                     .await
                     .map(|o| (o, false))
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.to_string());
+                test_hook::after_create(logical_id).await;
+                created
             }
             None if self.inner.config.strict => Err(format!(
                 "cumulo: {resource_type} is not emulated (strict mode refuses stubs)"
@@ -121,6 +241,7 @@ impl Op {
                     replaced: None,
                     created_by_op: true,
                     observed: None,
+                    pending: None,
                     secret_attributes: Vec::new(),
                 };
                 rec.status = "CREATE_FAILED".into();
@@ -130,16 +251,32 @@ impl Op {
         };
         let props_text = Some(resolved.properties.to_string());
         let mut rec = self.new_record(&resolved, "CREATE_IN_PROGRESS");
+        if let Some(old) = self.record(&logical_id)
+            && let Err(reason) = self.reap(&old).await
+        {
+            rec.status = "CREATE_FAILED".into();
+            rec.status_reason = Some(reason);
+            rec.pending = old.pending;
+            self.put(rec, props_text).await;
+            return false;
+        }
         if self.carries_mask(&resolved.properties) {
             rec.status = "CREATE_FAILED".into();
             rec.status_reason = Some(crate::mask::refusal(&logical_id));
             self.put(rec, props_text).await;
             return false;
         }
-        // Nothing is created that the stack could not record (and so never delete).
+        // Nothing is created that the stack could not record (and so never delete): the
+        // record, journaling what the create will make, is durable before the service call.
+        let journal = self
+            .journal(&logical_id, &resolved.resource_type, &resolved.properties)
+            .await;
+        let token = journal.name_token.clone();
+        rec.pending = Some(journal);
         if !self.put(rec.clone(), props_text.clone()).await {
             return false;
         }
+        rec.pending = None;
         if self.halted() {
             rec.status = "CREATE_FAILED".into();
             rec.status_reason = Some(CREATE_CANCELLED.into());
@@ -148,11 +285,26 @@ impl Op {
             return false;
         }
         match self
-            .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
+            .provider_create(
+                &logical_id,
+                &resolved.resource_type,
+                &resolved.properties,
+                &token,
+            )
             .await
         {
             Ok((outcome, stub)) => {
                 record_outcome_extras(&mut rec, &outcome, &resolved.properties);
+                if !stub && !self.halted() {
+                    rec.observed = self
+                        .observe(
+                            &logical_id,
+                            &resolved.resource_type,
+                            &outcome.physical_id,
+                            &resolved.properties,
+                        )
+                        .await;
+                }
                 rec.physical_id = Some(outcome.physical_id);
                 rec.attributes = outcome.attributes;
                 rec.stub = stub;
@@ -188,6 +340,18 @@ impl Op {
         if old.physical_id.is_none() {
             return self.create_resource(logical_id).await;
         }
+        // A replacement cut short: its journaled resource goes before anything else.
+        if let Err(reason) = self.reap(&old).await {
+            let mut rec = old.clone();
+            rec.status = "UPDATE_FAILED".into();
+            rec.status_reason = Some(reason);
+            self.put(rec, None).await;
+            return false;
+        }
+        let old = ResourceRecord {
+            pending: None,
+            ..old
+        };
         let resolved = match self.resolve(&logical_id) {
             Ok(r) => r,
             Err(reason) => {
@@ -301,9 +465,23 @@ impl Op {
                     .into(),
             );
         }
+        let journal = if replace {
+            Some(
+                self.journal(&logical_id, &resolved.resource_type, &resolved.properties)
+                    .await,
+            )
+        } else {
+            None
+        };
+        let token = journal
+            .as_ref()
+            .map(|j| j.name_token.clone())
+            .unwrap_or_default();
+        rec.pending = journal;
         if !self.put(rec.clone(), props_text.clone()).await {
             return false;
         }
+        rec.pending = None;
         rec.status_reason = None;
         if self.halted() {
             // Nothing applied: the record keeps describing the resource as it is.
@@ -316,7 +494,12 @@ impl Op {
         }
         if replace {
             match self
-                .provider_create(&logical_id, &resolved.resource_type, &resolved.properties)
+                .provider_create(
+                    &logical_id,
+                    &resolved.resource_type,
+                    &resolved.properties,
+                    &token,
+                )
                 .await
             {
                 Ok((outcome, stub)) => {
@@ -326,6 +509,16 @@ impl Op {
                         self.add_orphan(*older);
                     }
                     record_outcome_extras(&mut rec, &outcome, &resolved.properties);
+                    if !stub && !self.halted() {
+                        rec.observed = self
+                            .observe(
+                                &logical_id,
+                                &resolved.resource_type,
+                                &outcome.physical_id,
+                                &resolved.properties,
+                            )
+                            .await;
+                    }
                     rec.physical_id = Some(outcome.physical_id);
                     rec.attributes = outcome.attributes;
                     rec.status_reason = outcome.status_reason;
@@ -385,6 +578,19 @@ impl Op {
                             rec.replaced = Some(Box::new(previous));
                         }
                         rec.physical_id = Some(outcome.physical_id);
+                    }
+                    if !rec.stub
+                        && !self.halted()
+                        && let Some(physical) = rec.physical_id.clone()
+                    {
+                        rec.observed = self
+                            .observe(
+                                &logical_id,
+                                &resolved.resource_type,
+                                &physical,
+                                &resolved.properties,
+                            )
+                            .await;
                     }
                     rec.attributes = outcome.attributes;
                     rec.updated = now_ms();
@@ -535,7 +741,11 @@ impl Op {
         // Deleting is idempotent: the delete goes ahead even if this write failed, and the
         // operation fails at its end (`Op::persist`).
         show(&rec).await;
-        match self.provider_delete(&rec).await {
+        let reaped = self.reap(&rec).await;
+        if reaped.is_ok() {
+            rec.pending = None;
+        }
+        match reaped.and(self.provider_delete(&rec).await) {
             Ok(()) => {
                 rec.status = "DELETE_COMPLETE".into();
                 rec.updated = now_ms();
@@ -552,6 +762,27 @@ impl Op {
                 show(&rec).await;
                 false
             }
+        }
+    }
+}
+
+/// A test-only pause: with `CUMULO_TEST_HANG_AFTER_CREATE=<logical id>` in the environment, the
+/// process stops right after that resource's provider create returned and before its state is
+/// written, saying so on stderr, so an end-to-end test can `kill -9` it exactly in the window
+/// the create journal exists for (tests/e2e/test_direct.py). Unset (always, outside tests), it
+/// costs one environment lookup per process.
+mod test_hook {
+    use std::sync::LazyLock;
+
+    static HANG_AFTER: LazyLock<Option<String>> =
+        LazyLock::new(|| std::env::var("CUMULO_TEST_HANG_AFTER_CREATE").ok());
+
+    pub(super) async fn after_create(logical_id: &str) {
+        if HANG_AFTER.as_deref() == Some(logical_id) {
+            eprintln!(
+                "cumulo: test hook: {logical_id} created; hanging before its state is written"
+            );
+            std::future::pending::<()>().await;
         }
     }
 }

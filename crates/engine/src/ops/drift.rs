@@ -11,7 +11,14 @@
 //! - Both sides go through the provider's canonical twin first, the same helper deploy uses.
 //! - A declared empty collection the service does not report is not drift: it is not a
 //!   removal intent, and the service has nothing to report for it.
-//! - Every read is recorded as the resource's observed properties.
+//! - The baseline is what was OBSERVED at deploy time (a create or update reads the resource
+//!   back and records it; so do import, revert and accept), restricted to the keys the record
+//!   declares: a value the service reports in its own spelling (or a default it filled in)
+//!   is then not drift, and a change made since the deploy is. A record without an observation
+//!   (written before observations were recorded, or of a type that cannot be read back) falls
+//!   back to its intent.
+//! - Settling records a new observation (revert: a read after the update; accept: the live
+//!   values); a report only reads.
 
 use super::common::find_live;
 use crate::api::Caller;
@@ -71,6 +78,7 @@ fn context(stack: &StackRecord, rec: &ResourceRecord, token: &str) -> ProviderCo
         client_request_token: token.to_string(),
         stack_tags: stack.tags.clone(),
         host: stack.op.host.clone(),
+        name_token: String::new(),
     }
 }
 
@@ -143,7 +151,15 @@ pub async fn drift(
             }
         };
         let rtype = &rec.resource_type;
-        let want = canonical(&engine.inner.registry, rtype, &expected);
+        let baseline = match &rec.observed {
+            Some(o) => {
+                resolve_dynamic(world.as_ref(), &stack.region, &restrict(o, &rec.properties))
+                    .await
+                    .unwrap_or_else(|_| expected.clone())
+            }
+            None => expected.clone(),
+        };
+        let want = canonical(&engine.inner.registry, rtype, &baseline);
         let have = canonical(
             &engine.inner.registry,
             rtype,
@@ -157,8 +173,9 @@ pub async fn drift(
         }
         .into();
         let chosen = only.is_empty() || only.contains(&rec.logical_id);
+        // A report leaves the observation alone: it is the baseline, and recording the
+        // drifted values would make the next drift (and a revert) find nothing.
         let mut updated = rec.clone();
-        updated.observed = Some(Value::Object(observed.properties.clone()));
         if report.status == "MODIFIED" && chosen {
             match settle {
                 Settle::Report => {}
@@ -186,8 +203,7 @@ pub async fn drift(
                             // What the service holds now is what was pushed.
                             updated.observed = reread(&*provider, &ctx, &physical, &expected)
                                 .await
-                                .map(|o| Value::Object(o.properties))
-                                .or(updated.observed);
+                                .map(|o| observation(&rec.properties, o.properties));
                             report.reason = Some("reverted to the recorded properties".into());
                         }
                         Err(e) => report.reason = Some(format!("revert failed: {e}")),
@@ -196,6 +212,8 @@ pub async fn drift(
                 Settle::Accept => {
                     updated.properties = accept(&rec.properties, &observed.properties);
                     updated.attributes = merge_attributes(&rec.attributes, &observed.attributes);
+                    updated.observed =
+                        Some(observation(&rec.properties, observed.properties.clone()));
                     report.reason = Some("the live values were recorded".into());
                 }
             }
@@ -221,6 +239,50 @@ async fn reread(
         .await
         .ok()
         .flatten()
+}
+
+/// What is written down as a resource's observed properties: the live properties, with every
+/// value the intent holds as a dynamic reference kept as that literal reference. The service
+/// reports the resolved secret; the state never stores it in clear (drift resolves the
+/// reference again when it compares).
+pub(crate) fn observation(literal: &Value, live: Map<String, Value>) -> Value {
+    let mut out = Value::Object(live);
+    if literal.to_string().contains("{{resolve:") {
+        keep_references(literal, &mut out);
+    }
+    out
+}
+
+fn keep_references(literal: &Value, live: &mut Value) {
+    match (literal, live) {
+        (Value::String(s), live) if s.contains("{{resolve:") => *live = literal.clone(),
+        (Value::Object(l), Value::Object(o)) => {
+            for (k, v) in l {
+                if let Some(w) = o.get_mut(k) {
+                    keep_references(v, w);
+                }
+            }
+        }
+        (Value::Array(l), Value::Array(o)) => {
+            for (v, w) in l.iter().zip(o.iter_mut()) {
+                keep_references(v, w);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The observation cut to the keys the record declares (members of declared objects too;
+/// arrays are compared whole): the drift baseline.
+fn restrict(observed: &Value, declared: &Value) -> Value {
+    match (observed, declared) {
+        (Value::Object(o), Value::Object(d)) => Value::Object(
+            d.iter()
+                .filter_map(|(k, dv)| o.get(k).map(|ov| (k.clone(), restrict(ov, dv))))
+                .collect(),
+        ),
+        _ => observed.clone(),
+    }
 }
 
 /// Writes one record back (masked as every record is) and puts it in the stack.

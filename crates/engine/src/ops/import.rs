@@ -17,7 +17,6 @@ use crate::provider::ProviderContext;
 use crate::resolve::{LiveResolver, hash_properties, resolve_dynamic, value_text};
 use crate::state::{EventRecord, OpRecord, ResourceRecord, StackRecord, StoredOutput, now_ms};
 use crate::status::StackStatus;
-use serde_json::Value;
 
 /// Input of [`Engine::import_resources`].
 #[derive(Debug, Clone, Default)]
@@ -179,6 +178,7 @@ pub async fn import_resources(
             client_request_token: token.clone(),
             stack_tags: stack.tags.clone(),
             host: caller.host.clone(),
+            name_token: String::new(),
         };
         let actual = resolve_dynamic(
             engine.inner.world.as_ref(),
@@ -214,7 +214,11 @@ pub async fn import_resources(
             stub: false,
             replaced: None,
             created_by_op: false,
-            observed: Some(Value::Object(observed.properties)),
+            observed: Some(super::drift::observation(
+                &resolved.properties,
+                observed.properties,
+            )),
+            pending: None,
             secret_attributes: Vec::new(),
         };
         // Later resources may reference this one.

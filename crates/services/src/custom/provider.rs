@@ -17,6 +17,8 @@ pub struct CustomResourceProvider {
     lambda: Arc<LambdaService>,
     sns: Arc<SnsService>,
     responses: Arc<Responses>,
+    /// See [`crate::providers::ProviderServices::callback_host`].
+    callback_host: Option<String>,
     timeout: Duration,
 }
 
@@ -26,6 +28,7 @@ impl CustomResourceProvider {
         lambda: Arc<LambdaService>,
         sns: Arc<SnsService>,
         responses: Arc<Responses>,
+        callback_host: Option<String>,
     ) -> Self {
         let timeout = std::env::var("CUMULO_CUSTOM_RESOURCE_TIMEOUT")
             .ok()
@@ -36,6 +39,7 @@ impl CustomResourceProvider {
             lambda,
             sns,
             responses,
+            callback_host,
             timeout,
         }
     }
@@ -88,7 +92,10 @@ impl CustomResourceProvider {
         let token = service_token(props)?;
         let (response_token, mut rx) = self.responses.expect();
         let request_id = uuid::Uuid::new_v4().to_string();
-        let host = endpoint_host(ctx);
+        let host = self
+            .callback_host
+            .clone()
+            .unwrap_or_else(|| endpoint_host(ctx));
         let mut request = json!({
             "RequestType": request_type,
             "ServiceToken": token,

@@ -728,8 +728,22 @@ impl BucketProvider {
     }
 }
 
+/// The bucket's name: the template's, or generated (one rule for create and its identity).
+fn bucket_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<String, ProviderError> {
+    Ok(match scalar(props, "BucketName")? {
+        Some(n) => n,
+        // Bucket names are lower case; CloudFormation lowercases what it generates.
+        None => ctx.generated_name(63, "").to_ascii_lowercase(),
+    })
+}
+
 #[async_trait::async_trait]
 impl Provider for BucketProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(BUCKET, properties).ok()?;
+        bucket_name(ctx, &props).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -737,11 +751,7 @@ impl Provider for BucketProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(BUCKET, properties)?;
         check_bucket_props(&props)?;
-        let name = match scalar(&props, "BucketName")? {
-            Some(n) => n,
-            // Bucket names are lower case; CloudFormation lowercases what it generates.
-            None => ctx.generated_name(63, "").to_ascii_lowercase(),
-        };
+        let name = bucket_name(ctx, &props)?;
         if self.s3.bucket_region(&name).is_ok() {
             return Err(already_exists(ctx, &name));
         }

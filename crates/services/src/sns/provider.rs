@@ -183,8 +183,25 @@ fn check_topic_props(props: &Map<String, Value>) -> Result<(), ProviderError> {
     check_known(TOPIC, props, &known, &[])
 }
 
+/// The topic's name: the template's, or generated (one rule for create and its identity).
+fn topic_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<String, ProviderError> {
+    Ok(match scalar(props, "TopicName")? {
+        Some(n) => n,
+        None => ctx.generated_name(256, if is_fifo(props) { ".fifo" } else { "" }),
+    })
+}
+
 #[async_trait::async_trait]
 impl Provider for TopicProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(TOPIC, properties).ok()?;
+        let name = topic_name(ctx, &props).ok()?;
+        Some(format!(
+            "arn:aws:sns:{}:{}:{name}",
+            ctx.region, ctx.account_id
+        ))
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -192,10 +209,7 @@ impl Provider for TopicProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(TOPIC, properties)?;
         check_topic_props(&props)?;
-        let name = match scalar(&props, "TopicName")? {
-            Some(n) => n,
-            None => ctx.generated_name(256, if is_fifo(&props) { ".fifo" } else { "" }),
-        };
+        let name = topic_name(ctx, &props)?;
         let attrs: Vec<(String, String)> = topic_attributes(&props)?.into_iter().collect();
         let tags = tags(ctx, &props)?;
         let subs = topic_subscriptions(&props)?;

@@ -117,8 +117,21 @@ impl QueueProvider {
     }
 }
 
+/// The queue's name: the template's, or generated (one rule for create and its identity).
+fn queue_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<String, ProviderError> {
+    Ok(match scalar(props, "QueueName")? {
+        Some(n) => n,
+        None => ctx.generated_name(80, if is_fifo(props) { ".fifo" } else { "" }),
+    })
+}
+
 #[async_trait::async_trait]
 impl Provider for QueueProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(QUEUE, properties).ok()?;
+        Some(caller(ctx).queue_url(&queue_name(ctx, &props).ok()?))
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -126,11 +139,7 @@ impl Provider for QueueProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(QUEUE, properties)?;
         check_queue_props(&props)?;
-        let fifo = is_fifo(&props);
-        let name = match scalar(&props, "QueueName")? {
-            Some(n) => n,
-            None => ctx.generated_name(80, if fifo { ".fifo" } else { "" }),
-        };
+        let name = queue_name(ctx, &props)?;
         let attrs = queue_attributes(&props)?;
         let tags: BTreeMap<String, String> = tags(ctx, &props)?.into_iter().collect();
         let caller = caller(ctx);

@@ -112,18 +112,31 @@ fn outcome(name: &str, props: &Map<String, Value>) -> Result<ProviderOutcome, Pr
     })
 }
 
+/// The parameter's name: the template's, or generated (one rule for create and its identity).
+fn parameter_name(
+    ctx: &ProviderContext,
+    props: &Map<String, Value>,
+) -> Result<String, ProviderError> {
+    Ok(match scalar(props, "Name")? {
+        Some(n) => n,
+        None => ctx.generated_name(1011, ""),
+    })
+}
+
 #[async_trait::async_trait]
 impl Provider for ParameterProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(PARAMETER, properties).ok()?;
+        parameter_name(ctx, &props).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
         properties: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(PARAMETER, properties)?;
-        let name = match scalar(&props, "Name")? {
-            Some(n) => n,
-            None => ctx.generated_name(1011, ""),
-        };
+        let name = parameter_name(ctx, &props)?;
         let mut put = input(&props, name.clone(), false)?;
         put.tags = parameter_tags(ctx, &props)?.into_iter().collect();
         if self.ssm.get_parameter(&ctx.region, &name, false).is_ok() {

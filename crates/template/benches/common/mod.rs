@@ -1,15 +1,51 @@
-//! The benchmark shared by `evaluate` (the system allocator) and `evaluate_mimalloc`: parsing
-//! plus full evaluation (parameters, conditions, graph, every resource and output resolved) of
-//! a 5,000-resource template, in JSON and in YAML.
+//! The benchmark shared by `evaluate` (the system allocator, as the `cumulo` binary uses) and
+//! `evaluate_mimalloc`: parsing plus full evaluation (parameters, conditions, graph, every
+//! resource and output resolved, the rendered result dropped) of a 5,000-resource template,
+//! in JSON (6.4 MB pretty-printed) and in YAML (3.0 MB block style). `examples/profile_5000.rs`
+//! runs the same work once, for callgrind or perf.
 //!
-//! Instructions per stage (callgrind, default bench profile = release, glibc malloc), before →
-//! after the fast JSON pass, lazy paths and fewer lookups: JSON parse 302M → 265M, render
-//! (prepare + resolve every resource and output) 330M → 252M, dropping the result 124M → 125M;
-//! YAML parse 965M → 958M (saphyr's scanner is most of it). With mimalloc: JSON parse 216M,
-//! render 214M, drop 29M, YAML 871M. What remains is mostly allocating, hashing (serde_json's
-//! maps use SipHash) and freeing serde_json values, ~1 allocation per node: reaching tens of
-//! milliseconds needs a document type that allocates less (shared keys, inline small maps).
-
+//! Instructions (`valgrind --tool=callgrind --toggle-collect='*common::run*'` on
+//! `profile_5000`, `bench-fast` profile), which unlike wall time do not move with the shared
+//! machine's load:
+//!
+//! | | JSON | YAML |
+//! | --- | ---: | ---: |
+//! | glibc, before | 737M (parse 311, render 293, drop 134) | 1,562M (parse 1,136, of it saphyr 865) |
+//! | glibc, after | 689M (parse 291, render 264, drop 134) | 1,536M (parse 1,138, of it saphyr 865) |
+//! | mimalloc, before | 518M (parse 232, render 251, drop 35) | 1,301M (parse 1,014, of it saphyr 789) |
+//! | mimalloc, after | 471M (parse 224, render 212, drop 35) | 1,276M (parse 1,017, of it saphyr 789) |
+//!
+//! With the release profile the bench builds with (fat LTO, glibc): JSON 642M → 617M, YAML
+//! about 1,335M → 1,336M (the previous round's JSON parse 265M, render 252M, drop 125M; YAML
+//! parse 958M).
+//!
+//! Wall time is not a usable before/after measure on the development machine (2 cores, load
+//! average 4-9 from other builds): criterion's medians for the same binary moved by 30% between
+//! runs. CPU time per iteration there (`perf stat -e task-clock`, `profile_5000 json|yaml 10`
+//! less the template generation): JSON 170 ms with mimalloc and ~300 ms with glibc, YAML
+//! 385-460 ms. Target not met: tens of milliseconds needs the changes under "what is left".
+//!
+//! What changed, in order of effect. Byte scans instead of per-call searchers: `str::find("${")`
+//! in Fn::Sub splitting and `contains("{{resolve:")` in the dynamic-reference walk built a
+//! two-way substring searcher for every string. JSON's fast pass skips indentation eight bytes
+//! at a time (whitespace tested inline first: most tokens follow none) and scans plain string
+//! runs with one `position`. Fn::Sub copies pseudo parameters and string parameters into its
+//! result instead of making a value of each; Fn::Select reads a literal index as is.
+//!
+//! mimalloc would take a further third off (glibc's malloc, free and consolidate are a third
+//! of the instructions), but as the crate builds it (v3) it took `cumulo serve`'s idle RSS from
+//! 8.8 to 15.5 MiB (10.0 with `MIMALLOC_ALLOW_THP=0`; release profile, median of 7 starts),
+//! against the 8 MiB target, so the binary keeps the system allocator. Its `v2` or `no_thp`
+//! features are untried (each try is a 25-minute fat-LTO build on the shared machine).
+//!
+//! What is left, and what would remove it: SipHash (serde_json's maps use std's `RandomState`;
+//! ~14% of JSON with mimalloc) and the allocations of the `Value` tree itself (each object an
+//! `IndexMap` with an entry vector and a hash table, each key and string its own `String`),
+//! built once by the parser and again by the evaluation. Both go only with a document type of
+//! our own (interned keys, inline small maps, a fast hasher) in place of `serde_json::Value` in
+//! `Document`, `Resource` and `ResolvedResource`, which the engine, the CLI and the
+//! CloudFormation service use. For YAML, saphyr-parser's scanner and parser are 56-62% of all
+//! instructions (~270 per byte of input); only a YAML front end of our own would change that.
 use criterion::{BatchSize, Criterion};
 use cumulo_template::{PlaceholderSsm, RenderOptions, parse_template, render};
 use serde_json::{Map, Value, json};
@@ -94,17 +130,23 @@ fn to_yaml(v: &Value, indent: usize, out: &mut String) {
     }
 }
 
-fn run(text: &str) -> usize {
+pub fn run(text: &str) -> usize {
     let doc = parse_template(text).expect("parses");
     let out = render(doc.value, &RenderOptions::default(), &PlaceholderSsm).expect("renders");
     out.prepared.order.len()
 }
 
-pub fn bench(c: &mut Criterion) {
+/// The benchmark template as pretty-printed JSON and as block YAML.
+pub fn texts() -> (String, String) {
     let template = big_template();
     let json_text = serde_json::to_string_pretty(&template).expect("json");
     let mut yaml_text = String::new();
     to_yaml(&template, 0, &mut yaml_text);
+    (json_text, yaml_text)
+}
+
+pub fn bench(c: &mut Criterion) {
+    let (json_text, yaml_text) = texts();
     // Every resource is live (IsDev holds for the default Env).
     assert_eq!(run(&json_text), RESOURCES);
     assert_eq!(run(&yaml_text), run(&json_text));

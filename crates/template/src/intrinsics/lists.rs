@@ -57,11 +57,15 @@ impl Evaluator<'_> {
         let Some([index, list]) = arg.as_array().map(Vec::as_slice) else {
             return Err(errors::malformed("Fn::Select"));
         };
-        let index = self.eval_str(index, "Fn::Select")?;
-        let i: usize = index
-            .trim()
-            .parse()
-            .map_err(|_| errors::malformed("Fn::Select"))?;
+        // A literal index (the usual case) is read as is, not written out and parsed back.
+        let i: usize = match index.as_u64().and_then(|i| usize::try_from(i).ok()) {
+            Some(i) => i,
+            None => self
+                .eval_str(index, "Fn::Select")?
+                .trim()
+                .parse()
+                .map_err(|_| errors::malformed("Fn::Select"))?,
+        };
         match self.list_arg(list, "Fn::Select")? {
             ListArg::Unknown(p) => Ok(Some(Value::String(format!(
                 "{PLACEHOLDER_PREFIX}Select:{i}:{p}}}}}"

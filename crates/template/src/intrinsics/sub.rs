@@ -5,6 +5,7 @@ use super::{Evaluator, push_scalar};
 use crate::Diagnostic;
 use crate::context::is_placeholder;
 use crate::errors;
+use crate::params::ParamValue;
 use serde_json::{Map, Value};
 
 /// A piece of an Fn::Sub string.
@@ -49,7 +50,7 @@ impl<'s> Iterator for SubParts<'s> {
         if rest.is_empty() {
             return None;
         }
-        let var = rest.find("${").and_then(|start| {
+        let var = find_open(rest).and_then(|start| {
             let len = rest[start + 2..].find('}')?;
             Some((start, len))
         });
@@ -70,6 +71,21 @@ impl<'s> Iterator for SubParts<'s> {
             Some(part)
         }
     }
+}
+
+/// Where the first `${` is. A byte scan for `$`: `str::find("${")` builds a substring searcher
+/// on every call, which cost more than the rest of splitting a short Fn::Sub string.
+fn find_open(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes.get(from..)?.iter().position(|&b| b == b'$') {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 impl Evaluator<'_> {
@@ -121,6 +137,9 @@ impl Evaluator<'_> {
         let resolved;
         let value = if let Some(v) = locals.get(name) {
             v
+        } else if let Some(text) = self.borrowed_ref(name) {
+            out.push_str(text);
+            return Ok(());
         } else if let Some(v) = self.sub_ref(name)? {
             resolved = v;
             &resolved
@@ -135,6 +154,18 @@ impl Evaluator<'_> {
             Err(errors::template_error(format!(
                 "variable {name} in Fn::Sub expression does not resolve to a string"
             )))
+        }
+    }
+
+    /// `${Name}` for a string-valued pseudo parameter or parameter, borrowed: the general path
+    /// ([`sub_ref`](Self::sub_ref)) makes a value for it only to copy it into the result.
+    fn borrowed_ref(&self, name: &str) -> Option<&str> {
+        if let Some(text) = self.pseudo.get_str(name) {
+            return Some(text);
+        }
+        match &self.parameters.get(name)?.value {
+            ParamValue::Str(text) => Some(text),
+            ParamValue::List(_) => None,
         }
     }
 
@@ -157,5 +188,24 @@ impl Evaluator<'_> {
             }));
         }
         self.ref_name(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_that_open_nothing_are_literal() {
+        assert_eq!(
+            parse_sub("a$b$${X}c$"),
+            vec![
+                SubPart::Literal("a$b$"),
+                SubPart::Var("X"),
+                SubPart::Literal("c$")
+            ]
+        );
+        assert_eq!(parse_sub("$"), vec![SubPart::Literal("$")]);
+        assert_eq!(parse_sub("${!Y}"), vec![SubPart::Escaped("Y")]);
     }
 }

@@ -116,6 +116,10 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
     }
 
     fn skip_ws(&mut self) {
+        if !TRACK {
+            self.pos = skip_whitespace(self.bytes, self.pos);
+            return;
+        }
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.bump();
         }
@@ -295,11 +299,19 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
         let mut out = String::new();
         loop {
             let start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
+            if TRACK {
+                while let Some(b) = self.peek() {
+                    if b == b'"' || b == b'\\' || b < 0x20 {
+                        break;
+                    }
+                    self.bump();
                 }
-                self.bump();
+            } else {
+                // No line or column to keep: one tight scan to the end of the plain run.
+                self.pos += self.bytes[start..]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                    .unwrap_or(self.bytes.len() - start);
             }
             // `start` and `pos` sit on ASCII bytes or the ends, so both are char boundaries.
             out.push_str(&self.text[start..self.pos]);
@@ -430,6 +442,39 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
     }
 }
 
+/// The first index at or after `pos` that is not JSON whitespace. A pretty-printed template is
+/// mostly indentation: spaces are skipped eight bytes at a time (one 64-bit compare, and the
+/// first non-space byte of the word found from its trailing zero bits), which made the fast
+/// pass's whitespace skipping several times cheaper than a byte at a time.
+///
+/// Called before and after every token, and most tokens follow no whitespace: the first byte
+/// is tested inline, and only a real run goes on to the word loop.
+#[inline]
+fn skip_whitespace(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(b' ' | b'\t' | b'\n' | b'\r') => skip_whitespace_run(bytes, pos + 1),
+        _ => pos,
+    }
+}
+
+fn skip_whitespace_run(bytes: &[u8], mut pos: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    loop {
+        while let Some(word) = bytes.get(pos..).and_then(<[u8]>::first_chunk::<8>) {
+            let other = u64::from_le_bytes(*word) ^ SPACES;
+            if other != 0 {
+                pos += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            pos += 8;
+        }
+        match bytes.get(pos) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => pos += 1,
+            _ => return pos,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,6 +522,22 @@ mod tests {
     #[test]
     fn columns_count_characters_not_bytes() {
         assert_error("{\"é😀\": 1,\n \"ü\": x}", "expected a value", 2, 7);
+    }
+
+    #[test]
+    fn whitespace_runs_of_every_length() {
+        for n in 0..20 {
+            for tail in ["", "\n", "\t\r\n  "] {
+                let text = format!("{}{tail}x", " ".repeat(n));
+                assert_eq!(
+                    skip_whitespace(text.as_bytes(), 0),
+                    text.len() - 1,
+                    "{text:?}"
+                );
+            }
+        }
+        assert_eq!(skip_whitespace(b"    ", 0), 4);
+        assert_eq!(skip_whitespace("  é".as_bytes(), 0), 2);
     }
 
     #[test]
