@@ -328,7 +328,11 @@ impl Gateway {
         p: &crate::providers::ProviderServices,
         cloudformation: Arc<crate::cloudformation::CloudFormationService>,
     ) -> Result<Self, cumulo_store::StoreError> {
-        let sts = Arc::new(crate::sts::StsService::new(store.clone(), &config)?);
+        let sts = Arc::new(crate::sts::StsService::new(
+            store.clone(),
+            &config,
+            p.iam.clone(),
+        )?);
         let list: Vec<Arc<dyn Service>> = vec![
             p.s3.clone(),
             p.sqs.clone(),
