@@ -2,7 +2,9 @@
 // Runtime API (AWS_LAMBDA_RUNTIME_API), with the machine's `node`. No Docker, no downloads.
 //
 // What it provides beyond the loop, as AWS's runtime does:
-// - console.* lines prefixed `<time>\t<request id>\t<LEVEL>\t`, stderr folded into stdout;
+// - console.* lines prefixed `<time>\t<request id>\t<LEVEL>\t`, stderr folded into stdout; with
+//   the JSON log format (AWS_LAMBDA_LOG_FORMAT=JSON) one JSON object per call instead, and calls
+//   below AWS_LAMBDA_LOG_LEVEL dropped;
 // - `cfn-response` resolvable (NODE_PATH carries lambda-runtime/node/node_modules);
 // - the AWS SDK v3 (`@aws-sdk/*`), which AWS preinstalls: resolved from cumulo's SDK cache
 //   directory (CUMULO_NODE_SDK_DIR); a missing client is installed there with `npm install` on
@@ -27,10 +29,19 @@ let currentRequestId = undefined;
 
 // Every log line goes to stdout in order, so cumulo can attribute it to the invocation.
 const out = (s) => process.stdout.write(s);
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
+const JSON_LOGS = process.env.AWS_LAMBDA_LOG_FORMAT === 'JSON';
+const MIN_LEVEL = JSON_LOGS ? Math.max(0, LEVELS.indexOf(process.env.AWS_LAMBDA_LOG_LEVEL || 'INFO')) : 0;
 function logLine(level, args) {
+  if (LEVELS.indexOf(level) < MIN_LEVEL) return;
   const text = require('util').format(...args);
+  const timestamp = new Date().toISOString();
+  if (JSON_LOGS) {
+    out(JSON.stringify({ timestamp, level, requestId: currentRequestId, message: text }) + '\n');
+    return;
+  }
   const rid = currentRequestId === undefined ? 'undefined' : currentRequestId;
-  out(`${new Date().toISOString()}\t${rid}\t${level}\t${text.replace(/\n/g, '\r')}\n`);
+  out(`${timestamp}\t${rid}\t${level}\t${text.replace(/\n/g, '\r')}\n`);
 }
 console.log = (...a) => logLine('INFO', a);
 console.info = (...a) => logLine('INFO', a);
@@ -38,6 +49,7 @@ console.warn = (...a) => logLine('WARN', a);
 console.error = (...a) => logLine('ERROR', a);
 console.debug = (...a) => logLine('DEBUG', a);
 console.trace = (...a) => logLine('TRACE', a);
+console.fatal = (...a) => logLine('FATAL', a);
 process.stderr.write = process.stdout.write.bind(process.stdout);
 
 installSdkResolver();
@@ -238,17 +250,96 @@ function installSdkResolver() {
       if (process.env.CUMULO_NODE_SDK_INSTALL === '0') {
         throw new Error(`cumulo: ${pkg} (part of the AWS SDK v3 that AWS's Node.js runtime preinstalls) is not installed for local functions: run \`npm install --prefix ${dir} ${pkg}\`, or unset CUMULO_NODE_SDK_INSTALL=0 to let cumulo install it on first use`);
       }
-      out(`${new Date().toISOString()}\t${currentRequestId}\tINFO\tcumulo: installing ${pkg} into ${dir} (the AWS SDK v3 that AWS's Node.js runtime preinstalls)\n`);
       try {
         fs.mkdirSync(dir, { recursive: true });
-        execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, pkg], { stdio: ['ignore', 'ignore', 'pipe'] });
+        withInstallLock(dir, () => {
+          // Another function may have installed it while this one waited for the lock.
+          if (fs.existsSync(path.join(dir, 'node_modules', pkg, 'package.json'))) return;
+          out(`${new Date().toISOString()}\t${currentRequestId}\tINFO\tcumulo: installing ${pkg} into ${dir} (the AWS SDK v3 that AWS's Node.js runtime preinstalls)\n`);
+          execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, pkg], { stdio: ['ignore', 'ignore', 'pipe'] });
+        });
       } catch (err) {
         const detail = err && err.stderr ? err.stderr.toString().trim().split('\n').slice(-3).join(' ') : String(err);
         throw new Error(`cumulo: ${pkg} (the AWS SDK v3 that AWS's Node.js runtime preinstalls) could not be installed into ${dir}: ${detail}`);
       }
-      return original.call(this, request, parent, isMain, options);
+      try {
+        return original.call(this, request, parent, isMain, options);
+      } catch (again) {
+        // Node remembers the package.json it did not find a moment ago (its package.json
+        // cache keeps misses), so the first lookup's miss outlives the install whenever the
+        // SDK directory already held other clients: resolve the fresh package from disk.
+        const file = installedEntry(dir, pkg, request);
+        if (file === undefined) throw again;
+        return file;
+      }
     }
   };
+}
+
+// Runs `fn` holding the SDK directory's install lock: two functions starting at once (the CDK's
+// Provider framework and AwsCustomResource in one deploy) must not run npm on one directory
+// together, which corrupts it. The lock file holds its owner's pid, so a lock left by a killed
+// process (a timed-out invocation) is taken over rather than waited on forever.
+function withInstallLock(dir, fn) {
+  const lock = path.join(dir, '.cumulo-install.lock');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    let owner = NaN;
+    try {
+      owner = Number(fs.readFileSync(lock, 'utf8'));
+    } catch {
+      continue; // released between our attempt and the read
+    }
+    if (owner > 0 && !alive(owner)) {
+      fs.rmSync(lock, { force: true });
+      continue;
+    }
+    Atomics.wait(pause, 0, 0, 100); // a synchronous pause: require() cannot await
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+// The file `request` names inside package `pkg` just installed under `dir`: the package's
+// CommonJS entry (`exports["."]`'s require/node/default, else `main`, else index.js) or the
+// subpath's file.
+function installedEntry(dir, pkg, request) {
+  const root = path.join(dir, 'node_modules', pkg);
+  const sub = request.slice(pkg.length).replace(/^\//, '');
+  let candidates;
+  if (sub) {
+    candidates = [path.join(root, sub), path.join(root, `${sub}.js`), path.join(root, sub, 'index.js')];
+  } else {
+    let manifest;
+    try {
+      manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    } catch {
+      return undefined;
+    }
+    const dot = manifest.exports && (typeof manifest.exports === 'string' ? manifest.exports : manifest.exports['.']);
+    const pick = (e) => (typeof e === 'string' ? e : e && (pick(e.require) || pick(e.node) || pick(e.default)));
+    const entry = pick(dot) || manifest.main || 'index.js';
+    candidates = [path.join(root, entry), path.join(root, `${entry}.js`), path.join(root, entry, 'index.js')];
+  }
+  return candidates.find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
 }
 
 main().catch((e) => {

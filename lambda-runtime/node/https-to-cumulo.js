@@ -1,4 +1,5 @@
 // Routes `https.request` / `https.get` aimed at cumulo's own host to plain http on cumulo's port.
+// Also resolves `*.localhost` to loopback (see the end of the file).
 //
 // Why: a CloudFormation custom resource answers by PUTting to its ResponseURL, and the CDK's
 // Provider framework (and other hand-written handlers) does so with `https.request({hostname,
@@ -50,3 +51,14 @@ for (const name of ['request', 'get']) {
     return original.apply(this, args);
   };
 }
+
+// Names under `localhost.` are loopback (RFC 6761). With AWS_ENDPOINT_URL=http://localhost:PORT
+// the AWS SDK v3 addresses S3 virtual-hosted, as `<bucket>.localhost:PORT`; resolvers such as
+// systemd-resolved answer those names, glibc's plain `files dns` does not (ENOTFOUND). A
+// function's S3 calls must reach cumulo either way, so such names resolve as `localhost` here.
+const dns = require('dns');
+const lookup = dns.lookup;
+dns.lookup = function loopbackSubdomains(hostname, options, callback) {
+  const name = typeof hostname === 'string' ? hostname.toLowerCase().replace(/\.$/, '') : '';
+  return lookup.call(this, name.endsWith('.localhost') ? 'localhost' : hostname, options, callback);
+};

@@ -505,3 +505,119 @@ def test_concurrent_invocations_get_their_own_environments(lam):
     assert max(r["slept"][0] for r in results) < min(r["slept"][1] for r in results)
     assert sorted(r["event"]["i"] for r in results) == [0, 1, 2]
     assert len({r["pid"] for r in results}) == 3
+
+
+NODE_LEVELS = """
+exports.handler = async () => {
+  console.info('quiet info');
+  console.warn('loud warning');
+  console.error('an error');
+  return 'logged';
+};
+"""
+
+
+def test_logging_config_json_levels_and_custom_group(lam, cumulo):
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        make(lam, runtime="nodejs20.x", LoggingConfig={"LogFormat": "Text", "ApplicationLogLevel": "WARN"})
+    assert err_code(e) == "InvalidParameterValueException"
+    assert "LogLevel is not supported when LogFormat is set to \"Text\"" in e.value.response["Error"]["Message"]
+    group = f"/custom/{uid()}"
+    name, resp = make(lam, runtime="nodejs20.x", files={"index.js": NODE_LEVELS},
+                      LoggingConfig={"LogFormat": "JSON", "ApplicationLogLevel": "WARN", "LogGroup": group})
+    assert resp["LoggingConfig"] == {"LogFormat": "JSON", "ApplicationLogLevel": "WARN",
+                                     "SystemLogLevel": "INFO", "LogGroup": group}
+    r, out = invoke(lam, name, {})
+    assert out == "logged"
+    logs = cumulo.client("logs")
+    [stream] = logs.describe_log_streams(logGroupName=group)["logStreams"]
+    messages = [ev["message"] for ev in logs.get_log_events(
+        logGroupName=group, logStreamName=stream["logStreamName"], startFromHead=True)["events"]]
+    records = [json.loads(m) for m in messages if m.startswith("{")]
+    # JSON records as AWS's Node.js runtime writes them, below WARN dropped.
+    assert [(rec["level"], rec["message"]) for rec in records] == [("WARN", "loud warning"), ("ERROR", "an error")]
+    assert all(rec["requestId"] and rec["timestamp"] for rec in records)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        logs.describe_log_streams(logGroupName=f"/aws/lambda/{name}")
+    assert err_code(e) == "ResourceNotFoundException"
+    # Back to Text: the levels go, the group stays (absent fields keep their values).
+    cfg = lam.update_function_configuration(FunctionName=name, LoggingConfig={"LogFormat": "Text"})
+    assert cfg["LoggingConfig"] == {"LogFormat": "Text", "LogGroup": group}
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name, WaiterConfig=WAIT)
+    assert lam.get_function_configuration(FunctionName=name)["LoggingConfig"] == cfg["LoggingConfig"]
+
+
+def test_localhost_subdomains_reach_cumulo(lam, cumulo):
+    """With AWS_ENDPOINT_URL=http://localhost:PORT the SDK v3 addresses S3 as
+    `<bucket>.localhost:PORT`; inside a function such names are loopback (RFC 6761) even where
+    the machine's resolver does not say so."""
+    src = """
+const http = require('http');
+exports.handler = (event) => new Promise((resolve, reject) => {
+  http.get(`http://${event.bucket}.localhost:${event.port}/`, (res) => {
+    let body = '';
+    res.on('data', (c) => { body += c; });
+    res.on('end', () => resolve({ status: res.statusCode, body }));
+  }).on('error', (e) => reject(e));
+});
+"""
+    bucket = f"vh-{uid()}"
+    cumulo.client("s3").create_bucket(Bucket=bucket)
+    name, _ = make(lam, runtime="nodejs20.x", files={"index.js": src}, Timeout=30)
+    r, out = invoke(lam, name, {"bucket": bucket, "port": cumulo.port})
+    assert "FunctionError" not in r, out
+    # Unsigned, so S3 refuses it, but it is cumulo's S3 answering for this bucket.
+    assert out["status"] in (200, 403), out
+    assert "<ListBucketResult" in out["body"] or "AccessDenied" in out["body"], out
+
+
+def test_sdk_installed_after_the_directory_held_others_resolves(tmp_path):
+    """Node caches a package.json lookup that missed; once the SDK directory holds other
+    clients, the first lookup of a new one misses before the install. It must still load."""
+    sdk = tmp_path / "sdk"
+    (sdk / "node_modules" / "@aws-sdk").mkdir(parents=True)
+    server = CumuloServer(data_dir=tmp_path / "data", env={"CUMULO_NODE_SDK_DIR": str(sdk)}).start()
+    try:
+        lam = server.client("lambda", read_timeout=600)
+        src = """
+const { isArrayBuffer } = require('@smithy/is-array-buffer');
+exports.handler = async () => isArrayBuffer(new ArrayBuffer(2));
+"""
+        name, _ = make(lam, runtime="nodejs20.x", files={"index.js": src}, Timeout=600)
+        r, out = invoke(lam, name, {})
+        assert "FunctionError" not in r, out
+        assert out is True
+        assert (sdk / "node_modules" / "@smithy" / "is-array-buffer" / "package.json").is_file()
+    finally:
+        server.stop()
+
+
+def test_concurrent_first_use_installs_share_the_sdk_directory(tmp_path):
+    """Two functions needing the same missing client at once: one installs while the other
+    waits for the directory's lock, then finds it there; both run."""
+    import concurrent.futures
+
+    sdk = tmp_path / "sdk"
+    server = CumuloServer(data_dir=tmp_path / "data", env={"CUMULO_NODE_SDK_DIR": str(sdk)}).start()
+    try:
+        lam = server.client("lambda", read_timeout=600)
+        src = """
+const { isArrayBuffer } = require('@smithy/is-array-buffer');
+exports.handler = async () => isArrayBuffer(new ArrayBuffer(1));
+"""
+        names = [make(lam, runtime="nodejs20.x", files={"index.js": src}, Timeout=600)[0] for _ in range(2)]
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda n: invoke(lam, n, {}), names))
+        for r, out in results:
+            assert "FunctionError" not in r, out
+            assert out is True
+        assert not (sdk / ".cumulo-install.lock").exists()
+        installs = 0
+        logs = server.client("logs")
+        for n in names:
+            for s in logs.describe_log_streams(logGroupName=f"/aws/lambda/{n}")["logStreams"]:
+                events = logs.get_log_events(logGroupName=f"/aws/lambda/{n}", logStreamName=s["logStreamName"])
+                installs += sum("cumulo: installing @smithy/is-array-buffer" in e["message"] for e in events["events"])
+        assert installs == 1
+    finally:
+        server.stop()

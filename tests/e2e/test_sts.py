@@ -7,6 +7,18 @@ import pytest
 from botocore.exceptions import ClientError
 
 ROLE = "arn:aws:iam::000000000000:role/deploy/MyRole"
+TRUST = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"000000000000"},"Action":"sts:AssumeRole"}]}'
+
+
+@pytest.fixture(scope="module", autouse=True)
+def role(cumulo):
+    """The role the tests assume: AssumeRole refuses a role IAM does not have."""
+    iam = cumulo.client("iam")
+    try:
+        iam.get_role(RoleName="MyRole")
+    except ClientError:
+        iam.create_role(RoleName="MyRole", Path="/deploy/", AssumeRolePolicyDocument=TRUST, MaxSessionDuration=43200)
+    return ROLE
 
 
 def client_with(server, creds):
@@ -73,6 +85,27 @@ def test_assume_role_validation(cumulo, kwargs, fragment):
     assert e.value.response["Error"]["Code"] == "ValidationError"
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
     assert fragment in e.value.response["Error"]["Message"]
+
+
+def test_assume_role_refuses_a_role_iam_does_not_have(cumulo):
+    sts = cumulo.client("sts")
+    for arn in ("arn:aws:iam::000000000000:role/NoSuchRole",
+                "arn:aws:iam::000000000000:role/MyRole",  # exists, but under /deploy/
+                "arn:aws:iam::111111111111:role/deploy/MyRole"):
+        with pytest.raises(ClientError) as e:
+            sts.assume_role(RoleArn=arn, RoleSessionName="nope")
+        assert e.value.response["Error"]["Code"] == "AccessDenied"
+        assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+        assert e.value.response["Error"]["Message"] == (
+            f"User: arn:aws:iam::000000000000:root is not authorized to perform: sts:AssumeRole on resource: {arn}")
+    # A role's MaxSessionDuration caps the session.
+    name = "ShortRole"
+    cumulo.client("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)
+    arn = f"arn:aws:iam::000000000000:role/{name}"
+    with pytest.raises(ClientError) as e:
+        sts.assume_role(RoleArn=arn, RoleSessionName="long", DurationSeconds=7200)
+    assert "MaxSessionDuration" in e.value.response["Error"]["Message"]
+    assert sts.assume_role(RoleArn=arn, RoleSessionName="ok", DurationSeconds=3600)["Credentials"]
 
 
 def test_role_chaining_is_limited_to_one_hour(cumulo):
@@ -142,11 +175,12 @@ def test_get_federation_token(cumulo):
 def test_get_access_key_info(cumulo):
     sts = cumulo.client("sts")
     assert sts.get_access_key_info(AccessKeyId="AKIAIOSFODNN7EXAMPLE")["Account"] == "000000000000"
-    role = "arn:aws:iam::111122223333:role/Cross"
-    creds = sts.assume_role(RoleArn=role, RoleSessionName="xa")["Credentials"]
-    assert sts.get_access_key_info(AccessKeyId=creds["AccessKeyId"])["Account"] == "111122223333"
+    # Keys STS issued belong to the account of the role they act as (cumulo has one account:
+    # a role in another would not exist, and AssumeRole refuses it).
+    creds = sts.assume_role(RoleArn=ROLE, RoleSessionName="xa")["Credentials"]
+    assert sts.get_access_key_info(AccessKeyId=creds["AccessKeyId"])["Account"] == "000000000000"
     cli = cumulo.aws("sts", "get-access-key-info", "--access-key-id", creds["AccessKeyId"])
-    assert cli["Account"] == "111122223333"
+    assert cli["Account"] == "000000000000"
 
 
 def code_of(exc):
@@ -162,6 +196,7 @@ def test_unimplemented_operation_answers_501(cumulo):
 
 def test_assumed_role_credentials_survive_restart(fresh_server):
     fresh_server.start()
+    fresh_server.client("iam").create_role(RoleName="MyRole", Path="/deploy/", AssumeRolePolicyDocument=TRUST)
     creds = fresh_server.client("sts").assume_role(RoleArn=ROLE, RoleSessionName="persist")["Credentials"]
     fresh_server.kill9()
     fresh_server.start()

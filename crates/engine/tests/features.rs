@@ -306,6 +306,20 @@ async fn empty_change_set_fails_and_names_can_be_reused_after_delete() {
         .await
         .unwrap_err();
     assert_eq!(err.message, "Stack [nope] does not exist");
+    // DescribeStackEvents words a missing stack the same way (DescribeStacks does not).
+    let err = h
+        .engine
+        .describe_stack_events(
+            &h.caller,
+            DescribeStackEventsInput {
+                stack_name: "nope".into(),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "ValidationError");
+    assert_eq!(err.message, "Stack [nope] does not exist");
 }
 
 #[tokio::test]

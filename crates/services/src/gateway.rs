@@ -227,8 +227,11 @@ impl Gateway {
                 k.get()?,
             )?)
         });
-        let sts = standalone("sts", &store, &config, crate::sts::StsService::new);
         let iam = standalone("iam", &store, &config, crate::iam::IamService::new);
+        let (st, cf, i) = (store.clone(), config.clone(), iam.clone());
+        let sts = Lazy::new("sts", move || {
+            Ok(crate::sts::StsService::new(st.clone(), &cf, i.get()?)?)
+        });
         let dynamodb = standalone(
             "dynamodb",
             &store,
@@ -325,7 +328,11 @@ impl Gateway {
         p: &crate::providers::ProviderServices,
         cloudformation: Arc<crate::cloudformation::CloudFormationService>,
     ) -> Result<Self, cumulo_store::StoreError> {
-        let sts = Arc::new(crate::sts::StsService::new(store.clone(), &config)?);
+        let sts = Arc::new(crate::sts::StsService::new(
+            store.clone(),
+            &config,
+            p.iam.clone(),
+        )?);
         let list: Vec<Arc<dyn Service>> = vec![
             p.s3.clone(),
             p.sqs.clone(),

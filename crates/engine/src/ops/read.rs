@@ -168,8 +168,11 @@ pub fn describe_stack_events(
     input: DescribeStackEventsInput,
 ) -> Result<DescribeStackEventsOutput, EngineError> {
     let st = engine.inner.lock();
-    let s = find(&st, caller, &input.stack_name)
-        .ok_or_else(|| EngineError::stack_not_found(&input.stack_name))?;
+    // DescribeStackEvents words a missing stack differently from DescribeStacks, and the CDK
+    // CLI's event poller tolerates exactly this wording once a destroyed stack is gone.
+    let s = find(&st, caller, &input.stack_name).ok_or_else(|| {
+        EngineError::validation(format!("Stack [{}] does not exist", input.stack_name))
+    })?;
     let events: Vec<StackEvent> = s.events.iter().rev().map(|e| event_view(s, e)).collect();
     let (stack_events, next_token) = page(events, input.next_token.as_deref())?;
     Ok(DescribeStackEventsOutput {

@@ -14,6 +14,7 @@ mod config;
 mod esm;
 mod invoke;
 mod layers;
+mod logging;
 pub mod logs;
 pub mod model;
 mod names;

@@ -24,6 +24,54 @@ pub struct VersionConfig {
     pub code_size: i64,
     pub last_modified: String,
     pub revision_id: String,
+    /// Advanced logging controls; documents written before they existed read as AWS's default.
+    #[serde(default)]
+    pub logging: LoggingConfig,
+}
+
+/// A function's `LoggingConfig`: the format its runtime writes logs in, the levels filtered by
+/// (JSON format only, as on AWS) and the log group its logs go to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoggingConfig {
+    /// `Text` or `JSON`.
+    pub log_format: String,
+    pub application_log_level: Option<String>,
+    pub system_log_level: Option<String>,
+    /// A custom log group; `None` is AWS's default `/aws/lambda/<function name>`.
+    pub log_group: Option<String>,
+}
+
+impl Default for LoggingConfig {
+    fn default() -> Self {
+        LoggingConfig {
+            log_format: "Text".into(),
+            application_log_level: None,
+            system_log_level: None,
+            log_group: None,
+        }
+    }
+}
+
+impl LoggingConfig {
+    /// The log group the function's logs go to.
+    pub fn group(&self, function_name: &str) -> String {
+        self.log_group
+            .clone()
+            .unwrap_or_else(|| format!("/aws/lambda/{function_name}"))
+    }
+
+    pub fn is_json(&self) -> bool {
+        self.log_format == "JSON"
+    }
+}
+
+/// A `LoggingConfig` as a request gives it: absent fields keep their current values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoggingInput {
+    pub log_format: Option<String>,
+    pub application_log_level: Option<String>,
+    pub system_log_level: Option<String>,
+    pub log_group: Option<String>,
 }
 
 /// A function and everything hanging off it; persisted as one document.
@@ -124,6 +172,7 @@ pub struct CreateFunctionInput {
     pub package_type: Option<String>,
     pub code: CodeInput,
     pub publish: bool,
+    pub logging: Option<LoggingInput>,
 }
 
 /// A deployment package: bytes or an S3 object.
@@ -152,6 +201,7 @@ pub struct UpdateConfigInput {
     pub environment: Option<BTreeMap<String, String>>,
     pub layers: Option<Vec<String>>,
     pub ephemeral_storage: Option<i64>,
+    pub logging: Option<LoggingInput>,
     pub revision_id: Option<String>,
 }
 

@@ -3,7 +3,9 @@
 //! changes and before the caller is answered.
 
 use super::code;
-use super::model::{CodeInput, CreateFunctionInput, Function, UpdateConfigInput, VersionConfig};
+use super::model::{
+    CodeInput, CreateFunctionInput, Function, LoggingConfig, UpdateConfigInput, VersionConfig,
+};
 use super::names::{function_arn, parse_function, parse_new_function};
 use super::state::{self, Key};
 use super::{Lambda, store_error};
@@ -365,6 +367,10 @@ impl Lambda {
         {
             return Err(conflict(format!("Function already exist: {name}")));
         }
+        let logging = match &input.logging {
+            Some(l) => super::logging::apply(&LoggingConfig::default(), l, &name)?,
+            None => LoggingConfig::default(),
+        };
         let zip = self.package_bytes(&input.code)?;
         let (sha, size) = self.store_package(&zip)?;
         let config = VersionConfig {
@@ -386,6 +392,7 @@ impl Lambda {
             code_size: size,
             last_modified: now_modified(),
             revision_id: new_revision(),
+            logging,
         };
         let mut f = Function {
             name: name.clone(),
@@ -550,6 +557,9 @@ impl Lambda {
             }
             if let Some(v) = input.ephemeral_storage {
                 c.ephemeral_storage = v;
+            }
+            if let Some(l) = &input.logging {
+                c.logging = super::logging::apply(&c.logging, l, &name)?;
             }
             c.last_modified = now_modified();
             c.revision_id = new_revision();

@@ -5,8 +5,8 @@ use super::config::PermissionInput;
 use super::invoke::InvocationType;
 use super::layers::PublishLayerInput;
 use super::model::{
-    Alias, CodeInput, CreateFunctionInput, Function, LayerVersion, UpdateConfigInput, UrlConfig,
-    VersionConfig,
+    Alias, CodeInput, CreateFunctionInput, Function, LayerVersion, LoggingConfig, LoggingInput,
+    UpdateConfigInput, UrlConfig, VersionConfig,
 };
 use super::names::function_arn;
 use super::ops::validation;
@@ -143,6 +143,31 @@ fn environment(b: &Body) -> Result<Option<BTreeMap<String, String>>, AwsError> {
     }
 }
 
+fn logging(b: &Body) -> Result<Option<LoggingInput>, AwsError> {
+    match b.get("LoggingConfig") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(l)) => Ok(Some(LoggingInput {
+            log_format: s(l, "LogFormat")?.map(str::to_string),
+            application_log_level: s(l, "ApplicationLogLevel")?.map(str::to_string),
+            system_log_level: s(l, "SystemLogLevel")?.map(str::to_string),
+            log_group: s(l, "LogGroup")?.map(str::to_string),
+        })),
+        Some(_) => Err(serialization("LoggingConfig", "an object")),
+    }
+}
+
+/// The LoggingConfig shape FunctionConfiguration reports (levels only when set, as AWS does).
+pub(super) fn logging_json(l: &LoggingConfig, function_name: &str) -> Value {
+    let mut v = json!({"LogFormat": l.log_format, "LogGroup": l.group(function_name)});
+    if let Some(level) = &l.application_log_level {
+        v["ApplicationLogLevel"] = json!(level);
+    }
+    if let Some(level) = &l.system_log_level {
+        v["SystemLogLevel"] = json!(level);
+    }
+    v
+}
+
 fn ephemeral(b: &Body) -> Result<Option<i64>, AwsError> {
     match b.get("EphemeralStorage") {
         Some(Value::Object(e)) => i(e, "Size"),
@@ -202,7 +227,7 @@ pub(super) fn configuration(
         "Architectures": c.architectures,
         "EphemeralStorage": {"Size": c.ephemeral_storage},
         "SnapStart": {"ApplyOn": "None", "OptimizationStatus": "Off"},
-        "LoggingConfig": {"LogFormat": "Text", "LogGroup": format!("/aws/lambda/{}", f.name)},
+        "LoggingConfig": logging_json(&c.logging, &f.name),
     });
     if !c.environment.is_empty() {
         v["Environment"] = json!({"Variables": c.environment});
@@ -364,6 +389,7 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 environment: environment(&b)?,
                 layers: strings(&b, "Layers")?,
                 ephemeral_storage: ephemeral(&b)?,
+                logging: logging(&b)?,
                 revision_id: s(&b, "RevisionId")?.map(str::to_string),
             };
             let f = core.update_function_configuration(region, name, input)?;
@@ -678,6 +704,7 @@ async fn create_function(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResp
         package_type: s(&b, "PackageType")?.map(str::to_string),
         code: code_input(b.get("Code"))?,
         publish: flag(&b, "Publish")?.unwrap_or(false),
+        logging: logging(&b)?,
     };
     let region = req.region.as_str();
     let (f, version) = core.create_function(region, input)?;

@@ -2,6 +2,8 @@
 //!
 //! Issued credentials are kept in memory and written through to `sts_credentials`, so a caller
 //! holding keys from `AssumeRole` is still recognised by `GetCallerIdentity` after a restart.
+//! `AssumeRole` asks IAM (through its typed operations) whether the role exists, as AWS refuses
+//! a role that does not; trust policies are not evaluated.
 
 mod ops;
 mod state;
@@ -11,6 +13,7 @@ pub use ops::{
     AssumeRoleInput, AssumedRoleUser, CallerIdentity, Credentials, FederatedUser, IssuedCredentials,
 };
 
+use crate::iam::IamService;
 use crate::{Config, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
@@ -21,13 +24,19 @@ use std::sync::Arc;
 pub struct StsService {
     creds: CredentialStore,
     account_id: String,
+    iam: Arc<IamService>,
 }
 
 impl StsService {
-    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        iam: Arc<IamService>,
+    ) -> Result<Self, StoreError> {
         Ok(StsService {
             creds: CredentialStore::open(store)?,
             account_id: config.account_id.clone(),
+            iam,
         })
     }
 }

@@ -269,6 +269,29 @@ impl StsService {
         }
         let (account, role_name) = parse_role_arn(&input.role_arn)
             .ok_or_else(|| AwsError::validation(format!("{} is invalid", input.role_arn)))?;
+        // AWS answers a role that does not exist (or whose ARN names another path) as it
+        // answers one the caller may not assume.
+        let role = self
+            .iam
+            .get_role(account, role_name)
+            .ok()
+            .filter(|r| r.arn == input.role_arn);
+        let Some(role) = role else {
+            let caller = self.get_caller_identity(caller_access_key).arn;
+            return Err(AwsError::new(
+                http::StatusCode::FORBIDDEN,
+                "AccessDenied",
+                format!(
+                    "User: {caller} is not authorized to perform: sts:AssumeRole on resource: {}",
+                    input.role_arn
+                ),
+            ));
+        };
+        if duration > role.max_session_duration {
+            return Err(AwsError::validation(
+                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.",
+            ));
+        }
         let assumed_role_id = format!("{}:{session}", role_id(&input.role_arn));
         let arn = format!("arn:aws:sts::{account}:assumed-role/{role_name}/{session}");
         let issued = IssuedCredentials {

@@ -198,7 +198,7 @@ impl Executor {
             ),
             (
                 "AWS_LAMBDA_LOG_GROUP_NAME".into(),
-                format!("/aws/lambda/{}", l.function_name),
+                l.config.logging.group(&l.function_name),
             ),
             ("AWS_LAMBDA_LOG_STREAM_NAME".into(), stream_name.clone()),
             ("AWS_LAMBDA_INITIALIZATION_TYPE".into(), "on-demand".into()),
@@ -213,6 +213,13 @@ impl Executor {
             ("CUMULO_ENDPOINT_HOSTS".into(), endpoint_hosts(host)),
             ("CUMULO_ENDPOINT_PORT".into(), port.to_string()),
         ];
+        // The JSON log format and its application level, as AWS's runtimes read them.
+        if l.config.logging.is_json() {
+            envs.push(("AWS_LAMBDA_LOG_FORMAT".into(), "JSON".into()));
+            if let Some(level) = &l.config.logging.application_log_level {
+                envs.push(("AWS_LAMBDA_LOG_LEVEL".into(), level.clone()));
+            }
+        }
         // The machine's network settings (proxies, extra CA certificates) reach functions, so a
         // handler's outbound calls (and the on-demand SDK install) work as cumulo's own do.
         for (k, v) in std::env::vars() {
@@ -398,7 +405,7 @@ impl Executor {
         log.push(report);
         self.logs.write(
             &l.region,
-            &format!("/aws/lambda/{}", l.function_name),
+            &l.config.logging.group(&l.function_name),
             &env.stream_name,
             &log,
         );
