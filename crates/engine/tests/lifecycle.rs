@@ -171,8 +171,10 @@ async fn create_failure_rolls_back_and_deletes_what_was_created() {
 #[tokio::test]
 async fn on_failure_do_nothing_stops_at_create_failed_and_disable_rollback_update_resumes() {
     let h = Harness::new();
+    // Bad starts once Good is done: a Good still in flight when Bad fails would be cancelled
+    // (and listed as failed too, as AWS does), which is another test's subject.
     let bad = template(
-        json!({"Good": {"Type": FAKE}, "Bad": {"Type": FAKE, "Properties": {"Fail": true}}}),
+        json!({"Good": {"Type": FAKE}, "Bad": {"Type": FAKE, "DependsOn": "Good", "Properties": {"Fail": true}}}),
         json!(null),
     );
     h.engine
@@ -1448,7 +1450,7 @@ async fn a_failure_cancels_what_is_in_flight_and_the_rollback_deletes_it() {
             "cx",
             &template(
                 json!({
-                    "Slow": {"Type": FAKE, "Properties": {"Name": "slow", "DelayMs": 300}},
+                    "Slow": {"Type": FAKE, "Properties": {"Name": "slow", "DelayMs": 2000}},
                     "Bad": {"Type": FAKE, "Properties": {"Fail": true}},
                 }),
                 json!(null),
