@@ -185,6 +185,8 @@ def run_lifecycle(host, tmp_path, sdk_dir):
         # The CLI assumed the bootstrap deploy role: STS refuses roles IAM does not have, and the
         # CLI says when it proceeds without one.
         assert "could not be used to assume" not in printed
+        # ... and handed CloudFormation the bootstrap execution role, which the stack keeps.
+        assert stack["RoleARN"].endswith(f":role/cdk-{QUALIFIER}-cfn-exec-role-000000000000-us-east-1")
         first = check_deployed(server, assets_bucket, "hello")
         events_before = {e["EventId"] for e in cfn.describe_stack_events(StackName=STACK)["StackEvents"]}
 

@@ -381,7 +381,8 @@ def test_unsupported_bucket_property_fails_naming_it(cfn, s3):
 def test_change_sets_create_and_update(cfn, sqs, ssm):
     p = f"cs-{uid()}"
     v1 = json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{p}-q", "DelaySeconds": 0}}}})
-    cs = cfn.create_change_set(StackName=p, ChangeSetName="first", ChangeSetType="CREATE", TemplateBody=v1)
+    role = "arn:aws:iam::000000000000:role/cs-exec"
+    cs = cfn.create_change_set(StackName=p, ChangeSetName="first", ChangeSetType="CREATE", TemplateBody=v1, RoleARN=role)
     cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig=WAIT)
     assert stack(cfn, p)["StackStatus"] == "REVIEW_IN_PROGRESS"
     d = cfn.describe_change_set(StackName=p, ChangeSetName="first")
@@ -394,6 +395,7 @@ def test_change_sets_create_and_update(cfn, sqs, ssm):
     cfn.execute_change_set(StackName=p, ChangeSetName="first")
     cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
     assert queue_exists(sqs, f"{p}-q")
+    assert stack(cfn, p)["RoleARN"] == role  # the change set's role became the stack's
 
     v2 = json.dumps(
         {
@@ -403,7 +405,8 @@ def test_change_sets_create_and_update(cfn, sqs, ssm):
             }
         }
     )
-    cfn.create_change_set(StackName=p, ChangeSetName="second", TemplateBody=v2)
+    role2 = "arn:aws:iam::000000000000:role/cs-exec-2"
+    cfn.create_change_set(StackName=p, ChangeSetName="second", TemplateBody=v2, RoleARN=role2)
     cfn.get_waiter("change_set_create_complete").wait(StackName=p, ChangeSetName="second", WaiterConfig=WAIT)
     d = cfn.describe_change_set(StackName=p, ChangeSetName="second")
     by_id = {c["ResourceChange"]["LogicalResourceId"]: c["ResourceChange"] for c in d["Changes"]}
@@ -424,6 +427,7 @@ def test_change_sets_create_and_update(cfn, sqs, ssm):
 
     cfn.execute_change_set(StackName=p, ChangeSetName="second")
     cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert stack(cfn, p)["RoleARN"] == role2
     assert queue_attrs(sqs, sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"])["DelaySeconds"] == "5"
     assert ssm.get_parameter(Name=f"/{p}")["Parameter"]["Value"] == "x"
     delete(cfn, p)

@@ -343,6 +343,9 @@ pub struct CreateChangeSetInput {
     pub include_nested_stacks: bool,
     /// `DO_NOTHING` | `ROLLBACK` | `DELETE`.
     pub on_stack_failure: Option<String>,
+    /// The service role the stack operates with once executed (the CDK passes its bootstrap
+    /// execution role); stored and shown, not assumed (IAM is not enforced).
+    pub role_arn: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

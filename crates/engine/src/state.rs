@@ -216,6 +216,9 @@ pub(crate) struct ChangeSetRecord {
     pub include_nested_stacks: bool,
     pub on_stack_failure: Option<String>,
     pub changes: Vec<crate::api::ResourceChange>,
+    /// RoleARN given to CreateChangeSet: the stack's role once executed.
+    #[serde(default)]
+    pub role_arn: Option<String>,
 }
 
 #[derive(Default)]

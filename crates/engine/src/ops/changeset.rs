@@ -210,6 +210,7 @@ pub async fn create_change_set(
         include_nested_stacks: input.include_nested_stacks,
         on_stack_failure: input.on_stack_failure.clone(),
         changes,
+        role_arn: input.role_arn.clone(),
     };
     let mut st = engine.inner.lock();
     // Checked again under the lock that inserts: a concurrent call may have won the name.
@@ -373,6 +374,7 @@ pub async fn execute_change_set(
             disable_rollback: input.disable_rollback,
             client_request_token: input.client_request_token.clone(),
             retain_except_on_create: input.retain_except_on_create,
+            role_arn: cs.role_arn.clone(),
             ..Default::default()
         };
         let (_, running) = super::update::start_update(
@@ -492,6 +494,7 @@ fn execute_create(
         s.tags = cs.tags.clone().unwrap_or_default();
         s.capabilities = cs.capabilities.clone();
         s.notification_arns = cs.notification_arns.clone();
+        s.role_arn = cs.role_arn.clone();
         s.disable_rollback = disable_rollback;
         s.retain_except_on_create = op.retain_except_on_create;
         s.status = StackStatus::CREATE_IN_PROGRESS;

@@ -550,6 +550,7 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                         resources_to_import,
                         include_nested_stacks: boolean(p, "IncludeNestedStacks")?.unwrap_or(false),
                         on_stack_failure: opt(p, "OnStackFailure"),
+                        role_arn: opt(p, "RoleARN"),
                     },
                 )
                 .await
