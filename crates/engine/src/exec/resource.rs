@@ -56,6 +56,34 @@ impl Op {
     /// In-process a read costs about what the create did (bench/direct.py: the figures are in
     /// its docstring). `None` for a type that cannot be read back, or a read that failed: the
     /// record then has no observation and drift falls back to the intent.
+    /// Takes what a create (or a replacement's create) made into its record: the outcome's
+    /// extras, the deploy-time observation (none for a stub, nor once the operation halts:
+    /// the record is about to be rolled back), the physical id, attributes and stub flag.
+    /// Returns the provider's status reason, which the caller shows or not.
+    async fn take_created(
+        &self,
+        rec: &mut ResourceRecord,
+        resolved: &cumulo_template::ResolvedResource,
+        outcome: crate::ProviderOutcome,
+        stub: bool,
+    ) -> Option<String> {
+        record_outcome_extras(rec, &outcome, &resolved.properties);
+        if !stub && !self.halted() {
+            rec.observed = self
+                .observe(
+                    &rec.logical_id,
+                    &resolved.resource_type,
+                    &outcome.physical_id,
+                    &resolved.properties,
+                )
+                .await;
+        }
+        rec.physical_id = Some(outcome.physical_id);
+        rec.attributes = outcome.attributes;
+        rec.stub = stub;
+        outcome.status_reason
+    }
+
     async fn observe(
         &self,
         logical_id: &str,
@@ -294,20 +322,7 @@ impl Op {
             .await
         {
             Ok((outcome, stub)) => {
-                record_outcome_extras(&mut rec, &outcome, &resolved.properties);
-                if !stub && !self.halted() {
-                    rec.observed = self
-                        .observe(
-                            &logical_id,
-                            &resolved.resource_type,
-                            &outcome.physical_id,
-                            &resolved.properties,
-                        )
-                        .await;
-                }
-                rec.physical_id = Some(outcome.physical_id);
-                rec.attributes = outcome.attributes;
-                rec.stub = stub;
+                let status_reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
                 rec.updated = now_ms();
                 // Another resource failed meanwhile: this one is cancelled, and what its
                 // provider made stays recorded so the rollback deletes it.
@@ -317,7 +332,7 @@ impl Op {
                     rec.status_reason = Some(CREATE_CANCELLED.into());
                 } else {
                     rec.status = "CREATE_COMPLETE".into();
-                    rec.status_reason = outcome.status_reason;
+                    rec.status_reason = status_reason;
                 }
                 self.put(rec, props_text).await && !cancelled
             }
@@ -508,21 +523,7 @@ impl Op {
                         // Replaced twice (a resumed update): the first one is cleanup's too.
                         self.add_orphan(*older);
                     }
-                    record_outcome_extras(&mut rec, &outcome, &resolved.properties);
-                    if !stub && !self.halted() {
-                        rec.observed = self
-                            .observe(
-                                &logical_id,
-                                &resolved.resource_type,
-                                &outcome.physical_id,
-                                &resolved.properties,
-                            )
-                            .await;
-                    }
-                    rec.physical_id = Some(outcome.physical_id);
-                    rec.attributes = outcome.attributes;
-                    rec.status_reason = outcome.status_reason;
-                    rec.stub = stub;
+                    rec.status_reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
                     rec.replaced = Some(Box::new(previous));
                     rec.updated = now_ms();
                     let cancelled = self.halted();
