@@ -301,6 +301,21 @@ pub(crate) fn failed(ctx: &ProviderContext, service: &str, e: AwsError) -> Provi
     ))
 }
 
+/// The name a create gives a resource: its name property (`key`), else the generated
+/// `{stack}-{logical}-{RANDOM}` (`max_len` long at most). One function for `create` and
+/// `Provider::created_identity`, so the name journaled before the call is the one created.
+pub(crate) fn given_or_generated_name(
+    ctx: &ProviderContext,
+    props: &Map<String, Value>,
+    key: &str,
+    max_len: usize,
+) -> Result<String, ProviderError> {
+    Ok(match scalar(props, key)? {
+        Some(n) => n,
+        None => ctx.generated_name(max_len, ""),
+    })
+}
+
 /// The reason for a named resource that already exists (CloudFormation never adopts one).
 pub(crate) fn already_exists(ctx: &ProviderContext, name: &str) -> ProviderError {
     ProviderError::Failed(format!(
@@ -332,6 +347,71 @@ pub(crate) mod test_support {
             stack_tags: Vec::new(),
             host: "localhost:4566".into(),
             name_token: String::new(),
+        }
+    }
+}
+
+/// The journal's promise (`Provider::created_identity`): for every type that declares one, the
+/// identity known before the call is exactly the physical id the create then reports, with a
+/// generated name (the engine's token) and with a given one.
+#[cfg(test)]
+mod created_identity_tests {
+    use super::test_support::{ctx, services};
+    use serde_json::{Value, json};
+
+    fn cases() -> Vec<(&'static str, Value, &'static str)> {
+        let role = "arn:aws:iam::000000000000:role/r";
+        vec![
+            ("AWS::SQS::Queue", json!({}), "QueueName"),
+            ("AWS::SNS::Topic", json!({}), "TopicName"),
+            (
+                "AWS::SSM::Parameter",
+                json!({"Type": "String", "Value": "v"}),
+                "Name",
+            ),
+            ("AWS::S3::Bucket", json!({}), "BucketName"),
+            ("AWS::Logs::LogGroup", json!({}), "LogGroupName"),
+            (
+                "AWS::DynamoDB::Table",
+                json!({"BillingMode": "PAY_PER_REQUEST",
+                       "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+                       "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}]}),
+                "TableName",
+            ),
+            (
+                "AWS::IAM::Role",
+                json!({"AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [
+                    {"Effect": "Allow", "Action": "sts:AssumeRole",
+                     "Principal": {"Service": "lambda.amazonaws.com"}}]}}),
+                "RoleName",
+            ),
+            (
+                "AWS::Lambda::Function",
+                json!({"Runtime": "python3.12", "Handler": "index.handler", "Role": role,
+                       "Code": {"ZipFile": "def handler(e, c):\n    return e\n"}}),
+                "FunctionName",
+            ),
+        ]
+    }
+
+    #[tokio::test]
+    async fn the_journaled_identity_is_what_create_makes() {
+        let s = services();
+        let reg = super::registry(&s);
+        for (ty, props, name_key) in cases() {
+            let p = reg.get(ty).expect("registered").clone();
+            let mut generated = ctx("Res", ty);
+            generated.name_token = "JOURNALTOKEN1".into();
+            let mut named_props = props.clone();
+            named_props[name_key] = json!(format!("given-{}", ty.len()));
+            if ty == "AWS::SSM::Parameter" {
+                named_props[name_key] = json!("/given/param");
+            }
+            for (c, props) in [(generated, props), (ctx("Named", ty), named_props)] {
+                let identity = p.created_identity(&c, &props);
+                let made = p.create(&c, &props).await.expect(ty);
+                assert_eq!(identity.as_deref(), Some(made.physical_id.as_str()), "{ty}");
+            }
         }
     }
 }

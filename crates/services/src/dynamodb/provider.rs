@@ -15,8 +15,8 @@ use super::schema::{
 };
 use super::tables::{GsiDelete, GsiThroughputUpdate, GsiUpdate, UpdateTableInput};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, failed, list, object, scalar_value, tags,
-    unsupported_prop,
+    ProviderServices, already_exists, check_known, failed, given_or_generated_name, list, object,
+    scalar_value, tags, unsupported_prop,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -376,6 +376,11 @@ fn attributes(meta: &TableMeta) -> Map<String, Value> {
 
 #[async_trait::async_trait]
 impl Provider for TableProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(TABLE, properties).ok()?;
+        given_or_generated_name(ctx, &props, "TableName", 255).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -11,8 +11,8 @@ use super::model::{
 use super::names::function_arn;
 use super::{Lambda, LambdaService, code};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, endpoint_host, failed, list, object, required,
-    scalar, tags,
+    ProviderServices, already_exists, check_known, endpoint_host, failed, given_or_generated_name,
+    list, object, required, scalar, tags,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -332,6 +332,11 @@ fn function_outcome(ctx: &ProviderContext, core: &Lambda, name: &str) -> Provide
 
 #[async_trait::async_trait]
 impl Provider for FunctionProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(FUNCTION, properties).ok()?;
+        given_or_generated_name(ctx, &props, "FunctionName", 64).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -340,10 +345,7 @@ impl Provider for FunctionProvider {
         let props = object(FUNCTION, properties)?;
         let p = function_props(&props)?;
         let code = code_input(&props, p.runtime.as_deref())?;
-        let name = match scalar(&props, "FunctionName")? {
-            Some(n) => n,
-            None => ctx.generated_name(64, ""),
-        };
+        let name = given_or_generated_name(ctx, &props, "FunctionName", 64)?;
         let core = self.lambda.core();
         if core.function(&ctx.region, &name).is_ok() {
             return Err(already_exists(ctx, &name));

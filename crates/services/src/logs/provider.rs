@@ -4,7 +4,8 @@
 
 use super::{CreateLogGroupInput, LogsService};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, failed, object, required, scalar, tags,
+    ProviderServices, already_exists, check_known, failed, given_or_generated_name, object,
+    required, scalar, tags,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -99,6 +100,11 @@ impl LogGroupProvider {
 
 #[async_trait::async_trait]
 impl Provider for LogGroupProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(LOG_GROUP, properties).ok()?;
+        given_or_generated_name(ctx, &props, "LogGroupName", 512).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -106,10 +112,7 @@ impl Provider for LogGroupProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(LOG_GROUP, properties)?;
         let spec = group_spec(ctx, &props)?;
-        let name = match scalar(&props, "LogGroupName")? {
-            Some(n) => n,
-            None => ctx.generated_name(512, ""),
-        };
+        let name = given_or_generated_name(ctx, &props, "LogGroupName", 512)?;
         let input = CreateLogGroupInput {
             name: name.clone(),
             kms_key_id: spec.kms_key_id,

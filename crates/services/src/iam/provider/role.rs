@@ -6,7 +6,9 @@ use super::principal::{
 use super::{Iam, document_value, fail, opt, policies_value, strings, tags_value};
 use crate::iam::model::Role;
 use crate::iam::{CreateRoleInput, PrincipalKind};
-use crate::providers::{already_exists, check_known, json_text, object, tags};
+use crate::providers::{
+    already_exists, check_known, given_or_generated_name, json_text, object, tags,
+};
 use cumulo_engine::{Observed, Provider, ProviderContext, ProviderError, ProviderOutcome};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
@@ -162,6 +164,11 @@ fn role_outcome(r: &Role) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for RoleProvider {
+    fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
+        let props = object(ROLE, properties).ok()?;
+        given_or_generated_name(ctx, &props, "RoleName", 64).ok()
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -169,10 +176,7 @@ impl Provider for RoleProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(ROLE, properties)?;
         let spec = RoleSpec::from_props(ctx, &props)?;
-        let name = match opt(&props, "RoleName")? {
-            Some(n) => n,
-            None => ctx.generated_name(64, ""),
-        };
+        let name = given_or_generated_name(ctx, &props, "RoleName", 64)?;
         let acct = &ctx.account_id;
         if self.iam.get_role(acct, &name).is_ok() {
             return Err(already_exists(ctx, &name));
