@@ -186,7 +186,10 @@ def test_lambda_target_is_invoked_with_the_event(cumulo, events):
     name = f"eb-{uid()}"
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
-        z.writestr("app.py", "import json\ndef handler(event, context):\n    print('EVENT ' + json.dumps(event))\n")
+        # The handler also calls back through the SDK: its endpoint is this server's port, not
+        # 4566, although no request's Host header reaches an EventBridge-fired invocation.
+        z.writestr("app.py", "import json, boto3\ndef handler(event, context):\n    print('EVENT ' + json.dumps(event))\n"
+                   "    boto3.client('ssm').put_parameter(Name='/' + context.function_name, Value='ran', Type='String')\n")
     lam.create_function(FunctionName=name, Runtime="python3.11", Handler="app.handler",
                         Role="arn:aws:iam::000000000000:role/r", Code={"ZipFile": buf.getvalue()})
     lam.get_waiter("function_active_v2").wait(FunctionName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
@@ -207,6 +210,14 @@ def test_lambda_target_is_invoked_with_the_event(cumulo, events):
     assert found, "the function never ran"
     event = json.loads(found[0]["message"].split("EVENT ", 1)[1])
     assert event["source"] == f"lam.{rule}" and event["detail"] == {"n": 7}
+    ssm = cumulo.client("ssm")
+    value = None
+    while time.time() < deadline and value is None:
+        try:
+            value = ssm.get_parameter(Name=f"/{name}")["Parameter"]["Value"]
+        except ssm.exceptions.ParameterNotFound:
+            time.sleep(0.3)
+    assert value == "ran", "the function's SDK call never reached this server"
 
 
 def test_unreachable_target_failure_is_visible(events, sqs):

@@ -159,6 +159,7 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
     let config = Config {
         default_region: args.default_region.clone(),
         signing_keys,
+        endpoint_host: format!("localhost:{}", listener.local_addr()?.port()),
         ..Config::default()
     };
     let engine = cumulo_engine::EngineConfig {

@@ -30,6 +30,10 @@ pub struct Config {
     /// When set, every request must carry a valid SigV4 signature by one of these keys; when
     /// `None` (the default, as LocalStack) any credentials are accepted unchecked.
     pub signing_keys: Option<SigningKeys>,
+    /// `host:port` at which this endpoint is reached, for work that no request's Host names:
+    /// functions that EventBridge invokes point their SDK here. `cumulo serve` sets its
+    /// listening port; the default is LocalStack's `localhost:4566`.
+    pub endpoint_host: String,
 }
 
 impl Default for Config {
@@ -38,6 +42,7 @@ impl Default for Config {
             default_region: "us-east-1".to_string(),
             account_id: "000000000000".to_string(),
             signing_keys: None,
+            endpoint_host: "localhost:4566".to_string(),
         }
     }
 }

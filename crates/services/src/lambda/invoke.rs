@@ -112,7 +112,7 @@ impl Lambda {
             code_dir,
             layer_dirs,
             endpoint_host: if host.is_empty() {
-                "localhost:4566".to_string()
+                self.endpoint_host.clone()
             } else {
                 host.to_string()
             },

@@ -58,6 +58,8 @@ pub struct Lambda {
     store: Arc<Store>,
     state: Mutex<State>,
     account_id: String,
+    /// Where an invocation no request carries a host for (EventBridge's) sends its SDK calls.
+    endpoint_host: String,
     base_dir: PathBuf,
     executor: runtime::Executor,
     s3: Arc<S3Service>,
@@ -85,6 +87,7 @@ impl LambdaService {
             store,
             state: Mutex::new(loaded),
             account_id: config.account_id.clone(),
+            endpoint_host: config.endpoint_host.clone(),
             executor: runtime::Executor::new(base_dir.clone(), logs),
             base_dir,
             s3,
