@@ -648,13 +648,7 @@ const ALIAS_UNSUPPORTED: &[(&str, &str)] = &[(
 )];
 
 fn alias_outcome(arn: String) -> ProviderOutcome {
-    let mut attributes = Map::new();
-    attributes.insert("AliasArn".into(), json!(arn));
-    ProviderOutcome {
-        physical_id: arn,
-        attributes,
-        ..Default::default()
-    }
+    identified_by("AliasArn", arn)
 }
 
 #[async_trait::async_trait]
@@ -807,13 +801,7 @@ impl Provider for PermissionProvider {
         self.core
             .add_permission(&ctx.region, &required(&props, "FunctionName")?, input)
             .map_err(|e| fail(ctx, e))?;
-        let mut attributes = Map::new();
-        attributes.insert("Id".into(), json!(id));
-        Ok(ProviderOutcome {
-            physical_id: id,
-            attributes,
-            ..Default::default()
-        })
+        Ok(identified_by("Id", id))
     }
 
     /// Every property is createOnly.
@@ -824,13 +812,7 @@ impl Provider for PermissionProvider {
         _old: &Value,
         _new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let mut attributes = Map::new();
-        attributes.insert("Id".into(), json!(physical_id));
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            attributes,
-            ..Default::default()
-        })
+        Ok(identified_by("Id", physical_id.to_string()))
     }
 
     async fn delete(
@@ -995,13 +977,7 @@ impl Provider for LayerVersionProvider {
             .publish_layer_version(&ctx.region, &layer, input)
             .map_err(|e| fail(ctx, e))?;
         let arn = format!("{}:{}", self.core.layer_arn(&ctx.region, &name), v.version);
-        let mut attributes = Map::new();
-        attributes.insert("LayerVersionArn".into(), json!(arn));
-        Ok(ProviderOutcome {
-            physical_id: arn,
-            attributes,
-            ..Default::default()
-        })
+        Ok(identified_by("LayerVersionArn", arn))
     }
 
     /// Every property is createOnly.
@@ -1012,13 +988,7 @@ impl Provider for LayerVersionProvider {
         _old: &Value,
         _new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let mut attributes = Map::new();
-        attributes.insert("LayerVersionArn".into(), json!(physical_id));
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            attributes,
-            ..Default::default()
-        })
+        Ok(identified_by("LayerVersionArn", physical_id.to_string()))
     }
 
     async fn delete(
@@ -1160,5 +1130,17 @@ impl Provider for MappingProvider {
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
             Err(e) => Err(fail(ctx, e)),
         }
+    }
+}
+
+/// An outcome whose one GetAtt attribute (`attr`) is the physical id itself, as for a
+/// permission's `Id`, a layer version's or an alias's ARN.
+fn identified_by(attr: &str, physical_id: String) -> ProviderOutcome {
+    let mut attributes = Map::new();
+    attributes.insert(attr.into(), json!(physical_id));
+    ProviderOutcome {
+        physical_id,
+        attributes,
+        ..Default::default()
     }
 }
