@@ -315,19 +315,47 @@ impl Inner {
             for r in stack.resources.values() {
                 put.execute(params![stack.stack_id, r.logical_id, to_json(r)])?;
             }
-            // Events already written are skipped: only the operation's first is new here.
-            let known: i64 = tx
-                .prepare_cached(
-                    "SELECT coalesce(max(seq), -1) FROM cfn_events WHERE stack_id = ?1",
-                )?
-                .query_row(params![stack.stack_id], |r| r.get(0))?;
-            let mut event = tx.prepare_cached(
-                "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+            write_new_events(tx, stack)
+        })?;
+        Ok(())
+    }
+
+    /// Writes a stack row, the named resources and the events not yet written: what starting
+    /// or finishing an operation changed, when it changed only those resources. Rewriting all
+    /// of them ([`Inner::save_stack_full`]) cost ~15 ms per 500 resources, twice per update.
+    pub fn save_stack_with(
+        &self,
+        stack: &StackRecord,
+        changed: &[String],
+    ) -> Result<(), EngineError> {
+        let needles = crate::mask::needles(stack, None);
+        // Masking copies the record: only for the rare stack holding a sensitive value.
+        let masked = if needles.is_empty() {
+            None
+        } else {
+            crate::mask::stack(stack)
+        };
+        let body = to_json(masked.as_ref().unwrap_or(stack));
+        let resources: Vec<(&str, String)> = changed
+            .iter()
+            .filter_map(|l| stack.resources.get(l))
+            .map(|r| {
+                let stored = crate::mask::record(r, &needles);
+                (r.logical_id.as_str(), to_json(stored.as_ref().unwrap_or(r)))
+            })
+            .collect();
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
+                params![stack.stack_id, body],
             )?;
-            for e in stack.events.iter().filter(|e| e.seq as i64 > known) {
-                event.execute(params![stack.stack_id, e.seq as i64, to_json(e)])?;
+            let mut put = tx.prepare_cached(
+                "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
+            )?;
+            for (logical, body) in &resources {
+                put.execute(params![stack.stack_id, logical, body])?;
             }
-            Ok(())
+            write_new_events(tx, stack)
         })?;
         Ok(())
     }
@@ -422,6 +450,26 @@ impl Inner {
         })?;
         Ok(())
     }
+}
+
+/// Writes the stack's events the store does not have yet (an operation's first event, written
+/// with the stack row that starts it); events are appended in sequence order.
+fn write_new_events(tx: &rusqlite::Transaction<'_>, stack: &StackRecord) -> rusqlite::Result<()> {
+    let known: i64 = tx
+        .prepare_cached("SELECT coalesce(max(seq), -1) FROM cfn_events WHERE stack_id = ?1")?
+        .query_row(params![stack.stack_id], |r| r.get(0))?;
+    let mut event = tx.prepare_cached(
+        "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
+    )?;
+    for e in stack
+        .events
+        .iter()
+        .rev()
+        .take_while(|e| e.seq as i64 > known)
+    {
+        event.execute(params![stack.stack_id, e.seq as i64, to_json(e)])?;
+    }
+    Ok(())
 }
 
 fn to_json<T: Serialize>(v: &T) -> String {

@@ -130,20 +130,23 @@ pub(crate) async fn run_create(op: Arc<Op>) {
 /// Deletes everything a failed create made, honouring DeletionPolicy (Retain keeps the
 /// resource unless RetainExceptOnCreate applies: this create made it).
 pub(crate) async fn rollback_create(op: &Arc<Op>) {
-    let Some(stack) = op.stack() else { return };
-    let targets: Vec<Target> = stack
-        .resources
-        .values()
-        .rev()
-        .map(|r| Target {
-            retain: match r.deletion_policy.as_deref() {
-                Some("RetainExceptOnCreate") => false,
-                p => is_retain(p) && !op.retain_except_on_create,
-            },
-            record: r.clone(),
-            mode: Record::Keep,
-        })
-        .collect();
+    let Some(targets) = op.with_stack(|stack| {
+        stack
+            .resources
+            .values()
+            .rev()
+            .map(|r| Target {
+                retain: match r.deletion_policy.as_deref() {
+                    Some("RetainExceptOnCreate") => false,
+                    p => is_retain(p) && !op.retain_except_on_create,
+                },
+                record: r.clone(),
+                mode: Record::Keep,
+            })
+            .collect::<Vec<Target>>()
+    }) else {
+        return;
+    };
     let failed = op.teardown(targets, true).await;
     if failed.is_empty() {
         op.set_status(StackStatus::ROLLBACK_COMPLETE, None);
@@ -157,15 +160,16 @@ pub(crate) async fn rollback_create(op: &Arc<Op>) {
 }
 
 fn failed_names(op: &Op, failed: &[String]) -> Vec<String> {
-    let Some(stack) = op.stack() else {
-        return failed.to_vec();
-    };
-    let mut names: Vec<String> = stack
-        .resources
-        .values()
-        .filter(|r| r.status.ends_with("_FAILED"))
-        .map(|r| r.logical_id.clone())
-        .collect();
+    let mut names: Vec<String> = op
+        .with_stack(|stack| {
+            stack
+                .resources
+                .values()
+                .filter(|r| r.status.ends_with("_FAILED"))
+                .map(|r| r.logical_id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     if names.is_empty() {
         names = failed.to_vec();
     }
@@ -174,19 +178,22 @@ fn failed_names(op: &Op, failed: &[String]) -> Vec<String> {
 
 /// Deletes the stack's resources and completes the deletion (DeleteStack, OnFailure=DELETE).
 pub(crate) async fn delete_resources(op: &Arc<Op>, during_create: bool) {
-    let Some(stack) = op.stack() else { return };
-    let targets: Vec<Target> = stack
-        .resources
-        .values()
-        .map(|r| Target {
-            retain: match r.deletion_policy.as_deref() {
-                Some("RetainExceptOnCreate") => !during_create,
-                p => is_retain(p) && !(during_create && op.retain_except_on_create),
-            },
-            record: r.clone(),
-            mode: Record::Keep,
-        })
-        .collect();
+    let Some(targets) = op.with_stack(|stack| {
+        stack
+            .resources
+            .values()
+            .map(|r| Target {
+                retain: match r.deletion_policy.as_deref() {
+                    Some("RetainExceptOnCreate") => !during_create,
+                    p => is_retain(p) && !(during_create && op.retain_except_on_create),
+                },
+                record: r.clone(),
+                mode: Record::Keep,
+            })
+            .collect::<Vec<Target>>()
+    }) else {
+        return;
+    };
     let failed = op.teardown(targets, false).await;
     if !failed.is_empty() {
         let names = failed_names(op, &failed);
@@ -287,13 +294,12 @@ pub(crate) async fn run_update(op: Arc<Op>) {
     let reason = if op.cancelled() {
         Some("Stack update cancelled".to_string())
     } else if !failed.is_empty() {
-        let stack = op.stack();
         let (mut created, mut updated) = (Vec::new(), Vec::new());
         for f in failed {
-            let was_new = stack
-                .as_ref()
-                .and_then(|s| s.resources.get(&f))
-                .is_some_and(|r| r.status == "CREATE_FAILED");
+            let was_new = op
+                .with_stack(|s| s.resources.get(&f).map(|r| r.status == "CREATE_FAILED"))
+                .flatten()
+                .unwrap_or(false);
             if was_new {
                 created.push(f)
             } else {
@@ -319,11 +325,15 @@ pub(crate) async fn run_update(op: Arc<Op>) {
                 let mut st = op.inner.lock();
                 if let Some(stack) = st.stacks.get_mut(&op.stack_id) {
                     stack.previous = None;
+                    let mut changed = Vec::new();
                     for r in stack.resources.values_mut() {
-                        r.replaced = None;
-                        r.created_by_op = false;
+                        if r.replaced.is_some() || r.created_by_op {
+                            r.replaced = None;
+                            r.created_by_op = false;
+                            changed.push(r.logical_id.clone());
+                        }
                     }
-                    op.persist(op.inner.save_stack_full(stack));
+                    op.persist(op.inner.save_stack_with(stack, &changed));
                 }
             }
             op.set_status(StackStatus::UPDATE_COMPLETE, None);
@@ -341,37 +351,41 @@ pub(crate) async fn run_update(op: Arc<Op>) {
 /// The cleanup phase of a successful update: deletes resources the template dropped and the
 /// physical resources replacements superseded. Failures are reported and do not fail the update.
 async fn cleanup_update(op: &Arc<Op>) {
-    let Some(stack) = op.stack() else { return };
     let live: HashSet<String> = op
         .prepared
         .as_ref()
         .map(|p| p.live.iter().cloned().collect())
         .unwrap_or_default();
-    let mut targets: Vec<Target> = stack
-        .orphans
-        .iter()
-        .map(|o| Target {
-            record: o.clone(),
-            retain: is_retain(o.update_replace_policy.as_deref()),
-            mode: Record::Detached,
-        })
-        .collect();
-    for r in stack.resources.values().rev() {
-        if let Some(old) = &r.replaced {
-            targets.push(Target {
-                record: (**old).clone(),
-                retain: is_retain(r.update_replace_policy.as_deref()),
+    let Some(targets) = op.with_stack(|stack| {
+        let mut targets: Vec<Target> = stack
+            .orphans
+            .iter()
+            .map(|o| Target {
+                record: o.clone(),
+                retain: is_retain(o.update_replace_policy.as_deref()),
                 mode: Record::Detached,
-            });
+            })
+            .collect();
+        for r in stack.resources.values().rev() {
+            if let Some(old) = &r.replaced {
+                targets.push(Target {
+                    record: (**old).clone(),
+                    retain: is_retain(r.update_replace_policy.as_deref()),
+                    mode: Record::Detached,
+                });
+            }
+            if !live.contains(&r.logical_id) {
+                targets.push(Target {
+                    record: r.clone(),
+                    retain: is_retain(r.deletion_policy.as_deref()),
+                    mode: Record::Remove,
+                });
+            }
         }
-        if !live.contains(&r.logical_id) {
-            targets.push(Target {
-                record: r.clone(),
-                retain: is_retain(r.deletion_policy.as_deref()),
-                mode: Record::Remove,
-            });
-        }
-    }
+        targets
+    }) else {
+        return;
+    };
     let failed = op.teardown(targets, true).await;
     {
         let mut st = op.inner.lock();
@@ -392,8 +406,10 @@ async fn cleanup_update(op: &Arc<Op>) {
 /// resources updated in place, retires replacements and deletes what the update created.
 /// `skip` names resources (of this stack) to leave untouched and record as rolled back.
 pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
-    let Some(stack) = op.stack() else { return };
-    let Some(prev) = stack.previous.clone() else {
+    let Some((prev, orphans)) = op.with_stack(|s| (s.previous.clone(), s.orphans.clone())) else {
+        return;
+    };
+    let Some(prev) = prev else {
         op.set_status(StackStatus::UPDATE_ROLLBACK_COMPLETE, None);
         return;
     };
@@ -412,7 +428,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
         }
     }
     let mut failures = Vec::new();
-    let mut retire: Vec<ResourceRecord> = stack.orphans.clone();
+    let mut retire: Vec<ResourceRecord> = orphans;
     for (logical, p) in &prev.resources {
         let Some(cur) = op.record(logical) else {
             op.put(restored(p), None).await;
@@ -510,7 +526,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             mode: Record::Detached,
         })
         .collect();
-    let current = op.stack().map(|s| s.resources).unwrap_or_default();
+    let current = op.with_stack(|s| s.resources.clone()).unwrap_or_default();
     for r in current.values().rev() {
         if prev.resources.contains_key(&r.logical_id) {
             continue;

@@ -490,12 +490,14 @@ impl Op {
         };
         let live: std::collections::HashSet<&String> = prepared.live.iter().collect();
         let dropped: Vec<ResourceRecord> = self
-            .stack()
-            .map(|s| s.resources.into_values().collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|r: &ResourceRecord| !live.contains(&r.logical_id))
-            .collect();
+            .with_stack(|s| {
+                s.resources
+                    .values()
+                    .filter(|r| !live.contains(&r.logical_id))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut denied = Vec::new();
         for mut rec in dropped {
             let verdict = crate::ops::policy::check(
@@ -519,8 +521,11 @@ impl Op {
         *self.abort.borrow()
     }
 
-    pub fn stack(&self) -> Option<StackRecord> {
-        self.inner.lock().stacks.get(&self.stack_id).cloned()
+    /// Runs `f` on the stack's record under the state lock, for what a flow needs of it: a
+    /// clone of the whole record copies every event of the stack's history and every
+    /// resource's properties (~10 ms for 500 resources), several times per operation.
+    pub(crate) fn with_stack<R>(&self, f: impl FnOnce(&StackRecord) -> R) -> Option<R> {
+        self.inner.lock().stacks.get(&self.stack_id).map(f)
     }
 
     /// Dependencies of the template's live resources.

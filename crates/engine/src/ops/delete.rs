@@ -103,7 +103,7 @@ pub(crate) fn start_delete(
             }
         }
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
-        engine.inner.save_stack_full(s)?;
+        engine.inner.save_stack_with(s, &input.retain_resources)?;
         (stack_id, stack_name, blocked.map(|reason| (prior, reason)))
     };
     let op = OpRecord {

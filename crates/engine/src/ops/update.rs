@@ -54,7 +54,15 @@ pub(crate) async fn start_update(
         if !allowed {
             return Err(cannot_update(stack));
         }
-        stack.clone()
+        Head {
+            stack_id: stack.stack_id.clone(),
+            stack_name: stack.stack_name.clone(),
+            template_body: stack.template_body.clone(),
+            parameters: stack.parameters.clone(),
+            tags: stack.tags.clone(),
+            notification_arns: stack.notification_arns.clone(),
+            status: stack.status,
+        }
     };
     let text = if let Some(text) = template {
         text
@@ -170,11 +178,13 @@ pub(crate) async fn start_update(
         s.status = StackStatus::UPDATE_IN_PROGRESS;
         s.status_reason = Some("User Initiated".into());
         s.op = op_record.clone();
-        for r in s.resources.values_mut() {
+        let mut changed = Vec::new();
+        for r in s.resources.values_mut().filter(|r| r.created_by_op) {
             r.created_by_op = false;
+            changed.push(r.logical_id.clone());
         }
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
-        engine.inner.save_stack_full(s)?;
+        engine.inner.save_stack_with(s, &changed)?;
     }
     let running = launch(
         engine,
@@ -186,4 +196,16 @@ pub(crate) async fn start_update(
         |op| Box::pin(exec::run_update(op)),
     );
     Ok((stack.stack_id, Some(running)))
+}
+
+/// What an update reads of the stack before it starts: not a clone of the whole record, which
+/// copies every event of the stack's history and every resource.
+struct Head {
+    stack_id: String,
+    stack_name: String,
+    template_body: String,
+    parameters: Vec<crate::state::StoredParam>,
+    tags: Vec<(String, String)>,
+    notification_arns: Vec<String>,
+    status: StackStatus,
 }
