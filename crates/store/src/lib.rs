@@ -108,6 +108,9 @@ struct Queue {
     jobs: Vec<Job>,
     /// A committer is running: it takes what is queued before it stops.
     running: bool,
+    /// The store is being dropped: the committer stops once the queue is empty, without
+    /// waiting for a lull (closing the connection checkpoints anyway).
+    closing: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -396,6 +399,8 @@ impl Drop for Store {
     /// lock) until it has answered every queued write.
     fn drop(&mut self) {
         let mut q = lock(&self.group.queue);
+        q.closing = true;
+        self.group.arrived.notify_all();
         while q.running {
             q = self.group.idle.wait(q).unwrap_or_else(|p| p.into_inner());
         }
@@ -411,11 +416,12 @@ fn commit_loop(conn: &Mutex<Connection>, group: &Group) {
         {
             let mut q = lock(&group.queue);
             if q.jobs.is_empty()
+                && !q.closing
                 && group.unchecked.load(Ordering::Relaxed) >= IDLE_CHECKPOINT_WRITES
             {
                 let (woken, wait) = group
                     .arrived
-                    .wait_timeout_while(q, LULL, |q| q.jobs.is_empty())
+                    .wait_timeout_while(q, LULL, |q| q.jobs.is_empty() && !q.closing)
                     .unwrap_or_else(|p| p.into_inner());
                 q = woken;
                 if wait.timed_out() {
