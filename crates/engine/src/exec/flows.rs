@@ -389,7 +389,11 @@ async fn cleanup_update(op: &Arc<Op>) {
     let failed = op.teardown(targets, true).await;
     {
         let mut st = op.inner.lock();
-        if let Some(s) = st.stacks.get_mut(&op.stack_id) {
+        // Only when there were some: the row carries the previous generation (every resource
+        // again), a few milliseconds to write for a large stack, for nothing.
+        if let Some(s) = st.stacks.get_mut(&op.stack_id)
+            && !s.orphans.is_empty()
+        {
             s.orphans.clear();
             op.persist(op.inner.save_stack(s));
         }
