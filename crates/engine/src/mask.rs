@@ -35,7 +35,10 @@ pub(crate) fn secret_names(outcome: &crate::ProviderOutcome) -> Vec<String> {
 /// Empty for almost every stack, which makes masking free for them.
 pub(crate) fn needles(stack: &StackRecord, extra: Option<&ResourceRecord>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let records = stack.resources.values().chain(extra);
+    // The previous generation an update keeps may hold values the current one no longer has
+    // (a replaced resource's).
+    let previous = stack.previous.iter().flat_map(|g| g.resources.values());
+    let records = stack.resources.values().chain(previous).chain(extra);
     for r in records {
         for name in &r.secret_attributes {
             if let Some(v) = r.attributes.get(name) {
@@ -138,6 +141,16 @@ pub(crate) fn stack(s: &StackRecord) -> Option<StackRecord> {
         .iter()
         .map(|(k, r)| (k.clone(), record(r, &needles).unwrap_or_else(|| r.clone())))
         .collect();
+    if let Some(g) = out.previous.as_mut() {
+        for o in &mut g.outputs {
+            o.value = text(&o.value, &needles);
+        }
+        for r in g.resources.values_mut() {
+            if let Some(masked) = record(r, &needles) {
+                *r = masked;
+            }
+        }
+    }
     Some(out)
 }
 

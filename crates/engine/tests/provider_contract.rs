@@ -269,6 +269,85 @@ async fn no_echo_values_reach_dependents_in_clear_and_are_masked_on_disk() {
     );
 }
 
+/// An update keeps the stack's previous generation (template, outputs, every resource) on the
+/// stack's row until it ends; a failed update with rollback disabled keeps it there. Its
+/// sensitive values are masked like the current generation's, and a rollback after a restart,
+/// which then only has the mask, refuses to send it.
+#[tokio::test]
+async fn the_previous_generation_kept_by_an_update_is_masked_on_disk() {
+    let store = Arc::new(Store::in_memory().unwrap());
+    let fake = Arc::new(support::Fake::default());
+    let narrow = Arc::new(NarrowProvider::default());
+    let e = engine(store.clone(), &fake, &narrow);
+    create(&e, "p", secret_template("1")).await;
+    // User is updated in place (with the clear value), then Bad fails the update.
+    let failing = template(
+        json!({
+            "S": {"Type": SECRET},
+            "User": {"Type": FAKE, "Properties": {
+                "Name": "user", "Secret": {"Fn::Join": ["", ["pw=", {"Fn::GetAtt": ["S", "Password"]}]]},
+                "Other": "2",
+                "Plain": {"Fn::GetAtt": ["S", "Name"]}}},
+            "Bad": {"Type": FAKE, "DependsOn": "User", "Properties": {"Name": "bad", "Fail": true}}
+        }),
+        json!({"Pw": {"Value": {"Fn::GetAtt": ["S", "Password"]}}}),
+    );
+    let c = caller("req2");
+    let id = e
+        .update_stack(
+            &c,
+            UpdateStackInput {
+                stack_name: "p".into(),
+                template_body: Some(failing),
+                disable_rollback: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    e.wait_for_stack(&id).await;
+    assert_eq!(
+        status(&e, "p").await.stack_status,
+        StackStatus::UPDATE_FAILED
+    );
+    assert_eq!(fake.props("user").unwrap()["Other"], json!("2"));
+    let text = stored_text(&store);
+    assert!(
+        text.contains("\"previous\":{"),
+        "the failed update keeps the previous generation"
+    );
+    assert!(!text.contains(PASSWORD), "the secret was written down");
+
+    // Restarted, the engine has only the mask of the previous generation's value.
+    let e = engine(store.clone(), &fake, &narrow);
+    let c = caller("req3");
+    e.rollback_stack(
+        &c,
+        RollbackStackInput {
+            stack_name: "p".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    e.wait_for_stack(&id).await;
+    let after = status(&e, "p").await;
+    assert_eq!(after.stack_status, StackStatus::UPDATE_ROLLBACK_FAILED);
+    assert!(
+        after
+            .stack_status_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("User")),
+        "{after:?}"
+    );
+    assert_eq!(
+        fake.props("user").unwrap()["Secret"],
+        json!(format!("pw={PASSWORD}")),
+        "the mask was never sent"
+    );
+}
+
 #[tokio::test]
 async fn effective_properties_are_recorded_and_compared_canonically() {
     let store = Arc::new(Store::in_memory().unwrap());

@@ -469,6 +469,10 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
                     status_reason: p.status_reason.clone(),
                     ..Default::default()
                 })
+            } else if op.carries_mask(&p.properties) {
+                // The previous generation was recorded masked (a process restarted since):
+                // its clear value is unknown, and the mask is never sent.
+                Err(crate::mask::refusal(logical))
             } else {
                 op.provider_update(
                     &cur.resource_type,

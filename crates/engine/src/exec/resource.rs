@@ -108,7 +108,7 @@ impl Op {
     }
 
     /// Whether resolved properties need a value the stack holds only as the NoEcho mask.
-    fn carries_mask(&self, properties: &Value) -> bool {
+    pub(super) fn carries_mask(&self, properties: &Value) -> bool {
         self.inner
             .lock()
             .stacks
