@@ -179,6 +179,31 @@ async fn create(e: &Engine, name: &str, body: String) {
     e.wait_for_stack(&id).await;
 }
 
+/// Updates a stack to `body` and waits for the update to end; the stack's id.
+async fn update(
+    e: &Engine,
+    c: &Caller,
+    name: &str,
+    body: String,
+    disable_rollback: bool,
+) -> String {
+    let id = e
+        .update_stack(
+            c,
+            UpdateStackInput {
+                stack_name: name.into(),
+                template_body: Some(body),
+                disable_rollback: disable_rollback.then_some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    e.wait_for_stack(&id).await;
+    id
+}
+
 async fn status(e: &Engine, name: &str) -> StackView {
     e.describe_stacks(
         &caller("req"),
@@ -228,19 +253,7 @@ async fn no_echo_values_reach_dependents_in_clear_and_are_masked_on_disk() {
     assert_eq!(status(&e, "s").await.outputs[0].value, "***");
     // ...but a change that would resend the masked value refuses instead of sending `***`.
     let c = caller("req2");
-    let id = e
-        .update_stack(
-            &c,
-            UpdateStackInput {
-                stack_name: "s".into(),
-                template_body: Some(secret_template("2")),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap()
-        .stack_id;
-    e.wait_for_stack(&id).await;
+    update(&e, &c, "s", secret_template("2"), false).await;
     let after = status(&e, "s").await;
     assert_eq!(after.stack_status, StackStatus::UPDATE_ROLLBACK_COMPLETE);
     let events = e
@@ -293,20 +306,7 @@ async fn the_previous_generation_kept_by_an_update_is_masked_on_disk() {
         json!({"Pw": {"Value": {"Fn::GetAtt": ["S", "Password"]}}}),
     );
     let c = caller("req2");
-    let id = e
-        .update_stack(
-            &c,
-            UpdateStackInput {
-                stack_name: "p".into(),
-                template_body: Some(failing),
-                disable_rollback: Some(true),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap()
-        .stack_id;
-    e.wait_for_stack(&id).await;
+    let id = update(&e, &c, "p", failing, true).await;
     assert_eq!(
         status(&e, "p").await.stack_status,
         StackStatus::UPDATE_FAILED
@@ -376,19 +376,7 @@ async fn effective_properties_are_recorded_and_compared_canonically() {
         .unwrap();
     assert!(diff.is_empty(), "{diff:?}");
     let changed = body.replace("dropped", "also-dropped");
-    let id = e
-        .update_stack(
-            &c,
-            UpdateStackInput {
-                stack_name: "n".into(),
-                template_body: Some(changed),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap()
-        .stack_id;
-    e.wait_for_stack(&id).await;
+    update(&e, &c, "n", changed, false).await;
     assert_eq!(
         *narrow.updates.lock().unwrap(),
         0,
