@@ -177,12 +177,6 @@ class CumuloServer:
     def aws(self, *args, check=True, region="us-east-1"):
         """Runs the AWS CLI against this server; returns parsed JSON output (or text)."""
         env = {**os.environ, **CREDS, "AWS_DEFAULT_REGION": region}
-        deploy = None
-        if args[:2] == ("cloudformation", "deploy") and "--stack-name" in args:
-            deploy = (self.endpoint, args[args.index("--stack-name") + 1])
-            wait = _DEPLOY_SECONDS.get(deploy, 0) + 1 - time.time()
-            if wait > 0:
-                time.sleep(wait)
         proc = subprocess.run(
             ["aws", "--endpoint-url", self.endpoint, "--output", "json", *args],
             capture_output=True,
@@ -190,21 +184,12 @@ class CumuloServer:
             env=env,
             timeout=120,
         )
-        if deploy:
-            _DEPLOY_SECONDS[deploy] = int(time.time())
         if check and proc.returncode != 0:
             raise AssertionError(f"aws {' '.join(args)} failed: {proc.stderr}")
         if not check:
             return proc
         out = proc.stdout.strip()
         return json.loads(out) if out.startswith(("{", "[")) else out
-
-
-# `aws cloudformation deploy` names its change set `awscli-cloudformation-package-deploy-<epoch
-# second>`, and an executed change set keeps its name: a second deploy of the same stack within
-# the same second is refused with AlreadyExistsException, by AWS as by cumulo. A deploy against
-# cumulo can finish within a second, so a redeploy of a stack waits for the next second.
-_DEPLOY_SECONDS = {}
 
 
 @pytest.fixture(scope="session")

@@ -425,11 +425,28 @@ def test_change_sets_create_and_update(cfn, sqs, ssm):
         cfn.describe_change_set(StackName=p, ChangeSetName="third")
     assert e.value.response["Error"]["Code"] == "ChangeSetNotFound"
 
+    # A change set not yet executed holds its name.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_change_set(StackName=p, ChangeSetName="second", TemplateBody=v3)
+    assert e.value.response["Error"]["Code"] == "AlreadyExistsException"
+
     cfn.execute_change_set(StackName=p, ChangeSetName="second")
     cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
     assert stack(cfn, p)["RoleARN"] == role2
     assert queue_attrs(sqs, sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"])["DelaySeconds"] == "5"
     assert ssm.get_parameter(Name=f"/{p}")["Parameter"]["Value"] == "x"
+
+    # An executed one gives its name up, as on AWS (the AWS CLI's deploy names change sets after
+    # the current second, so two quick deploys reuse a name).
+    v4 = v2.replace('"DelaySeconds": 5', '"DelaySeconds": 6')
+    again = cfn.create_change_set(StackName=p, ChangeSetName="second", TemplateBody=v4)
+    cfn.get_waiter("change_set_create_complete").wait(StackName=p, ChangeSetName="second", WaiterConfig=WAIT)
+    d = cfn.describe_change_set(StackName=p, ChangeSetName="second")
+    assert d["ChangeSetId"] == again["Id"] and d["ExecutionStatus"] == "AVAILABLE"
+    assert [c["ResourceChange"]["LogicalResourceId"] for c in d["Changes"]] == ["Q"]
+    cfn.execute_change_set(StackName=p, ChangeSetName="second")
+    cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert queue_attrs(sqs, sqs.get_queue_url(QueueName=f"{p}-q")["QueueUrl"])["DelaySeconds"] == "6"
     delete(cfn, p)
 
 

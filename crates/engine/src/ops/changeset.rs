@@ -112,11 +112,7 @@ pub async fn create_change_set(
     };
     if let Some(s) = &existing {
         let st = engine.inner.lock();
-        if st
-            .change_sets
-            .values()
-            .any(|c| c.stack_id == s.stack_id && c.change_set_name == input.change_set_name)
-        {
+        if name_taken(&st, &s.stack_id, &input.change_set_name) {
             return Err(EngineError::already_exists(format!(
                 "ChangeSet [{}] already exists",
                 input.change_set_name
@@ -214,15 +210,22 @@ pub async fn create_change_set(
     };
     let mut st = engine.inner.lock();
     // Checked again under the lock that inserts: a concurrent call may have won the name.
-    if st
-        .change_sets
-        .values()
-        .any(|c| c.stack_id == stack_id && c.change_set_name == input.change_set_name)
-    {
+    if name_taken(&st, &stack_id, &input.change_set_name) {
         return Err(EngineError::already_exists(format!(
             "ChangeSet [{}] already exists",
             input.change_set_name
         )));
+    }
+    // An executed change set of that name gives it up to the new one.
+    let executed: Vec<String> = st
+        .change_sets
+        .values()
+        .filter(|c| c.stack_id == stack_id && c.change_set_name == input.change_set_name)
+        .map(|c| c.change_set_id.clone())
+        .collect();
+    for id in executed {
+        engine.inner.remove_change_set(&id)?;
+        st.change_sets.shift_remove(&id);
     }
     if existing.is_none() {
         // The REVIEW_IN_PROGRESS placeholder a CREATE change set makes.
@@ -567,5 +570,19 @@ pub fn list_change_sets(
     Ok(ListChangeSetsOutput {
         summaries,
         next_token,
+    })
+}
+
+/// Whether the stack has a change set of that name that has not been executed. AWS lets a new
+/// change set take the name of an executed one (the AWS CLI's `deploy` names change sets after
+/// the current second, so two quick deploys reuse a name; so do tools with a fixed name).
+fn name_taken(st: &crate::state::State, stack_id: &str, name: &str) -> bool {
+    st.change_sets.values().any(|c| {
+        c.stack_id == stack_id
+            && c.change_set_name == name
+            && !matches!(
+                c.execution_status.as_str(),
+                "EXECUTE_COMPLETE" | "EXECUTE_FAILED" | "OBSOLETE"
+            )
     })
 }
