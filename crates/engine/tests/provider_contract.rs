@@ -150,14 +150,23 @@ fn stored_text(store: &Store) -> String {
 }
 
 fn secret_template(extra: &str) -> String {
+    secret_template_with(extra, json!({}))
+}
+
+/// The secret and its dependent `User`, plus `more` resources.
+fn secret_template_with(extra: &str, more: Value) -> String {
+    let mut resources = json!({
+        "S": {"Type": SECRET},
+        "User": {"Type": FAKE, "Properties": {
+            "Name": "user", "Secret": {"Fn::Join": ["", ["pw=", {"Fn::GetAtt": ["S", "Password"]}]]},
+            "Other": extra,
+            "Plain": {"Fn::GetAtt": ["S", "Name"]}}}
+    });
+    if let (Some(all), Some(more)) = (resources.as_object_mut(), more.as_object()) {
+        all.extend(more.clone());
+    }
     template(
-        json!({
-            "S": {"Type": SECRET},
-            "User": {"Type": FAKE, "Properties": {
-                "Name": "user", "Secret": {"Fn::Join": ["", ["pw=", {"Fn::GetAtt": ["S", "Password"]}]]},
-                "Other": extra,
-                "Plain": {"Fn::GetAtt": ["S", "Name"]}}}
-        }),
+        resources,
         json!({"Pw": {"Value": {"Fn::GetAtt": ["S", "Password"]}}}),
     )
 }
@@ -294,16 +303,9 @@ async fn the_previous_generation_kept_by_an_update_is_masked_on_disk() {
     let e = engine(store.clone(), &fake, &narrow);
     create(&e, "p", secret_template("1")).await;
     // User is updated in place (with the clear value), then Bad fails the update.
-    let failing = template(
-        json!({
-            "S": {"Type": SECRET},
-            "User": {"Type": FAKE, "Properties": {
-                "Name": "user", "Secret": {"Fn::Join": ["", ["pw=", {"Fn::GetAtt": ["S", "Password"]}]]},
-                "Other": "2",
-                "Plain": {"Fn::GetAtt": ["S", "Name"]}}},
-            "Bad": {"Type": FAKE, "DependsOn": "User", "Properties": {"Name": "bad", "Fail": true}}
-        }),
-        json!({"Pw": {"Value": {"Fn::GetAtt": ["S", "Password"]}}}),
+    let failing = secret_template_with(
+        "2",
+        json!({"Bad": {"Type": FAKE, "DependsOn": "User", "Properties": {"Name": "bad", "Fail": true}}}),
     );
     let c = caller("req2");
     let id = update(&e, &c, "p", failing, true).await;
