@@ -3,6 +3,7 @@ ResourcePolicy and SecretTargetAttachment, and `{{resolve:secretsmanager:...}}` 
 each stack created, updated in place, replaced where a createOnly property changes and deleted,
 checked through KMS's and Secrets Manager's own APIs after every phase."""
 import json
+import time
 import uuid
 
 import botocore.exceptions
@@ -280,3 +281,57 @@ def test_secretsmanager_dynamic_references(cfn, sm, ssm):
         with pytest.raises(botocore.exceptions.WaiterError):
             cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig=WAIT)
         assert words in failure_reason(cfn, name, "P")
+
+
+NO_ECHO_TEMPLATE = """
+Parameters:
+  DbPassword:
+    Type: String
+    NoEcho: true
+  Env:
+    Type: String
+Resources:
+  Creds:
+    Type: AWS::SecretsManager::Secret
+    Properties:
+      Name: !Sub app-${Env}/db
+      SecretString: !Sub '{"password":"${DbPassword}"}'
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub app-${Env}-queue
+"""
+
+
+def test_no_echo_parameter_never_reaches_disk_and_survives_kill_9(fresh_server, tmp_path):
+    """A NoEcho parameter (a database password) deployed with `aws cloudformation deploy`:
+    DescribeStacks masks it, nothing in the data directory holds it in clear (the stack, change
+    set, resource and event rows that carry it are sealed), and after `kill -9` a redeploy that
+    leaves it out (the CLI sends UsePreviousValue) still has the value."""
+    fresh_server.start()
+    password = f"pw-{uuid.uuid4().hex}"
+    path = tmp_path / "db.yaml"
+    path.write_text(NO_ECHO_TEMPLATE)
+    fresh_server.aws("cloudformation", "deploy", "--stack-name", "noecho", "--template-file", str(path),
+                     "--parameter-overrides", f"DbPassword={password}", "Env=dev")
+    cfn = fresh_server.client("cloudformation")
+    sm = fresh_server.client("secretsmanager")
+    params = {p["ParameterKey"]: p["ParameterValue"] for p in stack(cfn, "noecho")["Parameters"]}
+    assert params == {"DbPassword": "****", "Env": "dev"}
+    assert json.loads(sm.get_secret_value(SecretId="app-dev/db")["SecretString"]) == {"password": password}
+
+    def files_holding_it():
+        return [f.name for f in fresh_server.data_dir.iterdir() if password.encode() in f.read_bytes()]
+
+    assert files_holding_it() == []
+    fresh_server.kill9()
+    fresh_server.start()
+    assert files_holding_it() == []
+    # A redeploy that changes the secret's name replaces it with the password it had.
+    time.sleep(1.0)  # the CLI names its change set after the second
+    fresh_server.aws("cloudformation", "deploy", "--stack-name", "noecho", "--template-file", str(path),
+                     "--parameter-overrides", "Env=prod")
+    assert stack(cfn, "noecho")["StackStatus"] == "UPDATE_COMPLETE"
+    assert json.loads(sm.get_secret_value(SecretId="app-prod/db")["SecretString"]) == {"password": password}
+    fresh_server.kill9()
+    assert files_holding_it() == []

@@ -4,7 +4,9 @@
 //!
 //! Invariants: a provider is the only thing that changes a service's state, and it does so
 //! through that service's typed operations; the engine stores the literal template text
-//! (dynamic references unresolved) and never persists a resolved dynamic-reference value.
+//! (dynamic references unresolved) and never persists a resolved dynamic-reference value;
+//! a NoEcho parameter's value reaches the store only sealed under the master key (`seal`),
+//! a NoEcho attribute's only as a mask (`mask`).
 //!
 //! Shape: [`Engine`] operations validate and commit synchronously (errors are AWS's), then run
 //! in a background task (`exec`): resources are provisioned as a DAG, each starting as soon as
@@ -35,6 +37,7 @@ mod ops;
 pub mod provider;
 mod resolve;
 mod schema;
+mod seal;
 mod state;
 pub mod status;
 pub mod world;

@@ -7,8 +7,8 @@ use crate::error::EngineError;
 use crate::provider::ProviderRegistry;
 use crate::status::StackStatus;
 use crate::world::World;
-use cumulo_store::Store;
 use cumulo_store::rusqlite::{self, params};
+use cumulo_store::{MasterKey, Store};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -246,6 +246,10 @@ pub(crate) struct Inner {
     pub config: EngineConfig,
     pub state: Mutex<State>,
     pub running: Mutex<HashMap<String, Running>>,
+    /// Per stack, the forms of its NoEcho parameter values ([`crate::seal`]), noted whenever
+    /// its row is written (the only way its parameters change), for the resource and event rows
+    /// written by id alone. A lock of its own, never held with `state`.
+    pub needles: Mutex<HashMap<String, Arc<[String]>>>,
 }
 
 /// Why an interrupted operation failed (documented: the engine cannot resume a provider call it
@@ -263,6 +267,11 @@ impl Inner {
         store.migrate("cfn", MIGRATIONS)?;
         let mut state = load(&store)?;
         recover(&store, &mut state)?;
+        let needles = state
+            .stacks
+            .values()
+            .map(|s| (s.stack_id.clone(), stack_needles(s)))
+            .collect();
         let mut registry = registry;
         let inner = Arc::new_cyclic(|weak| {
             crate::builtin::register(&mut registry, weak.clone());
@@ -273,6 +282,7 @@ impl Inner {
                 config,
                 state: Mutex::new(state),
                 running: Mutex::new(HashMap::new()),
+                needles: Mutex::new(needles),
             }
         });
         Ok(Engine { inner })
@@ -282,10 +292,36 @@ impl Inner {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The needles noted for a stack (see [`Inner::needles`]).
+    fn needles_of(&self, stack_id: &str) -> Arc<[String]> {
+        let map = self.needles.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(stack_id).cloned().unwrap_or_else(|| Arc::from([]))
+    }
+
+    /// Notes the stack's needles, for what is written by id later, and returns them.
+    fn note_needles(&self, stack: &StackRecord) -> Arc<[String]> {
+        let needles = stack_needles(stack);
+        let mut map = self.needles.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(stack.stack_id.clone(), needles.clone());
+        needles
+    }
+
+    /// The stored body of a resource or event row of `stack_id`.
+    fn row_body<T: Serialize>(&self, stack_id: &str, needles: &[String], row: &T) -> String {
+        crate::seal::seal(self.store.master_key(), stack_id, needles, to_json(row))
+    }
+
+    /// The stored body of a stack row (already masked): sealed when it holds a NoEcho
+    /// parameter value.
+    fn stack_body(&self, stack: &StackRecord) -> String {
+        stack_body(self.store.master_key(), stack)
+    }
+
     /// Writes a stack's own row (not its resources or events).
     pub fn save_stack(&self, stack: &StackRecord) -> Result<(), EngineError> {
+        self.note_needles(stack);
         let masked = crate::mask::stack(stack);
-        let body = to_json(masked.as_ref().unwrap_or(stack));
+        let body = self.stack_body(masked.as_ref().unwrap_or(stack));
         self.store.write(|tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
@@ -297,9 +333,17 @@ impl Inner {
 
     /// Writes a stack row with all its resources (start and end of operations).
     pub fn save_stack_full(&self, stack: &StackRecord) -> Result<(), EngineError> {
+        let needles = self.note_needles(stack);
         let masked = crate::mask::stack(stack);
         let stack = masked.as_ref().unwrap_or(stack);
-        let body = to_json(stack);
+        let body = self.stack_body(stack);
+        let id = stack.stack_id.as_str();
+        let resources: Vec<String> = stack
+            .resources
+            .values()
+            .map(|r| self.row_body(id, &needles, r))
+            .collect();
+        let events = |e: &EventRecord| self.row_body(id, &needles, e);
         self.store.write(|tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
@@ -312,10 +356,10 @@ impl Inner {
             let mut put = tx.prepare_cached(
                 "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3)",
             )?;
-            for r in stack.resources.values() {
-                put.execute(params![stack.stack_id, r.logical_id, to_json(r)])?;
+            for (r, body) in stack.resources.values().zip(&resources) {
+                put.execute(params![stack.stack_id, r.logical_id, body])?;
             }
-            write_new_events(tx, stack)
+            write_new_events(tx, stack, &events)
         })?;
         Ok(())
     }
@@ -328,6 +372,8 @@ impl Inner {
         stack: &StackRecord,
         changed: &[String],
     ) -> Result<(), EngineError> {
+        let sealing = self.note_needles(stack);
+        let id = stack.stack_id.as_str();
         let needles = crate::mask::needles(stack, None);
         // Masking copies the record: only for the rare stack holding a sensitive value.
         let masked = if needles.is_empty() {
@@ -335,15 +381,17 @@ impl Inner {
         } else {
             crate::mask::stack(stack)
         };
-        let body = to_json(masked.as_ref().unwrap_or(stack));
+        let body = self.stack_body(masked.as_ref().unwrap_or(stack));
         let resources: Vec<(&str, String)> = changed
             .iter()
             .filter_map(|l| stack.resources.get(l))
             .map(|r| {
                 let stored = crate::mask::record(r, &needles);
-                (r.logical_id.as_str(), to_json(stored.as_ref().unwrap_or(r)))
+                let body = self.row_body(id, &sealing, stored.as_ref().unwrap_or(r));
+                (r.logical_id.as_str(), body)
             })
             .collect();
+        let events = |e: &EventRecord| self.row_body(id, &sealing, e);
         self.store.write(|tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
@@ -355,7 +403,7 @@ impl Inner {
             for (logical, body) in &resources {
                 put.execute(params![stack.stack_id, logical, body])?;
             }
-            write_new_events(tx, stack)
+            write_new_events(tx, stack, &events)
         })?;
         Ok(())
     }
@@ -368,11 +416,14 @@ impl Inner {
         removed: Option<&str>,
         event: Option<&EventRecord>,
     ) -> Result<(), EngineError> {
+        let needles = self.needles_of(stack_id);
+        let resource = resource.map(|r| (r, self.row_body(stack_id, &needles, r)));
+        let event = event.map(|e| (e, self.row_body(stack_id, &needles, e)));
         self.store.write(|tx| {
-            if let Some(r) = resource {
+            if let Some((r, body)) = &resource {
                 tx.execute(
                     "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
-                    params![stack_id, r.logical_id, to_json(r)],
+                    params![stack_id, r.logical_id, body],
                 )?;
             }
             if let Some(logical) = removed {
@@ -381,10 +432,10 @@ impl Inner {
                     params![stack_id, logical],
                 )?;
             }
-            if let Some(e) = event {
+            if let Some((e, body)) = &event {
                 tx.execute(
                     "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
-                    params![stack_id, e.seq as i64, to_json(e)],
+                    params![stack_id, e.seq as i64, body],
                 )?;
             }
             Ok(())
@@ -402,10 +453,12 @@ impl Inner {
         removed: Option<&str>,
         event: Option<&EventRecord>,
     ) -> impl Future<Output = Result<(), EngineError>> + Send + use<> {
+        let needles = self.needles_of(stack_id);
+        let resource =
+            resource.map(|r| (r.logical_id.clone(), self.row_body(stack_id, &needles, r)));
+        let event = event.map(|e| (e.seq as i64, self.row_body(stack_id, &needles, e)));
         let stack_id = stack_id.to_string();
-        let resource = resource.map(|r| (r.logical_id.clone(), to_json(r)));
         let removed = removed.map(str::to_string);
-        let event = event.map(|e| (e.seq as i64, to_json(e)));
         let written = self.store.write_grouped(move |tx| {
             if let Some((logical, body)) = &resource {
                 tx.prepare_cached(
@@ -431,7 +484,7 @@ impl Inner {
     }
 
     pub fn save_change_set(&self, cs: &ChangeSetRecord) -> Result<(), EngineError> {
-        let body = to_json(cs);
+        let body = change_set_body(self.store.master_key(), cs);
         self.store.write(|tx| {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_change_sets(change_set_id, body) VALUES (?1, ?2)",
@@ -454,7 +507,11 @@ impl Inner {
 
 /// Writes the stack's events the store does not have yet (an operation's first event, written
 /// with the stack row that starts it); events are appended in sequence order.
-fn write_new_events(tx: &rusqlite::Transaction<'_>, stack: &StackRecord) -> rusqlite::Result<()> {
+fn write_new_events(
+    tx: &rusqlite::Transaction<'_>,
+    stack: &StackRecord,
+    body: &dyn Fn(&EventRecord) -> String,
+) -> rusqlite::Result<()> {
     let known: i64 = tx
         .prepare_cached("SELECT coalesce(max(seq), -1) FROM cfn_events WHERE stack_id = ?1")?
         .query_row(params![stack.stack_id], |r| r.get(0))?;
@@ -467,7 +524,7 @@ fn write_new_events(tx: &rusqlite::Transaction<'_>, stack: &StackRecord) -> rusq
         .rev()
         .take_while(|e| e.seq as i64 > known)
     {
-        event.execute(params![stack.stack_id, e.seq as i64, to_json(e)])?;
+        event.execute(params![stack.stack_id, e.seq as i64, body(e)])?;
     }
     Ok(())
 }
@@ -477,13 +534,59 @@ fn to_json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// The forms of a stack's NoEcho parameter values, the previous generation's included (a
+/// rollback restores them).
+fn stack_needles(stack: &StackRecord) -> Arc<[String]> {
+    let previous = stack.previous.iter().flat_map(|g| &g.parameters);
+    crate::seal::needles(stack.parameters.iter().chain(previous)).into()
+}
+
+/// The stored body of a stack row: sealed whole when it holds a NoEcho parameter value.
+fn stack_body(key: &MasterKey, stack: &StackRecord) -> String {
+    let previous = stack.previous.iter().flat_map(|g| &g.parameters);
+    let body = to_json(stack);
+    if crate::seal::holds_any(stack.parameters.iter().chain(previous)) {
+        crate::seal::seal_always(key, &stack.stack_id, body)
+    } else {
+        body
+    }
+}
+
+/// The stored body of a change set row: sealed whole when it holds a NoEcho parameter value
+/// (its given parameters are the same values).
+fn change_set_body(key: &MasterKey, cs: &ChangeSetRecord) -> String {
+    let body = to_json(cs);
+    if crate::seal::holds_any(&cs.parameters) {
+        crate::seal::seal_always(key, &cs.change_set_id, body)
+    } else {
+        body
+    }
+}
+
 fn load(store: &Store) -> Result<State, EngineError> {
+    // Each row as (its label, its plain body); a sealed row that does not open (another data
+    // directory's master key) is skipped with a warning, as an unreadable row is.
     let rows = |sql: &str| -> Result<Vec<(String, String)>, EngineError> {
-        Ok(store.read(|c| {
+        let rows = store.read(|c| {
             let mut st = c.prepare(sql)?;
             let it = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
             it.collect::<rusqlite::Result<Vec<_>>>()
-        })?)
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(label, body)| {
+                match crate::seal::open(store.master_key(), &label, body) {
+                    Some(body) => Some((label, body)),
+                    None => {
+                        eprintln!(
+                            "cumulo: cloudformation: skipped a sealed row of {label} that does not open with this data directory's {}",
+                            cumulo_store::master::MASTER_KEY_FILE
+                        );
+                        None
+                    }
+                }
+            })
+            .collect())
     };
     let mut state = State::default();
     for (_, body) in rows("SELECT stack_id, body FROM cfn_stacks")? {
@@ -579,33 +682,39 @@ fn recover(store: &Store, state: &mut State) -> Result<(), EngineError> {
             cs.execution_status = "EXECUTE_FAILED".into();
         }
     }
-    let css: Vec<ChangeSetRecord> = state.change_sets.values().cloned().collect();
+    let key = store.master_key();
+    let css: Vec<(String, String)> = state
+        .change_sets
+        .values()
+        .map(|cs| (cs.change_set_id.clone(), change_set_body(key, cs)))
+        .collect();
     store.write(|tx| {
         for id in &changed {
             let Some(stack) = state.stacks.get(id) else {
                 continue;
             };
+            let needles = stack_needles(stack);
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_stacks(stack_id, body) VALUES (?1, ?2)",
-                params![id, to_json(stack)],
+                params![id, stack_body(key, stack)],
             )?;
             for r in stack.resources.values() {
                 tx.execute(
                     "INSERT INTO cfn_resources(stack_id, logical_id, body) VALUES (?1, ?2, ?3) ON CONFLICT(stack_id, logical_id) DO UPDATE SET body = excluded.body",
-                    params![id, r.logical_id, to_json(r)],
+                    params![id, r.logical_id, crate::seal::seal(key, id, &needles, to_json(r))],
                 )?;
             }
             if let Some(e) = stack.events.last() {
                 tx.execute(
                     "INSERT OR IGNORE INTO cfn_events(stack_id, seq, body) VALUES (?1, ?2, ?3)",
-                    params![id, e.seq as i64, to_json(e)],
+                    params![id, e.seq as i64, crate::seal::seal(key, id, &needles, to_json(e))],
                 )?;
             }
         }
-        for cs in &css {
+        for (id, body) in &css {
             tx.execute(
                 "INSERT OR REPLACE INTO cfn_change_sets(change_set_id, body) VALUES (?1, ?2)",
-                params![cs.change_set_id, to_json(cs)],
+                params![id, body],
             )?;
         }
         Ok(())

@@ -171,8 +171,6 @@ pub enum Refusal {
 pub enum GatewayError {
     #[error(transparent)]
     Store(#[from] cumulo_store::StoreError),
-    #[error(transparent)]
-    Kms(#[from] crate::kms::OpenError),
     #[error("cloudformation engine: {0}")]
     Engine(#[from] cumulo_engine::EngineError),
 }

@@ -21,8 +21,13 @@
 //! - The WAL is checkpointed by the committer in a lull (no write queued for 20 ms) once enough
 //!   was written, not inside a commit that writers wait for; SQLite's automatic checkpoint
 //!   (every 4,096 pages) remains the backstop for a load that never pauses.
+//! - Whatever must not sit on disk in clear is sealed with the data directory's [`MasterKey`]
+//!   ([`master`] says what protects what); the key itself never enters the database.
 //! - This crate knows nothing about AWS.
 
+pub mod master;
+
+pub use master::{MasterKey, MasterKeyError};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,6 +56,8 @@ pub enum StoreError {
     },
     #[error("store: the group commit failed: {0}")]
     GroupCommit(String),
+    #[error(transparent)]
+    MasterKey(#[from] MasterKeyError),
     #[error(
         "store: {owner} schema is at version {found}, newer than this cumulo knows ({known}); upgrade cumulo"
     )]
@@ -79,6 +86,7 @@ pub struct Store {
     location: Option<PathBuf>,
     /// The writes [`Store::write_grouped`] queued for the next commit.
     group: Arc<Group>,
+    master: MasterKey,
 }
 
 /// The work of one grouped write.
@@ -189,7 +197,9 @@ impl Store {
             .map_err(in_use)?;
         conn.pragma_update(None, "synchronous", sync)
             .map_err(in_use)?;
-        Self::init(conn, Some(path.clone())).map_err(|e| match e {
+        // After the lock: a second process on the directory fails as in use, not on the key.
+        let master = MasterKey::for_dir(dir)?;
+        Self::init(conn, Some(path.clone()), master).map_err(|e| match e {
             StoreError::Sqlite(e) => in_use(e),
             e => e,
         })
@@ -197,16 +207,22 @@ impl Store {
 
     /// A database that lives only in memory (tests, `--in-memory`).
     pub fn in_memory() -> Result<Store> {
-        Self::init(Connection::open_in_memory()?, None)
+        Self::init(Connection::open_in_memory()?, None, MasterKey::ephemeral())
     }
 
-    fn init(conn: Connection, location: Option<PathBuf>) -> Result<Store> {
+    fn init(conn: Connection, location: Option<PathBuf>, master: MasterKey) -> Result<Store> {
         conn.execute_batch(SCHEMA_VERSIONS)?;
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
             location,
             group: Arc::default(),
+            master,
         })
+    }
+
+    /// The data directory's master key (random per process in memory).
+    pub fn master_key(&self) -> &MasterKey {
+        &self.master
     }
 
     /// The database file, or `None` in memory.

@@ -2,7 +2,7 @@
 //!
 //! Layout: [`ops`] has the typed operations (what Secrets Manager, SSM and the providers call),
 //! [`cipher`] the ciphertext format, [`state`] the keys and aliases with their persistence,
-//! [`master`] the data directory's master key that wraps key material at rest (read it for what
+//! the store's master key wraps key material at rest ([`cumulo_store::master`] says what
 //! protects what), `wire` the JSON adapter and [`provider`] AWS::KMS::Key and AWS::KMS::Alias.
 //!
 //! Only symmetric `SYMMETRIC_DEFAULT` encryption keys are emulated; asymmetric, HMAC and
@@ -11,7 +11,6 @@
 
 pub(crate) mod cipher;
 pub(crate) mod json;
-pub mod master;
 pub mod ops;
 pub(crate) mod provider;
 pub mod state;
@@ -24,39 +23,24 @@ pub use ops::{CreateKeyInput, KeyView};
 use crate::{Config, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
-use master::{MasterKey, MasterKeyError};
 use state::{Key, Region};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Why KMS could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    MasterKey(#[from] MasterKeyError),
-}
-
 pub struct KmsService {
     store: Arc<Store>,
-    master: MasterKey,
     account_id: String,
     /// Region → keys and aliases. One lock: every critical section is short (no awaiting).
     regions: Mutex<HashMap<String, Region>>,
 }
 
 impl KmsService {
-    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, OpenError> {
+    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
         store.migrate("kms", state::MIGRATIONS)?;
-        let master = match store.location().and_then(|db| db.parent()) {
-            Some(dir) => MasterKey::for_dir(dir)?,
-            None => MasterKey::ephemeral(),
-        };
         let ((keys, aliases), mut problems) = store.read(state::load)?;
         let mut regions: HashMap<String, Region> = HashMap::new();
         for (region, record, wrapped) in keys {
-            match master.unwrap(&record.arn, &wrapped) {
+            match store.master_key().unwrap(&record.arn, &wrapped) {
                 Some(material) => {
                     regions
                         .entry(region)
@@ -67,7 +51,7 @@ impl KmsService {
                 None => problems.push(format!(
                     "key {}: its material does not unwrap with this data directory's {}",
                     record.arn,
-                    master::MASTER_KEY_FILE
+                    cumulo_store::master::MASTER_KEY_FILE
                 )),
             }
         }
@@ -83,7 +67,6 @@ impl KmsService {
         }
         Ok(KmsService {
             store,
-            master,
             account_id: config.account_id.clone(),
             regions: Mutex::new(regions),
         })

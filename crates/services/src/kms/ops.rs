@@ -438,7 +438,7 @@ impl KmsService {
         alias: Option<Alias>,
     ) -> Result<(), AwsError> {
         let material = random_bytes(32);
-        let wrapped = self.master.wrap(&record.arn, &material);
+        let wrapped = self.store.master_key().wrap(&record.arn, &material);
         self.store
             .write(|tx| {
                 state::insert_key(tx, region, &record, &wrapped)?;

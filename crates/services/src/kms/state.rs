@@ -1,6 +1,6 @@
 //! KMS keys and aliases: in memory per region, written through to `kms_keys` / `kms_aliases`.
 //! A key row holds its metadata as JSON and its material only wrapped by the master key
-//! ([`super::master`]).
+//! ([`cumulo_store::master`]).
 
 use cumulo_store::rusqlite::{self, Connection, Transaction, params};
 use serde::{Deserialize, Serialize};

@@ -1,13 +1,17 @@
-//! The data directory's master key, which wraps every KMS key's material at rest.
+//! The data directory's master key: what seals, at rest, whatever must never sit on disk in
+//! clear.
 //!
 //! What protects what:
 //! - Each KMS key's 256-bit material is generated at CreateKey and stored in `kms_keys` only
 //!   wrapped: AES-256-GCM under the master key, with the key's ARN as associated data (a wrapped
-//!   blob moved onto another key row does not unwrap).
+//!   blob moved onto another key row does not unwrap). Secret values and SecureStrings are
+//!   encrypted under KMS keys, so under the master key at one remove.
+//! - CloudFormation rows that carry a NoEcho parameter's value are sealed whole under the
+//!   master key, bound to their stack's ARN.
 //! - The master key is 32 random bytes in `<data-dir>/master.key`, created with mode 0600 on the
-//!   first start and never written to the store. Whoever can read that file and the database can
-//!   decrypt everything; the database (or a copy of it, or its WAL) alone reveals no key material,
-//!   no secret value and no SecureString value.
+//!   first start and never written to the database. Whoever can read that file and the database
+//!   can decrypt everything; the database (or a copy of it, or its WAL) alone reveals no key
+//!   material, no secret value, no SecureString value and no NoEcho parameter value.
 //! - In memory (`--in-memory`) the master key is random per process and never written anywhere.
 
 use aes_gcm::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
@@ -23,12 +27,12 @@ const NONCE_LEN: usize = 12;
 /// Why the master key could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum MasterKeyError {
-    #[error("kms: cannot read or create master key {path}: {source}")]
+    #[error("store: cannot read or create master key {path}: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("kms: master key {path} is {len} bytes, expected {KEY_LEN}; it is damaged")]
+    #[error("store: master key {path} is {len} bytes, expected {KEY_LEN}; it is damaged")]
     Damaged { path: PathBuf, len: usize },
 }
 
