@@ -1,6 +1,5 @@
-//! The `evaluate` benchmark with mimalloc as the global allocator: most of what is left of a
-//! parse and evaluation is allocating and freeing serde_json's values, so this shows what a
-//! faster allocator in the binary would give on top of the engine's own work.
+//! The `evaluate` benchmark with mimalloc (v2, no THP: the workspace's features) as the global
+//! allocator, as the `cumulo` binary uses it.
 
 mod common;
 

@@ -1,13 +1,16 @@
 //! One parse + evaluation of the benchmark's 5,000-resource template, for a profiler
 //! (`valgrind --tool=callgrind`, `perf record`): criterion's warm-up and repetitions make the
 //! bench binary itself awkward to profile. `profile_5000 json|yaml|both [iterations]`, or
-//! `profile_5000 sizes` to generate the texts only. It uses the system allocator, like the
-//! `cumulo` binary.
+//! `profile_5000 sizes` to generate the texts only. It uses mimalloc, like the `cumulo`
+//! binary.
 
 #[path = "../benches/common/mod.rs"]
 // `bench`, the criterion entry point, is not used here.
 #[allow(dead_code)]
 mod common;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -1,8 +1,21 @@
-//! The benchmark shared by `evaluate` (the system allocator, as the `cumulo` binary uses) and
-//! `evaluate_mimalloc`: parsing plus full evaluation (parameters, conditions, graph, every
+//! The benchmark shared by `evaluate` (the system allocator) and `evaluate_mimalloc` (mimalloc
+//! v2 without THP, as the `cumulo` binary uses since this round): parsing plus full evaluation (parameters, conditions, graph, every
 //! resource and output resolved, the rendered result dropped) of a 5,000-resource template,
 //! in JSON (6.4 MB pretty-printed) and in YAML (3.0 MB block style). `examples/profile_5000.rs`
 //! runs the same work once, for callgrind or perf.
+//!
+//! Wall time, `cargo bench` (release profile, fat LTO), one run of both benches on the 2-core
+//! development machine at load average ~1 (criterion's median of 10 samples, ±10%):
+//!
+//! | | glibc | mimalloc v2 |
+//! | --- | ---: | ---: |
+//! | parse + evaluate JSON | 248 ms | 129 ms |
+//! | parse + evaluate YAML | 411 ms | 317 ms |
+//! | evaluate only (and drop) | 223 ms | 125 ms |
+//!
+//! That is why the binary moved to mimalloc (v2 with `no_thp`: idle RSS 9.5 → 9.7 MiB, median of
+//! 7 starts; the crate's default v3 had cost 6.7 MiB). What is left is mostly the work itself on
+//! `serde_json::Value` trees (see "what is left" below); for YAML, saphyr.
 //!
 //! Instructions (`valgrind --tool=callgrind --toggle-collect='*common::run*'` on
 //! `profile_5000`, `bench-fast` profile), which unlike wall time do not move with the shared
@@ -32,11 +45,9 @@
 //! runs with one `position`. Fn::Sub copies pseudo parameters and string parameters into its
 //! result instead of making a value of each; Fn::Select reads a literal index as is.
 //!
-//! mimalloc would take a further third off (glibc's malloc, free and consolidate are a third
-//! of the instructions), but as the crate builds it (v3) it took `cumulo serve`'s idle RSS from
-//! 8.8 to 15.5 MiB (10.0 with `MIMALLOC_ALLOW_THP=0`; release profile, median of 7 starts),
-//! against the 8 MiB target, so the binary keeps the system allocator. Its `v2` or `no_thp`
-//! features are untried (each try is a 25-minute fat-LTO build on the shared machine).
+//! The previous round measured mimalloc v3 (the crate's default) and kept glibc: it took
+//! `cumulo serve`'s idle RSS from 8.8 to 15.5 MiB. This round tried the `v2` and `no_thp`
+//! features, which cost ~0.2 MiB instead (table above), and adopted them.
 //!
 //! What is left, and what would remove it: SipHash (serde_json's maps use std's `RandomState`;
 //! ~14% of JSON with mimalloc) and the allocations of the `Value` tree itself (each object an
