@@ -34,6 +34,9 @@ pub(crate) fn secret_names(outcome: &crate::ProviderOutcome) -> Vec<String> {
 /// Every clear sensitive string of the stack (and of `extra`, a record not yet in the map).
 /// Empty for almost every stack, which makes masking free for them.
 pub(crate) fn needles(stack: &StackRecord, extra: Option<&ResourceRecord>) -> Vec<String> {
+    if !stack.holds_secrets && extra.is_none_or(|r| r.secret_attributes.is_empty()) {
+        return Vec::new();
+    }
     let mut out: Vec<String> = Vec::new();
     // The previous generation an update keeps may hold values the current one no longer has
     // (a replaced resource's).

@@ -177,6 +177,12 @@ pub(crate) struct StackRecord {
     /// Persisted in `cfn_events`; oldest first.
     #[serde(skip)]
     pub events: Vec<EventRecord>,
+    /// A record of this stack (or of its previous generation) got NoEcho attributes from a
+    /// provider in this process; never cleared. Without it, finding the stack's needles
+    /// ([`crate::mask::needles`]) on every resource transition walked every record: a
+    /// quadratic cost that was ~3% of a 500-resource update.
+    #[serde(skip)]
+    pub holds_secrets: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

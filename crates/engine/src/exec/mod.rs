@@ -287,6 +287,7 @@ impl Op {
         if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
             let arns = stack.notification_arns.clone();
             push_event(stack, ev.clone());
+            stack.holds_secrets |= !rec.secret_attributes.is_empty();
             stack.resources.insert(rec.logical_id.clone(), rec);
             drop(st);
             self.notify(&arns, &ev);

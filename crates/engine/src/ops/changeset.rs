@@ -275,6 +275,7 @@ pub async fn create_change_set(
             },
             resources: Default::default(),
             events: Vec::new(),
+            holds_secrets: false,
         };
         let seq = st.next_seq;
         st.next_seq += 1;

@@ -148,6 +148,7 @@ pub(crate) async fn start_create(
         op: op_record.clone(),
         resources: Default::default(),
         events: Vec::new(),
+        holds_secrets: false,
     };
     {
         let mut st = engine.inner.lock();

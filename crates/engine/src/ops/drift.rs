@@ -296,6 +296,7 @@ fn save(engine: &Engine, stack_id: &str, rec: ResourceRecord) -> Result<(), Engi
     engine
         .inner
         .save_transition(stack_id, Some(stored.as_ref().unwrap_or(&rec)), None, None)?;
+    stack.holds_secrets |= !rec.secret_attributes.is_empty();
     stack.resources.insert(rec.logical_id.clone(), rec);
     Ok(())
 }

@@ -139,6 +139,7 @@ pub async fn import_resources(
         op: OpRecord::default(),
         resources: Default::default(),
         events: Vec::new(),
+        holds_secrets: false,
         stack_policy: None,
         policy_during_update: None,
         role_arn: None,

@@ -579,6 +579,17 @@ impl SsmService {
     }
 
     /// `DescribeParameters`: metadata (latest versions), name-ordered, paginated.
+    /// One parameter's metadata and latest version, as `DescribeParameters` filtered on its
+    /// exact name lists it (the provider's read-back): a lookup, not a scan of the region.
+    pub fn describe_parameter(&self, region: &str, name: &str) -> Option<(Parameter, Version)> {
+        let locked = self.params.lock();
+        let p = locked.get(region, name)?;
+        let v = p.latest()?.clone();
+        let mut meta = p.clone();
+        meta.versions.clear();
+        Some((meta, v))
+    }
+
     pub fn describe_parameters(
         &self,
         region: &str,
@@ -886,6 +897,31 @@ mod tests {
             },
         )
         .await
+    }
+
+    #[tokio::test]
+    async fn describe_parameter_is_describe_parameters_on_one_exact_name() {
+        let svc = service();
+        put(&svc, "/a", "one").await.unwrap();
+        put(&svc, "/a", "two").await.unwrap();
+        put(&svc, "/a/b", "other").await.unwrap();
+        let (meta, latest) = svc.describe_parameter("us-east-1", "/a").unwrap();
+        assert_eq!((meta.name.as_str(), latest.version), ("/a", 2));
+        assert_eq!(latest.value, "two");
+        assert!(meta.versions.is_empty());
+        let filter = StringFilter {
+            key: "Name".into(),
+            option: Some("Equals".into()),
+            values: vec!["/a".into()],
+        };
+        let input = DescribeInput {
+            parameter_filters: vec![filter],
+            ..Default::default()
+        };
+        let (listed, _) = svc.describe_parameters("us-east-1", input).unwrap();
+        assert_eq!(listed, vec![(meta, latest)]);
+        assert!(svc.describe_parameter("us-east-1", "/missing").is_none());
+        assert!(svc.describe_parameter("eu-west-1", "/a").is_none());
     }
 
     #[tokio::test]

@@ -219,20 +219,7 @@ impl Provider for ParameterProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<Option<Observed>, ProviderError> {
-        let filter = super::StringFilter {
-            key: "Name".into(),
-            option: Some("Equals".into()),
-            values: vec![physical_id.to_string()],
-        };
-        let input = super::DescribeInput {
-            parameter_filters: vec![filter],
-            ..Default::default()
-        };
-        let (found, _) = self
-            .ssm
-            .describe_parameters(&ctx.region, input)
-            .map_err(|e| failed(ctx, "Ssm", e))?;
-        let Some((param, latest)) = found.into_iter().find(|(p, _)| p.name == physical_id) else {
+        let Some((param, latest)) = self.ssm.describe_parameter(&ctx.region, physical_id) else {
             return Ok(None);
         };
         let mut props = Map::new();
