@@ -1194,3 +1194,96 @@ async fn providers_see_the_callers_host_through_nested_stacks_and_deletes() {
         ]
     );
 }
+
+/// A stack written before the previous generation had its own table (inline in the stack row)
+/// still rolls back after the upgrade: the migration moves it to `cfn_previous`.
+#[tokio::test]
+async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
+    let store = Arc::new(cumulo_store::Store::in_memory().unwrap());
+    let h = Harness::with(store.clone(), config());
+    let v1 = template(
+        json!({"A": {"Type": FAKE, "Properties": {"Size": 1}}}),
+        json!(null),
+    );
+    let failing = template(
+        json!({"A": {"Type": FAKE, "Properties": {"Size": 2}},
+               "Bad": {"Type": FAKE, "DependsOn": "A", "Properties": {"Fail": true}}}),
+        json!(null),
+    );
+    h.create("mig", &v1).await.unwrap();
+    assert_eq!(h.settle("mig").await, StackStatus::CREATE_COMPLETE);
+    let id = h
+        .engine
+        .update_stack(
+            &h.caller,
+            UpdateStackInput {
+                stack_name: "mig".into(),
+                template_body: Some(failing),
+                disable_rollback: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("mig").await, StackStatus::UPDATE_FAILED);
+    let a = h.physical("mig", "A").await;
+    assert_eq!(h.fake.props(&a).unwrap()["Size"], json!(2));
+    // Put the database back in the earlier shape: the generation inline, no cfn_previous.
+    store
+        .write(|tx| {
+            tx.execute_batch(
+                "UPDATE cfn_stacks SET body = json_set(body, '$.previous',
+                     json((SELECT body FROM cfn_previous WHERE cfn_previous.stack_id = cfn_stacks.stack_id)))
+                 WHERE stack_id IN (SELECT stack_id FROM cfn_previous);
+                 DROP TABLE cfn_previous;
+                 UPDATE schema_versions SET version = 1 WHERE owner = 'cfn';",
+            )
+        })
+        .unwrap();
+    let again = Harness {
+        engine: Engine::new(store.clone(), registry(&h.fake), h.world.clone(), config()).unwrap(),
+        fake: h.fake.clone(),
+        world: h.world.clone(),
+        store: store.clone(),
+        caller: caller("req-2"),
+    };
+    let moved: i64 = store
+        .read(|c| c.query_row("SELECT count(*) FROM cfn_previous", [], |r| r.get(0)))
+        .unwrap();
+    assert_eq!(
+        moved, 1,
+        "the migration moved the inline generation to its table"
+    );
+    again
+        .engine
+        .rollback_stack(
+            &again.caller,
+            RollbackStackInput {
+                stack_name: "mig".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    again.engine.wait_for_stack(&id).await;
+    assert_eq!(
+        again.status("mig").await,
+        StackStatus::UPDATE_ROLLBACK_COMPLETE
+    );
+    assert_eq!(again.fake.props(&a).unwrap()["Size"], json!(1));
+    let inline: i64 = store
+        .read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM cfn_stacks WHERE body LIKE '%\"previous\":%'",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert_eq!(
+        inline, 0,
+        "new stack rows never carry the generation inline"
+    );
+}
