@@ -1242,13 +1242,7 @@ async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
             )
         })
         .unwrap();
-    let again = Harness {
-        engine: Engine::new(store.clone(), registry(&h.fake), h.world.clone(), config()).unwrap(),
-        fake: h.fake.clone(),
-        world: h.world.clone(),
-        store: store.clone(),
-        caller: caller("req-2"),
-    };
+    let again = h.restarted("req-2");
     let moved: i64 = store
         .read(|c| c.query_row("SELECT count(*) FROM cfn_previous", [], |r| r.get(0)))
         .unwrap();

@@ -122,13 +122,7 @@ async fn no_echo_parameter_values_are_sealed_at_rest_and_open_after_a_restart() 
 
     // A second engine over the same store is what a restarted process sees: it opens the
     // sealed rows, so the output and UsePreviousValue still have the clear value.
-    let again = Harness {
-        engine: Engine::new(store.clone(), registry(&h.fake), h.world.clone(), config()).unwrap(),
-        fake: h.fake.clone(),
-        world: h.world.clone(),
-        store: store.clone(),
-        caller: caller("req-2"),
-    };
+    let again = h.restarted("req-2");
     assert_eq!(
         again.stack("ne").await.outputs[0].value,
         format!("{PASSWORD}!")

@@ -267,6 +267,25 @@ impl Harness {
         Self::with(Arc::new(Store::in_memory().unwrap()), config())
     }
 
+    /// A second engine over the same store, providers and world: what a restarted process
+    /// sees.
+    pub fn restarted(&self, request_id: &str) -> Harness {
+        let engine = Engine::new(
+            self.store.clone(),
+            registry(&self.fake),
+            self.world.clone(),
+            config(),
+        )
+        .unwrap();
+        Harness {
+            engine,
+            fake: self.fake.clone(),
+            world: self.world.clone(),
+            store: self.store.clone(),
+            caller: caller(request_id),
+        }
+    }
+
     pub fn with(store: Arc<Store>, config: EngineConfig) -> Harness {
         let fake = Arc::new(Fake::default());
         let world = Arc::new(FakeWorld::default());
