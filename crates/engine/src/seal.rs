@@ -66,6 +66,16 @@ pub(crate) fn seal(key: &MasterKey, label: &str, needles: &[String], body: Strin
     }
 }
 
+/// `body`, sealed under `key` for `label` when `holds` (the row records a NoEcho value
+/// itself: a stack's or change set's parameters).
+pub(crate) fn seal_if(holds: bool, key: &MasterKey, label: &str, body: String) -> String {
+    if holds {
+        seal_always(key, label, body)
+    } else {
+        body
+    }
+}
+
 /// `body` sealed under `key` for `label`.
 pub(crate) fn seal_always(key: &MasterKey, label: &str, body: String) -> String {
     format!(

@@ -569,12 +569,8 @@ fn stack_needles(stack: &StackRecord) -> Arc<[String]> {
 /// The stored body of a stack row (its previous generation is not in it): sealed whole when
 /// it holds a NoEcho parameter value.
 fn stack_body(key: &MasterKey, stack: &StackRecord) -> String {
-    let body = to_json(stack);
-    if crate::seal::holds_any(&stack.parameters) {
-        crate::seal::seal_always(key, &stack.stack_id, body)
-    } else {
-        body
-    }
+    let holds = crate::seal::holds_any(&stack.parameters);
+    crate::seal::seal_if(holds, key, &stack.stack_id, to_json(stack))
 }
 
 /// The stored body of a stack's previous generation: masked like the stack's records, and
@@ -609,12 +605,8 @@ fn write_previous(
 /// The stored body of a change set row: sealed whole when it holds a NoEcho parameter value
 /// (its given parameters are the same values).
 fn change_set_body(key: &MasterKey, cs: &ChangeSetRecord) -> String {
-    let body = to_json(cs);
-    if crate::seal::holds_any(&cs.parameters) {
-        crate::seal::seal_always(key, &cs.change_set_id, body)
-    } else {
-        body
-    }
+    let holds = crate::seal::holds_any(&cs.parameters);
+    crate::seal::seal_if(holds, key, &cs.change_set_id, to_json(cs))
 }
 
 fn load(store: &Store) -> Result<State, EngineError> {
