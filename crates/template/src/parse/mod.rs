@@ -14,6 +14,7 @@
 mod json;
 mod path;
 mod yaml;
+mod yaml_quick;
 mod yaml_scalar;
 mod yaml_tags;
 

@@ -28,9 +28,19 @@ const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
 
 /// Parses `text` as a single YAML document.
 ///
-/// A well-formed template is composed without locating its nodes (the source map composes it
-/// again on first use); only one with problems is composed again with paths, for diagnostics.
+/// Most templates are read by `yaml_quick`, which gives the same value as the full reading
+/// (below) or leaves the text to it. Either way the source map composes the text again with
+/// saphyr on first use.
 pub(super) fn parse(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    match super::yaml_quick::compose(text) {
+        Some(value) => Ok((value, SourceMap::lazy(text, Format::Yaml))),
+        None => parse_fully(text),
+    }
+}
+
+/// The full reading: saphyr's event stream composed. A well-formed template is composed without
+/// locating its nodes; only one with problems is composed again with paths, for diagnostics.
+pub(super) fn parse_fully(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     if let (Ok((value, _)), _) = compose(text, false, false) {
         return Ok((value, SourceMap::lazy(text, Format::Yaml)));
     }
