@@ -324,11 +324,13 @@ fn to_json<T: Serialize>(v: &T) -> rusqlite::Result<String> {
 }
 
 pub fn put_queue(tx: &Transaction<'_>, meta: &QueueMeta) -> rusqlite::Result<()> {
-    tx.execute(
+    // Cached: a stack writes each of its queues at least once, and parsing the statement anew
+    // each time was ~3% of a 500-queue create's CPU.
+    tx.prepare_cached(
         "INSERT INTO sqs_queues (region, name, data, next_seq) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (region, name) DO UPDATE SET data = excluded.data, next_seq = excluded.next_seq",
-        params![meta.region, meta.name, to_json(meta)?, meta.next_seq as i64],
-    )?;
+    )?
+    .execute(params![meta.region, meta.name, to_json(meta)?, meta.next_seq as i64])?;
     Ok(())
 }
 
@@ -391,22 +393,16 @@ pub fn delete_expired_dedup(tx: &Transaction<'_>, now_ms: i64) -> rusqlite::Resu
 }
 
 pub fn delete_queue(tx: &Transaction<'_>, region: &str, name: &str) -> rusqlite::Result<()> {
-    tx.execute(
-        "DELETE FROM sqs_queues WHERE region = ?1 AND name = ?2",
-        params![region, name],
-    )?;
-    tx.execute(
-        "DELETE FROM sqs_dedup WHERE region = ?1 AND queue = ?2",
-        params![region, name],
-    )?;
+    tx.prepare_cached("DELETE FROM sqs_queues WHERE region = ?1 AND name = ?2")?
+        .execute(params![region, name])?;
+    tx.prepare_cached("DELETE FROM sqs_dedup WHERE region = ?1 AND queue = ?2")?
+        .execute(params![region, name])?;
     delete_all_messages(tx, region, name)
 }
 
 pub fn delete_all_messages(tx: &Transaction<'_>, region: &str, name: &str) -> rusqlite::Result<()> {
-    tx.execute(
-        "DELETE FROM sqs_messages WHERE region = ?1 AND queue = ?2",
-        params![region, name],
-    )?;
+    tx.prepare_cached("DELETE FROM sqs_messages WHERE region = ?1 AND queue = ?2")?
+        .execute(params![region, name])?;
     Ok(())
 }
 
