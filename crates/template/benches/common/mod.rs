@@ -43,7 +43,10 @@
 //! it) took YAML from 1,276M instructions to 550M (mimalloc, `bench-fast`; saphyr's 789M are
 //! gone, the quick reading costs ~110 instructions per byte with the values it builds) and its
 //! CPU time per iteration from 350-394 ms to 193-208 ms (`perf stat`, two alternating runs of
-//! each build). JSON is unchanged (465M).
+//! each build). JSON is unchanged (465M). Criterion on the same machine later that day, whose
+//! wall times had drifted up (the unchanged JSON path measured 160-174 ms against 129 ms the day
+//! before): JSON 174 / YAML 217 / evaluate only 185 ms, and JSON 160 / YAML 216 / 165 ms. YAML
+//! now costs 1.25-1.35x JSON, where it cost 2.5x (317 against 129 ms).
 //!
 //! What changed, in order of effect. Byte scans instead of per-call searchers: `str::find("${")`
 //! in Fn::Sub splitting and `contains("{{resolve:")` in the dynamic-reference walk built a
