@@ -9,13 +9,13 @@
 //! reading (saphyr's events through `yaml::Composer`) gives for the same text, or `None`, and
 //! the full reading decides, with its positions and diagnostics. It never reports a problem of
 //! its own. Whatever it does not recognise for certain makes it give up: tabs and carriage
-//! returns anywhere, anchors and aliases, `?` keys, core (`!!`) and unknown tags, document
-//! markers past the first line, multi-line plain and quoted scalars, flow collections spanning
-//! lines, block scalars with an indentation indicator, with keep chomping (`+`), with
-//! more-indented lines when folded, or with no content, duplicate keys, merge keys, null keys,
-//! and nesting deeper than [`MAX_QUICK_DEPTH`]. The tests compare both readings on every YAML
-//! file of the shared corpus, on generated templates in every style, and on random edits of
-//! corpus files.
+//! returns anywhere (except in CR LF line ends, read as LF), anchors and aliases, `?` keys, core
+//! (`!!`) and unknown tags, document markers past the first line, multi-line plain and quoted
+//! scalars, flow collections spanning lines, block scalars with an indentation indicator, with
+//! keep chomping (`+`), with more-indented lines when folded, or with no content, duplicate
+//! keys, merge keys, null keys, and nesting deeper than [`MAX_QUICK_DEPTH`]. The tests compare
+//! both readings on every YAML file of the shared corpus (also with CR LF line ends), on
+//! generated templates in every style, and on random edits of corpus files.
 //!
 //! What it reads: block mappings and sequences (a sequence may sit at its key's indentation,
 //! and a mapping may start on its item's `- ` line), plain, single- and double-quoted scalars on
@@ -41,6 +41,16 @@ type Quick<T> = Result<T, GiveUp>;
 
 /// The template's value, or `None` when the full reading must decide.
 pub(super) fn compose(text: &str) -> Option<Value> {
+    if text.contains('\r') {
+        // A template saved on Windows: YAML reads a CR LF pair as one line break, in scalars
+        // too, so the text with LF alone means the same. A CR on its own is left to saphyr.
+        let unix = text.replace("\r\n", "\n");
+        return if unix.contains('\r') {
+            None
+        } else {
+            compose(&unix)
+        };
+    }
     if !plain_text(text.as_bytes()) {
         return None;
     }
@@ -861,6 +871,8 @@ mod tests {
         reads("R:\n  P:\n    Description:\n      one line on its own\n    N: 3\n");
         reads("true: 1\n1: 2\n0x1F: 3\n");
         reads("  A: indented document\n  B: 2\n");
+        reads("Key  : spaced\nNested:   # comment\n  Inner: 1\n");
+        reads("A: |\r\n  windows\r\n  lines\r\nB:\r\n  - 1\r\n");
     }
 
     #[test]
@@ -890,7 +902,8 @@ mod tests {
     #[test]
     fn gives_up_outside_the_subset() {
         gives_up("A:\tx\n");
-        gives_up("A: x\r\n");
+        gives_up("A: x\ry\n");
+        gives_up("# only a comment\n");
         gives_up("A: &a x\nB: *a\n");
         gives_up("? A\n: x\n");
         gives_up("A: !!int 3\n");
@@ -963,6 +976,14 @@ mod tests {
             if agrees(text) {
                 read += 1;
             }
+            // The same file saved with Windows line ends reads the same.
+            let windows = text.replace("\r\n", "\n").replace('\n', "\r\n");
+            assert_eq!(
+                compose(&windows).is_some(),
+                compose(text).is_some(),
+                "{path:?}"
+            );
+            agrees(&windows);
         }
         let share = read * 100 / files.len();
         assert!(
