@@ -872,6 +872,8 @@ mod tests {
         reads("true: 1\n1: 2\n0x1F: 3\n");
         reads("  A: indented document\n  B: 2\n");
         reads("Key  : spaced\nNested:   # comment\n  Inner: 1\n");
+        reads("A: \"a\\/b \\t \\r \\b \\f \\0 \\u00e9\\u4e2d\"\nB: 'a\"b'\nC: \"a'b\"\n");
+        reads("a:: b\n'': x\nL: [\"a\", 'b', c d]\n");
         reads("A: |\r\n  windows\r\n  lines\r\nB:\r\n  - 1\r\n");
     }
 
@@ -897,6 +899,8 @@ mod tests {
         reads("A:\n  - |\n    in a list\n  - >\n    folded in a list\n");
         reads("A: | # comment\n  x\n# a comment ends it\nB: 1\n");
         reads("A: |\n  keeps # this\n  and: this\n");
+        reads("A: >\n  trailing  \n  spaces\nB: |\n  a  \n  b  \nC: >-\n  a\n\n\n  b\n");
+        reads("A:\n  - >\n\n    leading blank line\n");
     }
 
     #[test]
