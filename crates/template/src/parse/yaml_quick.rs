@@ -18,10 +18,10 @@
 //! generated templates in every style, and on random edits of corpus files.
 //!
 //! What it reads: block mappings and sequences (a sequence may sit at its key's indentation,
-//! and a mapping may start on its item's `- ` line), plain, single- and double-quoted scalars on
-//! one line (plain ones resolved by YAML 1.1's rules, `yaml_scalar`), flow sequences and
-//! mappings on one line, literal and folded block scalars, comments, and CloudFormation's
-//! short-form tags on any of them (`yaml_tags`).
+//! and a mapping or a sequence may start on its item's `- ` line, as in `- - a`), plain,
+//! single- and double-quoted scalars on one line (plain ones resolved by YAML 1.1's rules,
+//! `yaml_scalar`), flow sequences and mappings on one line, literal and folded block scalars,
+//! comments, and CloudFormation's short-form tags on any of them (`yaml_tags`).
 
 use super::yaml_scalar::resolve_plain;
 use super::yaml_tags::long_form;
@@ -258,25 +258,29 @@ impl Reader<'_> {
         self.at(dash) == b'-' && matches!(self.at(dash + 1), b' ' | b'\n')
     }
 
-    /// A block sequence whose first item is on the line at `self.pos`, at `indent`.
-    fn block_sequence(&mut self, indent: usize, depth: usize) -> Quick<Value> {
+    /// A block sequence at `indent` whose first item's `-` is at `first` (the start of a line's
+    /// content, or just after an outer item's `- `, as in `- - a`).
+    fn block_sequence(&mut self, indent: usize, first: usize, depth: usize) -> Quick<Value> {
         if depth > MAX_QUICK_DEPTH {
             return Err(GiveUp);
         }
         let mut items = Vec::new();
+        let mut dash = first;
         loop {
             let line = self.pos;
-            let after_dash = line + indent + 1;
+            let after_dash = dash + 1;
             let content = self.skip_spaces(after_dash);
-            let item =
-                if !self.is_end(content) && self.at(content) != b'#' && self.is_key_line(content) {
-                    self.block_mapping(content - line, content, depth + 1)?
-                } else {
-                    self.value_after(after_dash, indent, false, depth)?
-                };
+            let item = if self.at(content) == b'-' && matches!(self.at(content + 1), b' ' | b'\n') {
+                self.block_sequence(content - line, content, depth + 1)?
+            } else if !self.is_end(content) && self.at(content) != b'#' && self.is_key_line(content)
+            {
+                self.block_mapping(content - line, content, depth + 1)?
+            } else {
+                self.value_after(after_dash, indent, false, depth)?
+            };
             items.push(item);
             match self.next_content()? {
-                Some(i) if i == indent && self.is_item(indent) => {}
+                Some(i) if i == indent && self.is_item(indent) => dash = self.pos + indent,
                 Some(i) if i > indent => return Err(GiveUp),
                 // A line at this indentation that is not an item ends a sequence that is a
                 // mapping's value at the key's indentation; anywhere else the parent gives up.
@@ -289,7 +293,7 @@ impl Reader<'_> {
     /// `parent`.
     fn block_node(&mut self, indent: usize, parent: usize, depth: usize) -> Quick<Value> {
         if self.is_item(indent) {
-            return self.block_sequence(indent, depth + 1);
+            return self.block_sequence(indent, self.pos + indent, depth + 1);
         }
         let content = self.pos + indent;
         if self.is_key_line(content) {
@@ -315,7 +319,7 @@ impl Reader<'_> {
             return match self.next_content()? {
                 Some(n) if n > parent => self.block_node(n, parent, depth),
                 Some(n) if n == parent && same_indent_sequence && self.is_item(n) => {
-                    self.block_sequence(n, depth + 1)
+                    self.block_sequence(n, self.pos + n, depth + 1)
                 }
                 _ => Ok(Value::Null),
             };
@@ -328,8 +332,11 @@ impl Reader<'_> {
                     self.pos = self.next_line(j);
                     // On the lines below a tag only a block collection is read here.
                     return match self.next_content()? {
-                        Some(n) if n > parent && self.is_item(n) => {
-                            Ok(wrap(key, self.block_sequence(n, depth + 1)?))
+                        Some(n)
+                            if (n > parent || (n == parent && same_indent_sequence))
+                                && self.is_item(n) =>
+                        {
+                            Ok(wrap(key, self.block_sequence(n, self.pos + n, depth + 1)?))
                         }
                         Some(n) if n > parent && self.is_key_line(self.pos + n) => {
                             let first = self.pos + n;
@@ -888,6 +895,10 @@ mod tests {
         );
         reads("I: !Sub |\n  line ${A}\n  two\nJ: !Base64\n  Fn::Sub: x\n");
         reads("K: !Ref 123\nL: {M: !Ref N, O: !GetAtt P.Q}\n");
+        reads(
+            "J: !Join\n  - ''\n  - - 'arn:aws:s3:::'\n    - !Ref B\n    - - - deep\n  # c\n  - x\n",
+        );
+        reads("S:\n- K: !If\n  - C\n  - a\n  O: 1\n");
         reads("T:\n  - {\"Key\":\"az\",\"Value\":{\"Fn::Select\":[0,{\"Fn::GetAZs\":\"\"}]}}\n");
     }
 
@@ -991,7 +1002,7 @@ mod tests {
         }
         let share = read * 100 / files.len();
         assert!(
-            share >= 50,
+            share >= 75,
             "the quick reading answered for {read} of {} files",
             files.len()
         );
@@ -1232,9 +1243,14 @@ mod tests {
                     self.mapping(inner, depth + 1);
                 }
                 _ => {
+                    if self.rng.below(3) == 0 {
+                        let tag = self.rng.pick(TAGS);
+                        self.out.push(' ');
+                        self.out.push_str(tag);
+                    }
                     self.out.push('\n');
                     let inner = indent + self.rng.below(3);
-                    self.sequence(inner, depth + 1);
+                    self.sequence(inner, depth + 1, false);
                 }
             }
         }
@@ -1250,11 +1266,20 @@ mod tests {
             }
         }
 
-        fn sequence(&mut self, indent: usize, depth: usize) {
-            for _ in 0..1 + self.rng.below(4) {
-                self.noise(indent);
-                self.pad(indent);
+        /// A block sequence at `indent`; with `inline`, its first item continues the current
+        /// line (`- - a`).
+        fn sequence(&mut self, indent: usize, depth: usize, inline: bool) {
+            for i in 0..1 + self.rng.below(4) {
+                if !(inline && i == 0) {
+                    self.noise(indent);
+                    self.pad(indent);
+                }
                 self.out.push('-');
+                if depth < 4 && self.rng.below(6) == 0 {
+                    self.out.push(' ');
+                    self.sequence(indent + 2, depth + 1, true);
+                    continue;
+                }
                 if self.rng.below(4) == 0 {
                     // A mapping that starts on the item's line.
                     let key = self.rng.pick(KEYS);
