@@ -6,6 +6,10 @@
 //! CloudFormation is known to accept a trailing comma in a JSON template). When both fail the JSON
 //! diagnostics are returned, because JSON is what the author most likely meant to write.
 //!
+//! YAML is read by `yaml_quick` when the text stays within the block-style subset it knows
+//! (it then gives exactly the value `yaml` would), and by `yaml` (saphyr's events composed)
+//! otherwise; positions always come from `yaml`.
+//!
 //! Both front ends produce the same thing: a `serde_json::Value` in CloudFormation's JSON form
 //! (YAML short-form tags already expanded to `Ref`, `Condition` and `Fn::*` keys) and a
 //! [`SourceMap`] from node paths to positions, so later stages (evaluator, validation) can point
