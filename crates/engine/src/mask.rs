@@ -14,6 +14,7 @@
 
 use crate::state::{ResourceRecord, StackRecord, StoredOutput};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// What a sensitive value is stored as.
 pub(crate) const MASK: &str = "***";
@@ -98,17 +99,16 @@ pub(crate) fn record(r: &ResourceRecord, needles: &[String]) -> Option<ResourceR
         return None;
     }
     let mut out = r.clone();
-    for name in &r.secret_attributes {
-        if let Some(v) = out.attributes.get_mut(name) {
-            *v = Value::String(MASK.into());
-        }
-    }
-    out.attributes = out
-        .attributes
-        .iter()
-        .map(|(k, v)| (k.clone(), value(v, needles)))
-        .collect();
-    out.properties = value(&out.properties, needles);
+    out.attributes = Arc::new(
+        r.attributes
+            .iter()
+            .map(|(k, v)| match r.secret_attributes.contains(k) {
+                true => (k.clone(), Value::String(MASK.into())),
+                false => (k.clone(), value(v, needles)),
+            })
+            .collect(),
+    );
+    out.properties = Arc::new(value(&out.properties, needles));
     out.observed = out.observed.as_ref().map(|o| value(o, needles));
     if let Some(old) = &r.replaced {
         out.replaced = Some(Box::new(
@@ -195,9 +195,9 @@ mod tests {
             physical_id: Some("p".into()),
             status: "CREATE_COMPLETE".into(),
             status_reason: None,
-            properties: props,
+            properties: props.into(),
             hash: String::new(),
-            attributes: attrs.as_object().cloned().unwrap_or_default(),
+            attributes: attrs.as_object().cloned().unwrap_or_default().into(),
             updated: 0,
             deletion_policy: None,
             update_replace_policy: None,
@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(stored.attributes["Name"], json!("n"));
         let stored = record(&consumer, &needles).expect("masked");
         assert_eq!(
-            stored.properties,
+            *stored.properties,
             json!({"SecretString": "pw=***", "List": ["***", 3]})
         );
         // The in-memory record keeps the clear value (dependents receive it).

@@ -55,6 +55,11 @@ pub(crate) struct StoredOutput {
 
 /// One resource of a stack. `properties` are resolved intrinsics with dynamic references
 /// left literal: what is hashed, stored and shown.
+///
+/// A record is cloned at every transition (the stack's copy, the running step's, an update's
+/// previous generation, a deletion's targets); `properties` and `attributes`, the trees that
+/// make most of its allocations, are shared (`Arc`) and replaced whole, never edited in place.
+/// Cloning records was ~16% of a 500-resource deletion's CPU before they were shared.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub(crate) struct ResourceRecord {
     pub logical_id: String,
@@ -62,9 +67,9 @@ pub(crate) struct ResourceRecord {
     pub physical_id: Option<String>,
     pub status: String,
     pub status_reason: Option<String>,
-    pub properties: Value,
+    pub properties: Arc<Value>,
     pub hash: String,
-    pub attributes: Map<String, Value>,
+    pub attributes: Arc<Map<String, Value>>,
     pub updated: i64,
     pub deletion_policy: Option<String>,
     pub update_replace_policy: Option<String>,

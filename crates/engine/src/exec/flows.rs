@@ -465,7 +465,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             let result = if cur.stub || op.inner.registry.get(&cur.resource_type).is_none() {
                 Ok(crate::ProviderOutcome {
                     physical_id: physical.clone(),
-                    attributes: p.attributes.clone(),
+                    attributes: (*p.attributes).clone(),
                     status_reason: p.status_reason.clone(),
                     ..Default::default()
                 })
@@ -486,7 +486,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             match result {
                 Ok(outcome) => {
                     let mut rec = restored(p);
-                    rec.attributes = outcome.attributes;
+                    rec.attributes = outcome.attributes.into();
                     op.put(rec, None).await;
                 }
                 Err(reason) => {

@@ -8,7 +8,6 @@ use crate::resolve::{LiveResolver, hash_properties};
 use crate::state::{EventRecord, Inner, ResourceRecord, Running, StackRecord, now_ms};
 use crate::status::StackStatus;
 use cumulo_template::Prepared;
-use serde_json::Map;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -448,8 +447,8 @@ impl Op {
             status: status.to_string(),
             status_reason: None,
             hash: hash_properties(&r.properties),
-            properties: r.properties.clone(),
-            attributes: Map::new(),
+            properties: Arc::new(r.properties.clone()),
+            attributes: Arc::default(),
             updated: now_ms(),
             deletion_policy: r.deletion_policy.clone(),
             update_replace_policy: r.update_replace_policy.clone(),

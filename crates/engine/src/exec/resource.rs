@@ -43,7 +43,7 @@ fn record_outcome_extras(
     if let Some(effective) = &outcome.effective_properties
         && !declared.to_string().contains("{{resolve:")
     {
-        rec.properties = effective.clone();
+        rec.properties = Arc::new(effective.clone());
         rec.hash = hash_properties(effective);
     }
 }
@@ -79,7 +79,7 @@ impl Op {
                 .await;
         }
         rec.physical_id = Some(outcome.physical_id);
-        rec.attributes = outcome.attributes;
+        rec.attributes = outcome.attributes.into();
         rec.stub = stub;
         outcome.status_reason
     }
@@ -173,7 +173,7 @@ impl Op {
         };
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, &rec.properties)
             .await
-            .unwrap_or_else(|_| rec.properties.clone());
+            .unwrap_or_else(|_| (*rec.properties).clone());
         let ctx = self.ctx_named(&rec.logical_id, &rec.resource_type, &journal.name_token);
         let (reader, read_ctx, read_id, read_props) =
             (p.clone(), ctx.clone(), identity.clone(), actual.clone());
@@ -257,9 +257,9 @@ impl Op {
                     physical_id: None,
                     status: "CREATE_FAILED".into(),
                     status_reason: Some(reason),
-                    properties: Value::Null,
+                    properties: Arc::new(Value::Null),
                     hash: String::new(),
-                    attributes: Map::new(),
+                    attributes: Arc::default(),
                     updated: now_ms(),
                     deletion_policy: None,
                     update_replace_policy: None,
@@ -550,7 +550,7 @@ impl Op {
             let result = if old.stub || self.inner.registry.get(&resolved.resource_type).is_none() {
                 Ok(crate::ProviderOutcome {
                     physical_id: physical.clone(),
-                    attributes: old.attributes.clone(),
+                    attributes: (*old.attributes).clone(),
                     status_reason: old.status_reason.clone(),
                     ..Default::default()
                 })
@@ -593,7 +593,7 @@ impl Op {
                             )
                             .await;
                     }
-                    rec.attributes = outcome.attributes;
+                    rec.attributes = outcome.attributes.into();
                     rec.updated = now_ms();
                     // Applied, but another resource failed meanwhile: cancelled, with the new
                     // properties recorded so the rollback reverts them.
@@ -658,7 +658,7 @@ impl Op {
         };
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, &rec.properties)
             .await
-            .unwrap_or_else(|_| rec.properties.clone());
+            .unwrap_or_else(|_| (*rec.properties).clone());
         let ctx = self.ctx(&rec.logical_id, &rec.resource_type);
         let (p, physical) = (p.clone(), physical.clone());
         let deleted = guarded(&rec.resource_type, async move {

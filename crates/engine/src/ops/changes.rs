@@ -126,7 +126,7 @@ pub(crate) fn plan(
         };
         if resolved.resource_type != old.resource_type {
             resolver.new_identity.insert(logical.clone());
-            let sides = Some((old.properties.clone(), resolved.properties.clone()));
+            let sides = Some(((*old.properties).clone(), resolved.properties.clone()));
             changes.push((
                 ResourceChange {
                     action: "Modify".into(),

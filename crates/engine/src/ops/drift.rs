@@ -30,6 +30,7 @@ use crate::resolve::{hash_properties, resolve_dynamic};
 use crate::state::{ResourceRecord, StackRecord, now_ms};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// One property path whose live value differs from the record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -193,12 +194,12 @@ pub async fn drift(
                             if !outcome.physical_id.is_empty() {
                                 updated.physical_id = Some(outcome.physical_id.clone());
                             }
-                            updated.attributes = outcome.attributes.clone();
+                            updated.attributes = outcome.attributes.clone().into();
                             updated.secret_attributes = crate::mask::secret_names(&outcome);
                             if let Some(effective) = &outcome.effective_properties
                                 && !rec.properties.to_string().contains("{{resolve:")
                             {
-                                updated.properties = effective.clone();
+                                updated.properties = Arc::new(effective.clone());
                             }
                             // What the service holds now is what was pushed.
                             updated.observed = reread(&*provider, &ctx, &physical, &expected)
@@ -210,8 +211,9 @@ pub async fn drift(
                     }
                 }
                 Settle::Accept => {
-                    updated.properties = accept(&rec.properties, &observed.properties);
-                    updated.attributes = merge_attributes(&rec.attributes, &observed.attributes);
+                    updated.properties = accept(&rec.properties, &observed.properties).into();
+                    updated.attributes =
+                        merge_attributes(&rec.attributes, &observed.attributes).into();
                     updated.observed =
                         Some(observation(&rec.properties, observed.properties.clone()));
                     report.reason = Some("the live values were recorded".into());
