@@ -205,7 +205,6 @@ mod tests {
             depends_on: Vec::new(),
             stub: false,
             replaced: None,
-            created_by_op: false,
             observed: None,
             pending: None,
             secret_attributes: secret.iter().map(|s| s.to_string()).collect(),

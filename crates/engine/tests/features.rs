@@ -1230,14 +1230,19 @@ async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
     assert_eq!(h.status("mig").await, StackStatus::UPDATE_FAILED);
     let a = h.physical("mig", "A").await;
     assert_eq!(h.fake.props(&a).unwrap()["Size"], json!(2));
-    // Put the database back in the earlier shape: the generation inline, no cfn_previous.
+    // Put the database back in the earlier shape: the generation inline with its records, no
+    // cfn_previous and no cfn_previous_resources.
     store
         .write(|tx| {
             tx.execute_batch(
                 "UPDATE cfn_stacks SET body = json_set(body, '$.previous',
-                     json((SELECT body FROM cfn_previous WHERE cfn_previous.stack_id = cfn_stacks.stack_id)))
+                     json_set(json((SELECT body FROM cfn_previous WHERE cfn_previous.stack_id = cfn_stacks.stack_id)),
+                         '$.resources',
+                         json((SELECT json_group_object(logical_id, json(body)) FROM cfn_previous_resources r
+                               WHERE r.stack_id = cfn_stacks.stack_id))))
                  WHERE stack_id IN (SELECT stack_id FROM cfn_previous);
                  DROP TABLE cfn_previous;
+                 DROP TABLE cfn_previous_resources;
                  UPDATE schema_versions SET version = 1 WHERE owner = 'cfn';",
             )
         })
@@ -1279,5 +1284,84 @@ async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
     assert_eq!(
         inline, 0,
         "new stack rows never carry the generation inline"
+    );
+}
+
+/// An update's previous generation is stored as a copy of the stack's records taken when the
+/// update starts; after a restart a rollback restores it from that copy, which then goes.
+#[tokio::test]
+async fn a_previous_generation_survives_a_restart_and_rolls_back() {
+    let store = Arc::new(cumulo_store::Store::in_memory().unwrap());
+    let h = Harness::with(store.clone(), config());
+    let v1 = template(
+        json!({"A": {"Type": FAKE, "Properties": {"Size": 1}},
+               "B": {"Type": FAKE, "Properties": {"Size": 10}}}),
+        json!(null),
+    );
+    let failing = template(
+        json!({"A": {"Type": FAKE, "Properties": {"Size": 2}},
+               "B": {"Type": FAKE, "Properties": {"Size": 20}},
+               "Bad": {"Type": FAKE, "DependsOn": ["A", "B"], "Properties": {"Fail": true}}}),
+        json!(null),
+    );
+    h.create("gen", &v1).await.unwrap();
+    assert_eq!(h.settle("gen").await, StackStatus::CREATE_COMPLETE);
+    let id = h
+        .engine
+        .update_stack(
+            &h.caller,
+            UpdateStackInput {
+                stack_name: "gen".into(),
+                template_body: Some(failing),
+                disable_rollback: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status("gen").await, StackStatus::UPDATE_FAILED);
+    let (a, b) = (h.physical("gen", "A").await, h.physical("gen", "B").await);
+    assert_eq!(h.fake.props(&a).unwrap()["Size"], json!(2));
+    let kept = |store: &cumulo_store::Store| -> Vec<(String, i64)> {
+        store
+            .read(|c| {
+                c.prepare(
+                    "SELECT logical_id, json_extract(body, '$.properties.Size')
+                     FROM cfn_previous_resources ORDER BY rowid",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        kept(&store),
+        [("A".to_string(), 1), ("B".to_string(), 10)],
+        "the generation holds the records as they were when the update started"
+    );
+    let again = h.restarted("req-2");
+    again
+        .engine
+        .rollback_stack(
+            &again.caller,
+            RollbackStackInput {
+                stack_name: "gen".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    again.engine.wait_for_stack(&id).await;
+    assert_eq!(
+        again.status("gen").await,
+        StackStatus::UPDATE_ROLLBACK_COMPLETE
+    );
+    assert_eq!(again.fake.props(&a).unwrap()["Size"], json!(1));
+    assert_eq!(again.fake.props(&b).unwrap()["Size"], json!(10));
+    assert!(
+        kept(&store).is_empty(),
+        "the generation went with the rollback"
     );
 }

@@ -1,7 +1,7 @@
 //! The operations' flows: create, update with its cleanup phase, delete, and the rollbacks.
 
 use super::{Op, Record, Target, is_retain, run_dag, stack_event};
-use crate::state::{ResourceRecord, now_ms};
+use crate::state::{GenerationRows, ResourceRecord, now_ms};
 use crate::status::StackStatus;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -327,13 +327,15 @@ pub(crate) async fn run_update(op: Arc<Op>) {
                     stack.previous = None;
                     let mut changed = Vec::new();
                     for r in stack.resources.values_mut() {
-                        if r.replaced.is_some() || r.created_by_op {
+                        if r.replaced.is_some() {
                             r.replaced = None;
-                            r.created_by_op = false;
                             changed.push(r.logical_id.clone());
                         }
                     }
-                    op.persist(op.inner.save_stack_with(stack, &changed));
+                    op.persist(
+                        op.inner
+                            .save_stack_with(stack, &changed, GenerationRows::Keep),
+                    );
                 }
             }
             op.set_status(StackStatus::UPDATE_COMPLETE, None);
@@ -587,7 +589,6 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
             }
             ordered.extend(s.resources.drain(..));
             for r in ordered.values_mut() {
-                r.created_by_op = false;
                 r.replaced = None;
             }
             s.resources = ordered;
@@ -604,7 +605,6 @@ fn restored(p: &ResourceRecord) -> ResourceRecord {
     rec.status = "UPDATE_COMPLETE".into();
     rec.status_reason = None;
     rec.replaced = None;
-    rec.created_by_op = false;
     rec.updated = now_ms();
     rec
 }

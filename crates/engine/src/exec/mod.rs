@@ -456,7 +456,6 @@ impl Op {
             depends_on: r.depends_on.clone(),
             stub: false,
             replaced: None,
-            created_by_op: true,
             observed: None,
             pending: None,
             secret_attributes: Vec::new(),

@@ -267,7 +267,6 @@ impl Op {
                     depends_on: deps,
                     stub: false,
                     replaced: None,
-                    created_by_op: true,
                     observed: None,
                     pending: None,
                     secret_attributes: Vec::new(),
@@ -396,7 +395,6 @@ impl Op {
             rec.update_replace_policy = resolved.update_replace_policy.clone();
             rec.metadata = resolved.metadata.clone();
             rec.depends_on = resolved.depends_on.clone();
-            rec.created_by_op = false;
             if rec != old {
                 let mut st = self.inner.lock();
                 if let Some(stack) = st.stacks.get_mut(&self.stack_id) {
@@ -468,7 +466,6 @@ impl Op {
             return false;
         }
         let mut rec = self.new_record(&resolved, "UPDATE_IN_PROGRESS");
-        rec.created_by_op = false;
         rec.physical_id = old.physical_id.clone();
         rec.attributes = old.attributes.clone();
         rec.stub = old.stub;

@@ -7,7 +7,7 @@ use crate::error::EngineError;
 use crate::exec;
 use crate::ops::create::launch;
 use crate::resolve::importers;
-use crate::state::{OpRecord, Running};
+use crate::state::{GenerationRows, OpRecord, Running};
 use crate::status::StackStatus;
 
 pub async fn delete_stack(
@@ -103,7 +103,9 @@ pub(crate) fn start_delete(
             }
         }
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
-        engine.inner.save_stack_with(s, &input.retain_resources)?;
+        engine
+            .inner
+            .save_stack_with(s, &input.retain_resources, GenerationRows::Keep)?;
         (stack_id, stack_name, blocked.map(|reason| (prior, reason)))
     };
     let op = OpRecord {

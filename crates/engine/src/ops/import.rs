@@ -214,7 +214,6 @@ pub async fn import_resources(
             depends_on: resolved.depends_on.clone(),
             stub: false,
             replaced: None,
-            created_by_op: false,
             observed: Some(super::drift::observation(
                 &resolved.properties,
                 observed.properties,

@@ -7,7 +7,7 @@ use crate::error::EngineError;
 use crate::exec;
 use crate::ops::create::launch;
 use crate::ops::policy;
-use crate::state::{OpRecord, Running, now_ms};
+use crate::state::{GenerationRows, OpRecord, Running, now_ms};
 use crate::status::StackStatus;
 
 pub async fn update_stack(
@@ -152,9 +152,12 @@ pub(crate) async fn start_update(
         if !allowed {
             return Err(cannot_update(s));
         }
-        if s.previous.is_none() || s.status.updatable() {
+        let generation_rows = if s.previous.is_none() || s.status.updatable() {
             s.previous = Some(generation(s));
-        }
+            GenerationRows::Take
+        } else {
+            GenerationRows::Keep
+        };
         s.template_body = text;
         s.description = prepared.template.description.clone();
         s.parameters = params;
@@ -178,13 +181,10 @@ pub(crate) async fn start_update(
         s.status = StackStatus::UPDATE_IN_PROGRESS;
         s.status_reason = Some("User Initiated".into());
         s.op = op_record.clone();
-        let mut changed = Vec::new();
-        for r in s.resources.values_mut().filter(|r| r.created_by_op) {
-            r.created_by_op = false;
-            changed.push(r.logical_id.clone());
-        }
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
-        engine.inner.save_stack_with(s, &changed)?;
+        let t = std::time::Instant::now();
+        engine.inner.save_stack_with(s, &[], generation_rows)?;
+        eprintln!("TIMING save_stack_with {:?}", t.elapsed());
     }
     let running = launch(
         engine,
