@@ -182,9 +182,7 @@ pub(crate) async fn start_update(
         s.status_reason = Some("User Initiated".into());
         s.op = op_record.clone();
         exec::first_event(s, seq, &token, Some("User Initiated".into()));
-        let t = std::time::Instant::now();
         engine.inner.save_stack_with(s, &[], generation_rows)?;
-        eprintln!("TIMING save_stack_with {:?}", t.elapsed());
     }
     let running = launch(
         engine,
