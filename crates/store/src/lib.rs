@@ -200,11 +200,12 @@ impl Store {
             .map_err(in_use)?;
         conn.pragma_update(None, "synchronous", sync)
             .map_err(in_use)?;
-        // Every grouped write runs in its own savepoint, and a page first changed inside one is
-        // copied to the sub-journal. With the default temp store that journal spills to a temp
-        // file past 64 KiB and never shrinks within the transaction: each page copy was a
-        // `pwrite`, ~16% of a 500-resource stack deletion's CPU (perf). Nothing in it outlives
-        // the transaction, so keeping it in memory costs no durability.
+        // A page first changed inside a savepoint (each `Store::write`'s own work, each write of
+        // a batch replayed after a failure; every grouped write, before batches ran without
+        // them) is copied to the sub-journal. With the default temp store that journal spills
+        // to a temp file past 64 KiB and never shrinks within the transaction: each page copy
+        // was a `pwrite`, ~16% of a 500-resource stack deletion's CPU (perf). Nothing in it
+        // outlives the transaction, so keeping it in memory costs no durability.
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(in_use)?;
         // After the lock: a second process on the directory fails as in use, not on the key.
@@ -325,12 +326,14 @@ impl Store {
     /// A service queues its write while it holds its own state lock (so the store sees its
     /// writes in the order its memory does), releases the lock, and awaits the `Commit` before
     /// it answers: concurrent requests then share commits instead of taking one each.
-    pub fn write_grouped<F, R>(&self, work: F) -> Commit
+    ///
+    /// `work` may run twice: when another write of its batch fails, the batch is rolled back
+    /// and run again. It must act only through the transaction it is given.
+    pub fn write_grouped<F, R>(&self, mut work: F) -> Commit
     where
         F: FnMut(&rusqlite::Transaction<'_>) -> rusqlite::Result<R> + Send + 'static,
     {
         let (done, rx) = tokio::sync::oneshot::channel();
-        let mut work = work;
         let job = Job {
             work: Box::new(move |tx| work(tx).map(drop)),
             done,
