@@ -1526,3 +1526,69 @@ async fn an_update_failure_cancels_in_flight_updates_and_reverts_them() {
     assert!(!h.fake.exists("new"));
     assert_eq!(h.fake.props("slow").unwrap()["V"], json!(1));
 }
+
+/// DescribeStackEvents pages newest first, 100 at a time; a NextToken keeps its place when
+/// events are recorded between two calls (the next page neither repeats nor skips what the
+/// first page left), and a token that is not one is refused.
+#[tokio::test]
+async fn event_pages_hold_their_place_while_events_are_added() {
+    let h = Harness::new();
+    let things = |size: i64| {
+        let resources: serde_json::Map<String, serde_json::Value> = (0..60)
+            .map(|i| {
+                (
+                    format!("R{i}"),
+                    json!({"Type": FAKE, "Properties": {"Size": size}}),
+                )
+            })
+            .collect();
+        template(serde_json::Value::Object(resources), json!(null))
+    };
+    h.create("pages", &things(1)).await.unwrap();
+    assert_eq!(h.settle("pages").await, StackStatus::CREATE_COMPLETE);
+    let page = |token: Option<String>| {
+        h.engine.describe_stack_events(
+            &h.caller,
+            DescribeStackEventsInput {
+                stack_name: "pages".into(),
+                next_token: token,
+            },
+        )
+    };
+    // 2 stack events and 2 per resource.
+    let first = page(None).await.unwrap();
+    assert_eq!(first.stack_events.len(), 100);
+    assert_eq!(first.stack_events[0].resource_status, "CREATE_COMPLETE");
+    assert_eq!(first.stack_events[0].logical_resource_id, "pages");
+    let token = first.next_token.clone().expect("a second page");
+    // An update records 123 more events (with its cleanup phase) before the second page.
+    h.update("pages", &things(2)).await.unwrap();
+    assert_eq!(h.settle("pages").await, StackStatus::UPDATE_COMPLETE);
+    let second = page(Some(token)).await.unwrap();
+    assert_eq!(second.next_token, None);
+    let ids = |events: &[StackEvent]| -> Vec<String> {
+        events.iter().map(|e| e.event_id.clone()).collect()
+    };
+    let mut seen = ids(&first.stack_events);
+    seen.extend(ids(&second.stack_events));
+    let created: Vec<String> = {
+        let mut all = Vec::new();
+        let mut token = None;
+        loop {
+            let out = page(token).await.unwrap();
+            all.extend(out.stack_events);
+            token = out.next_token;
+            if token.is_none() {
+                break;
+            }
+        }
+        assert_eq!(all.len(), 122 + 123);
+        ids(&all[123..])
+    };
+    assert_eq!(
+        seen, created,
+        "the create's events, each once, newest first"
+    );
+    let err = page(Some("not-a-token".into())).await.unwrap_err();
+    assert_eq!(err.code, "ValidationError");
+}

@@ -173,8 +173,23 @@ pub fn describe_stack_events(
     let s = find(&st, caller, &input.stack_name).ok_or_else(|| {
         EngineError::validation(format!("Stack [{}] does not exist", input.stack_name))
     })?;
-    let events: Vec<StackEvent> = s.events.iter().rev().map(|e| event_view(s, e)).collect();
-    let (stack_events, next_token) = page(events, input.next_token.as_deref())?;
+    // Newest first, a page at a time. The NextToken is the sequence number the next page
+    // starts below: events recorded between two calls then neither shift a page nor repeat
+    // one (an offset into the list would), and a call builds the views of its own page only,
+    // not of the stack's whole history under the engine's lock (~25 ms a page at 2,000 events).
+    let below = match input.next_token.as_deref() {
+        None => u64::MAX,
+        Some(t) => t
+            .parse::<u64>()
+            .map_err(|_| EngineError::validation("Invalid NextToken"))?,
+    };
+    let mut older = s.events.iter().rev().filter(|e| e.seq < below);
+    let shown: Vec<&EventRecord> = older.by_ref().take(PAGE).collect();
+    let next_token = match (older.next(), shown.last()) {
+        (Some(_), Some(last)) => Some(last.seq.to_string()),
+        _ => None,
+    };
+    let stack_events = shown.into_iter().map(|e| event_view(s, e)).collect();
     Ok(DescribeStackEventsOutput {
         stack_events,
         next_token,
