@@ -1195,6 +1195,46 @@ async fn providers_see_the_callers_host_through_nested_stacks_and_deletes() {
     );
 }
 
+/// Creates `name` from `v1`, then updates it to `failing` with DisableRollback: the stack
+/// stops at UPDATE_FAILED holding its previous generation. Returns the stack id.
+async fn failed_update_kept(h: &Harness, name: &str, v1: &str, failing: String) -> String {
+    h.create(name, v1).await.unwrap();
+    assert_eq!(h.settle(name).await, StackStatus::CREATE_COMPLETE);
+    let id = h
+        .engine
+        .update_stack(
+            &h.caller,
+            UpdateStackInput {
+                stack_name: name.into(),
+                template_body: Some(failing),
+                disable_rollback: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .stack_id;
+    h.engine.wait_for_stack(&id).await;
+    assert_eq!(h.status(name).await, StackStatus::UPDATE_FAILED);
+    id
+}
+
+/// RollbackStack on `name` (stack `id`), to UPDATE_ROLLBACK_COMPLETE.
+async fn rolled_back(h: &Harness, name: &str, id: &str) {
+    h.engine
+        .rollback_stack(
+            &h.caller,
+            RollbackStackInput {
+                stack_name: name.into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    h.engine.wait_for_stack(id).await;
+    assert_eq!(h.status(name).await, StackStatus::UPDATE_ROLLBACK_COMPLETE);
+}
+
 /// A stack written before the previous generation had its own table (inline in the stack row)
 /// still rolls back after the upgrade: the migration moves it to `cfn_previous`.
 #[tokio::test]
@@ -1210,24 +1250,7 @@ async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
                "Bad": {"Type": FAKE, "DependsOn": "A", "Properties": {"Fail": true}}}),
         json!(null),
     );
-    h.create("mig", &v1).await.unwrap();
-    assert_eq!(h.settle("mig").await, StackStatus::CREATE_COMPLETE);
-    let id = h
-        .engine
-        .update_stack(
-            &h.caller,
-            UpdateStackInput {
-                stack_name: "mig".into(),
-                template_body: Some(failing),
-                disable_rollback: Some(true),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap()
-        .stack_id;
-    h.engine.wait_for_stack(&id).await;
-    assert_eq!(h.status("mig").await, StackStatus::UPDATE_FAILED);
+    let id = failed_update_kept(&h, "mig", &v1, failing).await;
     let a = h.physical("mig", "A").await;
     assert_eq!(h.fake.props(&a).unwrap()["Size"], json!(2));
     // Put the database back in the earlier shape: the generation inline with its records, no
@@ -1255,22 +1278,7 @@ async fn a_previous_generation_stored_inline_migrates_and_still_rolls_back() {
         moved, 1,
         "the migration moved the inline generation to its table"
     );
-    again
-        .engine
-        .rollback_stack(
-            &again.caller,
-            RollbackStackInput {
-                stack_name: "mig".into(),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    again.engine.wait_for_stack(&id).await;
-    assert_eq!(
-        again.status("mig").await,
-        StackStatus::UPDATE_ROLLBACK_COMPLETE
-    );
+    rolled_back(&again, "mig", &id).await;
     assert_eq!(again.fake.props(&a).unwrap()["Size"], json!(1));
     let inline: i64 = store
         .read(|c| {
@@ -1304,24 +1312,7 @@ async fn a_previous_generation_survives_a_restart_and_rolls_back() {
                "Bad": {"Type": FAKE, "DependsOn": ["A", "B"], "Properties": {"Fail": true}}}),
         json!(null),
     );
-    h.create("gen", &v1).await.unwrap();
-    assert_eq!(h.settle("gen").await, StackStatus::CREATE_COMPLETE);
-    let id = h
-        .engine
-        .update_stack(
-            &h.caller,
-            UpdateStackInput {
-                stack_name: "gen".into(),
-                template_body: Some(failing),
-                disable_rollback: Some(true),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap()
-        .stack_id;
-    h.engine.wait_for_stack(&id).await;
-    assert_eq!(h.status("gen").await, StackStatus::UPDATE_FAILED);
+    let id = failed_update_kept(&h, "gen", &v1, failing).await;
     let (a, b) = (h.physical("gen", "A").await, h.physical("gen", "B").await);
     assert_eq!(h.fake.props(&a).unwrap()["Size"], json!(2));
     let kept = |store: &cumulo_store::Store| -> Vec<(String, i64)> {
@@ -1342,22 +1333,7 @@ async fn a_previous_generation_survives_a_restart_and_rolls_back() {
         "the generation holds the records as they were when the update started"
     );
     let again = h.restarted("req-2");
-    again
-        .engine
-        .rollback_stack(
-            &again.caller,
-            RollbackStackInput {
-                stack_name: "gen".into(),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    again.engine.wait_for_stack(&id).await;
-    assert_eq!(
-        again.status("gen").await,
-        StackStatus::UPDATE_ROLLBACK_COMPLETE
-    );
+    rolled_back(&again, "gen", &id).await;
     assert_eq!(again.fake.props(&a).unwrap()["Size"], json!(1));
     assert_eq!(again.fake.props(&b).unwrap()["Size"], json!(10));
     assert!(
