@@ -125,7 +125,7 @@ pub(crate) struct Generation {
     pub notification_arns: Vec<String>,
     pub capabilities: Vec<String>,
     /// Persisted in `cfn_previous_resources`, copied from `cfn_resources` when the generation
-    /// is taken ([`Inner::save_stack_with`] with [`Generation::Take`]); read here only from
+    /// is taken ([`Inner::save_stack_with`] with [`GenerationRows::Take`]); read here only from
     /// rows written before that table existed.
     #[serde(default, skip_serializing)]
     pub resources: IndexMap<String, ResourceRecord>,
