@@ -22,9 +22,9 @@ pub(crate) fn canonical(
 
 /// Whether two property bags of one type describe the same resource once canonicalized.
 ///
-/// Compared as values, which is what comparing their [`crate::resolve::hash_properties`] means (object members
-/// in any order, everything else as written) without building and hashing two texts: that was
-/// ~3% of a 500-resource update's CPU.
+/// Compared as values, which is what comparing their [`crate::resolve::hash_properties`]
+/// means (object members in any order, everything else as written), without building and
+/// hashing two texts: that was ~3% of a 500-resource update's CPU.
 pub(crate) fn same(
     registry: &ProviderRegistry,
     resource_type: &str,
