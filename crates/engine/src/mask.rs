@@ -109,7 +109,7 @@ pub(crate) fn record(r: &ResourceRecord, needles: &[String]) -> Option<ResourceR
             .collect(),
     );
     out.properties = Arc::new(value(&out.properties, needles));
-    out.observed = out.observed.as_ref().map(|o| value(o, needles));
+    out.observed = out.observed.as_ref().map(|o| Arc::new(value(o, needles)));
     if let Some(old) = &r.replaced {
         out.replaced = Some(Box::new(
             record(old, needles).unwrap_or_else(|| (**old).clone()),

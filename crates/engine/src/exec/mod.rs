@@ -452,7 +452,7 @@ impl Op {
             updated: now_ms(),
             deletion_policy: r.deletion_policy.clone(),
             update_replace_policy: r.update_replace_policy.clone(),
-            metadata: r.metadata.clone(),
+            metadata: r.metadata.clone().map(Arc::new),
             depends_on: r.depends_on.clone(),
             stub: false,
             replaced: None,

@@ -90,7 +90,7 @@ impl Op {
         resource_type: &str,
         physical_id: &str,
         literal: &Value,
-    ) -> Option<Value> {
+    ) -> Option<Arc<Value>> {
         let p = self.inner.registry.get(resource_type)?.clone();
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal)
             .await
@@ -102,7 +102,10 @@ impl Op {
         })
         .await;
         match read {
-            Ok(Some(o)) => Some(crate::ops::drift::observation(literal, o.properties)),
+            Ok(Some(o)) => Some(Arc::new(crate::ops::drift::observation(
+                literal,
+                o.properties,
+            ))),
             _ => None,
         }
     }
@@ -393,7 +396,7 @@ impl Op {
             let mut rec = old.clone();
             rec.deletion_policy = resolved.deletion_policy.clone();
             rec.update_replace_policy = resolved.update_replace_policy.clone();
-            rec.metadata = resolved.metadata.clone();
+            rec.metadata = resolved.metadata.clone().map(Arc::new);
             rec.depends_on = resolved.depends_on.clone();
             if rec != old {
                 let mut st = self.inner.lock();

@@ -204,7 +204,7 @@ pub async fn drift(
                             // What the service holds now is what was pushed.
                             updated.observed = reread(&*provider, &ctx, &physical, &expected)
                                 .await
-                                .map(|o| observation(&rec.properties, o.properties));
+                                .map(|o| Arc::new(observation(&rec.properties, o.properties)));
                             report.reason = Some("reverted to the recorded properties".into());
                         }
                         Err(e) => report.reason = Some(format!("revert failed: {e}")),
@@ -214,8 +214,10 @@ pub async fn drift(
                     updated.properties = accept(&rec.properties, &observed.properties).into();
                     updated.attributes =
                         merge_attributes(&rec.attributes, &observed.attributes).into();
-                    updated.observed =
-                        Some(observation(&rec.properties, observed.properties.clone()));
+                    updated.observed = Some(Arc::new(observation(
+                        &rec.properties,
+                        observed.properties.clone(),
+                    )));
                     report.reason = Some("the live values were recorded".into());
                 }
             }

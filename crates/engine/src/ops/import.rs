@@ -17,6 +17,7 @@ use crate::provider::ProviderContext;
 use crate::resolve::{LiveResolver, hash_properties, resolve_dynamic, value_text};
 use crate::state::{EventRecord, OpRecord, ResourceRecord, StackRecord, StoredOutput, now_ms};
 use crate::status::StackStatus;
+use std::sync::Arc;
 
 /// Input of [`Engine::import_resources`].
 #[derive(Debug, Clone, Default)]
@@ -210,14 +211,14 @@ pub async fn import_resources(
             updated: now_ms(),
             deletion_policy: resolved.deletion_policy.clone(),
             update_replace_policy: resolved.update_replace_policy.clone(),
-            metadata: resolved.metadata.clone(),
+            metadata: resolved.metadata.clone().map(Arc::new),
             depends_on: resolved.depends_on.clone(),
             stub: false,
             replaced: None,
-            observed: Some(super::drift::observation(
+            observed: Some(Arc::new(super::drift::observation(
                 &resolved.properties,
                 observed.properties,
-            )),
+            ))),
             pending: None,
             secret_attributes: Vec::new(),
         };
