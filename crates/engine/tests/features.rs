@@ -1034,26 +1034,53 @@ async fn parameters_noecho_masked_and_ssm_types_resolved() {
     );
 }
 
+/// AWS lists a stack's resources by logical id in byte order, not in the template's order nor
+/// in the order they were provisioned: the same after a create, an update that adds one, and a
+/// restart.
 #[tokio::test]
-async fn resource_order_survives_updates_and_reload() {
+async fn resources_are_listed_by_logical_id() {
     let store = Arc::new(cumulo_store::Store::in_memory().unwrap());
     let h = Harness::with(store.clone(), config());
-    let t = |v: i64| {
-        template(
-            json!({"A": {"Type": FAKE}, "B": {"Type": FAKE, "Properties": {"V": v}}, "C": {"Type": FAKE}}),
-            json!(null),
-        )
+    let t = |v: i64, extra: bool| {
+        let mut resources = json!({
+            "Zeta": {"Type": FAKE},
+            "Mid": {"Type": FAKE, "Properties": {"V": v}},
+            "alpha": {"Type": FAKE},
+            "Alpha": {"Type": FAKE},
+        });
+        if extra {
+            resources["Beta"] = json!({"Type": FAKE});
+        }
+        template(resources, json!(null))
     };
-    h.create("ord", &t(1)).await.unwrap();
-    h.update("ord", &t(2)).await.unwrap();
     let names = |rs: Vec<StackResourceView>| {
         rs.into_iter()
             .map(|r| r.logical_resource_id)
             .collect::<Vec<_>>()
     };
-    assert_eq!(names(h.resources("ord").await), vec!["A", "B", "C"]);
+    h.create("ord", &t(1, false)).await.unwrap();
+    assert_eq!(
+        names(h.resources("ord").await),
+        ["Alpha", "Mid", "Zeta", "alpha"]
+    );
+    h.update("ord", &t(2, true)).await.unwrap();
+    let listed = ["Alpha", "Beta", "Mid", "Zeta", "alpha"];
+    assert_eq!(names(h.resources("ord").await), listed);
+    let summaries = h
+        .engine
+        .list_stack_resources(
+            &h.caller,
+            ListStackResourcesInput {
+                stack_name: "ord".into(),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap()
+        .stack_resource_summaries;
+    assert_eq!(names(summaries), listed);
     let again = Harness::with(store, config());
-    assert_eq!(names(again.resources("ord").await), vec!["A", "B", "C"]);
+    assert_eq!(names(again.resources("ord").await), listed);
 }
 
 #[tokio::test]

@@ -257,8 +257,8 @@ pub fn describe_stack_resources(
             ));
         }
     };
-    Ok(s.resources
-        .values()
+    Ok(by_logical_id(s)
+        .into_iter()
         .filter(|r| {
             input
                 .logical_resource_id
@@ -273,6 +273,16 @@ pub fn describe_stack_resources(
         .collect())
 }
 
+/// A stack's resources as AWS lists them (DescribeStackResources, ListStackResources): by
+/// logical id, in byte order ("CDKMetadata" before "agcPolicy", whatever the template's
+/// order). The stack keeps its records in the order they were first written, which depends on
+/// which of the resources provisioned in parallel committed first.
+fn by_logical_id(s: &StackRecord) -> Vec<&ResourceRecord> {
+    let mut all: Vec<&ResourceRecord> = s.resources.values().collect();
+    all.sort_unstable_by(|a, b| a.logical_id.cmp(&b.logical_id));
+    all
+}
+
 pub fn list_stack_resources(
     engine: &Engine,
     caller: &Caller,
@@ -281,7 +291,10 @@ pub fn list_stack_resources(
     let st = engine.inner.lock();
     let s = find(&st, caller, &input.stack_name)
         .ok_or_else(|| EngineError::stack_not_found(&input.stack_name))?;
-    let all: Vec<StackResourceView> = s.resources.values().map(|r| resource_view(s, r)).collect();
+    let all: Vec<StackResourceView> = by_logical_id(s)
+        .into_iter()
+        .map(|r| resource_view(s, r))
+        .collect();
     let (stack_resource_summaries, next_token) = page(all, input.next_token.as_deref())?;
     Ok(ListStackResourcesOutput {
         stack_resource_summaries,
