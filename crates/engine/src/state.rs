@@ -67,7 +67,8 @@ pub(crate) struct StoredOutput {
 /// previous generation, a deletion's targets); `properties`, `attributes`, `observed` and
 /// `metadata`, the trees that make most of its allocations, are shared (`Arc`) and replaced
 /// whole, never edited in place. Cloning records was ~16% of a 500-resource deletion's CPU
-/// before the first two were shared; deep copies of `observed` were another ~15% of it.
+/// before the first two were shared; sharing the other two took that deletion's CPU from
+/// 80-88 ms to 70-72 ms (observed properties are read back after every create and update).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub(crate) struct ResourceRecord {
     pub logical_id: String,
