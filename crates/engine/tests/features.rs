@@ -794,17 +794,7 @@ async fn five_hundred_resources_create_update_delete_on_a_file_store() {
     let _ = std::fs::remove_dir_all(&dir);
     let store = Arc::new(cumulo_store::Store::open(&dir, Default::default()).unwrap());
     let h = Harness::with(store, config());
-    let body = |v: i64| {
-        let many: serde_json::Map<String, serde_json::Value> = (0..500)
-            .map(|i| {
-                (
-                    format!("R{i}"),
-                    json!({"Type": FAKE, "Properties": {"V": v}}),
-                )
-            })
-            .collect();
-        json!({ "Resources": many }).to_string()
-    };
+    let body = |v: i64| fakes(500, json!({ "V": v }));
     let start = std::time::Instant::now();
     h.create("big", &body(1)).await.unwrap();
     assert_eq!(h.settle("big").await, StackStatus::CREATE_COMPLETE);

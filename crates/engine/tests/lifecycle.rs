@@ -977,10 +977,7 @@ async fn template_limits_are_enforced_with_aws_messages() {
         "{}",
         err.message
     );
-    let many: serde_json::Map<String, serde_json::Value> = (0..501)
-        .map(|i| (format!("R{i}"), json!({"Type": FAKE})))
-        .collect();
-    let t = json!({"Resources": many}).to_string();
+    let t = fakes(501, json!(null));
     let err = h
         .engine
         .validate_template(
@@ -1064,12 +1061,7 @@ async fn capabilities_are_required_for_iam() {
 async fn independent_resources_are_provisioned_in_parallel() {
     let h = Harness::new();
     *h.fake.delay_ms.lock().unwrap() = 100;
-    let many: serde_json::Map<String, serde_json::Value> = (0..8)
-        .map(|i| (format!("R{i}"), json!({"Type": FAKE})))
-        .collect();
-    h.create("par", &json!({"Resources": many}).to_string())
-        .await
-        .unwrap();
+    h.create("par", &fakes(8, json!(null))).await.unwrap();
     assert_eq!(h.settle("par").await, StackStatus::CREATE_COMPLETE);
     // All eight creates were running at the same moment: none waited for another.
     assert_eq!(h.fake.in_flight.lock().unwrap().1, 8);
@@ -1533,17 +1525,7 @@ async fn an_update_failure_cancels_in_flight_updates_and_reverts_them() {
 #[tokio::test]
 async fn event_pages_hold_their_place_while_events_are_added() {
     let h = Harness::new();
-    let things = |size: i64| {
-        let resources: serde_json::Map<String, serde_json::Value> = (0..60)
-            .map(|i| {
-                (
-                    format!("R{i}"),
-                    json!({"Type": FAKE, "Properties": {"Size": size}}),
-                )
-            })
-            .collect();
-        template(serde_json::Value::Object(resources), json!(null))
-    };
+    let things = |size: i64| fakes(60, json!({ "Size": size }));
     h.create("pages", &things(1)).await.unwrap();
     assert_eq!(h.settle("pages").await, StackStatus::CREATE_COMPLETE);
     let page = |token: Option<String>| {

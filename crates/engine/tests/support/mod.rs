@@ -459,6 +459,21 @@ pub fn caller(request_id: &str) -> Caller {
     }
 }
 
+/// A template of `n` independent fake resources `R0`..`R{n-1}`, each with `properties` (none
+/// when null).
+pub fn fakes(n: usize, properties: Value) -> String {
+    let resources: serde_json::Map<String, Value> = (0..n)
+        .map(|i| {
+            let mut r = json!({ "Type": FAKE });
+            if !properties.is_null() {
+                r["Properties"] = properties.clone();
+            }
+            (format!("R{i}"), r)
+        })
+        .collect();
+    template(Value::Object(resources), Value::Null)
+}
+
 /// A JSON template from a resources object (and optional outputs).
 pub fn template(resources: Value, outputs: Value) -> String {
     let mut t = json!({ "Resources": resources });
