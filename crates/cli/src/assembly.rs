@@ -98,7 +98,7 @@ fn resource_count(template: &str) -> usize {
         .and_then(|d| {
             d.value
                 .get("Resources")
-                .and_then(Value::as_object)
+                .and_then(cumulo_template::Value::as_object)
                 .map(|r| r.len())
         })
         .unwrap_or(0)

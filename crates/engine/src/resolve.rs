@@ -5,7 +5,7 @@ use crate::state::{StackRecord, State};
 use crate::status::StackStatus;
 use crate::world::World;
 use cumulo_template::dynref::references_in;
-use cumulo_template::{Diagnostic, Resolver, find_dynamic_references};
+use cumulo_template::{Diagnostic, Resolver, Value as TemplateValue, find_dynamic_references};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
@@ -30,12 +30,12 @@ impl<'a> LiveResolver<'a> {
 }
 
 impl Resolver for LiveResolver<'_> {
-    fn resource_ref(&self, logical_id: &str) -> Result<Value, Diagnostic> {
+    fn resource_ref(&self, logical_id: &str) -> Result<TemplateValue, Diagnostic> {
         self.stack
             .resources
             .get(logical_id)
             .and_then(|r| r.physical_id.clone())
-            .map(Value::String)
+            .map(TemplateValue::from)
             .ok_or_else(|| {
                 Diagnostic::new(format!(
                     "Template error: resource {logical_id} has no physical id yet"
@@ -43,25 +43,25 @@ impl Resolver for LiveResolver<'_> {
             })
     }
 
-    fn get_att(&self, logical_id: &str, attribute: &str) -> Result<Value, Diagnostic> {
+    fn get_att(&self, logical_id: &str, attribute: &str) -> Result<TemplateValue, Diagnostic> {
         let r = self.stack.resources.get(logical_id).ok_or_else(|| {
             Diagnostic::new(format!(
                 "Template error: instance of Fn::GetAtt references undefined resource {logical_id}"
             ))
         })?;
-        r.attributes.get(attribute).cloned().ok_or_else(|| {
+        r.attributes.get(attribute).map(TemplateValue::from).ok_or_else(|| {
             Diagnostic::new(format!(
                 "Template error: resource {logical_id} does not support attribute type {attribute} in Fn::GetAtt"
             ))
         })
     }
 
-    fn import_value(&self, export_name: &str) -> Result<Value, Diagnostic> {
+    fn import_value(&self, export_name: &str) -> Result<TemplateValue, Diagnostic> {
         let found = find_export(self.state, &self.stack.region, export_name);
         match found {
             Some((_, value)) => {
                 self.imported.borrow_mut().push(export_name.to_string());
-                Ok(Value::String(value))
+                Ok(TemplateValue::from(value))
             }
             None => Err(Diagnostic::new(format!(
                 "No export named {export_name} found."

@@ -4,8 +4,8 @@
 use crate::Diagnostic;
 use crate::errors;
 use crate::intrinsics::Evaluator;
+use crate::value::Value;
 use indexmap::IndexMap;
-use serde_json::Value;
 
 /// Evaluates every condition. `ev` must be in [`Mode::Conditions`](crate::intrinsics::Mode).
 /// Collects one diagnostic per failing condition.
@@ -170,8 +170,8 @@ fn nested(e: Diagnostic, function: &str) -> Diagnostic {
 fn comparable(v: Option<&Value>) -> Value {
     match v {
         None => Value::Null,
-        Some(Value::Number(n)) => Value::String(n.to_string()),
-        Some(Value::Bool(b)) => Value::String(b.to_string()),
+        Some(Value::Number(n)) => Value::String(n.to_string().into()),
+        Some(Value::Bool(b)) => Value::String(b.to_string().into()),
         Some(other) => other.clone(),
     }
 }

@@ -3,7 +3,7 @@
 //! The engine implements the resolver over live stack state; `render` over placeholders.
 
 use crate::Diagnostic;
-use serde_json::Value;
+use crate::value::Value;
 
 /// The pseudo parameters of one stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,14 +61,14 @@ impl Pseudo {
     /// `AWS::NoValue` is handled by the evaluator (it removes, rather than yields, a value).
     pub fn get(&self, name: &str) -> Option<Value> {
         if let Some(s) = self.get_str(name) {
-            return Some(Value::String(s.to_string()));
+            return Some(Value::String(s.to_string().into()));
         }
         match name {
             "AWS::NotificationARNs" => Some(Value::Array(
                 self.notification_arns
                     .iter()
                     .cloned()
-                    .map(Value::String)
+                    .map(Value::from)
                     .collect(),
             )),
             _ => None,
@@ -157,7 +157,7 @@ fn placeholder(parts: &[&str]) -> Value {
         s.push_str(part);
     }
     s.push_str("}}");
-    Value::String(s)
+    Value::String(s.into())
 }
 
 /// Whether a string is a placeholder standing for a not-yet-known value (possibly a list).

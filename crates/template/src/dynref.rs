@@ -5,7 +5,7 @@
 //! create dependencies.
 
 use crate::Diagnostic;
-use serde_json::Value;
+use crate::value::Value;
 use std::fmt::Write;
 
 /// A parsed dynamic reference.
@@ -35,9 +35,55 @@ pub struct FoundReference {
 
 const OPEN: &str = "{{resolve:";
 
+/// A value references can be searched in: the template's own (rendering) and serde_json's (the
+/// engine searches the properties it stores).
+pub trait Searchable: Sized {
+    fn text(&self) -> Option<&str>;
+    /// Calls `f` with each array item or object member, in document order.
+    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self));
+}
+
+impl Searchable for Value {
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+
+    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self)) {
+        match self {
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, item)| f(Segment::Index(i), item)),
+            Value::Object(obj) => obj.iter().for_each(|(k, item)| f(Segment::Key(k), item)),
+            _ => {}
+        }
+    }
+}
+
+impl Searchable for serde_json::Value {
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+
+    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self)) {
+        match self {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, item)| f(Segment::Index(i), item)),
+            serde_json::Value::Object(obj) => {
+                obj.iter().for_each(|(k, item)| f(Segment::Key(k), item))
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Every dynamic reference in a value, in document order. Malformed ones are errors: AWS fails
 /// the stack operation rather than passing the text through.
-pub fn find_dynamic_references(value: &Value) -> Result<Vec<FoundReference>, Vec<Diagnostic>> {
+pub fn find_dynamic_references<V: Searchable>(
+    value: &V,
+) -> Result<Vec<FoundReference>, Vec<Diagnostic>> {
     let mut found = Vec::new();
     let mut errors = Vec::new();
     walk(value, &mut Vec::new(), &mut found, &mut errors);
@@ -49,7 +95,7 @@ pub fn find_dynamic_references(value: &Value) -> Result<Vec<FoundReference>, Vec
 }
 
 /// One step of the path to a value.
-enum Segment<'v> {
+pub enum Segment<'v> {
     Key(&'v str),
     Index(usize),
 }
@@ -68,50 +114,39 @@ fn path_of(segments: &[Segment<'_>]) -> String {
     path
 }
 
-fn walk<'v>(
-    v: &'v Value,
+fn walk<'v, V: Searchable>(
+    v: &'v V,
     path: &mut Vec<Segment<'v>>,
     found: &mut Vec<FoundReference>,
     errors: &mut Vec<Diagnostic>,
 ) {
-    match v {
-        Value::String(s) => {
-            // A byte search first: building a substring searcher for every string of a large
-            // template cost more than the walk itself, and almost no string has a `{`.
-            if !s.as_bytes().contains(&b'{') || !s.contains(OPEN) {
-                return;
+    if let Some(s) = v.text() {
+        // A byte search first: building a substring searcher for every string of a large
+        // template cost more than the walk itself, and almost no string has a `{`.
+        if !s.as_bytes().contains(&b'{') || !s.contains(OPEN) {
+            return;
+        }
+        for text in references_in(s) {
+            // Built from values a deployment will supply: parsed when they are known.
+            if text.contains(crate::context::PLACEHOLDER_PREFIX) {
+                continue;
             }
-            for text in references_in(s) {
-                // Built from values a deployment will supply: parsed when they are known.
-                if text.contains(crate::context::PLACEHOLDER_PREFIX) {
-                    continue;
-                }
-                match parse_dynamic_reference(text) {
-                    Ok(reference) => found.push(FoundReference {
-                        text: text.to_string(),
-                        path: path_of(path),
-                        reference,
-                    }),
-                    Err(e) => errors.push(e),
-                }
+            match parse_dynamic_reference(text) {
+                Ok(reference) => found.push(FoundReference {
+                    text: text.to_string(),
+                    path: path_of(path),
+                    reference,
+                }),
+                Err(e) => errors.push(e),
             }
         }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(Segment::Index(i));
-                walk(item, path, found, errors);
-                path.pop();
-            }
-        }
-        Value::Object(obj) => {
-            for (k, item) in obj {
-                path.push(Segment::Key(k));
-                walk(item, path, found, errors);
-                path.pop();
-            }
-        }
-        _ => {}
+        return;
     }
+    v.each_child(&mut |segment, item| {
+        path.push(segment);
+        walk(item, path, found, errors);
+        path.pop();
+    });
 }
 
 /// The `{{resolve:...}}` substrings of a string. Braces nest, so a reference whose parts are

@@ -8,8 +8,8 @@ use crate::context::is_pseudo;
 use crate::errors::{self, Block};
 use crate::intrinsics::{SubPart, sub_parts};
 use crate::model::Template;
+use crate::value::Value;
 use indexmap::{IndexMap, IndexSet};
-use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -215,7 +215,7 @@ impl<'v> Walker<'_, 'v> {
             }
             "Fn::If" => {
                 if let Some([Value::String(c), a, b]) = arg.as_array().map(Vec::as_slice)
-                    && let Some(holds) = self.conditions.get(c)
+                    && let Some(holds) = self.conditions.get(c.as_str())
                 {
                     self.walk(if *holds { a } else { b });
                     return true;

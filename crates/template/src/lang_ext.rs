@@ -5,7 +5,7 @@
 use crate::Diagnostic;
 use crate::errors;
 use crate::intrinsics::{Evaluator, scalar_string};
-use serde_json::{Map, Value};
+use crate::value::{Map, Value};
 
 pub(crate) const FOR_EACH: &str = "Fn::ForEach::";
 
@@ -19,7 +19,7 @@ pub fn expand_for_each(root: &mut Value, ev: &Evaluator<'_>) -> Result<(), Diagn
         return Ok(());
     };
     for section in SECTIONS {
-        if let Some(Value::Object(obj)) = top.get_mut(*section) {
+        if let Some(Value::Object(obj)) = top.get_mut(section) {
             let expanded = expand_object(obj, ev, section)?;
             *obj = expanded;
         }
@@ -27,11 +27,7 @@ pub fn expand_for_each(root: &mut Value, ev: &Evaluator<'_>) -> Result<(), Diagn
     Ok(())
 }
 
-fn expand_object(
-    obj: &Map<String, Value>,
-    ev: &Evaluator<'_>,
-    path: &str,
-) -> Result<Map<String, Value>, Diagnostic> {
+fn expand_object(obj: &Map, ev: &Evaluator<'_>, path: &str) -> Result<Map, Diagnostic> {
     let mut out = Map::with_capacity(obj.len());
     for (key, value) in obj {
         if key.starts_with(FOR_EACH) {
@@ -67,11 +63,7 @@ fn expand_value(v: &Value, ev: &Evaluator<'_>, path: &str) -> Result<Value, Diag
 }
 
 /// One `Fn::ForEach::Name: [Identifier, Collection, {OutputKey: OutputValue}]`.
-fn expand_one(
-    spec: &Value,
-    ev: &Evaluator<'_>,
-    path: &str,
-) -> Result<Map<String, Value>, Diagnostic> {
+fn expand_one(spec: &Value, ev: &Evaluator<'_>, path: &str) -> Result<Map, Diagnostic> {
     let malformed = || errors::malformed("Fn::ForEach").with_path(path.to_string());
     let Some([Value::String(id), collection, Value::Object(body)]) =
         spec.as_array().map(Vec::as_slice)
@@ -117,7 +109,7 @@ fn substitute(s: &str, id: &str, item: &str) -> String {
 
 fn substitute_value(v: &Value, id: &str, item: &str) -> Value {
     match v {
-        Value::String(s) => Value::String(substitute(s, id, item)),
+        Value::String(s) => Value::String(substitute(s, id, item).into()),
         Value::Array(items) => Value::Array(
             items
                 .iter()
@@ -129,7 +121,7 @@ fn substitute_value(v: &Value, id: &str, item: &str) -> Value {
                 && let Some(Value::String(target)) = obj.get("Ref")
                 && target == id
             {
-                return Value::String(item.to_string());
+                return Value::String(item.to_string().into());
             }
             Value::Object(
                 obj.iter()

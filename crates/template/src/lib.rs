@@ -21,6 +21,7 @@ pub mod params;
 pub mod parse;
 pub mod prepare;
 pub mod render;
+pub mod value;
 
 pub use context::{PlaceholderResolver, Pseudo, Resolver};
 pub use diag::Diagnostic;
@@ -31,3 +32,4 @@ pub use params::{NoSsm, ParamValue, ResolvedParameter, SsmLookup};
 pub use parse::{Document, SourceMap, parse_template};
 pub use prepare::{Prepared, ResolvedOutput, ResolvedResource, prepare};
 pub use render::{PlaceholderSsm, RenderOptions, Rendered, render};
+pub use value::{Map, SmolStr, Value};

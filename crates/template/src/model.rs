@@ -4,8 +4,8 @@
 use crate::Diagnostic;
 use crate::errors::format_error;
 use crate::params::ParameterDecl;
+use crate::value::{Map, SmolStr, Value};
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
 
 /// The transform whose functions cumulo evaluates itself.
 pub const LANGUAGE_EXTENSIONS: &str = "AWS::LanguageExtensions";
@@ -46,7 +46,7 @@ pub struct Template {
     pub transforms: Vec<String>,
     pub parameters: IndexMap<String, ParameterDecl>,
     /// Map name → top-level key → second-level key → value, kept as JSON.
-    pub mappings: Map<String, Value>,
+    pub mappings: Map,
     /// Condition name → unevaluated condition function.
     pub conditions: IndexMap<String, Value>,
     pub resources: IndexMap<String, Resource>,
@@ -85,7 +85,7 @@ pub struct Output {
 pub fn transforms_of(root: &Value) -> Vec<String> {
     let name = |v: &Value| -> Option<String> {
         match v {
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) => Some(s.clone().to_string()),
             Value::Object(o) => o.get("Name").and_then(Value::as_str).map(str::to_string),
             _ => None,
         }
@@ -108,7 +108,7 @@ pub fn parameters_of(root: &Value) -> Result<IndexMap<String, ParameterDecl>, Ve
             for (name, v) in params {
                 match ParameterDecl::from_value(name, v) {
                     Ok(d) => {
-                        out.insert(name.clone(), d);
+                        out.insert(name.to_string(), d);
                     }
                     Err(e) => errors.push(e),
                 }
@@ -126,14 +126,14 @@ pub fn parameters_of(root: &Value) -> Result<IndexMap<String, ParameterDecl>, Ve
 
 /// A string member of `{section}/{name}` (the path is written only for an error).
 fn string_attr(
-    obj: &Map<String, Value>,
+    obj: &Map,
     key: &str,
     section: &str,
     name: &str,
 ) -> Result<Option<String>, Diagnostic> {
     match obj.get(key) {
         None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(s.clone().to_string())),
         Some(_) => Err(
             format_error(format!("[/{section}/{name}/{key}] {key} must be a string"))
                 .with_path(format!("{section}/{name}/{key}")),
@@ -158,7 +158,7 @@ impl Template {
         };
         let invalid: Vec<&str> = top
             .keys()
-            .map(String::as_str)
+            .map(SmolStr::as_str)
             .filter(|k| !TOP_LEVEL_KEYS.contains(k))
             .collect();
         if !invalid.is_empty() {
@@ -184,7 +184,7 @@ impl Template {
         };
         let description = match top.get("Description") {
             None => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.to_string()),
             Some(_) => {
                 errors.push(format_error("Description must be a string").with_path("Description"));
                 None
@@ -196,22 +196,20 @@ impl Template {
             None | Some(Value::Null) => {}
             Some(Value::Object(c)) => {
                 for (k, v) in c {
-                    conditions.insert(k.clone(), v.clone());
+                    conditions.insert(k.to_string(), v.clone());
                 }
             }
             Some(_) => errors
                 .push(format_error("Conditions section must be an object").with_path("Conditions")),
         }
         let mut resources = IndexMap::new();
-        // `remove` on serde_json's ordered map swaps entries: fine for these single sections,
-        // whose own member order is untouched.
         match top.remove("Resources") {
             Some(Value::Object(r)) if !r.is_empty() => {
                 resources.reserve(r.len());
                 for (id, v) in r {
                     match Self::resource(&id, v) {
                         Ok(res) => {
-                            resources.insert(id, res);
+                            resources.insert(id.into(), res);
                         }
                         Err(e) => errors.push(e),
                     }
@@ -229,7 +227,7 @@ impl Template {
                 for (name, v) in o {
                     match Self::output(&name, v) {
                         Ok(out) => {
-                            outputs.insert(name, out);
+                            outputs.insert(name.into(), out);
                         }
                         Err(e) => errors.push(e),
                     }
@@ -256,7 +254,7 @@ impl Template {
         })
     }
 
-    fn mappings(section: Option<&Value>, errors: &mut Vec<Diagnostic>) -> Map<String, Value> {
+    fn mappings(section: Option<&Value>, errors: &mut Vec<Diagnostic>) -> Map {
         let mut out = Map::new();
         match section {
             None | Some(Value::Null) => {}
@@ -326,7 +324,7 @@ impl Template {
         };
         let depends_on = match obj.get("DependsOn") {
             None => Vec::new(),
-            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::String(s)) => vec![s.to_string()],
             Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
                 .iter()
                 .filter_map(Value::as_str)
@@ -341,7 +339,7 @@ impl Template {
         };
         Ok(Resource {
             logical_id: id.to_string(),
-            resource_type,
+            resource_type: resource_type.to_string(),
             properties,
             depends_on,
             condition: string_attr(&obj, "Condition", "Resources", id)?,

@@ -3,8 +3,8 @@
 
 use crate::Diagnostic;
 use crate::errors::format_error;
+use crate::value::Value;
 use indexmap::{IndexMap, IndexSet};
-use serde_json::Value;
 
 /// A parameter's declared type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +109,7 @@ pub struct ParameterDecl {
 /// Scalars in parameter declarations may be written as strings, numbers or booleans.
 pub(crate) fn scalar_text(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(s.clone().to_string()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
@@ -267,10 +267,10 @@ pub enum ParamValue {
 
 impl ParamValue {
     /// The value as `Ref` returns it.
-    pub fn to_json(&self) -> Value {
+    pub fn to_value(&self) -> Value {
         match self {
-            ParamValue::Str(s) => Value::String(s.clone()),
-            ParamValue::List(l) => Value::Array(l.iter().cloned().map(Value::String).collect()),
+            ParamValue::Str(s) => Value::String(s.clone().into()),
+            ParamValue::List(l) => Value::Array(l.iter().cloned().map(Value::from).collect()),
         }
     }
 }

@@ -12,8 +12,8 @@ use crate::intrinsics::{Evaluator, Mode};
 use crate::lang_ext;
 use crate::model::{LANGUAGE_EXTENSIONS, Template, parameters_of, transforms_of};
 use crate::params::{ResolvedParameter, SsmLookup, resolve_parameters};
+use crate::value::{Map, Value};
 use indexmap::{IndexMap, IndexSet};
-use serde_json::{Map, Value};
 
 /// A template ready to deploy (or render).
 #[derive(Debug, Clone)]
@@ -36,26 +36,44 @@ pub struct Prepared {
     pub levels: Vec<Vec<String>>,
 }
 
-/// A resource with its intrinsics resolved.
+/// A resource with its intrinsics resolved. The engine takes it as `serde_json` values (what its
+/// records and providers hold); rendering keeps the template's own ([`Value`]), which costs no
+/// copy.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResolvedResource {
+pub struct ResolvedResource<V = serde_json::Value> {
     pub logical_id: String,
     pub resource_type: String,
-    pub properties: Value,
+    pub properties: V,
     /// Every resource it depends on (explicit DependsOn and implicit references).
     pub depends_on: Vec<String>,
     pub deletion_policy: Option<String>,
     pub update_replace_policy: Option<String>,
-    pub metadata: Option<Value>,
-    pub creation_policy: Option<Value>,
-    pub update_policy: Option<Value>,
+    pub metadata: Option<V>,
+    pub creation_policy: Option<V>,
+    pub update_policy: Option<V>,
 }
 
-/// An output with its intrinsics resolved.
+impl ResolvedResource<Value> {
+    fn into_json(self) -> ResolvedResource {
+        ResolvedResource {
+            logical_id: self.logical_id,
+            resource_type: self.resource_type,
+            properties: self.properties.into(),
+            depends_on: self.depends_on,
+            deletion_policy: self.deletion_policy,
+            update_replace_policy: self.update_replace_policy,
+            metadata: self.metadata.map(Into::into),
+            creation_policy: self.creation_policy.map(Into::into),
+            update_policy: self.update_policy.map(Into::into),
+        }
+    }
+}
+
+/// An output with its intrinsics resolved (`serde_json` for the engine, as resources are).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResolvedOutput {
+pub struct ResolvedOutput<V = serde_json::Value> {
     pub name: String,
-    pub value: Value,
+    pub value: V,
     pub description: Option<String>,
     pub export_name: Option<String>,
 }
@@ -286,6 +304,16 @@ impl Prepared {
         logical_id: &str,
         resolver: &dyn Resolver,
     ) -> Result<ResolvedResource, Diagnostic> {
+        self.resolve_resource_value(logical_id, resolver)
+            .map(ResolvedResource::into_json)
+    }
+
+    /// [`resolve_resource`](Self::resolve_resource) in the template's own values.
+    pub fn resolve_resource_value(
+        &self,
+        logical_id: &str,
+        resolver: &dyn Resolver,
+    ) -> Result<ResolvedResource<Value>, Diagnostic> {
         let r = self
             .template
             .resources
@@ -319,7 +347,7 @@ impl Prepared {
         let policy = |v: &Option<Value>, sub: &'static str| -> Result<Option<String>, Diagnostic> {
             match opt(v, sub)? {
                 None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s)),
+                Some(Value::String(s)) => Ok(Some(s.to_string())),
                 Some(_) => Err(errors::format_error(format!("{sub} must be a string"))
                     .with_path(format!("Resources/{logical_id}/{sub}"))),
             }
@@ -347,6 +375,23 @@ impl Prepared {
         &self,
         resolver: &dyn Resolver,
     ) -> Result<Vec<ResolvedOutput>, Vec<Diagnostic>> {
+        let outputs = self.resolve_output_values(resolver)?;
+        Ok(outputs
+            .into_iter()
+            .map(|o| ResolvedOutput {
+                name: o.name,
+                value: o.value.into(),
+                description: o.description,
+                export_name: o.export_name,
+            })
+            .collect())
+    }
+
+    /// [`resolve_outputs`](Self::resolve_outputs) in the template's own values.
+    pub fn resolve_output_values(
+        &self,
+        resolver: &dyn Resolver,
+    ) -> Result<Vec<ResolvedOutput<Value>>, Vec<Diagnostic>> {
         let ev = self.evaluator(resolver, Block::Outputs);
         let mut out = Vec::new();
         let mut errors = Vec::new();

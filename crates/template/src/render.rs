@@ -8,8 +8,8 @@ use crate::dynref::find_dynamic_references;
 use crate::model::parameters_of;
 use crate::params::SsmLookup;
 use crate::prepare::{Prepared, prepare};
+use crate::value::{Map, Value};
 use indexmap::{IndexMap, IndexSet};
-use serde_json::{Map, Value, json};
 
 /// What to render with.
 #[derive(Debug, Clone)]
@@ -83,28 +83,28 @@ pub fn render(
     let mut errors = Vec::new();
     let mut resources = Map::with_capacity(prepared.order.len());
     for id in &prepared.order {
-        match prepared.resolve_resource(id, &PlaceholderResolver) {
+        match prepared.resolve_resource_value(id, &PlaceholderResolver) {
             Ok(r) => {
                 let mut obj = Map::new();
-                obj.insert("Type".into(), Value::String(r.resource_type));
-                obj.insert("Properties".into(), r.properties);
+                obj.insert("Type", Value::String(r.resource_type.into()));
+                obj.insert("Properties", r.properties);
                 if !r.depends_on.is_empty() {
                     // Moved in: `json!` would copy every name.
-                    let names = r.depends_on.into_iter().map(Value::String).collect();
-                    obj.insert("DependsOn".into(), Value::Array(names));
+                    let names = r.depends_on.into_iter().map(Value::from).collect();
+                    obj.insert("DependsOn", Value::Array(names));
                 }
                 for (k, v) in [
-                    ("DeletionPolicy", r.deletion_policy.map(Value::String)),
+                    ("DeletionPolicy", r.deletion_policy.map(Value::from)),
                     (
                         "UpdateReplacePolicy",
-                        r.update_replace_policy.map(Value::String),
+                        r.update_replace_policy.map(Value::from),
                     ),
                     ("Metadata", r.metadata),
                     ("CreationPolicy", r.creation_policy),
                     ("UpdatePolicy", r.update_policy),
                 ] {
                     if let Some(v) = v {
-                        obj.insert(k.into(), v);
+                        obj.insert(k, v);
                     }
                 }
                 resources.insert(id.clone(), Value::Object(obj));
@@ -113,16 +113,17 @@ pub fn render(
         }
     }
     let mut outputs = Map::with_capacity(prepared.live_outputs.len());
-    match prepared.resolve_outputs(&PlaceholderResolver) {
+    match prepared.resolve_output_values(&PlaceholderResolver) {
         Ok(list) => {
             for o in list {
                 let mut obj = Map::new();
-                obj.insert("Value".into(), o.value);
+                obj.insert("Value", o.value);
                 if let Some(d) = o.description {
-                    obj.insert("Description".into(), Value::String(d));
+                    obj.insert("Description", Value::String(d.into()));
                 }
                 if let Some(e) = o.export_name {
-                    obj.insert("Export".into(), json!({ "Name": e }));
+                    let export = Map::from_iter([("Name", Value::from(e))]);
+                    obj.insert("Export", Value::Object(export));
                 }
                 outputs.insert(o.name, Value::Object(obj));
             }
@@ -133,7 +134,12 @@ pub fn render(
     let dynamic_references = match find_dynamic_references(&resources) {
         Ok(found) => found
             .into_iter()
-            .map(|f| json!({ "Path": format!("/Resources{}", f.path), "Reference": f.text }))
+            .map(|f| {
+                Value::Object(Map::from_iter([
+                    ("Path", Value::from(format!("/Resources{}", f.path))),
+                    ("Reference", Value::from(f.text)),
+                ]))
+            })
             .collect::<Vec<_>>(),
         Err(e) => {
             errors.extend(e);
@@ -143,39 +149,39 @@ pub fn render(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let parameters: Map<String, Value> = prepared
+    let parameters: Map = prepared
         .parameters
         .iter()
         .map(|(k, p)| {
             let v = if p.no_echo {
                 Value::String("****".into())
             } else {
-                p.value.to_json()
+                p.value.to_value()
             };
             (k.clone(), v)
         })
         .collect();
-    let conditions: Map<String, Value> = prepared
+    let conditions: Map = prepared
         .conditions
         .iter()
         .map(|(k, v)| (k.clone(), Value::Bool(*v)))
         .collect();
-    // Built by moving values in: `json!` would re-serialize (deep-copy) each section.
+    // Built by moving values in, not copied.
     let mut output = Map::new();
-    output.insert("Parameters".into(), Value::Object(parameters));
-    output.insert("Conditions".into(), Value::Object(conditions));
-    output.insert("Resources".into(), resources);
-    output.insert("Outputs".into(), Value::Object(outputs));
-    output.insert("ProvisioningOrder".into(), strings(&prepared.order));
+    output.insert("Parameters", Value::Object(parameters));
+    output.insert("Conditions", Value::Object(conditions));
+    output.insert("Resources", resources);
+    output.insert("Outputs", Value::Object(outputs));
+    output.insert("ProvisioningOrder", strings(&prepared.order));
     output.insert(
-        "ProvisioningLevels".into(),
+        "ProvisioningLevels",
         Value::Array(prepared.levels.iter().map(|l| strings(l)).collect()),
     );
-    output.insert("DynamicReferences".into(), Value::Array(dynamic_references));
+    output.insert("DynamicReferences", Value::Array(dynamic_references));
     let output = Value::Object(output);
     Ok(Rendered { prepared, output })
 }
 
 fn strings(items: &[String]) -> Value {
-    Value::Array(items.iter().cloned().map(Value::String).collect())
+    Value::Array(items.iter().cloned().map(Value::from).collect())
 }

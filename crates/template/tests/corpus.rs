@@ -37,7 +37,7 @@ fn render_file(path: &Path, params: IndexMap<String, String>) -> Result<Value, V
         ..RenderOptions::default()
     };
     render(doc.value, &options, &PlaceholderSsm)
-        .map(|r| r.output)
+        .map(|r| r.output.to_json())
         .map_err(|e| e.into_iter().map(|d| d.message).collect())
 }
 

@@ -188,7 +188,7 @@ proptest! {
         let doc = serde_json::json!({"Resources": v});
         for text in [serde_json::to_string(&doc).unwrap_or_default(),
                      serde_json::to_string_pretty(&doc).unwrap_or_default()] {
-            let parsed = parse_template(&text).map(|d| d.value);
+            let parsed = parse_template(&text).map(|d| d.value.to_json());
             prop_assert_eq!(parsed.as_ref().ok(), Some(&doc), "{}", text);
         }
     }
@@ -198,7 +198,7 @@ proptest! {
         let doc = serde_json::json!({"Resources": v});
         let mut text = String::new();
         to_yaml(&doc, 0, &mut text);
-        let parsed = parse_template(&text).map(|d| d.value);
+        let parsed = parse_template(&text).map(|d| d.value.to_json());
         prop_assert_eq!(parsed.as_ref().ok(), Some(&doc), "{}", text);
     }
 }

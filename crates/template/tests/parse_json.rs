@@ -23,12 +23,12 @@ fn values_and_order() {
         doc.value,
         json!({"Z": 1, "A": [true, false, null, -150.0, u64::MAX, "é😀\n"], "M": {}})
     );
-    let keys: Vec<&String> = doc
+    let keys: Vec<&str> = doc
         .value
         .as_object()
         .into_iter()
         .flatten()
-        .map(|(k, _)| k)
+        .map(|(k, _)| k.as_str())
         .collect();
     assert_eq!(keys, ["Z", "A", "M"]);
 }

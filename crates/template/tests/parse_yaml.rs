@@ -8,6 +8,7 @@ fn parse(text: &str) -> Value {
     parse_template(text)
         .unwrap_or_else(|d| panic!("{text:?}: {d:?}"))
         .value
+        .to_json()
 }
 
 /// The value of `V` in a one-key template.

@@ -153,11 +153,11 @@ proptest! {
 
     #[test]
     fn arbitrary_json_never_panics(v in value()) {
-        let _ = render(v, &options(), &PlaceholderSsm);
+        let _ = render(v.into(), &options(), &PlaceholderSsm);
     }
 
     #[test]
     fn arbitrary_template_contents_never_panic(t in template()) {
-        let _ = render(t, &options(), &PlaceholderSsm);
+        let _ = render(t.into(), &options(), &PlaceholderSsm);
     }
 }

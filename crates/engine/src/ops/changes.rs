@@ -8,7 +8,7 @@ use crate::provider::ProviderRegistry;
 use crate::schema;
 use crate::state::{StackRecord, State};
 use cumulo_template::context::PLACEHOLDER_PREFIX;
-use cumulo_template::{Diagnostic, Prepared, Resolver};
+use cumulo_template::{Diagnostic, Prepared, Resolver, Value as TemplateValue};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -24,16 +24,16 @@ struct PlanResolver<'a> {
 }
 
 impl Resolver for PlanResolver<'_> {
-    fn resource_ref(&self, logical_id: &str) -> Result<Value, Diagnostic> {
+    fn resource_ref(&self, logical_id: &str) -> Result<TemplateValue, Diagnostic> {
         match self.stack.resources.get(logical_id) {
-            Some(r) if !self.new_identity.contains(logical_id) && r.physical_id.is_some() => {
-                Ok(Value::String(r.physical_id.clone().unwrap_or_default()))
-            }
+            Some(r) if !self.new_identity.contains(logical_id) && r.physical_id.is_some() => Ok(
+                TemplateValue::from(r.physical_id.clone().unwrap_or_default()),
+            ),
             _ => cumulo_template::PlaceholderResolver.resource_ref(logical_id),
         }
     }
 
-    fn get_att(&self, logical_id: &str, attribute: &str) -> Result<Value, Diagnostic> {
+    fn get_att(&self, logical_id: &str, attribute: &str) -> Result<TemplateValue, Diagnostic> {
         let known = !self.new_identity.contains(logical_id) && !self.modified.contains(logical_id);
         match self
             .stack
@@ -41,14 +41,14 @@ impl Resolver for PlanResolver<'_> {
             .get(logical_id)
             .and_then(|r| r.attributes.get(attribute))
         {
-            Some(v) if known => Ok(v.clone()),
+            Some(v) if known => Ok(TemplateValue::from(v)),
             _ => cumulo_template::PlaceholderResolver.get_att(logical_id, attribute),
         }
     }
 
-    fn import_value(&self, export_name: &str) -> Result<Value, Diagnostic> {
+    fn import_value(&self, export_name: &str) -> Result<TemplateValue, Diagnostic> {
         crate::resolve::find_export(self.state, &self.stack.region, export_name)
-            .map(|(_, v)| Value::String(v))
+            .map(|(_, v)| TemplateValue::from(v))
             .ok_or_else(|| Diagnostic::new(format!("No export named {export_name} found.")))
     }
 }

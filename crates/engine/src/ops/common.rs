@@ -6,9 +6,9 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::state::{Generation, StackRecord, State, StoredParam};
 use crate::status::StackStatus;
+use cumulo_template::Value;
 use cumulo_template::{Prepared, Pseudo, prepare};
 use indexmap::{IndexMap, IndexSet};
-use serde_json::Value;
 
 /// AWS's caps on a template (TemplateBody, TemplateURL, and the sections).
 pub const MAX_BODY_BYTES: usize = 51_200;
@@ -189,7 +189,7 @@ pub fn stored_params(p: &Prepared) -> Vec<StoredParam> {
             StoredParam {
                 key: key.clone(),
                 value: r.given.clone(),
-                resolved: ssm.then(|| crate::resolve::value_text(&r.value.to_json())),
+                resolved: ssm.then(|| crate::resolve::value_text(&r.value.to_value().to_json())),
                 no_echo: r.no_echo,
             }
         })
@@ -249,9 +249,7 @@ pub fn required_capabilities(root: &Value) -> (Vec<String>, Option<String>) {
             if let Some((_, name_prop)) = IAM_TYPES.iter().find(|(ty, _)| *ty == t) {
                 iam.push(logical.clone());
                 if !name_prop.is_empty()
-                    && r.get("Properties")
-                        .and_then(|p| p.get(*name_prop))
-                        .is_some()
+                    && r.get("Properties").and_then(|p| p.get(name_prop)).is_some()
                 {
                     named = true;
                 }

@@ -4,10 +4,10 @@ use super::common::*;
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
+use cumulo_template::Value;
 use cumulo_template::model::parameters_of;
 use cumulo_template::{Pseudo, prepare};
 use indexmap::{IndexMap, IndexSet};
-use serde_json::Value;
 
 /// Parses and checks a template as a deployment would, with stand-in values for parameters
 /// that have no default (ValidateTemplate checks the template, not parameter values).
@@ -106,10 +106,10 @@ pub async fn get_template_summary(
                 && !schema.primary_identifier.is_empty()
             {
                 match summaries.iter_mut().find(|s| s.resource_type == t) {
-                    Some(s) => s.logical_resource_ids.push(logical.clone()),
+                    Some(s) => s.logical_resource_ids.push(logical.to_string()),
                     None => summaries.push(ResourceIdentifierSummary {
                         resource_type: t.to_string(),
-                        logical_resource_ids: vec![logical.clone()],
+                        logical_resource_ids: vec![logical.to_string()],
                         resource_identifiers: schema.primary_identifier.clone(),
                     }),
                 }

@@ -5,7 +5,7 @@ use super::Evaluator;
 use crate::Diagnostic;
 use crate::context::{PLACEHOLDER_PREFIX, is_placeholder};
 use crate::errors;
-use serde_json::Value;
+use crate::value::Value;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 impl Evaluator<'_> {
@@ -18,14 +18,12 @@ impl Evaluator<'_> {
         let bits = self.eval_string(bits, "Fn::Cidr")?;
         // Over a value only a deployment knows, the result is a (list) placeholder too.
         if [&block, &count, &bits].iter().any(|a| is_placeholder(a)) {
-            return Ok(Value::String(format!(
+            return Ok(Value::from(format!(
                 "{PLACEHOLDER_PREFIX}Cidr:{block}:{count}:{bits}}}}}"
             )));
         }
         let subnets = cidr(&block, &count, &bits)?;
-        Ok(Value::Array(
-            subnets.into_iter().map(Value::String).collect(),
-        ))
+        Ok(Value::Array(subnets.into_iter().map(Value::from).collect()))
     }
 }
 

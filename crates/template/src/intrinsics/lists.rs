@@ -9,8 +9,8 @@ use super::{Evaluator, push_scalar};
 use crate::Diagnostic;
 use crate::context::{PLACEHOLDER_PREFIX, is_placeholder};
 use crate::errors;
+use crate::value::Value;
 use base64::Engine;
-use serde_json::Value;
 
 /// A list argument: real items, or a placeholder standing for an unknown list.
 enum ListArg {
@@ -22,7 +22,7 @@ impl Evaluator<'_> {
     fn list_arg(&self, v: &Value, function: &str) -> Result<ListArg, Diagnostic> {
         match self.eval_arg(v, function)? {
             Value::Array(items) => Ok(ListArg::Items(items)),
-            Value::String(s) if is_placeholder(&s) => Ok(ListArg::Unknown(s)),
+            Value::String(s) if is_placeholder(&s) => Ok(ListArg::Unknown(s.to_string())),
             _ => Err(errors::malformed(function)),
         }
     }
@@ -35,7 +35,7 @@ impl Evaluator<'_> {
             return Err(errors::malformed("Fn::Join"));
         };
         match self.list_arg(list, "Fn::Join")? {
-            ListArg::Unknown(p) => Ok(Value::String(format!(
+            ListArg::Unknown(p) => Ok(Value::from(format!(
                 "{PLACEHOLDER_PREFIX}Join:{delim}:{p}}}}}"
             ))),
             ListArg::Items(items) => {
@@ -48,7 +48,7 @@ impl Evaluator<'_> {
                         return Err(errors::malformed("Fn::Join"));
                     }
                 }
-                Ok(Value::String(joined))
+                Ok(Value::String(joined.into()))
             }
         }
     }
@@ -67,7 +67,7 @@ impl Evaluator<'_> {
                 .map_err(|_| errors::malformed("Fn::Select"))?,
         };
         match self.list_arg(list, "Fn::Select")? {
-            ListArg::Unknown(p) => Ok(Some(Value::String(format!(
+            ListArg::Unknown(p) => Ok(Some(Value::from(format!(
                 "{PLACEHOLDER_PREFIX}Select:{i}:{p}}}}}"
             )))),
             ListArg::Items(items) => match items.into_iter().nth(i) {
@@ -91,14 +91,14 @@ impl Evaluator<'_> {
         }
         let source = self.eval_string(source, "Fn::Split")?;
         if is_placeholder(&source) {
-            return Ok(Value::String(format!(
+            return Ok(Value::from(format!(
                 "{PLACEHOLDER_PREFIX}Split:{delim}:{source}}}}}"
             )));
         }
         Ok(Value::Array(
             source
                 .split(delim.as_str())
-                .map(|s| Value::String(s.to_string()))
+                .map(|s| Value::String(s.to_string().into()))
                 .collect(),
         ))
     }
@@ -106,25 +106,27 @@ impl Evaluator<'_> {
     pub(super) fn base64(&self, arg: &Value) -> Result<Value, Diagnostic> {
         let text = self.eval_string(arg, "Fn::Base64")?;
         if text.contains(PLACEHOLDER_PREFIX) {
-            return Ok(Value::String(format!(
+            return Ok(Value::from(format!(
                 "{PLACEHOLDER_PREFIX}Base64:{text}}}}}"
             )));
         }
         Ok(Value::String(
-            base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
+            base64::engine::general_purpose::STANDARD
+                .encode(text.as_bytes())
+                .into(),
         ))
     }
 
     pub(super) fn length(&self, arg: &Value) -> Result<Value, Diagnostic> {
         match self.list_arg(arg, "Fn::Length")? {
             ListArg::Items(items) => Ok(Value::from(items.len())),
-            ListArg::Unknown(p) => Ok(Value::String(format!("{PLACEHOLDER_PREFIX}Length:{p}}}}}"))),
+            ListArg::Unknown(p) => Ok(Value::from(format!("{PLACEHOLDER_PREFIX}Length:{p}}}}}"))),
         }
     }
 
     pub(super) fn to_json_string(&self, arg: &Value) -> Result<Value, Diagnostic> {
         match self.eval_arg(arg, "Fn::ToJsonString")? {
-            v @ (Value::Object(_) | Value::Array(_)) => Ok(Value::String(v.to_string())),
+            v @ (Value::Object(_) | Value::Array(_)) => Ok(Value::String(v.to_string().into())),
             _ => Err(errors::malformed("Fn::ToJsonString")),
         }
     }

@@ -3,7 +3,7 @@
 use super::Evaluator;
 use crate::Diagnostic;
 use crate::errors;
-use serde_json::Value;
+use crate::value::Value;
 
 impl Evaluator<'_> {
     pub(super) fn find_in_map(&self, arg: &Value) -> Result<Value, Diagnostic> {

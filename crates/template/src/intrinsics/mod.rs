@@ -18,8 +18,8 @@ use crate::conditions;
 use crate::context::{Pseudo, Resolver};
 use crate::errors::{self, Block};
 use crate::params::ResolvedParameter;
+use crate::value::{Map, Value};
 use indexmap::{IndexMap, IndexSet};
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// What a `Ref`/`Fn::GetAtt` target may be at this point of evaluation.
@@ -34,7 +34,7 @@ pub enum Mode {
 /// Everything an evaluation reads. Cheap to build: it only borrows.
 pub struct Evaluator<'a> {
     pub parameters: &'a IndexMap<String, ResolvedParameter>,
-    pub mappings: &'a Map<String, Value>,
+    pub mappings: &'a Map,
     pub pseudo: &'a Pseudo,
     /// Evaluated conditions, for `Fn::If`.
     pub conditions: &'a IndexMap<String, bool>,
@@ -89,7 +89,7 @@ impl Evaluator<'_> {
     /// YAML templates often write them unquoted).
     pub(crate) fn eval_string(&self, v: &Value, function: &str) -> Result<String, Diagnostic> {
         match self.eval_arg(v, function)? {
-            Value::String(s) => Ok(s),
+            Value::String(s) => Ok(s.to_string()),
             Value::Number(n) => Ok(n.to_string()),
             Value::Bool(b) => Ok(b.to_string()),
             _ => Err(errors::malformed(function)),
@@ -171,7 +171,7 @@ fn is_function_key(key: &str) -> bool {
 /// A JSON scalar as the string CloudFormation would use (numbers and booleans as written).
 pub(crate) fn scalar_string(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(s.clone().to_string()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

@@ -4,7 +4,7 @@
 use super::{Evaluator, Mode};
 use crate::Diagnostic;
 use crate::errors::{self, Block};
-use serde_json::Value;
+use crate::value::Value;
 use std::borrow::Cow;
 
 impl Evaluator<'_> {
@@ -48,7 +48,7 @@ impl Evaluator<'_> {
             return Ok(Some(v));
         }
         if let Some(p) = self.parameters.get(name) {
-            return Ok(Some(p.value.to_json()));
+            return Ok(Some(p.value.to_value()));
         }
         // A live resource is defined and may be referenced in Values mode: one lookup instead
         // of the two of the general case below.
@@ -140,7 +140,7 @@ impl Evaluator<'_> {
             self.resolver
                 .availability_zones(&region)
                 .into_iter()
-                .map(Value::String)
+                .map(Value::from)
                 .collect(),
         ))
     }

@@ -6,7 +6,7 @@ use crate::Diagnostic;
 use crate::context::is_placeholder;
 use crate::errors;
 use crate::params::ParamValue;
-use serde_json::{Map, Value};
+use crate::value::{Map, Value};
 
 /// A piece of an Fn::Sub string.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,10 +115,10 @@ impl Evaluator<'_> {
                 SubPart::Var(name) => self.sub_var(name, &locals, &mut out)?,
             }
         }
-        Ok(Value::String(out))
+        Ok(Value::String(out.into()))
     }
 
-    fn eval_locals(&self, vars: &Map<String, Value>) -> Result<Map<String, Value>, Diagnostic> {
+    fn eval_locals(&self, vars: &Map) -> Result<Map, Diagnostic> {
         let mut out = Map::with_capacity(vars.len());
         for (k, v) in vars {
             let value = self.eval_arg(v, "Fn::Sub")?;
@@ -128,12 +128,7 @@ impl Evaluator<'_> {
     }
 
     /// Appends the value of `${name}` to `out`.
-    fn sub_var(
-        &self,
-        name: &str,
-        locals: &Map<String, Value>,
-        out: &mut String,
-    ) -> Result<(), Diagnostic> {
+    fn sub_var(&self, name: &str, locals: &Map, out: &mut String) -> Result<(), Diagnostic> {
         let resolved;
         let value = if let Some(v) = locals.get(name) {
             v

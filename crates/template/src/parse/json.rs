@@ -7,8 +7,7 @@
 use super::path::NodePath;
 use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
-use serde_json::map::Entry;
-use serde_json::{Map, Number, Value};
+use crate::value::{Map, Number, SmolStr, Value};
 
 const NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
 
@@ -68,7 +67,7 @@ struct JsonParser<'a, const TRACK: bool> {
     diags: Diagnostics,
     /// Members of the objects being parsed (innermost last), so that each object's map is
     /// allocated once at its final size instead of growing and rehashing member by member.
-    members: Vec<(String, Value)>,
+    members: Vec<(SmolStr, Value)>,
 }
 
 impl<const TRACK: bool> JsonParser<'_, TRACK> {
@@ -139,7 +138,7 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
         match self.peek() {
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
-            Some(b'"') => self.string().map(Value::String),
+            Some(b'"') => self.string().map(Value::from),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
@@ -191,10 +190,9 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
             self.skip_ws();
             self.expect(b':', "':' after the member name")?;
             self.skip_ws();
-            // One hash per member: the entry is looked up once, filled after the value.
-            let entry = members.entry(key);
-            if let Entry::Occupied(first) = &entry {
-                let mut message = format!("{NOT_WELL_FORMED} Duplicate key \"{}\"", first.key());
+            let duplicate = members.contains_key(&key);
+            if duplicate {
+                let mut message = format!("{NOT_WELL_FORMED} Duplicate key \"{key}\"");
                 if let Some((l, c)) = self.map.get_hashed(self.path.hash()) {
                     message.push_str(&format!(" (first defined at line {l}, column {c})"));
                 }
@@ -208,8 +206,8 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
             }
             let value = self.value(depth)?;
             self.path.truncate(mark);
-            if let Entry::Vacant(slot) = entry {
-                slot.insert(value);
+            if !duplicate {
+                members.insert_new(key, value);
             }
             self.skip_ws();
             match self.peek() {
@@ -258,7 +256,11 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
         let mut members = Map::with_capacity(self.members.len() - start);
         let mut duplicate = false;
         for (key, value) in self.members.drain(start..) {
-            duplicate |= members.insert(key, value).is_some();
+            if members.contains_key(&key) {
+                duplicate = true;
+            } else {
+                members.insert_new(key, value);
+            }
         }
         if duplicate {
             return Err(self.error("duplicate key"));
@@ -294,9 +296,10 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
     }
 
     /// A string starting at the opening quote. Plain runs are copied as slices; escapes decoded.
-    fn string(&mut self) -> Result<String, Diagnostic> {
+    fn string(&mut self) -> Result<SmolStr, Diagnostic> {
         self.bump(); // '"'
         let mut out = String::new();
+        let mut first = true;
         loop {
             let start = self.pos;
             if TRACK {
@@ -314,15 +317,23 @@ impl<const TRACK: bool> JsonParser<'_, TRACK> {
                     .unwrap_or(self.bytes.len() - start);
             }
             // `start` and `pos` sit on ASCII bytes or the ends, so both are char boundaries.
-            out.push_str(&self.text[start..self.pos]);
+            let run = &self.text[start..self.pos];
             match self.peek() {
-                Some(b'"') => {
+                // Most strings have no escape: made straight from the text, no buffer.
+                Some(b'"') if first => {
                     self.bump();
-                    return Ok(out);
+                    return Ok(SmolStr::new(run));
+                }
+                Some(b'"') => {
+                    out.push_str(run);
+                    self.bump();
+                    return Ok(out.into());
                 }
                 Some(b'\\') => {
+                    out.push_str(run);
                     self.bump();
                     self.escape(&mut out)?;
+                    first = false;
                 }
                 Some(_) => return Err(self.error("control character in a string")),
                 None => return Err(self.error("unterminated string")),

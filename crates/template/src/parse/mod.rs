@@ -10,7 +10,7 @@
 //! (it then gives exactly the value `yaml` would), and by `yaml` (saphyr's events composed)
 //! otherwise; positions always come from `yaml`.
 //!
-//! Both front ends produce the same thing: a `serde_json::Value` in CloudFormation's JSON form
+//! Both front ends produce the same thing: a [`Value`](crate::Value) in CloudFormation's JSON form
 //! (YAML short-form tags already expanded to `Ref`, `Condition` and `Fn::*` keys) and a
 //! [`SourceMap`] from node paths to positions, so later stages (evaluator, validation) can point
 //! at the line a problem came from.
@@ -36,7 +36,7 @@ const MAX_DIAGNOSTICS: usize = 50;
 /// A parsed template: the value in CloudFormation's JSON form and a map from paths to positions.
 #[derive(Debug, Clone)]
 pub struct Document {
-    pub value: serde_json::Value,
+    pub value: crate::value::Value,
     pub source_map: SourceMap,
 }
 

@@ -19,9 +19,8 @@ use super::yaml_scalar::{float, int, null_or_bool, resolve_plain};
 use super::yaml_tags::long_form;
 use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
+use crate::value::{Map, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
-use serde_json::map::Entry;
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
@@ -393,7 +392,7 @@ impl<'a> Composer<'a> {
             None => Value::Null,
             Some(TagKind::None) if plain => resolve_plain(&text),
             Some(TagKind::None | TagKind::NonSpecific | TagKind::Core(CoreTag::Str)) => {
-                Value::String(text.into_owned())
+                Value::String(text.into_owned().into())
             }
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
@@ -403,11 +402,11 @@ impl<'a> Composer<'a> {
                     // `!GetAtt Res.Attr.Sub` names attribute `Attr.Sub` of `Res`.
                     let parts = match text.split_once('.') {
                         Some((resource, attribute)) => vec![resource.into(), attribute.into()],
-                        None => vec![Value::String(text.into_owned())],
+                        None => vec![Value::String(text.into_owned().into())],
                     };
                     Value::Array(parts)
                 } else {
-                    Value::String(text.into_owned())
+                    Value::String(text.into_owned().into())
                 };
                 wrap(key, inner)
             }
@@ -469,10 +468,9 @@ impl<'a> Composer<'a> {
                 continue;
             };
             let mark = self.path.push(&key);
-            // One hash per member: the entry is looked up once, filled after the value.
-            let entry = members.entry(key);
-            if let Entry::Occupied(first) = &entry {
-                let mut detail = format!("Duplicate key \"{}\"", first.key());
+            let duplicate = members.contains_key(&key);
+            if duplicate {
+                let mut detail = format!("Duplicate key \"{key}\"");
                 if let Some((l, c)) = self.map.get_hashed(self.path.hash()) {
                     detail.push_str(&format!(" (first defined at line {l}, column {c})"));
                 }
@@ -483,8 +481,8 @@ impl<'a> Composer<'a> {
             }
             let value = self.node(event, span, depth)?;
             self.path.truncate(mark);
-            if let Entry::Vacant(slot) = entry {
-                slot.insert(value);
+            if !duplicate {
+                members.insert_new(key.into(), value);
             }
         }
     }
@@ -560,7 +558,7 @@ impl<'a> Composer<'a> {
             return None;
         }
         match self.scalar(text, style, Some(kind), at) {
-            Value::String(s) => Some(s),
+            Value::String(s) => Some(s.to_string()),
             Value::Null => {
                 let diag = self.error_at(at, "A mapping key must not be null");
                 self.diags.push(diag);

@@ -25,7 +25,7 @@
 
 use super::yaml_scalar::resolve_plain;
 use super::yaml_tags::long_form;
-use serde_json::{Map, Value};
+use crate::value::{Map, Value};
 
 /// Nesting past which the quick reading gives up (the full reading enforces `MAX_DEPTH`).
 const MAX_QUICK_DEPTH: usize = 100;
@@ -762,7 +762,7 @@ fn plain_key_name(raw: &str) -> Quick<String> {
         return Err(GiveUp);
     }
     match resolve_plain(raw) {
-        Value::String(s) => Ok(s),
+        Value::String(s) => Ok(s.to_string()),
         Value::Null => Err(GiveUp),
         other => Ok(other.to_string()),
     }
@@ -799,15 +799,15 @@ fn is_indicator(b: u8) -> bool {
 fn scalar_value(text: String, plain: bool, intrinsic: Option<&'static str>) -> Value {
     match intrinsic {
         None if plain => resolve_plain(&text),
-        None => Value::String(text),
+        None => Value::String(text.into()),
         Some("Fn::GetAtt") => {
             let parts = match text.split_once('.') {
                 Some((resource, attribute)) => vec![resource.into(), attribute.into()],
-                None => vec![Value::String(text)],
+                None => vec![Value::String(text.into())],
             };
             wrap("Fn::GetAtt", Value::Array(parts))
         }
-        Some(key) => wrap(key, Value::String(text)),
+        Some(key) => wrap(key, Value::String(text.into())),
     }
 }
 

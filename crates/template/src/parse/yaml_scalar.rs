@@ -27,7 +27,7 @@
 //! Where JSON cannot hold the YAML value the scalar's text is kept as a string: `.inf`/`.nan`
 //! (JSON has no infinities) and integers beyond 64 bits (kept exactly rather than rounded).
 
-use serde_json::{Number, Value};
+use crate::value::{Number, Value};
 
 /// The value of an untagged plain scalar.
 pub(super) fn resolve_plain(text: &str) -> Value {
@@ -40,7 +40,7 @@ pub(super) fn resolve_plain(text: &str) -> Value {
     if let Some(v) = float(text) {
         return v;
     }
-    Value::String(text.to_owned())
+    Value::String(text.to_owned().into())
 }
 
 /// `Some` when `text` is a YAML 1.1 null or bool.
@@ -110,7 +110,7 @@ pub(super) fn int(text: &str) -> Option<Value> {
     };
     Some(match magnitude.and_then(|m| signed_number(negative, m)) {
         Some(n) => Value::Number(n),
-        None => Value::String(text.to_owned()),
+        None => Value::String(text.to_owned().into()),
     })
 }
 
@@ -151,7 +151,7 @@ fn sexagesimal_digit(part: &str) -> Option<u8> {
 pub(super) fn float(text: &str) -> Option<Value> {
     match text {
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => return Some(Value::String(text.to_owned())),
+        | ".nan" | ".NaN" | ".NAN" => return Some(Value::String(text.to_owned().into())),
         _ => {}
     }
     let (negative, body) = split_sign(text);
@@ -173,7 +173,7 @@ pub(super) fn float(text: &str) -> Option<Value> {
     let value = if negative { -value } else { value };
     Some(match Number::from_f64(value) {
         Some(n) => Value::Number(n),
-        None => Value::String(text.to_owned()),
+        None => Value::String(text.to_owned().into()),
     })
 }
 

@@ -30,7 +30,7 @@ pub fn render_with(
         dummy_parameters: false,
     };
     render(doc.value, &options, ssm)
-        .map(|r| r.output)
+        .map(|r| r.output.to_json())
         .map_err(|e| e.into_iter().map(|d| d.message).collect())
 }
 
