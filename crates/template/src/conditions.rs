@@ -2,20 +2,20 @@
 //! reported, and the boolean functions Fn::Equals/And/Or/Not/Condition.
 
 use crate::Diagnostic;
+use crate::NameMap;
 use crate::errors;
 use crate::intrinsics::Evaluator;
 use crate::value::Value;
-use indexmap::IndexMap;
 
 /// Evaluates every condition. `ev` must be in [`Mode::Conditions`](crate::intrinsics::Mode).
 /// Collects one diagnostic per failing condition.
 pub fn evaluate_conditions(
-    conditions: &IndexMap<String, Value>,
+    conditions: &NameMap<String, Value>,
     ev: &Evaluator<'_>,
-) -> Result<IndexMap<String, bool>, Vec<Diagnostic>> {
+) -> Result<NameMap<String, bool>, Vec<Diagnostic>> {
     let mut state = State {
         conditions,
-        done: IndexMap::new(),
+        done: NameMap::default(),
         visiting: Vec::new(),
     };
     let mut errors = Vec::new();
@@ -34,8 +34,8 @@ pub fn evaluate_conditions(
 }
 
 struct State<'c> {
-    conditions: &'c IndexMap<String, Value>,
-    done: IndexMap<String, bool>,
+    conditions: &'c NameMap<String, Value>,
+    done: NameMap<String, bool>,
     /// The chain of conditions being evaluated, to name a cycle.
     visiting: Vec<String>,
 }

@@ -40,7 +40,7 @@ const OPEN: &str = "{{resolve:";
 pub trait Searchable: Sized {
     fn text(&self) -> Option<&str>;
     /// Calls `f` with each array item or object member, in document order.
-    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self));
+    fn each_child<'v>(&'v self, f: impl FnMut(Segment<'v>, &'v Self));
 }
 
 impl Searchable for Value {
@@ -48,7 +48,7 @@ impl Searchable for Value {
         self.as_str()
     }
 
-    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self)) {
+    fn each_child<'v>(&'v self, mut f: impl FnMut(Segment<'v>, &'v Self)) {
         match self {
             Value::Array(items) => items
                 .iter()
@@ -65,7 +65,7 @@ impl Searchable for serde_json::Value {
         self.as_str()
     }
 
-    fn each_child<'v>(&'v self, f: &mut dyn FnMut(Segment<'v>, &'v Self)) {
+    fn each_child<'v>(&'v self, mut f: impl FnMut(Segment<'v>, &'v Self)) {
         match self {
             serde_json::Value::Array(items) => items
                 .iter()
@@ -142,7 +142,7 @@ fn walk<'v, V: Searchable>(
         }
         return;
     }
-    v.each_child(&mut |segment, item| {
+    v.each_child(|segment, item| {
         path.push(segment);
         walk(item, path, found, errors);
         path.pop();

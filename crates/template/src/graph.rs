@@ -9,7 +9,7 @@ use crate::errors::{self, Block};
 use crate::intrinsics::{SubPart, sub_parts};
 use crate::model::Template;
 use crate::value::Value;
-use indexmap::{IndexMap, IndexSet};
+use crate::{NameMap, NameSet};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -38,7 +38,7 @@ pub struct Reference {
 pub fn references(
     v: &Value,
     base: &str,
-    conditions: &IndexMap<String, bool>,
+    conditions: &NameMap<String, bool>,
     out: &mut Vec<Reference>,
 ) {
     let mut found = Vec::new();
@@ -73,7 +73,7 @@ enum Segment<'v> {
 }
 
 struct Walker<'a, 'v> {
-    conditions: &'a IndexMap<String, bool>,
+    conditions: &'a NameMap<String, bool>,
     out: &'a mut Vec<Found<'v>>,
     /// Where the walked value is; `None` to write no paths at all (they are needed only to
     /// report an error, and the graph walks again with paths when there is one).
@@ -250,7 +250,7 @@ fn static_name(v: &Value) -> Option<Cow<'_, str>> {
 /// Resource → the resources it depends on, for the live resources, in template order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DependencyGraph {
-    pub deps: IndexMap<String, IndexSet<String>>,
+    pub deps: NameMap<String, NameSet<String>>,
 }
 
 impl DependencyGraph {
@@ -258,12 +258,12 @@ impl DependencyGraph {
     /// resources and outputs, collecting AWS's errors.
     pub fn build(
         template: &Template,
-        live: &IndexSet<String>,
+        live: &NameSet<String>,
         live_outputs: &[String],
-        conditions: &IndexMap<String, bool>,
+        conditions: &NameMap<String, bool>,
     ) -> (DependencyGraph, Vec<Diagnostic>) {
         let mut graph = DependencyGraph {
-            deps: IndexMap::with_capacity(live.len()),
+            deps: NameMap::with_capacity_and_hasher(live.len(), Default::default()),
         };
         let mut diagnostics = Vec::new();
         let mut unresolved: Vec<String> = Vec::new();
@@ -303,7 +303,7 @@ impl DependencyGraph {
                 kind: RefKind::DependsOn,
                 path: String::new(),
             }));
-            let mut deps = IndexSet::new();
+            let mut deps = NameSet::default();
             let mut resolved = true;
             for f in &found {
                 let t = f.target.as_ref();
@@ -347,7 +347,7 @@ impl DependencyGraph {
                 kind: RefKind::DependsOn,
                 path: format!("{base}/DependsOn"),
             }));
-            let mut deps = IndexSet::new();
+            let mut deps = NameSet::default();
             for reference in &refs {
                 let t = &reference.target;
                 // DependsOn names only resources; the others may name parameters.
@@ -418,7 +418,7 @@ impl DependencyGraph {
     /// A topological order: every resource after its dependencies; among resources that are
     /// ready together, template order. Cycles are errors naming the resources in each cycle.
     pub fn order(&self) -> Result<Vec<String>, Vec<Diagnostic>> {
-        let index: IndexMap<&str, usize> = self
+        let index: NameMap<&str, usize> = self
             .deps
             .keys()
             .enumerate()
@@ -475,7 +475,8 @@ impl DependencyGraph {
 
     /// [`levels`](Self::levels) for an order already computed by [`order`](Self::order).
     pub fn levels_of(&self, order: &[String]) -> Vec<Vec<String>> {
-        let mut level_of: IndexMap<&str, usize> = IndexMap::with_capacity(order.len());
+        let mut level_of: NameMap<&str, usize> =
+            NameMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut levels: Vec<Vec<String>> = Vec::new();
         for id in order {
             let level = self.deps.get(id).map_or(0, |deps| {
@@ -498,7 +499,7 @@ impl DependencyGraph {
     /// not place (`pending > 0`), each in template order.
     fn cycles(&self, pending: &[usize]) -> Vec<Vec<String>> {
         let names: Vec<&String> = self.deps.keys().collect();
-        let stuck: IndexSet<usize> = (0..names.len()).filter(|&i| pending[i] > 0).collect();
+        let stuck: NameSet<usize> = (0..names.len()).filter(|&i| pending[i] > 0).collect();
         // Iterative Tarjan over the stuck subgraph.
         let n = names.len();
         let mut idx = vec![usize::MAX; n];

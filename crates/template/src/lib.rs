@@ -8,6 +8,14 @@
 //! graph) → [`Prepared::resolve_resource`] / [`Prepared::resolve_outputs`] against a
 //! [`Resolver`]; [`render`] does the last step with placeholders.
 
+/// Maps and sets of the names a template declares (resources, parameters, conditions, outputs),
+/// in declaration order. Hashed with foldhash rather than std's SipHash, which was ~8% of the
+/// instructions of evaluating a 5,000-resource template: names are looked up for every
+/// reference. foldhash is still seeded per process.
+pub type NameMap<K, V> = indexmap::IndexMap<K, V, foldhash::fast::RandomState>;
+/// See [`NameMap`].
+pub type NameSet<K> = indexmap::IndexSet<K, foldhash::fast::RandomState>;
+
 pub mod conditions;
 pub mod context;
 pub mod diag;

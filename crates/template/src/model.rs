@@ -2,10 +2,10 @@
 //! parser's JSON value, with AWS's format errors for malformed sections.
 
 use crate::Diagnostic;
+use crate::NameMap;
 use crate::errors::format_error;
 use crate::params::ParameterDecl;
 use crate::value::{Map, SmolStr, Value};
-use indexmap::IndexMap;
 
 /// The transform whose functions cumulo evaluates itself.
 pub const LANGUAGE_EXTENSIONS: &str = "AWS::LanguageExtensions";
@@ -44,13 +44,13 @@ pub struct Template {
     pub description: Option<String>,
     pub metadata: Option<Value>,
     pub transforms: Vec<String>,
-    pub parameters: IndexMap<String, ParameterDecl>,
+    pub parameters: NameMap<String, ParameterDecl>,
     /// Map name → top-level key → second-level key → value, kept as JSON.
     pub mappings: Map,
     /// Condition name → unevaluated condition function.
-    pub conditions: IndexMap<String, Value>,
-    pub resources: IndexMap<String, Resource>,
-    pub outputs: IndexMap<String, Output>,
+    pub conditions: NameMap<String, Value>,
+    pub resources: NameMap<String, Resource>,
+    pub outputs: NameMap<String, Output>,
     pub rules: Option<Value>,
 }
 
@@ -99,8 +99,8 @@ pub fn transforms_of(root: &Value) -> Vec<String> {
 
 /// The `Parameters` section, needed before anything else is evaluated (Fn::ForEach collections
 /// and conditions read parameters).
-pub fn parameters_of(root: &Value) -> Result<IndexMap<String, ParameterDecl>, Vec<Diagnostic>> {
-    let mut out = IndexMap::new();
+pub fn parameters_of(root: &Value) -> Result<NameMap<String, ParameterDecl>, Vec<Diagnostic>> {
+    let mut out = NameMap::default();
     let mut errors = Vec::new();
     match root.get("Parameters") {
         None | Some(Value::Null) => {}
@@ -151,7 +151,7 @@ impl Template {
         let transforms = transforms_of(&root);
         let parameters = parameters_of(&root).unwrap_or_else(|e| {
             errors.extend(e);
-            IndexMap::new()
+            NameMap::default()
         });
         let Value::Object(mut top) = root else {
             return Err(vec![format_error("Template must be a JSON or YAML object")]);
@@ -191,7 +191,7 @@ impl Template {
             }
         };
         let mappings = Self::mappings(top.get("Mappings"), &mut errors);
-        let mut conditions = IndexMap::new();
+        let mut conditions = NameMap::default();
         match top.get("Conditions") {
             None | Some(Value::Null) => {}
             Some(Value::Object(c)) => {
@@ -202,7 +202,7 @@ impl Template {
             Some(_) => errors
                 .push(format_error("Conditions section must be an object").with_path("Conditions")),
         }
-        let mut resources = IndexMap::new();
+        let mut resources = NameMap::default();
         match top.remove("Resources") {
             Some(Value::Object(r)) if !r.is_empty() => {
                 resources.reserve(r.len());
@@ -219,7 +219,7 @@ impl Template {
                 "At least one Resources member must be defined.",
             )),
         }
-        let mut outputs = IndexMap::new();
+        let mut outputs = NameMap::default();
         match top.remove("Outputs") {
             None | Some(Value::Null) => {}
             Some(Value::Object(o)) => {

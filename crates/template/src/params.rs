@@ -2,6 +2,7 @@
 //! (AllowedValues, AllowedPattern, lengths, numeric bounds) with AWS's exact messages.
 
 use crate::Diagnostic;
+use crate::NameMap;
 use crate::errors::format_error;
 use crate::value::Value;
 use indexmap::{IndexMap, IndexSet};
@@ -314,11 +315,11 @@ impl SsmLookup for NoSsm {
 /// in `stand_ins` are not checked against constraints: they are cumulo's stand-ins for values
 /// nobody gave (rendering, validation), not user input.
 pub fn resolve_parameters(
-    decls: &IndexMap<String, ParameterDecl>,
+    decls: &NameMap<String, ParameterDecl>,
     given: &IndexMap<String, String>,
     stand_ins: &IndexSet<String>,
     ssm: &dyn SsmLookup,
-) -> Result<IndexMap<String, ResolvedParameter>, Vec<Diagnostic>> {
+) -> Result<NameMap<String, ResolvedParameter>, Vec<Diagnostic>> {
     let unknown: Vec<String> = given
         .keys()
         .filter(|k| !decls.contains_key(*k))
@@ -341,7 +342,7 @@ pub fn resolve_parameters(
             missing.join(", ")
         ))]);
     }
-    let mut out = IndexMap::new();
+    let mut out = NameMap::default();
     let mut errors = Vec::new();
     let mut ssm_missing = Vec::new();
     for d in decls.values() {

@@ -13,6 +13,7 @@ use crate::lang_ext;
 use crate::model::{LANGUAGE_EXTENSIONS, Template, parameters_of, transforms_of};
 use crate::params::{ResolvedParameter, SsmLookup, resolve_parameters};
 use crate::value::{Map, Value};
+use crate::{NameMap, NameSet};
 use indexmap::{IndexMap, IndexSet};
 
 /// A template ready to deploy (or render).
@@ -20,13 +21,13 @@ use indexmap::{IndexMap, IndexSet};
 pub struct Prepared {
     /// The model after Fn::ForEach expansion, every resource included.
     pub template: Template,
-    pub parameters: IndexMap<String, ResolvedParameter>,
+    pub parameters: NameMap<String, ResolvedParameter>,
     pub pseudo: Pseudo,
-    pub conditions: IndexMap<String, bool>,
+    pub conditions: NameMap<String, bool>,
     /// Every defined resource.
-    pub defined: IndexSet<String>,
+    pub defined: NameSet<String>,
     /// The resources whose condition holds, in template order.
-    pub live: IndexSet<String>,
+    pub live: NameSet<String>,
     /// The outputs whose condition holds, in template order.
     pub live_outputs: Vec<String>,
     pub graph: DependencyGraph,
@@ -159,8 +160,8 @@ pub fn prepare(
     let for_each_key = special.for_each.map(str::to_string);
     let decls = parameters_of(&root)?;
     let parameters = resolve_parameters(&decls, given, stand_ins, ssm)?;
-    let no_resources = IndexSet::new();
-    let no_conditions = IndexMap::new();
+    let no_resources = NameSet::default();
+    let no_conditions = NameMap::default();
     let resolver = NoDeployment;
     if lang_ext {
         let raw_mappings = root
@@ -186,7 +187,7 @@ pub fn prepare(
         ))]);
     }
     let template = Template::from_value(root)?;
-    let defined: IndexSet<String> = template.resources.keys().cloned().collect();
+    let defined: NameSet<String> = template.resources.keys().cloned().collect();
     let conditions = {
         let ev = Evaluator {
             parameters: &parameters,
@@ -215,7 +216,7 @@ pub fn prepare(
             }
         },
     };
-    let live: IndexSet<String> = template
+    let live: NameSet<String> = template
         .resources
         .values()
         .filter(|r| holds(&r.condition, Block::Resources))

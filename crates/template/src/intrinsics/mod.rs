@@ -19,7 +19,7 @@ use crate::context::{Pseudo, Resolver};
 use crate::errors::{self, Block};
 use crate::params::ResolvedParameter;
 use crate::value::{Map, Value};
-use indexmap::{IndexMap, IndexSet};
+use crate::{NameMap, NameSet};
 use std::borrow::Cow;
 
 /// What a `Ref`/`Fn::GetAtt` target may be at this point of evaluation.
@@ -33,15 +33,15 @@ pub enum Mode {
 
 /// Everything an evaluation reads. Cheap to build: it only borrows.
 pub struct Evaluator<'a> {
-    pub parameters: &'a IndexMap<String, ResolvedParameter>,
+    pub parameters: &'a NameMap<String, ResolvedParameter>,
     pub mappings: &'a Map,
     pub pseudo: &'a Pseudo,
     /// Evaluated conditions, for `Fn::If`.
-    pub conditions: &'a IndexMap<String, bool>,
+    pub conditions: &'a NameMap<String, bool>,
     /// Every resource the template defines (after Fn::ForEach expansion).
-    pub defined: &'a IndexSet<String>,
+    pub defined: &'a NameSet<String>,
     /// The defined resources whose condition holds.
-    pub live: &'a IndexSet<String>,
+    pub live: &'a NameSet<String>,
     pub resolver: &'a dyn Resolver,
     /// `AWS::LanguageExtensions` is declared.
     pub lang_ext: bool,

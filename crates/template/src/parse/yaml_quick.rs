@@ -25,7 +25,7 @@
 
 use super::yaml_scalar::resolve_plain;
 use super::yaml_tags::long_form;
-use crate::value::{Map, Value};
+use crate::value::{Map, SmolStr, Value};
 
 /// Nesting past which the quick reading gives up (the full reading enforces `MAX_DEPTH`).
 const MAX_QUICK_DEPTH: usize = 100;
@@ -69,7 +69,7 @@ struct Reader<'a> {
     /// The start of the line to read next, between nodes.
     pos: usize,
     /// Members of the mappings being read, innermost last: each map is built at its final size.
-    members: Vec<(String, Value)>,
+    members: Vec<(SmolStr, Value)>,
 }
 
 impl Reader<'_> {
@@ -208,7 +208,7 @@ impl Reader<'_> {
     }
 
     /// Reads the key at `*i` and its `:`; `*i` is left after the colon.
-    fn key(&self, i: &mut usize) -> Quick<String> {
+    fn key(&self, i: &mut usize) -> Quick<SmolStr> {
         let start = *i;
         let (text, after) = match self.at(start) {
             b'\'' | b'"' => self.quoted(start)?,
@@ -411,13 +411,13 @@ impl Reader<'_> {
                 }
                 let text = self.text[i..j].trim_end_matches(' ');
                 self.pos = self.next_line(j);
-                Ok(scalar_value(text.to_owned(), true, intrinsic))
+                Ok(scalar_value(text, true, intrinsic))
             }
         }
     }
 
     /// A quoted scalar that starts and ends on this line: its text and the index after it.
-    fn quoted(&self, i: usize) -> Quick<(String, usize)> {
+    fn quoted(&self, i: usize) -> Quick<(SmolStr, usize)> {
         let quote = self.bytes[i];
         let end = self.line_end(i);
         let mut out = String::new();
@@ -432,6 +432,11 @@ impl Reader<'_> {
                 break;
             };
             j += skip;
+            let closes = self.bytes[j] == quote && !(quote == b'\'' && self.at(j + 1) == b'\'');
+            if closes && run == i + 1 {
+                // No escape before the closing quote: made straight from the text.
+                return Ok((SmolStr::new(&self.text[run..j]), j + 1));
+            }
             out.push_str(&self.text[run..j]);
             match (quote, self.bytes[j]) {
                 (b'\'', _) if self.at(j + 1) == b'\'' => {
@@ -439,7 +444,7 @@ impl Reader<'_> {
                     j += 2;
                 }
                 (_, b'\\') => j = self.escape(j, &mut out)?,
-                _ => return Ok((out, j + 1)),
+                _ => return Ok((out.into(), j + 1)),
             }
             run = j;
         }
@@ -617,7 +622,7 @@ impl Reader<'_> {
 
     /// A flow mapping's key and its `:`. After a plain key a space must follow the colon; after a
     /// quoted one the value may follow at once, as in JSON (`{"Key":"v"}`).
-    fn flow_key(&self, i: &mut usize) -> Quick<String> {
+    fn flow_key(&self, i: &mut usize) -> Quick<SmolStr> {
         let start = *i;
         let (name, after) = match self.at(start) {
             b'\'' | b'"' => {
@@ -704,7 +709,7 @@ impl Reader<'_> {
                 if text.is_empty() {
                     return Err(GiveUp);
                 }
-                scalar_value(text.to_owned(), true, intrinsic)
+                scalar_value(text, true, intrinsic)
             }
         };
         Ok(value)
@@ -756,15 +761,15 @@ fn plain_text(bytes: &[u8]) -> bool {
 /// The member name a plain key gives, as the full reading names it: CloudFormation keys are
 /// strings, so a key YAML 1.1 reads as a number or bool is named by that value's text. Merge
 /// and null keys, and over-long ones, are left to the full reading.
-fn plain_key_name(raw: &str) -> Quick<String> {
+fn plain_key_name(raw: &str) -> Quick<SmolStr> {
     let raw = raw.trim_end_matches(' ');
     if raw.is_empty() || raw.len() > MAX_KEY_LEN || raw == "<<" {
         return Err(GiveUp);
     }
     match resolve_plain(raw) {
-        Value::String(s) => Ok(s.to_string()),
+        Value::String(s) => Ok(s),
         Value::Null => Err(GiveUp),
-        other => Ok(other.to_string()),
+        other => Ok(other.to_string().into()),
     }
 }
 
@@ -796,12 +801,15 @@ fn is_indicator(b: u8) -> bool {
 
 /// A scalar's value: a plain one without a tag by YAML 1.1's rules, any other the text; under a
 /// short-form tag, `{key: text}`, with `!GetAtt A.B` split at its first dot.
-fn scalar_value(text: String, plain: bool, intrinsic: Option<&'static str>) -> Value {
+fn scalar_value<T>(text: T, plain: bool, intrinsic: Option<&'static str>) -> Value
+where
+    T: AsRef<str> + Into<SmolStr>,
+{
     match intrinsic {
-        None if plain => resolve_plain(&text),
+        None if plain => resolve_plain(text.as_ref()),
         None => Value::String(text.into()),
         Some("Fn::GetAtt") => {
-            let parts = match text.split_once('.') {
+            let parts = match text.as_ref().split_once('.') {
                 Some((resource, attribute)) => vec![resource.into(), attribute.into()],
                 None => vec![Value::String(text.into())],
             };
