@@ -61,7 +61,7 @@ impl Pseudo {
     /// `AWS::NoValue` is handled by the evaluator (it removes, rather than yields, a value).
     pub fn get(&self, name: &str) -> Option<Value> {
         if let Some(s) = self.get_str(name) {
-            return Some(Value::String(s.to_string().into()));
+            return Some(Value::from(s));
         }
         match name {
             "AWS::NotificationARNs" => Some(Value::Array(

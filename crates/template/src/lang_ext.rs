@@ -121,7 +121,7 @@ fn substitute_value(v: &Value, id: &str, item: &str) -> Value {
                 && let Some(Value::String(target)) = obj.get("Ref")
                 && target == id
             {
-                return Value::String(item.to_string().into());
+                return Value::from(item);
             }
             Value::Object(
                 obj.iter()

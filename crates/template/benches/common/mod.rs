@@ -73,7 +73,7 @@
 //! | | before | after |
 //! | --- | ---: | ---: |
 //! | instructions, JSON (callgrind, as above) | 468M | 350M |
-//! | instructions, YAML | 550M | 449M |
+//! | instructions, YAML | 550M | 439M |
 //! | CPU per iteration, JSON (`perf stat`, median / min of 14 alternating rounds) | 203 / 104 ms | 131 / 84 ms |
 //! | CPU per iteration, YAML | 239 / 110 ms | 154 / 97 ms |
 //!

@@ -96,10 +96,7 @@ impl Evaluator<'_> {
             )));
         }
         Ok(Value::Array(
-            source
-                .split(delim.as_str())
-                .map(|s| Value::String(s.to_string().into()))
-                .collect(),
+            source.split(delim.as_str()).map(Value::from).collect(),
         ))
     }
 

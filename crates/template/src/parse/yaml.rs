@@ -19,7 +19,7 @@ use super::yaml_scalar::{float, int, null_or_bool, resolve_plain};
 use super::yaml_tags::long_form;
 use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
-use crate::value::{Map, Value};
+use crate::value::{Map, SmolStr, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
 use std::borrow::Cow;
 
@@ -392,7 +392,7 @@ impl<'a> Composer<'a> {
             None => Value::Null,
             Some(TagKind::None) if plain => resolve_plain(&text),
             Some(TagKind::None | TagKind::NonSpecific | TagKind::Core(CoreTag::Str)) => {
-                Value::String(text.into_owned().into())
+                Value::String(SmolStr::new(&text))
             }
             Some(TagKind::Intrinsic(key)) => {
                 let mark = self.path.push(key);
@@ -402,11 +402,11 @@ impl<'a> Composer<'a> {
                     // `!GetAtt Res.Attr.Sub` names attribute `Attr.Sub` of `Res`.
                     let parts = match text.split_once('.') {
                         Some((resource, attribute)) => vec![resource.into(), attribute.into()],
-                        None => vec![Value::String(text.into_owned().into())],
+                        None => vec![Value::String(SmolStr::new(&text))],
                     };
                     Value::Array(parts)
                 } else {
-                    Value::String(text.into_owned().into())
+                    Value::String(SmolStr::new(&text))
                 };
                 wrap(key, inner)
             }

@@ -40,7 +40,7 @@ pub(super) fn resolve_plain(text: &str) -> Value {
     if let Some(v) = float(text) {
         return v;
     }
-    Value::String(text.to_owned().into())
+    Value::from(text)
 }
 
 /// `Some` when `text` is a YAML 1.1 null or bool.
@@ -110,7 +110,7 @@ pub(super) fn int(text: &str) -> Option<Value> {
     };
     Some(match magnitude.and_then(|m| signed_number(negative, m)) {
         Some(n) => Value::Number(n),
-        None => Value::String(text.to_owned().into()),
+        None => Value::from(text),
     })
 }
 
@@ -151,7 +151,7 @@ fn sexagesimal_digit(part: &str) -> Option<u8> {
 pub(super) fn float(text: &str) -> Option<Value> {
     match text {
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => return Some(Value::String(text.to_owned().into())),
+        | ".nan" | ".NaN" | ".NAN" => return Some(Value::from(text)),
         _ => {}
     }
     let (negative, body) = split_sign(text);
@@ -173,7 +173,7 @@ pub(super) fn float(text: &str) -> Option<Value> {
     let value = if negative { -value } else { value };
     Some(match Number::from_f64(value) {
         Some(n) => Value::Number(n),
-        None => Value::String(text.to_owned().into()),
+        None => Value::from(text),
     })
 }
 
