@@ -379,14 +379,22 @@ impl std::ops::Index<&str> for Value {
     }
 }
 
+/// Text is copied either way (a `SmolStr` cannot take over a `String`'s buffer), so the owned
+/// conversion is the borrowed one.
 impl From<serde_json::Value> for Value {
     fn from(v: serde_json::Value) -> Value {
+        Value::from(&v)
+    }
+}
+
+impl From<&serde_json::Value> for Value {
+    fn from(v: &serde_json::Value) -> Value {
         match v {
             serde_json::Value::Null => Value::Null,
-            serde_json::Value::Bool(b) => Value::Bool(b),
-            serde_json::Value::Number(n) => Value::Number(n),
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => Value::Number(n.clone()),
             serde_json::Value::String(s) => Value::String(s.into()),
-            serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
+            serde_json::Value::Array(a) => Value::Array(a.iter().map(Value::from).collect()),
             serde_json::Value::Object(m) => {
                 let mut out = Map::with_capacity(m.len());
                 for (k, v) in m {
@@ -396,12 +404,6 @@ impl From<serde_json::Value> for Value {
                 Value::Object(out)
             }
         }
-    }
-}
-
-impl From<&serde_json::Value> for Value {
-    fn from(v: &serde_json::Value) -> Value {
-        Value::from(v.clone())
     }
 }
 
