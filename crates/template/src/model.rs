@@ -85,7 +85,7 @@ pub struct Output {
 pub fn transforms_of(root: &Value) -> Vec<String> {
     let name = |v: &Value| -> Option<String> {
         match v {
-            Value::String(s) => Some(s.clone().to_string()),
+            Value::String(s) => Some(s.to_string()),
             Value::Object(o) => o.get("Name").and_then(Value::as_str).map(str::to_string),
             _ => None,
         }
@@ -133,7 +133,7 @@ fn string_attr(
 ) -> Result<Option<String>, Diagnostic> {
     match obj.get(key) {
         None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone().to_string())),
+        Some(Value::String(s)) => Ok(Some(s.to_string())),
         Some(_) => Err(
             format_error(format!("[/{section}/{name}/{key}] {key} must be a string"))
                 .with_path(format!("{section}/{name}/{key}")),

@@ -110,7 +110,7 @@ pub struct ParameterDecl {
 /// Scalars in parameter declarations may be written as strings, numbers or booleans.
 pub(crate) fn scalar_text(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.clone().to_string()),
+        Value::String(s) => Some(s.to_string()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

@@ -171,7 +171,7 @@ fn is_function_key(key: &str) -> bool {
 /// A JSON scalar as the string CloudFormation would use (numbers and booleans as written).
 pub(crate) fn scalar_string(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.clone().to_string()),
+        Value::String(s) => Some(s.to_string()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,

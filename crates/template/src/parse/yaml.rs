@@ -206,7 +206,7 @@ struct Composer<'a> {
     last: (usize, usize),
     /// Members of the mappings being composed (innermost last), when nodes are not located:
     /// see [`mapping_fast`](Self::mapping_fast).
-    members: Vec<(String, Value)>,
+    members: Vec<(SmolStr, Value)>,
 }
 
 impl<'a> Composer<'a> {
@@ -482,7 +482,7 @@ impl<'a> Composer<'a> {
             let value = self.node(event, span, depth)?;
             self.path.truncate(mark);
             if !duplicate {
-                members.insert_new(key.into(), value);
+                members.insert_new(key, value);
             }
         }
     }
@@ -535,7 +535,7 @@ impl<'a> Composer<'a> {
         style: ScalarStyle,
         tag: Option<Cow<'a, Tag>>,
         at: (usize, usize),
-    ) -> Option<String> {
+    ) -> Option<SmolStr> {
         let kind = match tag.as_deref() {
             None => TagKind::None,
             Some(t) => match self.classify(Some(t), at)? {
@@ -558,13 +558,13 @@ impl<'a> Composer<'a> {
             return None;
         }
         match self.scalar(text, style, Some(kind), at) {
-            Value::String(s) => Some(s.to_string()),
+            Value::String(s) => Some(s),
             Value::Null => {
                 let diag = self.error_at(at, "A mapping key must not be null");
                 self.diags.push(diag);
                 None
             }
-            other => Some(other.to_string()),
+            other => Some(other.to_string().into()),
         }
     }
 }
