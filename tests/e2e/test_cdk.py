@@ -1,5 +1,6 @@
-"""The real AWS CDK CLI against `cumulo serve`: `cdk bootstrap`, `cdk deploy`, a redeploy with one
-changed property (the CLI's default change-set method), `cdk destroy` — of tests/cdk-serve-app
+"""The real AWS CDK CLI (the newest release, pinned in the app's package.json) against `cumulo
+serve`: `cdk bootstrap`, `cdk deploy`, `cdk diff` of one changed property, a redeploy with it (the
+CLI's default change-set method, nested change sets included), `cdk destroy` — of tests/cdk-serve-app
 (S3, SQS, SNS, SSM, IAM, Lambda with inline and asset code, custom resources through the CDK's
 Provider framework and AwsCustomResource, a nested stack) — once with
 AWS_ENDPOINT_URL=http://127.0.0.1:PORT and once with http://localhost:PORT. Every step is checked through the services' own APIs with boto3.
@@ -190,6 +191,16 @@ def run_lifecycle(host, tmp_path, sdk_dir):
         first = check_deployed(server, assets_bucket, "hello")
         events_before = {e["EventId"] for e in cfn.describe_stack_events(StackName=STACK)["StackEvents"]}
 
+        # `cdk diff` creates a read-only change set (with IncludeNestedStacks, as every current
+        # CLI change set), reads its changes and deletes it; it falls back to a template-only
+        # diff, saying so, when any of that fails.
+        printed = cdk("diff", "-c", "greeting=bonjour")
+        assert "Could not create a change set" not in printed, printed
+        assert "GREETING" in printed and "bonjour" in printed, printed
+        assert not [
+            s for s in cfn.list_change_sets(StackName=STACK)["Summaries"] if s["ChangeSetName"].startswith("cdk-diff")
+        ]
+
         cdk("deploy", "--require-approval", "never", "-c", "greeting=bonjour")
         stack = cfn.describe_stacks(StackName=STACK)["Stacks"][0]
         assert stack["StackStatus"] == "UPDATE_COMPLETE"
@@ -198,7 +209,7 @@ def run_lifecycle(host, tmp_path, sdk_dir):
         # The change set the CLI made and executed, and what it changed: the function, in
         # place (plus the nested stack, which CloudFormation updates with its parent).
         sets = cfn.list_change_sets(StackName=STACK)["Summaries"]
-        assert any(s["ExecutionStatus"] == "EXECUTE_COMPLETE" for s in sets), sets
+        assert any(s["ExecutionStatus"] == "EXECUTE_COMPLETE" and s["IncludeNestedStacks"] for s in sets), sets
         new_events = [
             e for e in cfn.describe_stack_events(StackName=STACK)["StackEvents"] if e["EventId"] not in events_before
         ]
