@@ -1049,15 +1049,6 @@ def test_role_arn_and_rollback_configuration_are_kept_and_triggers_refused(cfn):
     delete(cfn, p)
 
 
-def test_include_nested_stacks_is_refused_not_ignored(cfn):
-    p = f"ins-{uid()}"
-    body = json.dumps({"Resources": {"H": {"Type": "AWS::CloudFormation::WaitConditionHandle"}}})
-    with pytest.raises(botocore.exceptions.ClientError) as e:
-        cfn.create_change_set(StackName=p, ChangeSetName="c", ChangeSetType="CREATE", TemplateBody=body, IncludeNestedStacks=True)
-    assert e.value.response["Error"]["Code"] == "ValidationError"
-    assert "IncludeNestedStacks" in e.value.response["Error"]["Message"]
-
-
 def test_notification_arns_receive_every_stack_event_in_aws_format(cfn, sns, sqs):
     p = f"nt-{uid()}"
     topic = sns.create_topic(Name=f"{p}-events")["TopicArn"]

@@ -407,6 +407,10 @@ pub struct ResourceChange {
     pub replacement: Option<String>,
     pub scope: Vec<String>,
     pub details: Vec<ResourceChangeDetail>,
+    /// The nested change set made for this `AWS::CloudFormation::Stack` resource (a change set
+    /// created with IncludeNestedStacks).
+    #[serde(default)]
+    pub change_set_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -430,6 +434,8 @@ pub struct ChangeSetView {
     pub changes: Vec<ResourceChange>,
     pub next_token: Option<String>,
     pub include_nested_stacks: bool,
+    pub parent_change_set_id: Option<String>,
+    pub root_change_set_id: Option<String>,
     pub on_stack_failure: Option<String>,
 }
 
@@ -451,6 +457,8 @@ pub struct ChangeSetSummary {
     pub creation_time: DateTime<Utc>,
     pub description: Option<String>,
     pub include_nested_stacks: bool,
+    pub parent_change_set_id: Option<String>,
+    pub root_change_set_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -95,7 +95,9 @@ impl NestedStack {
     }
 }
 
-fn params_of(props: &Value) -> Result<Vec<Parameter>, ProviderError> {
+/// A nested stack resource's `Parameters` as stack parameters (lists joined with commas, as
+/// AWS passes them); the error says what is wrong with the property.
+pub(crate) fn nested_parameters(props: &Value) -> Result<Vec<Parameter>, &'static str> {
     match props.get("Parameters") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(o)) => Ok(o
@@ -106,10 +108,12 @@ fn params_of(props: &Value) -> Result<Vec<Parameter>, ProviderError> {
                 use_previous_value: false,
             })
             .collect()),
-        Some(_) => Err(failed(
-            "Properties validation failed: Parameters must be an object",
-        )),
+        Some(_) => Err("Parameters must be an object"),
     }
+}
+
+fn params_of(props: &Value) -> Result<Vec<Parameter>, ProviderError> {
+    nested_parameters(props).map_err(|e| failed(format!("Properties validation failed: {e}")))
 }
 
 fn tags_of(props: &Value) -> Vec<Tag> {
@@ -159,7 +163,12 @@ impl Provider for NestedStack {
                 parent.map(|p| p.capabilities.clone()).unwrap_or_default(),
             )
         };
-        let name = ctx.generated_name(128, "");
+        // A nested change set being executed made the stack already (REVIEW_IN_PROGRESS).
+        let planned = {
+            let st = engine.inner.lock();
+            crate::ops::nested_changes::planned_stack(&st, &ctx.stack_id, &ctx.logical_id)
+        };
+        let name = planned.unwrap_or_else(|| ctx.generated_name(128, ""));
         let input = CreateStackInput {
             stack_name: name,
             template_url: Some(template_url(properties)?),

@@ -252,6 +252,18 @@ pub(crate) struct ChangeSetRecord {
     /// RoleARN given to CreateChangeSet: the stack's role once executed.
     #[serde(default)]
     pub role_arn: Option<String>,
+    /// A nested change set's parent and root (IncludeNestedStacks); None on a root.
+    #[serde(default)]
+    pub parent_change_set_id: Option<String>,
+    #[serde(default)]
+    pub root_change_set_id: Option<String>,
+    /// A nested change set's `AWS::CloudFormation::Stack` resource in the parent's template.
+    #[serde(default)]
+    pub logical_resource_id: Option<String>,
+    /// The nested stack was made in REVIEW_IN_PROGRESS for this change set: deleting the
+    /// change set deletes it, executing the root creates into it.
+    #[serde(default)]
+    pub made_stack: bool,
 }
 
 #[derive(Default)]

@@ -115,13 +115,19 @@ async fn create_change_set_makes_review_placeholder_and_executes_to_outputs() {
         .await
         .unwrap_err();
     assert_eq!(err.code, "InvalidChangeSetStatus");
-    // A second CREATE change set on a live stack is refused.
+    // A second CREATE change set on a live stack is refused, in AWS's words.
     let err = h
         .engine
         .create_change_set(&h.caller, cs_input("cs", "c2", "CREATE", &t))
         .await
         .unwrap_err();
-    assert_eq!(err.code, "AlreadyExistsException");
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (
+            "ValidationError",
+            "Stack [cs] already exists and cannot be created again with the changeSet [c2]."
+        )
+    );
 }
 
 #[tokio::test]

@@ -15,17 +15,19 @@ use std::collections::HashSet;
 /// Resolves a resource against the live stack where the value is known before execution;
 /// a reference to something the change set adds or replaces is a placeholder.
 struct PlanResolver<'a> {
-    stack: &'a StackRecord,
+    /// None: a stack not created yet, where every resource is new.
+    stack: Option<&'a StackRecord>,
     state: &'a State,
     /// Resources whose physical id changes (added or possibly replaced).
     new_identity: HashSet<String>,
     /// Resources whose attributes may change (modified).
     modified: HashSet<String>,
+    region: String,
 }
 
 impl Resolver for PlanResolver<'_> {
     fn resource_ref(&self, logical_id: &str) -> Result<TemplateValue, Diagnostic> {
-        match self.stack.resources.get(logical_id) {
+        match self.stack.and_then(|s| s.resources.get(logical_id)) {
             Some(r) if !self.new_identity.contains(logical_id) && r.physical_id.is_some() => Ok(
                 TemplateValue::from(r.physical_id.clone().unwrap_or_default()),
             ),
@@ -37,8 +39,7 @@ impl Resolver for PlanResolver<'_> {
         let known = !self.new_identity.contains(logical_id) && !self.modified.contains(logical_id);
         match self
             .stack
-            .resources
-            .get(logical_id)
+            .and_then(|s| s.resources.get(logical_id))
             .and_then(|r| r.attributes.get(attribute))
         {
             Some(v) if known => Ok(TemplateValue::from(v)),
@@ -47,7 +48,7 @@ impl Resolver for PlanResolver<'_> {
     }
 
     fn import_value(&self, export_name: &str) -> Result<TemplateValue, Diagnostic> {
-        crate::resolve::find_export(self.state, &self.stack.region, export_name)
+        crate::resolve::find_export(self.state, &self.region, export_name)
             .map(|(_, v)| TemplateValue::from(v))
             .ok_or_else(|| Diagnostic::new(format!("No export named {export_name} found.")))
     }
@@ -103,10 +104,11 @@ pub(crate) fn plan(
         return changes;
     };
     let mut resolver = PlanResolver {
-        stack,
+        stack: Some(stack),
         state: st,
         new_identity: HashSet::new(),
         modified: HashSet::new(),
+        region: stack.region.clone(),
     };
     for logical in &prepared.order {
         let Some(r) = prepared.template.resources.get(logical) else {
@@ -136,6 +138,7 @@ pub(crate) fn plan(
                     replacement: Some("True".into()),
                     scope: vec!["Properties".into()],
                     details: Vec::new(),
+                    change_set_id: None,
                 },
                 sides,
             ));
@@ -188,6 +191,7 @@ pub(crate) fn plan(
                 replacement: Some(replacement.into()),
                 scope,
                 details,
+                change_set_id: None,
             },
             Some(sides),
         ));
@@ -203,6 +207,7 @@ pub(crate) fn plan(
                     replacement: None,
                     scope: Vec::new(),
                     details: Vec::new(),
+                    change_set_id: None,
                 },
                 None,
             ));
@@ -220,7 +225,35 @@ fn add(logical: &str, resource_type: &str) -> ResourceChange {
         replacement: None,
         scope: Vec::new(),
         details: Vec::new(),
+        change_set_id: None,
     }
+}
+
+/// A resource's properties as the change set will send them, resolved against the live stack
+/// where `changes` leave a value known before execution and a placeholder elsewhere (what a
+/// nested change set gets as its nested stack's TemplateURL and Parameters).
+pub(crate) fn planned_properties(
+    st: &State,
+    region: &str,
+    live: Option<&StackRecord>,
+    prepared: &Prepared,
+    changes: &[ResourceChange],
+    logical: &str,
+) -> Result<Value, Diagnostic> {
+    let mut resolver = PlanResolver {
+        stack: live,
+        state: st,
+        new_identity: HashSet::new(),
+        modified: HashSet::new(),
+        region: region.to_string(),
+    };
+    for c in changes {
+        match (c.action.as_str(), c.replacement.as_deref()) {
+            ("Modify", Some("False")) => resolver.modified.insert(c.logical_resource_id.clone()),
+            _ => resolver.new_identity.insert(c.logical_resource_id.clone()),
+        };
+    }
+    Ok(prepared.resolve_resource(logical, &resolver)?.properties)
 }
 
 /// One detail per top-level property that differs.

@@ -3,6 +3,7 @@
 //! execution to EXECUTE_COMPLETE / EXECUTE_FAILED.
 
 use super::common::*;
+use super::nested_changes::{self, Phase};
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -67,13 +68,6 @@ pub async fn create_change_set(
         }
     })?;
     check_name(&input.change_set_name)?;
-    // Nested change sets (a child change set per nested stack, executed with the root) are
-    // not emulated: the option is refused, never silently ignored.
-    if input.include_nested_stacks {
-        return Err(EngineError::validation(
-            "cumulo: IncludeNestedStacks is not supported (nested change sets are not emulated); create the change set without it",
-        ));
-    }
     let kind = input.change_set_type.as_deref().unwrap_or("UPDATE");
     if kind == "IMPORT" || input.resources_to_import {
         return Err(EngineError::validation(
@@ -90,7 +84,7 @@ pub async fn create_change_set(
         let st = engine.inner.lock();
         match (kind, find(&st, caller, &input.stack_name)) {
             ("CREATE", Some(s)) if s.status != StackStatus::REVIEW_IN_PROGRESS => {
-                return Err(EngineError::already_exists(format!(
+                return Err(EngineError::validation(format!(
                     "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
                     input.stack_name, input.change_set_name
                 )));
@@ -157,7 +151,7 @@ pub async fn create_change_set(
     check_capabilities(&root, &input.capabilities)?;
     let params = stored_params(&prepared);
     let tags = input.tags.as_deref().map(tags_of);
-    let changes = {
+    let mut changes = {
         let st = engine.inner.lock();
         super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
     };
@@ -175,6 +169,27 @@ pub async fn create_change_set(
         input.change_set_name,
         uuid::Uuid::new_v4()
     );
+    let root_stack_id = existing
+        .as_ref()
+        .and_then(|s| s.root_id.clone())
+        .unwrap_or_else(|| stack_id.clone());
+    let nested = if input.include_nested_stacks && !unchanged {
+        let level = nested_changes::Level {
+            change_set_id: &change_set_id,
+            change_set_name: &input.change_set_name,
+            root_change_set_id: &change_set_id,
+            stack_id: &stack_id,
+            stack_name: &stack_name,
+            root_stack_id: &root_stack_id,
+            live,
+            prepared: &prepared,
+            capabilities: &input.capabilities,
+            description: input.description.as_ref(),
+        };
+        nested_changes::plan(engine, caller, level, &mut changes).await?
+    } else {
+        nested_changes::Planned::default()
+    };
     let record = ChangeSetRecord {
         change_set_id: change_set_id.clone(),
         change_set_name: input.change_set_name.clone(),
@@ -207,6 +222,10 @@ pub async fn create_change_set(
         on_stack_failure: input.on_stack_failure.clone(),
         changes,
         role_arn: input.role_arn.clone(),
+        parent_change_set_id: None,
+        root_change_set_id: None,
+        logical_resource_id: None,
+        made_stack: false,
     };
     let mut st = engine.inner.lock();
     // Checked again under the lock that inserts: a concurrent call may have won the name.
@@ -224,65 +243,19 @@ pub async fn create_change_set(
         .map(|c| c.change_set_id.clone())
         .collect();
     for id in executed {
-        engine.inner.remove_change_set(&id)?;
-        st.change_sets.shift_remove(&id);
+        nested_changes::remove_tree(engine, &mut st, &id)?;
     }
     if existing.is_none() {
         // The REVIEW_IN_PROGRESS placeholder a CREATE change set makes.
-        let key = (caller.region.clone(), stack_name.clone());
-        if st.names.contains_key(&key) {
-            return Err(EngineError::already_exists(format!(
-                "Stack [{stack_name}] already exists"
-            )));
-        }
-        let token = caller.request_id.clone();
-        let mut stack = StackRecord {
-            stack_id: stack_id.clone(),
-            stack_name: stack_name.clone(),
-            region: caller.region.clone(),
-            account_id: caller.account_id.clone(),
-            status: StackStatus::REVIEW_IN_PROGRESS,
-            status_reason: Some("User Initiated".into()),
-            created: now_ms(),
-            updated: None,
-            deleted: None,
-            template_body: String::new(),
-            description: None,
-            parameters: Vec::new(),
-            tags: Vec::new(),
-            capabilities: Vec::new(),
-            notification_arns: Vec::new(),
-            timeout_in_minutes: None,
-            termination_protection: false,
-            disable_rollback: false,
-            retain_except_on_create: false,
-            outputs: Vec::new(),
-            parent_id: None,
-            root_id: None,
-            change_set_id: None,
-            imports: Vec::new(),
-            previous: None,
-            orphans: Vec::new(),
-            stack_policy: None,
-            policy_during_update: None,
-            role_arn: None,
-            rollback_configuration: None,
-            op: OpRecord {
-                token: token.clone(),
-                kind: "CreateChangeSet".into(),
-                host: caller.host.clone(),
-                ..Default::default()
-            },
-            resources: Default::default(),
-            events: Vec::new(),
-            holds_secrets: false,
-        };
-        let seq = st.next_seq;
-        st.next_seq += 1;
-        exec::first_event(&mut stack, seq, &token, Some("User Initiated".into()));
-        engine.inner.save_stack_full(&stack)?;
-        st.names.insert(key, stack_id.clone());
-        st.stacks.insert(stack_id.clone(), stack);
+        let stack = nested_changes::review_stack(caller, &stack_id, &stack_name, None);
+        nested_changes::insert_review_stack(engine, &mut st, stack)?;
+    }
+    for stack in nested.stacks {
+        nested_changes::insert_review_stack(engine, &mut st, stack)?;
+    }
+    for cs in nested.change_sets {
+        engine.inner.save_change_set(&cs)?;
+        st.change_sets.insert(cs.change_set_id.clone(), cs);
     }
     engine.inner.save_change_set(&record)?;
     st.change_sets.insert(change_set_id.clone(), record);
@@ -298,6 +271,14 @@ pub fn describe_change_set(
     input: DescribeChangeSetInput,
 ) -> Result<ChangeSetView, EngineError> {
     let st = engine.inner.lock();
+    // A stack that does not exist is said first, before the change set is looked for.
+    if let Some(stack) = input.change_set.stack_name.as_deref()
+        && find(&st, caller, stack).is_none()
+    {
+        return Err(EngineError::validation(format!(
+            "Stack [{stack}] does not exist"
+        )));
+    }
     let cs = find_change_set(
         &st,
         caller,
@@ -322,6 +303,8 @@ pub fn describe_change_set(
         changes,
         next_token,
         include_nested_stacks: cs.include_nested_stacks,
+        parent_change_set_id: cs.parent_change_set_id.clone(),
+        root_change_set_id: cs.root_change_set_id.clone(),
         on_stack_failure: cs.on_stack_failure.clone(),
     })
 }
@@ -351,46 +334,24 @@ pub async fn execute_change_set(
         .client_request_token
         .clone()
         .unwrap_or_else(|| caller.request_id.clone());
-    let running = if cs.change_set_type == "CREATE" {
-        execute_create(engine, caller, &cs, &input, &token)?
-    } else {
-        let update = UpdateStackInput {
-            stack_name: cs.stack_id.clone(),
-            parameters: cs
-                .given_parameters
-                .iter()
-                .map(|(k, v)| Parameter {
-                    key: k.clone(),
-                    value: Some(v.clone()),
-                    use_previous_value: false,
-                })
-                .collect(),
-            capabilities: cs.capabilities.clone(),
-            notification_arns: cs.notification_arns.clone(),
-            tags: cs.tags.as_ref().map(|t| {
-                t.iter()
-                    .map(|(k, v)| Tag {
-                        key: k.clone(),
-                        value: v.clone(),
-                    })
-                    .collect()
-            }),
-            disable_rollback: input.disable_rollback,
-            client_request_token: input.client_request_token.clone(),
-            retain_except_on_create: input.retain_except_on_create,
-            role_arn: cs.role_arn.clone(),
-            ..Default::default()
-        };
-        let (_, running) = super::update::start_update(
+    // The nested change sets go EXECUTE_IN_PROGRESS first: the nested stacks' creates look
+    // for the REVIEW_IN_PROGRESS stacks made for them by that status.
+    nested_changes::follow(
+        engine,
+        &mut engine.inner.lock(),
+        &cs.change_set_id,
+        Phase::Started,
+    )?;
+    let started = start_execution(engine, caller, &cs, &input, &token).await;
+    if started.is_err() {
+        nested_changes::follow(
             engine,
-            caller,
-            update,
-            "ExecuteChangeSet",
-            Some(cs.template_body.clone()),
-        )
-        .await?;
-        running
-    };
+            &mut engine.inner.lock(),
+            &cs.change_set_id,
+            Phase::NotStarted,
+        )?;
+    }
+    let running = started?;
     {
         let mut st = engine.inner.lock();
         if let Some(c) = st.change_sets.get_mut(&cs.change_set_id) {
@@ -409,8 +370,7 @@ pub async fn execute_change_set(
             .map(|c| c.change_set_id.clone())
             .collect();
         for id in others {
-            st.change_sets.shift_remove(&id);
-            engine.inner.remove_change_set(&id)?;
+            nested_changes::remove_tree(engine, &mut st, &id)?;
         }
     }
     if let Some(running) = running {
@@ -443,10 +403,69 @@ pub async fn execute_change_set(
                     );
                 }
             }
+            let engine = Engine {
+                inner: inner.clone(),
+            };
+            if let Err(e) = nested_changes::follow(&engine, &mut st, &cs_id, Phase::Ended(ok)) {
+                eprintln!(
+                    "cumulo: nested change sets of {cs_id}: {}: {}",
+                    crate::exec::PERSIST_FAILED,
+                    e.message
+                );
+            }
         });
         exec::wait(&running, engine.inner.config.sync_wait).await;
     }
     Ok(())
+}
+
+/// Starts the root's operation: a create into the REVIEW_IN_PROGRESS stack or an update.
+async fn start_execution(
+    engine: &Engine,
+    caller: &Caller,
+    cs: &ChangeSetRecord,
+    input: &ExecuteChangeSetInput,
+    token: &str,
+) -> Result<Option<crate::state::Running>, EngineError> {
+    if cs.change_set_type == "CREATE" {
+        return execute_create(engine, caller, cs, input, token);
+    }
+    let update = UpdateStackInput {
+        stack_name: cs.stack_id.clone(),
+        parameters: cs
+            .given_parameters
+            .iter()
+            .map(|(k, v)| Parameter {
+                key: k.clone(),
+                value: Some(v.clone()),
+                use_previous_value: false,
+            })
+            .collect(),
+        capabilities: cs.capabilities.clone(),
+        notification_arns: cs.notification_arns.clone(),
+        tags: cs.tags.as_ref().map(|t| {
+            t.iter()
+                .map(|(k, v)| Tag {
+                    key: k.clone(),
+                    value: v.clone(),
+                })
+                .collect()
+        }),
+        disable_rollback: input.disable_rollback,
+        client_request_token: input.client_request_token.clone(),
+        retain_except_on_create: input.retain_except_on_create,
+        role_arn: cs.role_arn.clone(),
+        ..Default::default()
+    };
+    let (_, running) = super::update::start_update(
+        engine,
+        caller,
+        update,
+        "ExecuteChangeSet",
+        Some(cs.template_body.clone()),
+    )
+    .await?;
+    Ok(running)
 }
 
 /// Executes a CREATE change set on its REVIEW_IN_PROGRESS stack.
@@ -536,9 +555,14 @@ pub fn delete_change_set(
             cs.change_set_id
         )));
     }
+    if let Some(root) = &cs.root_change_set_id {
+        return Err(EngineError::invalid_change_set_status(format!(
+            "ChangeSet [{}] is a nested change set: delete its root change set [{root}]",
+            cs.change_set_id
+        )));
+    }
     let id = cs.change_set_id.clone();
-    engine.inner.remove_change_set(&id)?;
-    st.change_sets.shift_remove(&id);
+    nested_changes::remove_tree(engine, &mut st, &id)?;
     Ok(())
 }
 
@@ -565,6 +589,8 @@ pub fn list_change_sets(
             creation_time: time(c.created),
             description: c.description.clone(),
             include_nested_stacks: c.include_nested_stacks,
+            parent_change_set_id: c.parent_change_set_id.clone(),
+            root_change_set_id: c.root_change_set_id.clone(),
         })
         .collect();
     let (summaries, next_token) = page(all, input.next_token.as_deref())?;

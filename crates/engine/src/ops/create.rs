@@ -57,6 +57,8 @@ pub(crate) async fn start_create(
         .client_request_token
         .clone()
         .unwrap_or_else(|| caller.request_id.clone());
+    // A nested stack a nested change set made in REVIEW_IN_PROGRESS is created into.
+    let mut adopted: Option<StackRecord> = None;
     {
         let st = engine.inner.lock();
         if let Some(existing) = find(&st, caller, &input.stack_name) {
@@ -67,10 +69,17 @@ pub(crate) async fn start_create(
             {
                 return Ok((existing.stack_id.clone(), None));
             }
-            return Err(EngineError::already_exists(format!(
-                "Stack [{}] already exists",
-                input.stack_name
-            )));
+            let made_for_parent = existing.status == StackStatus::REVIEW_IN_PROGRESS
+                && parent
+                    .as_ref()
+                    .is_some_and(|p| existing.parent_id.as_deref() == Some(p.parent_id.as_str()));
+            if !made_for_parent {
+                return Err(EngineError::already_exists(format!(
+                    "Stack [{}] already exists",
+                    input.stack_name
+                )));
+            }
+            adopted = Some(existing.clone());
         }
     }
     let text = template_text(
@@ -82,7 +91,10 @@ pub(crate) async fn start_create(
     .await?;
     let root = parse(&text)?;
     let given = given_params(&input.parameters, None)?;
-    let stack_id = new_stack_id(&caller.region, &caller.account_id, &input.stack_name);
+    let stack_id = adopted
+        .as_ref()
+        .map(|s| s.stack_id.clone())
+        .unwrap_or_else(|| new_stack_id(&caller.region, &caller.account_id, &input.stack_name));
     let prepared = prepare_for(
         engine,
         &caller.region,
@@ -121,7 +133,7 @@ pub(crate) async fn start_create(
         account_id: caller.account_id.clone(),
         status: StackStatus::CREATE_IN_PROGRESS,
         status_reason: Some("User Initiated".into()),
-        created: now_ms(),
+        created: adopted.as_ref().map_or_else(now_ms, |s| s.created),
         updated: None,
         deleted: None,
         template_body: text,
@@ -147,13 +159,14 @@ pub(crate) async fn start_create(
         rollback_configuration,
         op: op_record.clone(),
         resources: Default::default(),
-        events: Vec::new(),
+        events: adopted.map(|s| s.events).unwrap_or_default(),
         holds_secrets: false,
     };
     {
         let mut st = engine.inner.lock();
         let key = (caller.region.clone(), input.stack_name.clone());
-        if st.names.contains_key(&key) {
+        let held_by_other = st.names.get(&key).is_some_and(|id| *id != stack_id);
+        if held_by_other {
             return Err(EngineError::already_exists(format!(
                 "Stack [{}] already exists",
                 input.stack_name

@@ -8,6 +8,7 @@ pub mod delete;
 pub mod diff;
 pub mod drift;
 pub mod import;
+pub mod nested_changes;
 pub mod policy;
 pub mod read;
 pub mod rollback;

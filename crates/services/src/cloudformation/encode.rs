@@ -246,7 +246,8 @@ pub fn change(w: &mut XmlWriter, c: &ResourceChange) {
         .elem("LogicalResourceId", &c.logical_resource_id)
         .opt("PhysicalResourceId", c.physical_resource_id.as_deref())
         .elem("ResourceType", &c.resource_type)
-        .opt("Replacement", c.replacement.as_deref());
+        .opt("Replacement", c.replacement.as_deref())
+        .opt("ChangeSetId", c.change_set_id.as_deref());
     strings(w, "Scope", &c.scope);
     w.open("Details", None);
     for d in &c.details {
@@ -291,6 +292,8 @@ pub fn change_set(w: &mut XmlWriter, c: &ChangeSetView) {
     w.close();
     w.opt("NextToken", c.next_token.as_deref())
         .elem("IncludeNestedStacks", bool_text(c.include_nested_stacks))
+        .opt("ParentChangeSetId", c.parent_change_set_id.as_deref())
+        .opt("RootChangeSetId", c.root_change_set_id.as_deref())
         .opt("OnStackFailure", c.on_stack_failure.as_deref());
 }
 
@@ -305,6 +308,8 @@ pub fn change_set_summary(w: &mut XmlWriter, c: &ChangeSetSummary) {
         .opt("StatusReason", c.status_reason.as_deref())
         .elem("CreationTime", &timestamp(&c.creation_time))
         .opt("Description", c.description.as_deref())
-        .elem("IncludeNestedStacks", bool_text(c.include_nested_stacks));
+        .elem("IncludeNestedStacks", bool_text(c.include_nested_stacks))
+        .opt("ParentChangeSetId", c.parent_change_set_id.as_deref())
+        .opt("RootChangeSetId", c.root_change_set_id.as_deref());
     w.close();
 }
