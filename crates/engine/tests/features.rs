@@ -279,6 +279,21 @@ async fn empty_change_set_fails_and_names_can_be_reused_after_delete() {
         (err.code, err.message.as_str()),
         ("ChangeSetNotFound", "ChangeSet [same] does not exist")
     );
+    // Deleting it again succeeds, as AWS's does for a name the stack has no change set of
+    // (the CDK deletes its change-set name before every create); an unknown stack is an error.
+    h.engine
+        .delete_change_set(&h.caller, cs_ref("ec", "same"))
+        .await
+        .unwrap();
+    let err = h
+        .engine
+        .delete_change_set(&h.caller, cs_ref("nosuchstack", "same"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        ("ValidationError", "Stack [nosuchstack] does not exist")
+    );
     let t2 = template(
         json!({"A": {"Type": FAKE, "Properties": {"X": 1}}}),
         json!(null),

@@ -543,6 +543,23 @@ pub fn delete_change_set(
     input: ChangeSetRef,
 ) -> Result<(), EngineError> {
     let mut st = engine.inner.lock();
+    // AWS deletes a change set named within an existing stack even when the stack has no
+    // change set of that name: the request succeeds (the CDK relies on it, deleting its fixed
+    // change-set name before every create). A stack that does not exist is an error.
+    if !input.change_set_name.starts_with("arn:")
+        && let Some(stack) = input.stack_name.as_deref()
+    {
+        let stack_id = find(&st, caller, stack)
+            .map(|s| s.stack_id.clone())
+            .ok_or_else(|| EngineError::validation(format!("Stack [{stack}] does not exist")))?;
+        let exists = st
+            .change_sets
+            .values()
+            .any(|c| c.stack_id == stack_id && c.change_set_name == input.change_set_name);
+        if !exists {
+            return Ok(());
+        }
+    }
     let cs = find_change_set(
         &st,
         caller,
