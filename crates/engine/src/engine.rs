@@ -258,6 +258,15 @@ impl Engine {
         crate::ops::rollback::cancel_update_stack(self, caller, input).await
     }
 
+    pub async fn update_termination_protection(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+        enable: bool,
+    ) -> Result<StackIdOutput, EngineError> {
+        crate::ops::termination::update_termination_protection(self, caller, stack_name, enable)
+    }
+
     /// What deploying a template would change, per resource and property (`cumulo diff`).
     pub fn diff(
         &self,

@@ -312,9 +312,12 @@ async fn delete_frees_the_name_and_only_the_arn_resolves() {
         .await
         .unwrap();
     assert_eq!(h.status("d1").await, StackStatus::CREATE_COMPLETE);
-    // Mutations treat a deleted stack as absent by ARN too.
+    // By ARN a deleted stack is found, and refused as AWS refuses it.
     let err = h.update(&id, &t).await.unwrap_err();
-    assert_eq!(err.message, format!("Stack with id {id} does not exist"));
+    assert_eq!(
+        err.message,
+        format!("Stack:{id} is in DELETE_COMPLETE state and can not be updated.")
+    );
 }
 
 #[tokio::test]

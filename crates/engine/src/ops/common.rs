@@ -33,15 +33,19 @@ pub fn find<'a>(st: &'a State, caller: &Caller, name_or_arn: &str) -> Option<&'a
     }
 }
 
-/// A stack a mutating operation may act on: DELETE_COMPLETE does not exist by either handle.
+/// A stack a mutating operation may act on. A name never finds a deleted stack; an ARN does,
+/// and AWS refuses it as it refuses any stack in a state that cannot be updated
+/// (`Stack:ARN is in DELETE_COMPLETE state and can not be updated.`).
 pub fn find_live<'a>(
     st: &'a State,
     caller: &Caller,
     name_or_arn: &str,
 ) -> Result<&'a StackRecord, EngineError> {
-    find(st, caller, name_or_arn)
-        .filter(|s| s.status != StackStatus::DELETE_COMPLETE)
-        .ok_or_else(|| EngineError::stack_not_found(name_or_arn))
+    match find(st, caller, name_or_arn) {
+        Some(s) if s.status == StackStatus::DELETE_COMPLETE => Err(cannot_update(s)),
+        Some(s) => Ok(s),
+        None => Err(EngineError::stack_not_found(name_or_arn)),
+    }
 }
 
 pub fn cannot_update(stack: &StackRecord) -> EngineError {

@@ -73,6 +73,14 @@ pub(crate) fn stack_view(s: &StackRecord) -> StackView {
     }
 }
 
+/// A stack's view with what it takes from the rest of the state: a nested stack shows its
+/// root's termination protection.
+fn stack_view_in(st: &crate::state::State, s: &StackRecord) -> StackView {
+    let mut view = stack_view(s);
+    view.enable_termination_protection = crate::ops::termination::protected(st, s);
+    view
+}
+
 pub fn describe_stacks(
     engine: &Engine,
     caller: &Caller,
@@ -82,7 +90,7 @@ pub fn describe_stacks(
     let stacks: Vec<StackView> = match &input.stack_name {
         Some(name) => {
             let s = find(&st, caller, name).ok_or_else(|| EngineError::stack_not_found(name))?;
-            vec![stack_view(s)]
+            vec![stack_view_in(&st, s)]
         }
         None => {
             let mut all: Vec<&StackRecord> = st
@@ -91,7 +99,7 @@ pub fn describe_stacks(
                 .filter(|s| s.region == caller.region && s.status != StackStatus::DELETE_COMPLETE)
                 .collect();
             all.sort_by(|a, b| b.created.cmp(&a.created).then(a.stack_id.cmp(&b.stack_id)));
-            all.into_iter().map(stack_view).collect()
+            all.into_iter().map(|s| stack_view_in(&st, s)).collect()
         }
     };
     let (stacks, next_token) = page(stacks, input.next_token.as_deref())?;

@@ -718,6 +718,17 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                 .map_err(e)?;
             Ok(None)
         }
+        "UpdateTerminationProtection" => {
+            let enable = boolean(p, "EnableTerminationProtection")?
+                .ok_or_else(|| missing("EnableTerminationProtection"))?;
+            let out = engine
+                .update_termination_protection(c, &required(p, "StackName")?, enable)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &out.stack_id);
+            })
+        }
         op if OPERATIONS.contains(&op) => Err(AwsError::not_implemented("cloudformation", op)),
         "" => Err(AwsError::bad_request(
             "MissingAction",
