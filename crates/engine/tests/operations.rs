@@ -109,3 +109,107 @@ async fn nested_stacks_take_the_roots_protection() {
         StackStatus::DELETE_COMPLETE
     );
 }
+
+/// (logical id, status, reason, physical id) of every event, oldest first.
+async fn events_with_ids(
+    h: &Harness,
+    name: &str,
+) -> Vec<(String, String, Option<String>, Option<String>)> {
+    let mut out: Vec<_> = h
+        .engine
+        .describe_stack_events(
+            &h.caller,
+            DescribeStackEventsInput {
+                stack_name: name.into(),
+                next_token: None,
+            },
+        )
+        .await
+        .unwrap()
+        .stack_events
+        .into_iter()
+        .map(|e| {
+            (
+                e.logical_resource_id,
+                e.resource_status,
+                e.resource_status_reason,
+                e.physical_resource_id,
+            )
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+#[tokio::test]
+async fn creates_and_replacements_emit_awss_initiated_event() {
+    let h = Harness::new();
+    let v1 = template(
+        json!({"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "one"}}}),
+        json!(null),
+    );
+    h.create("ev", &v1).await.unwrap();
+    let first = h.physical("ev", "Q").await;
+    let q: Vec<_> = events_with_ids(&h, "ev")
+        .await
+        .into_iter()
+        .filter(|e| e.0 == "Q")
+        .collect();
+    assert_eq!(
+        q,
+        vec![
+            ("Q".into(), "CREATE_IN_PROGRESS".into(), None, None),
+            (
+                "Q".into(),
+                "CREATE_IN_PROGRESS".into(),
+                Some("Resource creation Initiated".into()),
+                Some(first.clone())
+            ),
+            (
+                "Q".into(),
+                "CREATE_COMPLETE".into(),
+                None,
+                Some(first.clone())
+            ),
+        ]
+    );
+    // QueueName is createOnly: the update replaces the queue.
+    let v2 = template(
+        json!({"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "two"}}}),
+        json!(null),
+    );
+    h.update("ev", &v2).await.unwrap();
+    assert_eq!(h.status("ev").await, StackStatus::UPDATE_COMPLETE);
+    let second = h.physical("ev", "Q").await;
+    assert_ne!(first, second);
+    let all = events_with_ids(&h, "ev").await;
+    let start = all
+        .iter()
+        .position(|e| e.1 == "UPDATE_IN_PROGRESS" && e.0 == "ev")
+        .unwrap();
+    let q: Vec<_> = all[start..]
+        .iter()
+        .filter(|e| e.0 == "Q")
+        .map(|e| (e.1.as_str(), e.2.as_deref(), e.3.clone()))
+        .collect();
+    assert_eq!(
+        q,
+        vec![
+            (
+                "UPDATE_IN_PROGRESS",
+                Some(
+                    "Requested update requires the creation of a new physical resource; hence creating one."
+                ),
+                Some(first.clone())
+            ),
+            (
+                "UPDATE_IN_PROGRESS",
+                Some("Resource creation Initiated"),
+                Some(second.clone())
+            ),
+            ("UPDATE_COMPLETE", None, Some(second.clone())),
+            ("DELETE_IN_PROGRESS", None, Some(first.clone())),
+            ("DELETE_COMPLETE", None, Some(first)),
+        ]
+    );
+}

@@ -320,6 +320,27 @@ pub fn page<T>(
     items: Vec<T>,
     token: Option<&str>,
 ) -> Result<(Vec<T>, Option<String>), EngineError> {
+    page_of(items, token, PAGE)
+}
+
+/// [`page`] for operations with a MaxResults member (1 to [`PAGE`], default [`PAGE`]).
+pub fn page_at_most<T>(
+    items: Vec<T>,
+    token: Option<&str>,
+    max_results: Option<i64>,
+) -> Result<(Vec<T>, Option<String>), EngineError> {
+    page_of(
+        items,
+        token,
+        max_results.unwrap_or(PAGE as i64).clamp(1, PAGE as i64) as usize,
+    )
+}
+
+fn page_of<T>(
+    items: Vec<T>,
+    token: Option<&str>,
+    size: usize,
+) -> Result<(Vec<T>, Option<String>), EngineError> {
     let start = match token {
         None => 0,
         Some(t) => t
@@ -327,9 +348,21 @@ pub fn page<T>(
             .map_err(|_| EngineError::validation("Invalid NextToken"))?,
     };
     let total = items.len();
-    let out: Vec<T> = items.into_iter().skip(start).take(PAGE).collect();
-    let next = (start + PAGE < total).then(|| (start + PAGE).to_string());
+    let out: Vec<T> = items.into_iter().skip(start).take(size).collect();
+    let next = (start + size < total).then(|| (start + size).to_string());
     Ok((out, next))
+}
+
+/// Parameters a change set recorded, as an operation's input gives them.
+pub fn given_as_input(given: &[(String, String)]) -> Vec<Parameter> {
+    given
+        .iter()
+        .map(|(k, v)| Parameter {
+            key: k.clone(),
+            value: Some(v.clone()),
+            use_previous_value: false,
+        })
+        .collect()
 }
 
 pub fn new_stack_id(region: &str, account_id: &str, name: &str) -> String {

@@ -70,6 +70,7 @@ pub(crate) fn stack_view(s: &StackRecord) -> StackView {
         retain_except_on_create: s.retain_except_on_create,
         role_arn: s.role_arn.clone(),
         rollback_configuration: s.rollback_configuration.clone(),
+        drift: DriftInformation::default(),
     }
 }
 
@@ -145,6 +146,7 @@ pub fn list_stacks(
             stack_status_reason: s.status_reason.clone(),
             parent_id: s.parent_id.clone(),
             root_id: s.root_id.clone(),
+            drift: DriftInformation::default(),
         })
         .collect();
     let (stack_summaries, next_token) = page(summaries, input.next_token.as_deref())?;
@@ -217,6 +219,7 @@ pub(crate) fn resource_view(s: &StackRecord, r: &ResourceRecord) -> StackResourc
         resource_status_reason: r.status_reason.clone(),
         description: None,
         metadata: r.metadata.as_ref().map(|m| m.to_string()),
+        drift: DriftInformation::default(),
     }
 }
 
