@@ -6,9 +6,15 @@ a replacement (createOnlyProperties), which are read-only, and the primary ident
 Output: crates/engine/resource-schemas.txt, one line per type:
     AWS::S3::Bucket|c=BucketName,ObjectLockEnabled|r=Arn,DomainName|p=BucketName
 Property paths keep their nesting with '/' (e.g. KeySchema, Tags/*/Key); the `/properties/`
-prefix is dropped. Run it again after upgrading cfn-lint and commit the result.
+prefix is dropped.
+
+Also: crates/engine/resource-schema-texts.txt, the whole schema (minified JSON) of each type cumulo
+emulates (the `"AWS::X::Y"` names in the services' providers and the engine's built-in types), one
+`TYPE<TAB>JSON` line each: what DescribeType answers. Only emulated types, to keep it small.
+Run it again after upgrading cfn-lint (or adding a provider) and commit the result.
 """
 import importlib
+import re
 import json
 import pathlib
 
@@ -16,6 +22,13 @@ import cfnlint.data.schemas.providers.us_east_1 as providers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates" / "engine" / "resource-schemas.txt"
+TEXTS = ROOT / "crates" / "engine" / "resource-schema-texts.txt"
+PROVIDER_SOURCES = [
+    *sorted((ROOT / "crates" / "services" / "src").glob("**/provider*.rs")),
+    *sorted((ROOT / "crates" / "services" / "src").glob("**/provider/*.rs")),
+    ROOT / "crates" / "services" / "src" / "providers.rs",
+    ROOT / "crates" / "engine" / "src" / "builtin.rs",
+]
 SCHEMAS = pathlib.Path(importlib.import_module("cfnlint.data.schemas").__file__).parent / "resources"
 
 
@@ -35,13 +48,25 @@ def paths(schema, key):
     return ",".join(out)
 
 
+def emulated_types():
+    found = set()
+    for f in PROVIDER_SOURCES:
+        if f.exists():
+            found |= set(re.findall(r'"(AWS::[A-Za-z0-9]+::[A-Za-z0-9]+)"', f.read_text()))
+    return found
+
+
 def main():
+    emulated = emulated_types()
+    texts = []
     lines = []
     for type_name, digest in sorted(providers.types.items()):
         f = SCHEMAS / f"{digest}.json"
         if not f.exists():
             continue
         schema = json.loads(f.read_text())
+        if type_name in emulated:
+            texts.append(f"{type_name}\t{json.dumps(schema, separators=(',', ':'), sort_keys=False)}")
         create_only = paths(schema, "createOnlyProperties")
         extra = [p for p in EXTRA_CREATE_ONLY.get(type_name, []) if p not in create_only.split(",")]
         create_only = ",".join(filter(None, [create_only, *extra]))
@@ -51,6 +76,8 @@ def main():
             f"|p={paths(schema, 'primaryIdentifier')}"
         )
     OUT.write_text("\n".join(lines) + "\n")
+    TEXTS.write_text("\n".join(texts) + "\n")
+    print(f"{len(texts)} emulated types' schemas -> {TEXTS.relative_to(ROOT)}")
     print(f"{len(lines)} resource types -> {OUT.relative_to(ROOT)}")
 
 

@@ -598,11 +598,11 @@ def test_stub_type_says_nothing_was_created(cfn):
 
 def test_unimplemented_operation_answers_501(cfn, cumulo):
     with pytest.raises(botocore.exceptions.ClientError) as e:
-        cfn.describe_account_limits()
+        cfn.list_stack_sets()
     err = e.value.response
     assert err["ResponseMetadata"]["HTTPStatusCode"] == 501
     assert err["Error"]["Code"] == "NotImplemented"
-    assert "DescribeAccountLimits" in err["Error"]["Message"]
+    assert "ListStackSets" in err["Error"]["Message"]
     r = cumulo.raw(
         "POST",
         "/",

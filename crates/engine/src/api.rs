@@ -140,6 +140,140 @@ pub struct OutputView {
     pub export_name: Option<String>,
 }
 
+/// A stack's or resource's DriftInformation: its status at the last detection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DriftInformation {
+    /// `NOT_CHECKED` until a detection; then StackDriftStatus (`DRIFTED`, `IN_SYNC`,
+    /// `UNKNOWN`) or StackResourceDriftStatus (`IN_SYNC`, `MODIFIED`, `DELETED`, ...).
+    pub status: String,
+    pub last_check: Option<DateTime<Utc>>,
+}
+
+impl Default for DriftInformation {
+    fn default() -> Self {
+        DriftInformation {
+            status: "NOT_CHECKED".into(),
+            last_check: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropertyDifferenceView {
+    /// `/Name/Child`.
+    pub property_path: String,
+    pub expected_value: String,
+    pub actual_value: String,
+    /// `NOT_EQUAL` | `REMOVE` | `ADD`.
+    pub difference_type: String,
+}
+
+/// One StackResourceDrift.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackResourceDriftView {
+    pub stack_id: String,
+    pub logical_resource_id: String,
+    pub physical_resource_id: Option<String>,
+    pub resource_type: String,
+    /// JSON text.
+    pub expected_properties: Option<String>,
+    pub actual_properties: Option<String>,
+    pub property_differences: Vec<PropertyDifferenceView>,
+    pub status: String,
+    pub reason: Option<String>,
+    pub timestamp: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriftDetectionStatusView {
+    pub stack_id: String,
+    pub stack_drift_detection_id: String,
+    pub stack_drift_status: String,
+    pub detection_status: String,
+    pub detection_status_reason: Option<String>,
+    pub drifted_stack_resource_count: usize,
+    pub timestamp: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeStackResourceDriftsInput {
+    pub stack_name: String,
+    pub status_filters: Vec<String>,
+    pub next_token: Option<String>,
+    pub max_results: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescribeStackResourceDriftsOutput {
+    pub drifts: Vec<StackResourceDriftView>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DescribeTypeInput {
+    /// `RESOURCE` | `MODULE` | `HOOK`.
+    pub kind: Option<String>,
+    pub type_name: Option<String>,
+    pub arn: Option<String>,
+    pub version_id: Option<String>,
+}
+
+/// A registry type (DescribeType's answer, a ListTypes summary).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeView {
+    pub arn: String,
+    pub type_name: String,
+    pub default_version_id: String,
+    pub description: Option<String>,
+    /// The registry schema, JSON text.
+    pub schema: String,
+    /// `FULLY_MUTABLE` | `IMMUTABLE` | `NON_PROVISIONABLE`.
+    pub provisioning_type: String,
+    pub source_url: Option<String>,
+    pub documentation_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListTypesInput {
+    pub visibility: Option<String>,
+    pub provisioning_type: Option<String>,
+    pub deprecated_status: Option<String>,
+    pub kind: Option<String>,
+    pub category: Option<String>,
+    pub type_name_prefix: Option<String>,
+    pub max_results: Option<i64>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListTypesOutput {
+    pub types: Vec<TypeView>,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeConfigurationIdentifier {
+    pub type_arn: Option<String>,
+    pub type_configuration_alias: Option<String>,
+    pub type_configuration_arn: Option<String>,
+    pub kind: Option<String>,
+    pub type_name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeConfigurationError {
+    pub error_code: String,
+    pub error_message: String,
+    pub identifier: TypeConfigurationIdentifier,
+}
+
+/// One DescribeAccountLimits member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountLimit {
+    pub name: String,
+    pub value: i64,
+}
+
 /// One stack as DescribeStacks shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackView {
@@ -165,6 +299,7 @@ pub struct StackView {
     pub retain_except_on_create: bool,
     pub role_arn: Option<String>,
     pub rollback_configuration: Option<RollbackConfiguration>,
+    pub drift: DriftInformation,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -186,6 +321,7 @@ pub struct StackSummary {
     pub stack_status_reason: Option<String>,
     pub parent_id: Option<String>,
     pub root_id: Option<String>,
+    pub drift: DriftInformation,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -246,6 +382,7 @@ pub struct StackResourceView {
     pub description: Option<String>,
     /// The resource's Metadata as JSON text (DescribeStackResource only shows it).
     pub metadata: Option<String>,
+    pub drift: DriftInformation,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -336,16 +473,25 @@ pub struct CreateChangeSetInput {
     pub tags: Option<Vec<Tag>>,
     pub client_token: Option<String>,
     pub description: Option<String>,
-    /// `CREATE` | `UPDATE` (default) | `IMPORT` (refused).
+    /// `CREATE` | `UPDATE` (default) | `IMPORT`.
     pub change_set_type: Option<String>,
-    /// True when ResourcesToImport was given (refused: imports are not emulated).
-    pub resources_to_import: bool,
+    /// ResourcesToImport, for an IMPORT change set.
+    pub resources_to_import: Vec<ResourceToImport>,
     pub include_nested_stacks: bool,
     /// `DO_NOTHING` | `ROLLBACK` | `DELETE`.
     pub on_stack_failure: Option<String>,
     /// The service role the stack operates with once executed (the CDK passes its bootstrap
     /// execution role); stored and shown, not assumed (IAM is not enforced).
     pub role_arn: Option<String>,
+}
+
+/// One ResourcesToImport member.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourceToImport {
+    pub resource_type: String,
+    pub logical_resource_id: String,
+    /// The primary identifier's properties and values (`QueueUrl` → the queue's URL).
+    pub resource_identifier: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -94,7 +94,11 @@ impl Engine {
         caller: &Caller,
         input: DescribeStacksInput,
     ) -> Result<DescribeStacksOutput, EngineError> {
-        crate::ops::read::describe_stacks(self, caller, input)
+        let mut out = crate::ops::read::describe_stacks(self, caller, input)?;
+        for s in &mut out.stacks {
+            s.drift = self.with_stack_drift(&s.stack_id);
+        }
+        Ok(out)
     }
 
     pub async fn list_stacks(
@@ -102,7 +106,11 @@ impl Engine {
         caller: &Caller,
         input: ListStacksInput,
     ) -> Result<ListStacksOutput, EngineError> {
-        crate::ops::read::list_stacks(self, caller, input)
+        let mut out = crate::ops::read::list_stacks(self, caller, input)?;
+        for s in &mut out.stack_summaries {
+            s.drift = self.with_stack_drift(&s.stack_id);
+        }
+        Ok(out)
     }
 
     pub async fn describe_stack_events(
@@ -119,7 +127,14 @@ impl Engine {
         stack_name: &str,
         logical_resource_id: &str,
     ) -> Result<StackResourceView, EngineError> {
-        crate::ops::read::describe_stack_resource(self, caller, stack_name, logical_resource_id)
+        let mut view = crate::ops::read::describe_stack_resource(
+            self,
+            caller,
+            stack_name,
+            logical_resource_id,
+        )?;
+        self.with_resource_drift(&mut view);
+        Ok(view)
     }
 
     pub async fn describe_stack_resources(
@@ -127,7 +142,9 @@ impl Engine {
         caller: &Caller,
         input: DescribeStackResourcesInput,
     ) -> Result<Vec<StackResourceView>, EngineError> {
-        crate::ops::read::describe_stack_resources(self, caller, input)
+        let mut out = crate::ops::read::describe_stack_resources(self, caller, input)?;
+        out.iter_mut().for_each(|v| self.with_resource_drift(v));
+        Ok(out)
     }
 
     pub async fn list_stack_resources(
@@ -135,7 +152,11 @@ impl Engine {
         caller: &Caller,
         input: ListStackResourcesInput,
     ) -> Result<ListStackResourcesOutput, EngineError> {
-        crate::ops::read::list_stack_resources(self, caller, input)
+        let mut out = crate::ops::read::list_stack_resources(self, caller, input)?;
+        out.stack_resource_summaries
+            .iter_mut()
+            .for_each(|v| self.with_resource_drift(v));
+        Ok(out)
     }
 
     pub async fn get_template(
@@ -258,6 +279,42 @@ impl Engine {
         crate::ops::rollback::cancel_update_stack(self, caller, input).await
     }
 
+    pub async fn update_termination_protection(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+        enable: bool,
+    ) -> Result<StackIdOutput, EngineError> {
+        crate::ops::termination::update_termination_protection(self, caller, stack_name, enable)
+    }
+
+    pub fn describe_type(
+        &self,
+        caller: &Caller,
+        input: DescribeTypeInput,
+    ) -> Result<TypeView, EngineError> {
+        crate::ops::registry::describe_type(self, caller, input)
+    }
+
+    pub fn list_types(
+        &self,
+        caller: &Caller,
+        input: ListTypesInput,
+    ) -> Result<ListTypesOutput, EngineError> {
+        crate::ops::registry::list_types(self, caller, input)
+    }
+
+    pub fn batch_describe_type_configurations(
+        &self,
+        identifiers: Vec<TypeConfigurationIdentifier>,
+    ) -> Result<Vec<TypeConfigurationError>, EngineError> {
+        crate::ops::registry::batch_describe_type_configurations(identifiers)
+    }
+
+    pub fn describe_account_limits(&self) -> Vec<AccountLimit> {
+        crate::ops::limits::describe_account_limits()
+    }
+
     /// What deploying a template would change, per resource and property (`cumulo diff`).
     pub fn diff(
         &self,
@@ -275,7 +332,54 @@ impl Engine {
         settle: crate::Settle,
         only: &[String],
     ) -> Result<Vec<crate::ResourceDrift>, EngineError> {
-        crate::ops::drift::drift(self, caller, stack_name, settle, only).await
+        let report = crate::ops::drift::drift(self, caller, stack_name, settle, only).await?;
+        // A report is a detection the endpoint shows too; settling changes what it found.
+        if settle == crate::Settle::Report {
+            crate::ops::drift_api::record_report(self, caller, stack_name, &report)?;
+        }
+        Ok(report)
+    }
+
+    /// DetectStackDrift: returns the detection's id.
+    pub async fn detect_stack_drift(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+        logical_resource_ids: &[String],
+    ) -> Result<String, EngineError> {
+        crate::ops::drift_api::detect_stack_drift(self, caller, stack_name, logical_resource_ids)
+            .await
+    }
+
+    pub async fn detect_stack_resource_drift(
+        &self,
+        caller: &Caller,
+        stack_name: &str,
+        logical_resource_id: &str,
+    ) -> Result<StackResourceDriftView, EngineError> {
+        crate::ops::drift_api::detect_stack_resource_drift(
+            self,
+            caller,
+            stack_name,
+            logical_resource_id,
+        )
+        .await
+    }
+
+    pub async fn describe_stack_drift_detection_status(
+        &self,
+        caller: &Caller,
+        detection_id: &str,
+    ) -> Result<DriftDetectionStatusView, EngineError> {
+        crate::ops::drift_api::describe_stack_drift_detection_status(self, caller, detection_id)
+    }
+
+    pub async fn describe_stack_resource_drifts(
+        &self,
+        caller: &Caller,
+        input: DescribeStackResourceDriftsInput,
+    ) -> Result<DescribeStackResourceDriftsOutput, EngineError> {
+        crate::ops::drift_api::describe_stack_resource_drifts(self, caller, input)
     }
 
     /// Adopts existing resources into a stack (`cumulo import`). Returns the stack's ARN.

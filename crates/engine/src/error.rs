@@ -59,6 +59,10 @@ impl EngineError {
         Self::new("LimitExceededException", 400, message)
     }
 
+    pub fn type_not_found(message: impl Into<String>) -> Self {
+        Self::new("TypeNotFoundException", 404, message)
+    }
+
     /// The store failed: the operation did not happen.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new("InternalFailure", 500, message)

@@ -295,6 +295,8 @@ pub(crate) struct Inner {
     /// its row is written (the only way its parameters change), for the resource and event rows
     /// written by id alone. A lock of its own, never held with `state`.
     pub needles: Mutex<HashMap<String, Arc<[String]>>>,
+    /// Drift detections ([`crate::ops::drift_api`]); a lock of its own, taken after `state`.
+    pub drift: Mutex<crate::ops::drift_api::Detections>,
 }
 
 /// Why an interrupted operation failed (documented: the engine cannot resume a provider call it
@@ -317,6 +319,7 @@ impl Inner {
             .values()
             .map(|s| (s.stack_id.clone(), stack_needles(s)))
             .collect();
+        let drift = crate::ops::drift_api::Detections::load(&store)?;
         let mut registry = registry;
         let inner = Arc::new_cyclic(|weak| {
             crate::builtin::register(&mut registry, weak.clone());
@@ -328,6 +331,7 @@ impl Inner {
                 state: Mutex::new(state),
                 running: Mutex::new(HashMap::new()),
                 needles: Mutex::new(needles),
+                drift: Mutex::new(drift),
             }
         });
         Ok(Engine { inner })
@@ -338,7 +342,7 @@ impl Inner {
     }
 
     /// The needles noted for a stack (see [`Inner::needles`]).
-    fn needles_of(&self, stack_id: &str) -> Arc<[String]> {
+    pub(crate) fn needles_of(&self, stack_id: &str) -> Arc<[String]> {
         let map = self.needles.lock().unwrap_or_else(|p| p.into_inner());
         map.get(stack_id).cloned().unwrap_or_else(|| Arc::from([]))
     }
@@ -352,7 +356,12 @@ impl Inner {
     }
 
     /// The stored body of a resource or event row of `stack_id`.
-    fn row_body<T: Serialize>(&self, stack_id: &str, needles: &[String], row: &T) -> String {
+    pub(crate) fn row_body<T: Serialize>(
+        &self,
+        stack_id: &str,
+        needles: &[String],
+        row: &T,
+    ) -> String {
         crate::seal::seal(self.store.master_key(), stack_id, needles, to_json(row))
     }
 

@@ -313,13 +313,16 @@ async fn empty_change_set_fails_and_names_can_be_reused_after_delete() {
         .await
         .unwrap();
     assert_eq!(h.status("ec").await, StackStatus::UPDATE_COMPLETE);
-    // IMPORT is refused clearly.
+    // IMPORT names the resources it imports.
     let err = h
         .engine
         .create_change_set(&h.caller, cs_input("ec", "imp", "IMPORT", &t2))
         .await
         .unwrap_err();
-    assert!(err.message.contains("not supported"));
+    assert_eq!(
+        err.message,
+        "ResourcesToImport must be specified for a change set of type IMPORT"
+    );
     // An UPDATE change set for a missing stack.
     let err = h
         .engine

@@ -312,9 +312,12 @@ async fn delete_frees_the_name_and_only_the_arn_resolves() {
         .await
         .unwrap();
     assert_eq!(h.status("d1").await, StackStatus::CREATE_COMPLETE);
-    // Mutations treat a deleted stack as absent by ARN too.
+    // By ARN a deleted stack is found, and refused as AWS refuses it.
     let err = h.update(&id, &t).await.unwrap_err();
-    assert_eq!(err.message, format!("Stack with id {id} does not exist"));
+    assert_eq!(
+        err.message,
+        format!("Stack:{id} is in DELETE_COMPLETE state and can not be updated.")
+    );
 }
 
 #[tokio::test]
@@ -1537,7 +1540,7 @@ async fn event_pages_hold_their_place_while_events_are_added() {
             },
         )
     };
-    // 2 stack events and 2 per resource.
+    // 2 stack events and 3 per resource (in progress, initiated, complete).
     let first = page(None).await.unwrap();
     assert_eq!(first.stack_events.len(), 100);
     assert_eq!(first.stack_events[0].resource_status, "CREATE_COMPLETE");
@@ -1549,7 +1552,7 @@ async fn event_pages_hold_their_place_while_events_are_added() {
     let second = page(Some(token)).await.unwrap();
     assert_eq!(second.next_token, None);
     // The two pages, as the harness lists events: (logical id, status, reason), each of the
-    // create's unique (one resource's two events differ in status).
+    // create's unique (one resource's three events differ in status or reason).
     let mut seen: Vec<(String, String, Option<String>)> = first
         .stack_events
         .into_iter()
@@ -1564,10 +1567,10 @@ async fn event_pages_hold_their_place_while_events_are_added() {
         .collect();
     seen.reverse();
     let all = h.events("pages").await;
-    assert_eq!(all.len(), 122 + 123);
+    assert_eq!(all.len(), 182 + 123);
     assert_eq!(
         seen,
-        all[..122],
+        all[..182],
         "the create's events, each once, newest first"
     );
     let err = page(Some("not-a-token".into())).await.unwrap_err();

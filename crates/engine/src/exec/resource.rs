@@ -14,6 +14,9 @@ use std::sync::Arc;
 /// AWS's reasons for a resource whose operation was cut short because another one failed (or
 /// the stack operation was cancelled).
 pub(super) const CREATE_CANCELLED: &str = "Resource creation cancelled";
+/// The reason of AWS's second IN_PROGRESS event of a create (a replacement's too): the
+/// handler has started it and the physical id is known.
+pub(super) const CREATION_INITIATED: &str = "Resource creation Initiated";
 pub(super) const UPDATE_CANCELLED: &str = "Resource update cancelled";
 
 /// Runs a provider call in its own task so that a panicking provider fails its resource
@@ -82,6 +85,15 @@ impl Op {
         rec.attributes = outcome.attributes.into();
         rec.stub = stub;
         outcome.status_reason
+    }
+
+    /// Writes AWS's "Resource creation Initiated" event of a create (or a replacement's
+    /// create): the record, still in progress, with the physical id the provider answered.
+    async fn initiated(&self, rec: &ResourceRecord, properties: &Option<String>) -> bool {
+        let mut shown = rec.clone();
+        shown.status_reason = Some(CREATION_INITIATED.into());
+        shown.updated = now_ms();
+        self.put(shown, properties.clone()).await
     }
 
     async fn observe(
@@ -325,6 +337,9 @@ impl Op {
         {
             Ok((outcome, stub)) => {
                 let status_reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
+                if !stub && !self.initiated(&rec, &props_text).await {
+                    return false;
+                }
                 rec.updated = now_ms();
                 // Another resource failed meanwhile: this one is cancelled, and what its
                 // provider made stays recorded so the rollback deletes it.
@@ -523,8 +538,12 @@ impl Op {
                         // Replaced twice (a resumed update): the first one is cleanup's too.
                         self.add_orphan(*older);
                     }
-                    rec.status_reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
+                    let reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
                     rec.replaced = Some(Box::new(previous));
+                    if !stub && !self.initiated(&rec, &props_text).await {
+                        return false;
+                    }
+                    rec.status_reason = reason;
                     rec.updated = now_ms();
                     let cancelled = self.halted();
                     if cancelled {

@@ -69,10 +69,8 @@ pub async fn create_change_set(
     })?;
     check_name(&input.change_set_name)?;
     let kind = input.change_set_type.as_deref().unwrap_or("UPDATE");
-    if kind == "IMPORT" || input.resources_to_import {
-        return Err(EngineError::validation(
-            "cumulo: resource import (ChangeSetType IMPORT, ResourcesToImport) is not supported",
-        ));
+    if kind == "IMPORT" || !input.resources_to_import.is_empty() {
+        return Box::pin(super::import_change_set::create(engine, caller, input)).await;
     }
     if kind != "CREATE" && kind != "UPDATE" {
         return Err(EngineError::validation(format!(
@@ -329,6 +327,9 @@ pub async fn execute_change_set(
             "ChangeSet [{}] cannot be executed in its current status of [{}]",
             cs.change_set_id, cs.status
         )));
+    }
+    if cs.change_set_type == "IMPORT" {
+        return super::import_change_set::execute(engine, caller, &cs).await;
     }
     let token = input
         .client_request_token

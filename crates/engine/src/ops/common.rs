@@ -33,15 +33,19 @@ pub fn find<'a>(st: &'a State, caller: &Caller, name_or_arn: &str) -> Option<&'a
     }
 }
 
-/// A stack a mutating operation may act on: DELETE_COMPLETE does not exist by either handle.
+/// A stack a mutating operation may act on. A name never finds a deleted stack; an ARN does,
+/// and AWS refuses it as it refuses any stack in a state that cannot be updated
+/// (`Stack:ARN is in DELETE_COMPLETE state and can not be updated.`).
 pub fn find_live<'a>(
     st: &'a State,
     caller: &Caller,
     name_or_arn: &str,
 ) -> Result<&'a StackRecord, EngineError> {
-    find(st, caller, name_or_arn)
-        .filter(|s| s.status != StackStatus::DELETE_COMPLETE)
-        .ok_or_else(|| EngineError::stack_not_found(name_or_arn))
+    match find(st, caller, name_or_arn) {
+        Some(s) if s.status == StackStatus::DELETE_COMPLETE => Err(cannot_update(s)),
+        Some(s) => Ok(s),
+        None => Err(EngineError::stack_not_found(name_or_arn)),
+    }
 }
 
 pub fn cannot_update(stack: &StackRecord) -> EngineError {
@@ -316,6 +320,27 @@ pub fn page<T>(
     items: Vec<T>,
     token: Option<&str>,
 ) -> Result<(Vec<T>, Option<String>), EngineError> {
+    page_of(items, token, PAGE)
+}
+
+/// [`page`] for operations with a MaxResults member (1 to [`PAGE`], default [`PAGE`]).
+pub fn page_at_most<T>(
+    items: Vec<T>,
+    token: Option<&str>,
+    max_results: Option<i64>,
+) -> Result<(Vec<T>, Option<String>), EngineError> {
+    page_of(
+        items,
+        token,
+        max_results.unwrap_or(PAGE as i64).clamp(1, PAGE as i64) as usize,
+    )
+}
+
+fn page_of<T>(
+    items: Vec<T>,
+    token: Option<&str>,
+    size: usize,
+) -> Result<(Vec<T>, Option<String>), EngineError> {
     let start = match token {
         None => 0,
         Some(t) => t
@@ -323,9 +348,21 @@ pub fn page<T>(
             .map_err(|_| EngineError::validation("Invalid NextToken"))?,
     };
     let total = items.len();
-    let out: Vec<T> = items.into_iter().skip(start).take(PAGE).collect();
-    let next = (start + PAGE < total).then(|| (start + PAGE).to_string());
+    let out: Vec<T> = items.into_iter().skip(start).take(size).collect();
+    let next = (start + size < total).then(|| (start + size).to_string());
     Ok((out, next))
+}
+
+/// Parameters a change set recorded, as an operation's input gives them.
+pub fn given_as_input(given: &[(String, String)]) -> Vec<Parameter> {
+    given
+        .iter()
+        .map(|(k, v)| Parameter {
+            key: k.clone(),
+            value: Some(v.clone()),
+            use_previous_value: false,
+        })
+        .collect()
 }
 
 pub fn new_stack_id(region: &str, account_id: &str, name: &str) -> String {

@@ -15,6 +15,7 @@ pub async fn delete_stack(
     caller: &Caller,
     input: DeleteStackInput,
 ) -> Result<(), EngineError> {
+    super::termination::check_delete(engine, caller, &input.stack_name)?;
     if let Some(running) = start_delete(engine, caller, input)? {
         exec::wait(&running, engine.inner.config.sync_wait).await;
     }
@@ -49,10 +50,7 @@ pub(crate) fn start_delete(
             )));
         }
         if stack.termination_protection {
-            return Err(EngineError::validation(format!(
-                "Stack [{}] cannot be deleted while TerminationProtection is enabled",
-                stack.stack_name
-            )));
+            return Err(super::termination::protection_refusal(stack));
         }
         if !input.retain_resources.is_empty() {
             if stack.status != StackStatus::DELETE_FAILED {

@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// One property path whose live value differs from the record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct PropertyDifference {
     /// `Name`, `Parent.Child`, `List` (arrays are compared whole).
     pub path: String,
@@ -55,6 +55,12 @@ pub struct ResourceDrift {
     /// Why it was not checked, or what settling it did.
     pub reason: Option<String>,
     pub differences: Vec<PropertyDifference>,
+    /// The baseline and the live values compared, cut to the declared keys, dynamic references
+    /// kept literal (DescribeStackResourceDrifts' ExpectedProperties and ActualProperties).
+    #[serde(skip)]
+    pub expected: Option<Value>,
+    #[serde(skip)]
+    pub actual: Option<Value>,
 }
 
 /// What to do about drift once detected.
@@ -111,6 +117,8 @@ pub async fn drift(
             status: "NOT_CHECKED".into(),
             reason: None,
             differences: Vec::new(),
+            expected: None,
+            actual: None,
         };
         let (Some(physical), Some(provider)) = (
             rec.physical_id.clone(),
@@ -152,12 +160,14 @@ pub async fn drift(
             }
         };
         let rtype = &rec.resource_type;
+        let literal_baseline = match &rec.observed {
+            Some(o) => restrict(o, &rec.properties),
+            None => (*rec.properties).clone(),
+        };
         let baseline = match &rec.observed {
-            Some(o) => {
-                resolve_dynamic(world.as_ref(), &stack.region, &restrict(o, &rec.properties))
-                    .await
-                    .unwrap_or_else(|_| expected.clone())
-            }
+            Some(_) => resolve_dynamic(world.as_ref(), &stack.region, &literal_baseline)
+                .await
+                .unwrap_or_else(|_| expected.clone()),
             None => expected.clone(),
         };
         let want = canonical(&engine.inner.registry, rtype, &baseline);
@@ -167,6 +177,13 @@ pub async fn drift(
             &Value::Object(observed.properties.clone()),
         );
         report.differences = compare(&want, &have);
+        shown(
+            &mut report,
+            rec,
+            &engine.inner.registry,
+            &literal_baseline,
+            &have,
+        );
         report.status = if report.differences.is_empty() {
             "IN_SYNC"
         } else {
@@ -230,6 +247,34 @@ pub async fn drift(
         out.push(report);
     }
     Ok(out)
+}
+
+/// Fills what a report shows of both sides without a resolved dynamic reference: the literal
+/// baseline, the live values cut to the declared keys with references kept literal, and each
+/// difference under a reference replaced by the reference itself.
+fn shown(
+    report: &mut ResourceDrift,
+    rec: &ResourceRecord,
+    registry: &crate::provider::ProviderRegistry,
+    literal_baseline: &Value,
+    have: &Value,
+) {
+    let literal = &*rec.properties;
+    report.expected = Some(canonical(registry, &rec.resource_type, literal_baseline));
+    let live = match restrict(have, literal) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    report.actual = Some(observation(literal, live));
+    if literal.to_string().contains("{{resolve:") {
+        for d in &mut report.differences {
+            let at = d.path.split('.').try_fold(literal, |v, k| v.get(k));
+            if let Some(reference) = at.filter(|v| v.to_string().contains("{{resolve:")) {
+                d.expected = Some(reference.clone());
+                d.actual = Some(reference.clone());
+            }
+        }
+    }
 }
 
 async fn reread(

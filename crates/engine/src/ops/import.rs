@@ -51,7 +51,8 @@ pub async fn import_resources(
                     StackStatus::DELETE_COMPLETE | StackStatus::ROLLBACK_COMPLETE
                 ) =>
             {
-                if !s.status.updatable() {
+                // A new stack's IMPORT change set made its REVIEW_IN_PROGRESS placeholder.
+                if !s.status.updatable() && s.status != StackStatus::REVIEW_IN_PROGRESS {
                     return Err(cannot_update(s));
                 }
                 Some(s.clone())
@@ -270,7 +271,10 @@ pub async fn import_resources(
     stack.outputs = outputs;
     stack.status = StackStatus::IMPORT_COMPLETE;
     stack.status_reason = None;
-    if existing.is_some() {
+    if existing
+        .as_ref()
+        .is_some_and(|s| s.status != StackStatus::REVIEW_IN_PROGRESS)
+    {
         stack.updated = Some(now_ms());
     }
     stack.op = OpRecord {

@@ -70,7 +70,16 @@ pub(crate) fn stack_view(s: &StackRecord) -> StackView {
         retain_except_on_create: s.retain_except_on_create,
         role_arn: s.role_arn.clone(),
         rollback_configuration: s.rollback_configuration.clone(),
+        drift: DriftInformation::default(),
     }
+}
+
+/// A stack's view with what it takes from the rest of the state: a nested stack shows its
+/// root's termination protection.
+fn stack_view_in(st: &crate::state::State, s: &StackRecord) -> StackView {
+    let mut view = stack_view(s);
+    view.enable_termination_protection = crate::ops::termination::protected(st, s);
+    view
 }
 
 pub fn describe_stacks(
@@ -82,7 +91,7 @@ pub fn describe_stacks(
     let stacks: Vec<StackView> = match &input.stack_name {
         Some(name) => {
             let s = find(&st, caller, name).ok_or_else(|| EngineError::stack_not_found(name))?;
-            vec![stack_view(s)]
+            vec![stack_view_in(&st, s)]
         }
         None => {
             let mut all: Vec<&StackRecord> = st
@@ -91,7 +100,7 @@ pub fn describe_stacks(
                 .filter(|s| s.region == caller.region && s.status != StackStatus::DELETE_COMPLETE)
                 .collect();
             all.sort_by(|a, b| b.created.cmp(&a.created).then(a.stack_id.cmp(&b.stack_id)));
-            all.into_iter().map(stack_view).collect()
+            all.into_iter().map(|s| stack_view_in(&st, s)).collect()
         }
     };
     let (stacks, next_token) = page(stacks, input.next_token.as_deref())?;
@@ -137,6 +146,7 @@ pub fn list_stacks(
             stack_status_reason: s.status_reason.clone(),
             parent_id: s.parent_id.clone(),
             root_id: s.root_id.clone(),
+            drift: DriftInformation::default(),
         })
         .collect();
     let (stack_summaries, next_token) = page(summaries, input.next_token.as_deref())?;
@@ -209,6 +219,7 @@ pub(crate) fn resource_view(s: &StackRecord, r: &ResourceRecord) -> StackResourc
         resource_status_reason: r.status_reason.clone(),
         description: None,
         metadata: r.metadata.as_ref().map(|m| m.to_string()),
+        drift: DriftInformation::default(),
     }
 }
 

@@ -119,9 +119,7 @@ pub fn stack(w: &mut XmlWriter, s: &StackView) {
     )
     .opt("ParentId", s.parent_id.as_deref())
     .opt("RootId", s.root_id.as_deref());
-    w.open("DriftInformation", None)
-        .elem("StackDriftStatus", "NOT_CHECKED")
-        .close();
+    drift_information(w, "StackDriftStatus", &s.drift);
     w.elem("RetainExceptOnCreate", bool_text(s.retain_except_on_create));
     w.close();
 }
@@ -144,10 +142,41 @@ pub fn stack_summary(w: &mut XmlWriter, s: &StackSummary) {
         .opt("StackStatusReason", s.stack_status_reason.as_deref())
         .opt("ParentId", s.parent_id.as_deref())
         .opt("RootId", s.root_id.as_deref());
-    w.open("DriftInformation", None)
-        .elem("StackDriftStatus", "NOT_CHECKED")
-        .close();
+    drift_information(w, "StackDriftStatus", &s.drift);
     w.close();
+}
+
+/// `<DriftInformation><{status_member}>..</..><LastCheckTimestamp>..</..></DriftInformation>`.
+fn drift_information(w: &mut XmlWriter, status_member: &'static str, d: &DriftInformation) {
+    w.open("DriftInformation", None)
+        .elem(status_member, &d.status)
+        .opt(
+            "LastCheckTimestamp",
+            d.last_check.as_ref().map(timestamp).as_deref(),
+        )
+        .close();
+}
+
+pub fn resource_drift(w: &mut XmlWriter, d: &StackResourceDriftView) {
+    w.elem("StackId", &d.stack_id)
+        .elem("LogicalResourceId", &d.logical_resource_id)
+        .opt("PhysicalResourceId", d.physical_resource_id.as_deref())
+        .elem("ResourceType", &d.resource_type)
+        .opt("ExpectedProperties", d.expected_properties.as_deref())
+        .opt("ActualProperties", d.actual_properties.as_deref());
+    w.open("PropertyDifferences", None);
+    for p in &d.property_differences {
+        w.open("member", None)
+            .elem("PropertyPath", &p.property_path)
+            .elem("ExpectedValue", &p.expected_value)
+            .elem("ActualValue", &p.actual_value)
+            .elem("DifferenceType", &p.difference_type)
+            .close();
+    }
+    w.close();
+    w.elem("StackResourceDriftStatus", &d.status)
+        .elem("Timestamp", &timestamp(&d.timestamp))
+        .opt("DriftStatusReason", d.reason.as_deref());
 }
 
 pub fn event(w: &mut XmlWriter, e: &StackEvent) {
@@ -197,9 +226,7 @@ pub fn resource(w: &mut XmlWriter, r: &StackResourceView, shape: ResourceShape) 
     if shape == ResourceShape::Detail {
         w.opt("Metadata", r.metadata.as_deref());
     }
-    w.open("DriftInformation", None)
-        .elem("StackResourceDriftStatus", "NOT_CHECKED")
-        .close();
+    drift_information(w, "StackResourceDriftStatus", &r.drift);
 }
 
 /// GetTemplateSummary's parameters. The element is there even when empty, as AWS sends it:

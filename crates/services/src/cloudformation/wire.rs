@@ -246,6 +246,39 @@ fn tags_update(p: &QueryParams) -> Option<Vec<Tag>> {
     }
 }
 
+/// `ResourcesToImport.member.N.{ResourceType,LogicalResourceId}` and
+/// `...ResourceIdentifier.entry.M.{key,value}`.
+fn resources_to_import(p: &QueryParams) -> Vec<ResourceToImport> {
+    p.list_of_structs("ResourcesToImport")
+        .into_iter()
+        .map(|f| {
+            let mut ids: std::collections::BTreeMap<u32, (String, String)> = Default::default();
+            for (k, v) in &f {
+                let Some(rest) = k.strip_prefix("ResourceIdentifier.entry.") else {
+                    continue;
+                };
+                let Some((i, member)) = rest.split_once('.') else {
+                    continue;
+                };
+                let Ok(i) = i.parse() else { continue };
+                let slot = ids.entry(i).or_default();
+                match member {
+                    "key" => slot.0 = v.clone(),
+                    "value" => slot.1 = v.clone(),
+                    _ => {}
+                }
+            }
+            ResourceToImport {
+                resource_type: field(&f, "ResourceType").unwrap_or_default().to_string(),
+                logical_resource_id: field(&f, "LogicalResourceId")
+                    .unwrap_or_default()
+                    .to_string(),
+                resource_identifier: ids.into_values().collect(),
+            }
+        })
+        .collect()
+}
+
 fn change_set_ref(p: &QueryParams) -> Result<ChangeSetRef, AwsError> {
     Ok(ChangeSetRef {
         change_set_name: required(p, "ChangeSetName")?,
@@ -530,7 +563,7 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
             })
         }
         "CreateChangeSet" => {
-            let resources_to_import = !p.list_of_structs("ResourcesToImport").is_empty();
+            let resources_to_import = resources_to_import(p);
             let out = engine
                 .create_change_set(
                     c,
@@ -717,6 +750,192 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                 .await
                 .map_err(e)?;
             Ok(None)
+        }
+        "UpdateTerminationProtection" => {
+            let enable = boolean(p, "EnableTerminationProtection")?
+                .ok_or_else(|| missing("EnableTerminationProtection"))?;
+            let out = engine
+                .update_termination_protection(c, &required(p, "StackName")?, enable)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &out.stack_id);
+            })
+        }
+        "DescribeType" => {
+            let t = engine
+                .describe_type(
+                    c,
+                    DescribeTypeInput {
+                        kind: opt(p, "Type"),
+                        type_name: opt(p, "TypeName"),
+                        arn: opt(p, "Arn"),
+                        version_id: opt(p, "VersionId"),
+                    },
+                )
+                .map_err(e)?;
+            result(|w| {
+                w.elem("Arn", &t.arn)
+                    .elem("Type", "RESOURCE")
+                    .elem("TypeName", &t.type_name)
+                    .elem("DefaultVersionId", &t.default_version_id)
+                    .elem("IsDefaultVersion", "true")
+                    .opt("Description", t.description.as_deref())
+                    .elem("Schema", &t.schema)
+                    .elem("ProvisioningType", &t.provisioning_type)
+                    .elem("DeprecatedStatus", "LIVE")
+                    .elem("Visibility", "PUBLIC")
+                    .opt("SourceUrl", t.source_url.as_deref())
+                    .opt("DocumentationUrl", t.documentation_url.as_deref());
+            })
+        }
+        "ListTypes" => {
+            let out = engine
+                .list_types(
+                    c,
+                    ListTypesInput {
+                        visibility: opt(p, "Visibility"),
+                        provisioning_type: opt(p, "ProvisioningType"),
+                        deprecated_status: opt(p, "DeprecatedStatus"),
+                        kind: opt(p, "Type"),
+                        category: opt(p, "Filters.Category"),
+                        type_name_prefix: opt(p, "Filters.TypeNamePrefix"),
+                        max_results: integer(p, "MaxResults")?,
+                        next_token: opt(p, "NextToken"),
+                    },
+                )
+                .map_err(e)?;
+            result(|w| {
+                w.open("TypeSummaries", None);
+                for t in &out.types {
+                    w.open("member", None)
+                        .elem("Type", "RESOURCE")
+                        .elem("TypeName", &t.type_name)
+                        .elem("DefaultVersionId", &t.default_version_id)
+                        .elem("TypeArn", &t.arn)
+                        .opt("Description", t.description.as_deref())
+                        .close();
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
+        }
+        "BatchDescribeTypeConfigurations" => {
+            let ids = p
+                .list_of_structs("TypeConfigurationIdentifiers")
+                .into_iter()
+                .map(|f| TypeConfigurationIdentifier {
+                    type_arn: field(&f, "TypeArn").map(str::to_string),
+                    type_configuration_alias: field(&f, "TypeConfigurationAlias")
+                        .map(str::to_string),
+                    type_configuration_arn: field(&f, "TypeConfigurationArn").map(str::to_string),
+                    kind: field(&f, "Type").map(str::to_string),
+                    type_name: field(&f, "TypeName").map(str::to_string),
+                })
+                .collect();
+            let errors = engine.batch_describe_type_configurations(ids).map_err(e)?;
+            result(|w| {
+                w.open("Errors", None);
+                for err in &errors {
+                    let id = &err.identifier;
+                    w.open("member", None)
+                        .elem("ErrorCode", &err.error_code)
+                        .elem("ErrorMessage", &err.error_message);
+                    w.open("TypeConfigurationIdentifier", None)
+                        .opt("TypeArn", id.type_arn.as_deref())
+                        .opt(
+                            "TypeConfigurationAlias",
+                            id.type_configuration_alias.as_deref(),
+                        )
+                        .opt("TypeConfigurationArn", id.type_configuration_arn.as_deref())
+                        .opt("Type", id.kind.as_deref())
+                        .opt("TypeName", id.type_name.as_deref())
+                        .close();
+                    w.close();
+                }
+                w.close();
+                w.open("UnprocessedTypeConfigurations", None).close();
+                w.open("TypeConfigurations", None).close();
+            })
+        }
+        "DescribeAccountLimits" => result(|w| {
+            w.open("AccountLimits", None);
+            for l in engine.describe_account_limits() {
+                w.open("member", None)
+                    .elem("Name", &l.name)
+                    .elem("Value", &l.value.to_string())
+                    .close();
+            }
+            w.close();
+        }),
+        "DetectStackDrift" => {
+            let id = engine
+                .detect_stack_drift(c, &required(p, "StackName")?, &p.list("LogicalResourceIds"))
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackDriftDetectionId", &id);
+            })
+        }
+        "DetectStackResourceDrift" => {
+            let out = engine
+                .detect_stack_resource_drift(
+                    c,
+                    &required(p, "StackName")?,
+                    &required(p, "LogicalResourceId")?,
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackResourceDrift", None);
+                encode::resource_drift(w, &out);
+                w.close();
+            })
+        }
+        "DescribeStackDriftDetectionStatus" => {
+            let d = engine
+                .describe_stack_drift_detection_status(c, &required(p, "StackDriftDetectionId")?)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("StackId", &d.stack_id)
+                    .elem("StackDriftDetectionId", &d.stack_drift_detection_id)
+                    .elem("StackDriftStatus", &d.stack_drift_status)
+                    .elem("DetectionStatus", &d.detection_status)
+                    .opt(
+                        "DetectionStatusReason",
+                        d.detection_status_reason.as_deref(),
+                    )
+                    .elem(
+                        "DriftedStackResourceCount",
+                        &d.drifted_stack_resource_count.to_string(),
+                    )
+                    .elem("Timestamp", &encode::timestamp(&d.timestamp));
+            })
+        }
+        "DescribeStackResourceDrifts" => {
+            let out = engine
+                .describe_stack_resource_drifts(
+                    c,
+                    DescribeStackResourceDriftsInput {
+                        stack_name: required(p, "StackName")?,
+                        status_filters: p.list("StackResourceDriftStatusFilters"),
+                        next_token: opt(p, "NextToken"),
+                        max_results: integer(p, "MaxResults")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.open("StackResourceDrifts", None);
+                for d in &out.drifts {
+                    w.open("member", None);
+                    encode::resource_drift(w, d);
+                    w.close();
+                }
+                w.close();
+                next_token(w, &out.next_token);
+            })
         }
         op if OPERATIONS.contains(&op) => Err(AwsError::not_implemented("cloudformation", op)),
         "" => Err(AwsError::bad_request(
