@@ -1,5 +1,7 @@
 //! `cumulo validate FILE...`: parses and fully evaluates each template (with stand-in values for
-//! parameters that have none) and prints every problem as `file:line:column: message`.
+//! parameters that have none) and prints every problem as `file:line:column: message`. It
+//! accepts what AWS's ValidateTemplate accepts: a Fn::FindInMap keyed by parameters is not
+//! looked up with their defaults.
 
 use clap::Args;
 use cumulo_template::{
@@ -47,6 +49,7 @@ fn check(path: &PathBuf) -> (Vec<Diagnostic>, Option<SourceMap>) {
     };
     let options = RenderOptions {
         dummy_parameters: true,
+        validate: true,
         ..RenderOptions::default()
     };
     match render(doc.value, &options, &PlaceholderSsm) {

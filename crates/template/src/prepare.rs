@@ -35,6 +35,8 @@ pub struct Prepared {
     pub order: Vec<String>,
     /// Resources that can be provisioned in parallel, level by level.
     pub levels: Vec<Vec<String>>,
+    /// Resolved to check the template, not to deploy it (see [`Evaluator::validating`]).
+    pub validating: bool,
 }
 
 /// A resource with its intrinsics resolved. The engine takes it as `serde_json` values (what its
@@ -179,6 +181,7 @@ pub fn prepare(
             resolver: &resolver,
             lang_ext,
             mode: Mode::Values(Block::Resources),
+            validating: false,
         };
         lang_ext::expand_for_each(&mut root, &ev).map_err(|e| vec![e])?;
     } else if let Some(key) = for_each_key {
@@ -199,6 +202,7 @@ pub fn prepare(
             resolver: &resolver,
             lang_ext,
             mode: Mode::Conditions,
+            validating: false,
         };
         evaluate_conditions(&template.conditions, &ev)?
     };
@@ -254,6 +258,7 @@ pub fn prepare(
         graph,
         order,
         levels,
+        validating: false,
     })
 }
 
@@ -296,6 +301,7 @@ impl Prepared {
             resolver,
             lang_ext: self.template.has_language_extensions(),
             mode: Mode::Values(block),
+            validating: self.validating,
         }
     }
 
@@ -419,9 +425,7 @@ impl Prepared {
             };
             let resolved = (|| {
                 let value = ev.eval(&o.value)?.ok_or_else(|| {
-                    errors::format_error(format!(
-                        "[/Outputs/{name}] Every Outputs member must contain a Value object"
-                    ))
+                    errors::format_error("Every Outputs member must contain a Value object")
                 })?;
                 Ok::<_, Diagnostic>(ResolvedOutput {
                     name: name.clone(),

@@ -153,7 +153,7 @@ pub fn first_error(diags: Vec<cumulo_template::Diagnostic>) -> EngineError {
         diags
             .into_iter()
             .next()
-            .map(|d| d.message)
+            .map(|d| d.aws_message())
             .unwrap_or_else(|| "Template format error".into()),
     )
 }

@@ -46,6 +46,10 @@ pub struct Evaluator<'a> {
     /// `AWS::LanguageExtensions` is declared.
     pub lang_ext: bool,
     pub mode: Mode,
+    /// Checking the template as ValidateTemplate does, not deploying it: a Fn::FindInMap whose
+    /// keys come from parameters is left unevaluated (a placeholder), since AWS does not look it
+    /// up with the parameters' defaults and accepts the template.
+    pub validating: bool,
 }
 
 impl Evaluator<'_> {
