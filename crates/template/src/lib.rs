@@ -29,6 +29,7 @@ pub mod params;
 pub mod parse;
 pub mod prepare;
 pub mod render;
+pub mod transform;
 pub mod value;
 
 pub use context::{PlaceholderResolver, Pseudo, Resolver};

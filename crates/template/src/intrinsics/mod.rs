@@ -143,7 +143,7 @@ impl Evaluator<'_> {
             "Fn::Length" if self.lang_ext => self.length(arg).map(Some),
             "Fn::ToJsonString" if self.lang_ext => self.to_json_string(arg).map(Some),
             "Fn::Transform" => Err(errors::format_error(
-                "Fn::Transform (macros such as AWS::Include) is not supported by cumulo",
+                "Fn::Transform runs when a stack operation or change set starts; it is not run here",
             )),
             k if k.starts_with("Rain::") => Err(errors::format_error(format!(
                 "{k} is a Rain directive: package the template with `rain pkg` first"
