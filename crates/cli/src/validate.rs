@@ -47,6 +47,14 @@ fn check(path: &PathBuf) -> (Vec<Diagnostic>, Option<SourceMap>) {
         Ok(d) => d,
         Err(errors) => return (errors, None),
     };
+    // As ValidateTemplate, AWS::Include and macros are not run: what they produce is checked
+    // when a stack runs them.
+    if cumulo_template::transform::expands(&doc.value) {
+        return match cumulo_template::model::parameters_of(&doc.value) {
+            Ok(_) => (Vec::new(), Some(doc.source_map)),
+            Err(errors) => (errors, Some(doc.source_map)),
+        };
+    }
     let options = RenderOptions {
         dummy_parameters: true,
         validate: true,

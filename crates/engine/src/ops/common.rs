@@ -300,6 +300,7 @@ pub fn check_capabilities(root: &Value, given: &[String]) -> Result<(), EngineEr
 pub fn generation(stack: &StackRecord) -> Generation {
     Generation {
         template_body: stack.template_body.clone(),
+        original_body: stack.original_body.clone(),
         description: stack.description.clone(),
         parameters: stack.parameters.clone(),
         tags: stack.tags.clone(),

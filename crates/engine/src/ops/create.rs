@@ -1,6 +1,7 @@
 //! CreateStack.
 
 use super::common::*;
+use super::transform;
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -82,6 +83,9 @@ pub(crate) async fn start_create(
     .await?;
     let root = parse(&text)?;
     let given = given_params(&input.parameters, None)?;
+    transform::check_auto_expand(&root, &input.capabilities)?;
+    let processed = transform::process(engine, caller, text, root, &given).await?;
+    let (root, text) = (processed.root, processed.text);
     let stack_id = new_stack_id(&caller.region, &caller.account_id, &input.stack_name);
     let prepared = prepare_for(
         engine,
@@ -125,6 +129,7 @@ pub(crate) async fn start_create(
         updated: None,
         deleted: None,
         template_body: text,
+        original_body: processed.original,
         description: prepared.template.description.clone(),
         parameters: stored_params(&prepared),
         tags: tags_of(&input.tags),

@@ -11,5 +11,6 @@ pub mod import;
 pub mod policy;
 pub mod read;
 pub mod rollback;
+pub mod transform;
 pub mod update;
 pub mod validate;
