@@ -218,6 +218,16 @@ def test_template_errors_in_aws_words(cfn):
     assert refused(json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"X": {"Value": None}}})) == \
         "Template format error: [/Outputs/X/Value] 'null' values are not allowed in templates"
 
+    # CreateChangeSet refuses a template that fails validation, as AWS does, and leaves no stack.
+    stack = f"badcs-{uid()}"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_change_set(
+            StackName=stack, ChangeSetName="c", ChangeSetType="CREATE",
+            TemplateBody=json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue", "Propertes": {}}}}))
+    assert e.value.response["Error"]["Message"] == "Invalid template resource property 'Propertes'"
+    with pytest.raises(botocore.exceptions.ClientError):
+        cfn.describe_stacks(StackName=stack)
+
 
 def test_cumulo_validate_accepts_parameter_keyed_find_in_map_and_macros(tmp_path, macro):
     path = tmp_path / "t.yaml"
