@@ -1,5 +1,7 @@
 //! `cumulo validate FILE...`: parses and fully evaluates each template (with stand-in values for
-//! parameters that have none) and prints every problem as `file:line:column: message`.
+//! parameters that have none) and prints every problem as `file:line:column: message`. It
+//! accepts what AWS's ValidateTemplate accepts: a Fn::FindInMap keyed by parameters is not
+//! looked up with their defaults.
 
 use clap::Args;
 use cumulo_template::{
@@ -45,8 +47,17 @@ fn check(path: &PathBuf) -> (Vec<Diagnostic>, Option<SourceMap>) {
         Ok(d) => d,
         Err(errors) => return (errors, None),
     };
+    // As ValidateTemplate, AWS::Include and macros are not run: what they produce is checked
+    // when a stack runs them.
+    if cumulo_template::transform::expands(&doc.value) {
+        return match cumulo_template::model::parameters_of(&doc.value) {
+            Ok(_) => (Vec::new(), Some(doc.source_map)),
+            Err(errors) => (errors, Some(doc.source_map)),
+        };
+    }
     let options = RenderOptions {
         dummy_parameters: true,
+        validate: true,
         ..RenderOptions::default()
     };
     match render(doc.value, &options, &PlaceholderSsm) {

@@ -1,10 +1,12 @@
 //! Resource types the engine provides itself: nested stacks (AWS::CloudFormation::Stack),
-//! AWS::CloudFormation::WaitConditionHandle, and AWS::CDK::Metadata.
+//! AWS::CloudFormation::WaitConditionHandle, AWS::CloudFormation::Macro (the record that makes
+//! a macro usable, see `ops/transform.rs`), and AWS::CDK::Metadata.
 
 use crate::api::{Caller, CreateStackInput, DeleteStackInput, Parameter, Tag, UpdateStackInput};
 use crate::engine::Engine;
 use crate::exec;
 use crate::ops::create::{Parent, start_create};
+use crate::ops::transform::{MACRO_TYPE, macro_function};
 use crate::provider::{
     Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
 };
@@ -16,13 +18,16 @@ use std::sync::{Arc, Weak};
 pub(crate) fn register(registry: &mut ProviderRegistry, engine: Weak<Inner>) {
     registry.register(
         "AWS::CloudFormation::Stack",
-        Arc::new(NestedStack { engine }),
+        Arc::new(NestedStack {
+            engine: engine.clone(),
+        }),
     );
     registry.register(
         "AWS::CloudFormation::WaitConditionHandle",
         Arc::new(WaitConditionHandle),
     );
     registry.register("AWS::CDK::Metadata", Arc::new(CdkMetadata));
+    registry.register(MACRO_TYPE, Arc::new(Macro { engine }));
 }
 
 struct NestedStack {
@@ -361,6 +366,77 @@ impl Provider for CdkMetadata {
             status_reason: Some(CDK_REASON.into()),
             ..Default::default()
         })
+    }
+
+    async fn delete(
+        &self,
+        _ctx: &ProviderContext,
+        _physical_id: &str,
+        _properties: &Value,
+    ) -> Result<(), ProviderError> {
+        Ok(())
+    }
+}
+
+/// A macro definition: the resource record is the registration (transforms find the function
+/// through it while it is CREATE_COMPLETE or UPDATE_COMPLETE), so creating it checks what AWS
+/// requires and that no other macro of the account and region has the name. LogGroupName and
+/// LogRoleARN are stored and reported; cumulo's macro invocations log as any Lambda
+/// invocation does, not to that group.
+struct Macro {
+    engine: Weak<Inner>,
+}
+
+impl Macro {
+    fn checked(properties: &Value) -> Result<(String, ProviderOutcome), ProviderError> {
+        let text = |key: &str| properties.get(key).and_then(Value::as_str);
+        let (Some(name), Some(_)) = (text("Name"), text("FunctionName")) else {
+            return Err(failed(
+                "Properties validation failed for resource: required key [Name] or [FunctionName] not found",
+            ));
+        };
+        let attributes = Map::from_iter([("Id".to_string(), Value::from(name))]);
+        Ok((
+            name.to_string(),
+            ProviderOutcome {
+                physical_id: name.to_string(),
+                attributes,
+                ..Default::default()
+            },
+        ))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for Macro {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let (name, outcome) = Self::checked(properties)?;
+        let inner = self
+            .engine
+            .upgrade()
+            .ok_or_else(|| failed("cumulo: the engine is shutting down"))?;
+        let caller = NestedStack::caller(ctx);
+        if macro_function(&inner.lock(), &caller, &name).is_some() {
+            return Err(failed(format!(
+                "{name} already exists in stack {}",
+                ctx.stack_id
+            )));
+        }
+        Ok(outcome)
+    }
+
+    async fn update(
+        &self,
+        _ctx: &ProviderContext,
+        _physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        Self::checked(new).map(|(_, outcome)| outcome)
     }
 
     async fn delete(

@@ -120,6 +120,10 @@ pub(crate) struct PendingCreate {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Generation {
     pub template_body: String,
+    /// The template as submitted, when transforms (AWS::Include, macros) processed it into
+    /// `template_body` (GetTemplate's Original stage; `template_body` is the Processed one).
+    #[serde(default)]
+    pub original_body: Option<String>,
     pub description: Option<String>,
     pub parameters: Vec<StoredParam>,
     pub tags: Vec<(String, String)>,
@@ -163,6 +167,10 @@ pub(crate) struct StackRecord {
     pub updated: Option<i64>,
     pub deleted: Option<i64>,
     pub template_body: String,
+    /// The template as submitted, when transforms (AWS::Include, macros) processed it into
+    /// `template_body` (GetTemplate's Original stage; `template_body` is the Processed one).
+    #[serde(default)]
+    pub original_body: Option<String>,
     pub description: Option<String>,
     pub parameters: Vec<StoredParam>,
     pub tags: Vec<(String, String)>,
@@ -241,6 +249,10 @@ pub(crate) struct ChangeSetRecord {
     /// `CREATE` or `UPDATE`.
     pub change_set_type: String,
     pub template_body: String,
+    /// The template as submitted, when transforms (AWS::Include, macros) processed it into
+    /// `template_body` (GetTemplate's Original stage; `template_body` is the Processed one).
+    #[serde(default)]
+    pub original_body: Option<String>,
     pub parameters: Vec<StoredParam>,
     pub given_parameters: Vec<(String, String)>,
     pub tags: Option<Vec<(String, String)>>,

@@ -1,6 +1,7 @@
 //! What the engine needs from the emulated services besides providers: template URLs read from
-//! the emulator's own S3, SSM values for `AWS::SSM::Parameter::Value<...>` parameters, and
-//! dynamic-reference resolution. The CloudFormation service implements it over the services'
+//! the emulator's own S3, SSM values for `AWS::SSM::Parameter::Value<...>` parameters,
+//! dynamic-reference resolution, and what transforms need (AWS::Include snippets from S3, macro
+//! functions run by Lambda). The CloudFormation service implements it over the services'
 //! typed operations; direct deploy does the same in-process.
 
 use cumulo_template::DynamicReference;
@@ -29,6 +30,25 @@ pub trait World: Send + Sync {
         Err(format!(
             "cumulo: cannot publish stack notifications to {topic_arn} here (no SNS)"
         ))
+    }
+
+    /// The text of the S3 object an AWS::Include `Location` names (`s3://bucket/key`). The
+    /// error says why it could not be read. A world without S3 cannot, and says so.
+    async fn fetch_include(&self, _region: &str, location: &str) -> Result<String, String> {
+        Err(format!("cumulo: cannot read {location} here (no S3)"))
+    }
+
+    /// Invokes a Lambda function synchronously (a macro's) with a JSON `payload`; its answer's
+    /// payload, or why there is none (the invocation failed, or the function raised: its
+    /// `errorMessage`). A world without Lambda cannot, and says so.
+    async fn invoke_function(
+        &self,
+        _region: &str,
+        _host: &str,
+        function: &str,
+        _payload: String,
+    ) -> Result<String, String> {
+        Err(format!("cumulo: cannot invoke {function} here (no Lambda)"))
     }
 
     /// The value a dynamic reference stands for. The error names the reference.

@@ -35,6 +35,22 @@ impl Diagnostic {
         self
     }
 
+    /// The message as AWS's API words it. For a document that does not parse AWS says only
+    /// where (`Template format error: JSON not well-formed. (line 3, column 5)`); the detail
+    /// cumulo adds after that is for `cumulo validate`, not for the API's answer.
+    pub fn aws_message(&self) -> String {
+        use crate::errors::{JSON_NOT_WELL_FORMED, YAML_NOT_WELL_FORMED};
+        for prefix in [JSON_NOT_WELL_FORMED, YAML_NOT_WELL_FORMED] {
+            if self.message.starts_with(prefix) {
+                return match (self.line, self.column) {
+                    (Some(l), Some(c)) => format!("{prefix} (line {l}, column {c})"),
+                    _ => prefix.to_string(),
+                };
+            }
+        }
+        self.message.clone()
+    }
+
     fn render(&self) -> String {
         match (self.line, self.column) {
             (Some(l), Some(c)) => format!("{} (line {l}, column {c})", self.message),

@@ -27,6 +27,12 @@ Fn::Split, Fn::FindInMap, Fn::Select, Ref, Fn::Equals, Fn::If, Fn::Not, Conditio
 Fn::Contains, Fn::EachMemberEquals, Fn::EachMemberIn, Fn::ValueOf, Fn::ValueOfAll, Fn::RefAll, \
 Fn::Sub, Fn::Cidr]";
 
+/// How AWS begins the answer for a template that does not parse; cumulo adds what it found
+/// after it, and [`Diagnostic::aws_message`] gives AWS's own text.
+pub const JSON_NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
+/// See [`JSON_NOT_WELL_FORMED`].
+pub const YAML_NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
+
 pub fn format_error(detail: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::new(format!("Template format error: {detail}"))
 }

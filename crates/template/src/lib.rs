@@ -6,7 +6,8 @@
 //!
 //! Pipeline: [`parse_template`] → [`prepare`] (parameters, Fn::ForEach, model, conditions,
 //! graph) → [`Prepared::resolve_resource`] / [`Prepared::resolve_outputs`] against a
-//! [`Resolver`]; [`render`] does the last step with placeholders.
+//! [`Resolver`]; [`render`] does the last step with placeholders. Before `prepare`, a deployment
+//! runs AWS::Include and macros with the pieces in [`transform`].
 
 /// Maps and sets of the names a template declares (resources, parameters, conditions, outputs),
 /// in declaration order. Hashed with foldhash rather than std's SipHash, which was ~8% of the
@@ -29,6 +30,7 @@ pub mod params;
 pub mod parse;
 pub mod prepare;
 pub mod render;
+pub mod transform;
 pub mod value;
 
 pub use context::{PlaceholderResolver, Pseudo, Resolver};

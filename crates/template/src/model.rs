@@ -307,8 +307,9 @@ impl Template {
             _ => return Err(missing_type()),
         };
         if let Some(bad) = obj.keys().find(|k| !RESOURCE_KEYS.contains(&k.as_str())) {
+            // AWS words this one without the "Template format error:" prefix.
             return Err(
-                format_error(format!("Invalid template resource property '{bad}'"))
+                Diagnostic::new(format!("Invalid template resource property '{bad}'"))
                     .with_path(format!("{}/{bad}", path())),
             );
         }
@@ -354,16 +355,19 @@ impl Template {
     fn output(name: &str, v: Value) -> Result<Output, Diagnostic> {
         let path = format!("Outputs/{name}");
         let malformed = || {
-            format_error(format!(
-                "[/Outputs/{name}] Every Outputs member must contain a Value object"
-            ))
-            .with_path(path.clone())
+            format_error("Every Outputs member must contain a Value object").with_path(path.clone())
         };
         let Value::Object(mut obj) = v else {
             return Err(malformed());
         };
         let value = match obj.remove("Value") {
-            None | Some(Value::Null) => return Err(malformed()),
+            None => return Err(malformed()),
+            Some(Value::Null) => {
+                return Err(format_error(format!(
+                    "[/Outputs/{name}/Value] 'null' values are not allowed in templates"
+                ))
+                .with_path(format!("{path}/Value")));
+            }
             Some(v) => v,
         };
         let export_name = match obj.get("Export") {

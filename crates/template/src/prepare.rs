@@ -12,6 +12,7 @@ use crate::intrinsics::{Evaluator, Mode};
 use crate::lang_ext;
 use crate::model::{LANGUAGE_EXTENSIONS, Template, parameters_of, transforms_of};
 use crate::params::{ResolvedParameter, SsmLookup, resolve_parameters};
+use crate::transform;
 use crate::value::{Map, Value};
 use crate::{NameMap, NameSet};
 use indexmap::{IndexMap, IndexSet};
@@ -35,6 +36,8 @@ pub struct Prepared {
     pub order: Vec<String>,
     /// Resources that can be provisioned in parallel, level by level.
     pub levels: Vec<Vec<String>>,
+    /// Resolved to check the template, not to deploy it (see [`Evaluator::validating`]).
+    pub validating: bool,
 }
 
 /// A resource with its intrinsics resolved. The engine takes it as `serde_json` values (what its
@@ -79,7 +82,9 @@ pub struct ResolvedOutput<V = serde_json::Value> {
     pub export_name: Option<String>,
 }
 
-/// Transforms cumulo cannot run locally (SAM, macros) are reported by name.
+/// Transforms left for this pure pipeline other than the language extensions are reported by
+/// name: SAM, which cumulo does not run, and AWS::Include and macros, which a stack operation
+/// runs before it prepares (see [`crate::transform`]), but rendering cannot.
 fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
     let transforms = transforms_of(root);
     let unsupported: Vec<&String> = transforms
@@ -90,10 +95,16 @@ fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
         return Err(unsupported
             .into_iter()
             .map(|t| {
-                errors::format_error(format!(
-                    "Transform {t} is not supported by cumulo: only {LANGUAGE_EXTENSIONS} is processed locally"
-                ))
-                .with_path("Transform")
+                let why = if transform::is_run_by_engine(t) {
+                    format!(
+                        "Transform {t} runs when a stack operation or change set starts; it is not run here"
+                    )
+                } else {
+                    format!(
+                        "Transform {t} is not supported by cumulo: only {LANGUAGE_EXTENSIONS} is processed locally"
+                    )
+                };
+                errors::format_error(why).with_path("Transform")
             })
             .collect());
     }
@@ -179,6 +190,7 @@ pub fn prepare(
             resolver: &resolver,
             lang_ext,
             mode: Mode::Values(Block::Resources),
+            validating: false,
         };
         lang_ext::expand_for_each(&mut root, &ev).map_err(|e| vec![e])?;
     } else if let Some(key) = for_each_key {
@@ -199,6 +211,7 @@ pub fn prepare(
             resolver: &resolver,
             lang_ext,
             mode: Mode::Conditions,
+            validating: false,
         };
         evaluate_conditions(&template.conditions, &ev)?
     };
@@ -254,6 +267,7 @@ pub fn prepare(
         graph,
         order,
         levels,
+        validating: false,
     })
 }
 
@@ -296,6 +310,7 @@ impl Prepared {
             resolver,
             lang_ext: self.template.has_language_extensions(),
             mode: Mode::Values(block),
+            validating: self.validating,
         }
     }
 
@@ -419,9 +434,7 @@ impl Prepared {
             };
             let resolved = (|| {
                 let value = ev.eval(&o.value)?.ok_or_else(|| {
-                    errors::format_error(format!(
-                        "[/Outputs/{name}] Every Outputs member must contain a Value object"
-                    ))
+                    errors::format_error("Every Outputs member must contain a Value object")
                 })?;
                 Ok::<_, Diagnostic>(ResolvedOutput {
                     name: name.clone(),

@@ -21,6 +21,9 @@ pub struct RenderOptions {
     /// Fill parameters that have neither a given value nor a default with a value satisfying
     /// their constraints, instead of failing with "must have values".
     pub dummy_parameters: bool,
+    /// Check the template as ValidateTemplate would (see
+    /// [`Evaluator::validating`](crate::intrinsics::Evaluator::validating)).
+    pub validate: bool,
 }
 
 impl Default for RenderOptions {
@@ -31,6 +34,7 @@ impl Default for RenderOptions {
             account_id: "000000000000".to_string(),
             stack_name: "cumulo-render".to_string(),
             dummy_parameters: false,
+            validate: false,
         }
     }
 }
@@ -79,7 +83,8 @@ pub fn render(
         &options.stack_name,
         RENDER_STACK_UUID,
     );
-    let prepared = prepare(root, &given, &stand_ins, pseudo, ssm)?;
+    let mut prepared = prepare(root, &given, &stand_ins, pseudo, ssm)?;
+    prepared.validating = options.validate;
     let mut errors = Vec::new();
     let mut resources = Map::with_capacity(prepared.order.len());
     for id in &prepared.order {

@@ -334,3 +334,41 @@ fn language_extension_functions() {
         json!(r#"{"Env":"dev","L":[1,2]}"#)
     );
 }
+
+/// ValidateTemplate does not look up a FindInMap keyed by parameters (their values are known
+/// only at deploy time), so a template whose default is no key of the map is still valid.
+#[test]
+fn validating_leaves_parameter_keyed_find_in_map_unevaluated() {
+    let text = "Parameters:
+  Env: {Type: String, Default: none}
+Mappings:
+  Sizes: {prod: {Size: '5'}}
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      DelaySeconds: !FindInMap [Sizes, !Ref Env, Size]
+      MaximumMessageSize: !FindInMap [Sizes, !Sub '${Env}', Size]
+";
+    let render_as = |validate: bool| {
+        let options = cumulo_template::RenderOptions {
+            validate,
+            ..cumulo_template::RenderOptions::default()
+        };
+        let doc = cumulo_template::parse_template(text).expect("parses");
+        cumulo_template::render(doc.value, &options, &cumulo_template::NoSsm)
+    };
+    let deployed = render_as(false).expect_err("the default is no key of the map");
+    assert_eq!(
+        deployed[0].message,
+        "Template error: Unable to get mapping for Sizes::none::Size"
+    );
+    let checked = render_as(true).expect("valid as ValidateTemplate sees it");
+    let props = checked.output["Resources"]["Q"]["Properties"].clone();
+    assert!(
+        props["DelaySeconds"]
+            .as_str()
+            .is_some_and(cumulo_template::context::is_placeholder),
+        "{props:?}"
+    );
+}

@@ -28,11 +28,15 @@ fn format_errors() {
             "Resources:\n  B: {Type: AWS::S3::Bucket, Propertes: {}}\n",
             &[]
         ),
-        "Template format error: Invalid template resource property 'Propertes'"
+        "Invalid template resource property 'Propertes'"
     );
     assert_eq!(
         render_err(&format!("{RES}Outputs:\n  O: {{Description: x}}\n"), &[]),
-        "Template format error: [/Outputs/O] Every Outputs member must contain a Value object"
+        "Template format error: Every Outputs member must contain a Value object"
+    );
+    assert_eq!(
+        render_err(&format!("{RES}Outputs:\n  O: {{Value: null}}\n"), &[]),
+        "Template format error: [/Outputs/O/Value] 'null' values are not allowed in templates"
     );
     assert_eq!(
         render_err(&format!("Mappings:\n  M: {{a: b}}\n{RES}"), &[]),
@@ -45,6 +49,25 @@ fn format_errors() {
         ),
         "Template format error: '2011-01-01' is not a supported AWSTemplateFormatVersion value."
     );
+}
+
+#[test]
+fn syntax_errors_in_aws_words_say_only_where() {
+    for (text, expected) in [
+        (
+            "{\"Resources\": {\n  \"B\": {\"Type\" \"X\"}}}",
+            "Template format error: JSON not well-formed. (line 2, column 16)",
+        ),
+        (
+            "Resources:\n  B: [\n",
+            "Template format error: YAML not well-formed.",
+        ),
+    ] {
+        let errs = parse_template(text).expect_err("malformed");
+        let message = errs[0].aws_message();
+        assert!(message.starts_with(expected), "{text:?}: {message}");
+        assert!(!message.contains("expected"), "no cumulo detail: {message}");
+    }
 }
 
 #[test]

@@ -423,6 +423,7 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
         let mut st = op.inner.lock();
         if let Some(s) = st.stacks.get_mut(&op.stack_id) {
             s.template_body = prev.template_body.clone();
+            s.original_body = prev.original_body.clone();
             s.description = prev.description.clone();
             s.parameters = prev.parameters.clone();
             s.tags = prev.tags.clone();

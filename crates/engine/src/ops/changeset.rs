@@ -115,9 +115,12 @@ pub async fn create_change_set(
         .as_ref()
         .filter(|s| s.status != StackStatus::REVIEW_IN_PROGRESS);
     let text = if input.use_previous_template {
-        live.map(|s| s.template_body.clone()).ok_or_else(|| {
-            EngineError::validation("UsePreviousTemplate can only be used with an existing stack")
-        })?
+        live.map(|s| s.original_body.clone().unwrap_or(s.template_body.clone()))
+            .ok_or_else(|| {
+                EngineError::validation(
+                    "UsePreviousTemplate can only be used with an existing stack",
+                )
+            })?
     } else {
         template_text(
             engine,
@@ -129,6 +132,8 @@ pub async fn create_change_set(
     };
     let root = parse(&text)?;
     let given = given_params(&input.parameters, live.map(|s| s.parameters.as_slice()))?;
+    let processed = super::transform::process(engine, caller, text, root, &given).await?;
+    let (root, text) = (processed.root, processed.text);
     let stack_name = existing
         .as_ref()
         .map(|s| s.stack_name.clone())
@@ -211,6 +216,7 @@ pub async fn create_change_set(
         status_reason: unchanged.then(|| NO_CHANGES.to_string()),
         change_set_type: kind.to_string(),
         template_body: text,
+        original_body: processed.original,
         parameters: params,
         given_parameters: given.into_iter().collect(),
         tags,
@@ -463,7 +469,7 @@ async fn start_execution(
         caller,
         update,
         "ExecuteChangeSet",
-        Some(cs.template_body.clone()),
+        Some((cs.template_body.clone(), cs.original_body.clone())),
     )
     .await?;
     Ok(running)
@@ -513,6 +519,7 @@ fn execute_create(
             )));
         }
         s.template_body = cs.template_body.clone();
+        s.original_body = cs.original_body.clone();
         s.description = prepared.template.description.clone();
         s.parameters = cs.parameters.clone();
         s.tags = cs.tags.clone().unwrap_or_default();

@@ -157,7 +157,7 @@ pub fn first_error(diags: Vec<cumulo_template::Diagnostic>) -> EngineError {
         diags
             .into_iter()
             .next()
-            .map(|d| d.message)
+            .map(|d| d.aws_message())
             .unwrap_or_else(|| "Template format error".into()),
     )
 }
@@ -304,6 +304,7 @@ pub fn check_capabilities(root: &Value, given: &[String]) -> Result<(), EngineEr
 pub fn generation(stack: &StackRecord) -> Generation {
     Generation {
         template_body: stack.template_body.clone(),
+        original_body: stack.original_body.clone(),
         description: stack.description.clone(),
         parameters: stack.parameters.clone(),
         tags: stack.tags.clone(),

@@ -1,6 +1,7 @@
 //! CreateStack.
 
 use super::common::*;
+use super::transform;
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -91,6 +92,9 @@ pub(crate) async fn start_create(
     .await?;
     let root = parse(&text)?;
     let given = given_params(&input.parameters, None)?;
+    transform::check_auto_expand(&root, &input.capabilities)?;
+    let processed = transform::process(engine, caller, text, root, &given).await?;
+    let (root, text) = (processed.root, processed.text);
     let stack_id = adopted
         .as_ref()
         .map(|s| s.stack_id.clone())
@@ -137,6 +141,7 @@ pub(crate) async fn start_create(
         updated: None,
         deleted: None,
         template_body: text,
+        original_body: processed.original,
         description: prepared.template.description.clone(),
         parameters: stored_params(&prepared),
         tags: tags_of(&input.tags),

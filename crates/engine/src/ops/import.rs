@@ -122,6 +122,7 @@ pub async fn import_resources(
         updated: None,
         deleted: None,
         template_body: String::new(),
+        original_body: None,
         description: None,
         parameters: Vec::new(),
         tags: Vec::new(),
@@ -266,6 +267,7 @@ pub async fn import_resources(
         )));
     }
     stack.template_body = input.template.clone();
+    stack.original_body = None;
     stack.description = prepared.template.description.clone();
     stack.parameters = stored_params(&prepared);
     stack.outputs = outputs;

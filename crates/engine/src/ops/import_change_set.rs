@@ -246,6 +246,7 @@ pub async fn create(
             replacement: None,
             scope: Vec::new(),
             details: Vec::new(),
+            change_set_id: None,
         })
         .collect();
     engine.inner.save_change_set(cs)?;

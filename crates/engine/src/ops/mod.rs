@@ -17,5 +17,6 @@ pub mod read;
 pub mod registry;
 pub mod rollback;
 pub mod termination;
+pub mod transform;
 pub mod update;
 pub mod validate;

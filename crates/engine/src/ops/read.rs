@@ -318,15 +318,31 @@ pub fn get_template(
     caller: &Caller,
     input: GetTemplateInput,
 ) -> Result<GetTemplateOutput, EngineError> {
+    let original = match input.template_stage.as_deref() {
+        None | Some("Original") => true,
+        Some("Processed") => false,
+        Some(other) => {
+            return Err(EngineError::validation(format!(
+                "1 validation error detected: Value '{other}' at 'templateStage' failed to satisfy constraint: Member must satisfy enum value set: [Original, Processed]"
+            )));
+        }
+    };
+    // The processed template is what the stack runs; the original is kept only when
+    // transforms made them differ.
+    let pick = |processed: &String, submitted: &Option<String>| match submitted {
+        Some(text) if original => text.clone(),
+        _ => processed.clone(),
+    };
     let st = engine.inner.lock();
     let body = match (&input.change_set_name, &input.stack_name) {
-        (Some(cs), stack) => super::changeset::find_change_set(&st, caller, cs, stack.as_deref())?
-            .template_body
-            .clone(),
-        (None, Some(name)) => find(&st, caller, name)
-            .ok_or_else(|| EngineError::stack_not_found(name))?
-            .template_body
-            .clone(),
+        (Some(cs), stack) => {
+            let cs = super::changeset::find_change_set(&st, caller, cs, stack.as_deref())?;
+            pick(&cs.template_body, &cs.original_body)
+        }
+        (None, Some(name)) => {
+            let s = find(&st, caller, name).ok_or_else(|| EngineError::stack_not_found(name))?;
+            pick(&s.template_body, &s.original_body)
+        }
         (None, None) => {
             return Err(EngineError::validation(
                 "Either StackName or ChangeSetName must be specified.",

@@ -1,6 +1,7 @@
 //! UpdateStack.
 
 use super::common::*;
+use super::transform;
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -23,13 +24,14 @@ pub async fn update_stack(
 }
 
 /// Validates an update and starts it. `kind` names the operation for token idempotency;
-/// `template` is a template already read and checked (a change set's).
+/// `template` is a template already read, checked and processed (a change set's), with the
+/// original text its transforms processed, if any.
 pub(crate) async fn start_update(
     engine: &Engine,
     caller: &Caller,
     input: UpdateStackInput,
     kind: &str,
-    template: Option<String>,
+    template: Option<(String, Option<String>)>,
 ) -> Result<(String, Option<Running>), EngineError> {
     let token = input
         .client_request_token
@@ -58,29 +60,38 @@ pub(crate) async fn start_update(
             stack_id: stack.stack_id.clone(),
             stack_name: stack.stack_name.clone(),
             template_body: stack.template_body.clone(),
+            original_body: stack.original_body.clone(),
             parameters: stack.parameters.clone(),
             tags: stack.tags.clone(),
             notification_arns: stack.notification_arns.clone(),
             status: stack.status,
         }
     };
-    let text = if let Some(text) = template {
-        text
+    let (text, submitted) = if let Some((text, original)) = template {
+        (text, original)
     } else if input.use_previous_template {
         if input.template_body.is_some() || input.template_url.is_some() {
             return Err(EngineError::validation(
                 "You cannot specify both usePreviousTemplate and Template Body/Template URL.",
             ));
         }
-        stack.template_body.clone()
+        // The previous template as submitted: its transforms run again, as AWS runs them.
+        (
+            stack
+                .original_body
+                .clone()
+                .unwrap_or(stack.template_body.clone()),
+            None,
+        )
     } else {
-        template_text(
+        let text = template_text(
             engine,
             caller,
             input.template_body.as_deref(),
             input.template_url.as_deref(),
         )
-        .await?
+        .await?;
+        (text, None)
     };
     let root = parse(&text)?;
     crate::ops::policy::check_rollback_configuration(input.rollback_configuration.as_ref())?;
@@ -101,6 +112,14 @@ pub(crate) async fn start_update(
     )
     .await?;
     let given = given_params(&input.parameters, Some(&stack.parameters))?;
+    let (root, text, original) = match submitted {
+        Some(original) => (root, text, Some(original)),
+        None => {
+            transform::check_auto_expand(&root, &input.capabilities)?;
+            let processed = transform::process(engine, caller, text, root, &given).await?;
+            (processed.root, processed.text, processed.original)
+        }
+    };
     let prepared = prepare_for(
         engine,
         &caller.region,
@@ -159,6 +178,7 @@ pub(crate) async fn start_update(
             GenerationRows::Keep
         };
         s.template_body = text;
+        s.original_body = original;
         s.description = prepared.template.description.clone();
         s.parameters = params;
         s.tags = tags;
@@ -202,6 +222,7 @@ struct Head {
     stack_id: String,
     stack_name: String,
     template_body: String,
+    original_body: Option<String>,
     parameters: Vec<crate::state::StoredParam>,
     tags: Vec<(String, String)>,
     notification_arns: Vec<String>,

@@ -173,8 +173,11 @@ impl Provider for FakeProvider {
 
 #[derive(Default)]
 pub struct FakeWorld {
+    /// TemplateURL bodies and AWS::Include snippets, by URL or location.
     pub templates: Mutex<HashMap<String, String>>,
     pub ssm: Mutex<HashMap<String, String>>,
+    /// Every function invocation: (function, the event).
+    pub invocations: Mutex<Vec<(String, Value)>>,
 }
 
 #[async_trait::async_trait]
@@ -189,6 +192,38 @@ impl World for FakeWorld {
     }
     fn ssm_parameter(&self, _region: &str, name: &str) -> Option<String> {
         self.ssm.lock().unwrap().get(name).cloned()
+    }
+    async fn fetch_include(&self, _region: &str, location: &str) -> Result<String, String> {
+        self.templates
+            .lock()
+            .unwrap()
+            .get(location)
+            .cloned()
+            .ok_or_else(|| format!("S3 error: no object at {location}"))
+    }
+    /// A macro function that answers success with the fragment plus its params' members.
+    async fn invoke_function(
+        &self,
+        _region: &str,
+        _host: &str,
+        function: &str,
+        payload: String,
+    ) -> Result<String, String> {
+        let event: Value = serde_json::from_str(&payload).map_err(|e| e.to_string())?;
+        self.invocations
+            .lock()
+            .unwrap()
+            .push((function.to_string(), event.clone()));
+        let mut fragment = event["fragment"].clone();
+        if let (Some(f), Some(p)) = (fragment.as_object_mut(), event["params"].as_object()) {
+            f.extend(p.clone());
+        }
+        Ok(serde_json::json!({
+            "requestId": event["requestId"],
+            "status": "success",
+            "fragment": fragment,
+        })
+        .to_string())
     }
     async fn resolve_dynamic(
         &self,

@@ -41,6 +41,7 @@ impl CloudFormationService {
             ssm: services.ssm.clone(),
             secretsmanager: services.secretsmanager.clone(),
             sns: services.sns.clone(),
+            lambda: services.lambda.clone(),
         });
         Ok(CloudFormationService {
             engine: Engine::new(store, registry, world, engine_config)?,

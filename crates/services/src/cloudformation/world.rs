@@ -1,6 +1,7 @@
-//! The engine's [`World`] over the emulated services: template URLs are read from this
-//! emulator's own S3 (never the network) and SSM values through Parameter Store's typed
-//! operations, and secrets through Secrets Manager's.
+//! The engine's [`World`] over the emulated services: template URLs and AWS::Include snippets
+//! are read from this emulator's own S3 (never the network), SSM values through Parameter
+//! Store's typed operations, secrets through Secrets Manager's, and macro functions are invoked
+//! through Lambda's.
 
 use crate::s3::{Conditions, S3Service};
 use crate::secretsmanager::{SecretValueInput, SecretsManagerService};
@@ -17,6 +18,7 @@ pub struct ServiceWorld {
     pub ssm: Arc<SsmService>,
     pub secretsmanager: Arc<SecretsManagerService>,
     pub sns: Arc<crate::sns::SnsService>,
+    pub lambda: Arc<crate::lambda::LambdaService>,
 }
 
 /// AWS's answer for a TemplateURL that is not an S3 object URL.
@@ -81,6 +83,28 @@ fn reference_text(r: &DynamicReference) -> String {
 }
 
 impl ServiceWorld {
+    /// An object's text, with S3's error as CloudFormation quotes it.
+    fn read_object(&self, bucket: &str, key: &str) -> Result<String, String> {
+        let s3_error = |e: cumulo_wire::AwsError| {
+            format!(
+                "S3 error: {} For more information check http://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html",
+                e.message
+            )
+        };
+        let meta = self.s3.head_object(bucket, key, None).map_err(s3_error)?;
+        if meta.size > MAX_TEMPLATE_URL_BYTES {
+            return Err(format!(
+                "Template may not exceed {MAX_TEMPLATE_URL_BYTES} bytes in size."
+            ));
+        }
+        let got = self
+            .s3
+            .get_object(bucket, key, None, None, &Conditions::default())
+            .map_err(s3_error)?
+            .map_err(|_| unsupported_url())?;
+        String::from_utf8(got.body).map_err(|_| "Template format error: not UTF-8".to_string())
+    }
+
     /// A `{{resolve:secretsmanager:...}}` value: the whole SecretString, or one top-level key of
     /// it as JSON, of the version named by id or stage (AWSCURRENT by default). Errors carry the
     /// service's own message, as CloudFormation's do.
@@ -146,24 +170,49 @@ impl World for ServiceWorld {
 
     async fn fetch_template(&self, _region: &str, url: &str) -> Result<String, String> {
         let (bucket, key) = parse_s3_url(url).ok_or_else(unsupported_url)?;
-        let s3_error = |e: cumulo_wire::AwsError| {
-            format!(
-                "S3 error: {} For more information check http://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html",
-                e.message
+        self.read_object(&bucket, &key)
+    }
+
+    async fn fetch_include(&self, _region: &str, location: &str) -> Result<String, String> {
+        let (bucket, key) = location
+            .strip_prefix("s3://")
+            .and_then(|rest| rest.split_once('/'))
+            .filter(|(b, k)| !b.is_empty() && !k.is_empty())
+            .ok_or_else(|| format!("{location} is not an S3 URI of the form s3://bucket/key"))?;
+        self.read_object(bucket, key)
+    }
+
+    async fn invoke_function(
+        &self,
+        region: &str,
+        host: &str,
+        function: &str,
+        payload: String,
+    ) -> Result<String, String> {
+        let invoked = self
+            .lambda
+            .core()
+            .invoke(
+                region,
+                function,
+                None,
+                payload.into(),
+                crate::lambda::InvocationType::RequestResponse,
+                host,
             )
-        };
-        let meta = self.s3.head_object(&bucket, &key, None).map_err(s3_error)?;
-        if meta.size > MAX_TEMPLATE_URL_BYTES {
-            return Err(format!(
-                "Template may not exceed {MAX_TEMPLATE_URL_BYTES} bytes in size."
-            ));
+            .await
+            .map_err(|e| e.message)?;
+        let out = invoked
+            .output
+            .ok_or_else(|| format!("{function} returned no response"))?;
+        let text = String::from_utf8_lossy(&out.payload).into_owned();
+        if out.function_error.is_some() {
+            let message = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v.get("errorMessage")?.as_str().map(str::to_string));
+            return Err(message.unwrap_or(text));
         }
-        let got = self
-            .s3
-            .get_object(&bucket, &key, None, None, &Conditions::default())
-            .map_err(s3_error)?
-            .map_err(|_| unsupported_url())?;
-        String::from_utf8(got.body).map_err(|_| "Template format error: not UTF-8".to_string())
+        Ok(text)
     }
 
     fn ssm_parameter(&self, region: &str, name: &str) -> Option<String> {
@@ -250,6 +299,7 @@ mod tests {
             ssm: s.ssm.clone(),
             secretsmanager: s.secretsmanager.clone(),
             sns: s.sns.clone(),
+            lambda: s.lambda.clone(),
         };
         s.s3.create_bucket("us-east-1", "tpl", None)
             .await

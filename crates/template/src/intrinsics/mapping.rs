@@ -2,6 +2,7 @@
 
 use super::Evaluator;
 use crate::Diagnostic;
+use crate::context::PLACEHOLDER_PREFIX;
 use crate::errors;
 use crate::value::Value;
 
@@ -20,6 +21,11 @@ impl Evaluator<'_> {
             }
             _ => return Err(errors::malformed("Fn::FindInMap")),
         };
+        if self.validating && keys.iter().any(|k| self.mentions_parameter(k)) {
+            return Ok(Value::String(
+                format!("{PLACEHOLDER_PREFIX}FindInMap:parameter-keyed}}}}").into(),
+            ));
+        }
         let map_name = self.eval_str(keys[0], "Fn::FindInMap")?;
         let top = self.eval_str(keys[1], "Fn::FindInMap")?;
         let second = self.eval_str(keys[2], "Fn::FindInMap")?;
@@ -36,6 +42,24 @@ impl Evaluator<'_> {
             (Some(None), None) => Err(errors::template_error(format!(
                 "Unable to get mapping for {map_name}::{top}::{second}"
             ))),
+        }
+    }
+}
+
+impl Evaluator<'_> {
+    /// Whether `v` refers to a template parameter anywhere (`Ref` or `Fn::Sub`'s `${Name}`).
+    fn mentions_parameter(&self, v: &Value) -> bool {
+        match v {
+            Value::Object(obj) => obj.iter().any(|(k, arg)| match (k.as_str(), arg) {
+                ("Ref", Value::String(name)) => self.parameters.contains_key(name.as_str()),
+                ("Fn::Sub", Value::String(text)) => self
+                    .parameters
+                    .keys()
+                    .any(|p| text.contains(&format!("${{{p}}}"))),
+                _ => self.mentions_parameter(arg),
+            }),
+            Value::Array(items) => items.iter().any(|i| self.mentions_parameter(i)),
+            _ => false,
         }
     }
 }

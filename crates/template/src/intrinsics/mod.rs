@@ -46,6 +46,10 @@ pub struct Evaluator<'a> {
     /// `AWS::LanguageExtensions` is declared.
     pub lang_ext: bool,
     pub mode: Mode,
+    /// Checking the template as ValidateTemplate does, not deploying it: a Fn::FindInMap whose
+    /// keys come from parameters is left unevaluated (a placeholder), since AWS does not look it
+    /// up with the parameters' defaults and accepts the template.
+    pub validating: bool,
 }
 
 impl Evaluator<'_> {
@@ -139,7 +143,7 @@ impl Evaluator<'_> {
             "Fn::Length" if self.lang_ext => self.length(arg).map(Some),
             "Fn::ToJsonString" if self.lang_ext => self.to_json_string(arg).map(Some),
             "Fn::Transform" => Err(errors::format_error(
-                "Fn::Transform (macros such as AWS::Include) is not supported by cumulo",
+                "Fn::Transform runs when a stack operation or change set starts; it is not run here",
             )),
             k if k.starts_with("Rain::") => Err(errors::format_error(format!(
                 "{k} is a Rain directive: package the template with `rain pkg` first"

@@ -9,7 +9,7 @@ use super::{Diagnostics, Format, MAX_DEPTH, SourceMap};
 use crate::Diagnostic;
 use crate::value::{Map, Number, SmolStr, Value};
 
-const NOT_WELL_FORMED: &str = "Template format error: JSON not well-formed.";
+use crate::errors::JSON_NOT_WELL_FORMED as NOT_WELL_FORMED;
 
 /// Parses `text` as one JSON value followed only by whitespace. A well-formed template is
 /// parsed without positions at all (the source map re-parses on first use); only a template

@@ -23,7 +23,7 @@ use crate::value::{Map, SmolStr, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, StrInput, Tag};
 use std::borrow::Cow;
 
-const NOT_WELL_FORMED: &str = "Template format error: YAML not well-formed.";
+use crate::errors::YAML_NOT_WELL_FORMED as NOT_WELL_FORMED;
 
 /// Parses `text` as a single YAML document.
 ///

@@ -28,6 +28,7 @@ pub fn render_with(
         account_id: "123456789012".to_string(),
         stack_name: "demo".to_string(),
         dummy_parameters: false,
+        validate: false,
     };
     render(doc.value, &options, ssm)
         .map(|r| r.output.to_json())
