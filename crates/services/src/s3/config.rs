@@ -5,6 +5,7 @@
 
 use super::xml_in::{self, Element};
 use super::{S3Service, XMLNS, errors};
+use crate::providers::system_tags::is_system;
 use cumulo_store::rusqlite::params;
 use cumulo_wire::AwsError;
 
@@ -275,19 +276,64 @@ impl S3Service {
         self.set_config(bucket, "policy", None).await
     }
 
-    /// PutBucketTagging (replaces the whole set; up to 50 tags).
+    /// PutBucketTagging (replaces the whole set; up to 50 tags). The bucket's system (`aws:`)
+    /// tags, which CloudFormation sets, must be sent back unchanged: as on AWS, one added or
+    /// changed is refused ("System tags cannot be added/updated by requester") and one left out
+    /// too ("System Tags cannot be removed by requester"). They do not count against the 50.
     pub async fn put_bucket_tagging(
         &self,
         bucket: &str,
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
-        super::object::validate_tags(tags, 50)?;
-        self.set_config(
-            bucket,
-            "tagging",
-            Some(serde_json::to_string(tags).map_err(errors::internal)?),
-        )
-        .await
+        let (system, user): (Vec<_>, Vec<_>) =
+            tags.iter().cloned().partition(|(k, _)| is_system(k));
+        super::object::validate_tags(&user, 50)?;
+        let kept = self.system_tags(bucket)?;
+        if let Some((k, _)) = system.iter().find(|t| !kept.contains(t)) {
+            return Err(
+                errors::invalid_tag("System tags cannot be added/updated by requester")
+                    .with_extra("TagKey", k),
+            );
+        }
+        if kept.iter().any(|t| !system.contains(t)) {
+            return Err(errors::invalid_tag(
+                "System Tags cannot be removed by requester",
+            ));
+        }
+        self.store_tagging(bucket, &[user, kept].concat()).await
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a bucket it creates, added to its set
+    /// (which PutBucketTagging refuses from users).
+    pub async fn add_system_tags(
+        &self,
+        bucket: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
+        let mut all = match self.get_bucket_tagging(bucket) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        all.retain(|(k, _)| !tags.iter().any(|(s, _)| s == k));
+        all.extend(tags.iter().cloned());
+        self.store_tagging(bucket, &all).await
+    }
+
+    /// The bucket's system tags (none when it has no tag set).
+    fn system_tags(&self, bucket: &str) -> Result<Vec<(String, String)>, AwsError> {
+        match self.get_bucket_tagging(bucket) {
+            Ok(t) => Ok(t.into_iter().filter(|(k, _)| is_system(k)).collect()),
+            Err(e) if e.code == "NoSuchTagSet" => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn store_tagging(&self, bucket: &str, tags: &[(String, String)]) -> Result<(), AwsError> {
+        let doc = (!tags.is_empty())
+            .then(|| serde_json::to_string(tags).map_err(errors::internal))
+            .transpose()?;
+        self.set_config(bucket, "tagging", doc).await
     }
 
     /// GetBucketTagging: `NoSuchTagSet` when the bucket has none.
@@ -298,8 +344,11 @@ impl S3Service {
         serde_json::from_str(&doc).map_err(errors::internal)
     }
 
+    /// DeleteBucketTagging: removes the user tags; the system tags CloudFormation set stay
+    /// (users cannot remove them).
     pub async fn delete_bucket_tagging(&self, bucket: &str) -> Result<(), AwsError> {
-        self.set_config(bucket, "tagging", None).await
+        let kept = self.system_tags(bucket)?;
+        self.store_tagging(bucket, &kept).await
     }
 }
 

@@ -8,6 +8,7 @@ use super::S3Service;
 use super::config::ConfigKind;
 use super::xml_in::Element;
 use crate::providers::readback;
+use crate::providers::system_tags::{TagChange, is_system, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, failed, json_text, object, required, scalar, scalar_value,
     tags, unsupported_prop,
@@ -720,21 +721,24 @@ impl BucketProvider {
                 None => self.s3.delete_bucket_config(name, kind).await.map_err(s3)?,
             }
         }
-        let old_tags = if old.is_empty() {
-            Vec::new()
-        } else {
-            tags(ctx, old)?
-        };
-        let new_tags = tags(ctx, props)?;
-        if new_tags != old_tags {
-            if new_tags.is_empty() {
-                self.s3.delete_bucket_tagging(name).await.map_err(s3)?;
-            } else {
-                self.s3
-                    .put_bucket_tagging(name, &new_tags)
-                    .await
-                    .map_err(s3)?;
+        if old.is_empty() {
+            let system = system_tags(ctx);
+            if !system.is_empty() {
+                self.s3.add_system_tags(name, &system).await.map_err(s3)?;
             }
+        }
+        let live = match self.s3.get_bucket_tagging(name) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(s3(e)),
+        };
+        let wanted = tags(ctx, props)?;
+        let change = TagChange::between(live.iter().map(|(k, v)| (k, v)), &wanted);
+        if change != TagChange::default() {
+            // PutBucketTagging replaces the whole set, the system tags sent back unchanged.
+            let system = live.into_iter().filter(|(k, _)| is_system(k));
+            let all: Vec<(String, String)> = wanted.into_iter().chain(system).collect();
+            self.s3.put_bucket_tagging(name, &all).await.map_err(s3)?;
         }
         Ok(())
     }
@@ -1106,7 +1110,16 @@ mod tests {
             enc.contains("AES256"),
             "encryption back to the default: {enc}"
         );
-        assert!(s.s3.get_bucket_tagging(&name).is_err(), "tags removed");
+        // The template's tags are gone; CloudFormation's own stay.
+        let left = s.s3.get_bucket_tagging(&name).expect("system tags");
+        assert_eq!(
+            left.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            [
+                "aws:cloudformation:stack-name",
+                "aws:cloudformation:stack-id",
+                "aws:cloudformation:logical-id"
+            ]
+        );
 
         let pol = reg.get(BUCKET_POLICY).expect("policy").clone();
         let pprops = json!({"Bucket": name, "PolicyDocument": {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"}]}});
