@@ -19,6 +19,7 @@ pub enum ConfigKind {
     Notification,
     PublicAccessBlock,
     OwnershipControls,
+    Replication,
 }
 
 /// What a GET answers for a configuration that was never set.
@@ -38,6 +39,7 @@ impl ConfigKind {
             ConfigKind::Notification => "notification",
             ConfigKind::PublicAccessBlock => "publicAccessBlock",
             ConfigKind::OwnershipControls => "ownershipControls",
+            ConfigKind::Replication => super::replication::KEY,
         }
     }
 
@@ -50,6 +52,7 @@ impl ConfigKind {
             ConfigKind::Notification => "NotificationConfiguration",
             ConfigKind::PublicAccessBlock => "PublicAccessBlockConfiguration",
             ConfigKind::OwnershipControls => "OwnershipControls",
+            ConfigKind::Replication => "ReplicationConfiguration",
         }
     }
 
@@ -62,6 +65,10 @@ impl ConfigKind {
             ConfigKind::Lifecycle => Absent::Error(
                 "NoSuchLifecycleConfiguration",
                 "The lifecycle configuration does not exist",
+            ),
+            ConfigKind::Replication => Absent::Error(
+                "ReplicationConfigurationNotFoundError",
+                "The replication configuration was not found",
             ),
             ConfigKind::Website => Absent::Error(
                 "NoSuchWebsiteConfiguration",
@@ -149,7 +156,10 @@ impl ConfigKind {
                     Some("BucketOwnerEnforced" | "BucketOwnerPreferred" | "ObjectWriter")
                 ))
             }
-            ConfigKind::Notification | ConfigKind::PublicAccessBlock => Ok(()),
+            // Replication's checks need the buckets too (`replication::validate`).
+            ConfigKind::Notification | ConfigKind::PublicAccessBlock | ConfigKind::Replication => {
+                Ok(())
+            }
         }
     }
 }
@@ -208,6 +218,9 @@ impl S3Service {
             return Err(errors::malformed_xml());
         }
         kind.validate(doc)?;
+        if kind == ConfigKind::Replication {
+            super::replication::validate(&self.read(), bucket, doc)?;
+        }
         self.set_config(bucket, kind.key(), Some(doc.to_xml(Some(XMLNS))))
             .await
     }

@@ -58,7 +58,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
     ("ObjectLockConfiguration", "S3 Object Lock is not emulated"),
     ("ObjectLockEnabled", "S3 Object Lock is not emulated"),
-    ("ReplicationConfiguration", "S3 replication is not emulated"),
 ];
 
 /// The document-shaped configurations: template property and the S3 configuration it becomes.
@@ -72,6 +71,8 @@ const CONFIGS: &[(&str, ConfigKind)] = &[
         "PublicAccessBlockConfiguration",
         ConfigKind::PublicAccessBlock,
     ),
+    // After VersioningConfiguration (applied first), which S3 requires for replication.
+    ("ReplicationConfiguration", ConfigKind::Replication),
     ("WebsiteConfiguration", ConfigKind::Website),
 ];
 
@@ -581,6 +582,173 @@ fn ownership(v: &Value) -> Result<Element, ProviderError> {
     Ok(node("OwnershipControls", rules))
 }
 
+/// `{Status}` objects (`DeleteMarkerReplication`, `Metrics`, ...) and their optional minutes.
+fn status_node(
+    f: &Fields<'_>,
+    key: &str,
+    name: &str,
+    minutes: Option<(&str, &str)>,
+) -> Result<Option<Element>, ProviderError> {
+    let Some(v) = f.obj(key) else {
+        return Ok(None);
+    };
+    let known: &[&str] = match minutes {
+        Some((k, _)) => &["Status", k],
+        None => &["Status"],
+    };
+    let o = Fields::new(&f.sub(key), v, known)?;
+    let mut c = vec![leaf("Status", o.req("Status")?)];
+    if let Some((k, xml)) = minutes
+        && let Some(m) = o.obj(k)
+    {
+        let m = Fields::new(&o.sub(k), m, &["Minutes"])?;
+        c.push(node(xml, vec![leaf("Minutes", m.req("Minutes")?)]));
+    }
+    Ok(Some(node(name, c)))
+}
+
+fn tag_node(v: &Value, path: &str) -> Result<Element, ProviderError> {
+    let t = Fields::new(path, v, &["Key", "Value"])?;
+    Ok(node(
+        "Tag",
+        vec![leaf("Key", t.req("Key")?), leaf("Value", t.req("Value")?)],
+    ))
+}
+
+/// `ReplicationConfiguration` as S3's document, element order as S3's schema has it.
+fn replication(v: &Value) -> Result<Element, ProviderError> {
+    let f = Fields::new("ReplicationConfiguration", v, &["Role", "Rules"])?;
+    let mut doc = vec![leaf("Role", f.req("Role")?)];
+    for r in f.list("Rules")? {
+        let r = Fields::new(
+            &f.sub("Rules"),
+            r,
+            &[
+                "DeleteMarkerReplication",
+                "Destination",
+                "Filter",
+                "Id",
+                "Prefix",
+                "Priority",
+                "SourceSelectionCriteria",
+                "Status",
+            ],
+        )?;
+        let mut c = Vec::new();
+        opt(&mut c, &r, "Id", "ID")?;
+        opt(&mut c, &r, "Priority", "Priority")?;
+        let filtered = r.obj("Filter").is_some() || r.obj("Prefix").is_none();
+        match r.obj("Filter") {
+            Some(filter) => {
+                let fl = Fields::new(&r.sub("Filter"), filter, &["And", "Prefix", "TagFilter"])?;
+                let mut conds = Vec::new();
+                opt(&mut conds, &fl, "Prefix", "Prefix")?;
+                if let Some(t) = fl.obj("TagFilter") {
+                    conds.push(tag_node(t, &fl.sub("TagFilter"))?);
+                }
+                if let Some(and) = fl.obj("And") {
+                    let a = Fields::new(&fl.sub("And"), and, &["Prefix", "TagFilters"])?;
+                    let mut all = Vec::new();
+                    opt(&mut all, &a, "Prefix", "Prefix")?;
+                    for t in a.list("TagFilters")? {
+                        all.push(tag_node(t, &a.sub("TagFilters"))?);
+                    }
+                    conds.push(node("And", all));
+                }
+                c.push(node("Filter", conds));
+            }
+            None if filtered => c.push(node("Filter", vec![leaf("Prefix", "")])),
+            None => opt(&mut c, &r, "Prefix", "Prefix")?,
+        }
+        c.push(leaf("Status", r.req("Status")?));
+        if let Some(sel) = r.obj("SourceSelectionCriteria") {
+            let sel = Fields::new(
+                &r.sub("SourceSelectionCriteria"),
+                sel,
+                &["ReplicaModifications", "SseKmsEncryptedObjects"],
+            )?;
+            let parts = [
+                status_node(
+                    &sel,
+                    "SseKmsEncryptedObjects",
+                    "SseKmsEncryptedObjects",
+                    None,
+                )?,
+                status_node(&sel, "ReplicaModifications", "ReplicaModifications", None)?,
+            ];
+            c.push(node(
+                "SourceSelectionCriteria",
+                parts.into_iter().flatten().collect(),
+            ));
+        }
+        let d = r.obj("Destination").ok_or_else(|| {
+            ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/{}: required key [Destination] not found",
+                r.path
+            ))
+        })?;
+        let d = Fields::new(
+            &r.sub("Destination"),
+            d,
+            &[
+                "AccessControlTranslation",
+                "Account",
+                "Bucket",
+                "EncryptionConfiguration",
+                "Metrics",
+                "ReplicationTime",
+                "StorageClass",
+            ],
+        )?;
+        let mut dc = vec![leaf("Bucket", d.req("Bucket")?)];
+        opt(&mut dc, &d, "Account", "Account")?;
+        opt(&mut dc, &d, "StorageClass", "StorageClass")?;
+        if let Some(a) = d.obj("AccessControlTranslation") {
+            let a = Fields::new(&d.sub("AccessControlTranslation"), a, &["Owner"])?;
+            dc.push(node(
+                "AccessControlTranslation",
+                vec![leaf("Owner", a.req("Owner")?)],
+            ));
+        }
+        if let Some(e) = d.obj("EncryptionConfiguration") {
+            let e = Fields::new(&d.sub("EncryptionConfiguration"), e, &["ReplicaKmsKeyID"])?;
+            dc.push(node(
+                "EncryptionConfiguration",
+                vec![leaf("ReplicaKmsKeyID", e.req("ReplicaKmsKeyID")?)],
+            ));
+        }
+        dc.extend(status_node(
+            &d,
+            "ReplicationTime",
+            "ReplicationTime",
+            Some(("Time", "Time")),
+        )?);
+        dc.extend(status_node(
+            &d,
+            "Metrics",
+            "Metrics",
+            Some(("EventThreshold", "EventThreshold")),
+        )?);
+        c.push(node("Destination", dc));
+        match status_node(
+            &r,
+            "DeleteMarkerReplication",
+            "DeleteMarkerReplication",
+            None,
+        )? {
+            Some(dm) => c.push(dm),
+            // S3 requires it beside a Filter; CloudFormation leaves it off as Disabled.
+            None if filtered => c.push(node(
+                "DeleteMarkerReplication",
+                vec![leaf("Status", "Disabled")],
+            )),
+            None => {}
+        }
+        doc.push(node("Rule", c));
+    }
+    Ok(node("ReplicationConfiguration", doc))
+}
+
 /// The S3 document a configuration property stands for.
 fn document(kind: ConfigKind, v: &Value) -> Result<Element, ProviderError> {
     match kind {
@@ -591,6 +759,7 @@ fn document(kind: ConfigKind, v: &Value) -> Result<Element, ProviderError> {
         ConfigKind::Notification => notification(v),
         ConfigKind::PublicAccessBlock => public_access_block(v),
         ConfigKind::OwnershipControls => ownership(v),
+        ConfigKind::Replication => replication(v),
     }
 }
 
