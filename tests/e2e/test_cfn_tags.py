@@ -167,6 +167,13 @@ def test_users_cannot_set_or_remove_system_tags(cumulo, tmp_path):
     sns.tag_resource(ResourceArn=out["Topic"], Tags=[{"Key": f"k{i}", "Value": "v"} for i in range(50)])
     assert len(sns.list_tags_for_resource(ResourceArn=out["Topic"])["Tags"]) == 53
 
+    # Nor through the stack's own tags, which CloudFormation would put on every resource.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cumulo.client("cloudformation").update_stack(
+            StackName=name, UsePreviousTemplate=True, Tags=[{"Key": "aws:mine", "Value": "x"}])
+    assert e.value.response["Error"]["Code"] == "ValidationError"
+    assert e.value.response["Error"]["Message"] == "aws: prefixed tag key names are not allowed for external use."
+
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", name)
     cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", name)
 

@@ -678,9 +678,6 @@ def test_unimplemented_operations_answer_501(cumulo, s3, bucket):
         s3.get_bucket_logging(Bucket=bucket)
     assert err(e) == ("NotImplemented", 501)
     assert "GetBucketLogging" in e.value.response["Error"]["Message"]
-    with pytest.raises(botocore.exceptions.ClientError) as e:
-        s3.put_bucket_replication(Bucket=bucket, ReplicationConfiguration={"Role": "arn:aws:iam::000000000000:role/r", "Rules": []})
-    assert "PutBucketReplication" in e.value.response["Error"]["Message"]
     s3.put_object(Bucket=bucket, Key="k", Body=b"1")
     for call, op in [
         (lambda: s3.get_object_retention(Bucket=bucket, Key="k"), "GetObjectRetention"),

@@ -1620,5 +1620,35 @@ async fn new_stack_tags_update_taggable_resources_only() {
     assert_eq!(h.status("tg").await, StackStatus::UPDATE_COMPLETE);
     let calls = h.fake.calls()[before..].to_vec();
     assert!(calls.iter().any(|c| c.starts_with("update Q")), "{calls:?}");
-    assert!(!calls.iter().any(|c| c.starts_with("update Mut")), "{calls:?}");
+    assert!(
+        !calls.iter().any(|c| c.starts_with("update Mut")),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn stack_tags_in_the_aws_namespace_are_refused() {
+    let h = Harness::new();
+    let e = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "awstag".into(),
+                template_body: Some(json!({"Resources": {"M": {"Type": FAKE}}}).to_string()),
+                tags: vec![Tag {
+                    key: "AWS:cloudformation:stack-name".into(),
+                    value: "x".into(),
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "ValidationError");
+    assert_eq!(
+        e.message,
+        "aws: prefixed tag key names are not allowed for external use."
+    );
+    assert_eq!(h.fake.count(), 0);
 }

@@ -127,7 +127,7 @@ pub(crate) async fn start_create(
         template_body: text,
         description: prepared.template.description.clone(),
         parameters: stored_params(&prepared),
-        tags: tags_of(&input.tags),
+        tags: tags_of(&input.tags)?,
         capabilities: input.capabilities.clone(),
         notification_arns: input.notification_arns.clone(),
         timeout_in_minutes: input.timeout_in_minutes,
