@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Derives the engine's compact resource-schema table from the CloudFormation registry schemas
 cfn-lint ships (us-east-1), so the engine knows, for every resource type, which properties force
-a replacement (createOnlyProperties), which are read-only, and the primary identifier.
+a replacement (createOnlyProperties), which are read-only, the primary identifier, and how
+CloudFormation tags it (the schema's `tagging`: `taggable`, so stack-level tags reach it, and
+`cloudFormationSystemTags`, so CloudFormation adds its `aws:cloudformation:*` tags).
 
 Output: crates/engine/resource-schemas.txt, one line per type:
-    AWS::S3::Bucket|c=BucketName,ObjectLockEnabled|r=Arn,DomainName|p=BucketName
+    AWS::S3::Bucket|c=BucketName,ObjectLockEnabled|r=Arn,DomainName|p=BucketName|t=system
+where `t=` is `system` (taggable, with system tags), `stack` (taggable, stack tags only) or empty.
 Property paths keep their nesting with '/' (e.g. KeySchema, Tags/*/Key); the `/properties/`
 prefix is dropped.
 
@@ -56,6 +59,13 @@ def emulated_types():
     return found
 
 
+def tagging(schema):
+    t = schema.get("tagging") or {}
+    if not t.get("taggable"):
+        return ""
+    return "system" if t.get("cloudFormationSystemTags") else "stack"
+
+
 def main():
     emulated = emulated_types()
     texts = []
@@ -74,6 +84,7 @@ def main():
             f"{type_name}|c={create_only}"
             f"|r={paths(schema, 'readOnlyProperties')}"
             f"|p={paths(schema, 'primaryIdentifier')}"
+            f"|t={tagging(schema)}"
         )
     OUT.write_text("\n".join(lines) + "\n")
     TEXTS.write_text("\n".join(texts) + "\n")

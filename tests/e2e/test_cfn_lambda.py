@@ -237,3 +237,18 @@ def test_unsupported_property_fails_the_resource(cfn):
     stack_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackId"]
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig=WAIT)
+
+
+def test_tracing_config_active_is_stored_and_reported(cfn, lam):
+    name = f"trace-{uid()}"
+    props = {"Runtime": "python3.11", "Handler": "index.handler", "Role": ROLE,
+             "Code": {"ZipFile": "def handler(e, c):\n    return e\n"}, "TracingConfig": {"Mode": "Active"}}
+    t = {"Resources": {"Fn": {"Type": "AWS::Lambda::Function", "Properties": props}},
+         "Outputs": {"Name": {"Value": {"Ref": "Fn"}}}}
+    out = deploy(cfn, name, t, create=True)
+    assert lam.get_function_configuration(FunctionName=out["Name"])["TracingConfig"] == {"Mode": "Active"}
+    del props["TracingConfig"]
+    deploy(cfn, name, t, create=False)
+    assert lam.get_function_configuration(FunctionName=out["Name"])["TracingConfig"] == {"Mode": "PassThrough"}
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)

@@ -365,16 +365,39 @@ def test_failed_resource_rolls_back_what_was_created(cfn, sqs, ssm):
 def test_unsupported_bucket_property_fails_naming_it(cfn, s3):
     p = f"un-{uid()}"
     body = json.dumps(
-        {"Resources": {"B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": f"{p}-b", "ReplicationConfiguration": {"Role": "r", "Rules": []}}}}}
+        {"Resources": {"B": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": f"{p}-b", "AccelerateConfiguration": {"AccelerationStatus": "Enabled"}}}}}
     )
     cfn.create_stack(StackName=p, TemplateBody=body)
     with pytest.raises(botocore.exceptions.WaiterError):
         cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
     events = cfn.describe_stack_events(StackName=p)["StackEvents"]
     reason = next(e["ResourceStatusReason"] for e in events if e["LogicalResourceId"] == "B" and e["ResourceStatus"] == "CREATE_FAILED")
-    assert "ReplicationConfiguration" in reason and "not supported" in reason
+    assert "AccelerateConfiguration" in reason and "not supported" in reason
     with pytest.raises(botocore.exceptions.ClientError):
         s3.head_bucket(Bucket=f"{p}-b")
+    delete(cfn, p)
+
+
+def test_bucket_replication_configuration_is_performed(cfn, s3):
+    p = f"repl-{uid()}"
+    versioned = {"VersioningConfiguration": {"Status": "Enabled"}}
+    body = json.dumps({"Resources": {
+        "Dest": {"Type": "AWS::S3::Bucket", "Properties": dict(versioned, BucketName=f"{p}-dst")},
+        "Source": {"Type": "AWS::S3::Bucket", "Properties": dict(versioned, BucketName=f"{p}-src", ReplicationConfiguration={
+            "Role": "arn:aws:iam::000000000000:role/replication",
+            "Rules": [{"Id": "all", "Status": "Enabled", "Prefix": "",
+                       "Destination": {"Bucket": {"Fn::GetAtt": ["Dest", "Arn"]}, "StorageClass": "GLACIER"}}]})},
+    }})
+    create(cfn, p, body)
+    rule = s3.get_bucket_replication(Bucket=f"{p}-src")["ReplicationConfiguration"]["Rules"][0]
+    assert rule["Destination"] == {"Bucket": f"arn:aws:s3:::{p}-dst", "StorageClass": "GLACIER"}
+    s3.put_object(Bucket=f"{p}-src", Key="k", Body=b"v")
+    replica = s3.head_object(Bucket=f"{p}-dst", Key="k")
+    assert (replica["ReplicationStatus"], replica["StorageClass"]) == ("REPLICA", "GLACIER")
+    assert s3.head_object(Bucket=f"{p}-src", Key="k")["ReplicationStatus"] == "COMPLETED"
+    for b in (f"{p}-src", f"{p}-dst"):
+        for v in s3.list_object_versions(Bucket=b).get("Versions", []):
+            s3.delete_object(Bucket=b, Key=v["Key"], VersionId=v["VersionId"])
     delete(cfn, p)
 
 
@@ -786,7 +809,8 @@ def test_stack_tags_reach_taggable_resources(cfn, sqs, sns, ssm, s3):
     topic_tags = sns.list_tags_for_resource(ResourceArn=outputs(cfn, p)["Topic"])["Tags"]
     assert {"Key": "cost-center", "Value": "42"} in topic_tags
     param_tags = ssm.list_tags_for_resource(ResourceType="Parameter", ResourceId=f"/{p}")["TagList"]
-    assert sorted((t["Key"], t["Value"]) for t in param_tags) == [("cost-center", "42"), ("own", "p")]
+    # Beside CloudFormation's own aws:cloudformation:* tags (test_cfn_tags.py checks those).
+    assert sorted((t["Key"], t["Value"]) for t in param_tags if not t["Key"].startswith("aws:")) == [("cost-center", "42"), ("own", "p")]
     assert {"Key": "cost-center", "Value": "42"} in s3.get_bucket_tagging(Bucket=f"{p}-b")["TagSet"]
     delete(cfn, p)
 

@@ -622,3 +622,17 @@ exports.handler = async () => isArrayBuffer(new ArrayBuffer(1));
         assert installs == 1
     finally:
         server.stop()
+
+
+def test_tracing_config_is_stored_and_reported(lam):
+    name, resp = make(lam, TracingConfig={"Mode": "Active"})
+    assert resp["TracingConfig"] == {"Mode": "Active"}
+    assert lam.get_function_configuration(FunctionName=name)["TracingConfig"] == {"Mode": "Active"}
+    lam.update_function_configuration(FunctionName=name, TracingConfig={"Mode": "PassThrough"})
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name, WaiterConfig=WAIT)
+    assert lam.get_function(FunctionName=name)["Configuration"]["TracingConfig"] == {"Mode": "PassThrough"}
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        lam.update_function_configuration(FunctionName=name, TracingConfig={"Mode": "Sometimes"})
+    assert err_code(e) == "ValidationException"
+    assert lam.get_function_configuration(FunctionName=name)["TracingConfig"] == {"Mode": "PassThrough"}
+    lam.delete_function(FunctionName=name)

@@ -678,9 +678,6 @@ def test_unimplemented_operations_answer_501(cumulo, s3, bucket):
         s3.get_bucket_logging(Bucket=bucket)
     assert err(e) == ("NotImplemented", 501)
     assert "GetBucketLogging" in e.value.response["Error"]["Message"]
-    with pytest.raises(botocore.exceptions.ClientError) as e:
-        s3.put_bucket_replication(Bucket=bucket, ReplicationConfiguration={"Role": "arn:aws:iam::000000000000:role/r", "Rules": []})
-    assert "PutBucketReplication" in e.value.response["Error"]["Message"]
     s3.put_object(Bucket=bucket, Key="k", Body=b"1")
     for call, op in [
         (lambda: s3.get_object_retention(Bucket=bucket, Key="k"), "GetObjectRetention"),
@@ -984,3 +981,58 @@ def test_get_object_attributes(s3, bucket):
     assert err(e) == ("InvalidArgument", 400)
     with pytest.raises(s3.exceptions.NoSuchKey):
         s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])
+
+
+# ---------------------------------------------------------------- replication
+
+
+def replication_config(dest, **rule):
+    return {"Role": "arn:aws:iam::000000000000:role/replication", "Rules": [dict({
+        "ID": "logs", "Priority": 1, "Status": "Enabled", "Filter": {"Prefix": "logs/"},
+        "Destination": {"Bucket": f"arn:aws:s3:::{dest}", "StorageClass": "STANDARD_IA"},
+        "DeleteMarkerReplication": {"Status": "Disabled"}}, **rule)]}
+
+
+def test_replication_between_buckets_as_s3_reports_it(s3):
+    src, dst = name("src"), name("dst")
+    for b in (src, dst):
+        s3.create_bucket(Bucket=b)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.get_bucket_replication(Bucket=src)
+    assert err(e) == ("ReplicationConfigurationNotFoundError", 404)
+    # S3's preconditions: versioning on the source, then on the destination.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_bucket_replication(Bucket=src, ReplicationConfiguration=replication_config(dst))
+    assert err(e) == ("InvalidRequest", 400)
+    assert e.value.response["Error"]["Message"] == "Versioning must be 'Enabled' on the bucket to apply a replication configuration"
+    s3.put_bucket_versioning(Bucket=src, VersioningConfiguration={"Status": "Enabled"})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_bucket_replication(Bucket=src, ReplicationConfiguration=replication_config(dst))
+    assert e.value.response["Error"]["Message"] == "Destination bucket must have versioning enabled."
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.put_bucket_replication(Bucket=src, ReplicationConfiguration={"Role": "r", "Rules": []})
+    assert err(e) == ("MalformedXML", 400)
+    s3.put_bucket_versioning(Bucket=dst, VersioningConfiguration={"Status": "Enabled"})
+    s3.put_object(Bucket=src, Key="logs/before", Body=b"old")  # written before the rule exists
+    s3.put_bucket_replication(Bucket=src, ReplicationConfiguration=replication_config(dst))
+    got = s3.get_bucket_replication(Bucket=src)["ReplicationConfiguration"]
+    assert got["Rules"][0]["Destination"] == {"Bucket": f"arn:aws:s3:::{dst}", "StorageClass": "STANDARD_IA"}
+    assert got["Rules"][0]["Filter"] == {"Prefix": "logs/"}
+
+    put = s3.put_object(Bucket=src, Key="logs/a", Body=b"payload")
+    s3.put_object(Bucket=src, Key="other/b", Body=b"not replicated")
+    head = s3.head_object(Bucket=src, Key="logs/a")
+    assert head["ReplicationStatus"] == "COMPLETED"
+    replica = s3.get_object(Bucket=dst, Key="logs/a")
+    assert replica["Body"].read() == b"payload"
+    assert replica["ReplicationStatus"] == "REPLICA"
+    assert replica["StorageClass"] == "STANDARD_IA"
+    assert replica["VersionId"] == put["VersionId"]
+    assert "ReplicationStatus" not in s3.head_object(Bucket=src, Key="other/b")
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=dst).get("Contents", [])]
+    assert keys == ["logs/a"]
+
+    s3.delete_bucket_replication(Bucket=src)
+    s3.delete_bucket_replication(Bucket=src)  # idempotent, as on S3
+    s3.put_object(Bucket=src, Key="logs/c", Body=b"after")
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=dst)["Contents"]] == ["logs/a"]

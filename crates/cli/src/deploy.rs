@@ -24,6 +24,9 @@ pub struct DeployArgs {
     /// A template parameter, `NAME=VALUE` (repeatable).
     #[arg(long = "param", value_parser = assembly::parse_param)]
     pub params: Vec<(String, String)>,
+    /// A stack-level tag, `KEY=VALUE` (repeatable): every resource that takes tags gets it.
+    #[arg(long = "tag", value_parser = assembly::parse_param)]
+    pub tags: Vec<(String, String)>,
     /// Leave a failed deploy where it stopped instead of rolling it back (exit code 2).
     #[arg(long)]
     pub no_rollback: bool,
@@ -97,6 +100,7 @@ async fn deploy(args: DeployArgs) -> anyhow::Result<ExitCode> {
     let mut progress = Progress::new(json_out);
     let options = DeployOptions {
         no_rollback: args.no_rollback,
+        tags: args.tags.clone(),
     };
     let mut results = Vec::new();
     let mut code = 0u8;

@@ -37,6 +37,21 @@ pub struct Finished {
 pub struct DeployOptions {
     /// Leave a failed deploy where it stopped instead of rolling it back.
     pub no_rollback: bool,
+    /// Stack-level tags (`--tag`), which reach every resource that takes tags. Empty: a new
+    /// stack has none and an existing one keeps its own, as `aws cloudformation deploy` does.
+    pub tags: Vec<(String, String)>,
+}
+
+impl DeployOptions {
+    fn stack_tags(&self) -> Vec<cumulo_engine::Tag> {
+        self.tags
+            .iter()
+            .map(|(key, value)| cumulo_engine::Tag {
+                key: key.clone(),
+                value: value.clone(),
+            })
+            .collect()
+    }
 }
 
 /// A cloud direct deploy can act on.
@@ -447,6 +462,7 @@ impl Target for LocalTarget {
                         "CAPABILITY_NAMED_IAM".into(),
                         "CAPABILITY_AUTO_EXPAND".into(),
                     ],
+                    tags: options.stack_tags(),
                     ..Default::default()
                 };
                 self.engine.create_stack(&caller, input).await?.stack_id
@@ -464,6 +480,7 @@ impl Target for LocalTarget {
                         "CAPABILITY_NAMED_IAM".into(),
                         "CAPABILITY_AUTO_EXPAND".into(),
                     ],
+                    tags: (!options.tags.is_empty()).then(|| options.stack_tags()),
                     ..Default::default()
                 };
                 match self.engine.update_stack(&caller, input).await {

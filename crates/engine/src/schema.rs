@@ -1,4 +1,4 @@
-//! createOnly / readOnly / primaryIdentifier per resource type, from the table
+//! createOnly / readOnly / primaryIdentifier / tagging per resource type, from the table
 //! `scripts/gen-resource-schemas.py` derives from the CloudFormation registry schemas.
 
 use serde_json::Value;
@@ -13,6 +13,36 @@ pub(crate) struct TypeSchema {
     pub create_only: Vec<Vec<String>>,
     pub read_only: Vec<String>,
     pub primary_identifier: Vec<String>,
+    pub tagging: Tagging,
+}
+
+/// How CloudFormation tags a resource type: the registry schema's `tagging` block, AWS's own
+/// declaration per type (`taggable`: stack-level tags reach it; `cloudFormationSystemTags`:
+/// CloudFormation also adds `aws:cloudformation:stack-name`, `stack-id` and `logical-id`).
+/// S3 buckets, SNS topics, SSM parameters, Lambda functions and event source mappings, log
+/// groups, Secrets Manager secrets, EventBridge rules and buses and ECR repositories get the
+/// system tags; SQS queues, DynamoDB tables, KMS keys and IAM roles and users take stack tags
+/// only, as the CloudFormation user guide's "Resource tags" page and the recorded answers say.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Tagging {
+    /// Not taggable (or not in the registry): stack tags do not reach it.
+    #[default]
+    None,
+    /// Stack-level tags only.
+    Stack,
+    /// Stack-level tags and CloudFormation's system tags.
+    System,
+}
+
+impl Tagging {
+    pub fn taggable(self) -> bool {
+        self != Tagging::None
+    }
+}
+
+/// How CloudFormation tags resources of `resource_type`.
+pub fn tagging(resource_type: &str) -> Tagging {
+    schema(resource_type).map_or(Tagging::None, |s| s.tagging)
 }
 
 static SCHEMAS: LazyLock<HashMap<&'static str, TypeSchema>> = LazyLock::new(|| {
@@ -38,6 +68,8 @@ static SCHEMAS: LazyLock<HashMap<&'static str, TypeSchema>> = LazyLock::new(|| {
                     }
                     Some(("r", v)) => schema.read_only = split(v),
                     Some(("p", v)) => schema.primary_identifier = split(v),
+                    Some(("t", "stack")) => schema.tagging = Tagging::Stack,
+                    Some(("t", "system")) => schema.tagging = Tagging::System,
                     _ => {}
                 }
             }
@@ -166,6 +198,32 @@ mod tests {
         assert!(replacing_properties("Custom::X", &json!({"A": 1}), &json!({"A": 2})).is_empty());
         assert!(is_create_only("AWS::S3::Bucket", "BucketName"));
         assert!(!is_create_only("AWS::S3::Bucket", "Tags"));
+    }
+
+    #[test]
+    fn tagging_is_per_type_as_the_registry_declares() {
+        for t in [
+            "AWS::S3::Bucket",
+            "AWS::SNS::Topic",
+            "AWS::SSM::Parameter",
+            "AWS::Lambda::Function",
+            "AWS::Logs::LogGroup",
+            "AWS::SecretsManager::Secret",
+            "AWS::ECR::Repository",
+        ] {
+            assert_eq!(tagging(t), Tagging::System, "{t}");
+        }
+        for t in [
+            "AWS::SQS::Queue",
+            "AWS::DynamoDB::Table",
+            "AWS::KMS::Key",
+            "AWS::IAM::Role",
+        ] {
+            assert_eq!(tagging(t), Tagging::Stack, "{t}");
+        }
+        for t in ["AWS::SQS::QueuePolicy", "AWS::Lambda::Version", "Custom::X"] {
+            assert_eq!(tagging(t), Tagging::None, "{t}");
+        }
     }
 
     #[test]

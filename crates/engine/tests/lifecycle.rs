@@ -1576,3 +1576,82 @@ async fn event_pages_hold_their_place_while_events_are_added() {
     let err = page(Some("not-a-token".into())).await.unwrap_err();
     assert_eq!(err.code, "ValidationError");
 }
+
+/// UpdateStack with new stack tags only: every resource whose type takes tags (the registry
+/// schemas' `taggable`) is handed the update, with the new tags; the others are not touched.
+#[tokio::test]
+async fn new_stack_tags_update_taggable_resources_only() {
+    let h = Harness::new();
+    let t = json!({
+        "Resources": {
+            "Mut": {"Type": FAKE},
+            "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "tagged-q"}}
+        }
+    })
+    .to_string();
+    let tag = |v: &str| {
+        vec![Tag {
+            key: "k".into(),
+            value: v.into(),
+        }]
+    };
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "tg".into(),
+                template_body: Some(t),
+                tags: tag("v1"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let before = h.fake.calls().len();
+    h.engine
+        .update_stack(
+            &h.caller,
+            UpdateStackInput {
+                stack_name: "tg".into(),
+                use_previous_template: true,
+                tags: Some(tag("v2")),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.status("tg").await, StackStatus::UPDATE_COMPLETE);
+    let calls = h.fake.calls()[before..].to_vec();
+    assert!(calls.iter().any(|c| c.starts_with("update Q")), "{calls:?}");
+    assert!(
+        !calls.iter().any(|c| c.starts_with("update Mut")),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn stack_tags_in_the_aws_namespace_are_refused() {
+    let h = Harness::new();
+    let e = h
+        .engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "awstag".into(),
+                template_body: Some(json!({"Resources": {"M": {"Type": FAKE}}}).to_string()),
+                tags: vec![Tag {
+                    key: "AWS:cloudformation:stack-name".into(),
+                    value: "x".into(),
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "ValidationError");
+    assert_eq!(
+        e.message,
+        "aws: prefixed tag key names are not allowed for external use."
+    );
+    assert_eq!(h.fake.count(), 0);
+}

@@ -14,6 +14,7 @@ use crate::events::EventsService;
 use crate::iam::IamService;
 use crate::kms::KmsService;
 pub(crate) mod readback;
+pub(crate) mod system_tags;
 
 use crate::custom::{CustomResourceProvider, Responses};
 use crate::lambda::LambdaService;
@@ -258,8 +259,9 @@ pub(crate) fn list<'a>(
     }
 }
 
-/// `Tags: [{Key, Value}]`, then the stack's tags for keys the resource does not set (AWS
-/// propagates stack-level tags to every resource that supports tags).
+/// `Tags: [{Key, Value}]`, then the stack's tags for keys the resource does not set, when the
+/// type takes tags (AWS propagates stack-level tags to every resource that supports tags; see
+/// [`system_tags`] for the table, and for CloudFormation's own `aws:` tags, which are not here).
 pub(crate) fn tags(
     ctx: &ProviderContext,
     props: &Map<String, Value>,
@@ -275,7 +277,8 @@ pub(crate) fn tags(
         let value = scalar(obj, "Value")?.unwrap_or_default();
         out.push((key, value));
     }
-    for (k, v) in &ctx.stack_tags {
+    let taggable = cumulo_engine::tagging(&ctx.resource_type).taggable();
+    for (k, v) in ctx.stack_tags.iter().filter(|_| taggable) {
         if !out.iter().any(|(key, _)| key == k) {
             out.push((k.clone(), v.clone()));
         }

@@ -419,6 +419,8 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
         op.set_status(StackStatus::UPDATE_ROLLBACK_COMPLETE, None);
         return;
     };
+    // The failed update's stack tags, which taggable resources are reverted from.
+    let tags_changed = op.stack_tags_changed();
     {
         let mut st = op.inner.lock();
         if let Some(s) = st.stacks.get_mut(&op.stack_id) {
@@ -459,7 +461,9 @@ pub(crate) async fn rollback_update(op: &Arc<Op>, skip: &[String]) {
                 retire.push(cur.clone());
             }
             op.put(restored(p), None).await;
-        } else if cur.hash != p.hash {
+        } else if cur.hash != p.hash
+            || (tags_changed && crate::tagging(&cur.resource_type).taggable())
+        {
             let mut rec = cur.clone();
             rec.status = "UPDATE_IN_PROGRESS".into();
             rec.status_reason = None;

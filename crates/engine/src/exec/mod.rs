@@ -523,6 +523,12 @@ impl Op {
     /// Runs `f` on the stack's record under the state lock, for what a flow needs of it: a
     /// clone of the whole record copies every event of the stack's history and every
     /// resource's properties (~10 ms for 500 resources), several times per operation.
+    /// Whether this update changes the stack-level tags (from the generation it keeps).
+    pub(crate) fn stack_tags_changed(&self) -> bool {
+        self.with_stack(|s| s.previous.as_ref().is_some_and(|p| p.tags != s.tags))
+            .unwrap_or(false)
+    }
+
     pub(crate) fn with_stack<R>(&self, f: impl FnOnce(&StackRecord) -> R) -> Option<R> {
         self.inner.lock().stacks.get(&self.stack_id).map(f)
     }

@@ -399,7 +399,10 @@ impl Op {
         // an unchanged TemplateURL, and the child itself decides whether anything changed.
         let nested = resolved.resource_type == "AWS::CloudFormation::Stack";
         // Compared in the provider's canonical shape (what it records after narrowing).
+        // New stack-level tags reach every taggable resource, its properties unchanged or not.
+        let retag = crate::tagging(&resolved.resource_type).taggable() && self.stack_tags_changed();
         let unchanged = !type_changed
+            && !retag
             && crate::canonical::same(
                 &self.inner.registry,
                 &resolved.resource_type,

@@ -153,7 +153,7 @@ pub async fn create_change_set(
     )?;
     check_capabilities(&root, &input.capabilities)?;
     let params = stored_params(&prepared);
-    let tags = input.tags.as_deref().map(tags_of);
+    let tags = input.tags.as_deref().map(tags_of).transpose()?;
     let mut changes = {
         let st = engine.inner.lock();
         super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)

@@ -225,11 +225,22 @@ pub fn given_params(
     Ok(out)
 }
 
-/// Tags as the stack records them.
-pub fn tags_of(tags: &[Tag]) -> Vec<(String, String)> {
-    tags.iter()
+/// Tags as the stack records them. The `aws:` prefix is AWS's own (CloudFormation puts its
+/// `aws:cloudformation:*` tags on resources), so a stack tag using it is refused, as AWS does.
+pub fn tags_of(tags: &[Tag]) -> Result<Vec<(String, String)>, EngineError> {
+    if tags.iter().any(|t| {
+        t.key
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("aws:"))
+    }) {
+        return Err(EngineError::validation(
+            "aws: prefixed tag key names are not allowed for external use.",
+        ));
+    }
+    Ok(tags
+        .iter()
         .map(|t| (t.key.clone(), t.value.clone()))
-        .collect()
+        .collect())
 }
 
 const IAM_TYPES: &[(&str, &str)] = &[

@@ -144,7 +144,7 @@ pub(crate) async fn start_create(
         original_body: processed.original,
         description: prepared.template.description.clone(),
         parameters: stored_params(&prepared),
-        tags: tags_of(&input.tags),
+        tags: tags_of(&input.tags)?,
         capabilities: input.capabilities.clone(),
         notification_arns: input.notification_arns.clone(),
         timeout_in_minutes: input.timeout_in_minutes,

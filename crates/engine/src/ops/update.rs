@@ -135,6 +135,7 @@ pub(crate) async fn start_update(
         .tags
         .as_deref()
         .map(tags_of)
+        .transpose()?
         .unwrap_or_else(|| stack.tags.clone());
     let notification_arns = if input.notification_arns.is_empty() {
         stack.notification_arns.clone()

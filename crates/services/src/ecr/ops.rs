@@ -459,7 +459,7 @@ impl EcrService {
         let name = self.repo_of_arn(region, arn)?;
         self.update(region, &name, |r| {
             r.tags.extend(tags.iter().cloned());
-            if r.tags.len() > 50 {
+            if crate::providers::system_tags::counted(r.tags.keys()) > 50 {
                 return Err(err(
                     "TooManyTagsException",
                     "A resource can have no more than 50 tags.",

@@ -3,6 +3,7 @@
 //! does. Delete refuses a repository with images unless `EmptyOnDelete` is true, as AWS does.
 
 use super::{CreateRepositoryInput, EcrService};
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, object, scalar, tags,
 };
@@ -172,7 +173,8 @@ impl Provider for RepositoryProvider {
             scan_on_push: s.scan_on_push,
             encryption_type: s.encryption_type.clone(),
             kms_key: s.kms_key.clone(),
-            tags: s.tags.clone(),
+            // ECR's TagResource takes any key, so CloudFormation's own go in at once.
+            tags: [s.tags.clone(), system_tags(ctx)].concat(),
         };
         match self.ecr.create_repository(&ctx.region, None, input) {
             Ok(_) => {}
@@ -214,14 +216,13 @@ impl Provider for RepositoryProvider {
         }
         self.apply(ctx, physical_id, &s, Some(&old)).map_err(fail)?;
         let arn = self.ecr.repository_arn(region, physical_id);
-        let gone: Vec<String> = current
-            .tags
-            .keys()
-            .filter(|k| !s.tags.iter().any(|(w, _)| w == *k))
-            .cloned()
-            .collect();
-        self.ecr.untag_resource(region, &arn, &gone).map_err(fail)?;
-        self.ecr.tag_resource(region, &arn, &s.tags).map_err(fail)?;
+        let change = TagChange::between(&current.tags, &s.tags);
+        self.ecr
+            .untag_resource(region, &arn, &change.remove)
+            .map_err(fail)?;
+        self.ecr
+            .tag_resource(region, &arn, &change.set)
+            .map_err(fail)?;
         Ok(self.outcome(ctx, physical_id))
     }
 

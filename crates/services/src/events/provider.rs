@@ -6,6 +6,7 @@ use super::EventsService;
 use super::ops::{PutRuleInput, bus_name};
 use super::state::{DEFAULT_BUS, Target};
 use crate::json_body::Body;
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, list, object, scalar, tags,
 };
@@ -88,7 +89,8 @@ impl Provider for BusProvider {
             &name,
             scalar(&props, "Description")?,
             scalar(&props, "KmsKeyIdentifier")?,
-            tags(ctx, &props)?,
+            // EventBridge's TagResource takes any key, so CloudFormation's own go in at once.
+            [tags(ctx, &props)?, system_tags(ctx)].concat(),
         ) {
             Ok(_) => Ok(self.outcome(ctx, &name)),
             Err(e) if e.code == "ResourceAlreadyExistsException" => Err(already_exists(ctx, &name)),
@@ -116,17 +118,12 @@ impl Provider for BusProvider {
             .map_err(fail)?;
         let arn = self.events.bus_arn(&ctx.region, physical_id);
         let current = self.events.list_tags(&ctx.region, &arn).map_err(fail)?;
-        let wanted = tags(ctx, &props)?;
-        let gone: Vec<String> = current
-            .keys()
-            .filter(|k| !wanted.iter().any(|(w, _)| w == *k))
-            .cloned()
-            .collect();
+        let change = TagChange::between(&current, &tags(ctx, &props)?);
         self.events
-            .untag_resource(&ctx.region, &arn, &gone)
+            .untag_resource(&ctx.region, &arn, &change.remove)
             .map_err(fail)?;
         self.events
-            .tag_resource(&ctx.region, &arn, &wanted)
+            .tag_resource(&ctx.region, &arn, &change.set)
             .map_err(fail)?;
         Ok(self.outcome(ctx, physical_id))
     }
@@ -242,7 +239,7 @@ fn rule_input(
         state: scalar(props, "State")?,
         description: scalar(props, "Description")?,
         role_arn: scalar(props, "RoleArn")?,
-        tags: tags(ctx, props)?,
+        tags: [tags(ctx, props)?, system_tags(ctx)].concat(),
     };
     Ok((input, targets))
 }
@@ -347,11 +344,7 @@ impl Provider for RuleProvider {
         let fail = |e: AwsError| failed(ctx, SERVICE, e);
         let arn = self.events.rule_arn(&ctx.region, &bus, &name);
         let current_tags = self.events.list_tags(&ctx.region, &arn).map_err(fail)?;
-        let gone: Vec<String> = current_tags
-            .keys()
-            .filter(|k| !input.tags.iter().any(|(w, _)| w == *k))
-            .cloned()
-            .collect();
+        let gone = TagChange::between(&current_tags, &input.tags).remove;
         self.events.put_rule(&ctx.region, input).map_err(fail)?;
         self.events
             .untag_resource(&ctx.region, &arn, &gone)

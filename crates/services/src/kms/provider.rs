@@ -4,6 +4,7 @@
 use super::KmsService;
 use super::ops::{CreateKeyInput, KeyView};
 use super::state::{KeyManager, KeyState};
+use crate::providers::system_tags::TagChange;
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
     tags,
@@ -187,24 +188,17 @@ impl Provider for KeyProvider {
                 .put_key_policy(&ctx.region, id, None, &text)
                 .map_err(fail)?;
         }
-        let old_tags = tags(ctx, &old_props)?;
-        let new_tags = tags(ctx, &props)?;
-        if old_tags != new_tags {
-            let gone: Vec<String> = old_tags
-                .iter()
-                .filter(|(k, _)| !new_tags.iter().any(|(n, _)| n == k))
-                .map(|(k, _)| k.clone())
-                .collect();
-            if !gone.is_empty() {
-                self.kms
-                    .untag_resource(&ctx.region, id, &gone)
-                    .map_err(fail)?;
-            }
-            if !new_tags.is_empty() {
-                self.kms
-                    .tag_resource(&ctx.region, id, &new_tags)
-                    .map_err(fail)?;
-            }
+        let live = self.kms.list_resource_tags(&ctx.region, id).map_err(fail)?;
+        let change = TagChange::between(live.iter().map(|(k, v)| (k, v)), &tags(ctx, &props)?);
+        if !change.remove.is_empty() {
+            self.kms
+                .untag_resource(&ctx.region, id, &change.remove)
+                .map_err(fail)?;
+        }
+        if !change.set.is_empty() {
+            self.kms
+                .tag_resource(&ctx.region, id, &change.set)
+                .map_err(fail)?;
         }
         self.apply_state(ctx, id, &props)?;
         let v = self.kms.describe_key(&ctx.region, id).map_err(fail)?;

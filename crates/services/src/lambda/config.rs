@@ -322,10 +322,29 @@ impl Lambda {
         arn: &str,
         tags: BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
+        self.put_tags(region, arn, tags)
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a function it creates.
+    pub fn add_system_tags(
+        &self,
+        region: &str,
+        arn: &str,
+        tags: BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        self.put_tags(region, arn, tags)
+    }
+
+    fn put_tags(
+        &self,
+        region: &str,
+        arn: &str,
+        tags: BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
         let name = self.tagged_function(region, arn)?;
         self.mutate(region, &name, |f| {
             f.tags.extend(tags);
-            if f.tags.len() > 50 {
+            if crate::providers::system_tags::counted(f.tags.keys()) > 50 {
                 return Err(invalid_parameter(
                     "Number of tags exceeds resource tag limit.",
                 ));

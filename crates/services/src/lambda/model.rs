@@ -27,6 +27,15 @@ pub struct VersionConfig {
     /// Advanced logging controls; documents written before they existed read as AWS's default.
     #[serde(default)]
     pub logging: LoggingConfig,
+    /// `TracingConfig.Mode`: `PassThrough` or `Active`. Stored and reported as Lambda does; no
+    /// X-Ray segments are sent (X-Ray is not emulated).
+    #[serde(default = "pass_through")]
+    pub tracing_mode: String,
+}
+
+/// Lambda's default tracing mode (also what documents written before it existed read as).
+pub fn pass_through() -> String {
+    "PassThrough".into()
 }
 
 /// A function's `LoggingConfig`: the format its runtime writes logs in, the levels filtered by
@@ -173,6 +182,8 @@ pub struct CreateFunctionInput {
     pub code: CodeInput,
     pub publish: bool,
     pub logging: Option<LoggingInput>,
+    /// `TracingConfig.Mode` (default `PassThrough`).
+    pub tracing_mode: Option<String>,
 }
 
 /// A deployment package: bytes or an S3 object.
@@ -202,6 +213,7 @@ pub struct UpdateConfigInput {
     pub layers: Option<Vec<String>>,
     pub ephemeral_storage: Option<i64>,
     pub logging: Option<LoggingInput>,
+    pub tracing_mode: Option<String>,
     pub revision_id: Option<String>,
 }
 

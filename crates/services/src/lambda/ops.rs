@@ -130,6 +130,18 @@ pub(super) fn conflict(message: impl Into<String>) -> AwsError {
     AwsError::new(StatusCode::CONFLICT, "ResourceConflictException", message)
 }
 
+/// `TracingConfig.Mode`, one of Lambda's two.
+fn check_tracing(mode: Option<&str>) -> Result<(), AwsError> {
+    match mode {
+        None | Some("Active" | "PassThrough") => Ok(()),
+        Some(m) => Err(validation(
+            "tracingConfig.mode",
+            m,
+            "Member must satisfy enum value set: [Active, PassThrough]",
+        )),
+    }
+}
+
 fn check_settings(
     runtime: Option<&str>,
     timeout: Option<i64>,
@@ -350,6 +362,7 @@ impl Lambda {
             input.environment.as_ref(),
             input.ephemeral_storage,
         )?;
+        check_tracing(input.tracing_mode.as_deref())?;
         for a in &input.architectures {
             if a != "x86_64" && a != "arm64" {
                 return Err(validation(
@@ -388,6 +401,9 @@ impl Lambda {
                 input.architectures
             },
             ephemeral_storage: input.ephemeral_storage.unwrap_or(512),
+            tracing_mode: input
+                .tracing_mode
+                .unwrap_or_else(super::model::pass_through),
             code_sha256: sha.clone(),
             code_size: size,
             last_modified: now_modified(),
@@ -520,6 +536,7 @@ impl Lambda {
             input.environment.as_ref(),
             input.ephemeral_storage,
         )?;
+        check_tracing(input.tracing_mode.as_deref())?;
         if let Some(r) = &input.role {
             check_role(r)?;
         }
@@ -557,6 +574,9 @@ impl Lambda {
             }
             if let Some(v) = input.ephemeral_storage {
                 c.ephemeral_storage = v;
+            }
+            if let Some(v) = &input.tracing_mode {
+                c.tracing_mode = v.clone();
             }
             if let Some(l) = &input.logging {
                 c.logging = super::logging::apply(&c.logging, l, &name)?;

@@ -10,6 +10,7 @@ use super::model::{
 };
 use super::names::function_arn;
 use super::{Lambda, LambdaService, code};
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, endpoint_host, failed, given_or_generated_name,
     list, object, required, scalar, tags,
@@ -168,6 +169,7 @@ struct FunctionProps {
     ephemeral: Option<i64>,
     concurrency: Option<i64>,
     logging: Option<Map<String, Value>>,
+    tracing_mode: Option<String>,
 }
 
 /// The whole LoggingConfig a template declares for function `name` (absent fields at AWS's
@@ -199,15 +201,11 @@ fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderE
             "container image functions need a container engine, which cumulo does not use",
         ));
     }
-    if let Some(t) = sub_object(props, "TracingConfig")?
-        && scalar(t, "Mode")?.is_some_and(|m| m != "PassThrough")
-    {
-        return Err(crate::providers::unsupported_prop(
-            FUNCTION,
-            "TracingConfig",
-            "X-Ray active tracing is not emulated (only Mode: PassThrough)",
-        ));
-    }
+    // Stored and reported as Lambda does (X-Ray itself is not emulated: no traces are sent).
+    let tracing_mode = match sub_object(props, "TracingConfig")? {
+        Some(t) => scalar(t, "Mode")?,
+        None => None,
+    };
     let environment = match sub_object(props, "Environment")? {
         Some(e) => match sub_object(e, "Variables")? {
             Some(vars) => vars
@@ -243,6 +241,7 @@ fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderE
         architectures: strings(props, "Architectures")?,
         ephemeral,
         concurrency: int(props, "ReservedConcurrentExecutions")?,
+        tracing_mode,
     })
 }
 
@@ -368,9 +367,16 @@ impl Provider for FunctionProvider {
             package_type: None,
             code,
             publish: false,
+            tracing_mode: p.tracing_mode,
         };
         core.create_function(&ctx.region, input)
             .map_err(|e| fail(ctx, e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            let arn = function_arn(&ctx.region, core.account_id(), &name, None);
+            core.add_system_tags(&ctx.region, &arn, system.into_iter().collect())
+                .map_err(|e| fail(ctx, e))?;
+        }
         if let Some(c) = p.concurrency {
             core.put_concurrency(&ctx.region, &name, Some(c))
                 .map_err(|e| fail(ctx, e))?;
@@ -410,6 +416,8 @@ impl Provider for FunctionProvider {
             layers: Some(p.layers),
             ephemeral_storage: Some(p.ephemeral.unwrap_or(512)),
             logging: Some(logging),
+            // Absent is Lambda's default, so an update that drops it turns tracing off.
+            tracing_mode: Some(p.tracing_mode.unwrap_or_else(super::model::pass_through)),
             revision_id: None,
         };
         core.update_function_configuration(region, physical_id, input)
@@ -419,20 +427,15 @@ impl Provider for FunctionProvider {
             core.put_concurrency(region, physical_id, p.concurrency)
                 .map_err(|e| fail(ctx, e))?;
         }
-        let wanted: BTreeMap<String, String> = tags(ctx, &new)?.into_iter().collect();
         let arn = function_arn(region, core.account_id(), physical_id, None);
         let current = core.list_tags(region, &arn).map_err(|e| fail(ctx, e))?;
-        let gone: Vec<String> = current
-            .keys()
-            .filter(|k| !wanted.contains_key(*k))
-            .cloned()
-            .collect();
-        if !gone.is_empty() {
-            core.untag_resource(region, &arn, &gone)
+        let change = TagChange::between(&current, &tags(ctx, &new)?);
+        if !change.remove.is_empty() {
+            core.untag_resource(region, &arn, &change.remove)
                 .map_err(|e| fail(ctx, e))?;
         }
-        if !wanted.is_empty() {
-            core.tag_resource(region, &arn, wanted)
+        if !change.set.is_empty() {
+            core.tag_resource(region, &arn, change.set.into_iter().collect())
                 .map_err(|e| fail(ctx, e))?;
         }
         Ok(function_outcome(ctx, &core, physical_id))
@@ -477,6 +480,7 @@ impl Provider for FunctionProvider {
             json!({"Size": c.ephemeral_storage}),
         );
         props.insert("PackageType".into(), json!("Zip"));
+        props.insert("TracingConfig".into(), json!({"Mode": c.tracing_mode}));
         if !c.environment.is_empty() {
             props.insert("Environment".into(), json!({"Variables": c.environment}));
         }

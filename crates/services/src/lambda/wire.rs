@@ -168,6 +168,14 @@ pub(super) fn logging_json(l: &LoggingConfig, function_name: &str) -> Value {
     v
 }
 
+/// `TracingConfig: {Mode}`.
+fn tracing(b: &Body) -> Result<Option<String>, AwsError> {
+    match b.get("TracingConfig") {
+        Some(Value::Object(t)) => Ok(s(t, "Mode")?.map(str::to_string)),
+        _ => Ok(None),
+    }
+}
+
 fn ephemeral(b: &Body) -> Result<Option<i64>, AwsError> {
     match b.get("EphemeralStorage") {
         Some(Value::Object(e)) => i(e, "Size"),
@@ -219,7 +227,7 @@ pub(super) fn configuration(
         "LastModified": c.last_modified,
         "CodeSha256": c.code_sha256,
         "Version": version,
-        "TracingConfig": {"Mode": "PassThrough"},
+        "TracingConfig": {"Mode": c.tracing_mode},
         "RevisionId": c.revision_id,
         "State": state,
         "LastUpdateStatus": if latest { f.last_update_status.as_str() } else { "Successful" },
@@ -390,6 +398,7 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 layers: strings(&b, "Layers")?,
                 ephemeral_storage: ephemeral(&b)?,
                 logging: logging(&b)?,
+                tracing_mode: tracing(&b)?,
                 revision_id: s(&b, "RevisionId")?.map(str::to_string),
             };
             let f = core.update_function_configuration(region, name, input)?;
@@ -705,6 +714,7 @@ async fn create_function(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResp
         code: code_input(b.get("Code"))?,
         publish: flag(&b, "Publish")?.unwrap_or(false),
         logging: logging(&b)?,
+        tracing_mode: tracing(&b)?,
     };
     let region = req.region.as_str();
     let (f, version) = core.create_function(region, input)?;

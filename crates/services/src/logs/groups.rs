@@ -363,9 +363,29 @@ impl LogsService {
         tags: &BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
         check_tags(tags)?;
+        self.put_tags(region, name, tags)
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a group it creates, which `TagLogGroup`
+    /// and `TagResource` refuse from users.
+    pub fn add_system_tags(
+        &self,
+        region: &str,
+        name: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        self.put_tags(region, name, tags)
+    }
+
+    fn put_tags(
+        &self,
+        region: &str,
+        name: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
         self.update_group(region, name, |g| {
             g.tags.extend(tags.clone());
-            if g.tags.len() > MAX_TAGS {
+            if crate::providers::system_tags::counted(g.tags.keys()) > MAX_TAGS {
                 return Err(err(
                     "TooManyTagsException",
                     format!("A resource can have no more than {MAX_TAGS} tags."),

@@ -3,6 +3,7 @@
 //! form; a LogStream's Ref is its name and it has no attributes.
 
 use super::{CreateLogGroupInput, LogsService};
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, given_or_generated_name, object,
     required, scalar, tags,
@@ -133,6 +134,12 @@ impl Provider for LogGroupProvider {
             let _ = self.logs.delete_log_group(&ctx.region, &name);
             return Err(failed(ctx, SERVICE, e));
         }
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            self.logs
+                .add_system_tags(&ctx.region, &name, &system.into_iter().collect())
+                .map_err(|e| failed(ctx, SERVICE, e))?;
+        }
         Ok(self.outcome(ctx, &name))
     }
 
@@ -170,20 +177,16 @@ impl Provider for LogGroupProvider {
                 .set_kms_key(region, physical_id, new.kms_key_id.clone())
                 .map_err(fail)?;
         }
-        let gone: Vec<String> = current
-            .tags
-            .keys()
-            .filter(|k| !new.tags.contains_key(*k))
-            .cloned()
-            .collect();
-        if !gone.is_empty() {
+        let wanted: Vec<(String, String)> = new.tags.into_iter().collect();
+        let change = TagChange::between(&current.tags, &wanted);
+        if !change.remove.is_empty() {
             self.logs
-                .untag_log_group(region, physical_id, &gone)
+                .untag_log_group(region, physical_id, &change.remove)
                 .map_err(fail)?;
         }
-        if new.tags != current.tags && !new.tags.is_empty() {
+        if !change.set.is_empty() {
             self.logs
-                .tag_log_group(region, physical_id, &new.tags)
+                .tag_log_group(region, physical_id, &change.set.into_iter().collect())
                 .map_err(fail)?;
         }
         Ok(self.outcome(ctx, physical_id))
@@ -370,7 +373,13 @@ mod tests {
             .expect("group");
         assert_eq!(g.retention_in_days, Some(14));
         assert_eq!(g.kms_key_id.as_deref(), Some("k1"));
-        assert_eq!(g.tags, BTreeMap::from([("b".to_string(), "2".to_string())]));
+        let user: BTreeMap<_, _> = g
+            .tags
+            .iter()
+            .filter(|(k, _)| !k.starts_with("aws:"))
+            .collect();
+        assert_eq!(user, BTreeMap::from([(&"b".to_string(), &"2".to_string())]));
+        assert_eq!(g.tags["aws:cloudformation:logical-id"], "Logs");
         let seen = p
             .read(&c, &out.physical_id, &new)
             .await

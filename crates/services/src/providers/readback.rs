@@ -93,9 +93,13 @@ pub(crate) fn canonical_attributes(
     Value::Object(props)
 }
 
-/// A `Tags` list from key/value pairs (sorted by key), `None` when there are none.
+/// A `Tags` list from key/value pairs (sorted by key), `None` when there are none. System
+/// (`aws:`) tags are CloudFormation's own, never the template's, so they are left out.
 pub(crate) fn tags_value<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Option<Value> {
-    let mut pairs: Vec<(String, String)> = pairs.into_iter().collect();
+    let mut pairs: Vec<(String, String)> = pairs
+        .into_iter()
+        .filter(|(k, _)| !super::system_tags::is_system(k))
+        .collect();
     if pairs.is_empty() {
         return None;
     }

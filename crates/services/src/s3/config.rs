@@ -5,6 +5,7 @@
 
 use super::xml_in::{self, Element};
 use super::{S3Service, XMLNS, errors};
+use crate::providers::system_tags::is_system;
 use cumulo_store::rusqlite::params;
 use cumulo_wire::AwsError;
 
@@ -18,6 +19,7 @@ pub enum ConfigKind {
     Notification,
     PublicAccessBlock,
     OwnershipControls,
+    Replication,
 }
 
 /// What a GET answers for a configuration that was never set.
@@ -37,6 +39,7 @@ impl ConfigKind {
             ConfigKind::Notification => "notification",
             ConfigKind::PublicAccessBlock => "publicAccessBlock",
             ConfigKind::OwnershipControls => "ownershipControls",
+            ConfigKind::Replication => super::replication::KEY,
         }
     }
 
@@ -49,6 +52,7 @@ impl ConfigKind {
             ConfigKind::Notification => "NotificationConfiguration",
             ConfigKind::PublicAccessBlock => "PublicAccessBlockConfiguration",
             ConfigKind::OwnershipControls => "OwnershipControls",
+            ConfigKind::Replication => "ReplicationConfiguration",
         }
     }
 
@@ -61,6 +65,10 @@ impl ConfigKind {
             ConfigKind::Lifecycle => Absent::Error(
                 "NoSuchLifecycleConfiguration",
                 "The lifecycle configuration does not exist",
+            ),
+            ConfigKind::Replication => Absent::Error(
+                "ReplicationConfigurationNotFoundError",
+                "The replication configuration was not found",
             ),
             ConfigKind::Website => Absent::Error(
                 "NoSuchWebsiteConfiguration",
@@ -148,7 +156,10 @@ impl ConfigKind {
                     Some("BucketOwnerEnforced" | "BucketOwnerPreferred" | "ObjectWriter")
                 ))
             }
-            ConfigKind::Notification | ConfigKind::PublicAccessBlock => Ok(()),
+            // Replication's checks need the buckets too (`replication::validate`).
+            ConfigKind::Notification | ConfigKind::PublicAccessBlock | ConfigKind::Replication => {
+                Ok(())
+            }
         }
     }
 }
@@ -207,6 +218,9 @@ impl S3Service {
             return Err(errors::malformed_xml());
         }
         kind.validate(doc)?;
+        if kind == ConfigKind::Replication {
+            super::replication::validate(&self.read(), bucket, doc)?;
+        }
         self.set_config(bucket, kind.key(), Some(doc.to_xml(Some(XMLNS))))
             .await
     }
@@ -275,19 +289,64 @@ impl S3Service {
         self.set_config(bucket, "policy", None).await
     }
 
-    /// PutBucketTagging (replaces the whole set; up to 50 tags).
+    /// PutBucketTagging (replaces the whole set; up to 50 tags). The bucket's system (`aws:`)
+    /// tags, which CloudFormation sets, must be sent back unchanged: as on AWS, one added or
+    /// changed is refused ("System tags cannot be added/updated by requester") and one left out
+    /// too ("System Tags cannot be removed by requester"). They do not count against the 50.
     pub async fn put_bucket_tagging(
         &self,
         bucket: &str,
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
-        super::object::validate_tags(tags, 50)?;
-        self.set_config(
-            bucket,
-            "tagging",
-            Some(serde_json::to_string(tags).map_err(errors::internal)?),
-        )
-        .await
+        let (system, user): (Vec<_>, Vec<_>) =
+            tags.iter().cloned().partition(|(k, _)| is_system(k));
+        super::object::validate_tags(&user, 50)?;
+        let kept = self.system_tags(bucket)?;
+        if let Some((k, _)) = system.iter().find(|t| !kept.contains(t)) {
+            return Err(
+                errors::invalid_tag("System tags cannot be added/updated by requester")
+                    .with_extra("TagKey", k),
+            );
+        }
+        if kept.iter().any(|t| !system.contains(t)) {
+            return Err(errors::invalid_tag(
+                "System Tags cannot be removed by requester",
+            ));
+        }
+        self.store_tagging(bucket, &[user, kept].concat()).await
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a bucket it creates, added to its set
+    /// (which PutBucketTagging refuses from users).
+    pub async fn add_system_tags(
+        &self,
+        bucket: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
+        let mut all = match self.get_bucket_tagging(bucket) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        all.retain(|(k, _)| !tags.iter().any(|(s, _)| s == k));
+        all.extend(tags.iter().cloned());
+        self.store_tagging(bucket, &all).await
+    }
+
+    /// The bucket's system tags (none when it has no tag set).
+    fn system_tags(&self, bucket: &str) -> Result<Vec<(String, String)>, AwsError> {
+        match self.get_bucket_tagging(bucket) {
+            Ok(t) => Ok(t.into_iter().filter(|(k, _)| is_system(k)).collect()),
+            Err(e) if e.code == "NoSuchTagSet" => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn store_tagging(&self, bucket: &str, tags: &[(String, String)]) -> Result<(), AwsError> {
+        let doc = (!tags.is_empty())
+            .then(|| serde_json::to_string(tags).map_err(errors::internal))
+            .transpose()?;
+        self.set_config(bucket, "tagging", doc).await
     }
 
     /// GetBucketTagging: `NoSuchTagSet` when the bucket has none.
@@ -298,8 +357,11 @@ impl S3Service {
         serde_json::from_str(&doc).map_err(errors::internal)
     }
 
+    /// DeleteBucketTagging: removes the user tags; the system tags CloudFormation set stay
+    /// (users cannot remove them).
     pub async fn delete_bucket_tagging(&self, bucket: &str) -> Result<(), AwsError> {
-        self.set_config(bucket, "tagging", None).await
+        let kept = self.system_tags(bucket)?;
+        self.store_tagging(bucket, &kept).await
     }
 }
 

@@ -20,6 +20,7 @@ mod list;
 mod multipart;
 mod object;
 pub(crate) mod provider;
+mod replication;
 mod rest;
 mod rest_bucket;
 mod rest_object;

@@ -2,6 +2,7 @@
 //! pure helpers they share (ranges, preconditions, tag validation).
 
 use super::checksum::{Algorithm, Checksum};
+use super::replication;
 use super::state::{self, ContentHeaders, NULL_VERSION, ObjectMeta, State};
 use super::{S3Service, errors, now_ms};
 use cumulo_store::rusqlite::params;
@@ -264,7 +265,8 @@ pub(super) fn new_version_id() -> String {
 
 impl S3Service {
     /// Writes a new current version of `meta.key` (version id chosen by the bucket's versioning
-    /// state) and commits it before returning the stored metadata.
+    /// state) and commits it before returning the stored metadata; then replicates it to the
+    /// destinations of the bucket's replication rules that match it (see `replication`).
     pub(super) fn commit_version(
         &self,
         state: &mut State,
@@ -282,6 +284,50 @@ impl S3Service {
         } else {
             NULL_VERSION.to_string()
         };
+        let destinations = match b.configs.get(replication::KEY) {
+            Some(doc) if b.versioning_enabled() => {
+                replication::destinations(doc, &meta.key, &meta.tags)
+            }
+            _ => Vec::new(),
+        };
+        // A destination deleted (or its versioning suspended) since the rule was put fails.
+        let reachable = destinations.iter().all(|d| {
+            state
+                .buckets
+                .get(&d.bucket)
+                .is_some_and(|b| b.versioning_enabled())
+        });
+        if !destinations.is_empty() {
+            meta.replication_status = Some(if reachable { "COMPLETED" } else { "FAILED" }.into());
+        }
+        let meta = self.write_version(state, bucket, meta, body, completes_upload)?;
+        if reachable {
+            for d in destinations {
+                let replica = ObjectMeta {
+                    replication_status: Some("REPLICA".into()),
+                    storage_class: d.storage_class.or_else(|| meta.storage_class.clone()),
+                    ..meta.clone()
+                };
+                let source = BodySource::Copy {
+                    bucket,
+                    key: &meta.key,
+                    version_id: &meta.version_id,
+                };
+                self.write_version(state, &d.bucket, replica, source, None)?;
+            }
+        }
+        Ok(meta)
+    }
+
+    /// Writes `meta` (its version id already decided) and commits it.
+    fn write_version(
+        &self,
+        state: &mut State,
+        bucket: &str,
+        mut meta: ObjectMeta,
+        body: BodySource<'_>,
+        completes_upload: Option<&str>,
+    ) -> Result<ObjectMeta, AwsError> {
         meta.seq = state.next_seq;
         let json = state::to_json(&meta).map_err(errors::internal)?;
         self.persist(|tx| {

@@ -8,6 +8,7 @@ use super::S3Service;
 use super::config::ConfigKind;
 use super::xml_in::Element;
 use crate::providers::readback;
+use crate::providers::system_tags::{TagChange, is_system, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, failed, json_text, object, required, scalar, scalar_value,
     tags, unsupported_prop,
@@ -57,7 +58,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
     ("ObjectLockConfiguration", "S3 Object Lock is not emulated"),
     ("ObjectLockEnabled", "S3 Object Lock is not emulated"),
-    ("ReplicationConfiguration", "S3 replication is not emulated"),
 ];
 
 /// The document-shaped configurations: template property and the S3 configuration it becomes.
@@ -71,6 +71,8 @@ const CONFIGS: &[(&str, ConfigKind)] = &[
         "PublicAccessBlockConfiguration",
         ConfigKind::PublicAccessBlock,
     ),
+    // After VersioningConfiguration (applied first), which S3 requires for replication.
+    ("ReplicationConfiguration", ConfigKind::Replication),
     ("WebsiteConfiguration", ConfigKind::Website),
 ];
 
@@ -580,6 +582,173 @@ fn ownership(v: &Value) -> Result<Element, ProviderError> {
     Ok(node("OwnershipControls", rules))
 }
 
+/// `{Status}` objects (`DeleteMarkerReplication`, `Metrics`, ...) and their optional minutes.
+fn status_node(
+    f: &Fields<'_>,
+    key: &str,
+    name: &str,
+    minutes: Option<(&str, &str)>,
+) -> Result<Option<Element>, ProviderError> {
+    let Some(v) = f.obj(key) else {
+        return Ok(None);
+    };
+    let known: &[&str] = match minutes {
+        Some((k, _)) => &["Status", k],
+        None => &["Status"],
+    };
+    let o = Fields::new(&f.sub(key), v, known)?;
+    let mut c = vec![leaf("Status", o.req("Status")?)];
+    if let Some((k, xml)) = minutes
+        && let Some(m) = o.obj(k)
+    {
+        let m = Fields::new(&o.sub(k), m, &["Minutes"])?;
+        c.push(node(xml, vec![leaf("Minutes", m.req("Minutes")?)]));
+    }
+    Ok(Some(node(name, c)))
+}
+
+fn tag_node(v: &Value, path: &str) -> Result<Element, ProviderError> {
+    let t = Fields::new(path, v, &["Key", "Value"])?;
+    Ok(node(
+        "Tag",
+        vec![leaf("Key", t.req("Key")?), leaf("Value", t.req("Value")?)],
+    ))
+}
+
+/// `ReplicationConfiguration` as S3's document, element order as S3's schema has it.
+fn replication(v: &Value) -> Result<Element, ProviderError> {
+    let f = Fields::new("ReplicationConfiguration", v, &["Role", "Rules"])?;
+    let mut doc = vec![leaf("Role", f.req("Role")?)];
+    for r in f.list("Rules")? {
+        let r = Fields::new(
+            &f.sub("Rules"),
+            r,
+            &[
+                "DeleteMarkerReplication",
+                "Destination",
+                "Filter",
+                "Id",
+                "Prefix",
+                "Priority",
+                "SourceSelectionCriteria",
+                "Status",
+            ],
+        )?;
+        let mut c = Vec::new();
+        opt(&mut c, &r, "Id", "ID")?;
+        opt(&mut c, &r, "Priority", "Priority")?;
+        let filtered = r.obj("Filter").is_some() || r.obj("Prefix").is_none();
+        match r.obj("Filter") {
+            Some(filter) => {
+                let fl = Fields::new(&r.sub("Filter"), filter, &["And", "Prefix", "TagFilter"])?;
+                let mut conds = Vec::new();
+                opt(&mut conds, &fl, "Prefix", "Prefix")?;
+                if let Some(t) = fl.obj("TagFilter") {
+                    conds.push(tag_node(t, &fl.sub("TagFilter"))?);
+                }
+                if let Some(and) = fl.obj("And") {
+                    let a = Fields::new(&fl.sub("And"), and, &["Prefix", "TagFilters"])?;
+                    let mut all = Vec::new();
+                    opt(&mut all, &a, "Prefix", "Prefix")?;
+                    for t in a.list("TagFilters")? {
+                        all.push(tag_node(t, &a.sub("TagFilters"))?);
+                    }
+                    conds.push(node("And", all));
+                }
+                c.push(node("Filter", conds));
+            }
+            None if filtered => c.push(node("Filter", vec![leaf("Prefix", "")])),
+            None => opt(&mut c, &r, "Prefix", "Prefix")?,
+        }
+        c.push(leaf("Status", r.req("Status")?));
+        if let Some(sel) = r.obj("SourceSelectionCriteria") {
+            let sel = Fields::new(
+                &r.sub("SourceSelectionCriteria"),
+                sel,
+                &["ReplicaModifications", "SseKmsEncryptedObjects"],
+            )?;
+            let parts = [
+                status_node(
+                    &sel,
+                    "SseKmsEncryptedObjects",
+                    "SseKmsEncryptedObjects",
+                    None,
+                )?,
+                status_node(&sel, "ReplicaModifications", "ReplicaModifications", None)?,
+            ];
+            c.push(node(
+                "SourceSelectionCriteria",
+                parts.into_iter().flatten().collect(),
+            ));
+        }
+        let d = r.obj("Destination").ok_or_else(|| {
+            ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/{}: required key [Destination] not found",
+                r.path
+            ))
+        })?;
+        let d = Fields::new(
+            &r.sub("Destination"),
+            d,
+            &[
+                "AccessControlTranslation",
+                "Account",
+                "Bucket",
+                "EncryptionConfiguration",
+                "Metrics",
+                "ReplicationTime",
+                "StorageClass",
+            ],
+        )?;
+        let mut dc = vec![leaf("Bucket", d.req("Bucket")?)];
+        opt(&mut dc, &d, "Account", "Account")?;
+        opt(&mut dc, &d, "StorageClass", "StorageClass")?;
+        if let Some(a) = d.obj("AccessControlTranslation") {
+            let a = Fields::new(&d.sub("AccessControlTranslation"), a, &["Owner"])?;
+            dc.push(node(
+                "AccessControlTranslation",
+                vec![leaf("Owner", a.req("Owner")?)],
+            ));
+        }
+        if let Some(e) = d.obj("EncryptionConfiguration") {
+            let e = Fields::new(&d.sub("EncryptionConfiguration"), e, &["ReplicaKmsKeyID"])?;
+            dc.push(node(
+                "EncryptionConfiguration",
+                vec![leaf("ReplicaKmsKeyID", e.req("ReplicaKmsKeyID")?)],
+            ));
+        }
+        dc.extend(status_node(
+            &d,
+            "ReplicationTime",
+            "ReplicationTime",
+            Some(("Time", "Time")),
+        )?);
+        dc.extend(status_node(
+            &d,
+            "Metrics",
+            "Metrics",
+            Some(("EventThreshold", "EventThreshold")),
+        )?);
+        c.push(node("Destination", dc));
+        match status_node(
+            &r,
+            "DeleteMarkerReplication",
+            "DeleteMarkerReplication",
+            None,
+        )? {
+            Some(dm) => c.push(dm),
+            // S3 requires it beside a Filter; CloudFormation leaves it off as Disabled.
+            None if filtered => c.push(node(
+                "DeleteMarkerReplication",
+                vec![leaf("Status", "Disabled")],
+            )),
+            None => {}
+        }
+        doc.push(node("Rule", c));
+    }
+    Ok(node("ReplicationConfiguration", doc))
+}
+
 /// The S3 document a configuration property stands for.
 fn document(kind: ConfigKind, v: &Value) -> Result<Element, ProviderError> {
     match kind {
@@ -590,6 +759,7 @@ fn document(kind: ConfigKind, v: &Value) -> Result<Element, ProviderError> {
         ConfigKind::Notification => notification(v),
         ConfigKind::PublicAccessBlock => public_access_block(v),
         ConfigKind::OwnershipControls => ownership(v),
+        ConfigKind::Replication => replication(v),
     }
 }
 
@@ -720,21 +890,24 @@ impl BucketProvider {
                 None => self.s3.delete_bucket_config(name, kind).await.map_err(s3)?,
             }
         }
-        let old_tags = if old.is_empty() {
-            Vec::new()
-        } else {
-            tags(ctx, old)?
-        };
-        let new_tags = tags(ctx, props)?;
-        if new_tags != old_tags {
-            if new_tags.is_empty() {
-                self.s3.delete_bucket_tagging(name).await.map_err(s3)?;
-            } else {
-                self.s3
-                    .put_bucket_tagging(name, &new_tags)
-                    .await
-                    .map_err(s3)?;
+        if old.is_empty() {
+            let system = system_tags(ctx);
+            if !system.is_empty() {
+                self.s3.add_system_tags(name, &system).await.map_err(s3)?;
             }
+        }
+        let live = match self.s3.get_bucket_tagging(name) {
+            Ok(t) => t,
+            Err(e) if e.code == "NoSuchTagSet" => Vec::new(),
+            Err(e) => return Err(s3(e)),
+        };
+        let wanted = tags(ctx, props)?;
+        let change = TagChange::between(live.iter().map(|(k, v)| (k, v)), &wanted);
+        if change != TagChange::default() {
+            // PutBucketTagging replaces the whole set, the system tags sent back unchanged.
+            let system = live.into_iter().filter(|(k, _)| is_system(k));
+            let all: Vec<(String, String)> = wanted.into_iter().chain(system).collect();
+            self.s3.put_bucket_tagging(name, &all).await.map_err(s3)?;
         }
         Ok(())
     }
@@ -1106,7 +1279,16 @@ mod tests {
             enc.contains("AES256"),
             "encryption back to the default: {enc}"
         );
-        assert!(s.s3.get_bucket_tagging(&name).is_err(), "tags removed");
+        // The template's tags are gone; CloudFormation's own stay.
+        let left = s.s3.get_bucket_tagging(&name).expect("system tags");
+        assert_eq!(
+            left.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            [
+                "aws:cloudformation:stack-name",
+                "aws:cloudformation:stack-id",
+                "aws:cloudformation:logical-id"
+            ]
+        );
 
         let pol = reg.get(BUCKET_POLICY).expect("policy").clone();
         let pprops = json!({"Bucket": name, "PolicyDocument": {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"}]}});

@@ -70,15 +70,6 @@ const UNSUPPORTED_BUCKET: &[Unsupported] = &[
         ],
     ),
     (
-        "replication",
-        [
-            "GetBucketReplication",
-            "PutBucketReplication",
-            "DeleteBucketReplication",
-            "",
-        ],
-    ),
-    (
         "requestPayment",
         ["GetBucketRequestPayment", "PutBucketRequestPayment", "", ""],
     ),

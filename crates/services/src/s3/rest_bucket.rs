@@ -20,6 +20,7 @@ const CONFIGS: &[(&str, ConfigKind)] = &[
     ("notification", ConfigKind::Notification),
     ("publicAccessBlock", ConfigKind::PublicAccessBlock),
     ("ownershipControls", ConfigKind::OwnershipControls),
+    ("replication", ConfigKind::Replication),
 ];
 
 pub(super) async fn route(

@@ -260,6 +260,7 @@ fn object_headers(r: &mut AwsResponse, m: &ObjectMeta, report_version: bool) {
         ("cache-control", &h.cache_control),
         ("expires", &h.expires),
         ("x-amz-storage-class", &m.storage_class),
+        ("x-amz-replication-status", &m.replication_status),
         ("x-amz-website-redirect-location", &m.website_redirect),
     ] {
         if let Some(v) = v {

@@ -87,6 +87,9 @@ pub struct ObjectMeta {
     /// `x-amz-server-side-encryption` as requested (`None`: the bucket default, SSE-S3).
     pub sse: Option<String>,
     pub sse_kms_key_id: Option<String>,
+    /// `x-amz-replication-status`: `COMPLETED` / `FAILED` on a replicated source version,
+    /// `REPLICA` on its copy (see `replication`).
+    pub replication_status: Option<String>,
 }
 
 /// One uploaded part's metadata.

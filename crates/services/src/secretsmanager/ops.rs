@@ -847,6 +847,21 @@ impl SecretsManagerService {
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
         check_tags(tags)?;
+        self.put_tags(region, id, tags)
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a secret it creates, which `TagResource`
+    /// refuses from users.
+    pub fn add_system_tags(
+        &self,
+        region: &str,
+        id: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
+        self.put_tags(region, id, tags)
+    }
+
+    fn put_tags(&self, region: &str, id: &str, tags: &[(String, String)]) -> Result<(), AwsError> {
         self.mutate(region, id, false, |s| {
             for (k, v) in tags {
                 match s.tags.iter_mut().find(|(key, _)| key == k) {

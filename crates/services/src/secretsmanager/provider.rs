@@ -11,6 +11,7 @@
 use super::SecretsManagerService;
 use super::ops::{CreateSecretInput, SecretValueInput};
 use super::password::{self, PasswordOptions};
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
     tags, unsupported_prop,
@@ -185,6 +186,12 @@ impl Provider for SecretProvider {
             .sm
             .create_secret(&ctx.region, input)
             .map_err(|e| failed(ctx, "SecretsManager", e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            self.sm
+                .add_system_tags(&ctx.region, &arn, &system)
+                .map_err(|e| failed(ctx, "SecretsManager", e))?;
+        }
         Ok(secret_outcome(&arn))
     }
 
@@ -228,24 +235,21 @@ impl Provider for SecretProvider {
                 )
                 .map_err(fail)?;
         }
-        let old_tags = tags(ctx, &old_props)?;
-        let new_tags = tags(ctx, &props)?;
-        if old_tags != new_tags {
-            let gone: Vec<String> = old_tags
-                .iter()
-                .filter(|(k, _)| !new_tags.iter().any(|(n, _)| n == k))
-                .map(|(k, _)| k.clone())
-                .collect();
-            if !gone.is_empty() {
-                self.sm
-                    .untag_resource(&ctx.region, physical_id, &gone)
-                    .map_err(fail)?;
-            }
-            if !new_tags.is_empty() {
-                self.sm
-                    .tag_resource(&ctx.region, physical_id, &new_tags)
-                    .map_err(fail)?;
-            }
+        let live = self
+            .sm
+            .describe_secret(&ctx.region, physical_id)
+            .map_err(fail)?
+            .tags;
+        let change = TagChange::between(live.iter().map(|(k, v)| (k, v)), &tags(ctx, &props)?);
+        if !change.remove.is_empty() {
+            self.sm
+                .untag_resource(&ctx.region, physical_id, &change.remove)
+                .map_err(fail)?;
+        }
+        if !change.set.is_empty() {
+            self.sm
+                .tag_resource(&ctx.region, physical_id, &change.set)
+                .map_err(fail)?;
         }
         Ok(secret_outcome(physical_id))
     }
@@ -329,6 +333,12 @@ impl PolicyProvider {
             .sm
             .put_resource_policy(&ctx.region, &secret, &policy)
             .map_err(|e| failed(ctx, "SecretsManager", e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            self.sm
+                .add_system_tags(&ctx.region, &arn, &system)
+                .map_err(|e| failed(ctx, "SecretsManager", e))?;
+        }
         Ok(secret_outcome(&arn))
     }
 }

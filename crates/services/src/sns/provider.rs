@@ -3,6 +3,7 @@
 
 use super::{SnsService, SubscribeInput};
 use crate::providers::readback;
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, check_known, endpoint_host, failed, json_text, list, object, required,
     scalar, scalar_value, tags, unsupported_prop,
@@ -222,6 +223,13 @@ impl Provider for TopicProvider {
             .create_topic(&ctx.region, &name, &attrs, &tags)
             .await
             .map_err(|e| failed(ctx, "Sns", e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            self.sns
+                .add_system_tags(&ctx.region, &arn, &system)
+                .await
+                .map_err(|e| failed(ctx, "Sns", e))?;
+        }
         for (protocol, endpoint) in &subs {
             if let Err(e) = self.subscribe(ctx, &arn, protocol, endpoint) {
                 // Leave nothing behind: the resource failed as a whole.
@@ -277,23 +285,20 @@ impl Provider for TopicProvider {
                 .unsubscribe(&ctx.region, &arn)
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
-        let old_tags: BTreeMap<String, String> = tags(ctx, &old_props)?.into_iter().collect();
-        let new_tags: BTreeMap<String, String> = tags(ctx, &new_props)?.into_iter().collect();
-        let gone: Vec<String> = old_tags
-            .keys()
-            .filter(|k| !new_tags.contains_key(*k))
-            .cloned()
-            .collect();
-        if !gone.is_empty() {
+        let live = self
+            .sns
+            .list_tags_for_resource(&ctx.region, physical_id)
+            .map_err(|e| failed(ctx, "Sns", e))?;
+        let change = TagChange::between(&live, &tags(ctx, &new_props)?);
+        if !change.remove.is_empty() {
             self.sns
-                .untag_resource(&ctx.region, physical_id, &gone)
+                .untag_resource(&ctx.region, physical_id, &change.remove)
                 .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }
-        if old_tags != new_tags && !new_tags.is_empty() {
-            let t: Vec<(String, String)> = new_tags.into_iter().collect();
+        if !change.set.is_empty() {
             self.sns
-                .tag_resource(&ctx.region, physical_id, &t)
+                .tag_resource(&ctx.region, physical_id, &change.set)
                 .await
                 .map_err(|e| failed(ctx, "Sns", e))?;
         }

@@ -363,10 +363,30 @@ impl SnsService {
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
         check_tags(tags)?;
+        self.put_tags(region, arn, tags).await
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a topic it creates, which `TagResource`
+    /// refuses from users.
+    pub async fn add_system_tags(
+        &self,
+        region: &str,
+        arn: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
+        self.put_tags(region, arn, tags).await
+    }
+
+    async fn put_tags(
+        &self,
+        region: &str,
+        arn: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
         check_arn(arn, "ResourceArn").map_err(|_| resource_not_found())?;
         self.update_topic(region, arn, resource_not_found, |topic| {
             topic.tags.extend(tags.iter().cloned());
-            if topic.tags.len() > MAX_TAGS {
+            if crate::providers::system_tags::counted(topic.tags.keys()) > MAX_TAGS {
                 return Err(tag_limit());
             }
             Ok(())

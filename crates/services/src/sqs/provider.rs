@@ -4,6 +4,7 @@
 
 use super::{Caller, SqsService, attributes};
 use crate::providers::readback;
+use crate::providers::system_tags::TagChange;
 use crate::providers::{
     ProviderServices, already_exists, check_known, endpoint_host, failed, json_text, list, object,
     required, scalar, scalar_value, tags,
@@ -184,26 +185,22 @@ impl Provider for QueueProvider {
                 .await
                 .map_err(|e| failed(ctx, "Sqs", e))?;
         }
-        let old_tags: BTreeMap<String, String> = tags(ctx, &old_props)?.into_iter().collect();
-        let new_tags: BTreeMap<String, String> = tags(ctx, &new_props)?.into_iter().collect();
-        if old_tags != new_tags {
-            let gone: Vec<String> = old_tags
-                .keys()
-                .filter(|k| !new_tags.contains_key(*k))
-                .cloned()
-                .collect();
-            if !gone.is_empty() {
-                self.sqs
-                    .untag_queue(&caller, physical_id, &gone)
-                    .await
-                    .map_err(|e| failed(ctx, "Sqs", e))?;
-            }
-            if !new_tags.is_empty() {
-                self.sqs
-                    .tag_queue(&caller, physical_id, &new_tags)
-                    .await
-                    .map_err(|e| failed(ctx, "Sqs", e))?;
-            }
+        let live = self
+            .sqs
+            .list_queue_tags(&caller, physical_id)
+            .map_err(|e| failed(ctx, "Sqs", e))?;
+        let change = TagChange::between(&live, &tags(ctx, &new_props)?);
+        if !change.remove.is_empty() {
+            self.sqs
+                .untag_queue(&caller, physical_id, &change.remove)
+                .await
+                .map_err(|e| failed(ctx, "Sqs", e))?;
+        }
+        if !change.set.is_empty() {
+            self.sqs
+                .tag_queue(&caller, physical_id, &change.set.into_iter().collect())
+                .await
+                .map_err(|e| failed(ctx, "Sqs", e))?;
         }
         self.outcome(ctx, physical_id)
     }

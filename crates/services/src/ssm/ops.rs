@@ -807,9 +807,31 @@ impl SsmService {
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
         check_tags(tags)?;
+        self.put_tags(region, resource_type, resource_id, tags)
+            .await
+    }
+
+    /// CloudFormation's `aws:cloudformation:*` tags on a parameter it creates, which
+    /// `AddTagsToResource` refuses from users.
+    pub async fn add_system_tags(
+        &self,
+        region: &str,
+        name: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
+        self.put_tags(region, "Parameter", name, tags).await
+    }
+
+    async fn put_tags(
+        &self,
+        region: &str,
+        resource_type: &str,
+        resource_id: &str,
+        tags: &[(String, String)],
+    ) -> Result<(), AwsError> {
         let mut p = self.tagged_parameter(region, resource_type, resource_id)?;
         p.tags.extend(tags.iter().cloned());
-        if p.tags.len() > MAX_TAGS {
+        if crate::providers::system_tags::counted(p.tags.keys()) > MAX_TAGS {
             return Err(too_many_tags());
         }
         let commit = self.params.lock().save(region, p)?;

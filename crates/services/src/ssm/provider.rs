@@ -2,6 +2,7 @@
 //! update is PutParameter with Overwrite (a new version, as AWS's handler does) plus tag edits.
 
 use super::{PutParameterInput, SsmService};
+use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
 };
@@ -52,8 +53,8 @@ fn parameter_tags(
             )));
         }
     }
-    for (k, v) in &ctx.stack_tags {
-        out.entry(k.clone()).or_insert_with(|| v.clone());
+    for (k, v) in crate::providers::tags(ctx, &Map::new())? {
+        out.entry(k).or_insert(v);
     }
     Ok(out)
 }
@@ -146,6 +147,13 @@ impl Provider for ParameterProvider {
             .put_parameter(&ctx.region, put)
             .await
             .map_err(|e| failed(ctx, "Ssm", e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            self.ssm
+                .add_system_tags(&ctx.region, &name, &system)
+                .await
+                .map_err(|e| failed(ctx, "Ssm", e))?;
+        }
         outcome(&name, &props)
     }
 
@@ -173,23 +181,21 @@ impl Provider for ParameterProvider {
                 .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }
-        let old_tags = parameter_tags(ctx, &old_props)?;
-        let new_tags = parameter_tags(ctx, &props)?;
-        let gone: Vec<String> = old_tags
-            .keys()
-            .filter(|k| !new_tags.contains_key(*k))
-            .cloned()
-            .collect();
-        if !gone.is_empty() {
+        let wanted: Vec<(String, String)> = parameter_tags(ctx, &props)?.into_iter().collect();
+        let live = self
+            .ssm
+            .list_tags(&ctx.region, "Parameter", physical_id)
+            .map_err(|e| failed(ctx, "Ssm", e))?;
+        let change = TagChange::between(&live, &wanted);
+        if !change.remove.is_empty() {
             self.ssm
-                .remove_tags(&ctx.region, "Parameter", physical_id, &gone)
+                .remove_tags(&ctx.region, "Parameter", physical_id, &change.remove)
                 .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }
-        if old_tags != new_tags && !new_tags.is_empty() {
-            let t: Vec<(String, String)> = new_tags.into_iter().collect();
+        if !change.set.is_empty() {
             self.ssm
-                .add_tags(&ctx.region, "Parameter", physical_id, &t)
+                .add_tags(&ctx.region, "Parameter", physical_id, &change.set)
                 .await
                 .map_err(|e| failed(ctx, "Ssm", e))?;
         }

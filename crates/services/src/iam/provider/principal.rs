@@ -270,9 +270,15 @@ impl Provider for UserProvider {
         old: &Value,
         new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let from = user_spec(ctx, &*object(USER, old)?)?;
+        let mut from = user_spec(ctx, &*object(USER, old)?)?;
         let to = user_spec(ctx, &*object(USER, new)?)?;
         let acct = &ctx.account_id;
+        // Tags from the user as it is: a stack-level tag UpdateStack dropped is not in `old`.
+        from.tags = self
+            .iam
+            .get_user(acct, physical_id)
+            .map_err(|e| fail(ctx, e))?
+            .tags;
         if let Err(e) = self.apply(acct, physical_id, &from, &to) {
             let _ = self.apply(acct, physical_id, &to, &from);
             return Err(fail(ctx, e));

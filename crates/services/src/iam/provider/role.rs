@@ -228,8 +228,14 @@ impl Provider for RoleProvider {
         old: &Value,
         new: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let from = RoleSpec::from_props(ctx, &*object(ROLE, old)?)?;
+        let mut from = RoleSpec::from_props(ctx, &*object(ROLE, old)?)?;
         let to = RoleSpec::from_props(ctx, &*object(ROLE, new)?)?;
+        // Tags from the role as it is: a stack-level tag UpdateStack dropped is not in `old`.
+        from.tags = self
+            .iam
+            .get_role(&ctx.account_id, physical_id)
+            .map_err(|e| fail(ctx, e))?
+            .tags;
         update_role_compensated(&self.iam, &ctx.account_id, physical_id, &from, &to)
             .map_err(|e| fail(ctx, e))?;
         let role = self
