@@ -184,3 +184,38 @@ def test_change_set_errors_in_aws_words(cfn):
     assert e.value.response["Error"]["Code"] == "ValidationError"
     assert e.value.response["Error"]["Message"] == f"Stack [{p}-missing] does not exist"
     cfn.delete_stack(StackName=p)
+
+
+def test_describe_change_set_pages_changes_and_shows_property_values_when_asked(cfn, ssm):
+    p = f"cpv-{uid()}"
+    handles = {f"H{i:03}": {"Type": "AWS::CloudFormation::WaitConditionHandle"} for i in range(101)}
+    out = cfn.create_change_set(StackName=p, ChangeSetName="many", ChangeSetType="CREATE", TemplateBody=json.dumps({"Resources": handles}))
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=out["Id"], WaiterConfig=WAIT)
+    first = cfn.describe_change_set(ChangeSetName=out["Id"])
+    second = cfn.describe_change_set(ChangeSetName=out["Id"], NextToken=first["NextToken"])
+    assert (len(first["Changes"]), len(second["Changes"]), "NextToken" in second) == (100, 1, False)
+    cfn.delete_change_set(ChangeSetName=out["Id"])
+
+    def template(value):
+        return json.dumps(
+            {"Resources": {"P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}/p", "Type": "String", "Value": value}}}}
+        )
+
+    cfn.create_stack(StackName=f"{p}-s", TemplateBody=template("before"))
+    cfn.get_waiter("stack_create_complete").wait(StackName=f"{p}-s", WaiterConfig=WAIT)
+    cs = cfn.create_change_set(StackName=f"{p}-s", ChangeSetName="values", TemplateBody=template("after"))
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig=WAIT)
+    plain = cfn.describe_change_set(ChangeSetName=cs["Id"])["Changes"][0]["ResourceChange"]
+    assert "BeforeValue" not in plain["Details"][0]["Target"] and "BeforeContext" not in plain
+    shown = cfn.describe_change_set(ChangeSetName=cs["Id"], IncludePropertyValues=True)["Changes"][0]["ResourceChange"]
+    target = shown["Details"][0]["Target"]
+    assert (target["Path"], target["BeforeValue"], target["AfterValue"], target["AttributeChangeType"]) == (
+        "/Properties/Value",
+        "before",
+        "after",
+        "Modify",
+    )
+    assert json.loads(shown["AfterContext"])["Properties"]["Value"] == "after"
+    hooks = cfn.describe_change_set_hooks(ChangeSetName=cs["Id"])
+    assert (hooks["ChangeSetId"], hooks["Hooks"], hooks["Status"], hooks["StackName"]) == (cs["Id"], [], "PLANNED", f"{p}-s")
+    cfn.delete_stack(StackName=f"{p}-s")

@@ -65,6 +65,7 @@ async fn try_describe(h: &Harness, id: &str) -> Result<ChangeSetView, EngineErro
             DescribeChangeSetInput {
                 change_set: by_arn(id),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await

@@ -137,8 +137,9 @@ pub(crate) fn plan(
                     resource_type: resolved.resource_type.clone(),
                     replacement: Some("True".into()),
                     scope: vec!["Properties".into()],
-                    details: Vec::new(),
-                    change_set_id: None,
+                    before_context: context(&old.properties),
+                    after_context: context(&resolved.properties),
+                    ..Default::default()
                 },
                 sides,
             ));
@@ -189,9 +190,11 @@ pub(crate) fn plan(
                 physical_resource_id: old.physical_id.clone(),
                 resource_type: resolved.resource_type.clone(),
                 replacement: Some(replacement.into()),
+                before_context: context(&sides.0),
+                after_context: context(&sides.1),
                 scope,
                 details,
-                change_set_id: None,
+                ..Default::default()
             },
             Some(sides),
         ));
@@ -204,10 +207,8 @@ pub(crate) fn plan(
                     logical_resource_id: logical.clone(),
                     physical_resource_id: old.physical_id.clone(),
                     resource_type: old.resource_type.clone(),
-                    replacement: None,
-                    scope: Vec::new(),
-                    details: Vec::new(),
-                    change_set_id: None,
+                    before_context: context(&old.properties),
+                    ..Default::default()
                 },
                 None,
             ));
@@ -220,12 +221,21 @@ fn add(logical: &str, resource_type: &str) -> ResourceChange {
     ResourceChange {
         action: "Add".into(),
         logical_resource_id: logical.to_string(),
-        physical_resource_id: None,
         resource_type: resource_type.to_string(),
-        replacement: None,
-        scope: Vec::new(),
-        details: Vec::new(),
-        change_set_id: None,
+        ..Default::default()
+    }
+}
+
+/// A resource's properties as a change's BeforeContext / AfterContext.
+fn context(properties: &Value) -> Option<String> {
+    Some(serde_json::json!({ "Properties": properties }).to_string())
+}
+
+/// A property value as BeforeValue / AfterValue show it.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -276,11 +286,20 @@ fn property_details(resource_type: &str, old: &Value, new: &Value) -> Vec<Resour
             (true, false) => "Always",
             (true, true) => "Conditionally",
         };
+        let change_type = match (a, b) {
+            (None, _) => "Add",
+            (_, None) => "Remove",
+            _ => "Modify",
+        };
         out.push(ResourceChangeDetail {
             target: ResourceTargetDefinition {
                 attribute: "Properties".into(),
                 name: Some(name.clone()),
                 requires_recreation: Some(requires.into()),
+                path: Some(format!("/Properties/{name}")),
+                before_value: a.map(value_text),
+                after_value: b.map(value_text),
+                attribute_change_type: Some(change_type.into()),
             },
             evaluation: if target.is_some() {
                 "Dynamic"

@@ -196,8 +196,8 @@ pub(crate) fn plan<'a>(
                 change.details.push(ResourceChangeDetail {
                     target: ResourceTargetDefinition {
                         attribute: "Properties".into(),
-                        name: None,
                         requires_recreation: Some("Never".into()),
+                        ..Default::default()
                     },
                     evaluation: "Dynamic".into(),
                     change_source: "Automatic".into(),
