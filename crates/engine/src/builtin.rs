@@ -234,7 +234,7 @@ impl Provider for NestedStack {
             &engine,
             &Self::caller(ctx),
             input,
-            "UpdateStack",
+            crate::ops::update::NESTED_UPDATE,
             None,
         )
         .await

@@ -155,12 +155,6 @@ pub async fn create_change_set(
         let st = engine.inner.lock();
         super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
     };
-    let unchanged = changes.is_empty()
-        && live.is_some_and(|s| {
-            s.template_body == text
-                && s.parameters == params
-                && tags.as_ref().is_none_or(|t| *t == s.tags)
-        });
     let change_set_id = format!(
         "arn:{}:cloudformation:{}:{}:changeSet/{}/{}",
         prepared.pseudo.partition(),
@@ -173,7 +167,7 @@ pub async fn create_change_set(
         .as_ref()
         .and_then(|s| s.root_id.clone())
         .unwrap_or_else(|| stack_id.clone());
-    let nested = if input.include_nested_stacks && !unchanged {
+    let nested = if input.include_nested_stacks {
         let level = nested_changes::Level {
             change_set_id: &change_set_id,
             change_set_name: &input.change_set_name,
@@ -190,6 +184,15 @@ pub async fn create_change_set(
     } else {
         nested_changes::Planned::default()
     };
+    // Decided after the nested stacks are planned: one of them may change behind the same
+    // TemplateURL.
+    let unchanged = changes.is_empty()
+        && live.is_some_and(|s| {
+            s.template_body == text
+                && s.parameters == params
+                && tags.as_ref().is_none_or(|t| *t == s.tags)
+        });
+
     let record = ChangeSetRecord {
         change_set_id: change_set_id.clone(),
         change_set_name: input.change_set_name.clone(),
