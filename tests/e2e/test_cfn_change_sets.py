@@ -184,3 +184,80 @@ def test_change_set_errors_in_aws_words(cfn):
     assert e.value.response["Error"]["Code"] == "ValidationError"
     assert e.value.response["Error"]["Message"] == f"Stack [{p}-missing] does not exist"
     cfn.delete_stack(StackName=p)
+
+
+def test_describe_change_set_pages_changes_and_shows_property_values_when_asked(cfn, ssm):
+    p = f"cpv-{uid()}"
+    handles = {f"H{i:03}": {"Type": "AWS::CloudFormation::WaitConditionHandle"} for i in range(101)}
+    out = cfn.create_change_set(StackName=p, ChangeSetName="many", ChangeSetType="CREATE", TemplateBody=json.dumps({"Resources": handles}))
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=out["Id"], WaiterConfig=WAIT)
+    first = cfn.describe_change_set(ChangeSetName=out["Id"])
+    second = cfn.describe_change_set(ChangeSetName=out["Id"], NextToken=first["NextToken"])
+    assert (len(first["Changes"]), len(second["Changes"]), "NextToken" in second) == (100, 1, False)
+    cfn.delete_change_set(ChangeSetName=out["Id"])
+
+    def template(value):
+        return json.dumps(
+            {"Resources": {"P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": f"/{p}/p", "Type": "String", "Value": value}}}}
+        )
+
+    cfn.create_stack(StackName=f"{p}-s", TemplateBody=template("before"))
+    cfn.get_waiter("stack_create_complete").wait(StackName=f"{p}-s", WaiterConfig=WAIT)
+    cs = cfn.create_change_set(StackName=f"{p}-s", ChangeSetName="values", TemplateBody=template("after"))
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig=WAIT)
+    plain = cfn.describe_change_set(ChangeSetName=cs["Id"])["Changes"][0]["ResourceChange"]
+    assert "BeforeValue" not in plain["Details"][0]["Target"] and "BeforeContext" not in plain
+    shown = cfn.describe_change_set(ChangeSetName=cs["Id"], IncludePropertyValues=True)["Changes"][0]["ResourceChange"]
+    target = shown["Details"][0]["Target"]
+    assert (target["Path"], target["BeforeValue"], target["AfterValue"], target["AttributeChangeType"]) == (
+        "/Properties/Value",
+        "before",
+        "after",
+        "Modify",
+    )
+    assert json.loads(shown["AfterContext"])["Properties"]["Value"] == "after"
+    hooks = cfn.describe_change_set_hooks(ChangeSetName=cs["Id"])
+    assert (hooks["ChangeSetId"], hooks["Hooks"], hooks["Status"], hooks["StackName"]) == (cs["Id"], [], "PLANNED", f"{p}-s")
+    cfn.delete_stack(StackName=f"{p}-s")
+
+
+def test_policy_only_change_is_a_modify_that_execution_applies(cfn, ssm):
+    p = f"cpo-{uid()}"
+
+    def template(**policies):
+        return json.dumps(
+            {
+                "Parameters": {"V": {"Type": "String"}},
+                "Resources": {
+                    "P": {
+                        "Type": "AWS::SSM::Parameter",
+                        **policies,
+                        "Properties": {"Name": f"/{p}/p", "Type": "String", "Value": {"Ref": "V"}},
+                    }
+                },
+            }
+        )
+
+    cfn.create_stack(StackName=p, TemplateBody=template(), Parameters=[{"ParameterKey": "V", "ParameterValue": "a"}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
+    # A parameter change: AWS's ParameterReference beside a Dynamic DirectModification.
+    cs = cfn.create_change_set(StackName=p, ChangeSetName="param", TemplateBody=template(), Parameters=[{"ParameterKey": "V", "ParameterValue": "b"}])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig=WAIT)
+    details = cfn.describe_change_set(ChangeSetName=cs["Id"])["Changes"][0]["ResourceChange"]["Details"]
+    assert [(d["ChangeSource"], d["Evaluation"], d.get("CausingEntity")) for d in details] == [
+        ("ParameterReference", "Static", "V"),
+        ("DirectModification", "Dynamic", None),
+    ]
+    cfn.delete_change_set(ChangeSetName=cs["Id"])
+    # A DeletionPolicy alone: Modify without replacement, and executing it applies it.
+    retained = template(DeletionPolicy="Retain", UpdateReplacePolicy="Retain")
+    cs = cfn.create_change_set(StackName=p, ChangeSetName="retain", TemplateBody=retained, Parameters=[{"ParameterKey": "V", "UsePreviousValue": True}])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig=WAIT)
+    change = cfn.describe_change_set(ChangeSetName=cs["Id"], IncludePropertyValues=True)["Changes"][0]["ResourceChange"]
+    assert (change["Action"], change["Replacement"], change["Scope"]) == ("Modify", "False", ["DeletionPolicy", "UpdateReplacePolicy"])
+    assert [d["Target"]["AfterValue"] for d in change["Details"]] == ["Retain", "Retain"]
+    cfn.execute_change_set(ChangeSetName=cs["Id"])
+    cfn.get_waiter("stack_update_complete").wait(StackName=p, WaiterConfig=WAIT)
+    cfn.delete_stack(StackName=p)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=p, WaiterConfig=WAIT)
+    assert ssm.get_parameter(Name=f"/{p}/p")["Parameter"]["Value"] == "a"

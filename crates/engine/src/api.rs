@@ -511,6 +511,8 @@ pub struct ChangeSetRef {
 pub struct DescribeChangeSetInput {
     pub change_set: ChangeSetRef,
     pub next_token: Option<String>,
+    /// Show each detail's before and after values (and the resources' contexts).
+    pub include_property_values: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -521,13 +523,25 @@ pub struct ExecuteChangeSetInput {
     pub retain_except_on_create: Option<bool>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceTargetDefinition {
     /// `Properties`, `Metadata`, `Tags`, `DeletionPolicy`, ...
     pub attribute: String,
     pub name: Option<String>,
     /// `Never` | `Conditionally` | `Always`.
     pub requires_recreation: Option<String>,
+    /// The property values (DescribeChangeSet's IncludePropertyValues): always recorded, shown
+    /// only when asked for. `/Properties/Name`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Strings as they are, other values as JSON text.
+    #[serde(default)]
+    pub before_value: Option<String>,
+    #[serde(default)]
+    pub after_value: Option<String>,
+    /// `Add` | `Remove` | `Modify`.
+    #[serde(default)]
+    pub attribute_change_type: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -542,7 +556,7 @@ pub struct ResourceChangeDetail {
 }
 
 /// One `Changes` member (`Type: Resource`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceChange {
     /// `Add` | `Modify` | `Remove`.
     pub action: String,
@@ -557,6 +571,12 @@ pub struct ResourceChange {
     /// created with IncludeNestedStacks).
     #[serde(default)]
     pub change_set_id: Option<String>,
+    /// The resource's properties before and after, as JSON text `{"Properties": ...}`
+    /// (IncludePropertyValues).
+    #[serde(default)]
+    pub before_context: Option<String>,
+    #[serde(default)]
+    pub after_context: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -583,6 +603,18 @@ pub struct ChangeSetView {
     pub parent_change_set_id: Option<String>,
     pub root_change_set_id: Option<String>,
     pub on_stack_failure: Option<String>,
+}
+
+/// DescribeChangeSetHooks' answer: cumulo runs no hooks (the registry's hook types are not
+/// emulated), so a change set's hook list is empty once it is planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeSetHooksView {
+    pub change_set_id: String,
+    pub change_set_name: String,
+    pub stack_id: String,
+    pub stack_name: String,
+    /// `PLANNING` | `PLANNED` | `UNAVAILABLE`.
+    pub status: String,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -239,7 +239,7 @@ impl Provider for NestedStack {
             &engine,
             &Self::caller(ctx),
             input,
-            "UpdateStack",
+            crate::ops::update::NESTED_UPDATE,
             None,
         )
         .await

@@ -199,6 +199,14 @@ impl Engine {
         crate::ops::changeset::describe_change_set(self, caller, input)
     }
 
+    pub async fn describe_change_set_hooks(
+        &self,
+        caller: &Caller,
+        input: ChangeSetRef,
+    ) -> Result<ChangeSetHooksView, EngineError> {
+        crate::ops::changeset::describe_change_set_hooks(self, caller, input)
+    }
+
     pub async fn execute_change_set(
         &self,
         caller: &Caller,

@@ -48,6 +48,7 @@ async fn create_change_set_makes_review_placeholder_and_executes_to_outputs() {
             DescribeChangeSetInput {
                 change_set: cs_ref("cs", "c1"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -70,6 +71,7 @@ async fn create_change_set_makes_review_placeholder_and_executes_to_outputs() {
                     stack_name: None,
                 },
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -97,6 +99,7 @@ async fn create_change_set_makes_review_placeholder_and_executes_to_outputs() {
             DescribeChangeSetInput {
                 change_set: cs_ref("cs", "c1"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -163,6 +166,7 @@ async fn update_change_set_reports_modify_replacement_and_remove() {
             DescribeChangeSetInput {
                 change_set: cs_ref("uc", "up"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -241,6 +245,7 @@ async fn empty_change_set_fails_and_names_can_be_reused_after_delete() {
             DescribeChangeSetInput {
                 change_set: cs_ref("ec", "same"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -271,6 +276,7 @@ async fn empty_change_set_fails_and_names_can_be_reused_after_delete() {
             DescribeChangeSetInput {
                 change_set: cs_ref("ec", "same"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -756,6 +762,7 @@ async fn state_survives_reload() {
             DescribeChangeSetInput {
                 change_set: cs_ref("keep", "pending"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -1125,6 +1132,7 @@ async fn conditional_replacement_and_execute_failed() {
             DescribeChangeSetInput {
                 change_set: cs_ref("cr2", "c"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -1159,6 +1167,7 @@ async fn conditional_replacement_and_execute_failed() {
             DescribeChangeSetInput {
                 change_set: cs_ref("cr2", "c"),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await

@@ -65,6 +65,7 @@ async fn try_describe(h: &Harness, id: &str) -> Result<ChangeSetView, EngineErro
             DescribeChangeSetInput {
                 change_set: by_arn(id),
                 next_token: None,
+                include_property_values: false,
             },
         )
         .await
@@ -285,4 +286,33 @@ async fn deleting_the_root_deletes_the_hierarchy_and_the_stacks_it_made() {
     }
     // The root's own REVIEW_IN_PROGRESS stack stays, as AWS keeps it.
     assert_eq!(h.status("app").await, StackStatus::REVIEW_IN_PROGRESS);
+}
+
+#[tokio::test]
+async fn a_nested_template_changed_behind_the_same_url_is_planned_and_applied() {
+    let h = harness();
+    h.create("app", &root("hello")).await.unwrap();
+    let mid_id = h.physical("app", "Mid").await;
+    let leaf_id = h.physical(&mid_id, "Leaf").await;
+    let c = h.physical(&leaf_id, "C").await;
+    let changed = leaf().replace("{\"Ref\":\"In\"}", "\"fixed\"");
+    assert_ne!(changed, leaf());
+    h.world
+        .templates
+        .lock()
+        .unwrap()
+        .insert(LEAF_URL.into(), changed);
+    let out = h
+        .engine
+        .create_change_set(&h.caller, nested_input("UPDATE", &root("hello")))
+        .await
+        .unwrap();
+    let top = describe(&h, &out.id).await;
+    assert_eq!(top.status, "CREATE_COMPLETE", "{top:?}");
+    let mid_cs = describe(&h, &link(&top, "Mid")).await;
+    let leaf_cs = describe(&h, &link(&mid_cs, "Leaf")).await;
+    assert_eq!(leaf_cs.changes[0].logical_resource_id, "C");
+    execute(&h, &out.id).await.unwrap();
+    assert_eq!(h.settle("app").await, StackStatus::UPDATE_COMPLETE);
+    assert_eq!(h.fake.props(&c).unwrap()["Tag"], json!("fixed"));
 }

@@ -54,21 +54,73 @@ impl Resolver for PlanResolver<'_> {
     }
 }
 
-/// The logical id a placeholder refers to (`{{cumulo:Ref:X}}`, `{{cumulo:GetAtt:X.Attr}}`).
-fn placeholder_target(v: &Value) -> Option<String> {
+/// The change a placeholder stands for: `{{cumulo:Ref:X}}` is a ResourceReference to `X`,
+/// `{{cumulo:GetAtt:X.Attr}}` a ResourceAttribute `X.Attr` (AWS's CausingEntity forms).
+fn placeholder_cause(v: &Value) -> Option<(&'static str, String)> {
     let s = match v {
         Value::String(s) => s.as_str(),
-        Value::Array(items) => return items.iter().find_map(placeholder_target),
-        Value::Object(o) => return o.values().find_map(placeholder_target),
+        Value::Array(items) => return items.iter().find_map(placeholder_cause),
+        Value::Object(o) => return o.values().find_map(placeholder_cause),
         _ => return None,
     };
     let at = s.find(PLACEHOLDER_PREFIX)?;
     let rest = &s[at + PLACEHOLDER_PREFIX.len()..];
-    let rest = rest
-        .strip_prefix("Ref:")
-        .or_else(|| rest.strip_prefix("GetAtt:"))?;
-    let end = rest.find(['.', '}']).unwrap_or(rest.len());
-    Some(rest[..end].to_string())
+    let end = rest.find("}}").unwrap_or(rest.len());
+    if let Some(id) = rest[..end].strip_prefix("Ref:") {
+        return Some(("ResourceReference", id.to_string()));
+    }
+    let entity = rest[..end].strip_prefix("GetAtt:")?;
+    Some(("ResourceAttribute", entity.to_string()))
+}
+
+/// The changed parameters a template expression refers to (`Ref`, `${Name}` in `Fn::Sub`).
+fn parameter_refs(v: &Value, changed: &HashSet<String>, out: &mut Vec<String>) {
+    let mut note = |name: &str| {
+        if changed.contains(name) && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    };
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::String(name)) = o.get("Ref") {
+                note(name);
+            }
+            let sub = match o.get("Fn::Sub") {
+                Some(Value::String(text)) => Some(text.as_str()),
+                Some(Value::Array(args)) => args.first().and_then(Value::as_str),
+                _ => None,
+            };
+            for piece in sub.unwrap_or_default().split("${").skip(1) {
+                if let Some(name) = piece.split('}').next() {
+                    note(name);
+                }
+            }
+            for inner in o.values() {
+                parameter_refs(inner, changed, out);
+            }
+        }
+        Value::Array(items) => {
+            for inner in items {
+                parameter_refs(inner, changed, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What explains a resource's property changes: its template text before and after, and the
+/// parameters whose values changed.
+struct Causes<'a> {
+    /// The resource as the stack's current template has it (None: not found there).
+    old: Option<&'a Value>,
+    new_properties: Value,
+    changed_parameters: &'a HashSet<String>,
+}
+
+impl Causes<'_> {
+    fn old_property(&self, name: &str) -> Option<&Value> {
+        self.old?.get("Properties")?.get(name)
+    }
 }
 
 pub(crate) fn compute_changes(
@@ -110,6 +162,18 @@ pub(crate) fn plan(
         modified: HashSet::new(),
         region: stack.region.clone(),
     };
+    let old_template = super::common::parse(&stack.template_body).ok();
+    let changed_parameters: HashSet<String> = super::common::stored_params(prepared)
+        .into_iter()
+        .filter(|p| {
+            stack
+                .parameters
+                .iter()
+                .find(|o| o.key == p.key)
+                .is_none_or(|o| o.value != p.value || o.resolved != p.resolved)
+        })
+        .map(|p| p.key)
+        .collect();
     for logical in &prepared.order {
         let Some(r) = prepared.template.resources.get(logical) else {
             continue;
@@ -137,8 +201,9 @@ pub(crate) fn plan(
                     resource_type: resolved.resource_type.clone(),
                     replacement: Some("True".into()),
                     scope: vec!["Properties".into()],
-                    details: Vec::new(),
-                    change_set_id: None,
+                    before_context: context(&old.properties),
+                    after_context: context(&resolved.properties),
+                    ..Default::default()
                 },
                 sides,
             ));
@@ -146,15 +211,30 @@ pub(crate) fn plan(
         }
         // Both sides through the provider's canonical twin: the deploy compares the same way.
         let rtype = &resolved.resource_type;
-        if crate::canonical::same(registry, rtype, &old.properties, &resolved.properties) {
+        let old_resource = old_template
+            .as_ref()
+            .and_then(|t| t.get("Resources")?.get(logical))
+            .map(TemplateValue::to_json);
+        let policies = policy_details(old_resource.as_ref(), r);
+        let same = crate::canonical::same(registry, rtype, &old.properties, &resolved.properties);
+        if same && policies.is_empty() {
             continue;
         }
         let sides = (
             canonical(registry, rtype, &old.properties),
             canonical(registry, rtype, &resolved.properties),
         );
-        let details = property_details(rtype, &sides.0, &sides.1);
-        if details.is_empty() {
+        let causes = Causes {
+            old: old_resource.as_ref(),
+            new_properties: r.properties.to_json(),
+            changed_parameters: &changed_parameters,
+        };
+        let mut details = if same {
+            Vec::new()
+        } else {
+            property_details(rtype, &sides.0, &sides.1, &causes)
+        };
+        if details.is_empty() && policies.is_empty() {
             continue;
         }
         let replacement = if details
@@ -175,13 +255,18 @@ pub(crate) fn plan(
         } else {
             resolver.new_identity.insert(logical.clone());
         }
-        let mut scope = vec!["Properties".to_string()];
+        let mut scope: Vec<String> = Vec::new();
+        if !details.is_empty() {
+            scope.push("Properties".into());
+        }
         if details
             .iter()
             .any(|d| d.target.name.as_deref() == Some("Tags"))
         {
             scope.push("Tags".into());
         }
+        scope.extend(policies.iter().map(|d| d.target.attribute.clone()));
+        details.extend(policies);
         changes.push((
             ResourceChange {
                 action: "Modify".into(),
@@ -189,9 +274,11 @@ pub(crate) fn plan(
                 physical_resource_id: old.physical_id.clone(),
                 resource_type: resolved.resource_type.clone(),
                 replacement: Some(replacement.into()),
+                before_context: context(&sides.0),
+                after_context: context(&sides.1),
                 scope,
                 details,
-                change_set_id: None,
+                ..Default::default()
             },
             Some(sides),
         ));
@@ -204,10 +291,8 @@ pub(crate) fn plan(
                     logical_resource_id: logical.clone(),
                     physical_resource_id: old.physical_id.clone(),
                     resource_type: old.resource_type.clone(),
-                    replacement: None,
-                    scope: Vec::new(),
-                    details: Vec::new(),
-                    change_set_id: None,
+                    before_context: context(&old.properties),
+                    ..Default::default()
                 },
                 None,
             ));
@@ -220,12 +305,21 @@ fn add(logical: &str, resource_type: &str) -> ResourceChange {
     ResourceChange {
         action: "Add".into(),
         logical_resource_id: logical.to_string(),
-        physical_resource_id: None,
         resource_type: resource_type.to_string(),
-        replacement: None,
-        scope: Vec::new(),
-        details: Vec::new(),
-        change_set_id: None,
+        ..Default::default()
+    }
+}
+
+/// A resource's properties as a change's BeforeContext / AfterContext.
+fn context(properties: &Value) -> Option<String> {
+    Some(serde_json::json!({ "Properties": properties }).to_string())
+}
+
+/// A property value as BeforeValue / AfterValue show it.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -256,8 +350,81 @@ pub(crate) fn planned_properties(
     Ok(prepared.resolve_resource(logical, &resolver)?.properties)
 }
 
-/// One detail per top-level property that differs.
-fn property_details(resource_type: &str, old: &Value, new: &Value) -> Vec<ResourceChangeDetail> {
+/// The resource attributes a change set reports besides Properties, when the template changes
+/// them alone: `Modify` with `Replacement: False`, applied by the update without a provider call.
+const POLICY_ATTRIBUTES: [&str; 4] = [
+    "DeletionPolicy",
+    "UpdateReplacePolicy",
+    "Metadata",
+    "UpdatePolicy",
+];
+
+fn policy_details(
+    old: Option<&Value>,
+    new: &cumulo_template::model::Resource,
+) -> Vec<ResourceChangeDetail> {
+    let after = [
+        &new.deletion_policy,
+        &new.update_replace_policy,
+        &new.metadata,
+        &new.update_policy,
+    ];
+    POLICY_ATTRIBUTES
+        .iter()
+        .zip(after)
+        .filter_map(|(attribute, after)| {
+            let (a, b) = (
+                old.and_then(|o| o.get(*attribute)),
+                after.as_ref().map(TemplateValue::to_json),
+            );
+            (a != b.as_ref()).then(|| ResourceChangeDetail {
+                target: target(attribute, None, "Never", a, b.as_ref()),
+                evaluation: "Static".into(),
+                change_source: "DirectModification".into(),
+                causing_entity: None,
+            })
+        })
+        .collect()
+}
+
+/// A detail's target, with the values IncludePropertyValues shows.
+fn target(
+    attribute: &str,
+    name: Option<&str>,
+    requires: &str,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) -> ResourceTargetDefinition {
+    let change_type = match (before, after) {
+        (None, _) => "Add",
+        (_, None) => "Remove",
+        _ => "Modify",
+    };
+    ResourceTargetDefinition {
+        attribute: attribute.into(),
+        name: name.map(str::to_string),
+        requires_recreation: Some(requires.into()),
+        path: Some(match name {
+            Some(n) => format!("/{attribute}/{n}"),
+            None => format!("/{attribute}"),
+        }),
+        before_value: before.map(value_text),
+        after_value: after.map(value_text),
+        attribute_change_type: Some(change_type.into()),
+    }
+}
+
+/// Every cause of each top-level property that differs, as AWS lists them: a property whose
+/// template text changed is a Static DirectModification; one whose value comes from a changed
+/// parameter a Static ParameterReference beside a Dynamic DirectModification; one that refers
+/// to a resource the change set adds, replaces or modifies a Dynamic ResourceReference (`Ref`)
+/// or ResourceAttribute (`Fn::GetAtt`).
+fn property_details(
+    resource_type: &str,
+    old: &Value,
+    new: &Value,
+    causes: &Causes,
+) -> Vec<ResourceChangeDetail> {
     let empty = serde_json::Map::new();
     let old = old.as_object().unwrap_or(&empty);
     let new = new.as_object().unwrap_or(&empty);
@@ -269,33 +436,37 @@ fn property_details(resource_type: &str, old: &Value, new: &Value) -> Vec<Resour
         if a == b {
             continue;
         }
-        let target = b.and_then(placeholder_target);
-        let create_only = schema::is_create_only(resource_type, name);
-        let requires = match (create_only, target.is_some()) {
+        let raw_new = causes.new_properties.get(name.as_str());
+        let direct = causes.old.is_none() || causes.old_property(name) != raw_new;
+        let mut parameters = Vec::new();
+        if let Some(raw) = raw_new {
+            parameter_refs(raw, causes.changed_parameters, &mut parameters);
+        }
+        let reference = b.and_then(placeholder_cause);
+        let requires = match (schema::is_create_only(resource_type, name), &reference) {
             (false, _) => "Never",
-            (true, false) => "Always",
-            (true, true) => "Conditionally",
+            (true, None) => "Always",
+            (true, Some(_)) => "Conditionally",
         };
-        out.push(ResourceChangeDetail {
-            target: ResourceTargetDefinition {
-                attribute: "Properties".into(),
-                name: Some(name.clone()),
-                requires_recreation: Some(requires.into()),
-            },
-            evaluation: if target.is_some() {
-                "Dynamic"
-            } else {
-                "Static"
-            }
-            .into(),
-            change_source: if target.is_some() {
-                "ResourceReference"
-            } else {
-                "DirectModification"
-            }
-            .into(),
-            causing_entity: target,
-        });
+        let detail =
+            |evaluation: &str, source: &str, entity: Option<String>| ResourceChangeDetail {
+                target: target("Properties", Some(name), requires, a, b),
+                evaluation: evaluation.into(),
+                change_source: source.into(),
+                causing_entity: entity,
+            };
+        if direct || (parameters.is_empty() && reference.is_none()) {
+            out.push(detail("Static", "DirectModification", None));
+        }
+        for p in &parameters {
+            out.push(detail("Static", "ParameterReference", Some(p.clone())));
+        }
+        if !direct && !parameters.is_empty() {
+            out.push(detail("Dynamic", "DirectModification", None));
+        }
+        if let Some((source, entity)) = reference {
+            out.push(detail("Dynamic", source, Some(entity)));
+        }
     }
     out
 }

@@ -158,12 +158,6 @@ pub async fn create_change_set(
         let st = engine.inner.lock();
         super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
     };
-    let unchanged = changes.is_empty()
-        && live.is_some_and(|s| {
-            s.template_body == text
-                && s.parameters == params
-                && tags.as_ref().is_none_or(|t| *t == s.tags)
-        });
     let change_set_id = format!(
         "arn:{}:cloudformation:{}:{}:changeSet/{}/{}",
         prepared.pseudo.partition(),
@@ -176,7 +170,7 @@ pub async fn create_change_set(
         .as_ref()
         .and_then(|s| s.root_id.clone())
         .unwrap_or_else(|| stack_id.clone());
-    let nested = if input.include_nested_stacks && !unchanged {
+    let nested = if input.include_nested_stacks {
         let level = nested_changes::Level {
             change_set_id: &change_set_id,
             change_set_name: &input.change_set_name,
@@ -193,6 +187,15 @@ pub async fn create_change_set(
     } else {
         nested_changes::Planned::default()
     };
+    // Decided after the nested stacks are planned: one of them may change behind the same
+    // TemplateURL.
+    let unchanged = changes.is_empty()
+        && live.is_some_and(|s| {
+            s.template_body == text
+                && s.parameters == params
+                && tags.as_ref().is_none_or(|t| *t == s.tags)
+        });
+
     let record = ChangeSetRecord {
         change_set_id: change_set_id.clone(),
         change_set_name: input.change_set_name.clone(),
@@ -289,7 +292,15 @@ pub fn describe_change_set(
         &input.change_set.change_set_name,
         input.change_set.stack_name.as_deref(),
     )?;
-    let (changes, next_token) = page(cs.changes.clone(), input.next_token.as_deref())?;
+    let (mut changes, next_token) = page(cs.changes.clone(), input.next_token.as_deref())?;
+    if input.include_property_values {
+        mask_no_echo(&mut changes, &cs.parameters);
+        if let Some(stack) = st.stacks.get(&cs.stack_id) {
+            mask_no_echo(&mut changes, &stack.parameters);
+        }
+    } else {
+        changes.iter_mut().for_each(without_values);
+    }
     Ok(ChangeSetView {
         change_set_name: cs.change_set_name.clone(),
         change_set_id: cs.change_set_id.clone(),
@@ -311,6 +322,74 @@ pub fn describe_change_set(
         root_change_set_id: cs.root_change_set_id.clone(),
         on_stack_failure: cs.on_stack_failure.clone(),
     })
+}
+
+pub fn describe_change_set_hooks(
+    engine: &Engine,
+    caller: &Caller,
+    input: ChangeSetRef,
+) -> Result<ChangeSetHooksView, EngineError> {
+    let st = engine.inner.lock();
+    let cs = find_change_set(
+        &st,
+        caller,
+        &input.change_set_name,
+        input.stack_name.as_deref(),
+    )?;
+    Ok(ChangeSetHooksView {
+        change_set_id: cs.change_set_id.clone(),
+        change_set_name: cs.change_set_name.clone(),
+        stack_id: cs.stack_id.clone(),
+        stack_name: cs.stack_name.clone(),
+        status: if cs.status == "CREATE_COMPLETE" {
+            "PLANNED"
+        } else {
+            "UNAVAILABLE"
+        }
+        .into(),
+    })
+}
+
+/// What DescribeChangeSet shows without IncludePropertyValues: no values, no contexts.
+fn without_values(change: &mut ResourceChange) {
+    change.before_context = None;
+    change.after_context = None;
+    for d in &mut change.details {
+        let t = &mut d.target;
+        (
+            t.path,
+            t.before_value,
+            t.after_value,
+            t.attribute_change_type,
+        ) = (None, None, None, None);
+    }
+}
+
+/// A NoEcho parameter's value never shows in property values: AWS's mask stands for it.
+fn mask_no_echo(changes: &mut [ResourceChange], params: &[crate::state::StoredParam]) {
+    let secrets: Vec<&str> = params
+        .iter()
+        .filter(|p| p.no_echo && !p.value.is_empty())
+        .map(|p| p.value.as_str())
+        .collect();
+    if secrets.is_empty() {
+        return;
+    }
+    let mask = |v: &mut Option<String>| {
+        if let Some(text) = v {
+            for s in &secrets {
+                *text = text.replace(s, "****");
+            }
+        }
+    };
+    for c in changes {
+        mask(&mut c.before_context);
+        mask(&mut c.after_context);
+        for d in &mut c.details {
+            mask(&mut d.target.before_value);
+            mask(&mut d.target.after_value);
+        }
+    }
 }
 
 pub async fn execute_change_set(

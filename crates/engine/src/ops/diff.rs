@@ -80,12 +80,19 @@ pub fn diff(
                 (_, Some("True" | "Conditional")) => "replace",
                 _ => "update",
             };
+            // A property has one detail per cause (a parameter, a reference, the template):
+            // the diff lists it once.
+            let mut seen = std::collections::HashSet::new();
             let properties = match &sides {
                 Some((old, new)) => change
                     .details
                     .iter()
+                    .filter(|d| d.target.attribute == "Properties")
                     .filter_map(|d| {
                         let name = d.target.name.clone()?;
+                        if !seen.insert(name.clone()) {
+                            return None;
+                        }
                         Some(PropertyChange {
                             old: old.get(&name).cloned(),
                             new: new.get(&name).cloned(),

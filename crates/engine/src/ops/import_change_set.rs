@@ -245,8 +245,7 @@ pub async fn create(
             resource_type: r.resource_type.clone(),
             replacement: None,
             scope: Vec::new(),
-            details: Vec::new(),
-            change_set_id: None,
+            ..Default::default()
         })
         .collect();
     engine.inner.save_change_set(cs)?;

@@ -57,158 +57,206 @@ fn change_set_arn(stack_id: &str, name: &str) -> String {
 }
 
 /// Plans the nested change sets under `level`, recording each one's id in the parent's
-/// resource change, as AWS shows it (`ResourceChange.ChangeSetId`).
+/// resource change, as AWS shows it (`ResourceChange.ChangeSetId`). A nested stack whose
+/// properties are unchanged is looked into too (its template may have changed behind the same
+/// TemplateURL, and the update hands every nested stack its template): it becomes a Modify
+/// only when its nested change set finds something.
 pub(crate) fn plan<'a>(
     engine: &'a Engine,
     caller: &'a Caller,
     level: Level<'a>,
-    changes: &'a mut [ResourceChange],
+    changes: &'a mut Vec<ResourceChange>,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Planned, EngineError>> + Send + 'a>>
 {
     Box::pin(async move {
         let mut planned = Planned::default();
-        let snapshot = changes.to_vec();
+        let snapshot = changes.clone();
         for change in changes.iter_mut() {
-            if change.resource_type != NESTED_STACK
-                || !matches!(change.action.as_str(), "Add" | "Modify")
+            if change.resource_type == NESTED_STACK
+                && matches!(change.action.as_str(), "Add" | "Modify")
             {
+                one(engine, caller, &level, &snapshot, change, &mut planned).await?;
+            }
+        }
+        let Some(live) = level.live else {
+            return Ok(planned);
+        };
+        for logical in &level.prepared.order {
+            let untouched = level
+                .prepared
+                .template
+                .resources
+                .get(logical)
+                .is_some_and(|r| r.resource_type == NESTED_STACK)
+                && !snapshot.iter().any(|c| c.logical_resource_id == *logical);
+            let Some(physical) = live
+                .resources
+                .get(logical)
+                .and_then(|r| r.physical_id.clone())
+                .filter(|_| untouched)
+            else {
                 continue;
-            }
-            let logical = change.logical_resource_id.clone();
-            let props = {
-                let st = engine.inner.lock();
-                super::changes::planned_properties(
-                    &st,
-                    &caller.region,
-                    level.live,
-                    level.prepared,
-                    &snapshot,
-                    &logical,
-                )
-                .map_err(|d| EngineError::validation(d.message))?
             };
-            let url = props
-                .get("TemplateURL")
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    EngineError::validation(format!(
-                        "Properties validation failed for resource {logical} with message: required key [TemplateURL] not found"
-                    ))
-                })?;
-            let text = template_text(engine, caller, None, Some(url)).await?;
-            let root = parse(&text)?;
-            check_capabilities(&root, level.capabilities)?;
-            let live: Option<StackRecord> =
-                match (&change.physical_resource_id, change.action.as_str()) {
-                    (Some(id), "Modify") => engine.inner.lock().stacks.get(id).cloned(),
-                    _ => None,
-                };
-            // A value known only once the parent runs stays the planner's placeholder.
-            let params = crate::builtin::nested_parameters(&props).map_err(|e| {
-                EngineError::validation(format!("Template error: resource {logical}: {e}"))
-            })?;
-            let given = given_params(&params, live.as_ref().map(|s| s.parameters.as_slice()))?;
-            let (stack_id, stack_name) = match &live {
-                Some(s) => (s.stack_id.clone(), s.stack_name.clone()),
-                None => {
-                    let name = generated(&format!("{}-{logical}", level.stack_name));
-                    let id = new_stack_id(&caller.region, &caller.account_id, &name);
-                    (id, name)
-                }
+            let mut change = ResourceChange {
+                action: "Modify".into(),
+                logical_resource_id: logical.clone(),
+                physical_resource_id: Some(physical),
+                resource_type: NESTED_STACK.into(),
+                replacement: Some("False".into()),
+                scope: vec!["Properties".into()],
+                ..Default::default()
             };
-            let prepared = prepare_for(
-                engine,
-                &caller.region,
-                &caller.account_id,
-                &stack_id,
-                &stack_name,
-                &root,
-                &given,
-            )?;
-            let mut nested_changes = {
-                let st = engine.inner.lock();
-                super::changes::compute_changes(
-                    &engine.inner.registry,
-                    &st,
-                    live.as_ref(),
-                    &prepared,
-                )
-            };
-            let name = generated(&format!("{}-{logical}", level.change_set_name));
-            let id = change_set_arn(&stack_id, &name);
-            let below = plan(
-                engine,
-                caller,
-                Level {
-                    change_set_id: &id,
-                    change_set_name: &name,
-                    root_change_set_id: level.root_change_set_id,
-                    stack_id: &stack_id,
-                    stack_name: &stack_name,
-                    root_stack_id: level.root_stack_id,
-                    live: live.as_ref(),
-                    prepared: &prepared,
-                    capabilities: level.capabilities,
-                    description: level.description,
-                },
-                &mut nested_changes,
-            )
-            .await?;
-            if live.is_none() {
-                planned.stacks.push(review_stack(
-                    caller,
-                    &stack_id,
-                    &stack_name,
-                    Some((level.stack_id, level.root_stack_id)),
-                ));
+            let mut below = Planned::default();
+            if one(engine, caller, &level, &snapshot, &mut change, &mut below).await? {
+                planned.change_sets.extend(below.change_sets);
+                planned.stacks.extend(below.stacks);
+                changes.push(change);
             }
-            planned.change_sets.push(ChangeSetRecord {
-                change_set_id: id.clone(),
-                change_set_name: name,
-                stack_id,
-                stack_name,
-                region: caller.region.clone(),
-                description: level.description.cloned(),
-                created: now_ms(),
-                execution_status: "UNAVAILABLE".into(),
-                status: "CREATE_COMPLETE".into(),
-                status_reason: Some(EXECUTABLE_FROM_ROOT.into()),
-                change_set_type: if live.is_some() { "UPDATE" } else { "CREATE" }.into(),
-                template_body: text,
-                original_body: None,
-                parameters: stored_params(&prepared),
-                given_parameters: given.into_iter().collect(),
-                tags: None,
-                capabilities: level.capabilities.to_vec(),
-                notification_arns: Vec::new(),
-                include_nested_stacks: true,
-                on_stack_failure: None,
-                changes: nested_changes,
-                role_arn: None,
-                parent_change_set_id: Some(level.change_set_id.to_string()),
-                root_change_set_id: Some(level.root_change_set_id.to_string()),
-                logical_resource_id: Some(logical),
-                made_stack: live.is_none(),
-            });
-            planned.change_sets.extend(below.change_sets);
-            planned.stacks.extend(below.stacks);
-            if change.action == "Modify" {
-                // The nested stack's own changes are evaluated when it runs: AWS's Automatic cause.
-                change.details.push(ResourceChangeDetail {
-                    target: ResourceTargetDefinition {
-                        attribute: "Properties".into(),
-                        name: None,
-                        requires_recreation: Some("Never".into()),
-                    },
-                    evaluation: "Dynamic".into(),
-                    change_source: "Automatic".into(),
-                    causing_entity: None,
-                });
-            }
-            change.change_set_id = Some(id);
         }
         Ok(planned)
     })
+}
+
+/// Plans the nested change set of one nested stack resource into `planned`; true when it
+/// changes something (its resources, template or parameters).
+async fn one(
+    engine: &Engine,
+    caller: &Caller,
+    level: &Level<'_>,
+    snapshot: &[ResourceChange],
+    change: &mut ResourceChange,
+    planned: &mut Planned,
+) -> Result<bool, EngineError> {
+    let logical = change.logical_resource_id.clone();
+    let props = {
+        let st = engine.inner.lock();
+        super::changes::planned_properties(
+            &st,
+            &caller.region,
+            level.live,
+            level.prepared,
+            snapshot,
+            &logical,
+        )
+        .map_err(|d| EngineError::validation(d.message))?
+    };
+    let url = props
+        .get("TemplateURL")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            EngineError::validation(format!(
+                "Properties validation failed for resource {logical} with message: required key [TemplateURL] not found"
+            ))
+        })?;
+    let text = template_text(engine, caller, None, Some(url)).await?;
+    let root = parse(&text)?;
+    check_capabilities(&root, level.capabilities)?;
+    let live: Option<StackRecord> = match (&change.physical_resource_id, change.action.as_str()) {
+        (Some(id), "Modify") => engine.inner.lock().stacks.get(id).cloned(),
+        _ => None,
+    };
+    // A value known only once the parent runs stays the planner's placeholder.
+    let params = crate::builtin::nested_parameters(&props)
+        .map_err(|e| EngineError::validation(format!("Template error: resource {logical}: {e}")))?;
+    let given = given_params(&params, live.as_ref().map(|s| s.parameters.as_slice()))?;
+    let (stack_id, stack_name) = match &live {
+        Some(s) => (s.stack_id.clone(), s.stack_name.clone()),
+        None => {
+            let name = generated(&format!("{}-{logical}", level.stack_name));
+            let id = new_stack_id(&caller.region, &caller.account_id, &name);
+            (id, name)
+        }
+    };
+    let prepared = prepare_for(
+        engine,
+        &caller.region,
+        &caller.account_id,
+        &stack_id,
+        &stack_name,
+        &root,
+        &given,
+    )?;
+    let mut nested_changes = {
+        let st = engine.inner.lock();
+        super::changes::compute_changes(&engine.inner.registry, &st, live.as_ref(), &prepared)
+    };
+    let name = generated(&format!("{}-{logical}", level.change_set_name));
+    let id = change_set_arn(&stack_id, &name);
+    let below = plan(
+        engine,
+        caller,
+        Level {
+            change_set_id: &id,
+            change_set_name: &name,
+            root_change_set_id: level.root_change_set_id,
+            stack_id: &stack_id,
+            stack_name: &stack_name,
+            root_stack_id: level.root_stack_id,
+            live: live.as_ref(),
+            prepared: &prepared,
+            capabilities: level.capabilities,
+            description: level.description,
+        },
+        &mut nested_changes,
+    )
+    .await?;
+    let parameters = stored_params(&prepared);
+    let differs = live.as_ref().is_none_or(|s| {
+        !nested_changes.is_empty() || s.template_body != text || s.parameters != parameters
+    });
+    if live.is_none() {
+        planned.stacks.push(review_stack(
+            caller,
+            &stack_id,
+            &stack_name,
+            Some((level.stack_id, level.root_stack_id)),
+        ));
+    }
+    planned.change_sets.push(ChangeSetRecord {
+        change_set_id: id.clone(),
+        change_set_name: name,
+        stack_id,
+        stack_name,
+        region: caller.region.clone(),
+        description: level.description.cloned(),
+        created: now_ms(),
+        execution_status: "UNAVAILABLE".into(),
+        status: "CREATE_COMPLETE".into(),
+        status_reason: Some(EXECUTABLE_FROM_ROOT.into()),
+        change_set_type: if live.is_some() { "UPDATE" } else { "CREATE" }.into(),
+        template_body: text,
+        original_body: None,
+        parameters,
+        given_parameters: given.into_iter().collect(),
+        tags: None,
+        capabilities: level.capabilities.to_vec(),
+        notification_arns: Vec::new(),
+        include_nested_stacks: true,
+        on_stack_failure: None,
+        changes: nested_changes,
+        role_arn: None,
+        parent_change_set_id: Some(level.change_set_id.to_string()),
+        root_change_set_id: Some(level.root_change_set_id.to_string()),
+        logical_resource_id: Some(logical),
+        made_stack: live.is_none(),
+    });
+    planned.change_sets.extend(below.change_sets);
+    planned.stacks.extend(below.stacks);
+    if change.action == "Modify" {
+        // The nested stack's own changes are evaluated when it runs: AWS's Automatic cause.
+        change.details.push(ResourceChangeDetail {
+            target: ResourceTargetDefinition {
+                attribute: "Properties".into(),
+                requires_recreation: Some("Never".into()),
+                ..Default::default()
+            },
+            evaluation: "Dynamic".into(),
+            change_source: "Automatic".into(),
+            causing_entity: None,
+        });
+    }
+    change.change_set_id = Some(id);
+    Ok(differs)
 }
 
 /// A stack a CREATE change set makes before it is executed (AWS's REVIEW_IN_PROGRESS

@@ -11,6 +11,9 @@ use crate::ops::policy;
 use crate::state::{GenerationRows, OpRecord, Running, now_ms};
 use crate::status::StackStatus;
 
+/// The operation kind of a nested stack's update run by its parent's.
+pub(crate) const NESTED_UPDATE: &str = "UpdateNestedStack";
+
 pub async fn update_stack(
     engine: &Engine,
     caller: &Caller,
@@ -146,7 +149,12 @@ pub(crate) async fn start_update(
         && params == stack.parameters
         && tags == stack.tags
         && notification_arns == stack.notification_arns
-        && stack.status.updatable();
+        && stack.status.updatable()
+        // An executable change set has changes, perhaps only in a nested stack's template
+        // behind an unchanged TemplateURL; for the same reason a nested stack that has nested
+        // stacks of its own hands them the update (at worst an update that changes nothing).
+        && kind != "ExecuteChangeSet"
+        && !(kind == NESTED_UPDATE && text.contains("AWS::CloudFormation::Stack"));
     if unchanged {
         return Err(EngineError::validation("No updates are to be performed."));
     }

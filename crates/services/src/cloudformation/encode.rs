@@ -285,6 +285,13 @@ pub fn change(w: &mut XmlWriter, c: &ResourceChange) {
             .opt(
                 "RequiresRecreation",
                 d.target.requires_recreation.as_deref(),
+            )
+            .opt("Path", d.target.path.as_deref())
+            .opt("BeforeValue", d.target.before_value.as_deref())
+            .opt("AfterValue", d.target.after_value.as_deref())
+            .opt(
+                "AttributeChangeType",
+                d.target.attribute_change_type.as_deref(),
             );
         w.close();
         w.elem("Evaluation", &d.evaluation)
@@ -293,6 +300,8 @@ pub fn change(w: &mut XmlWriter, c: &ResourceChange) {
         w.close();
     }
     w.close();
+    w.opt("BeforeContext", c.before_context.as_deref())
+        .opt("AfterContext", c.after_context.as_deref());
     w.close();
     w.close();
 }

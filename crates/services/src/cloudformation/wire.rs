@@ -599,11 +599,27 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                     DescribeChangeSetInput {
                         change_set: change_set_ref(p)?,
                         next_token: opt(p, "NextToken"),
+                        include_property_values: boolean(p, "IncludePropertyValues")?
+                            .unwrap_or(false),
                     },
                 )
                 .await
                 .map_err(e)?;
             result(|w| encode::change_set(w, &out))
+        }
+        "DescribeChangeSetHooks" => {
+            let out = engine
+                .describe_change_set_hooks(c, change_set_ref(p)?)
+                .await
+                .map_err(e)?;
+            result(|w| {
+                w.elem("ChangeSetId", &out.change_set_id)
+                    .elem("ChangeSetName", &out.change_set_name);
+                w.open("Hooks", None).close();
+                w.elem("Status", &out.status)
+                    .elem("StackId", &out.stack_id)
+                    .elem("StackName", &out.stack_name);
+            })
         }
         "ExecuteChangeSet" => {
             engine
