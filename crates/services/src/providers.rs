@@ -9,6 +9,7 @@
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
+pub(crate) mod attached_policy;
 pub(crate) mod readback;
 
 pub use crate::catalog::ProviderServices;
