@@ -14,7 +14,7 @@ use cumulo_engine::{
     EngineConfig, ImportInput, Parameter, ResourceDiff, ResourceDrift, RollbackStackInput, Settle,
     StackEvent, StackStatus, StackView, UpdateStackInput,
 };
-use cumulo_services::providers::ProviderServices;
+use cumulo_services::catalog::{self, Catalog};
 use cumulo_services::s3::{PutInput, S3Service};
 use cumulo_services::ssm::{PutParameterInput, SsmService};
 use cumulo_services::{Config, Gateway, cloudformation::CloudFormationService};
@@ -151,27 +151,25 @@ impl LocalTarget {
         } else {
             None
         };
-        let mut providers = ProviderServices::open(store.clone(), &config)?;
-        if let Some(s) = &socket {
-            providers.callback_host = Some(s.local_addr()?.to_string());
-        }
-        let (s3, ssm) = (providers.s3.clone(), providers.ssm.clone());
-        // The deploy waits on its own (and reports progress): the API's bounded wait is off.
-        let engine_config = EngineConfig {
-            sync_wait: Duration::ZERO,
-            ..EngineConfig::default()
+        let callback_host = match &socket {
+            Some(s) => Some(s.local_addr()?.to_string()),
+            None => None,
         };
-        let cfn = Arc::new(CloudFormationService::new(
-            store.clone(),
-            &config,
-            providers.clone(),
-            engine_config,
-        )?);
-        let engine = cfn.engine().clone();
+        let catalog = Catalog::new(catalog::Context {
+            // The deploy waits on its own (and reports progress): the API's bounded wait is off.
+            engine: EngineConfig {
+                sync_wait: Duration::ZERO,
+                ..EngineConfig::default()
+            },
+            callback_host,
+            ..catalog::Context::new(store.clone(), config.clone())
+        });
+        // The engine, and with it every service a provider acts on, is built now.
+        let engine = catalog.get::<CloudFormationService>()?.engine().clone();
+        let (s3, ssm) = (catalog.get::<S3Service>()?, catalog.get::<SsmService>()?);
         let listener = match socket {
             Some(s) => {
-                let gateway =
-                    Gateway::over_providers(store.clone(), config.clone(), &providers, cfn)?;
+                let gateway = Gateway::over(&catalog);
                 let socket = tokio::net::TcpListener::from_std(s)?;
                 let task = tokio::spawn(crate::serve::accept_loop(
                     socket,

@@ -1,22 +1,24 @@
 //! The gateway: decides which service a request is for, the way AWS endpoints and LocalStack do,
 //! checks its signature when asked to, and answers the health endpoints.
 //!
-//! Routing order: the SigV4 credential scope's service (header or presigned query), then the
-//! `X-Amz-Target` prefix, then the query protocol's `Version` (URL query or form body), then S3
-//! (REST path or a virtual-hosted bucket host), which is also where anonymous browser-style
-//! requests go. A service cumulo does not emulate answers 501 naming what was asked.
+//! Every routing key comes from the services' descriptors in the [`catalog`]. Routing order: the
+//! SigV4 credential scope's service (header or presigned query), then the `X-Amz-Target`
+//! prefix, then the query protocol's `Version` (URL query or form body), then a REST service's
+//! path prefix (for unsigned requests), then S3 (REST path or a virtual-hosted bucket host),
+//! which is also where anonymous browser-style requests go. A service cumulo does not emulate
+//! answers 501 naming what was asked.
 //!
 //! Errors the gateway raises for a service (bad signature, malformed request, oversized body) are
 //! rendered in that service's own protocol, so the client raises the exception it would on AWS.
 
 use crate::Service;
+use crate::catalog::{self, Catalog};
 use cumulo_store::Store;
 use cumulo_wire::query::parse_form;
 use cumulo_wire::sigv2;
 use cumulo_wire::sigv4::{self, Auth, CredentialScope, Placement, SigError, SigV4, SignedParts};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 use http::StatusCode;
-use lazy::Lazy;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -71,87 +73,13 @@ impl std::fmt::Debug for SigningKeys {
     }
 }
 
-/// `X-Amz-Target` prefixes (before the `.`) and the signing name they belong to.
-const TARGET_PREFIXES: &[(&str, &str)] = &[
-    ("AmazonSQS", "sqs"),
-    ("AmazonSSM", "ssm"),
-    ("DynamoDB_20120810", "dynamodb"),
-    ("DynamoDBStreams_20120810", "dynamodb"),
-    ("TrentService", "kms"),
-    ("secretsmanager", "secretsmanager"),
-    ("Logs_20140328", "logs"),
-    ("AWSEvents", "events"),
-    ("AmazonEC2ContainerRegistry_V20150921", "ecr"),
-];
-
-/// Services whose `X-Amz-Target` requests are `application/x-amz-json-1.0` (the rest are 1.1).
-const JSON10_SERVICES: &[&str] = &["sqs", "dynamodb"];
-
-/// JSON services by signing name, for requests that lack the `X-Amz-Target` they should carry.
-const JSON_SERVICES: &[(&str, Protocol)] = &[
-    ("ssm", Protocol::Json11),
-    ("dynamodb", Protocol::Json10),
-    ("kms", Protocol::Json11),
-    ("secretsmanager", Protocol::Json11),
-    ("logs", Protocol::Json11),
-    ("events", Protocol::Json11),
-    ("ecr", Protocol::Json11),
-];
-
-/// Query-protocol API versions and the signing name they belong to.
-const QUERY_VERSIONS: &[(&str, &str)] = &[
-    ("2010-03-31", "sns"),
-    ("2012-11-05", "sqs"),
-    ("2011-06-15", "sts"),
-    ("2010-05-15", "cloudformation"),
-    ("2010-05-08", "iam"),
-];
-
-/// Response namespaces of the query-protocol services (`xmlNamespace` in their models).
-const QUERY_NAMESPACES: &[(&str, &str)] = &[
-    ("sns", "http://sns.amazonaws.com/doc/2010-03-31/"),
-    ("sqs", "http://queue.amazonaws.com/doc/2012-11-05/"),
-    ("sts", "https://sts.amazonaws.com/doc/2011-06-15/"),
-    (
-        "cloudformation",
-        "http://cloudformation.amazonaws.com/doc/2010-05-15/",
-    ),
-    ("iam", "https://iam.amazonaws.com/doc/2010-05-08/"),
-];
-
-/// JSON services whose model is `awsQueryCompatible`: botocore reads their error code from the
-/// `x-amzn-query-error` header, so errors raised for them carry the legacy query code there.
-const QUERY_COMPATIBLE: &[&str] = &["sqs"];
-
-/// Namespace for query errors of services cumulo has no model of; botocore ignores it on errors.
-const UNKNOWN_NAMESPACE: &str = "https://cumulo.invalid/doc/";
-
-/// The protocol a request to `service` is in, judged from the service and the request's shape.
+/// The protocol a request to `service` is in, judged from the service's descriptor and the
+/// request's shape.
 pub fn infer_protocol(service: &str, req: &AwsRequest) -> Protocol {
-    if matches!(service, "s3" | "s3express") {
-        return Protocol::RestXml;
+    match catalog::descriptor(service) {
+        Some(d) => d.protocol_for(req),
+        None => catalog::protocol_of_unknown(req),
     }
-    if req.header("x-amz-target").is_some() {
-        let json10 = JSON10_SERVICES.contains(&service)
-            || req
-                .header("content-type")
-                .is_some_and(|c| c.contains("json-1.0"));
-        return if json10 {
-            Protocol::Json10
-        } else {
-            Protocol::Json11
-        };
-    }
-    if let Some((_, ns)) = QUERY_NAMESPACES.iter().find(|(s, _)| *s == service) {
-        return Protocol::Query(ns);
-    }
-    if let Some((_, p)) = JSON_SERVICES.iter().find(|(s, _)| *s == service) {
-        return *p;
-    }
-    if req.query_param("Action").is_some() || req.body.starts_with(b"Action=") {
-        return Protocol::Query(UNKNOWN_NAMESPACE);
-    }
-    Protocol::RestJson
 }
 
 /// Requests the HTTP layer refuses before they reach a service; the gateway renders them in the
@@ -173,17 +101,6 @@ pub enum GatewayError {
     Store(#[from] cumulo_store::StoreError),
     #[error("cloudformation engine: {0}")]
     Engine(#[from] cumulo_engine::EngineError),
-}
-
-/// A lazily built service whose constructor needs only the store and the settings.
-fn standalone<S: Service + 'static>(
-    name: &'static str,
-    store: &Arc<Store>,
-    config: &Config,
-    new: fn(Arc<Store>, &Config) -> Result<S, cumulo_store::StoreError>,
-) -> Arc<Lazy<S>> {
-    let (store, config) = (store.clone(), config.clone());
-    Lazy::new(name, move || Ok(new(store.clone(), &config)?))
 }
 
 /// Routes requests to services and reports health.
@@ -208,160 +125,35 @@ impl Gateway {
         config: Config,
         engine: cumulo_engine::EngineConfig,
     ) -> Self {
-        let sqs = standalone("sqs", &store, &config, crate::sqs::SqsService::new);
-        let s3 = standalone("s3", &store, &config, crate::s3::S3Service::new);
-        let (st, cf, q) = (store.clone(), config.clone(), sqs.clone());
-        let sns = Lazy::new("sns", move || {
-            Ok(crate::sns::SnsService::new(st.clone(), &cf, q.get()?)?)
-        });
-        let (st, cf) = (store.clone(), config.clone());
-        let kms = Lazy::new("kms", move || {
-            Ok(crate::kms::KmsService::new(st.clone(), &cf)?)
-        });
-        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
-        let ssm = Lazy::new("ssm", move || {
-            Ok(crate::ssm::SsmService::new(st.clone(), &cf, k.get()?)?)
-        });
-        let (st, cf, k) = (store.clone(), config.clone(), kms.clone());
-        let secretsmanager = Lazy::new("secretsmanager", move || {
-            Ok(crate::secretsmanager::SecretsManagerService::new(
-                st.clone(),
-                &cf,
-                k.get()?,
-            )?)
-        });
-        let iam = standalone("iam", &store, &config, crate::iam::IamService::new);
-        let (st, cf, i) = (store.clone(), config.clone(), iam.clone());
-        let sts = Lazy::new("sts", move || {
-            Ok(crate::sts::StsService::new(st.clone(), &cf, i.get()?)?)
-        });
-        let dynamodb = standalone(
-            "dynamodb",
-            &store,
-            &config,
-            crate::dynamodb::DynamoDbService::new,
+        let context = catalog::Context {
+            engine,
+            ..catalog::Context::new(store, config)
+        };
+        Self::over(&Catalog::new(context))
+    }
+
+    /// A gateway over every service of `catalog`: the same instances its other users act on
+    /// (direct deploy's engine and providers), so a function's SDK call and a handler's
+    /// ResponseURL PUT reach the state the deploy is changing.
+    pub fn over(catalog: &Arc<Catalog>) -> Self {
+        let context = catalog.context();
+        let mut gateway = Self::with_services(
+            context.store.clone(),
+            context.config.clone(),
+            catalog.services(),
         );
-        let logs = standalone("logs", &store, &config, crate::logs::LogsService::new);
-        let ecr = standalone("ecr", &store, &config, crate::ecr::EcrService::new);
-        let (st, cf, b, q, g) = (
-            store.clone(),
-            config.clone(),
-            s3.clone(),
-            sqs.clone(),
-            logs.clone(),
-        );
-        let lambda = Lazy::new("lambda", move || {
-            Ok(crate::lambda::LambdaService::new(
-                st.clone(),
-                &cf,
-                b.get()?,
-                q.get()?,
-                g.get()?,
-            )?)
-        });
-        let (st, cf) = (store.clone(), config.clone());
-        let (q, t, l, fx) = (sqs.clone(), sns.clone(), logs.clone(), lambda.clone());
-        let events = Lazy::new("events", move || {
-            Ok(crate::events::EventsService::new(
-                st.clone(),
-                &cf,
-                q.get()?,
-                t.get()?,
-                l.get()?,
-                fx.get()?,
-            )?)
-        });
-        let responses = Arc::new(crate::custom::Responses::default());
-        let (st, cf, rs) = (store.clone(), config.clone(), responses.clone());
-        let (b, q, t, p) = (s3.clone(), sqs.clone(), sns.clone(), ssm.clone());
-        let (i, d, l) = (iam.clone(), dynamodb.clone(), logs.clone());
-        let (e, r, fx) = (events.clone(), ecr.clone(), lambda.clone());
-        let (k, sm) = (kms.clone(), secretsmanager.clone());
-        let cloudformation = Lazy::new("cloudformation", move || {
-            let providers = crate::providers::ProviderServices {
-                s3: b.get()?,
-                sqs: q.get()?,
-                sns: t.get()?,
-                ssm: p.get()?,
-                iam: i.get()?,
-                dynamodb: d.get()?,
-                kms: k.get()?,
-                secretsmanager: sm.get()?,
-                logs: l.get()?,
-                events: e.get()?,
-                ecr: r.get()?,
-                lambda: fx.get()?,
-                responses: rs.clone(),
-                callback_host: None,
-            };
-            Ok(crate::cloudformation::CloudFormationService::new(
-                st.clone(),
-                &cf,
-                providers,
-                engine.clone(),
-            )?)
-        });
-        let list: Vec<Arc<dyn Service>> = vec![
-            s3,
-            sqs,
-            sns,
-            ssm,
-            sts,
-            iam,
-            dynamodb,
-            kms,
-            secretsmanager,
-            logs,
-            events,
-            ecr,
-            lambda,
-            cloudformation,
-        ];
-        let mut gateway = Self::with_services(store, config, list);
-        gateway.responses = responses;
+        gateway.responses = context.responses.clone();
         gateway
     }
 
-    /// A gateway over services already built in-process (direct deploy's listener): the same
-    /// instances the CloudFormation engine's providers act on, so a function's SDK call and a
-    /// handler's ResponseURL PUT reach the state the deploy is changing, and nothing else.
-    pub fn over_providers(
+    /// A gateway over the given services by signing name (tests route to probes).
+    pub fn with_services(
         store: Arc<Store>,
         config: Config,
-        p: &crate::providers::ProviderServices,
-        cloudformation: Arc<crate::cloudformation::CloudFormationService>,
-    ) -> Result<Self, cumulo_store::StoreError> {
-        let sts = Arc::new(crate::sts::StsService::new(
-            store.clone(),
-            &config,
-            p.iam.clone(),
-        )?);
-        let list: Vec<Arc<dyn Service>> = vec![
-            p.s3.clone(),
-            p.sqs.clone(),
-            p.sns.clone(),
-            p.ssm.clone(),
-            sts,
-            p.iam.clone(),
-            p.dynamodb.clone(),
-            p.kms.clone(),
-            p.secretsmanager.clone(),
-            p.logs.clone(),
-            p.events.clone(),
-            p.ecr.clone(),
-            p.lambda.clone(),
-            cloudformation,
-        ];
-        let mut gateway = Self::with_services(store, config, list);
-        gateway.responses = p.responses.clone();
-        Ok(gateway)
-    }
-
-    /// A gateway over the given services (tests route to probes; later, subsets of services).
-    pub fn with_services(store: Arc<Store>, config: Config, list: Vec<Arc<dyn Service>>) -> Self {
-        let services = list.into_iter().map(|s| (s.name(), s)).collect();
+        list: Vec<(&'static str, Arc<dyn Service>)>,
+    ) -> Self {
         Gateway {
-            services,
+            services: list.into_iter().collect(),
             store,
             config,
             responses: Arc::default(),
@@ -502,17 +294,18 @@ impl Gateway {
             Some(Auth::V2 { access_key }) => Some(access_key.clone()),
             _ => None,
         };
-        let name = scope
-            .map(|s| s.service.clone())
-            .or_else(|| route_by_target(req))
-            .or_else(|| route_by_query_version(req))
-            .or_else(|| route_by_lambda_path(req))
-            .unwrap_or_else(|| "s3".to_string());
-        if name == "s3express" {
-            "s3".to_string()
-        } else {
-            name
+        if let Some(s) = scope {
+            // A name no service signs as is kept, for the 501 that names it.
+            return catalog::descriptor(&s.service)
+                .map_or_else(|| s.service.clone(), |d| d.name.to_string());
         }
+        let routes = &catalog::ROUTES;
+        req.header("x-amz-target")
+            .and_then(|t| routes.by_target(t))
+            .or_else(|| query_version(req).and_then(|v| routes.by_query_version(&v)))
+            .or_else(|| routes.by_path(&req.raw_path))
+            .map_or("s3", |d| d.name)
+            .to_string()
     }
 
     /// Checks the signature when cumulo was configured with keys; accepts anything otherwise.
@@ -557,10 +350,10 @@ impl Gateway {
     /// through (hand-made requests often omit it); only a contradicting one is refused.
     fn wrong_content_type(&self, service: &str, req: &AwsRequest) -> Option<AwsError> {
         let content_type = req.header("content-type")?.trim().to_ascii_lowercase();
-        let protocol = match self.services.get(service) {
-            Some(svc) => svc.protocol(req),
-            None => return None,
-        };
+        if !self.services.contains_key(service) {
+            return None;
+        }
+        let protocol = infer_protocol(service, req);
         match protocol {
             Protocol::Json10 | Protocol::Json11 if req.header("x-amz-target").is_some() => {
                 let ok = content_type.starts_with("application/x-amz-json-1.")
@@ -595,10 +388,7 @@ impl Gateway {
 
     /// Renders an error for `service` with the request id, in that service's protocol.
     fn render(&self, service: &str, req: &AwsRequest, err: AwsError) -> AwsResponse {
-        let protocol = match self.services.get(service) {
-            Some(svc) => svc.protocol(req),
-            None => infer_protocol(service, req),
-        };
+        let protocol = infer_protocol(service, req);
         let mut resp = err.into_response(protocol, &req.request_id);
         if protocol == Protocol::RestXml {
             resp.set_header("x-amz-request-id", &req.request_id);
@@ -648,7 +438,7 @@ fn sig_error(err: SigError, service: &str, req: &AwsRequest, header: bool) -> Aw
             Protocol::Json10 | Protocol::Json11 | Protocol::RestJson
         );
     let mut aws = auth_error(err.clone(), s3, json, header);
-    if json && QUERY_COMPATIBLE.contains(&service) {
+    if json && catalog::descriptor(service).is_some_and(|d| d.query_compatible) {
         // What the service said before it spoke JSON: its code travels in x-amzn-query-error
         // (botocore raises that one) and its status is kept.
         let legacy = auth_error(err, s3, false, header);
@@ -857,40 +647,13 @@ fn rewrite_virtual_host(req: &mut AwsRequest) {
     req.raw_path = path;
 }
 
-fn route_by_target(req: &AwsRequest) -> Option<String> {
-    let target = req.header("x-amz-target")?;
-    let prefix = target.split('.').next()?;
-    TARGET_PREFIXES
-        .iter()
-        .find(|(p, _)| *p == prefix)
-        .map(|(_, s)| s.to_string())
-}
-
-/// Lambda's dated REST paths, for requests that carry no signature to name the service by
-/// (they would otherwise be taken for S3 requests on a bucket named like a date).
-fn route_by_lambda_path(req: &AwsRequest) -> Option<String> {
-    const PREFIXES: &[&str] = &[
-        "/2015-03-31/functions",
-        "/2015-03-31/event-source-mappings",
-        "/2017-03-31/tags/",
-        "/2017-10-31/functions/",
-        "/2018-10-31/layers",
-        "/2019-09-30/functions/",
-        "/2021-10-31/functions/",
-    ];
-    PREFIXES
-        .iter()
-        .any(|p| req.raw_path.starts_with(p))
-        .then(|| "lambda".to_string())
-}
-
-fn route_by_query_version(req: &AwsRequest) -> Option<String> {
+/// The query protocol's `Version`, from the URL query or a form body.
+fn query_version(req: &AwsRequest) -> Option<String> {
     let find = |params: &[(String, String)]| {
-        let version = params.iter().find(|(k, _)| k == "Version")?.1.clone();
-        QUERY_VERSIONS
+        params
             .iter()
-            .find(|(v, _)| *v == version)
-            .map(|(_, s)| s.to_string())
+            .find(|(k, _)| k == "Version")
+            .map(|(_, v)| v.clone())
     };
     find(&req.query).or_else(|| {
         let is_form = req
@@ -924,6 +687,6 @@ fn not_emulated(service: &str, req: &AwsRequest) -> AwsResponse {
     err.into_response(infer_protocol(service, req), &req.request_id)
 }
 
-mod lazy;
+pub(crate) mod lazy;
 #[cfg(test)]
 mod tests;

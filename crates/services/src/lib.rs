@@ -4,8 +4,9 @@
 //! the providers of its resource types.
 //!
 //! Invariant: a service changes another service's state only through that service's typed
-//! operations, never through its tables; the [`gateway`] is the only place that knows every service.
+//! operations, never through its tables; the [`catalog`] is the only place that lists every service.
 
+pub mod catalog;
 pub mod cloudformation;
 pub mod custom;
 pub mod dynamodb;
@@ -27,23 +28,12 @@ pub mod sts;
 
 pub use gateway::{Config, Gateway, GatewayError, Refusal, SigningKeys};
 
-use cumulo_wire::{AwsRequest, AwsResponse, Protocol};
+use cumulo_wire::{AwsRequest, AwsResponse};
 
-/// One emulated AWS service as the gateway sees it.
+/// One emulated AWS service as the gateway sees it. Its name, routing keys and protocols are
+/// its [`catalog::Descriptor`].
 #[async_trait::async_trait]
 pub trait Service: Send + Sync {
-    /// The SigV4 signing name (`s3`, `sqs`, ...) — also the key in the health report.
-    fn name(&self) -> &'static str;
-
-    /// The protocol this service speaks for `req`. The gateway renders the errors it raises on the
-    /// service's behalf (bad signature, oversized body, malformed request) in it, so clients raise
-    /// the same exception class as against AWS. The default infers it from the service name and
-    /// the request's shape, as botocore would have built it (SQS, say, speaks JSON when the request
-    /// has `X-Amz-Target` and query otherwise); override only if that guess is wrong.
-    fn protocol(&self, req: &AwsRequest) -> Protocol {
-        gateway::infer_protocol(self.name(), req)
-    }
-
     /// Whether the service has been built: the health report says `running` for one that has
     /// and `available` for one that is built on its first request (LocalStack's words).
     fn started(&self) -> bool {

@@ -1,29 +1,21 @@
 //! The CloudFormation resource providers of the emulated services, and what they share.
 //!
 //! Each provider lives beside its service (`s3/provider.rs`, ...) and changes that service only
-//! through its typed operations. [`registry`] is the one place that lists them: a new resource
-//! type is one module and one `register` line here.
+//! through its typed operations. [`registry`] collects them: each service the catalog lists
+//! with providers registers its own (`<module>::provider::register`), so a new resource type is
+//! one `register` line in its service's `provider.rs`.
 //!
 //! The helpers below read resolved template properties the way CloudFormation does (scalars are
 //! accepted where AWS's schema says string, since templates write `VisibilityTimeout: 30`), and
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
-use crate::dynamodb::DynamoDbService;
-use crate::ecr::EcrService;
-use crate::events::EventsService;
-use crate::iam::IamService;
-use crate::kms::KmsService;
+pub(crate) mod attached_policy;
 pub(crate) mod readback;
 pub(crate) mod system_tags;
 
-use crate::custom::{CustomResourceProvider, Responses};
-use crate::lambda::LambdaService;
-use crate::logs::LogsService;
-use crate::s3::S3Service;
-use crate::secretsmanager::SecretsManagerService;
-use crate::sns::SnsService;
-use crate::sqs::SqsService;
-use crate::ssm::SsmService;
+pub use crate::catalog::ProviderServices;
+use crate::catalog::{Catalog, Context, Dependencies};
+use crate::custom::CustomResourceProvider;
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value};
@@ -40,91 +32,23 @@ pub(crate) fn endpoint_host(ctx: &ProviderContext) -> String {
     }
 }
 
-/// The services providers act on.
-#[derive(Clone)]
-pub struct ProviderServices {
-    pub s3: Arc<S3Service>,
-    pub sqs: Arc<SqsService>,
-    pub sns: Arc<SnsService>,
-    pub ssm: Arc<SsmService>,
-    pub iam: Arc<IamService>,
-    pub dynamodb: Arc<DynamoDbService>,
-    pub kms: Arc<KmsService>,
-    pub secretsmanager: Arc<SecretsManagerService>,
-    pub lambda: Arc<LambdaService>,
-    /// Where custom resource handlers' responses arrive (the gateway serves the ResponseURL).
-    pub responses: Arc<Responses>,
-    pub logs: Arc<LogsService>,
-    pub events: Arc<EventsService>,
-    pub ecr: Arc<EcrService>,
-    /// The `host:port` custom resource handlers (their ResponseURL) and the functions they run
-    /// (their SDK endpoint) reach cumulo at, when that is not the CloudFormation caller's host:
-    /// direct deploy's ephemeral listener, since no `cumulo serve` runs there. `None`: the
-    /// caller's host (`cumulo serve`).
-    pub callback_host: Option<String>,
-}
-
 impl ProviderServices {
     /// Every service providers act on, built now over `store` (in-process callers that need
-    /// them all at once, such as direct deploy; the gateway builds each on first use instead).
+    /// them all at once, such as tests; the gateway and direct deploy build them through a
+    /// [`Catalog`] as they are needed).
     pub fn open(
         store: Arc<cumulo_store::Store>,
         config: &crate::Config,
     ) -> Result<Self, crate::GatewayError> {
-        let sqs = Arc::new(SqsService::new(store.clone(), config)?);
-        let kms = Arc::new(KmsService::new(store.clone(), config)?);
-        let sns = Arc::new(SnsService::new(store.clone(), config, sqs.clone())?);
-        let logs = Arc::new(LogsService::new(store.clone(), config)?);
-        let s3 = Arc::new(S3Service::new(store.clone(), config)?);
-        let lambda = Arc::new(LambdaService::new(
-            store.clone(),
-            config,
-            s3.clone(),
-            sqs.clone(),
-            logs.clone(),
-        )?);
-        Ok(ProviderServices {
-            ssm: Arc::new(SsmService::new(store.clone(), config, kms.clone())?),
-            iam: Arc::new(IamService::new(store.clone(), config)?),
-            dynamodb: Arc::new(DynamoDbService::new(store.clone(), config)?),
-            secretsmanager: Arc::new(SecretsManagerService::new(
-                store.clone(),
-                config,
-                kms.clone(),
-            )?),
-            kms,
-            events: Arc::new(EventsService::new(
-                store.clone(),
-                config,
-                sqs.clone(),
-                sns.clone(),
-                logs.clone(),
-                lambda.clone(),
-            )?),
-            ecr: Arc::new(EcrService::new(store.clone(), config)?),
-            lambda,
-            responses: Arc::default(),
-            callback_host: None,
-            s3,
-            sns,
-            logs,
-            sqs,
-        })
+        let catalog = Catalog::new(Context::new(store, config.clone()));
+        Dependencies::resolve(&catalog)
     }
 }
 
 /// Every provider of this crate's services.
 pub fn registry(services: &ProviderServices) -> ProviderRegistry {
     let mut r = ProviderRegistry::default();
-    crate::s3::provider::register(&mut r, services);
-    crate::sqs::provider::register(&mut r, services);
-    crate::sns::provider::register(&mut r, services);
-    crate::ssm::provider::register(&mut r, services);
-    crate::iam::provider::register(&mut r, services);
-    crate::dynamodb::provider::register(&mut r, services);
-    crate::kms::provider::register(&mut r, services);
-    crate::secretsmanager::provider::register(&mut r, services);
-    crate::lambda::provider::register(&mut r, services);
+    crate::catalog::register_providers(&mut r, services);
     r.register(
         cumulo_engine::CUSTOM_RESOURCE,
         Arc::new(CustomResourceProvider::new(
@@ -134,9 +58,6 @@ pub fn registry(services: &ProviderServices) -> ProviderRegistry {
             services.callback_host.clone(),
         )),
     );
-    crate::logs::provider::register(&mut r, services);
-    crate::events::provider::register(&mut r, services);
-    crate::ecr::provider::register(&mut r, services);
     r
 }
 

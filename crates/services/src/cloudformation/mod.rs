@@ -13,8 +13,9 @@ mod tests;
 mod wire;
 pub mod world;
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::providers::ProviderServices;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_engine::{Engine, EngineConfig, EngineError};
 use cumulo_store::Store;
 use cumulo_wire::{AwsRequest, AwsResponse};
@@ -54,12 +55,29 @@ impl CloudFormationService {
     }
 }
 
+impl Catalogued for CloudFormationService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "cloudformation",
+        protocols: &[Wire::Query {
+            version: "2010-05-15",
+            namespace: NS,
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ProviderServices;
+
+    fn build(context: &Context, services: Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(
+            context.store.clone(),
+            &context.config,
+            services,
+            context.engine.clone(),
+        )?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for CloudFormationService {
-    fn name(&self) -> &'static str {
-        "cloudformation"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(&self.engine, &req).await
     }

@@ -27,7 +27,8 @@ pub mod tables;
 pub mod value;
 mod wire;
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use errors::table_not_found;
@@ -147,12 +148,28 @@ pub(crate) fn now_secs() -> f64 {
     chrono::Utc::now().timestamp_millis() as f64 / 1000.0
 }
 
+impl Catalogued for DynamoDbService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "dynamodb",
+        protocols: &[
+            Wire::Json10 {
+                target_prefix: "DynamoDB_20120810",
+            },
+            Wire::Json10 {
+                target_prefix: "DynamoDBStreams_20120810",
+            },
+        ],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for DynamoDbService {
-    fn name(&self) -> &'static str {
-        "dynamodb"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

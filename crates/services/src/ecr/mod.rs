@@ -21,7 +21,8 @@ mod wire;
 pub use ops::{CreateRepositoryInput, ImageId, ImageOutcome};
 pub use state::{Image, Repository};
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
@@ -66,12 +67,23 @@ impl EcrService {
     }
 }
 
+impl Catalogued for EcrService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "ecr",
+        protocols: &[Wire::Json11 {
+            target_prefix: "AmazonEC2ContainerRegistry_V20150921",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for EcrService {
-    fn name(&self) -> &'static str {
-        "ecr"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

@@ -21,11 +21,12 @@ pub use ops::{PutRuleInput, TargetFailure};
 pub use put::{PutEventsEntry, PutEventsResult};
 pub use state::{Bus, InputTransformer, Rule, Target};
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::lambda::LambdaService;
 use crate::logs::LogsService;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
@@ -110,12 +111,38 @@ impl EventsService {
     }
 }
 
+impl Catalogued for EventsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "events",
+        protocols: &[Wire::Json11 {
+            target_prefix: "AWSEvents",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (
+        Arc<SqsService>,
+        Arc<SnsService>,
+        Arc<LogsService>,
+        Arc<LambdaService>,
+    );
+
+    fn build(
+        context: &Context,
+        (sqs, sns, logs, lambda): Self::Deps,
+    ) -> Result<Self, GatewayError> {
+        Ok(Self::new(
+            context.store.clone(),
+            &context.config,
+            sqs,
+            sns,
+            logs,
+            lambda,
+        )?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for EventsService {
-    fn name(&self) -> &'static str {
-        "events"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

@@ -7,41 +7,39 @@
 //! (bench/README.md). The health report says `available` for a service not built yet and
 //! `running` for one that is, as LocalStack's does.
 
-use super::{GatewayError, infer_protocol};
+use super::GatewayError;
 use crate::Service;
-use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
+use crate::catalog::{Catalog, Listed};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use http::StatusCode;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-type Build<S> = Box<dyn Fn() -> Result<S, GatewayError> + Send + Sync>;
-
-/// One service, built once by `build` on first use. Shared (as `Arc<Lazy<S>>`) by the gateway
-/// and by every service that calls it in-process (SNS delivers to SQS, CloudFormation's providers
-/// reach all of them), so there is only ever one instance and whoever needs it first builds it.
+/// One service's slot in the [`Catalog`]: empty until its first use builds it. Every user of the
+/// service (the gateway, the services that call it in-process, CloudFormation's providers) goes
+/// through the one slot, so there is only ever one instance and whoever needs it first builds it.
 pub struct Lazy<S> {
-    name: &'static str,
     cell: OnceLock<Arc<S>>,
     /// Held while building, so two first requests build once; a failed build (the store refused
     /// a migration, say) is not remembered and the next request tries again.
     building: Mutex<()>,
-    build: Build<S>,
+}
+
+impl<S> Default for Lazy<S> {
+    fn default() -> Self {
+        Lazy {
+            cell: OnceLock::new(),
+            building: Mutex::new(()),
+        }
+    }
 }
 
 impl<S> Lazy<S> {
-    pub fn new(
-        name: &'static str,
-        build: impl Fn() -> Result<S, GatewayError> + Send + Sync + 'static,
-    ) -> Arc<Self> {
-        Arc::new(Lazy {
-            name,
-            cell: OnceLock::new(),
-            building: Mutex::new(()),
-            build: Box::new(build),
-        })
-    }
-
-    /// The service, built now if this is its first use.
-    pub fn get(&self) -> Result<Arc<S>, GatewayError> {
+    /// The service, built now by `build` if this is its first use.
+    pub fn get(
+        &self,
+        build: impl FnOnce() -> Result<S, GatewayError>,
+    ) -> Result<Arc<S>, GatewayError> {
         if let Some(s) = self.cell.get() {
             return Ok(s.clone());
         }
@@ -49,40 +47,46 @@ impl<S> Lazy<S> {
         if let Some(s) = self.cell.get() {
             return Ok(s.clone());
         }
-        let s = Arc::new((self.build)()?);
+        let s = Arc::new(build()?);
         Ok(self.cell.get_or_init(|| s).clone())
+    }
+
+    pub fn started(&self) -> bool {
+        self.cell.get().is_some()
+    }
+}
+
+/// What the gateway holds for a catalogued service: a handle that builds it on its first
+/// request.
+pub(crate) struct OnFirstUse<S> {
+    catalog: Arc<Catalog>,
+    service: PhantomData<fn() -> S>,
+}
+
+impl<S: Listed> OnFirstUse<S> {
+    pub(crate) fn handle_in(catalog: &Arc<Catalog>) -> Arc<dyn Service> {
+        Arc::new(OnFirstUse::<S> {
+            catalog: catalog.clone(),
+            service: PhantomData,
+        })
     }
 }
 
 #[async_trait::async_trait]
-impl<S: Service + 'static> Service for Lazy<S> {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// The built service's, so an override there is honoured; building it just to render an
-    /// error is acceptable (errors the gateway raises are rare), and a service that cannot be
-    /// built falls back to the inferred protocol.
-    fn protocol(&self, req: &AwsRequest) -> Protocol {
-        match self.get() {
-            Ok(s) => s.protocol(req),
-            Err(_) => infer_protocol(self.name, req),
-        }
-    }
-
+impl<S: Listed> Service for OnFirstUse<S> {
     fn started(&self) -> bool {
-        self.cell.get().is_some()
+        S::cell(&self.catalog).started()
     }
 
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
-        match self.get() {
+        match self.catalog.get::<S>() {
             Ok(s) => s.handle(req).await,
             Err(e) => AwsError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "InternalFailure",
-                format!("The {} service could not start: {e}", self.name),
+                format!("The {} service could not start: {e}", S::SERVICE.name),
             )
-            .into_response(infer_protocol(self.name, &req), &req.request_id),
+            .into_response(S::SERVICE.protocol_for(&req), &req.request_id),
         }
     }
 }

@@ -8,10 +8,6 @@ struct Probe(&'static str);
 
 #[async_trait::async_trait]
 impl Service for Probe {
-    fn name(&self) -> &'static str {
-        self.0
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         let body = serde_json::json!({
             "service": self.0,
@@ -29,9 +25,9 @@ fn gateway(keys: Option<&[(&str, &str)]>) -> Gateway {
             .map(|k| SigningKeys::new(k.iter().map(|(a, s)| (a.to_string(), s.to_string())))),
         ..Config::default()
     };
-    let probes: Vec<Arc<dyn Service>> = ["s3", "sqs", "sns", "ssm", "sts"]
+    let probes: Vec<(&'static str, Arc<dyn Service>)> = ["s3", "sqs", "sns", "ssm", "sts"]
         .into_iter()
-        .map(|n| Arc::new(Probe(n)) as Arc<dyn Service>)
+        .map(|n| (n, Arc::new(Probe(n)) as Arc<dyn Service>))
         .collect();
     Gateway::with_services(Arc::new(Store::in_memory().unwrap()), config, probes)
 }
@@ -509,11 +505,10 @@ async fn services_are_built_on_first_use_and_health_says_so() {
 
 #[test]
 fn a_failed_build_is_retried_and_a_success_is_kept() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let attempts = Arc::new(AtomicUsize::new(0));
-    let seen = attempts.clone();
-    let lazy = Lazy::new("probe", move || {
-        if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+    let attempts = std::cell::Cell::new(0);
+    let build = || {
+        attempts.set(attempts.get() + 1);
+        if attempts.get() == 1 {
             Err(cumulo_store::StoreError::Dir {
                 path: "/nowhere".into(),
                 source: std::io::Error::other("refused"),
@@ -522,12 +517,13 @@ fn a_failed_build_is_retried_and_a_success_is_kept() {
         } else {
             Ok(Probe("probe"))
         }
-    });
+    };
+    let lazy = lazy::Lazy::default();
     assert!(!lazy.started());
-    assert!(lazy.get().is_err());
+    assert!(lazy.get(build).is_err());
     assert!(!lazy.started());
-    let first = lazy.get().unwrap();
+    let first = lazy.get(build).unwrap();
     assert!(lazy.started());
-    assert!(Arc::ptr_eq(&first, &lazy.get().unwrap()));
-    assert_eq!(attempts.load(Ordering::SeqCst), 2);
+    assert!(Arc::ptr_eq(&first, &lazy.get(build).unwrap()));
+    assert_eq!(attempts.get(), 2);
 }

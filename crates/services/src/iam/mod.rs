@@ -33,7 +33,8 @@ pub use profiles::service_linked_role_name;
 pub use roles::{CreateRoleInput, DEFAULT_MAX_SESSION};
 pub use users::UserAccessKey;
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::IamState;
@@ -53,12 +54,24 @@ impl IamService {
     }
 }
 
+impl Catalogued for IamService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "iam",
+        protocols: &[Wire::Query {
+            version: "2010-05-08",
+            namespace: wire::NS,
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for IamService {
-    fn name(&self) -> &'static str {
-        "iam"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

@@ -20,7 +20,8 @@ mod wire;
 
 pub use ops::{CreateKeyInput, KeyView};
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::{Key, Region};
@@ -79,12 +80,23 @@ impl KmsService {
     }
 }
 
+impl Catalogued for KmsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "kms",
+        protocols: &[Wire::Json11 {
+            target_prefix: "TrentService",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for KmsService {
-    fn name(&self) -> &'static str {
-        "kms"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

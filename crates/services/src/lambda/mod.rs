@@ -30,10 +30,11 @@ mod wire;
 pub use invoke::InvocationType;
 pub use names::function_arn;
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::logs::LogsService;
 use crate::s3::S3Service;
 use crate::sqs::SqsService;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use state::State;
@@ -124,12 +125,39 @@ fn store_error(e: impl std::fmt::Display) -> AwsError {
     )
 }
 
+impl Catalogued for LambdaService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "lambda",
+        // The dated paths name Lambda for unsigned requests (else they would be taken for S3
+        // requests on a bucket named like a date).
+        protocols: &[Wire::RestJson {
+            paths: &[
+                "/2015-03-31/functions",
+                "/2015-03-31/event-source-mappings",
+                "/2017-03-31/tags/",
+                "/2017-10-31/functions/",
+                "/2018-10-31/layers",
+                "/2019-09-30/functions/",
+                "/2021-10-31/functions/",
+            ],
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<S3Service>, Arc<SqsService>, Arc<LogsService>);
+
+    fn build(context: &Context, (s3, sqs, logs): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(
+            context.store.clone(),
+            &context.config,
+            s3,
+            sqs,
+            logs,
+        )?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for LambdaService {
-    fn name(&self) -> &'static str {
-        "lambda"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(&self.core, req).await
     }

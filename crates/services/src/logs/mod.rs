@@ -24,7 +24,8 @@ pub use groups::{
 };
 pub use state::{LogGroup, LogStream};
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
@@ -73,12 +74,23 @@ impl LogsService {
     }
 }
 
+impl Catalogued for LogsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "logs",
+        protocols: &[Wire::Json11 {
+            target_prefix: "Logs_20140328",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for LogsService {
-    fn name(&self) -> &'static str {
-        "logs"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

@@ -41,7 +41,8 @@ pub use object::{
 pub use state::{ContentHeaders, NULL_VERSION, ObjectMeta, PartMeta, Upload};
 pub use xml_in::{Element, parse as parse_xml};
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use state::State;
@@ -101,12 +102,22 @@ impl S3Service {
     }
 }
 
+impl Catalogued for S3Service {
+    const SERVICE: Descriptor = Descriptor {
+        name: "s3",
+        also_signed_as: &["s3express"],
+        protocols: &[Wire::RestXml { paths: &[] }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for S3Service {
-    fn name(&self) -> &'static str {
-        "s3"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         rest::handle(self, &req).await
     }

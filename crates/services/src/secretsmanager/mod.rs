@@ -19,8 +19,9 @@ mod wire;
 
 pub use ops::{CreateSecretInput, ListFilter, SecretValue, SecretValueInput};
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::kms::KmsService;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Secret;
@@ -64,12 +65,23 @@ impl SecretsManagerService {
     }
 }
 
+impl Catalogued for SecretsManagerService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "secretsmanager",
+        protocols: &[Wire::Json11 {
+            target_prefix: "secretsmanager",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<KmsService>,);
+
+    fn build(context: &Context, (kms,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, kms)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for SecretsManagerService {
-    fn name(&self) -> &'static str {
-        "secretsmanager"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

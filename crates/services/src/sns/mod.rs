@@ -31,8 +31,9 @@ pub use publish::{
 };
 pub use subscriptions::{SubscribeInput, SubscriptionSummary};
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::sqs::SqsService;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use std::sync::Arc;
@@ -63,12 +64,24 @@ impl SnsService {
     }
 }
 
+impl Catalogued for SnsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "sns",
+        protocols: &[Wire::Query {
+            version: "2010-03-31",
+            namespace: wire::NS,
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<SqsService>,);
+
+    fn build(context: &Context, (sqs,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, sqs)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for SnsService {
-    fn name(&self) -> &'static str {
-        "sns"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req).await
     }

@@ -2,6 +2,7 @@
 //! AWS::SNS::Subscription and AWS::SNS::TopicPolicy, over SNS's typed operations.
 
 use super::{SnsService, SubscribeInput};
+use crate::providers::attached_policy::{AttachedPolicy, PolicyTarget};
 use crate::providers::readback;
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
@@ -11,6 +12,7 @@ use crate::providers::{
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
 };
+use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -62,7 +64,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     );
     r.register(
         TOPIC_POLICY,
-        Arc::new(TopicPolicyProvider { sns: s.sns.clone() }),
+        Arc::new(AttachedPolicy(TopicPolicy(s.sns.clone()))),
     );
 }
 
@@ -559,126 +561,35 @@ impl Provider for SubscriptionProvider {
 
 /// AWS::SNS::TopicPolicy: the document becomes each topic's `Policy` attribute; removing it
 /// restores SNS's default policy.
-struct TopicPolicyProvider {
-    sns: Arc<SnsService>,
-}
-
-fn topic_policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), ProviderError> {
-    check_known(TOPIC_POLICY, props, &["PolicyDocument", "Topics"], &[])?;
-    let doc = json_text(props, "PolicyDocument")?.ok_or_else(|| {
-        ProviderError::Failed(
-            "Properties validation failed for resource with message: #: required key [PolicyDocument] not found"
-                .into(),
-        )
-    })?;
-    let topics: Vec<String> = list(props, "Topics")?
-        .iter()
-        .filter_map(scalar_value)
-        .collect();
-    if topics.is_empty() {
-        required(props, "Topics")?;
-    }
-    Ok((doc, topics))
-}
+struct TopicPolicy(Arc<SnsService>);
 
 #[async_trait::async_trait]
-impl Provider for TopicPolicyProvider {
-    async fn create(
+impl PolicyTarget for TopicPolicy {
+    const TYPE: &'static str = TOPIC_POLICY;
+    const TARGETS: &'static str = "Topics";
+    const SERVICE: &'static str = "Sns";
+
+    async fn set_policy(
         &self,
         ctx: &ProviderContext,
-        properties: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let (doc, topics) = topic_policy_parts(&*object(TOPIC_POLICY, properties)?)?;
-        for t in &topics {
-            self.sns
-                .set_topic_attribute(&ctx.region, t, "Policy", &doc)
-                .await
-                .map_err(|e| failed(ctx, "Sns", e))?;
-        }
-        let id = ctx.generated_name(255, "");
-        Ok(ProviderOutcome {
-            physical_id: id.clone(),
-            attributes: Map::from_iter([("Id".to_string(), json!(id))]),
-            ..Default::default()
-        })
+        arn: &str,
+        policy: &str,
+    ) -> Result<(), AwsError> {
+        self.0
+            .set_topic_attribute(&ctx.region, arn, "Policy", policy)
+            .await
     }
 
-    async fn update(
+    fn attributes(
         &self,
         ctx: &ProviderContext,
-        physical_id: &str,
-        old: &Value,
-        new: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let (_, old_topics) = topic_policy_parts(&*object(TOPIC_POLICY, old)?)?;
-        let (doc, topics) = topic_policy_parts(&*object(TOPIC_POLICY, new)?)?;
-        for t in &topics {
-            self.sns
-                .set_topic_attribute(&ctx.region, t, "Policy", &doc)
-                .await
-                .map_err(|e| failed(ctx, "Sns", e))?;
+        arn: &str,
+    ) -> Result<Option<Vec<(String, String)>>, AwsError> {
+        match self.0.get_topic_attributes(&ctx.region, arn) {
+            Ok(attrs) => Ok(Some(attrs)),
+            Err(e) if e.code == "NotFound" => Ok(None),
+            Err(e) => Err(e),
         }
-        for t in old_topics.iter().filter(|t| !topics.contains(t)) {
-            if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
-                self.sns
-                    .set_topic_attribute(&ctx.region, t, "Policy", "")
-                    .await
-                    .map_err(|e| failed(ctx, "Sns", e))?;
-            }
-        }
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-            ..Default::default()
-        })
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        _physical_id: &str,
-        properties: &Value,
-    ) -> Result<(), ProviderError> {
-        let Ok((_, topics)) = topic_policy_parts(&*object(TOPIC_POLICY, properties)?) else {
-            return Ok(());
-        };
-        for t in &topics {
-            if self.sns.get_topic_attributes(&ctx.region, t).is_ok() {
-                self.sns
-                    .set_topic_attribute(&ctx.region, t, "Policy", "")
-                    .await
-                    .map_err(|e| failed(ctx, "Sns", e))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The policy as the recorded topics hold it (the first that still exists answers
-    /// PolicyDocument); gone when no topic is left.
-    async fn read(
-        &self,
-        ctx: &ProviderContext,
-        physical_id: &str,
-        properties: &Value,
-    ) -> Result<Option<Observed>, ProviderError> {
-        let props = object(TOPIC_POLICY, properties)?;
-        let topics: Vec<String> = list(&props, "Topics")?
-            .iter()
-            .filter_map(scalar_value)
-            .collect();
-        let attrs = topics.into_iter().map(|t| {
-            let got = match self.sns.get_topic_attributes(&ctx.region, &t) {
-                Ok(attrs) => Ok(Some(attrs)),
-                Err(e) if e.code == "NotFound" => Ok(None),
-                Err(e) => Err(failed(ctx, "Sns", e)),
-            };
-            (t, got)
-        });
-        readback::attached_policy("Topics", physical_id, attrs)
-    }
-
-    fn canonicalize(&self, properties: Value) -> Value {
-        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
     }
 }
 

@@ -9,7 +9,7 @@ use cumulo_wire::query::QueryParams;
 use cumulo_wire::xml::XmlWriter;
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 
-const NS: &str = "http://sns.amazonaws.com/doc/2010-03-31/";
+pub(crate) const NS: &str = "http://sns.amazonaws.com/doc/2010-03-31/";
 const PROTOCOL: Protocol = Protocol::Query(NS);
 
 /// SNS operations that exist in AWS but are not emulated (they answer 501 naming themselves).

@@ -25,7 +25,8 @@ mod tests;
 mod wire_json;
 mod wire_query;
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use model::{MessageAttributes, SendMessageInput};
@@ -122,12 +123,30 @@ impl From<&AwsRequest> for Caller {
     }
 }
 
+impl Catalogued for SqsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "sqs",
+        protocols: &[
+            Wire::Json10 {
+                target_prefix: "AmazonSQS",
+            },
+            Wire::Query {
+                version: "2012-11-05",
+                namespace: wire_query::NAMESPACE,
+            },
+        ],
+        query_compatible: true,
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for SqsService {
-    fn name(&self) -> &'static str {
-        "sqs"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         if req.header("x-amz-target").is_some() {
             wire_json::handle(self, &req).await

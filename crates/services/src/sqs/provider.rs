@@ -3,15 +3,17 @@
 //! RedriveAllowPolicy accepted as objects or JSON text), so the mapping is the attribute set.
 
 use super::{Caller, SqsService, attributes};
+use crate::providers::attached_policy::{AttachedPolicy, PolicyTarget};
 use crate::providers::readback;
 use crate::providers::system_tags::TagChange;
 use crate::providers::{
-    ProviderServices, already_exists, check_known, endpoint_host, failed, json_text, list, object,
-    required, scalar, scalar_value, tags,
+    ProviderServices, already_exists, check_known, endpoint_host, failed, json_text, object,
+    scalar, scalar_value, tags,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
 };
+use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -41,7 +43,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     r.register(QUEUE, Arc::new(QueueProvider { sqs: s.sqs.clone() }));
     r.register(
         QUEUE_POLICY,
-        Arc::new(QueuePolicyProvider { sqs: s.sqs.clone() }),
+        Arc::new(AttachedPolicy(QueuePolicy(s.sqs.clone()))),
     );
 }
 
@@ -276,142 +278,40 @@ fn gone(code: &str) -> bool {
 }
 
 /// AWS::SQS::QueuePolicy: the policy document becomes the `Policy` attribute of each queue
-/// (by URL); Ref is a generated id, as AWS's.
-struct QueuePolicyProvider {
-    sqs: Arc<SqsService>,
-}
+/// (by URL).
+struct QueuePolicy(Arc<SqsService>);
 
-fn policy_parts(props: &Map<String, Value>) -> Result<(String, Vec<String>), ProviderError> {
-    check_known(QUEUE_POLICY, props, &["PolicyDocument", "Queues"], &[])?;
-    let doc = json_text(props, "PolicyDocument")?.ok_or_else(|| {
-        ProviderError::Failed(
-            "Properties validation failed for resource with message: #: required key [PolicyDocument] not found"
-                .into(),
-        )
-    })?;
-    let mut queues = Vec::new();
-    for q in list(props, "Queues")? {
-        queues.push(scalar_value(q).ok_or_else(|| {
-            ProviderError::Failed(
-                "Properties validation failed for resource with message: #/Queues: expected type: String"
-                    .into(),
-            )
-        })?);
-    }
-    if queues.is_empty() {
-        required(props, "Queues")?;
-    }
-    Ok((doc, queues))
-}
+#[async_trait::async_trait]
+impl PolicyTarget for QueuePolicy {
+    const TYPE: &'static str = QUEUE_POLICY;
+    const TARGETS: &'static str = "Queues";
+    const SERVICE: &'static str = "Sqs";
 
-impl QueuePolicyProvider {
     async fn set_policy(
         &self,
         ctx: &ProviderContext,
         url: &str,
         policy: &str,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<(), AwsError> {
         let changes = BTreeMap::from([("Policy".to_string(), policy.to_string())]);
-        self.sqs
+        self.0
             .set_queue_attributes(&caller(ctx), url, &changes)
             .await
-            .map_err(|e| failed(ctx, "Sqs", e))
     }
-}
 
-#[async_trait::async_trait]
-impl Provider for QueuePolicyProvider {
-    async fn create(
+    fn attributes(
         &self,
         ctx: &ProviderContext,
-        properties: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let props = object(QUEUE_POLICY, properties)?;
-        let (doc, queues) = policy_parts(&props)?;
-        for q in &queues {
-            self.set_policy(ctx, q, &doc).await?;
+        url: &str,
+    ) -> Result<Option<Vec<(String, String)>>, AwsError> {
+        match self
+            .0
+            .get_queue_attributes(&caller(ctx), url, &["Policy".to_string()])
+        {
+            Ok(attrs) => Ok(Some(attrs)),
+            Err(e) if gone(&e.code) => Ok(None),
+            Err(e) => Err(e),
         }
-        let id = ctx.generated_name(255, "");
-        Ok(ProviderOutcome {
-            physical_id: id.clone(),
-            attributes: Map::from_iter([("Id".to_string(), json!(id))]),
-            ..Default::default()
-        })
-    }
-
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        physical_id: &str,
-        old: &Value,
-        new: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let (_, old_queues) = policy_parts(&*object(QUEUE_POLICY, old)?)?;
-        let (doc, queues) = policy_parts(&*object(QUEUE_POLICY, new)?)?;
-        for q in &queues {
-            self.set_policy(ctx, q, &doc).await?;
-        }
-        for q in old_queues.iter().filter(|q| !queues.contains(q)) {
-            match self.set_policy(ctx, q, "").await {
-                Ok(()) => {}
-                // A queue that is gone has no policy left to remove.
-                Err(_) if self.sqs.get_queue_attributes(&caller(ctx), q, &[]).is_err() => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            attributes: Map::from_iter([("Id".to_string(), json!(physical_id))]),
-            ..Default::default()
-        })
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        _physical_id: &str,
-        properties: &Value,
-    ) -> Result<(), ProviderError> {
-        let Ok((_, queues)) = policy_parts(&*object(QUEUE_POLICY, properties)?) else {
-            return Ok(());
-        };
-        for q in &queues {
-            let caller = caller(ctx);
-            if self.sqs.get_queue_attributes(&caller, q, &[]).is_ok() {
-                self.set_policy(ctx, q, "").await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The policy as the recorded queues hold it: the first queue that still exists answers
-    /// PolicyDocument (absent when its policy was removed); gone when no queue is left.
-    async fn read(
-        &self,
-        ctx: &ProviderContext,
-        physical_id: &str,
-        properties: &Value,
-    ) -> Result<Option<Observed>, ProviderError> {
-        let props = object(QUEUE_POLICY, properties)?;
-        let queues: Vec<String> = list(&props, "Queues")?
-            .iter()
-            .filter_map(scalar_value)
-            .collect();
-        let caller = caller(ctx);
-        let attrs = queues.into_iter().map(|q| {
-            let policy = ["Policy".to_string()];
-            let got = match self.sqs.get_queue_attributes(&caller, &q, &policy) {
-                Ok(attrs) => Ok(Some(attrs.into_iter().collect())),
-                Err(e) if gone(&e.code) => Ok(None),
-                Err(e) => Err(failed(ctx, "Sqs", e)),
-            };
-            (q, got)
-        });
-        readback::attached_policy("Queues", physical_id, attrs)
-    }
-
-    fn canonicalize(&self, properties: Value) -> Value {
-        readback::canonical_attributes(properties, &[], &["PolicyDocument"])
     }
 }
 

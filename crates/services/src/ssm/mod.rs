@@ -19,7 +19,8 @@ pub use ops::{
 };
 pub use state::{Parameter, ParameterType, Tier, Version};
 
-use crate::{Config, Service};
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use std::sync::Arc;
@@ -47,12 +48,23 @@ impl SsmService {
     }
 }
 
+impl Catalogued for SsmService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "ssm",
+        protocols: &[Wire::Json11 {
+            target_prefix: "AmazonSSM",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<crate::kms::KmsService>,);
+
+    fn build(context: &Context, (kms,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, kms)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for SsmService {
-    fn name(&self) -> &'static str {
-        "ssm"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req).await
     }

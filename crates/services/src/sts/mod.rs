@@ -13,8 +13,9 @@ pub use ops::{
     AssumeRoleInput, AssumedRoleUser, CallerIdentity, Credentials, FederatedUser, IssuedCredentials,
 };
 
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::iam::IamService;
-use crate::{Config, Service};
+use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::CredentialStore;
@@ -41,12 +42,24 @@ impl StsService {
     }
 }
 
+impl Catalogued for StsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "sts",
+        protocols: &[Wire::Query {
+            version: "2011-06-15",
+            namespace: wire::NS,
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<IamService>,);
+
+    fn build(context: &Context, (iam,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, iam)?)
+    }
+}
+
 #[async_trait::async_trait]
 impl Service for StsService {
-    fn name(&self) -> &'static str {
-        "sts"
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         wire::handle(self, &req)
     }

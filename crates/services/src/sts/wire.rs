@@ -5,7 +5,7 @@ use cumulo_wire::query::QueryParams;
 use cumulo_wire::xml::XmlWriter;
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
 
-const NS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
+pub(crate) const NS: &str = "https://sts.amazonaws.com/doc/2011-06-15/";
 const PROTOCOL: Protocol = Protocol::Query(NS);
 
 pub fn handle(svc: &StsService, req: &AwsRequest) -> AwsResponse {
