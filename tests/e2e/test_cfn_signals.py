@@ -195,3 +195,25 @@ def test_a_failure_put_to_the_handle_fails_the_condition(cfn):
     assert failure_reason(cfn, stack, "Condition") == (
         "WaitCondition received failed message: 'setup broke' for uniqueId: host-1")
     cfn.delete_stack(StackName=stack)
+
+
+def test_a_handles_signals_survive_kill_9_and_count_for_a_later_condition(fresh_server):
+    server = fresh_server.start()
+    cfn = server.client("cloudformation")
+    stack = name()
+    handle = {"Handle": {"Type": "AWS::CloudFormation::WaitConditionHandle"}}
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps({"Resources": handle}))
+    assert settle(cfn, stack)["StackStatus"] == "CREATE_COMPLETE"
+    url = handle_url(cfn, stack)
+    assert put(url, {"Status": "SUCCESS", "Reason": "r", "UniqueId": "early", "Data": "kept"}) == 200
+    server.kill9()
+    server = fresh_server.start()
+    cfn = server.client("cloudformation")
+    cfn.update_stack(StackName=stack, TemplateBody=json.dumps({
+        "Resources": {**handle, "Condition": {"Type": "AWS::CloudFormation::WaitCondition",
+                                              "Properties": {"Handle": {"Ref": "Handle"}, "Timeout": "60"}}},
+        "Outputs": {"Data": {"Value": {"Fn::GetAtt": ["Condition", "Data"]}}},
+    }))
+    s = settle(cfn, stack)
+    assert s["StackStatus"] == "UPDATE_COMPLETE"
+    assert json.loads(s["Outputs"][0]["OutputValue"]) == {"early": "kept"}
