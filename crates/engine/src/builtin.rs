@@ -1,11 +1,12 @@
 //! Resource types the engine provides itself: nested stacks (AWS::CloudFormation::Stack),
-//! AWS::CloudFormation::WaitConditionHandle, AWS::CloudFormation::Macro (the record that makes
+//! AWS::CloudFormation::WaitConditionHandle and WaitCondition, AWS::CloudFormation::Macro (the record that makes
 //! a macro usable, see `ops/transform.rs`), and AWS::CDK::Metadata.
 
 use crate::api::{Caller, CreateStackInput, DeleteStackInput, Parameter, Tag, UpdateStackInput};
 use crate::engine::Engine;
 use crate::exec;
 use crate::ops::create::{Parent, start_create};
+use crate::ops::signal::HANDLE_PATH;
 use crate::ops::transform::{MACRO_TYPE, macro_function};
 use crate::provider::{
     Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -23,8 +24,16 @@ pub(crate) fn register(registry: &mut ProviderRegistry, engine: Weak<Inner>) {
         }),
     );
     registry.register(
-        "AWS::CloudFormation::WaitConditionHandle",
-        Arc::new(WaitConditionHandle),
+        crate::ops::signal::HANDLE_TYPE,
+        Arc::new(Marker {
+            physical_id: handle_url,
+        }),
+    );
+    registry.register(
+        crate::exec::WAIT_CONDITION_TYPE,
+        Arc::new(Marker {
+            physical_id: wait_condition_id,
+        }),
     );
     registry.register("AWS::CDK::Metadata", Arc::new(CdkMetadata));
     registry.register(MACRO_TYPE, Arc::new(Macro { engine }));
@@ -288,23 +297,37 @@ impl Provider for NestedStack {
     }
 }
 
-/// A handle whose physical id is the presigned-URL-shaped address AWS gives it.
-struct WaitConditionHandle;
+/// A type that makes nothing but its physical id: the wait its resource does happens in the
+/// engine (`exec/signals.rs`), and an update is not waited on, as in AWS.
+struct Marker {
+    physical_id: fn(&ProviderContext) -> String,
+}
+
+/// A handle's physical id (its Ref) is the URL signals are PUT to: where AWS gives a presigned
+/// S3 URL, an unsigned one on the endpoint the caller used (`ops/signal.rs`).
+fn handle_url(ctx: &ProviderContext) -> String {
+    let host = if ctx.host.is_empty() {
+        "localhost:4566"
+    } else {
+        &ctx.host
+    };
+    let token = uuid::Uuid::new_v4().simple();
+    format!("http://{host}{HANDLE_PATH}{token}")
+}
+
+fn wait_condition_id(ctx: &ProviderContext) -> String {
+    format!("{}/{}", ctx.stack_id, ctx.logical_id)
+}
 
 #[async_trait::async_trait]
-impl Provider for WaitConditionHandle {
+impl Provider for Marker {
     async fn create(
         &self,
         ctx: &ProviderContext,
         _properties: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
-        let arn: String = ctx.stack_id.replace(':', "%3A").replace('/', "%2F");
         Ok(ProviderOutcome {
-            physical_id: format!(
-                "https://cloudformation-waitcondition-{}.s3.amazonaws.com/{arn}/{}",
-                ctx.region, ctx.logical_id
-            ),
-            attributes: Map::new(),
+            physical_id: (self.physical_id)(ctx),
             ..Default::default()
         })
     }
@@ -332,7 +355,6 @@ impl Provider for WaitConditionHandle {
     }
 }
 
-/// The CDK's analytics record: nothing to create, and the status reason says so.
 struct CdkMetadata;
 
 const CDK_REASON: &str =

@@ -287,6 +287,26 @@ impl Engine {
         crate::ops::rollback::cancel_update_stack(self, caller, input).await
     }
 
+    /// SignalResource: one signal for a resource waiting on its CreationPolicy; answers once
+    /// the signal is written down.
+    pub async fn signal_resource(
+        &self,
+        caller: &Caller,
+        input: crate::ops::signal::SignalResourceInput,
+    ) -> Result<(), EngineError> {
+        crate::ops::signal::signal_resource(self, caller, input).await
+    }
+
+    /// A signal PUT to a WaitConditionHandle's URL (`token` follows
+    /// [`crate::ops::signal::HANDLE_PATH`]).
+    pub async fn signal_handle(
+        &self,
+        token: &str,
+        signal: crate::ops::signal::Signal,
+    ) -> Result<(), crate::ops::signal::HandleRefusal> {
+        crate::ops::signal::signal_handle(self, token, signal).await
+    }
+
     pub async fn update_termination_protection(
         &self,
         caller: &Caller,

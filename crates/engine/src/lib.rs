@@ -48,6 +48,7 @@ pub use error::EngineError;
 pub use ops::diff::{DiffInput, PropertyChange, ResourceDiff};
 pub use ops::drift::{PropertyDifference, ResourceDrift, Settle};
 pub use ops::import::ImportInput;
+pub use ops::signal::{HANDLE_PATH, HandleRefusal, Signal, SignalResourceInput, parse_handle_body};
 pub use provider::{
     CUSTOM_RESOURCE, Observed, Provider, ProviderContext, ProviderError, ProviderOutcome,
     ProviderRegistry,

@@ -207,6 +207,7 @@ mod tests {
             replaced: None,
             observed: None,
             pending: None,
+            signals: Vec::new(),
             secret_attributes: secret.iter().map(|s| s.to_string()).collect(),
         }
     }

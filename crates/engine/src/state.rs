@@ -98,6 +98,10 @@ pub(crate) struct ResourceRecord {
     /// resource looks it up and deletes it (see `Op::reap`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<PendingCreate>,
+    /// The signals a resource with a CreationPolicy or a WaitCondition received, and those a
+    /// WaitConditionHandle keeps until a WaitCondition waits on it (`ops/signal.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<crate::ops::signal::Signal>,
     /// Attributes the last provider call reported as NoEcho (see `mask`): per call, never
     /// written down; what is written down carries the mask instead of their values.
     #[serde(skip)]
@@ -309,6 +313,9 @@ pub(crate) struct Inner {
     pub needles: Mutex<HashMap<String, Arc<[String]>>>,
     /// Drift detections ([`crate::ops::drift_api`]); a lock of its own, taken after `state`.
     pub drift: Mutex<crate::ops::drift_api::Detections>,
+    /// Resources waiting for signals ([`crate::ops::signal`]); a lock of its own, taken
+    /// before `state`.
+    pub signals: crate::ops::signal::Waiters,
 }
 
 /// Why an interrupted operation failed (documented: the engine cannot resume a provider call it
@@ -344,6 +351,7 @@ impl Inner {
                 running: Mutex::new(HashMap::new()),
                 needles: Mutex::new(needles),
                 drift: Mutex::new(drift),
+                signals: Default::default(),
             }
         });
         Ok(Engine { inner })

@@ -960,9 +960,12 @@ async fn cdk_metadata_and_wait_condition_handle_are_built_in() {
             .unwrap()
             .starts_with("cumulo: AWS::CDK::Metadata")
     );
-    assert!(h.physical("bi", "W").await.starts_with(
-        "https://cloudformation-waitcondition-us-east-1.s3.amazonaws.com/arn%3Aaws%3Acloudformation"
-    ));
+    // The handle's Ref is the URL its signals are PUT to, on the endpoint the caller used.
+    assert!(
+        h.physical("bi", "W")
+            .await
+            .starts_with("http://localhost:4566/_cumulo/cfn-signal/")
+    );
 }
 
 #[tokio::test]

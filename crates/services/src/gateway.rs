@@ -207,8 +207,8 @@ impl Gateway {
     }
 
     /// cumulo's own URLs that stand in for AWS's presigned ones and are called without a
-    /// signature: Lambda's code downloads (GetFunction's `Code.Location`) and custom resources'
-    /// ResponseURLs.
+    /// signature: Lambda's code downloads (GetFunction's `Code.Location`), custom resources'
+    /// ResponseURLs and WaitConditionHandles' URLs.
     async fn cumulo_url(&self, req: &mut AwsRequest) -> Option<AwsResponse> {
         if req.raw_path.starts_with("/_cumulo/lambda/") {
             req.region = self.config.default_region.clone();
@@ -218,6 +218,14 @@ impl Gateway {
         }
         if req.raw_path.starts_with(crate::custom::RESPONSE_PATH) {
             return Some(self.responses.accept(req));
+        }
+        if req.raw_path.starts_with(cumulo_engine::HANDLE_PATH) {
+            return Some(
+                self.services
+                    .get("cloudformation")?
+                    .handle(req.clone())
+                    .await,
+            );
         }
         None
     }

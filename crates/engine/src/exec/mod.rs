@@ -10,7 +10,6 @@ use crate::status::StackStatus;
 use cumulo_template::Prepared;
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
@@ -18,11 +17,13 @@ mod dag;
 mod flows;
 mod outputs;
 mod resource;
+mod signals;
 
 pub(crate) use dag::run_dag;
 pub(crate) use flows::{
     delete_resources, rollback_create, rollback_update, run_create, run_update,
 };
+pub(crate) use signals::WAIT_CONDITION_TYPE;
 
 /// One running stack operation.
 pub(crate) struct Op {
@@ -46,7 +47,8 @@ pub(crate) struct Op {
     /// Set when a resource of the forward pass failed: what is still in flight is cancelled
     /// (AWS marks it `CREATE_FAILED`/`UPDATE_FAILED` with "Resource creation cancelled" /
     /// "Resource update cancelled") instead of completing before the rollback undoes it.
-    pub halted: AtomicBool,
+    /// A watch rather than a flag so that a resource waiting for signals wakes when it turns.
+    pub halted: watch::Sender<bool>,
 }
 
 /// The reason a stack or resource shows when its state could not be written.
@@ -458,17 +460,18 @@ impl Op {
             replaced: None,
             observed: None,
             pending: None,
+            signals: Vec::new(),
             secret_attributes: Vec::new(),
         }
     }
 
     /// Stops the forward pass: the resources in flight finish as cancelled.
     pub(crate) fn halt(&self) {
-        self.halted.store(true, Ordering::SeqCst);
+        self.halted.send_replace(true);
     }
 
     pub(crate) fn halted(&self) -> bool {
-        self.halted.load(Ordering::SeqCst)
+        *self.halted.borrow()
     }
 
     /// The stack policy this update runs under: StackPolicyDuringUpdate, else the stack's.

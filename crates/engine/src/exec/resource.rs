@@ -284,6 +284,7 @@ impl Op {
                     replaced: None,
                     observed: None,
                     pending: None,
+                    signals: Vec::new(),
                     secret_attributes: Vec::new(),
                 };
                 rec.status = "CREATE_FAILED".into();
@@ -326,6 +327,16 @@ impl Op {
             self.put(rec, props_text).await;
             return false;
         }
+        let wait = match self.wait_of(&resolved) {
+            Ok(wait) => wait,
+            Err(reason) => {
+                rec.status = "CREATE_FAILED".into();
+                rec.status_reason = Some(reason);
+                rec.updated = now_ms();
+                self.put(rec, props_text).await;
+                return false;
+            }
+        };
         match self
             .provider_create(
                 &logical_id,
@@ -338,6 +349,16 @@ impl Op {
             Ok((outcome, stub)) => {
                 let status_reason = self.take_created(&mut rec, &resolved, outcome, stub).await;
                 if !stub && !self.initiated(&rec, &props_text).await {
+                    return false;
+                }
+                // A stub waits for nothing: no instance of it runs to signal.
+                if let Some(wait) = wait.filter(|_| !stub && !self.halted())
+                    && let Err(reason) = self.await_signals(&mut rec, &props_text, wait).await
+                {
+                    rec.status = "CREATE_FAILED".into();
+                    rec.status_reason = Some(reason);
+                    rec.updated = now_ms();
+                    self.put(rec, props_text).await;
                     return false;
                 }
                 rec.updated = now_ms();

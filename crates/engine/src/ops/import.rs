@@ -222,6 +222,7 @@ pub async fn import_resources(
                 observed.properties,
             ))),
             pending: None,
+            signals: Vec::new(),
             secret_attributes: Vec::new(),
         };
         // Later resources may reference this one.

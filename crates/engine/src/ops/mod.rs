@@ -16,6 +16,7 @@ pub mod policy;
 pub mod read;
 pub mod registry;
 pub mod rollback;
+pub mod signal;
 pub mod termination;
 pub mod transform;
 pub mod update;

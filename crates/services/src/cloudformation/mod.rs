@@ -4,10 +4,11 @@
 //!
 //! Layout: [`wire`] decodes each operation's members into the engine's typed inputs,
 //! [`encode`] renders the engine's views as AWS's XML, [`world`] reaches S3 and SSM through
-//! their typed operations. The engine knows nothing of HTTP; this module knows nothing of how
+//! their typed operations, [`signal_url`] takes the signals PUT to a WaitConditionHandle's URL. The engine knows nothing of HTTP; this module knows nothing of how
 //! stacks are provisioned.
 
 mod encode;
+mod signal_url;
 #[cfg(test)]
 mod tests;
 mod wire;
@@ -79,6 +80,9 @@ impl Catalogued for CloudFormationService {
 #[async_trait::async_trait]
 impl Service for CloudFormationService {
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        if req.raw_path.starts_with(cumulo_engine::HANDLE_PATH) {
+            return signal_url::accept(&self.engine, &req).await;
+        }
         wire::handle(&self.engine, &req).await
     }
 }

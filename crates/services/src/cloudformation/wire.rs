@@ -754,6 +754,21 @@ async fn dispatch(engine: &Engine, c: &Caller, p: &QueryParams, action: &str) ->
                 w.opt("StackPolicyBody", out.stack_policy_body.as_deref());
             })
         }
+        "SignalResource" => {
+            engine
+                .signal_resource(
+                    c,
+                    SignalResourceInput {
+                        stack_name: required(p, "StackName")?,
+                        logical_resource_id: required(p, "LogicalResourceId")?,
+                        unique_id: required(p, "UniqueId")?,
+                        status: required(p, "Status")?,
+                    },
+                )
+                .await
+                .map_err(e)?;
+            Ok(None)
+        }
         "CancelUpdateStack" => {
             engine
                 .cancel_update_stack(

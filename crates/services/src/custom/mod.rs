@@ -12,7 +12,7 @@
 //! with the function's error, rather than after the wait: nothing can answer any more.
 
 pub mod provider;
-mod responses;
+pub(crate) mod responses;
 
 pub use provider::CustomResourceProvider;
 pub use responses::Responses;

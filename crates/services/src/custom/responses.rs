@@ -61,14 +61,24 @@ impl Responses {
         let answer = serde_json::from_slice::<Value>(&req.body)
             .map_err(|e| format!("the response is not valid JSON: {e}"));
         let _ = tx.send(answer);
-        let etag = format!("\"{}\"", hex::encode(Md5::digest(&req.body)));
-        AwsResponse::empty(StatusCode::OK)
-            .with_header("etag", &etag)
-            .with_header("x-amz-request-id", &req.request_id)
+        stored(req)
     }
 }
 
-fn s3_error(status: StatusCode, code: &str, message: &str, request_id: &str) -> AwsResponse {
+/// The answer S3 gives a presigned PUT it stored: 200 with the body's ETag.
+pub(crate) fn stored(req: &AwsRequest) -> AwsResponse {
+    let etag = format!("\"{}\"", hex::encode(Md5::digest(&req.body)));
+    AwsResponse::empty(StatusCode::OK)
+        .with_header("etag", &etag)
+        .with_header("x-amz-request-id", &req.request_id)
+}
+
+pub(crate) fn s3_error(
+    status: StatusCode,
+    code: &str,
+    message: &str,
+    request_id: &str,
+) -> AwsResponse {
     cumulo_wire::AwsError::new(status, code, message)
         .into_response(cumulo_wire::Protocol::RestXml, request_id)
 }
