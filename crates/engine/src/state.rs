@@ -224,6 +224,56 @@ pub(crate) struct StackRecord {
     pub holds_secrets: bool,
 }
 
+impl StackRecord {
+    /// A stack that holds nothing yet (no template, resources or events): what a CREATE change
+    /// set's REVIEW_IN_PROGRESS placeholder and an import into a new stack start from.
+    pub(crate) fn empty(
+        stack_id: &str,
+        stack_name: &str,
+        region: &str,
+        account_id: &str,
+        status: StackStatus,
+    ) -> Self {
+        StackRecord {
+            stack_id: stack_id.to_string(),
+            stack_name: stack_name.to_string(),
+            region: region.to_string(),
+            account_id: account_id.to_string(),
+            status,
+            status_reason: None,
+            created: now_ms(),
+            updated: None,
+            deleted: None,
+            template_body: String::new(),
+            original_body: None,
+            description: None,
+            parameters: Vec::new(),
+            tags: Vec::new(),
+            capabilities: Vec::new(),
+            notification_arns: Vec::new(),
+            timeout_in_minutes: None,
+            termination_protection: false,
+            disable_rollback: false,
+            retain_except_on_create: false,
+            outputs: Vec::new(),
+            parent_id: None,
+            root_id: None,
+            change_set_id: None,
+            imports: Vec::new(),
+            previous: None,
+            orphans: Vec::new(),
+            stack_policy: None,
+            policy_during_update: None,
+            role_arn: None,
+            rollback_configuration: None,
+            op: OpRecord::default(),
+            resources: Default::default(),
+            events: Vec::new(),
+            holds_secrets: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct EventRecord {
     pub seq: u64,

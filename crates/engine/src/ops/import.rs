@@ -111,42 +111,14 @@ pub async fn import_resources(
         )));
     }
     let token = caller.request_id.clone();
-    let mut stack = existing.clone().unwrap_or_else(|| StackRecord {
-        stack_id: stack_id.clone(),
-        stack_name: input.stack_name.clone(),
-        region: caller.region.clone(),
-        account_id: caller.account_id.clone(),
-        status: StackStatus::IMPORT_IN_PROGRESS,
-        status_reason: None,
-        created: now_ms(),
-        updated: None,
-        deleted: None,
-        template_body: String::new(),
-        original_body: None,
-        description: None,
-        parameters: Vec::new(),
-        tags: Vec::new(),
-        capabilities: Vec::new(),
-        notification_arns: Vec::new(),
-        timeout_in_minutes: None,
-        termination_protection: false,
-        disable_rollback: false,
-        retain_except_on_create: false,
-        outputs: Vec::new(),
-        parent_id: None,
-        root_id: None,
-        change_set_id: None,
-        imports: Vec::new(),
-        previous: None,
-        orphans: Vec::new(),
-        op: OpRecord::default(),
-        resources: Default::default(),
-        events: Vec::new(),
-        holds_secrets: false,
-        stack_policy: None,
-        policy_during_update: None,
-        role_arn: None,
-        rollback_configuration: None,
+    let mut stack = existing.clone().unwrap_or_else(|| {
+        StackRecord::empty(
+            &stack_id,
+            &input.stack_name,
+            &caller.region,
+            &caller.account_id,
+            StackStatus::IMPORT_IN_PROGRESS,
+        )
     });
     // Every resource is read before anything is recorded: a failed read changes nothing.
     let mut records = Vec::new();

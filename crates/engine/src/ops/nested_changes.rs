@@ -268,46 +268,22 @@ pub(crate) fn review_stack(
     parent: Option<(&str, &str)>,
 ) -> StackRecord {
     StackRecord {
-        stack_id: stack_id.to_string(),
-        stack_name: stack_name.to_string(),
-        region: caller.region.clone(),
-        account_id: caller.account_id.clone(),
-        status: StackStatus::REVIEW_IN_PROGRESS,
         status_reason: Some("User Initiated".into()),
-        created: now_ms(),
-        updated: None,
-        deleted: None,
-        template_body: String::new(),
-        original_body: None,
-        description: None,
-        parameters: Vec::new(),
-        tags: Vec::new(),
-        capabilities: Vec::new(),
-        notification_arns: Vec::new(),
-        timeout_in_minutes: None,
-        termination_protection: false,
-        disable_rollback: false,
-        retain_except_on_create: false,
-        outputs: Vec::new(),
         parent_id: parent.map(|p| p.0.to_string()),
         root_id: parent.map(|p| p.1.to_string()),
-        change_set_id: None,
-        imports: Vec::new(),
-        previous: None,
-        orphans: Vec::new(),
-        stack_policy: None,
-        policy_during_update: None,
-        role_arn: None,
-        rollback_configuration: None,
         op: OpRecord {
             token: caller.request_id.clone(),
             kind: "CreateChangeSet".into(),
             host: caller.host.clone(),
             ..Default::default()
         },
-        resources: Default::default(),
-        events: Vec::new(),
-        holds_secrets: false,
+        ..StackRecord::empty(
+            stack_id,
+            stack_name,
+            &caller.region,
+            &caller.account_id,
+            StackStatus::REVIEW_IN_PROGRESS,
+        )
     }
 }
 
