@@ -10,6 +10,7 @@
 //! turn a service's `AwsError` into the resource status reason CloudFormation shows.
 
 pub(crate) mod attached_policy;
+pub(crate) mod declared;
 pub(crate) mod readback;
 pub(crate) mod system_tags;
 

@@ -3,6 +3,7 @@
 //! form; a LogStream's Ref is its name and it has no attributes.
 
 use super::{CreateLogGroupInput, LogsService};
+use crate::providers::declared::{self, Answer, Declared, Made};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, given_or_generated_name, object,
@@ -27,11 +28,11 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
             logs: s.logs.clone(),
         }),
     );
-    r.register(
-        LOG_STREAM,
-        Arc::new(LogStreamProvider {
+    declared::register(
+        r,
+        LogStream {
             logs: s.logs.clone(),
-        }),
+        },
     );
 }
 
@@ -242,99 +243,57 @@ impl Provider for LogGroupProvider {
     }
 }
 
-struct LogStreamProvider {
+/// AWS::Logs::LogStream, declared: both properties are createOnly, so the engine replaces on
+/// any change and the default in-place update (nothing to apply) is all it needs.
+struct LogStream {
     logs: Arc<LogsService>,
 }
 
-/// The stream's group from its properties (both are createOnly, so the record's properties
-/// always name the group the physical id lives in).
-fn stream_group(props: &Value) -> Result<String, ProviderError> {
-    let props = object(LOG_STREAM, props)?;
-    check_known(LOG_STREAM, &props, &["LogGroupName", "LogStreamName"], &[])?;
-    required(&props, "LogGroupName")
-}
-
 #[async_trait::async_trait]
-impl Provider for LogStreamProvider {
-    async fn create(
-        &self,
-        ctx: &ProviderContext,
-        properties: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let group = stream_group(properties)?;
-        let props = object(LOG_STREAM, properties)?;
-        let name = match scalar(&props, "LogStreamName")? {
-            Some(n) => n,
-            None => ctx.generated_name(512, ""),
-        };
-        match self.logs.create_log_stream(&ctx.region, &group, &name) {
-            Ok(()) => Ok(ProviderOutcome {
-                physical_id: name,
-                ..Default::default()
-            }),
-            Err(e) if e.code == "ResourceAlreadyExistsException" => Err(already_exists(ctx, &name)),
-            Err(e) => Err(failed(ctx, SERVICE, e)),
-        }
-    }
+impl Declared for LogStream {
+    const TYPE: &'static str = LOG_STREAM;
+    const SERVICE: &'static str = SERVICE;
+    const PROPERTIES: &'static [&'static str] = &["LogGroupName", "LogStreamName"];
+    const NOT_FOUND: &'static [&'static str] = &["ResourceNotFoundException"];
 
-    /// Both properties are createOnly: the engine replaces on any change, so an update has
-    /// nothing to apply beyond checking the stream is still there.
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        physical_id: &str,
-        _old: &Value,
-        new: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let group = stream_group(new)?;
-        let g = self
-            .logs
-            .log_group(&ctx.region, &group)
-            .map_err(|e| failed(ctx, SERVICE, e))?;
-        if !g.streams.contains_key(physical_id) {
-            return Err(failed(ctx, SERVICE, super::groups::stream_not_found()));
+    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+        let group = required(props, "LogGroupName")?;
+        let name = given_or_generated_name(ctx, props, "LogStreamName", 512)?;
+        match self.logs.create_log_stream(&ctx.region, &group, &name) {
+            Ok(()) => Ok(Made::new(name)),
+            Err(e) if e.code == "ResourceAlreadyExistsException" => {
+                Err(already_exists(ctx, &name).into())
+            }
+            Err(e) => Err(e.into()),
         }
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            ..Default::default()
-        })
     }
 
     async fn delete(
         &self,
         ctx: &ProviderContext,
-        physical_id: &str,
-        properties: &Value,
-    ) -> Result<(), ProviderError> {
-        let group = stream_group(properties)?;
-        match self
-            .logs
-            .delete_log_stream(&ctx.region, &group, physical_id)
-        {
-            Ok(()) => Ok(()),
-            Err(e) if e.code == "ResourceNotFoundException" => {
-                Err(ProviderError::NotFound(physical_id.to_string()))
-            }
-            Err(e) => Err(failed(ctx, SERVICE, e)),
-        }
+        id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<()> {
+        let group = required(props, "LogGroupName")?;
+        Ok(self.logs.delete_log_stream(&ctx.region, &group, id)?)
     }
 
-    async fn read(
+    fn read(
         &self,
         ctx: &ProviderContext,
-        physical_id: &str,
-        properties: &Value,
-    ) -> Result<Option<Observed>, ProviderError> {
-        let group = stream_group(properties)?;
-        let exists = match self.logs.log_group(&ctx.region, &group) {
-            Ok(g) => g.streams.contains_key(physical_id),
-            Err(e) if e.code == "ResourceNotFoundException" => false,
-            Err(e) => return Err(failed(ctx, SERVICE, e)),
-        };
+        id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let group = required(props, "LogGroupName")?;
+        let exists = self
+            .logs
+            .log_group(&ctx.region, &group)?
+            .streams
+            .contains_key(id);
         Ok(exists.then(|| Observed {
             properties: Map::from_iter([
                 ("LogGroupName".to_string(), json!(group)),
-                ("LogStreamName".to_string(), json!(physical_id)),
+                ("LogStreamName".to_string(), json!(id)),
             ]),
             attributes: Map::new(),
         }))
