@@ -193,6 +193,8 @@ catalog! {
         logs: crate::logs::LogsService,
         events: crate::events::EventsService,
         ecr: crate::ecr::EcrService,
+        servicediscovery: crate::servicediscovery::ServiceDiscoveryService,
+        ecs: crate::ecs::EcsService,
     }
     without {
         sts: crate::sts::StsService,

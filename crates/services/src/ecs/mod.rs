@@ -1,0 +1,140 @@
+//! Amazon ECS (awsJson1_1, `AmazonEC2ContainerServiceV20141113.<Operation>`): clusters with
+//! their capacity providers and settings, task definitions (families, revisions,
+//! deregistration, Fargate sizes validated), services with deployments, events and counts,
+//! tasks (RunTask, StopTask, Describe/List), tags and account settings.
+//!
+//! No container runs: a task is a record whose status moves PROVISIONING -> PENDING -> RUNNING
+//! on a short clock (`lifecycle`), so waiters (`services_stable`, `tasks_running`) pass. A
+//! service's tasks are registered in its Cloud Map services (`servicediscovery`).
+//!
+//! Layout: `state` (records per region, written through to the store), `ops` (typed
+//! operations), `view` (records as the API answers them), `fargate` (Fargate's size table),
+//! `network` (a task's ENI), `lifecycle` (a task's status from its timestamps), `wire`.
+
+mod fargate;
+mod lifecycle;
+mod network;
+mod operations;
+mod ops;
+pub(crate) mod provider;
+mod state;
+mod view;
+mod wire;
+
+pub use ops::{CreateClusterInput, ListTasksFilter, RunTaskInput, ServiceInput};
+
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::servicediscovery::ServiceDiscoveryService;
+use crate::{Config, GatewayError, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use state::{Region, Regions};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The ECS service.
+pub struct EcsService {
+    store: Arc<Store>,
+    regions: Mutex<Regions>,
+    account_id: String,
+    discovery: Arc<ServiceDiscoveryService>,
+}
+
+impl EcsService {
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        discovery: Arc<ServiceDiscoveryService>,
+    ) -> Result<Self, StoreError> {
+        store.migrate("ecs", state::MIGRATIONS)?;
+        let (regions, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: ecs: skipped unreadable stored record: {p}");
+        }
+        Ok(EcsService {
+            store,
+            regions: Mutex::new(regions),
+            account_id: config.account_id.clone(),
+            discovery,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Regions> {
+        self.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` over a copy of the region and commits the records it touched; the copy
+    /// replaces the region only once they are written.
+    fn mutate<T>(
+        &self,
+        region: &str,
+        f: impl FnOnce(&mut Region, f64) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        let mut regions = self.lock();
+        let mut r = regions.get(region).cloned().unwrap_or_default();
+        r.dirty.clear();
+        let out = f(&mut r, ops::now_s())?;
+        self.store
+            .write(|tx| state::save_dirty(tx, region, &r))
+            .map_err(|e| AwsError::internal(e.to_string()))?;
+        r.dirty.clear();
+        regions.insert(region.to_string(), r);
+        Ok(out)
+    }
+
+    fn read<T>(&self, region: &str, f: impl FnOnce(&Region, f64) -> T) -> T {
+        let regions = self.lock();
+        let empty = Region::default();
+        f(regions.get(region).unwrap_or(&empty), ops::now_s())
+    }
+
+    pub fn cluster_arn(&self, region: &str, name: &str) -> String {
+        format!("arn:aws:ecs:{region}:{}:cluster/{name}", self.account_id)
+    }
+
+    pub fn service_arn(&self, region: &str, cluster: &str, name: &str) -> String {
+        format!(
+            "arn:aws:ecs:{region}:{}:service/{cluster}/{name}",
+            self.account_id
+        )
+    }
+
+    pub fn task_arn(&self, region: &str, cluster: &str, id: &str) -> String {
+        format!(
+            "arn:aws:ecs:{region}:{}:task/{cluster}/{id}",
+            self.account_id
+        )
+    }
+
+    pub fn task_definition_arn(&self, region: &str, family: &str, revision: i64) -> String {
+        format!(
+            "arn:aws:ecs:{region}:{}:task-definition/{family}:{revision}",
+            self.account_id
+        )
+    }
+}
+
+impl Catalogued for EcsService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "ecs",
+        protocols: &[Wire::Json11 {
+            target_prefix: "AmazonEC2ContainerServiceV20141113",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<ServiceDiscoveryService>,);
+
+    fn build(context: &Context, (discovery,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(
+            context.store.clone(),
+            &context.config,
+            discovery,
+        )?)
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for EcsService {
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}

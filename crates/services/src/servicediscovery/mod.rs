@@ -1,0 +1,111 @@
+//! AWS Cloud Map (awsJson1_1, `Route53AutoNaming_v20170314.<Operation>`): HTTP, private DNS
+//! and public DNS namespaces created as operations that complete (GetOperation reaches
+//! SUCCESS), services with their DNS and health-check configuration, instances (registered by
+//! hand or by ECS for a service's tasks), DiscoverInstances and tags.
+//!
+//! A DNS namespace reports a hosted zone id; the Route 53 zone itself and the instances' A/SRV
+//! records in it come with Route 53's typed operations for other services.
+//!
+//! Layout: `state` (records per region, written through to the store), `ops` (typed
+//! operations answering in the API's shape), `wire`.
+
+mod operations;
+mod ops;
+pub(crate) mod provider;
+mod state;
+mod wire;
+
+pub use ops::{NamespaceInput, ServiceInput};
+
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::{Config, GatewayError, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use state::{Region, Regions};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The Cloud Map service.
+pub struct ServiceDiscoveryService {
+    store: Arc<Store>,
+    regions: Mutex<Regions>,
+    account_id: String,
+}
+
+impl ServiceDiscoveryService {
+    pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
+        store.migrate("servicediscovery", state::MIGRATIONS)?;
+        let (regions, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: servicediscovery: skipped unreadable stored record: {p}");
+        }
+        Ok(ServiceDiscoveryService {
+            store,
+            regions: Mutex::new(regions),
+            account_id: config.account_id.clone(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Regions> {
+        self.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` over a copy of the region and commits the records it touched.
+    fn mutate<T>(
+        &self,
+        region: &str,
+        f: impl FnOnce(&mut Region, f64) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        let mut regions = self.lock();
+        let mut r = regions.get(region).cloned().unwrap_or_default();
+        r.dirty.clear();
+        let out = f(&mut r, ops::now_s())?;
+        self.store
+            .write(|tx| state::save_dirty(tx, region, &r))
+            .map_err(|e| AwsError::internal(e.to_string()))?;
+        r.dirty.clear();
+        regions.insert(region.to_string(), r);
+        Ok(out)
+    }
+
+    fn read<T>(&self, region: &str, f: impl FnOnce(&Region, f64) -> T) -> T {
+        let regions = self.lock();
+        let empty = Region::default();
+        f(regions.get(region).unwrap_or(&empty), ops::now_s())
+    }
+
+    pub fn namespace_arn(&self, region: &str, id: &str) -> String {
+        format!(
+            "arn:aws:servicediscovery:{region}:{}:namespace/{id}",
+            self.account_id
+        )
+    }
+
+    pub fn service_arn(&self, region: &str, id: &str) -> String {
+        format!(
+            "arn:aws:servicediscovery:{region}:{}:service/{id}",
+            self.account_id
+        )
+    }
+}
+
+impl Catalogued for ServiceDiscoveryService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "servicediscovery",
+        protocols: &[Wire::Json11 {
+            target_prefix: "Route53AutoNaming_v20170314",
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = ();
+
+    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?)
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for ServiceDiscoveryService {
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        wire::handle(self, &req)
+    }
+}

@@ -1,0 +1,316 @@
+"""ECS through boto3 and the AWS CLI: clusters, task definitions, services reaching a steady
+state, tasks, tags, account settings, errors in AWS's words, restart survival and
+CloudFormation."""
+
+import time
+import uuid
+
+import botocore.exceptions
+import pytest
+
+CONTAINERS = [{"name": "web", "image": "public.ecr.aws/nginx/nginx:latest",
+               "portMappings": [{"containerPort": 80}]}]
+AWSVPC = {"awsvpcConfiguration": {"subnets": ["subnet-0a1b2c3d4e5f60718"],
+                                  "securityGroups": ["sg-0a1b2c3d4e5f60718"]}}
+FAST = {"Delay": 1, "MaxAttempts": 20}
+
+
+def name(prefix):
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def error(excinfo):
+    e = excinfo.value.response["Error"]
+    return e["Code"], e["Message"]
+
+
+@pytest.fixture(scope="module")
+def ecs(cumulo):
+    return cumulo.client("ecs")
+
+
+def fargate_family(ecs, family=None, **extra):
+    family = family or name("fam")
+    ecs.register_task_definition(
+        family=family, containerDefinitions=CONTAINERS, requiresCompatibilities=["FARGATE"],
+        networkMode="awsvpc", cpu="256", memory="512", **extra)
+    return family
+
+
+def test_clusters_capacity_providers_settings_and_delete(ecs):
+    n = name("c")
+    c = ecs.create_cluster(
+        clusterName=n, capacityProviders=["FARGATE", "FARGATE_SPOT"],
+        defaultCapacityProviderStrategy=[{"capacityProvider": "FARGATE", "weight": 1, "base": 1}],
+        settings=[{"name": "containerInsights", "value": "enabled"}],
+        tags=[{"key": "team", "value": "a"}])["cluster"]
+    assert c["clusterArn"] == f"arn:aws:ecs:us-east-1:000000000000:cluster/{n}"
+    assert c["status"] == "ACTIVE"
+    assert c["capacityProviders"] == ["FARGATE", "FARGATE_SPOT"]
+    assert c["settings"] == [{"name": "containerInsights", "value": "enabled"}]
+    assert c["clusterArn"] in ecs.list_clusters()["clusterArns"]
+
+    d = ecs.describe_clusters(clusters=[n, "nope"], include=["TAGS"])
+    assert d["clusters"][0]["tags"] == [{"key": "team", "value": "a"}]
+    assert d["failures"] == [{"arn": "arn:aws:ecs:us-east-1:000000000000:cluster/nope",
+                              "reason": "MISSING"}]
+
+    u = ecs.put_cluster_capacity_providers(
+        cluster=n, capacityProviders=["FARGATE"],
+        defaultCapacityProviderStrategy=[{"capacityProvider": "FARGATE", "weight": 2}])["cluster"]
+    assert u["capacityProviders"] == ["FARGATE"]
+    assert u["defaultCapacityProviderStrategy"] == [{"capacityProvider": "FARGATE", "weight": 2}]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.put_cluster_capacity_providers(
+            cluster=n, capacityProviders=["FARGATE"],
+            defaultCapacityProviderStrategy=[{"capacityProvider": "FARGATE_SPOT", "weight": 1}])
+    assert error(e)[0] == "InvalidParameterException"
+    assert ecs.describe_clusters(clusters=[n])["clusters"][0]["defaultCapacityProviderStrategy"] == [
+        {"capacityProvider": "FARGATE", "weight": 2}]
+
+    s = ecs.update_cluster_settings(
+        cluster=n, settings=[{"name": "containerInsights", "value": "disabled"}])["cluster"]
+    assert s["settings"] == [{"name": "containerInsights", "value": "disabled"}]
+
+    gone = ecs.delete_cluster(cluster=n)["cluster"]
+    assert gone["status"] == "INACTIVE"
+    assert ecs.describe_clusters(clusters=[n])["clusters"][0]["status"] == "INACTIVE"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.delete_cluster(cluster=n)
+    assert error(e) == ("ClusterNotFoundException", "Cluster not found.")
+
+
+def test_bad_cluster_input_is_refused_and_changes_nothing(ecs):
+    before = ecs.list_clusters()["clusterArns"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_cluster(clusterName="bad name!")
+    assert error(e)[0] == "InvalidParameterException"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_cluster(clusterName=name("c"), capacityProviders=["NOPE"])
+    assert error(e)[0] == "InvalidParameterException"
+    assert ecs.list_clusters()["clusterArns"] == before
+
+
+def test_task_definitions_revisions_deregister_and_delete(ecs):
+    family = fargate_family(ecs)
+    fargate_family(ecs, family)
+    td = ecs.describe_task_definition(taskDefinition=family)["taskDefinition"]
+    assert td["revision"] == 2
+    assert td["taskDefinitionArn"].endswith(f":task-definition/{family}:2")
+    assert td["compatibilities"] == ["EC2", "FARGATE"]
+    assert td["cpu"] == "256" and td["memory"] == "512"
+    assert td["containerDefinitions"][0]["portMappings"] == [
+        {"containerPort": 80, "hostPort": 80, "protocol": "tcp"}]
+    assert ecs.describe_task_definition(taskDefinition=f"{family}:1")["taskDefinition"]["revision"] == 1
+    assert ecs.describe_task_definition(taskDefinition=td["taskDefinitionArn"])["taskDefinition"]["revision"] == 2
+
+    arns = ecs.list_task_definitions(familyPrefix=family)["taskDefinitionArns"]
+    assert [a.rsplit(":", 1)[1] for a in arns] == ["1", "2"]
+    assert family in ecs.list_task_definition_families(familyPrefix=family)["families"]
+
+    dereg = ecs.deregister_task_definition(taskDefinition=f"{family}:2")["taskDefinition"]
+    assert dereg["status"] == "INACTIVE"
+    assert ecs.describe_task_definition(taskDefinition=family)["taskDefinition"]["revision"] == 1
+    assert len(ecs.list_task_definitions(familyPrefix=family, status="INACTIVE")["taskDefinitionArns"]) == 1
+
+    out = ecs.delete_task_definitions(taskDefinitions=[f"{family}:2", f"{family}:1"])
+    assert [t["status"] for t in out["taskDefinitions"]] == ["DELETE_IN_PROGRESS"]
+    assert out["failures"][0]["reason"].startswith("The specified task definition is still in ACTIVE")
+
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.describe_task_definition(taskDefinition=name("nofamily"))
+    assert error(e) == ("ClientException", "Unable to describe task definition.")
+
+
+def test_fargate_sizes_and_network_mode_are_validated(ecs):
+    family = name("bad")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.register_task_definition(
+            family=family, containerDefinitions=CONTAINERS, requiresCompatibilities=["FARGATE"],
+            networkMode="awsvpc", cpu="1024", memory="1024")
+    assert error(e) == ("ClientException",
+                        "No Fargate configuration exists for given values: 1024 CPU, 1024 memory. "
+                        "See the Amazon ECS documentation for the valid values.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.register_task_definition(
+            family=family, containerDefinitions=CONTAINERS, requiresCompatibilities=["FARGATE"],
+            networkMode="bridge", cpu="256", memory="512")
+    assert error(e) == ("ClientException", "Fargate only supports network mode \u2018awsvpc\u2019.")
+    assert family not in ecs.list_task_definition_families(familyPrefix=family)["families"]
+
+
+def test_service_reaches_steady_state_and_scales(cumulo, ecs):
+    cluster = name("c")
+    ecs.create_cluster(clusterName=cluster)
+    family = fargate_family(ecs)
+    svc = ecs.create_service(
+        cluster=cluster, serviceName="web", taskDefinition=family, desiredCount=2,
+        launchType="FARGATE", networkConfiguration=AWSVPC,
+        deploymentConfiguration={"deploymentCircuitBreaker": {"enable": True, "rollback": True},
+                                 "maximumPercent": 200, "minimumHealthyPercent": 50},
+        serviceConnectConfiguration={"enabled": False})["service"]
+    assert svc["status"] == "ACTIVE"
+    assert svc["deployments"][0]["status"] == "PRIMARY"
+    assert svc["deployments"][0]["rolloutState"] == "IN_PROGRESS"
+    assert svc["deploymentConfiguration"]["deploymentCircuitBreaker"] == {"enable": True, "rollback": True}
+    assert svc["deployments"][0]["serviceConnectConfiguration"] == {"enabled": False}
+
+    ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    s = ecs.describe_services(cluster=cluster, services=["web"])["services"][0]
+    assert (s["desiredCount"], s["runningCount"], s["pendingCount"]) == (2, 2, 0)
+    assert s["deployments"][0]["rolloutState"] == "COMPLETED"
+    assert s["events"][0]["message"] == "(service web) has reached a steady state."
+    assert s["events"][1]["message"].startswith("(service web) has started 2 tasks:")
+
+    tasks = ecs.list_tasks(cluster=cluster, serviceName="web")["taskArns"]
+    assert len(tasks) == 2
+    described = ecs.describe_tasks(cluster=cluster, tasks=tasks)["tasks"]
+    for t in described:
+        assert t["lastStatus"] == "RUNNING" and t["group"] == "service:web"
+        eni = t["attachments"][0]
+        assert eni["type"] == "ElasticNetworkInterface" and eni["status"] == "ATTACHED"
+        details = {d["name"]: d["value"] for d in eni["details"]}
+        assert details["subnetId"] == "subnet-0a1b2c3d4e5f60718"
+        assert details["privateIPv4Address"] == t["containers"][0]["networkInterfaces"][0]["privateIpv4Address"]
+
+    # The CLI sees the same service; a desired-count change scales within the deployment.
+    cli = cumulo.aws("ecs", "update-service", "--cluster", cluster, "--service", "web",
+                     "--desired-count", "3")
+    assert cli["service"]["desiredCount"] == 3
+    assert len(cli["service"]["deployments"]) == 1
+    ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    assert ecs.describe_services(cluster=cluster, services=["web"])["services"][0]["runningCount"] == 3
+
+    # A new task definition is a new deployment; the old one drains away.
+    fargate_family(ecs, family)
+    u = ecs.update_service(cluster=cluster, service="web", taskDefinition=family)["service"]
+    assert [d["status"] for d in u["deployments"]] == ["PRIMARY", "ACTIVE"]
+    ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    s = ecs.describe_services(cluster=cluster, services=["web"])["services"][0]
+    assert len(s["deployments"]) == 1 and s["taskDefinition"].endswith(f"{family}:2")
+    stopped = ecs.list_tasks(cluster=cluster, desiredStatus="STOPPED")["taskArns"]
+    assert set(tasks) <= set(stopped)
+    old = ecs.describe_tasks(cluster=cluster, tasks=tasks[:1])["tasks"][0]
+    assert old["lastStatus"] == "STOPPED"
+    assert old["stoppedReason"].startswith("Scaling activity initiated by (deployment ecs-svc/")
+
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.delete_cluster(cluster=cluster)
+    assert error(e) == ("ClusterContainsServicesException",
+                        "The Cluster cannot be deleted while Services are active.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.delete_service(cluster=cluster, service="web")
+    assert error(e) == ("InvalidParameterException",
+                        "The service cannot be stopped while it is scaled above 0.")
+    d = ecs.delete_service(cluster=cluster, service="web", force=True)["service"]
+    assert d["status"] == "DRAINING"
+    ecs.get_waiter("services_inactive").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    assert ecs.list_services(cluster=cluster)["serviceArns"] == []
+    ecs.delete_cluster(cluster=cluster)
+
+
+def test_create_service_refusals_change_nothing(ecs):
+    cluster = name("c")
+    ecs.create_cluster(clusterName=cluster)
+    family = fargate_family(ecs)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="s", taskDefinition=family,
+                           desiredCount=1, launchType="FARGATE")
+    assert error(e) == ("InvalidParameterException",
+                        "Network Configuration must be provided when networkMode 'awsvpc' is specified.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=name("nocluster"), serviceName="s", taskDefinition=family)
+    assert error(e) == ("ClusterNotFoundException", "Cluster not found.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="s", taskDefinition=name("nofam"),
+                           launchType="FARGATE", networkConfiguration=AWSVPC)
+    assert error(e) == ("ClientException", "TaskDefinition not found.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="s", taskDefinition=family,
+                           launchType="FARGATE", networkConfiguration=AWSVPC,
+                           loadBalancers=[{"targetGroupArn": "arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/t/0123456789abcdef",
+                                           "containerName": "nope", "containerPort": 80}])
+    assert error(e) == ("InvalidParameterException",
+                        "The container nope does not exist in the task definition.")
+    assert ecs.list_services(cluster=cluster)["serviceArns"] == []
+    ecs.delete_cluster(cluster=cluster)
+
+
+def test_run_task_stop_task_and_waiters(ecs):
+    cluster = name("c")
+    ecs.create_cluster(clusterName=cluster)
+    family = fargate_family(ecs)
+    out = ecs.run_task(cluster=cluster, taskDefinition=family, count=2, launchType="FARGATE",
+                       networkConfiguration=AWSVPC, startedBy="me",
+                       tags=[{"key": "k", "value": "v"}])
+    assert out["failures"] == []
+    arns = [t["taskArn"] for t in out["tasks"]]
+    assert [t["lastStatus"] for t in out["tasks"]] == ["PROVISIONING", "PROVISIONING"]
+    assert out["tasks"][0]["desiredStatus"] == "RUNNING"
+    ecs.get_waiter("tasks_running").wait(cluster=cluster, tasks=arns, WaiterConfig=FAST)
+    t = ecs.describe_tasks(cluster=cluster, tasks=arns[:1], include=["TAGS"])["tasks"][0]
+    assert t["lastStatus"] == "RUNNING" and t["startedBy"] == "me" and t["launchType"] == "FARGATE"
+    assert t["tags"] == [{"key": "k", "value": "v"}]
+    assert sorted(ecs.list_tasks(cluster=cluster, startedBy="me")["taskArns"]) == sorted(arns)
+
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.delete_cluster(cluster=cluster)
+    assert error(e) == ("ClusterContainsTasksException",
+                        "The Cluster cannot be deleted while Tasks are active.")
+
+    stopped = ecs.stop_task(cluster=cluster, task=arns[0], reason="done")["task"]
+    assert stopped["desiredStatus"] == "STOPPED"
+    ecs.stop_task(cluster=cluster, task=arns[1])
+    ecs.get_waiter("tasks_stopped").wait(cluster=cluster, tasks=arns, WaiterConfig=FAST)
+    t = ecs.describe_tasks(cluster=cluster, tasks=arns)["tasks"]
+    assert [x["lastStatus"] for x in t] == ["STOPPED", "STOPPED"]
+    assert t[0]["stoppedReason"] == "done" and t[0]["stopCode"] == "UserInitiated"
+    assert t[0]["attachments"][0]["status"] == "DELETED"
+    assert ecs.list_tasks(cluster=cluster)["taskArns"] == []
+
+    ec2 = ecs.run_task(cluster=cluster, taskDefinition=family, launchType="EC2",
+                       networkConfiguration=AWSVPC)
+    assert ec2["tasks"] == []
+    assert ec2["failures"][0]["reason"] == "No Container Instances were found in your cluster."
+    ecs.delete_cluster(cluster=cluster)
+
+
+def test_tags_and_account_settings(cumulo, ecs):
+    cluster = name("c")
+    arn = ecs.create_cluster(clusterName=cluster)["cluster"]["clusterArn"]
+    ecs.tag_resource(resourceArn=arn, tags=[{"key": "a", "value": "1"}, {"key": "b", "value": "2"}])
+    ecs.untag_resource(resourceArn=arn, tagKeys=["a"])
+    assert ecs.list_tags_for_resource(resourceArn=arn)["tags"] == [{"key": "b", "value": "2"}]
+    cli = cumulo.aws("ecs", "list-tags-for-resource", "--resource-arn", arn)
+    assert cli["tags"] == [{"key": "b", "value": "2"}]
+
+    ecs.put_account_setting_default(name="containerInsights", value="enabled")
+    settings = ecs.list_account_settings(name="containerInsights")["settings"]
+    assert settings[0]["value"] == "enabled"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.put_account_setting(name="nope", value="enabled")
+    assert error(e)[0] == "InvalidParameterException"
+    ecs.delete_cluster(cluster=cluster)
+
+
+def test_unimplemented_operation_answers_501(ecs):
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.list_container_instances()
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
+
+
+def test_state_survives_restart(fresh_server):
+    fresh_server.start()
+    ecs = fresh_server.client("ecs")
+    ecs.create_cluster(clusterName="kept")
+    family = fargate_family(ecs, "keptfam")
+    ecs.create_service(cluster="kept", serviceName="s", taskDefinition=family, desiredCount=1,
+                       launchType="FARGATE", networkConfiguration=AWSVPC)
+    ecs.get_waiter("services_stable").wait(cluster="kept", services=["s"], WaiterConfig=FAST)
+    fresh_server.kill9()
+    fresh_server.start()
+    ecs = fresh_server.client("ecs")
+    s = ecs.describe_services(cluster="kept", services=["s"])["services"][0]
+    assert (s["status"], s["runningCount"], s["desiredCount"]) == ("ACTIVE", 1, 1)
+    assert ecs.describe_task_definition(taskDefinition="keptfam")["taskDefinition"]["revision"] == 1
+    assert len(ecs.list_tasks(cluster="kept")["taskArns"]) == 1
