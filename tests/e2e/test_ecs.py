@@ -314,3 +314,155 @@ def test_state_survives_restart(fresh_server):
     assert (s["status"], s["runningCount"], s["desiredCount"]) == ("ACTIVE", 1, 1)
     assert ecs.describe_task_definition(taskDefinition="keptfam")["taskDefinition"]["revision"] == 1
     assert len(ecs.list_tasks(cluster="kept")["taskArns"]) == 1
+
+
+STACK_TEMPLATE = """
+Parameters:
+  Count:
+    Type: Number
+    Default: 2
+Resources:
+  Cluster:
+    Type: AWS::ECS::Cluster
+    Properties:
+      CapacityProviders: [FARGATE, FARGATE_SPOT]
+      ClusterSettings:
+        - Name: containerInsights
+          Value: enabled
+      Configuration:
+        ExecuteCommandConfiguration:
+          Logging: DEFAULT
+  Providers:
+    Type: AWS::ECS::ClusterCapacityProviderAssociations
+    Properties:
+      Cluster: !Ref Cluster
+      CapacityProviders: [FARGATE, FARGATE_SPOT]
+      DefaultCapacityProviderStrategy:
+        - CapacityProvider: FARGATE
+          Weight: 1
+  TaskDef:
+    Type: AWS::ECS::TaskDefinition
+    Properties:
+      Family: !Sub "${AWS::StackName}-web"
+      RequiresCompatibilities: [FARGATE]
+      NetworkMode: awsvpc
+      Cpu: "256"
+      Memory: "512"
+      ContainerDefinitions:
+        - Name: web
+          Image: public.ecr.aws/nginx/nginx:latest
+          Essential: true
+          PortMappings:
+            - ContainerPort: 80
+          DockerLabels:
+            com.example.label: kept
+          LogConfiguration:
+            LogDriver: awslogs
+            Options:
+              awslogs-group: /ecs/web
+              awslogs-region: us-east-1
+              awslogs-stream-prefix: web
+  Namespace:
+    Type: AWS::ServiceDiscovery::HttpNamespace
+    Properties:
+      Name: !Sub "${AWS::StackName}.local"
+  Discovery:
+    Type: AWS::ServiceDiscovery::Service
+    Properties:
+      Name: web
+      NamespaceId: !Ref Namespace
+      HealthCheckCustomConfig:
+        FailureThreshold: 1
+  Service:
+    Type: AWS::ECS::Service
+    DependsOn: Providers
+    Properties:
+      Cluster: !Ref Cluster
+      ServiceName: web
+      TaskDefinition: !Ref TaskDef
+      DesiredCount: !Ref Count
+      LaunchType: FARGATE
+      PlatformVersion: LATEST
+      PropagateTags: SERVICE
+      DeploymentConfiguration:
+        DeploymentCircuitBreaker:
+          Enable: true
+          Rollback: true
+        MinimumHealthyPercent: 100
+        MaximumPercent: 200
+      NetworkConfiguration:
+        AwsvpcConfiguration:
+          AssignPublicIp: ENABLED
+          Subnets: [subnet-0a1b2c3d4e5f60718, subnet-0a1b2c3d4e5f60719]
+          SecurityGroups: [sg-0a1b2c3d4e5f60718]
+      ServiceRegistries:
+        - RegistryArn: !GetAtt Discovery.Arn
+          Port: 80
+      Tags:
+        - Key: app
+          Value: web
+Outputs:
+  ClusterName:
+    Value: !Ref Cluster
+  ClusterArn:
+    Value: !GetAtt Cluster.Arn
+  TaskDef:
+    Value: !GetAtt TaskDef.TaskDefinitionArn
+  ServiceRef:
+    Value: !Ref Service
+  ServiceName:
+    Value: !GetAtt Service.Name
+  NamespaceArn:
+    Value: !GetAtt Namespace.Arn
+  DiscoveryId:
+    Value: !GetAtt Discovery.Id
+"""
+
+
+def test_cloudformation_deploy_update_delete(cumulo, ecs, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    sd = cumulo.client("servicediscovery")
+    stack = name("ecs-stack")
+    template = tmp_path / "ecs.yaml"
+    template.write_text(STACK_TEMPLATE)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
+    s = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+    assert s["StackStatus"] == "CREATE_COMPLETE"
+    out = {o["OutputKey"]: o["OutputValue"] for o in s["Outputs"]}
+    cluster = out["ClusterName"]
+    assert out["ClusterArn"] == f"arn:aws:ecs:us-east-1:000000000000:cluster/{cluster}"
+    assert out["ServiceRef"] == f"arn:aws:ecs:us-east-1:000000000000:service/{cluster}/web"
+    assert out["ServiceName"] == "web"
+
+    c = ecs.describe_clusters(clusters=[cluster])["clusters"][0]
+    assert c["settings"] == [{"name": "containerInsights", "value": "enabled"}]
+    assert c["defaultCapacityProviderStrategy"] == [{"capacityProvider": "FARGATE", "weight": 1}]
+    assert c["configuration"] == {"executeCommandConfiguration": {"logging": "DEFAULT"}}
+    td = ecs.describe_task_definition(taskDefinition=out["TaskDef"])["taskDefinition"]
+    web = td["containerDefinitions"][0]
+    assert web["dockerLabels"] == {"com.example.label": "kept"}
+    assert web["logConfiguration"]["options"]["awslogs-stream-prefix"] == "web"
+    assert web["portMappings"][0]["containerPort"] == 80
+    svc = ecs.describe_services(cluster=cluster, services=["web"], include=["TAGS"])["services"][0]
+    assert (svc["desiredCount"], svc["runningCount"], svc["pendingCount"]) == (2, 2, 0)
+    assert svc["deploymentConfiguration"]["deploymentCircuitBreaker"] == {"enable": True, "rollback": True}
+    assert {"key": "app", "value": "web"} in svc["tags"]
+    tasks = ecs.describe_tasks(cluster=cluster, tasks=ecs.list_tasks(cluster=cluster)["taskArns"])["tasks"]
+    assert [t["lastStatus"] for t in tasks] == ["RUNNING", "RUNNING"]
+    res = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="Service")["StackResourceDetail"]
+    assert "no container runs" in res.get("ResourceStatusReason", "")
+    instances = sd.list_instances(ServiceId=out["DiscoveryId"])["Instances"]
+    assert len(instances) == 2
+
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
+               "--parameter-overrides", "Count=3")
+    assert cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    svc = ecs.describe_services(cluster=cluster, services=["web"])["services"][0]
+    assert (svc["desiredCount"], svc["runningCount"]) == (3, 3)
+    assert len(sd.list_instances(ServiceId=out["DiscoveryId"])["Instances"]) == 3
+
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)
+    assert ecs.describe_clusters(clusters=[cluster])["clusters"][0]["status"] == "INACTIVE"
+    assert ecs.list_task_definitions(familyPrefix=f"{stack}-web")["taskDefinitionArns"] == []
+    assert all(n["Name"] != f"{stack}.local" for n in sd.list_namespaces()["Namespaces"])
