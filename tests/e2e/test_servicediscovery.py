@@ -182,3 +182,90 @@ def test_state_survives_restart(fresh_server):
     sd = fresh_server.client("servicediscovery")
     assert sd.get_namespace(Id=ns_id)["Namespace"]["ServiceCount"] == 1
     assert sd.get_instance(ServiceId=svc["Id"], InstanceId="i")["Instance"]["Attributes"] == {"k": "v"}
+
+
+STACK_TEMPLATE = """
+Parameters:
+  Description:
+    Type: String
+    Default: first
+Resources:
+  Namespace:
+    Type: AWS::ServiceDiscovery::PrivateDnsNamespace
+    Properties:
+      Name: !Sub "${AWS::StackName}.internal"
+      Vpc: vpc-0123456789abcdef0
+      Description: !Ref Description
+      Properties:
+        DnsProperties:
+          SOA:
+            TTL: 60
+  Discovery:
+    Type: AWS::ServiceDiscovery::Service
+    Properties:
+      Name: api
+      NamespaceId: !Ref Namespace
+      Description: !Ref Description
+      DnsConfig:
+        RoutingPolicy: MULTIVALUE
+        DnsRecords:
+          - Type: A
+            TTL: "10"
+      HealthCheckCustomConfig:
+        FailureThreshold: 1
+  Member:
+    Type: AWS::ServiceDiscovery::Instance
+    Properties:
+      ServiceId: !Ref Discovery
+      InstanceId: member-1
+      InstanceAttributes:
+        AWS_INSTANCE_IPV4: 10.0.0.9
+Outputs:
+  NamespaceId:
+    Value: !GetAtt Namespace.Id
+  NamespaceArn:
+    Value: !GetAtt Namespace.Arn
+  HostedZoneId:
+    Value: !GetAtt Namespace.HostedZoneId
+  ServiceId:
+    Value: !Ref Discovery
+  ServiceArn:
+    Value: !GetAtt Discovery.Arn
+  ServiceName:
+    Value: !GetAtt Discovery.Name
+  Member:
+    Value: !Ref Member
+"""
+
+
+def test_cloudformation_deploy_update_delete(cumulo, sd, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    stack = name("sd-stack")
+    template = tmp_path / "sd.yaml"
+    template.write_text(STACK_TEMPLATE)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
+    out = {o["OutputKey"]: o["OutputValue"]
+           for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    ns = sd.get_namespace(Id=out["NamespaceId"])["Namespace"]
+    assert ns["Arn"] == out["NamespaceArn"] and ns["Type"] == "DNS_PRIVATE"
+    assert ns["Properties"]["DnsProperties"] == {"HostedZoneId": out["HostedZoneId"], "SOA": {"TTL": 60}}
+    svc = sd.get_service(Id=out["ServiceId"])["Service"]
+    assert (svc["Arn"], svc["Name"]) == (out["ServiceArn"], out["ServiceName"])
+    assert svc["DnsConfig"]["DnsRecords"] == [{"Type": "A", "TTL": 10}]
+    assert out["Member"] == "member-1"
+    assert sd.get_instance(ServiceId=out["ServiceId"], InstanceId="member-1")["Instance"]["Attributes"] == {
+        "AWS_INSTANCE_IPV4": "10.0.0.9"}
+
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
+               "--parameter-overrides", "Description=second")
+    assert sd.get_namespace(Id=out["NamespaceId"])["Namespace"]["Description"] == "second"
+    assert sd.get_service(Id=out["ServiceId"])["Service"]["Description"] == "second"
+
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sd.get_namespace(Id=out["NamespaceId"])
+    assert error(e)[0] == "NamespaceNotFound"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sd.get_service(Id=out["ServiceId"])
+    assert error(e)[0] == "ServiceNotFound"
