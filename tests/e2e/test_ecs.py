@@ -466,3 +466,20 @@ def test_cloudformation_deploy_update_delete(cumulo, ecs, tmp_path):
     assert ecs.describe_clusters(clusters=[cluster])["clusters"][0]["status"] == "INACTIVE"
     assert ecs.list_task_definitions(familyPrefix=f"{stack}-web")["taskDefinitionArns"] == []
     assert all(n["Name"] != f"{stack}.local" for n in sd.list_namespaces()["Namespaces"])
+
+
+def test_malformed_bodies_are_refused_and_change_nothing(cumulo, ecs):
+    auth = ("Authorization", "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/ecs/aws4_request, "
+            "SignedHeaders=host, Signature=00")
+    before = ecs.list_clusters()["clusterArns"]
+    for op, body in (("CreateCluster", b"[1]"), ("CreateCluster", b"{nope"),
+                     ("CreateCluster", b'{"clusterName": 5}'), ("CreateCluster", b'{"settings": "x"}'),
+                     ("CreateService", b'{"serviceName": "s", "desiredCount": "two"}'),
+                     ("RegisterTaskDefinition", b'{"family": "f", "containerDefinitions": "x"}')):
+        r = cumulo.raw("POST", "/", headers=[
+            ("X-Amz-Target", f"AmazonEC2ContainerServiceV20141113.{op}"),
+            ("Content-Type", "application/x-amz-json-1.1"), auth], body=body)
+        assert r.status == 400, (op, body, r.body)
+    assert ecs.list_clusters()["clusterArns"] == before
+    # A page token past the end is an empty page, not a failure.
+    assert ecs.list_clusters(nextToken="18446744073709551615")["clusterArns"] == []

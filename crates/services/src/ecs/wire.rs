@@ -72,7 +72,7 @@ fn page(items: Vec<String>, b: &Body<'_>, member: &str) -> Result<Value, AwsErro
         None => 0,
         Some(t) => t.parse().map_err(|_| invalid("Invalid nextToken."))?,
     };
-    let end = (offset + max as usize).min(items.len());
+    let end = offset.saturating_add(max as usize).min(items.len());
     let slice = items.get(offset.min(items.len())..end).unwrap_or(&[]);
     let mut out = json!({ member: slice });
     if end < items.len() {
@@ -233,6 +233,7 @@ fn dispatch(
             if !b.has("containerDefinitions") {
                 return Err(missing("containerDefinitions"));
             }
+            values(m, "containerDefinitions")?;
             let mut body = Map::new();
             for key in TASK_DEFINITION_MEMBERS {
                 if let Some(v) = m.get(*key).filter(|v| !v.is_null()) {

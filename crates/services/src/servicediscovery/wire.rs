@@ -49,7 +49,7 @@ fn page(items: Vec<Value>, b: &Body<'_>, member: &str) -> Result<Value, AwsError
         None => 0,
         Some(t) => t.parse().map_err(|_| invalid("Invalid NextToken"))?,
     };
-    let end = (offset + max).min(items.len());
+    let end = offset.saturating_add(max).min(items.len());
     let slice = items.get(offset.min(items.len())..end).unwrap_or(&[]);
     let mut out = json!({ member: slice });
     if end < items.len() {
