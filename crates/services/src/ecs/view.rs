@@ -437,3 +437,102 @@ pub fn service(
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ecs::state::Deployment;
+
+    fn task(id: &str, deployment: &str, created: f64, stop: Option<f64>) -> Task {
+        Task {
+            id: id.into(),
+            cluster: "c".into(),
+            task_definition: "arn:aws:ecs:us-east-1:1:task-definition/f:1".into(),
+            group: "service:s".into(),
+            started_by: Some(deployment.into()),
+            service: Some("c/s".into()),
+            launch_type: Some("FARGATE".into()),
+            capacity_provider: None,
+            platform_version: None,
+            cpu: None,
+            memory: None,
+            containers: Vec::new(),
+            overrides: Value::Null,
+            availability_zone: "us-east-1a".into(),
+            eni: None,
+            created_at: created,
+            stop_requested_at: stop,
+            stopped_reason: None,
+            stop_code: None,
+            registries: Vec::new(),
+            tags: Vec::new(),
+        }
+    }
+
+    fn service(desired: i64) -> Service {
+        let deployment = |id: &str, status: &str| Deployment {
+            id: id.into(),
+            status: status.into(),
+            task_definition: String::new(),
+            desired,
+            created_at: 100.0,
+            updated_at: 100.0,
+            launch_type: Some("FARGATE".into()),
+            capacity_provider_strategy: Vec::new(),
+            platform_version: None,
+            network_configuration: None,
+        };
+        Service {
+            name: "s".into(),
+            cluster: "c".into(),
+            status: "ACTIVE".into(),
+            deleted_at: None,
+            task_definition: String::new(),
+            desired,
+            launch_type: Some("FARGATE".into()),
+            capacity_provider_strategy: Vec::new(),
+            platform_version: None,
+            config: Map::new(),
+            deployments: vec![deployment("new", "PRIMARY"), deployment("old", "ACTIVE")],
+            events: Vec::new(),
+            created_at: 0.0,
+            tags: Vec::new(),
+        }
+    }
+
+    fn region(tasks: Vec<Task>) -> Region {
+        let mut r = Region::default();
+        for t in tasks {
+            r.tasks.insert(t.id.clone(), t);
+        }
+        r
+    }
+
+    #[test]
+    fn steady_once_the_primary_runs_and_the_old_tasks_have_stopped() {
+        let s = service(2);
+        let r = region(vec![
+            task("a", "new", 100.0, None),
+            task("b", "new", 100.2, None),
+            task("o", "old", 50.0, Some(100.0)),
+        ]);
+        // b runs at 100.7; o stopped at 100.3.
+        assert_eq!(steady_since(&r, &s, 100.6), None);
+        assert_eq!(steady_since(&r, &s, 101.0), Some(100.7));
+        // A task still stopping holds the steady state back.
+        let r = region(vec![
+            task("a", "new", 100.0, None),
+            task("b", "new", 100.0, None),
+            task("o", "old", 50.0, Some(100.9)),
+        ]);
+        assert_eq!(steady_since(&r, &s, 101.0), None);
+        assert_eq!(steady_since(&r, &s, 101.3), Some(101.2));
+    }
+
+    #[test]
+    fn fewer_running_tasks_than_desired_is_not_steady() {
+        let r = region(vec![task("a", "new", 100.0, None)]);
+        assert_eq!(steady_since(&r, &service(2), 200.0), None);
+        assert_eq!(steady_since(&r, &service(1), 200.0), Some(100.5));
+    }
+}
