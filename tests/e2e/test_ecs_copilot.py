@@ -1,19 +1,25 @@
-"""Copilot's Backend Service workload templates (../shared/corpus/copilot) deployed through
-`aws cloudformation deploy` with their ECS and Cloud Map resources exactly as Copilot writes
-them, after an environment stand-in that exports what they import.
+"""Copilot's workload templates with an ECS service (../shared/corpus/copilot; every one but
+the Scheduled Job and Static Site, which have none) deployed through CloudFormation with their
+ECS and Cloud Map resources exactly as Copilot writes them, after stand-ins (deployed with
+`aws cloudformation deploy`) for the environment stacks and the stacks they import from.
 
-Substitutions, until the EC2, ELBv2 and Route 53 branches are merged (each is named here so the
-integration can remove it): the environment stack is a stand-in holding the real ECS cluster and
-Cloud Map private DNS namespace, exporting literal subnet and security group ids; the workload
-keeps only its ECS, Cloud Map, IAM role and log group resources, so the service's LoadBalancers
-(target groups of the environment's ALB) are dropped and references to the dropped resources (the
-env-controller custom resource, target groups) become literal strings (the autoscaling
-template's desired count, a custom resource's answer, becomes its TaskCount parameter); an empty ContainerImage
-parameter becomes a public image, as ECS refuses an empty image."""
+Substitutions, until the EC2, ELBv2 and Route 53 branches are merged (each named here so the
+integration can remove it):
+- the environment stand-in holds the real ECS cluster and Cloud Map private DNS namespace and
+  exports literal subnet and security group ids;
+- a workload keeps only its ECS, Cloud Map and log group resources and the IAM roles they name:
+  the service's LoadBalancers (target groups of the environment's load balancer) are dropped,
+  and references to dropped resources (custom resources, target groups, queues) become literal
+  strings; the desired count a custom resource answers becomes the TaskCount parameter;
+- what the renders import from the user's own stacks (MyDB, stack-fs-12345, ...) comes from a
+  stand-in exporting ids of the right shape;
+- an empty ContainerImage parameter becomes a public image, as ECS refuses an empty image."""
 
 import json
 import os
 import pathlib
+import re
+import time
 import uuid
 
 import pytest
@@ -24,7 +30,7 @@ from conftest import ROOT
 # The shared corpus beside the repository, or where CUMULO_CORPUS says.
 CORPUS = pathlib.Path(os.environ.get("CUMULO_CORPUS") or ROOT.parent / "shared" / "corpus")
 COPILOT = CORPUS / "copilot"
-KEPT = ("AWS::ECS::", "AWS::ServiceDiscovery::", "AWS::IAM::Role", "AWS::Logs::LogGroup")
+KEPT = ("AWS::ECS::", "AWS::ServiceDiscovery::", "AWS::Logs::LogGroup")
 FAST = {"Delay": 1, "MaxAttempts": 60}
 
 pytestmark = pytest.mark.skipif(not COPILOT.is_dir(), reason=f"no Copilot corpus at {COPILOT}")
@@ -35,6 +41,8 @@ class _Loader(yaml.SafeLoader):
 
 
 def _tag(loader, suffix, node):
+    # Copilot's renders write `!Ref: AWS::NoValue`, which CloudFormation reads as `!Ref`.
+    suffix = suffix.rstrip(":")
     if isinstance(node, yaml.ScalarNode):
         v = loader.construct_scalar(node)
     elif isinstance(node, yaml.SequenceNode):
@@ -64,8 +72,16 @@ def _substitute(v, gone):
                 return {"Ref": "TaskCount"}
             return f"substituted-{ref}"
         att = v.get("Fn::GetAtt")
+        if att == ["DynamicDesiredCountAction", "DesiredCount"]:
+            return {"Ref": "TaskCount"}
         if isinstance(att, list) and att and att[0] in gone:
             return f"substituted-{att[0]}-{att[1]}"
+        sub = v.get("Fn::Sub")
+        if sub is not None:
+            text, names = (sub[0], sub[1]) if isinstance(sub, list) else (sub, None)
+            text = re.sub(r"\$\{([A-Za-z0-9]+)(\.[A-Za-z0-9.]+)?\}",
+                          lambda m: f"substituted-{m[1]}" if m[1] in gone else m[0], text)
+            return {"Fn::Sub": [text, _substitute(names, gone)] if names is not None else text}
         return {k: _substitute(x, gone) for k, x in v.items()}
     if isinstance(v, list):
         return [_substitute(x, gone) for x in v]
@@ -76,6 +92,11 @@ def workload(path):
     t = yaml.load(path.read_text(), Loader=_Loader)
     resources = t["Resources"]
     kept = {k: r for k, r in resources.items() if r["Type"].startswith(KEPT)}
+    # The task and execution roles the kept resources name (not the custom resources' roles).
+    text = json.dumps(kept, default=str)
+    for k, r in resources.items():
+        if r["Type"] == "AWS::IAM::Role" and (f'"{k}"' in text or f"${{{k}" in text):
+            kept[k] = r
     gone = set(resources) - set(kept)
     for r in kept.values():
         props = r.get("Properties", {})
@@ -129,62 +150,125 @@ Outputs:
 """
 
 
-def test_copilot_backend_services_deploy_and_delete(cumulo, tmp_path):
+# What the renders import from stacks of the user's own (named in their manifests): a stand-in
+# exporting ids of the right shape.
+IMPORTS = {
+    "MyDB": "mydb.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com",
+    "stack-MongoUserName": "arn:aws:secretsmanager:us-east-1:000000000000:secret:mongo-AbCdEf",
+    "stack-SSMGHUserName": "/github/username",
+    "MyUserDBAccessSecurityGroup1": "sg-0a1b2c3d4e5f60731",
+    "MyUserDBAccessSecurityGroup2": "sg-0a1b2c3d4e5f60732",
+    "stack-fs-12345": "fs-0123456789abcdef0",
+}
+
+
+def imports_template():
+    return json.dumps({
+        "Resources": {"Handle": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
+        "Outputs": {f"O{i}": {"Value": v, "Export": {"Name": k}}
+                    for i, (k, v) in enumerate(IMPORTS.items())},
+    })
+
+
+def failures(cfn, stack):
+    """The failed resources' reasons, for a deploy's assertion message."""
+    try:
+        events = cfn.describe_stack_events(StackName=stack)["StackEvents"]
+    except cfn.exceptions.ClientError:
+        return []
+    return [f"{e['LogicalResourceId']}: {e.get('ResourceStatusReason')}"
+            for e in events if e["ResourceStatus"].endswith("FAILED")]
+
+
+def settle(cfn, stack):
+    """Polls a stack until no operation is in progress (finer than the waiters' 1 s)."""
+    for _ in range(600):
+        status = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]
+        if not status.endswith("IN_PROGRESS"):
+            return status
+        time.sleep(0.05)
+    return status
+
+
+def params_of(path):
+    """The render's parameters file beside it (`-template` / `.stack` renamed to params)."""
+    name = path.name.replace("-template", "-params").replace(".stack.yml", ".params.json")
+    params = json.loads((path.parent / name.replace(".yml", ".json")).read_text())["Parameters"]
+    if not params.get("ContainerImage"):
+        params["ContainerImage"] = "public.ecr.aws/nginx/nginx:latest"
+    return params
+
+
+def services_of(path):
+    return [k for k, r in yaml.load(path.read_text(), Loader=_Loader)["Resources"].items()
+            if r["Type"] == "AWS::ECS::Service"]
+
+
+def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
     ecs = cumulo.client("ecs")
     sd = cumulo.client("servicediscovery")
     cfn = cumulo.client("cloudformation")
-    templates = sorted(COPILOT.glob("workloads__backend__*-template*.yml"))
-    assert templates
-    env_stack = f"copilot-env-{uuid.uuid4().hex[:6]}"
+    templates = [p for p in sorted(COPILOT.glob("workloads__*.yml"))
+                 if "manifest" not in p.name and services_of(p)]
+    assert len(templates) >= 6
     env_file = tmp_path / "env.yml"
     env_file.write_text(ENV)
-    cumulo.aws("cloudformation", "deploy", "--stack-name", env_stack, "--template-file", str(env_file),
-               "--parameter-overrides", "App=my-app", "Env=my-env")
-    cluster = next(o["OutputValue"] for o in cfn.describe_stacks(StackName=env_stack)["Stacks"][0]["Outputs"]
-                   if o["OutputKey"] == "ClusterId")
+    imports_file = tmp_path / "imports.json"
+    imports_file.write_text(imports_template())
+    imports_stack = f"copilot-imports-{uuid.uuid4().hex[:6]}"
+    cumulo.aws("cloudformation", "deploy", "--stack-name", imports_stack, "--template-file",
+               str(imports_file))
+    envs = {}
     deployed = []
     for path in templates:
-        params_file = pathlib.Path(str(path).replace("-template", "-params").replace(".yml", ".json"))
-        params = json.loads(params_file.read_text())["Parameters"]
-        if not params.get("ContainerImage"):
-            params["ContainerImage"] = "public.ecr.aws/nginx/nginx:latest"
-        t = workload(path)
+        params = params_of(path)
+        app, env = params["AppName"], params["EnvName"]
+        if (app, env) not in envs:
+            env_stack = f"copilot-env-{uuid.uuid4().hex[:6]}"
+            cumulo.aws("cloudformation", "deploy", "--stack-name", env_stack, "--template-file",
+                       str(env_file), "--parameter-overrides", f"App={app}", f"Env={env}")
+            outputs = cfn.describe_stacks(StackName=env_stack)["Stacks"][0]["Outputs"]
+            envs[(app, env)] = (env_stack, next(o["OutputValue"] for o in outputs
+                                                if o["OutputKey"] == "ClusterId"))
+        cluster = envs[(app, env)][1]
         f = tmp_path / path.name.replace(".yml", ".json")
-        f.write_text(json.dumps(t, default=str))  # YAML reads 2010-09-09 as a date
+        f.write_text(json.dumps(workload(path), default=str))  # YAML reads 2010-09-09 as a date
         stack = f"copilot-{uuid.uuid4().hex[:6]}"
-        cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(f),
-                   "--capabilities", "CAPABILITY_NAMED_IAM", "--parameter-overrides",
-                   *[f"{k}={v}" for k, v in params.items()])
+        # boto3 rather than the CLI here, for the suite's time; test_ecs.py deploys with the CLI.
+        cfn.create_stack(StackName=stack, TemplateBody=f.read_text(),
+                         Capabilities=["CAPABILITY_NAMED_IAM"],
+                         Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in params.items()])
+        status = settle(cfn, stack)
+        assert status == "CREATE_COMPLETE", f"{path.name}: " + "; ".join(failures(cfn, stack))
         deployed.append(stack)
-        name = params["WorkloadName"]
-        arn = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="Service")[
-            "StackResourceDetail"]["PhysicalResourceId"]
-        svc = ecs.describe_services(cluster=cluster, services=[arn])["services"][0]
-        assert svc["serviceArn"] == arn
-        assert svc["status"] == "ACTIVE" and svc["runningCount"] == svc["desiredCount"] == int(params["TaskCount"]), path.name
-        assert svc["deployments"][0]["rolloutState"] == "COMPLETED"
-        td = ecs.describe_task_definition(taskDefinition=svc["taskDefinition"])["taskDefinition"]
-        assert td["family"] == f"my-app-my-env-{name}"
-        assert td["cpu"] == params["TaskCPU"] and td["memory"] == params["TaskMemory"]
-        registries = svc["serviceRegistries"]
-        # A workload without a port exposes nothing to discover (Copilot's ExposePort).
-        if "without-port-config" in path.name:
-            assert registries == []
-        else:
-            assert len(registries) == 1, path.name
-            srv_id = registries[0]["registryArn"].rsplit("/", 1)[1]
-            instances = sd.list_instances(ServiceId=srv_id)["Instances"]
-            assert len(instances) == svc["runningCount"]
-            assert all("AWS_INSTANCE_IPV4" in i["Attributes"] for i in instances)
+        for logical in services_of(path):
+            arn = cfn.describe_stack_resource(StackName=stack, LogicalResourceId=logical)[
+                "StackResourceDetail"]["PhysicalResourceId"]
+            svc = ecs.describe_services(cluster=cluster, services=[arn])["services"][0]
+            assert svc["serviceArn"] == arn
+            assert svc["status"] == "ACTIVE", path.name
+            assert svc["runningCount"] == svc["desiredCount"] == int(params["TaskCount"]), path.name
+            assert svc["deployments"][0]["rolloutState"] == "COMPLETED"
+            td = ecs.describe_task_definition(taskDefinition=svc["taskDefinition"])["taskDefinition"]
+            assert td["family"] == f"{app}-{env}-{params['WorkloadName']}"
+            assert (td["cpu"], td["memory"]) == (params["TaskCPU"], params["TaskMemory"])
+            # A workload that exposes a port registers its tasks in its Cloud Map service.
+            for registry in svc["serviceRegistries"]:
+                srv_id = registry["registryArn"].rsplit("/", 1)[1]
+                instances = sd.list_instances(ServiceId=srv_id)["Instances"]
+                assert len(instances) == svc["runningCount"]
+                assert all("AWS_INSTANCE_IPV4" in i["Attributes"] for i in instances)
 
-        # Two of the renders share a workload name (and so a Cloud Map service name): each
-        # workload is deleted before the next, as Copilot would replace it.
+        # Renders share workload names (and so Cloud Map service names): each workload is
+        # deleted before the next, as Copilot would replace it.
+        stack_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackId"]
         cfn.delete_stack(StackName=stack)
-        cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)
-        assert ecs.describe_services(cluster=cluster, services=[arn])["services"][0]["status"] == "INACTIVE"
+        assert settle(cfn, stack_id) == "DELETE_COMPLETE"
+        assert ecs.list_services(cluster=cluster)["serviceArns"] == []
     assert len(deployed) == len(templates)
-    assert ecs.list_services(cluster=cluster)["serviceArns"] == []
-    assert not [f for f in ecs.list_task_definition_families(familyPrefix="my-app-my-env-")["families"]]
-    cfn.delete_stack(StackName=env_stack)
-    cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig=FAST)
-    assert ecs.describe_clusters(clusters=[cluster])["clusters"][0]["status"] == "INACTIVE"
+
+    for env_stack, cluster in envs.values():
+        cfn.delete_stack(StackName=env_stack)
+        cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig=FAST)
+        assert ecs.describe_clusters(clusters=[cluster])["clusters"][0]["status"] == "INACTIVE"
+    cfn.delete_stack(StackName=imports_stack)
