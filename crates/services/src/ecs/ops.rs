@@ -964,7 +964,7 @@ impl EcsService {
         cluster: Option<&str>,
         filter: &ListTasksFilter,
     ) -> Result<Vec<String>, AwsError> {
-        self.read(region, |r, now| {
+        self.read(region, |r, _| {
             let cluster = r.cluster(cluster)?.name.clone();
             let desired = filter.desired_status.as_deref().unwrap_or("RUNNING");
             let service_key = filter
@@ -992,11 +992,6 @@ impl EcsService {
                         .launch_type
                         .as_deref()
                         .is_none_or(|l| t.launch_type.as_deref() == Some(l))
-                })
-                .filter(|t| {
-                    desired != "STOPPED"
-                        || lifecycle::phase(t, now) == Phase::Stopped
-                        || t.stop_requested_at.is_some()
                 })
                 .map(|t| self.task_arn(region, &t.cluster, &t.id))
                 .collect())
