@@ -232,7 +232,8 @@ def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
                                                 if o["OutputKey"] == "ClusterId"))
         cluster = envs[(app, env)][1]
         f = tmp_path / path.name.replace(".yml", ".json")
-        f.write_text(json.dumps(workload(path), default=str))  # YAML reads 2010-09-09 as a date
+        t = workload(path)
+        f.write_text(json.dumps(t, default=str))  # YAML reads 2010-09-09 as a date
         stack = f"copilot-{uuid.uuid4().hex[:6]}"
         # boto3 rather than the CLI here, for the suite's time; test_ecs.py deploys with the CLI.
         cfn.create_stack(StackName=stack, TemplateBody=f.read_text(),
@@ -252,8 +253,14 @@ def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
             td = ecs.describe_task_definition(taskDefinition=svc["taskDefinition"])["taskDefinition"]
             assert td["family"] == f"{app}-{env}-{params['WorkloadName']}"
             assert (td["cpu"], td["memory"]) == (params["TaskCPU"], params["TaskMemory"])
-            # A workload that exposes a port registers its tasks in its Cloud Map service.
-            for registry in svc["serviceRegistries"]:
+            # A workload that exposes a port registers its tasks in its Cloud Map service, and
+            # one with Service Connect in the Cloud Map service ECS makes for it.
+            connect = svc["deployments"][0].get("serviceConnectResources", [])
+            sc = t["Resources"][logical]["Properties"].get("ServiceConnectConfiguration")
+            # (a client-only configuration, with no Services, makes none)
+            served = isinstance(sc, dict) and sc.get("Enabled") is True and bool(sc.get("Services"))
+            assert bool(connect) == served, path.name
+            for registry in svc["serviceRegistries"] + [{"registryArn": c["discoveryArn"]} for c in connect]:
                 srv_id = registry["registryArn"].rsplit("/", 1)[1]
                 instances = sd.list_instances(ServiceId=srv_id)["Instances"]
                 assert len(instances) == svc["runningCount"]

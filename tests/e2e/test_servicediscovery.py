@@ -269,3 +269,48 @@ def test_cloudformation_deploy_update_delete(cumulo, sd, tmp_path):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         sd.get_service(Id=out["ServiceId"])
     assert error(e)[0] == "ServiceNotFound"
+
+
+def test_ecs_service_connect_makes_and_removes_its_cloud_map_service(cumulo, sd):
+    ecs = cumulo.client("ecs")
+    ns_id, ns_name = http_namespace(sd)
+    cluster = name("c")
+    ecs.create_cluster(clusterName=cluster, serviceConnectDefaults={"namespace": ns_name})
+    ecs.register_task_definition(
+        family="scweb", requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512",
+        containerDefinitions=[{"name": "web", "image": "nginx",
+                               "portMappings": [{"containerPort": 8080, "name": "http"}]}])
+    net = {"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}}
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="web", taskDefinition="scweb", launchType="FARGATE",
+                           networkConfiguration=net, serviceConnectConfiguration={
+                               "enabled": True, "namespace": "nope.local",
+                               "services": [{"portName": "http"}]})
+    assert error(e) == ("NamespaceNotFoundException", "Namespace not found.")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="web", taskDefinition="scweb", launchType="FARGATE",
+                           networkConfiguration=net, serviceConnectConfiguration={
+                               "enabled": True, "services": [{"portName": "grpc"}]})
+    assert error(e)[0] == "InvalidParameterException"
+    assert sd.list_services(Filters=[{"Name": "NAMESPACE_ID", "Values": [ns_id]}])["Services"] == []
+
+    svc = ecs.create_service(
+        cluster=cluster, serviceName="web", taskDefinition="scweb", desiredCount=2, launchType="FARGATE",
+        networkConfiguration=net, serviceConnectConfiguration={
+            "enabled": True, "services": [{"portName": "http", "discoveryName": "web-sc",
+                                           "clientAliases": [{"port": 80, "dnsName": "web"}]}]})["service"]
+    [resource] = svc["deployments"][0]["serviceConnectResources"]
+    assert resource["discoveryName"] == "web-sc"
+    srv_id = resource["discoveryArn"].rsplit("/", 1)[1]
+    ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    instances = sd.list_instances(ServiceId=srv_id)["Instances"]
+    assert len(instances) == 2
+    assert {i["Attributes"]["AWS_INSTANCE_PORT"] for i in instances} == {"8080"}
+    assert sd.list_tags_for_resource(ResourceARN=resource["discoveryArn"])["Tags"] == [
+        {"Key": "AmazonECSManaged", "Value": "true"}]
+
+    ecs.delete_service(cluster=cluster, service="web", force=True)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sd.get_service(Id=srv_id)
+    assert error(e)[0] == "ServiceNotFound"
+    wait_success(sd, sd.delete_namespace(Id=ns_id)["OperationId"])

@@ -7,7 +7,8 @@ use super::fargate;
 use super::lifecycle::{self, Phase};
 use super::network::{self, Awsvpc};
 use super::state::{
-    Cluster, Deployment, Event, Key, Region, Service, Task, TaskDefinition, service_key,
+    Cluster, ConnectService, Deployment, Event, Key, Region, Service, Task, TaskDefinition,
+    service_key,
 };
 use super::view;
 use cumulo_wire::AwsError;
@@ -592,6 +593,7 @@ impl EcsService {
                 input.config.get("networkConfiguration"),
             )?;
             self.check_service_links(region, &td, &input.config)?;
+            let connect = self.service_connect(region, &cluster, &td, &input.config)?;
             let td_arn = self.task_definition_arn(region, &td.family, td.revision);
             let deployment = new_deployment(&td_arn, desired, &launch, &input, now);
             let service = Service {
@@ -608,6 +610,7 @@ impl EcsService {
                 deployments: vec![deployment],
                 events: Vec::new(),
                 created_at: now,
+                connect,
                 tags: input.tags,
             };
             r.services.insert(key.clone(), service);
@@ -691,6 +694,14 @@ impl EcsService {
                 svc.config.get("networkConfiguration"),
             )?;
             self.check_service_links(region, &td, &svc.config)?;
+            let connect = self.service_connect(region, &cluster, &td, &svc.config)?;
+            let dropped: Vec<String> = svc
+                .connect
+                .iter()
+                .filter(|c| !connect.iter().any(|n| n.arn == c.arn))
+                .map(|c| c.arn.clone())
+                .collect();
+            svc.connect = connect;
             if redeploy {
                 for d in &mut svc.deployments {
                     d.status = "ACTIVE".into();
@@ -711,6 +722,9 @@ impl EcsService {
             r.services.insert(key.clone(), svc);
             r.touch(Key::Service(key.clone()));
             self.reconcile(region, r, &key, now)?;
+            for arn in &dropped {
+                self.discovery.delete_if_unused(region, arn);
+            }
             Ok(view::service(
                 self,
                 region,
@@ -754,6 +768,17 @@ impl EcsService {
             }
             r.touch(Key::Service(key.clone()));
             self.reconcile(region, r, &key, now)?;
+            // The Cloud Map services Service Connect made go with the last ECS service using them.
+            let connect = r.services[&key].connect.clone();
+            for c in &connect {
+                let shared = r
+                    .services
+                    .values()
+                    .any(|s| s.status == "ACTIVE" && s.connect.iter().any(|o| o.arn == c.arn));
+                if !shared {
+                    self.discovery.delete_if_unused(region, &c.arn);
+                }
+            }
             Ok(view::service(
                 self,
                 region,
@@ -1152,6 +1177,83 @@ impl EcsService {
         })
     }
 
+    /// The Cloud Map services an enabled Service Connect configuration names, made in its
+    /// namespace (the cluster's default when it names none) if they do not exist yet.
+    fn service_connect(
+        &self,
+        region: &str,
+        cluster: &Cluster,
+        td: &TaskDefinition,
+        config: &Map<String, Value>,
+    ) -> Result<Vec<ConnectService>, AwsError> {
+        let Some(cfg) = config
+            .get("serviceConnectConfiguration")
+            .filter(|c| c.get("enabled") == Some(&Value::Bool(true)))
+        else {
+            return Ok(Vec::new());
+        };
+        let namespace = cfg
+            .get("namespace")
+            .or_else(|| {
+                cluster
+                    .service_connect_defaults
+                    .as_ref()
+                    .and_then(|d| d.get("namespace"))
+            })
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                invalid("Service Connect requires a namespace: set serviceConnectConfiguration.namespace or the cluster's serviceConnectDefaults.")
+            })?;
+        let ns_id = self
+            .discovery
+            .namespace_id(region, namespace)
+            .ok_or_else(|| err("NamespaceNotFoundException", "Namespace not found."))?;
+        let ports: Vec<(String, Option<i64>)> = td
+            .body
+            .get("containerDefinitions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("portMappings").and_then(Value::as_array))
+            .flatten()
+            .filter_map(|p| {
+                let name = p.get("name").and_then(Value::as_str)?;
+                Some((
+                    name.to_string(),
+                    p.get("containerPort").and_then(Value::as_i64),
+                ))
+            })
+            .collect();
+        let services = cfg.get("services").and_then(Value::as_array);
+        let mut out = Vec::new();
+        for s in services.into_iter().flatten() {
+            let port_name = s.get("portName").and_then(Value::as_str).unwrap_or("");
+            let port = ports
+                .iter()
+                .find(|(n, _)| n == port_name)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "The port name {port_name} does not match any named portMappings in the task definition."
+                    ))
+                })?
+                .1;
+            let discovery_name = s
+                .get("discoveryName")
+                .and_then(Value::as_str)
+                .unwrap_or(port_name)
+                .to_string();
+            let arn = self
+                .discovery
+                .ensure_service(region, &ns_id, &discovery_name)?;
+            out.push(ConnectService {
+                discovery_name,
+                arn,
+                port,
+            });
+        }
+        Ok(out)
+    }
+
     /// Load balancers name a container of the definition; service registries exist in Cloud Map.
     fn check_service_links(
         &self,
@@ -1413,35 +1515,53 @@ impl EcsService {
         Ok(())
     }
 
-    /// Registers a service's new task in each of its Cloud Map services; answers their ARNs.
+    /// The attributes ECS gives a task's Cloud Map instance.
+    fn instance_attributes(
+        &self,
+        region: &str,
+        svc: &Service,
+        task: &Task,
+    ) -> Vec<(String, String)> {
+        let mut attrs = vec![
+            (
+                "AVAILABILITY_ZONE".to_string(),
+                task.availability_zone.clone(),
+            ),
+            ("AWS_INIT_HEALTH_STATUS".to_string(), "HEALTHY".to_string()),
+            ("ECS_CLUSTER_NAME".to_string(), svc.cluster.clone()),
+            ("ECS_SERVICE_NAME".to_string(), svc.name.clone()),
+            (
+                "ECS_TASK_DEFINITION_FAMILY".to_string(),
+                td_family(&task.task_definition).to_string(),
+            ),
+            ("REGION".to_string(), region.to_string()),
+        ];
+        if let Some(eni) = &task.eni {
+            attrs.push(("AWS_INSTANCE_IPV4".to_string(), eni.private_ip.clone()));
+        }
+        attrs
+    }
+
+    /// Registers a service's new task in each of its Cloud Map services (Service Connect's and
+    /// its service registries); answers their ARNs.
     fn register(&self, region: &str, svc: &Service, task: &Task) -> Result<Vec<String>, AwsError> {
         let mut registered = Vec::new();
-        let Some(regs) = svc
+        for c in &svc.connect {
+            let mut attrs = self.instance_attributes(region, svc, task);
+            if let Some(port) = c.port {
+                attrs.push(("AWS_INSTANCE_PORT".to_string(), port.to_string()));
+            }
+            self.discovery
+                .register_task(region, &c.arn, &task.id, attrs)?;
+            registered.push(c.arn.clone());
+        }
+        let regs = svc
             .config
             .get("serviceRegistries")
-            .and_then(Value::as_array)
-        else {
-            return Ok(registered);
-        };
-        for reg in regs {
+            .and_then(Value::as_array);
+        for reg in regs.into_iter().flatten() {
             let arn = reg.get("registryArn").and_then(Value::as_str).unwrap_or("");
-            let mut attrs = vec![
-                (
-                    "AVAILABILITY_ZONE".to_string(),
-                    task.availability_zone.clone(),
-                ),
-                ("AWS_INIT_HEALTH_STATUS".to_string(), "HEALTHY".to_string()),
-                ("ECS_CLUSTER_NAME".to_string(), svc.cluster.clone()),
-                ("ECS_SERVICE_NAME".to_string(), svc.name.clone()),
-                (
-                    "ECS_TASK_DEFINITION_FAMILY".to_string(),
-                    td_family(&task.task_definition).to_string(),
-                ),
-                ("REGION".to_string(), region.to_string()),
-            ];
-            if let Some(eni) = &task.eni {
-                attrs.push(("AWS_INSTANCE_IPV4".to_string(), eni.private_ip.clone()));
-            }
+            let mut attrs = self.instance_attributes(region, svc, task);
             if let Some(port) = reg
                 .get("port")
                 .or_else(|| reg.get("containerPort"))

@@ -90,7 +90,19 @@ pub struct Service {
     /// Newest first, as DescribeServices lists them.
     pub events: Vec<Event>,
     pub created_at: f64,
+    /// The Cloud Map services Service Connect registers its tasks in.
+    #[serde(default)]
+    pub connect: Vec<ConnectService>,
     pub tags: Tags,
+}
+
+/// One Service Connect service: a Cloud Map service of the namespace, with the container port
+/// its port name maps to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectService {
+    pub discovery_name: String,
+    pub arn: String,
+    pub port: Option<i64>,
 }
 
 /// A task's elastic network interface (awsvpc).

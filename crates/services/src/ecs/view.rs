@@ -367,6 +367,14 @@ pub fn service(
                     v[*k] = x.clone();
                 }
             }
+            if !s.connect.is_empty() {
+                v["serviceConnectResources"] = Value::Array(
+                    s.connect
+                        .iter()
+                        .map(|c| json!({"discoveryName": c.discovery_name, "discoveryArn": c.arn}))
+                        .collect(),
+                );
+            }
             v
         })
         .collect();
@@ -496,6 +504,7 @@ mod tests {
             deployments: vec![deployment("new", "PRIMARY"), deployment("old", "ACTIVE")],
             events: Vec::new(),
             created_at: 0.0,
+            connect: Vec::new(),
             tags: Vec::new(),
         }
     }

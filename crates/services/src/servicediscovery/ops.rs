@@ -829,6 +829,57 @@ impl ServiceDiscoveryService {
         self.with_tags(region, arn, |existing| existing.clone())
     }
 
+    /// The id of a namespace named by its name or ARN (how ECS Service Connect names one).
+    pub fn namespace_id(&self, region: &str, name_or_arn: &str) -> Option<String> {
+        let id = name_or_arn.rsplit('/').next().unwrap_or("");
+        self.read(region, |r, _| {
+            r.namespaces
+                .values()
+                .find(|n| n.id == id || n.name == name_or_arn)
+                .map(|n| n.id.clone())
+        })
+    }
+
+    /// The ARN of the namespace's service `name`, created (tagged `AmazonECSManaged`, as ECS
+    /// tags the services Service Connect makes) when it does not exist yet.
+    pub fn ensure_service(
+        &self,
+        region: &str,
+        namespace_id: &str,
+        name: &str,
+    ) -> Result<String, AwsError> {
+        let existing = self.read(region, |r, _| {
+            r.services
+                .values()
+                .find(|s| s.namespace_id == namespace_id && s.name == name)
+                .map(|s| s.id.clone())
+        });
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let created = self.create_service(
+                    region,
+                    ServiceInput {
+                        name: name.to_string(),
+                        namespace_id: Some(namespace_id.to_string()),
+                        kind: Some("HTTP".into()),
+                        tags: vec![("AmazonECSManaged".into(), "true".into())],
+                        ..Default::default()
+                    },
+                )?;
+                created["Id"].as_str().unwrap_or_default().to_string()
+            }
+        };
+        Ok(self.service_arn(region, &id))
+    }
+
+    /// Deletes a service Service Connect made once no instance is registered in it; one
+    /// already gone, or still in use, stays as it is.
+    pub fn delete_if_unused(&self, region: &str, arn: &str) {
+        let id = arn.rsplit('/').next().unwrap_or("");
+        let _in_use_or_gone_is_fine = self.delete_service(region, id);
+    }
+
     /// Whether a Cloud Map service (by ARN) exists: what ECS checks a service registry by.
     pub fn service_exists(&self, region: &str, arn: &str) -> bool {
         let id = arn.rsplit('/').next().unwrap_or("");
