@@ -163,6 +163,22 @@ def test_ecs_service_registers_its_tasks(cumulo, sd):
 
     ecs.delete_service(cluster=cluster, service="web", force=True)
     assert sd.list_instances(ServiceId=reg["Id"])["Instances"] == []
+
+    # A registry with SRV records needs a port to register.
+    op = wait_success(sd, sd.create_private_dns_namespace(Name=f"{name('srv')}.local",
+                                                          Vpc="vpc-0123456789abcdef0")["OperationId"])
+    srv = sd.create_service(Name="api", DnsConfig={
+        "NamespaceId": op["Targets"]["NAMESPACE"],
+        "DnsRecords": [{"Type": "A", "TTL": 10}, {"Type": "SRV", "TTL": 10}]})["Service"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="srv", taskDefinition="sdweb",
+                           launchType="FARGATE",
+                           networkConfiguration={"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}},
+                           serviceRegistries=[{"registryArn": srv["Arn"]}])
+    assert error(e) == ("InvalidParameterException",
+                        "When specifying 'SRV' records in service discovery, the 'containerName' "
+                        "and 'containerPort' or 'port' must be specified.")
+    assert sd.list_instances(ServiceId=srv["Id"])["Instances"] == []
     with pytest.raises(botocore.exceptions.ClientError) as e:
         ecs.create_service(cluster=cluster, serviceName="web2", taskDefinition="sdweb",
                            launchType="FARGATE",

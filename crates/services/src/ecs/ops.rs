@@ -1277,10 +1277,16 @@ impl EcsService {
         let registries = config.get("serviceRegistries").and_then(Value::as_array);
         for reg in registries.into_iter().flatten() {
             let arn = reg.get("registryArn").and_then(Value::as_str).unwrap_or("");
-            if !self.discovery.service_exists(region, arn) {
+            let Some(records) = self.discovery.record_types(region, arn) else {
                 return Err(invalid(format!(
                     "The service registry ARN '{arn}' is not valid."
                 )));
+            };
+            let port = reg.get("port").is_some() || reg.get("containerPort").is_some();
+            if records.iter().any(|r| r == "SRV") && !port {
+                return Err(invalid(
+                    "When specifying 'SRV' records in service discovery, the 'containerName' and 'containerPort' or 'port' must be specified.",
+                ));
             }
         }
         Ok(())

@@ -880,10 +880,27 @@ impl ServiceDiscoveryService {
         let _in_use_or_gone_is_fine = self.delete_service(region, id);
     }
 
-    /// Whether a Cloud Map service (by ARN) exists: what ECS checks a service registry by.
-    pub fn service_exists(&self, region: &str, arn: &str) -> bool {
+    /// The DNS record types of a Cloud Map service (by ARN), `None` when it does not exist:
+    /// what ECS checks a service registry by.
+    pub fn record_types(&self, region: &str, arn: &str) -> Option<Vec<String>> {
         let id = arn.rsplit('/').next().unwrap_or("");
-        arn.starts_with("arn:") && self.read(region, |r, _| r.services.contains_key(id))
+        if !arn.starts_with("arn:") {
+            return None;
+        }
+        self.read(region, |r, _| {
+            let s = r.services.get(id)?;
+            Some(
+                s.dns_config
+                    .as_ref()
+                    .and_then(|d| d.get("DnsRecords"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|rec| rec.get("Type").and_then(Value::as_str))
+                    .map(str::to_string)
+                    .collect(),
+            )
+        })
     }
 
     /// Registers an ECS task as an instance of the Cloud Map service an ARN names.
