@@ -321,6 +321,9 @@ Parameters:
   Count:
     Type: Number
     Default: 2
+  Memory:
+    Type: String
+    Default: "512"
 Resources:
   Cluster:
     Type: AWS::ECS::Cluster
@@ -347,7 +350,7 @@ Resources:
       RequiresCompatibilities: [FARGATE]
       NetworkMode: awsvpc
       Cpu: "256"
-      Memory: "512"
+      Memory: !Ref Memory
       ContainerDefinitions:
         - Name: web
           Image: public.ecr.aws/nginx/nginx:latest
@@ -459,6 +462,20 @@ def test_cloudformation_deploy_update_delete(cumulo, ecs, tmp_path):
     assert cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
     svc = ecs.describe_services(cluster=cluster, services=["web"])["services"][0]
     assert (svc["desiredCount"], svc["runningCount"]) == (3, 3)
+    assert len(svc["deployments"]) == 1 and svc["taskDefinition"] == out["TaskDef"]
+    assert len(sd.list_instances(ServiceId=out["DiscoveryId"])["Instances"]) == 3
+
+    # A new size replaces the task definition: the service rolls to the new revision and the
+    # old one is deregistered.
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
+               "--parameter-overrides", "Count=3", "Memory=1024")
+    new_td = {o["OutputKey"]: o["OutputValue"]
+              for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}["TaskDef"]
+    assert new_td.endswith(":2") and out["TaskDef"].endswith(":1")
+    svc = ecs.describe_services(cluster=cluster, services=["web"])["services"][0]
+    assert svc["taskDefinition"] == new_td and len(svc["deployments"]) == 1
+    assert svc["runningCount"] == 3 and svc["deployments"][0]["rolloutState"] == "COMPLETED"
+    assert ecs.describe_task_definition(taskDefinition=out["TaskDef"])["taskDefinition"]["status"] == "INACTIVE"
     assert len(sd.list_instances(ServiceId=out["DiscoveryId"])["Instances"]) == 3
 
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
