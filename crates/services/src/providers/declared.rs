@@ -57,10 +57,6 @@ impl Made {
     }
 
     /// Adds one Fn::GetAtt attribute.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the networking types declared next use it; remove then")
-    )]
     pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.attributes.insert(name.to_string(), value.into());
         self
