@@ -427,29 +427,36 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             ok(svc.delete_tags(region, &p.strings("ResourceId"), &tags))
         }
         "DescribeTags" => describe_tags(svc, region, p),
-        "DescribeVpcs" => describe(svc, region, p, "VpcId", "vpcSet", |res, w, _| match res {
-            Resource::Vpc(v) => {
-                vpc(w, v, "available");
-                true
-            }
-            _ => false,
-        }),
-        "DescribeSubnets" => {
-            describe(
-                svc,
-                region,
-                p,
-                "SubnetId",
-                "subnetSet",
-                |res, w, region| match res {
-                    Resource::Subnet(s) => {
-                        subnet(w, s, region);
-                        true
-                    }
-                    _ => false,
-                },
-            )
-        }
+        "DescribeVpcs" => describe(
+            svc,
+            region,
+            p,
+            "VpcId",
+            "vpc",
+            "vpcSet",
+            |res, w, _| match res {
+                Resource::Vpc(v) => {
+                    vpc(w, v, "available");
+                    true
+                }
+                _ => false,
+            },
+        ),
+        "DescribeSubnets" => describe(
+            svc,
+            region,
+            p,
+            "SubnetId",
+            "subnet",
+            "subnetSet",
+            |res, w, region| match res {
+                Resource::Subnet(s) => {
+                    subnet(w, s, region);
+                    true
+                }
+                _ => false,
+            },
+        ),
         "DescribeSecurityGroups" => {
             let names = p.strings("GroupName");
             let mut ids = p.strings("GroupId");
@@ -461,6 +468,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
                 region,
                 p,
                 ids,
+                "sg",
                 "securityGroupInfo",
                 |res, w, _| match res {
                     Resource::SecurityGroup(g) => {
@@ -477,6 +485,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             region,
             p,
             "RouteTableId",
+            "rtb",
             "routeTableSet",
             |res, w, _| match res {
                 Resource::RouteTable(t) => {
@@ -491,6 +500,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             region,
             p,
             "InternetGatewayId",
+            "igw",
             "internetGatewaySet",
             |res, w, _| match res {
                 Resource::InternetGateway(g) if !g.egress_only => {
@@ -505,6 +515,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             region,
             p,
             "AllocationId",
+            "eipalloc",
             "addressesSet",
             |res, w, _| match res {
                 Resource::Address(a) => {
@@ -521,6 +532,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
                 region,
                 p,
                 "NatGatewayId",
+                "nat",
                 "natGatewaySet",
                 |res, w, _| match res {
                     Resource::NatGateway(n) => {
@@ -536,6 +548,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             region,
             p,
             "NetworkInterfaceId",
+            "eni",
             "networkInterfaceSet",
             |res, w, _| match res {
                 Resource::NetworkInterface(n) => {
@@ -604,10 +617,11 @@ fn describe(
     region: &str,
     p: &Params,
     id_param: &str,
+    prefix: &str,
     set: &'static str,
     write: impl Fn(&Resource, &mut XmlWriter, &str) -> bool,
 ) -> Answer {
-    describe_ids(svc, region, p, p.strings(id_param), set, write)
+    describe_ids(svc, region, p, p.strings(id_param), prefix, set, write)
 }
 
 fn describe_ids(
@@ -615,6 +629,7 @@ fn describe_ids(
     region: &str,
     p: &Params,
     ids: Vec<String>,
+    prefix: &str,
     set: &'static str,
     write: impl Fn(&Resource, &mut XmlWriter, &str) -> bool,
 ) -> Answer {
@@ -622,6 +637,7 @@ fn describe_ids(
     let records = svc.records(region)?;
     let mut probe = XmlWriter::new_fragment();
     for id in &ids {
+        super::errors::check_id(id, prefix)?;
         let found = records
             .iter()
             .any(|r| super::ops::id_of(r) == id && write(r, &mut probe, region));
