@@ -193,6 +193,7 @@ catalog! {
         logs: crate::logs::LogsService,
         events: crate::events::EventsService,
         ecr: crate::ecr::EcrService,
+        ec2: crate::ec2::Ec2Service,
         servicediscovery: crate::servicediscovery::ServiceDiscoveryService,
         ecs: crate::ecs::EcsService,
     }

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod cloudformation;
 pub mod custom;
 pub mod dynamodb;
+pub mod ec2;
 pub mod ecr;
 pub mod ecs;
 pub mod events;

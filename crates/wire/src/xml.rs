@@ -36,6 +36,11 @@ impl XmlWriter {
         }
     }
 
+    /// A fragment to splice into a document: no XML declaration.
+    pub fn new_fragment() -> Self {
+        XmlWriter::default()
+    }
+
     /// Opens `<name>` or `<name xmlns="ns">`.
     pub fn open(&mut self, name: &'static str, xmlns: Option<&str>) -> &mut Self {
         match xmlns {

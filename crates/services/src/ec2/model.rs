@@ -1,0 +1,226 @@
+//! EC2's networking records, as they are kept and persisted: one [`Resource`] per id.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub type Tags = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Vpc {
+    pub id: String,
+    pub cidr: String,
+    pub cidr_association_id: String,
+    pub is_default: bool,
+    pub dhcp_options_id: String,
+    pub instance_tenancy: String,
+    pub enable_dns_support: bool,
+    pub enable_dns_hostnames: bool,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Subnet {
+    pub id: String,
+    pub vpc_id: String,
+    pub cidr: String,
+    pub availability_zone: String,
+    pub availability_zone_id: String,
+    pub default_for_az: bool,
+    pub map_public_ip_on_launch: bool,
+    /// Private addresses handed out (network interfaces), which the available count excludes.
+    pub used_ips: Vec<String>,
+    pub tags: Tags,
+}
+
+/// One rule of a security group, with its `sgr-` id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub id: String,
+    pub egress: bool,
+    /// `-1` (all), `tcp`, `udp`, `icmp` or a protocol number, as given.
+    pub protocol: String,
+    pub from_port: Option<i64>,
+    pub to_port: Option<i64>,
+    /// Exactly one of these four is set.
+    pub cidr_ipv4: Option<String>,
+    pub cidr_ipv6: Option<String>,
+    pub referenced_group_id: Option<String>,
+    pub prefix_list_id: Option<String>,
+    pub description: Option<String>,
+}
+
+impl Rule {
+    /// Two rules are the same permission (AWS's duplicate test) when all but id and
+    /// description agree.
+    pub fn same_permission(&self, other: &Rule) -> bool {
+        self.egress == other.egress
+            && self.protocol == other.protocol
+            && self.from_port == other.from_port
+            && self.to_port == other.to_port
+            && self.cidr_ipv4 == other.cidr_ipv4
+            && self.cidr_ipv6 == other.cidr_ipv6
+            && self.referenced_group_id == other.referenced_group_id
+            && self.prefix_list_id == other.prefix_list_id
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SecurityGroup {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub vpc_id: String,
+    pub rules: Vec<Rule>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Route {
+    pub destination: String,
+    /// `local`, `igw-...`, `eigw-...`, `nat-...`, `vpce-...`, `eni-...`, `pcx-...`, `tgw-...`.
+    pub target: String,
+    pub origin: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Association {
+    pub id: String,
+    /// `None` for the main association.
+    pub subnet_id: Option<String>,
+    pub gateway_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RouteTable {
+    pub id: String,
+    pub vpc_id: String,
+    pub routes: Vec<Route>,
+    pub associations: Vec<Association>,
+    pub tags: Tags,
+}
+
+impl RouteTable {
+    pub fn is_main(&self) -> bool {
+        self.associations
+            .iter()
+            .any(|a| a.subnet_id.is_none() && a.gateway_id.is_none())
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InternetGateway {
+    pub id: String,
+    /// Egress-only gateways (`eigw-`) are always attached to their VPC.
+    pub egress_only: bool,
+    pub vpc_id: Option<String>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Address {
+    pub allocation_id: String,
+    pub public_ip: String,
+    pub association_id: Option<String>,
+    pub network_interface_id: Option<String>,
+    pub private_ip: Option<String>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NatGateway {
+    pub id: String,
+    pub subnet_id: String,
+    pub vpc_id: String,
+    pub connectivity: String,
+    pub allocation_id: Option<String>,
+    pub public_ip: Option<String>,
+    pub network_interface_id: String,
+    pub private_ip: String,
+    /// `pending` until first described after creation, then `available`; `deleted` after
+    /// DeleteNatGateway (kept visible, as AWS keeps it for a while).
+    pub state: String,
+    pub created: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetworkInterface {
+    pub id: String,
+    pub subnet_id: String,
+    pub vpc_id: String,
+    pub availability_zone: String,
+    pub private_ip: String,
+    pub mac_address: String,
+    pub groups: Vec<String>,
+    pub description: String,
+    pub interface_type: String,
+    pub requester_id: Option<String>,
+    pub tags: Tags,
+}
+
+/// Every record kind, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum Resource {
+    Vpc(Vpc),
+    Subnet(Subnet),
+    SecurityGroup(SecurityGroup),
+    RouteTable(RouteTable),
+    InternetGateway(InternetGateway),
+    Address(Address),
+    NatGateway(NatGateway),
+    NetworkInterface(NetworkInterface),
+}
+
+impl Resource {
+    pub fn tags(&self) -> &Tags {
+        match self {
+            Resource::Vpc(r) => &r.tags,
+            Resource::Subnet(r) => &r.tags,
+            Resource::SecurityGroup(r) => &r.tags,
+            Resource::RouteTable(r) => &r.tags,
+            Resource::InternetGateway(r) => &r.tags,
+            Resource::Address(r) => &r.tags,
+            Resource::NatGateway(r) => &r.tags,
+            Resource::NetworkInterface(r) => &r.tags,
+        }
+    }
+
+    pub fn tags_mut(&mut self) -> &mut Tags {
+        match self {
+            Resource::Vpc(r) => &mut r.tags,
+            Resource::Subnet(r) => &mut r.tags,
+            Resource::SecurityGroup(r) => &mut r.tags,
+            Resource::RouteTable(r) => &mut r.tags,
+            Resource::InternetGateway(r) => &mut r.tags,
+            Resource::Address(r) => &mut r.tags,
+            Resource::NatGateway(r) => &mut r.tags,
+            Resource::NetworkInterface(r) => &mut r.tags,
+        }
+    }
+
+    /// The `resource-type` DescribeTags reports.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Resource::Vpc(_) => "vpc",
+            Resource::Subnet(_) => "subnet",
+            Resource::SecurityGroup(_) => "security-group",
+            Resource::RouteTable(_) => "route-table",
+            Resource::InternetGateway(g) if g.egress_only => "egress-only-internet-gateway",
+            Resource::InternetGateway(_) => "internet-gateway",
+            Resource::Address(_) => "elastic-ip",
+            Resource::NatGateway(_) => "natgateway",
+            Resource::NetworkInterface(_) => "network-interface",
+        }
+    }
+}
+
+/// A new id in AWS's form: the prefix and 17 lower-case hex digits.
+pub fn new_id(prefix: &str) -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    let hex: String = (0..17)
+        .map(|_| char::from_digit(rng.random_range(0..16), 16).unwrap_or('0'))
+        .collect();
+    format!("{prefix}-{hex}")
+}
