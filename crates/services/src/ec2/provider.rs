@@ -804,7 +804,7 @@ impl Declared for Group {
             scalar(props, "VpcId")?.as_deref(),
             create_tags(ctx, props)?,
         )?;
-        let set = self.set_rules(ctx, &g.id, ingress, egress);
+        let set = self.set_rules(ctx, &g.id, [vec![], vec![]], [ingress, egress]);
         if let Err(e) = set {
             // Leave nothing behind: the group goes with its failed rules.
             let _ = self.0.delete_security_group(&ctx.region, &g.id);
@@ -828,9 +828,13 @@ impl Declared for Group {
             new,
             &["SecurityGroupIngress", "SecurityGroupEgress", "Tags"],
         )?;
-        let ingress = inline_rules(new, "SecurityGroupIngress", false)?;
-        let egress = inline_rules(new, "SecurityGroupEgress", true)?;
-        self.set_rules(ctx, id, ingress, egress)?;
+        let rules = |p: &Map<String, Value>| -> Result<[Vec<RuleSpec>; 2], ProviderError> {
+            Ok([
+                inline_rules(p, "SecurityGroupIngress", false)?,
+                inline_rules(p, "SecurityGroupEgress", true)?,
+            ])
+        };
+        self.set_rules(ctx, id, rules(old)?, rules(new)?)?;
         retag(&self.0, ctx, id, new)?;
         let vpc = self.0.security_group(&ctx.region, id)?.vpc_id;
         Ok(Made::new(id).with("GroupId", id).with("VpcId", vpc))
@@ -842,73 +846,58 @@ impl Declared for Group {
 }
 
 impl Group {
-    /// Makes the group's rules exactly `ingress` and `egress` (no egress given: the default
-    /// allow-all). As with AWS's handler, an update also revokes rules that standalone
-    /// SecurityGroupIngress/Egress resources added: AWS's documentation warns against mixing the
-    /// two on one group.
+    /// Moves the group's inline rules from `old` to `new` (each an ingress and an egress list;
+    /// no egress given means the default allow-all). Only the difference between the two
+    /// template lists is revoked and authorized, so rules that standalone
+    /// SecurityGroupIngress/Egress resources added stay.
     fn set_rules(
         &self,
         ctx: &ProviderContext,
         id: &str,
-        ingress: Vec<RuleSpec>,
-        mut egress: Vec<RuleSpec>,
+        old: [Vec<RuleSpec>; 2],
+        new: [Vec<RuleSpec>; 2],
     ) -> Answer<()> {
-        if egress.is_empty() {
-            egress.push(RuleSpec {
-                protocol: "-1".into(),
-                cidr_ipv4: Some("0.0.0.0/0".into()),
-                ..Default::default()
-            });
-        }
-        for (is_egress, wanted) in [(false, ingress), (true, egress)] {
-            let current: Vec<RuleSpec> = self.0.read(&ctx.region, |r| {
-                Ok(r.group(id)?
-                    .rules
-                    .iter()
-                    .filter(|x| x.egress == is_egress)
-                    .map(spec_of)
-                    .collect())
-            })?;
-            let same = |a: &RuleSpec, b: &RuleSpec| {
-                RuleSpec {
-                    description: None,
-                    ..a.clone()
-                } == RuleSpec {
-                    description: None,
-                    ..b.clone()
+        let same = |a: &RuleSpec, b: &RuleSpec| {
+            RuleSpec {
+                description: None,
+                ..a.clone()
+            } == RuleSpec {
+                description: None,
+                ..b.clone()
+            }
+        };
+        for (is_egress, (mut before, mut after)) in
+            [false, true].into_iter().zip(old.into_iter().zip(new))
+        {
+            if is_egress {
+                for list in [&mut before, &mut after] {
+                    if list.is_empty() {
+                        list.push(RuleSpec {
+                            protocol: "-1".into(),
+                            cidr_ipv4: Some("0.0.0.0/0".into()),
+                            ..Default::default()
+                        });
+                    }
                 }
-            };
-            let gone: Vec<RuleSpec> = current
+            }
+            let gone: Vec<RuleSpec> = before
                 .iter()
-                .filter(|c| !wanted.iter().any(|w| same(w, c)))
+                .filter(|b| !after.iter().any(|a| same(a, b)))
                 .cloned()
                 .collect();
-            let new: Vec<RuleSpec> = wanted
+            let added: Vec<RuleSpec> = after
                 .iter()
-                .filter(|w| !current.iter().any(|c| same(w, c)))
+                .filter(|a| !before.iter().any(|b| same(a, b)))
                 .cloned()
                 .collect();
             if !gone.is_empty() {
                 self.0.revoke(&ctx.region, id, is_egress, gone, &[])?;
             }
-            if !new.is_empty() {
-                self.0.authorize(&ctx.region, id, is_egress, new)?;
+            if !added.is_empty() {
+                self.0.authorize(&ctx.region, id, is_egress, added)?;
             }
         }
         Ok(())
-    }
-}
-
-fn spec_of(r: &super::Rule) -> RuleSpec {
-    RuleSpec {
-        protocol: r.protocol.clone(),
-        from_port: r.from_port,
-        to_port: r.to_port,
-        cidr_ipv4: r.cidr_ipv4.clone(),
-        cidr_ipv6: r.cidr_ipv6.clone(),
-        group_id: r.referenced_group_id.clone(),
-        prefix_list_id: r.prefix_list_id.clone(),
-        description: r.description.clone(),
     }
 }
 
