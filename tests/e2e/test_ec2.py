@@ -194,9 +194,14 @@ def test_a_network_stack_deploys_updates_and_deletes(cumulo, ec2, tmp_path):
     NETWORK2 = json.loads(json.dumps(NETWORK))
     NETWORK2["Resources"]["LbSg"]["Properties"]["SecurityGroupIngress"][0].update(FromPort=443, ToPort=443)
     path.write_text(json.dumps(NETWORK2))
-    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--tags", "team=net", "--parameter-overrides", "Env=prod")
+    # A changed stack tag updates every taggable resource, the groups among them.
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--tags", "team=net2", "--parameter-overrides", "Env=prod")
     [vpc] = ec2.describe_vpcs(VpcIds=[vid])["Vpcs"]
     assert {t["Key"]: t["Value"] for t in vpc["Tags"]}["env"] == "prod"
+    [app] = ec2.describe_security_groups(GroupIds=[app["GroupId"]])["SecurityGroups"]
+    assert {t["Key"]: t["Value"] for t in app["Tags"]}["team"] == "net2"
+    # ... and the rule a standalone SecurityGroupIngress added to one stays.
+    assert app["IpPermissions"][0]["UserIdGroupPairs"][0]["Description"] == "from the load balancer"
     lb = next(g for n, g in ((g["GroupName"], g) for g in ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vid]}])["SecurityGroups"]) if n.startswith(f"{name}-LbSg-"))
     assert [p["FromPort"] for p in lb["IpPermissions"]] == [443]
 
