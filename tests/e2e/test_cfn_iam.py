@@ -321,3 +321,34 @@ def test_cli_deploy(cumulo, iam):
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", name)
     cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", name)
     assert gone(iam.get_role, RoleName=role)
+
+
+def test_inline_policy_types_deploy_update_and_delete(cumulo, cfn, iam, tmp_path):
+    """AWS::IAM::RolePolicy / UserPolicy / GroupPolicy: each one inline policy on its principal."""
+    n = uid()
+
+    def template(action):
+        return {
+            "Resources": {
+                "Role": {"Type": "AWS::IAM::Role", "Properties": {"RoleName": f"r-{n}", "AssumeRolePolicyDocument": TRUST}},
+                "User": {"Type": "AWS::IAM::User", "Properties": {"UserName": f"u-{n}"}},
+                "Group": {"Type": "AWS::IAM::Group", "Properties": {"GroupName": f"g-{n}"}},
+                "RoleP": {"Type": "AWS::IAM::RolePolicy", "Properties": {"RoleName": {"Ref": "Role"}, "PolicyName": "rp", "PolicyDocument": doc(action)}},
+                "UserP": {"Type": "AWS::IAM::UserPolicy", "Properties": {"UserName": {"Ref": "User"}, "PolicyName": "up", "PolicyDocument": doc(action)}},
+                "GroupP": {"Type": "AWS::IAM::GroupPolicy", "Properties": {"GroupName": {"Ref": "Group"}, "PolicyName": "gp", "PolicyDocument": doc(action)}},
+            },
+            "Outputs": {"RolePolicyRef": {"Value": {"Ref": "RoleP"}}},
+        }
+
+    path = tmp_path / "inline.json"
+    name = f"inline-{n}"
+    for action in ("s3:GetObject", "sqs:SendMessage"):
+        path.write_text(json.dumps(template(action)))
+        cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--capabilities", "CAPABILITY_NAMED_IAM")
+        assert iam.get_role_policy(RoleName=f"r-{n}", PolicyName="rp")["PolicyDocument"]["Statement"][0]["Action"] == action
+        assert iam.get_user_policy(UserName=f"u-{n}", PolicyName="up")["PolicyDocument"]["Statement"][0]["Action"] == action
+        assert iam.get_group_policy(GroupName=f"g-{n}", PolicyName="gp")["PolicyDocument"]["Statement"][0]["Action"] == action
+    assert outputs(cfn, name)["RolePolicyRef"] == f"rp|r-{n}"
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    assert gone(iam.get_role, RoleName=f"r-{n}")

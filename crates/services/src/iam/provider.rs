@@ -6,6 +6,7 @@
 //! began, so it is left exactly as it was (seed 000).
 
 mod access_key;
+mod inline_policy;
 mod managed_policy;
 mod policy;
 mod principal;
@@ -49,6 +50,18 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     r.register(
         managed_policy::MANAGED_POLICY,
         Arc::new(managed_policy::ManagedPolicyProvider { iam: iam.clone() }),
+    );
+    crate::providers::declared::register(
+        r,
+        inline_policy::InlinePolicy::<{ inline_policy::ROLE }>(iam.clone()),
+    );
+    crate::providers::declared::register(
+        r,
+        inline_policy::InlinePolicy::<{ inline_policy::USER }>(iam.clone()),
+    );
+    crate::providers::declared::register(
+        r,
+        inline_policy::InlinePolicy::<{ inline_policy::GROUP }>(iam.clone()),
     );
     r.register(
         access_key::ACCESS_KEY,
