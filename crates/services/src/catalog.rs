@@ -194,6 +194,7 @@ catalog! {
         events: crate::events::EventsService,
         ecr: crate::ecr::EcrService,
         ec2: crate::ec2::Ec2Service,
+        elasticloadbalancing: crate::elasticloadbalancing::ElbService,
         servicediscovery: crate::servicediscovery::ServiceDiscoveryService,
         ecs: crate::ecs::EcsService,
     }

@@ -13,6 +13,7 @@ pub mod dynamodb;
 pub mod ec2;
 pub mod ecr;
 pub mod ecs;
+pub mod elasticloadbalancing;
 pub mod events;
 pub mod gateway;
 pub mod iam;

@@ -9,6 +9,7 @@ pub mod error;
 pub mod ids;
 pub mod protocol;
 pub mod query;
+pub mod query_model;
 pub mod request;
 pub mod response;
 pub mod sigv2;

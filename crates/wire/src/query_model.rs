@@ -1,0 +1,346 @@
+//! The awsQuery protocol driven by a service's model (written by `scripts/gen-query-model.py`
+//! from botocore's): form parameters decoded into JSON in the API's member names, and JSON
+//! answers encoded as the protocol's XML. A service written over it handles JSON values whose
+//! keys are the API's (`LoadBalancerArn`, `Tags`), so its logic never touches the form or XML
+//! shapes, and the same values map onto CloudFormation properties, which mostly share the names.
+
+use crate::AwsError;
+use crate::query::QueryParams;
+use crate::xml::escape;
+use serde_json::{Map, Value};
+use std::fmt::Write;
+
+/// One service's operations and shapes.
+pub struct QueryModel {
+    namespace: String,
+    operations: Map<String, Value>,
+    shapes: Map<String, Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the query model is unreadable: {0}")]
+pub struct ModelError(String);
+
+impl QueryModel {
+    pub fn parse(text: &str) -> Result<QueryModel, ModelError> {
+        let mut doc: Map<String, Value> =
+            serde_json::from_str(text).map_err(|e| ModelError(e.to_string()))?;
+        let mut take = |k: &str| match doc.remove(k) {
+            Some(Value::Object(m)) => Ok(m),
+            _ => Err(ModelError(format!("no {k}"))),
+        };
+        let operations = take("operations")?;
+        let shapes = take("shapes")?;
+        let namespace = doc
+            .get("namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        Ok(QueryModel {
+            namespace,
+            operations,
+            shapes,
+        })
+    }
+
+    pub fn has_operation(&self, op: &str) -> bool {
+        self.operations.contains_key(op)
+    }
+
+    fn shape(&self, name: &str) -> &Value {
+        self.shapes.get(name).unwrap_or(&Value::Null)
+    }
+
+    /// The request's parameters as the operation's input, in member names. A value that does
+    /// not parse as its shape's type is AWS's `ValidationError`.
+    pub fn decode(&self, op: &str, params: &QueryParams) -> Result<Value, AwsError> {
+        let Some(input) = self.operations.get(op).and_then(|o| o["input"].as_str()) else {
+            return Ok(Value::Object(Map::new()));
+        };
+        Ok(self
+            .decode_shape(input, "", params)?
+            .unwrap_or(Value::Object(Map::new())))
+    }
+
+    fn decode_shape(
+        &self,
+        shape: &str,
+        prefix: &str,
+        p: &QueryParams,
+    ) -> Result<Option<Value>, AwsError> {
+        let s = self.shape(shape);
+        let key = |name: &str| {
+            if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}.{name}")
+            }
+        };
+        match s["type"].as_str().unwrap_or("string") {
+            "structure" => {
+                let mut out = Map::new();
+                if let Some(members) = s["members"].as_object() {
+                    for (name, m) in members {
+                        let wire = m["locationName"].as_str().unwrap_or(name);
+                        let target = m["shape"].as_str().unwrap_or("");
+                        if let Some(v) = self.decode_shape(target, &key(wire), p)? {
+                            out.insert(name.clone(), v);
+                        }
+                    }
+                }
+                Ok((!out.is_empty() || prefix.is_empty()).then_some(Value::Object(out)))
+            }
+            "list" => {
+                let member = s["member"]["shape"].as_str().unwrap_or("");
+                let flattened = s["flattened"].as_bool().unwrap_or(false);
+                let base = if flattened {
+                    prefix.to_string()
+                } else {
+                    format!("{prefix}.member")
+                };
+                let mut items = Vec::new();
+                for i in 1.. {
+                    match self.decode_shape(member, &format!("{base}.{i}"), p)? {
+                        Some(v) => items.push(v),
+                        None => break,
+                    }
+                }
+                // `Name=` (empty) is how a client sends an empty list.
+                let empty = p.get(prefix).is_some();
+                Ok((!items.is_empty() || empty).then_some(Value::Array(items)))
+            }
+            "map" => {
+                let kshape = s["key"]["shape"].as_str().unwrap_or("");
+                let vshape = s["value"]["shape"].as_str().unwrap_or("");
+                let mut out = Map::new();
+                for i in 1.. {
+                    let entry = format!("{prefix}.entry.{i}");
+                    let Some(Value::String(k)) =
+                        self.decode_shape(kshape, &format!("{entry}.key"), p)?
+                    else {
+                        break;
+                    };
+                    let v = self
+                        .decode_shape(vshape, &format!("{entry}.value"), p)?
+                        .unwrap_or(Value::Null);
+                    out.insert(k, v);
+                }
+                Ok((!out.is_empty()).then_some(Value::Object(out)))
+            }
+            kind => {
+                let Some(raw) = p.get(prefix) else {
+                    return Ok(None);
+                };
+                let bad = || {
+                    AwsError::bad_request(
+                        "ValidationError",
+                        format!(
+                            "Value '{raw}' at '{prefix}' failed to satisfy constraint: Member must be of type {kind}"
+                        ),
+                    )
+                };
+                Ok(Some(match kind {
+                    "integer" | "long" => Value::from(raw.parse::<i64>().map_err(|_| bad())?),
+                    "double" | "float" => {
+                        serde_json::Number::from_f64(raw.parse::<f64>().map_err(|_| bad())?)
+                            .map(Value::Number)
+                            .ok_or_else(bad)?
+                    }
+                    "boolean" => match raw {
+                        "true" => Value::Bool(true),
+                        "false" => Value::Bool(false),
+                        _ => return Err(bad()),
+                    },
+                    _ => Value::String(raw.to_string()),
+                }))
+            }
+        }
+    }
+
+    /// `input` with every scalar in the type the operation's input shape gives it (`"80"` for
+    /// an integer member becomes 80, `"true"` for a boolean true); what does not parse is left
+    /// as it is for the operation to refuse.
+    pub fn coerce(&self, op: &str, input: Value) -> Value {
+        match self.operations.get(op).and_then(|o| o["input"].as_str()) {
+            Some(shape) => self.coerce_shape(shape, input),
+            None => input,
+        }
+    }
+
+    fn coerce_shape(&self, shape: &str, v: Value) -> Value {
+        let s = self.shape(shape);
+        match (s["type"].as_str().unwrap_or("string"), v) {
+            ("structure", Value::Object(obj)) => {
+                let members = s["members"].as_object();
+                Value::Object(
+                    obj.into_iter()
+                        .map(|(k, v)| {
+                            let target = members
+                                .and_then(|m| m.get(&k))
+                                .and_then(|m| m["shape"].as_str());
+                            let v = match target {
+                                Some(t) => self.coerce_shape(t, v),
+                                None => v,
+                            };
+                            (k, v)
+                        })
+                        .collect(),
+                )
+            }
+            ("list", Value::Array(items)) => {
+                let member = s["member"]["shape"].as_str().unwrap_or("");
+                Value::Array(
+                    items
+                        .into_iter()
+                        .map(|i| self.coerce_shape(member, i))
+                        .collect(),
+                )
+            }
+            ("integer" | "long", Value::String(t)) => t
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or(Value::String(t)),
+            ("boolean", Value::String(t)) => match t.as_str() {
+                "true" | "True" => Value::Bool(true),
+                "false" | "False" => Value::Bool(false),
+                _ => Value::String(t),
+            },
+            ("string", Value::Number(n)) => Value::String(n.to_string()),
+            ("string", Value::Bool(b)) => Value::String(b.to_string()),
+            (_, v) => v,
+        }
+    }
+
+    /// The whole answer document: `<OpResponse><OpResult>...</OpResult><ResponseMetadata>`.
+    pub fn encode(&self, op: &str, result: &Value, request_id: &str) -> String {
+        let mut body = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+        let _ = write!(body, "<{op}Response xmlns=\"{}\">", escape(&self.namespace));
+        let o = self.operations.get(op);
+        if let (Some(wrapper), Some(output)) = (
+            o.and_then(|o| o["wrapper"].as_str()),
+            o.and_then(|o| o["output"].as_str()),
+        ) {
+            let _ = write!(body, "<{wrapper}>");
+            self.encode_members(output, result, &mut body);
+            let _ = write!(body, "</{wrapper}>");
+        }
+        let _ = write!(
+            body,
+            "<ResponseMetadata><RequestId>{}</RequestId></ResponseMetadata></{op}Response>",
+            escape(request_id)
+        );
+        body
+    }
+
+    fn encode_members(&self, shape: &str, v: &Value, out: &mut String) {
+        let (Some(members), Some(obj)) = (self.shape(shape)["members"].as_object(), v.as_object())
+        else {
+            return;
+        };
+        for (name, m) in members {
+            let Some(value) = obj.get(name).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let element = m["locationName"].as_str().unwrap_or(name);
+            let target = m["shape"].as_str().unwrap_or("");
+            let flattened = self.shape(target)["flattened"].as_bool().unwrap_or(false);
+            if flattened {
+                self.encode_list_items(target, element, value, out);
+            } else {
+                let _ = write!(out, "<{element}>");
+                self.encode_value(target, value, out);
+                let _ = write!(out, "</{element}>");
+            }
+        }
+    }
+
+    fn encode_list_items(&self, shape: &str, element: &str, v: &Value, out: &mut String) {
+        let member = self.shape(shape)["member"]["shape"].as_str().unwrap_or("");
+        for item in v.as_array().into_iter().flatten() {
+            let _ = write!(out, "<{element}>");
+            self.encode_value(member, item, out);
+            let _ = write!(out, "</{element}>");
+        }
+    }
+
+    fn encode_value(&self, shape: &str, v: &Value, out: &mut String) {
+        let s = self.shape(shape);
+        match s["type"].as_str().unwrap_or("string") {
+            "structure" => self.encode_members(shape, v, out),
+            "list" => {
+                let element = s["member"]["locationName"].as_str().unwrap_or("member");
+                self.encode_list_items(shape, element, v, out);
+            }
+            "map" => {
+                let (ks, vs) = (
+                    s["key"]["shape"].as_str().unwrap_or(""),
+                    s["value"]["shape"].as_str().unwrap_or(""),
+                );
+                for (k, val) in v.as_object().into_iter().flatten() {
+                    out.push_str("<entry><key>");
+                    self.encode_value(ks, &Value::String(k.clone()), out);
+                    out.push_str("</key><value>");
+                    self.encode_value(vs, val, out);
+                    out.push_str("</value></entry>");
+                }
+            }
+            _ => match v {
+                Value::String(text) => out.push_str(&escape(text)),
+                other => out.push_str(&other.to_string()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const MODEL: &str = r#"{"namespace":"urn:x","operations":{"Make":{"input":"MakeIn","output":"MakeOut","wrapper":"MakeResult"}},
+      "shapes":{"MakeIn":{"type":"structure","members":{"Name":{"shape":"S"},"Size":{"shape":"I"},"On":{"shape":"B"},"Tags":{"shape":"TagList"},"Attrs":{"shape":"M"}}},
+        "MakeOut":{"type":"structure","members":{"Things":{"shape":"TagList"},"Name":{"shape":"S"}}},
+        "TagList":{"type":"list","member":{"shape":"Tag"}},"Tag":{"type":"structure","members":{"Key":{"shape":"S"},"Value":{"shape":"S"}}},
+        "M":{"type":"map","key":{"shape":"S"},"value":{"shape":"S"}},
+        "S":{"type":"string"},"I":{"type":"integer"},"B":{"type":"boolean"}}}"#;
+
+    fn params(pairs: &[(&str, &str)]) -> QueryParams {
+        QueryParams(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn decodes_and_encodes_by_the_model() {
+        let m = QueryModel::parse(MODEL).unwrap();
+        let p = params(&[
+            ("Name", "a&b"),
+            ("Size", "3"),
+            ("On", "true"),
+            ("Tags.member.1.Key", "k1"),
+            ("Tags.member.2.Key", "k2"),
+            ("Tags.member.2.Value", "v2"),
+            ("Attrs.entry.1.key", "x"),
+            ("Attrs.entry.1.value", "y"),
+        ]);
+        let v = m.decode("Make", &p).unwrap();
+        assert_eq!(
+            v,
+            json!({"Name": "a&b", "Size": 3, "On": true, "Tags": [{"Key": "k1"}, {"Key": "k2", "Value": "v2"}], "Attrs": {"x": "y"}})
+        );
+        let bad = m.decode("Make", &params(&[("Size", "three")])).unwrap_err();
+        assert_eq!(bad.code, "ValidationError");
+        let xml = m.encode(
+            "Make",
+            &json!({"Name": "a&b", "Things": [{"Key": "k"}]}),
+            "r1",
+        );
+        assert_eq!(
+            xml,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><MakeResponse xmlns=\"urn:x\"><MakeResult><Things><member><Key>k</Key></member></Things><Name>a&amp;b</Name></MakeResult><ResponseMetadata><RequestId>r1</RequestId></ResponseMetadata></MakeResponse>"
+        );
+    }
+}
