@@ -10,8 +10,9 @@ import pytest
 
 CONTAINERS = [{"name": "web", "image": "public.ecr.aws/nginx/nginx:latest",
                "portMappings": [{"containerPort": 80}]}]
-AWSVPC = {"awsvpcConfiguration": {"subnets": ["subnet-0a1b2c3d4e5f60718"],
-                                  "securityGroups": ["sg-0a1b2c3d4e5f60718"]}}
+# Filled with a real subnet and group of the default VPC by `network` (tasks' interfaces come
+# from EC2).
+AWSVPC = {"awsvpcConfiguration": {"subnets": [], "securityGroups": []}}
 FAST = {"Delay": 1, "MaxAttempts": 20}
 
 
@@ -27,6 +28,16 @@ def error(excinfo):
 @pytest.fixture(scope="module")
 def ecs(cumulo):
     return cumulo.client("ecs")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def network(cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    subnets = sorted(s["SubnetId"] for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"])[:2]
+    group = ec2.create_security_group(GroupName=name("tasks"), Description="tasks", VpcId=vpc)["GroupId"]
+    AWSVPC["awsvpcConfiguration"].update(subnets=subnets[:1], securityGroups=[group])
+    return {"vpc": vpc, "subnets": subnets, "group": group}
 
 
 def fargate_family(ecs, family=None, **extra):
@@ -170,7 +181,9 @@ def test_service_reaches_steady_state_and_scales(cumulo, ecs):
         eni = t["attachments"][0]
         assert eni["type"] == "ElasticNetworkInterface" and eni["status"] == "ATTACHED"
         details = {d["name"]: d["value"] for d in eni["details"]}
-        assert details["subnetId"] == "subnet-0a1b2c3d4e5f60718"
+        assert details["subnetId"] == AWSVPC["awsvpcConfiguration"]["subnets"][0]
+        [eni] = cumulo.client("ec2").describe_network_interfaces(NetworkInterfaceIds=[details["networkInterfaceId"]])["NetworkInterfaces"]
+        assert eni["PrivateIpAddress"] == details["privateIPv4Address"] and eni["RequesterManaged"] is True
         assert details["privateIPv4Address"] == t["containers"][0]["networkInterfaces"][0]["privateIpv4Address"]
 
     # The CLI sees the same service; a desired-count change scales within the deployment.
@@ -304,8 +317,11 @@ def test_state_survives_restart(fresh_server):
     ecs = fresh_server.client("ecs")
     ecs.create_cluster(clusterName="kept")
     family = fargate_family(ecs, "keptfam")
+    ec2 = fresh_server.client("ec2")
+    subnet = ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"][0]["SubnetId"]
     ecs.create_service(cluster="kept", serviceName="s", taskDefinition=family, desiredCount=1,
-                       launchType="FARGATE", networkConfiguration=AWSVPC)
+                       launchType="FARGATE",
+                       networkConfiguration={"awsvpcConfiguration": {"subnets": [subnet]}})
     ecs.get_waiter("services_stable").wait(cluster="kept", services=["s"], WaiterConfig=FAST)
     fresh_server.kill9()
     fresh_server.start()
@@ -396,8 +412,8 @@ Resources:
       NetworkConfiguration:
         AwsvpcConfiguration:
           AssignPublicIp: ENABLED
-          Subnets: [subnet-0a1b2c3d4e5f60718, subnet-0a1b2c3d4e5f60719]
-          SecurityGroups: [sg-0a1b2c3d4e5f60718]
+          Subnets: [SUBNET_A, SUBNET_B]
+          SecurityGroups: [SG_GROUP_ID]
       ServiceRegistries:
         - RegistryArn: !GetAtt Discovery.Arn
           Port: 80
@@ -422,12 +438,12 @@ Outputs:
 """
 
 
-def test_cloudformation_deploy_update_delete(cumulo, ecs, tmp_path):
+def test_cloudformation_deploy_update_delete(cumulo, ecs, network, tmp_path):
     cfn = cumulo.client("cloudformation")
     sd = cumulo.client("servicediscovery")
     stack = name("ecs-stack")
     template = tmp_path / "ecs.yaml"
-    template.write_text(STACK_TEMPLATE)
+    template.write_text(STACK_TEMPLATE.replace("SUBNET_A", network["subnets"][0]).replace("SUBNET_B", network["subnets"][1]).replace("SG_GROUP_ID", network["group"]))
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
     s = cfn.describe_stacks(StackName=stack)["Stacks"][0]
     assert s["StackStatus"] == "CREATE_COMPLETE"
@@ -500,3 +516,39 @@ def test_malformed_bodies_are_refused_and_change_nothing(cumulo, ecs):
     assert ecs.list_clusters()["clusterArns"] == before
     # A page token past the end is an empty page, not a failure.
     assert ecs.list_clusters(nextToken="18446744073709551615")["clusterArns"] == []
+
+
+def test_a_service_behind_a_load_balancer_registers_its_tasks(cumulo, ecs, network):
+    """Tasks' interfaces come from EC2 and their addresses become the target group's targets;
+    a target group no load balancer uses is refused, as AWS refuses it."""
+    elb, ec2 = cumulo.client("elbv2"), cumulo.client("ec2")
+    lb = elb.create_load_balancer(Name=name("lb"), Subnets=network["subnets"])["LoadBalancers"][0]
+    tg = elb.create_target_group(Name=name("tg"), Protocol="HTTP", Port=80, VpcId=network["vpc"], TargetType="ip")["TargetGroups"][0]
+    cluster = name("c")
+    ecs.create_cluster(clusterName=cluster)
+    family = fargate_family(ecs)
+    lbs = [{"targetGroupArn": tg["TargetGroupArn"], "containerName": "web", "containerPort": 80}]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ecs.create_service(cluster=cluster, serviceName="web", taskDefinition=family, desiredCount=2,
+                           launchType="FARGATE", networkConfiguration=AWSVPC, loadBalancers=lbs)
+    assert error(e) == ("InvalidParameterException",
+                        f"The target group with targetGroupArn {tg['TargetGroupArn']} does not have an associated load balancer.")
+    elb.create_listener(LoadBalancerArn=lb["LoadBalancerArn"], Protocol="HTTP", Port=80,
+                        DefaultActions=[{"Type": "forward", "TargetGroupArn": tg["TargetGroupArn"]}])
+    ecs.create_service(cluster=cluster, serviceName="web", taskDefinition=family, desiredCount=2,
+                       launchType="FARGATE", networkConfiguration=AWSVPC, loadBalancers=lbs)
+    ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    tasks = ecs.describe_tasks(cluster=cluster, tasks=ecs.list_tasks(cluster=cluster)["taskArns"])["tasks"]
+    ips = sorted(t["containers"][0]["networkInterfaces"][0]["privateIpv4Address"] for t in tasks)
+    health = elb.describe_target_health(TargetGroupArn=tg["TargetGroupArn"])["TargetHealthDescriptions"]
+    assert sorted(h["Target"]["Id"] for h in health) == ips
+    assert {(h["Target"]["Port"], h["TargetHealth"]["State"]) for h in health} == {(80, "healthy")}
+    enis = ec2.describe_network_interfaces(Filters=[{"Name": "private-ip-address", "Values": ips}])["NetworkInterfaces"]
+    assert len(enis) == 2
+    ecs.delete_service(cluster=cluster, service="web", force=True)
+    ecs.get_waiter("services_inactive").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
+    ecs.get_waiter("tasks_stopped").wait(cluster=cluster, tasks=[t["taskArn"] for t in tasks], WaiterConfig=FAST)
+    assert elb.describe_target_health(TargetGroupArn=tg["TargetGroupArn"])["TargetHealthDescriptions"] == []
+    assert ec2.describe_network_interfaces(Filters=[{"Name": "private-ip-address", "Values": ips}])["NetworkInterfaces"] == []
+    elb.delete_load_balancer(LoadBalancerArn=lb["LoadBalancerArn"])
+    elb.delete_target_group(TargetGroupArn=tg["TargetGroupArn"])

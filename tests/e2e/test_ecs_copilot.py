@@ -3,10 +3,12 @@ the Scheduled Job and Static Site, which have none) deployed through CloudFormat
 ECS and Cloud Map resources exactly as Copilot writes them, after stand-ins (deployed with
 `aws cloudformation deploy`) for the environment stacks and the stacks they import from.
 
-Substitutions, until the EC2, ELBv2 and Route 53 branches are merged (each named here so the
-integration can remove it):
-- the environment stand-in holds the real ECS cluster and Cloud Map private DNS namespace and
-  exports literal subnet and security group ids;
+Substitutions, until the environment stack itself deploys (each named here so the integration
+can remove it):
+- the environment stand-in holds the real ECS cluster, Cloud Map private DNS namespace, VPC,
+  subnets and security groups (the two the renders import from MyUserDBAccessSecurityGroup1/2
+  among them, since a task's groups must be in its subnets' VPC), and exports them; a group id
+  a manifest names literally (MANIFEST_GROUPS) is replaced by a real group's;
 - a workload keeps only its ECS, Cloud Map and log group resources and the IAM roles they name:
   the service's LoadBalancers (target groups of the environment's load balancer) are dropped,
   and references to dropped resources (custom resources, target groups, queues) become literal
@@ -130,7 +132,7 @@ Resources:
     Type: AWS::ServiceDiscovery::PrivateDnsNamespace
     Properties:
       Name: !Sub "${Env}.${App}.local"
-      Vpc: vpc-0123456789abcdef0
+      Vpc: !ImportValue cumulo-net-Vpc
 Outputs:
   ClusterId:
     Value: !Ref Cluster
@@ -139,15 +141,74 @@ Outputs:
     Value: !GetAtt Namespace.Id
     Export: {Name: !Sub "${App}-${Env}-ServiceDiscoveryNamespaceID"}
   PublicSubnets:
-    Value: subnet-0a1b2c3d4e5f60718,subnet-0a1b2c3d4e5f60719
+    Value: !ImportValue cumulo-net-PublicSubnets
     Export: {Name: !Sub "${App}-${Env}-PublicSubnets"}
   PrivateSubnets:
-    Value: subnet-0a1b2c3d4e5f60720,subnet-0a1b2c3d4e5f60721
+    Value: !ImportValue cumulo-net-PrivateSubnets
     Export: {Name: !Sub "${App}-${Env}-PrivateSubnets"}
   SecurityGroup:
-    Value: sg-0a1b2c3d4e5f60718
+    Value: !ImportValue cumulo-net-EnvironmentSecurityGroup
     Export: {Name: !Sub "${App}-${Env}-EnvironmentSecurityGroup"}
+
 """
+
+
+# The network every environment stand-in shares (deployed once): a VPC, subnets and groups,
+# the two the renders import from their users' stacks among them.
+NETWORK = """
+Resources:
+  Vpc:
+    Type: AWS::EC2::VPC
+    Properties: {CidrBlock: 10.0.0.0/16}
+  PublicA:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.0.0.0/24, AvailabilityZone: us-east-1a}
+  PublicB:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.0.1.0/24, AvailabilityZone: us-east-1b}
+  PrivateA:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.0.2.0/24, AvailabilityZone: us-east-1a}
+  PrivateB:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.0.3.0/24, AvailabilityZone: us-east-1b}
+  EnvironmentSecurityGroup:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: environment, VpcId: !Ref Vpc}
+  UserDb1:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: user db 1, VpcId: !Ref Vpc}
+  UserDb2:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: user db 2, VpcId: !Ref Vpc}
+  ManifestGroup:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: the group a manifest names by id, VpcId: !Ref Vpc}
+Outputs:
+  Vpc:
+    Value: !Ref Vpc
+    Export: {Name: cumulo-net-Vpc}
+  PublicSubnets:
+    Value: !Join [",", [!Ref PublicA, !Ref PublicB]]
+    Export: {Name: cumulo-net-PublicSubnets}
+  PrivateSubnets:
+    Value: !Join [",", [!Ref PrivateA, !Ref PrivateB]]
+    Export: {Name: cumulo-net-PrivateSubnets}
+  EnvironmentSecurityGroup:
+    Value: !Ref EnvironmentSecurityGroup
+    Export: {Name: cumulo-net-EnvironmentSecurityGroup}
+  UserDb1:
+    Value: !Ref UserDb1
+    Export: {Name: MyUserDBAccessSecurityGroup1}
+  UserDb2:
+    Value: !Ref UserDb2
+    Export: {Name: MyUserDBAccessSecurityGroup2}
+  ManifestGroup:
+    Value: !Ref ManifestGroup
+"""
+
+# Security group ids the renders' manifests name literally (svc, job): a real group stands in.
+MANIFEST_GROUPS = ["sg-0c10c4fe23f5e5361", "sg-09295097b2a41b59d"]
 
 
 # What the renders import from stacks of the user's own (named in their manifests): a stand-in
@@ -156,8 +217,6 @@ IMPORTS = {
     "MyDB": "mydb.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com",
     "stack-MongoUserName": "arn:aws:secretsmanager:us-east-1:000000000000:secret:mongo-AbCdEf",
     "stack-SSMGHUserName": "/github/username",
-    "MyUserDBAccessSecurityGroup1": "sg-0a1b2c3d4e5f60731",
-    "MyUserDBAccessSecurityGroup2": "sg-0a1b2c3d4e5f60732",
     "stack-fs-12345": "fs-0123456789abcdef0",
 }
 
@@ -213,6 +272,11 @@ def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
     assert len(templates) >= 6
     env_file = tmp_path / "env.yml"
     env_file.write_text(ENV)
+    net_file = tmp_path / "net.yml"
+    net_file.write_text(NETWORK)
+    net_stack = f"copilot-net-{uuid.uuid4().hex[:6]}"
+    cumulo.aws("cloudformation", "deploy", "--stack-name", net_stack, "--template-file", str(net_file))
+    net_out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=net_stack)["Stacks"][0]["Outputs"]}
     imports_file = tmp_path / "imports.json"
     imports_file.write_text(imports_template())
     imports_stack = f"copilot-imports-{uuid.uuid4().hex[:6]}"
@@ -233,7 +297,10 @@ def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
         cluster = envs[(app, env)][1]
         f = tmp_path / path.name.replace(".yml", ".json")
         t = workload(path)
-        f.write_text(json.dumps(t, default=str))  # YAML reads 2010-09-09 as a date
+        text = json.dumps(t, default=str)  # YAML reads 2010-09-09 as a date
+        for literal in MANIFEST_GROUPS:
+            text = text.replace(literal, net_out["ManifestGroup"])
+        f.write_text(text)
         stack = f"copilot-{uuid.uuid4().hex[:6]}"
         # boto3 rather than the CLI here, for the suite's time; test_ecs.py deploys with the CLI.
         cfn.create_stack(StackName=stack, TemplateBody=f.read_text(),
@@ -279,3 +346,6 @@ def test_copilot_workloads_deploy_and_delete(cumulo, tmp_path):
         cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig=FAST)
         assert ecs.describe_clusters(clusters=[cluster])["clusters"][0]["status"] == "INACTIVE"
     cfn.delete_stack(StackName=imports_stack)
+    # With every task stopped, their interfaces are gone and the network deletes.
+    cfn.delete_stack(StackName=net_stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=net_stack, WaiterConfig=FAST)

@@ -21,6 +21,12 @@ def error(excinfo):
     return e["Code"], e["Message"]
 
 
+def default_subnet(server):
+    """A subnet of the server's default VPC (tasks' interfaces come from EC2)."""
+    ec2 = server.client("ec2")
+    return ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"][0]["SubnetId"]
+
+
 @pytest.fixture(scope="module")
 def sd(cumulo):
     # DiscoverInstances has a `data-` host prefix; an endpoint URL is used as given.
@@ -150,7 +156,7 @@ def test_ecs_service_registers_its_tasks(cumulo, sd):
         requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512")
     ecs.create_service(cluster=cluster, serviceName="web", taskDefinition="sdweb", desiredCount=2,
                        launchType="FARGATE",
-                       networkConfiguration={"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}},
+                       networkConfiguration={"awsvpcConfiguration": {"subnets": [default_subnet(cumulo)]}},
                        serviceRegistries=[{"registryArn": reg["Arn"], "port": 8080}])
     ecs.get_waiter("services_stable").wait(cluster=cluster, services=["web"], WaiterConfig=FAST)
     tasks = ecs.describe_tasks(cluster=cluster, tasks=ecs.list_tasks(cluster=cluster)["taskArns"])["tasks"]
@@ -173,7 +179,7 @@ def test_ecs_service_registers_its_tasks(cumulo, sd):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         ecs.create_service(cluster=cluster, serviceName="srv", taskDefinition="sdweb",
                            launchType="FARGATE",
-                           networkConfiguration={"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}},
+                           networkConfiguration={"awsvpcConfiguration": {"subnets": [default_subnet(cumulo)]}},
                            serviceRegistries=[{"registryArn": srv["Arn"]}])
     assert error(e) == ("InvalidParameterException",
                         "When specifying 'SRV' records in service discovery, the 'containerName' "
@@ -182,7 +188,7 @@ def test_ecs_service_registers_its_tasks(cumulo, sd):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         ecs.create_service(cluster=cluster, serviceName="web2", taskDefinition="sdweb",
                            launchType="FARGATE",
-                           networkConfiguration={"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}},
+                           networkConfiguration={"awsvpcConfiguration": {"subnets": [default_subnet(cumulo)]}},
                            serviceRegistries=[{"registryArn": reg["Arn"] + "x"}])
     assert error(e)[0] == "InvalidParameterException"
 
@@ -296,7 +302,7 @@ def test_ecs_service_connect_makes_and_removes_its_cloud_map_service(cumulo, sd)
         family="scweb", requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512",
         containerDefinitions=[{"name": "web", "image": "nginx",
                                "portMappings": [{"containerPort": 8080, "name": "http"}]}])
-    net = {"awsvpcConfiguration": {"subnets": ["subnet-0123456789abcdef0"]}}
+    net = {"awsvpcConfiguration": {"subnets": [default_subnet(cumulo)]}}
     with pytest.raises(botocore.exceptions.ClientError) as e:
         ecs.create_service(cluster=cluster, serviceName="web", taskDefinition="scweb", launchType="FARGATE",
                            networkConfiguration=net, serviceConnectConfiguration={

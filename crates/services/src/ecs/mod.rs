@@ -24,6 +24,8 @@ mod wire;
 pub use ops::{CreateClusterInput, ListTasksFilter, RunTaskInput, ServiceInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::ec2::Ec2Service;
+use crate::elasticloadbalancing::ElbService;
 use crate::servicediscovery::ServiceDiscoveryService;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
@@ -37,6 +39,10 @@ pub struct EcsService {
     regions: Mutex<Regions>,
     account_id: String,
     discovery: Arc<ServiceDiscoveryService>,
+    /// Where awsvpc tasks' network interfaces come from.
+    ec2: Arc<Ec2Service>,
+    /// Where a service's tasks are registered as targets.
+    elb: Arc<ElbService>,
 }
 
 impl EcsService {
@@ -44,6 +50,8 @@ impl EcsService {
         store: Arc<Store>,
         config: &Config,
         discovery: Arc<ServiceDiscoveryService>,
+        ec2: Arc<Ec2Service>,
+        elb: Arc<ElbService>,
     ) -> Result<Self, StoreError> {
         store.migrate("ecs", state::MIGRATIONS)?;
         let (regions, problems) = store.read(state::load)?;
@@ -55,6 +63,8 @@ impl EcsService {
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
             discovery,
+            ec2,
+            elb,
         })
     }
 
@@ -121,13 +131,19 @@ impl Catalogued for EcsService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = (Arc<ServiceDiscoveryService>,);
+    type Deps = (
+        Arc<ServiceDiscoveryService>,
+        Arc<Ec2Service>,
+        Arc<ElbService>,
+    );
 
-    fn build(context: &Context, (discovery,): Self::Deps) -> Result<Self, GatewayError> {
+    fn build(context: &Context, (discovery, ec2, elb): Self::Deps) -> Result<Self, GatewayError> {
         Ok(Self::new(
             context.store.clone(),
             &context.config,
             discovery,
+            ec2,
+            elb,
         )?)
     }
 }

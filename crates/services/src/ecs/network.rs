@@ -1,11 +1,9 @@
 //! A task's network interface (awsvpc): one of the task's subnets, its private IP and MAC.
 //!
-//! The ENI is drawn here, in ECS, until EC2's typed operations for other services
-//! (`Ec2Service::create_network_interface`) are merged: then it comes from the subnet and
-//! counts against it. The subnet is chosen round-robin over the task's subnets, as the task's
-//! position in its batch.
+//! The ENI itself comes from EC2 (`Ec2Service::create_network_interface`, in `ops`): a
+//! private address of the subnet, which counts against it, chosen round-robin over the task's
+//! subnets by the task's position in its batch.
 
-use super::state::Eni;
 use cumulo_wire::AwsError;
 use serde_json::Value;
 
@@ -64,33 +62,13 @@ pub fn awsvpc(network_configuration: Option<&Value>) -> Result<Option<Awsvpc>, A
     }))
 }
 
-/// An ENI for the `n`th task of a batch.
-pub fn allocate(vpc: &Awsvpc, n: usize) -> Eni {
-    let subnet_id = vpc.subnets[n % vpc.subnets.len()].clone();
-    let bytes: [u8; 12] = rand::random();
-    Eni {
-        attachment_id: uuid::Uuid::new_v4().to_string(),
-        eni_id: format!("eni-{}", &hex::encode(bytes)[..17]),
-        private_ip: format!("10.0.{}.{}", bytes[0], 1 + bytes[1] % 254),
-        mac_address: format!(
-            "0e:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
-            bytes[2], bytes[3], bytes[4], bytes[5], bytes[6]
-        ),
-        subnet_id,
-        managed: false,
-    }
-}
-
-/// Gives a stopped task's ENI back.
-pub fn release(_eni: &Eni) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     #[test]
-    fn subnets_are_required_and_tasks_spread_over_them() {
+    fn subnets_are_required() {
         let e = awsvpc(Some(&json!({"awsvpcConfiguration": {"subnets": []}}))).unwrap_err();
         assert_eq!(e.message, "subnets can not be empty.");
         let v = awsvpc(Some(
@@ -99,9 +77,6 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(v.assign_public_ip, "DISABLED");
-        assert_eq!(allocate(&v, 0).subnet_id, "subnet-a");
-        assert_eq!(allocate(&v, 3).subnet_id, "subnet-b");
-        assert!(allocate(&v, 0).eni_id.starts_with("eni-"));
         assert_eq!(awsvpc(None).unwrap(), None);
     }
 }

@@ -7,10 +7,11 @@ use super::fargate;
 use super::lifecycle::{self, Phase};
 use super::network::{self, Awsvpc};
 use super::state::{
-    Cluster, ConnectService, Deployment, Event, Key, Region, Service, Task, TaskDefinition,
+    Cluster, ConnectService, Deployment, Eni, Event, Key, Region, Service, Task, TaskDefinition,
     service_key,
 };
 use super::view;
+use crate::ec2::NetworkInterfaceRequest;
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
 
@@ -585,6 +586,7 @@ impl EcsService {
                 .ok_or_else(|| client("TaskDefinition not found."))?
                 .clone();
             let launch = self.launch(
+                region,
                 &cluster,
                 &td,
                 input.launch_type.clone(),
@@ -686,6 +688,7 @@ impl EcsService {
                 svc.desired = d;
             }
             let launch = self.launch(
+                region,
                 &cluster,
                 &td,
                 svc.launch_type.clone(),
@@ -845,6 +848,7 @@ impl EcsService {
                 return Err(client("Unable to find task definition."));
             }
             let launch = self.launch(
+                region,
                 &cluster,
                 &td,
                 input.launch_type.clone(),
@@ -877,7 +881,7 @@ impl EcsService {
                     },
                     n,
                     now,
-                );
+                )?;
                 r.touch(Key::Task(task.id.clone()));
                 tasks.push(task.id.clone());
                 r.tasks.insert(task.id.clone(), task);
@@ -1107,8 +1111,10 @@ impl EcsService {
     }
 
     /// How tasks of this definition are launched in this cluster.
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
+        region: &str,
         cluster: &Cluster,
         td: &TaskDefinition,
         launch_type: Option<String>,
@@ -1155,6 +1161,21 @@ impl EcsService {
         }
         let awsvpc_mode = td.body.get("networkMode").and_then(Value::as_str) == Some("awsvpc");
         let network = network::awsvpc(network_configuration)?;
+        if let Some(v) = &network {
+            for id in &v.subnets {
+                self.ec2.subnet(region, id).map_err(|e| {
+                    invalid(format!(
+                        "Error retrieving subnet information for [{id}]: {} (ErrorCode: {})",
+                        e.message, e.code
+                    ))
+                })?;
+            }
+            for id in &v.security_groups {
+                self.ec2.security_group(region, id).map_err(|e| {
+                    invalid(format!("Error retrieving security group information for [{id}]: {} (ErrorCode: {})", e.message, e.code))
+                })?;
+            }
+        }
         if awsvpc_mode && network.is_none() {
             return Err(invalid(
                 "Network Configuration must be provided when networkMode 'awsvpc' is specified.",
@@ -1273,6 +1294,19 @@ impl EcsService {
                     "The container {name} does not exist in the task definition."
                 )));
             }
+            if let Some(tg) = lb.get("targetGroupArn").and_then(Value::as_str) {
+                let view = self.elb.target_group(region, tg).map_err(|_| {
+                    // cumulo's wording: AWS's for a missing group was not found recorded.
+                    invalid(format!(
+                        "The target group with targetGroupArn {tg} does not exist."
+                    ))
+                })?;
+                if view.load_balancer_arns.is_empty() {
+                    return Err(invalid(format!(
+                        "The target group with targetGroupArn {tg} does not have an associated load balancer."
+                    )));
+                }
+            }
         }
         let registries = config.get("serviceRegistries").and_then(Value::as_array);
         for reg in registries.into_iter().flatten() {
@@ -1302,9 +1336,16 @@ impl EcsService {
         origin: TaskOrigin,
         n: usize,
         now: f64,
-    ) -> Task {
-        let eni = launch.network.as_ref().map(|v| network::allocate(v, n));
-        Task {
+    ) -> Result<Task, AwsError> {
+        let eni = match &launch.network {
+            Some(v) => Some(self.allocate_eni(region, v, n)?),
+            None => None,
+        };
+        let availability_zone = match &eni {
+            Some(e) => self.ec2.subnet(region, &e.subnet_id)?.availability_zone,
+            None => format!("{region}a"),
+        };
+        Ok(Task {
             id: uuid::Uuid::new_v4().simple().to_string(),
             cluster: cluster.to_string(),
             task_definition: self.task_definition_arn(region, &td.family, td.revision),
@@ -1334,21 +1375,79 @@ impl EcsService {
             overrides: origin.overrides.unwrap_or_else(
                 || json!({"containerOverrides": [], "inferenceAcceleratorOverrides": []}),
             ),
-            availability_zone: format!("{region}a"),
+            availability_zone,
             eni,
             created_at: now,
             stop_requested_at: None,
             stopped_reason: None,
             stop_code: None,
             registries: Vec::new(),
+            targets: Vec::new(),
             tags: origin.tags,
+        })
+    }
+
+    /// The `n`th task of a batch gets an interface in one of its subnets, round-robin, from EC2.
+    fn allocate_eni(&self, region: &str, v: &Awsvpc, n: usize) -> Result<Eni, AwsError> {
+        let subnet_id = v.subnets[n % v.subnets.len()].clone();
+        let attachment_id = uuid::Uuid::new_v4().to_string();
+        let view = self.ec2.create_network_interface(
+            region,
+            NetworkInterfaceRequest {
+                subnet_id: subnet_id.clone(),
+                security_group_ids: v.security_groups.clone(),
+                description: format!(
+                    "arn:aws:ecs:{region}:{}:attachment/{attachment_id}",
+                    self.account_id
+                ),
+                interface_type: None,
+                requester_id: Some("amazon-ecs".into()),
+            },
+        )?;
+        Ok(Eni {
+            attachment_id,
+            eni_id: view.network_interface_id,
+            subnet_id,
+            private_ip: view.private_ip_address,
+            mac_address: view.mac_address,
+            managed: true,
+        })
+    }
+
+    /// Registers a service's new awsvpc task in the target groups its load balancers name.
+    fn register_targets(
+        &self,
+        region: &str,
+        svc: &Service,
+        task: &mut Task,
+    ) -> Result<(), AwsError> {
+        let Some(eni) = &task.eni else { return Ok(()) };
+        let lbs = svc.config.get("loadBalancers").and_then(Value::as_array);
+        for lb in lbs.into_iter().flatten() {
+            let (Some(tg), Some(port)) = (
+                lb.get("targetGroupArn").and_then(Value::as_str),
+                lb.get("containerPort").and_then(Value::as_i64),
+            ) else {
+                continue;
+            };
+            self.elb
+                .register_targets(region, tg, &[(eni.private_ip.clone(), Some(port))])?;
+            task.targets
+                .push((tg.to_string(), eni.private_ip.clone(), port));
         }
+        Ok(())
     }
 
     /// What a stopped task gives back: its ENI and its Cloud Map instances.
     fn release(&self, region: &str, task: &Task) {
-        if let Some(eni) = &task.eni {
-            network::release(eni);
+        if let Some(eni) = task.eni.as_ref().filter(|e| e.managed) {
+            // Already gone (its subnet's owner removed it) is as good as released.
+            let _ = self.ec2.delete_network_interface(region, &eni.eni_id);
+        }
+        for (tg, ip, port) in &task.targets {
+            let _ = self
+                .elb
+                .deregister_targets(region, tg, &[(ip.clone(), Some(*port))]);
         }
         for arn in &task.registries {
             self.discovery.deregister_task(region, arn, &task.id);
@@ -1431,6 +1530,7 @@ impl EcsService {
                 .cloned()
                 .ok_or_else(|| client("TaskDefinition not found."))?;
             let launch = self.launch(
+                region,
                 &cluster,
                 &td,
                 primary.launch_type.clone(),
@@ -1465,8 +1565,25 @@ impl EcsService {
                         mine.len() + n,
                         now,
                     );
-                    let mut task = task;
+                    let mut task = match task {
+                        Ok(t) => t,
+                        Err(e) => {
+                            // As ECS reports a placement it cannot make; the next pass tries again.
+                            svc.events.insert(
+                                0,
+                                event(
+                                    now,
+                                    format!(
+                                        "(service {}) was unable to place a task. Reason: {}.",
+                                        svc.name, e.message
+                                    ),
+                                ),
+                            );
+                            break;
+                        }
+                    };
                     task.registries = self.register(region, &svc, &task)?;
+                    self.register_targets(region, &svc, &mut task)?;
                     started.push(task.id.clone());
                     r.touch(Key::Task(task.id.clone()));
                     r.tasks.insert(task.id.clone(), task);

@@ -143,6 +143,9 @@ pub struct Task {
     /// The Cloud Map services (ARNs) the task is registered in as an instance.
     #[serde(default)]
     pub registries: Vec<String>,
+    /// The load balancer targets it was registered as: (target group ARN, IP, port).
+    #[serde(default)]
+    pub targets: Vec<(String, String, i64)>,
     pub tags: Tags,
 }
 

@@ -473,6 +473,7 @@ mod tests {
             stopped_reason: None,
             stop_code: None,
             registries: Vec::new(),
+            targets: Vec::new(),
             tags: Vec::new(),
         }
     }
