@@ -193,6 +193,8 @@ catalog! {
         logs: crate::logs::LogsService,
         events: crate::events::EventsService,
         ecr: crate::ecr::EcrService,
+        route53: crate::route53::Route53Service,
+        acm: crate::acm::AcmService,
     }
     without {
         sts: crate::sts::StsService,
