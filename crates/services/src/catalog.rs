@@ -197,6 +197,8 @@ catalog! {
         elasticloadbalancing: crate::elasticloadbalancing::ElbService,
         servicediscovery: crate::servicediscovery::ServiceDiscoveryService,
         ecs: crate::ecs::EcsService,
+        route53: crate::route53::Route53Service,
+        acm: crate::acm::AcmService,
     }
     without {
         sts: crate::sts::StsService,

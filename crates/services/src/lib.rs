@@ -6,6 +6,7 @@
 //! Invariant: a service changes another service's state only through that service's typed
 //! operations, never through its tables; the [`catalog`] is the only place that lists every service.
 
+pub mod acm;
 pub mod catalog;
 pub mod cloudformation;
 pub mod custom;
@@ -22,6 +23,7 @@ pub mod kms;
 pub mod lambda;
 pub mod logs;
 pub mod providers;
+pub mod route53;
 pub mod s3;
 pub mod secretsmanager;
 pub mod servicediscovery;

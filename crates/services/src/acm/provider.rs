@@ -1,0 +1,6 @@
+//! CloudFormation providers for ACM (none registered yet).
+
+use crate::providers::ProviderServices;
+use cumulo_engine::ProviderRegistry;
+
+pub fn register(_r: &mut ProviderRegistry, _s: &ProviderServices) {}
