@@ -24,6 +24,7 @@ pub mod secretsmanager;
 pub mod sns;
 pub mod sqs;
 pub mod ssm;
+pub mod stepfunctions;
 pub mod sts;
 
 pub use gateway::{Config, Gateway, GatewayError, Refusal, SigningKeys};

@@ -59,7 +59,10 @@ impl Made {
     /// Adds one Fn::GetAtt attribute.
     #[cfg_attr(
         not(test),
-        expect(dead_code, reason = "the networking types declared next use it; remove then")
+        expect(
+            dead_code,
+            reason = "the networking types declared next use it; remove then"
+        )
     )]
     pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.attributes.insert(name.to_string(), value.into());
