@@ -10,7 +10,7 @@ pub fn read(text: &str, input: &Value, ctx: &Value) -> Result<Value, Failure> {
         Some(rest) => path::get(&format!("${rest}"), ctx),
         None => path::get(text, input),
     }
-    .map_err(|e| Failure::runtime(e))?;
+    .map_err(Failure::runtime)?;
     got.ok_or_else(|| {
         Failure::runtime(format!(
             "An error occurred while executing the state. Invalid path '{text}' : No results for path: $['{}']",

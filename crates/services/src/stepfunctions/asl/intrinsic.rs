@@ -192,7 +192,7 @@ fn int(v: &Value) -> Result<i64, String> {
         .ok_or_else(|| format!("{v} is not an integer"))
 }
 
-fn str_arg<'a>(v: &'a Value) -> Result<&'a str, String> {
+fn str_arg(v: &Value) -> Result<&str, String> {
     v.as_str().ok_or_else(|| format!("{v} is not a string"))
 }
 

@@ -102,13 +102,16 @@ pub trait Integrations: Send + Sync {
     fn new_token(&self, exec: &Exec) -> String;
 }
 
+/// Receives each event as it is written, with the checkpoint a top-level state entry makes.
+pub type Sink = Box<dyn Fn(&Event, Option<&Checkpoint>) + Send + Sync>;
+
 /// A running execution as the interpreter sees it: its context object, its history (each
 /// event handed to `sink` as it is written) and its integrations.
 pub struct Exec {
     pub context: Value,
     pub region: String,
     history: Mutex<Vec<Event>>,
-    sink: Box<dyn Fn(&Event, Option<&Checkpoint>) + Send + Sync>,
+    sink: Sink,
     pub integrations: std::sync::Arc<dyn Integrations>,
     /// How many seconds a Wait or a retry interval really waits per second asked (1.0; tests
     /// and benchmarks shrink it).
@@ -124,7 +127,7 @@ impl Exec {
         context: Value,
         region: String,
         history: Vec<Event>,
-        sink: Box<dyn Fn(&Event, Option<&Checkpoint>) + Send + Sync>,
+        sink: Sink,
         integrations: std::sync::Arc<dyn Integrations>,
     ) -> Self {
         Exec {

@@ -878,7 +878,7 @@ async fn map(
     }));
     let start = processor["StartAt"].as_str().unwrap_or("").to_string();
     let lanes: Vec<Lane> = inputs.iter().map(|_| Lane::default()).collect();
-    let shared = &*lane;
+    let shared = lane;
     let futs: Vec<Boxed<'_, Result<Value, Failure>>> = inputs
         .into_iter()
         .zip(&lanes)
