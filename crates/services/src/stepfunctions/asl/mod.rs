@@ -7,6 +7,8 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod path;
+#[cfg(test)]
+mod recorded_tests;
 pub mod run;
 pub mod validate;
 
