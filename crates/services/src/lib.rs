@@ -30,6 +30,7 @@ pub mod servicediscovery;
 pub mod sns;
 pub mod sqs;
 pub mod ssm;
+pub mod stepfunctions;
 pub mod sts;
 
 pub use gateway::{Config, Gateway, GatewayError, Refusal, SigningKeys};

@@ -1,0 +1,192 @@
+//! The Amazon States Language: definition validation (`validate`), paths (`path`), payload
+//! templates (`data`), intrinsic functions (`intrinsic`), Choice rules (`choice`) and the
+//! interpreter (`run`), which emits AWS's history events through an [`Exec`] and reaches the
+//! world only through [`Integrations`] (Task resources, task tokens).
+
+pub mod choice;
+pub mod data;
+pub mod intrinsic;
+pub mod path;
+#[cfg(test)]
+mod recorded_tests;
+pub mod run;
+pub mod validate;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A state's or an execution's failure: AWS's error name and cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub error: String,
+    pub cause: String,
+}
+
+impl Failure {
+    pub fn new(error: impl Into<String>, cause: impl Into<String>) -> Self {
+        Failure {
+            error: error.into(),
+            cause: cause.into(),
+        }
+    }
+
+    pub fn runtime(cause: impl Into<String>) -> Self {
+        Failure::new("States.Runtime", cause)
+    }
+
+    /// Errors no Retry or Catch handles (AWS: States.ALL does not match them).
+    pub fn terminal(&self) -> bool {
+        matches!(
+            self.error.as_str(),
+            "States.Runtime" | "States.DataLimitExceeded" | "States.QueryEvaluationError"
+        )
+    }
+}
+
+/// One history event as GetExecutionHistory answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: u64,
+    pub previous: u64,
+    pub timestamp: f64,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `(<member name>, <details>)`, e.g. `("stateEnteredEventDetails", {...})`.
+    pub details: Option<(String, Value)>,
+}
+
+/// One line of events (the execution's, a branch's, an iteration's): the id the next event
+/// names as its previous one.
+#[derive(Debug, Default)]
+pub struct Lane(AtomicU64);
+
+impl Lane {
+    pub fn at(last: u64) -> Self {
+        Lane(AtomicU64::new(last))
+    }
+    pub fn last(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+    pub fn set(&self, id: u64) {
+        self.0.store(id, Ordering::SeqCst)
+    }
+}
+
+/// Where a top-level state starts: what a restarted server resumes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub state: String,
+    pub input: Value,
+    /// When the state was entered (epoch seconds): a Wait resumes with what is left.
+    pub entered: f64,
+    /// The id of the state's entered event.
+    pub entered_id: u64,
+}
+
+/// What the interpreter reaches the world through.
+#[async_trait::async_trait]
+pub trait Integrations: Send + Sync {
+    /// Runs one Task resource with its effective parameters. `token` is the task token for
+    /// `.waitForTaskToken` (the call answers; the token's answer is awaited separately).
+    async fn call(
+        &self,
+        exec: &Exec,
+        resource: &run::Resource,
+        params: Value,
+        token: Option<&str>,
+    ) -> Result<Value, Failure>;
+    /// Waits for SendTaskSuccess/SendTaskFailure on `token`; `heartbeat` seconds between
+    /// SendTaskHeartbeat calls before States.HeartbeatTimeout.
+    async fn await_token(&self, token: &str, heartbeat: Option<u64>) -> Result<Value, Failure>;
+    /// A new task token registered for this execution.
+    fn new_token(&self, exec: &Exec) -> String;
+}
+
+/// Receives each event as it is written, with the checkpoint a top-level state entry makes.
+pub type Sink = Box<dyn Fn(&Event, Option<&Checkpoint>) + Send + Sync>;
+
+/// A running execution as the interpreter sees it: its context object, its history (each
+/// event handed to `sink` as it is written) and its integrations.
+pub struct Exec {
+    pub context: Value,
+    pub region: String,
+    history: Mutex<Vec<Event>>,
+    sink: Sink,
+    pub integrations: std::sync::Arc<dyn Integrations>,
+    /// How many seconds a Wait or a retry interval really waits per second asked (1.0; tests
+    /// and benchmarks shrink it).
+    pub time_scale: f64,
+}
+
+pub fn now() -> f64 {
+    chrono::Utc::now().timestamp_millis() as f64 / 1000.0
+}
+
+impl Exec {
+    pub fn new(
+        context: Value,
+        region: String,
+        history: Vec<Event>,
+        sink: Sink,
+        integrations: std::sync::Arc<dyn Integrations>,
+    ) -> Self {
+        Exec {
+            context,
+            region,
+            history: Mutex::new(history),
+            sink,
+            integrations,
+            time_scale: 1.0,
+        }
+    }
+
+    pub fn history(&self) -> Vec<Event> {
+        self.history
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn last_id(&self) -> u64 {
+        self.history
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last()
+            .map_or(0, |e| e.id)
+    }
+
+    /// Appends an event after the lane's last one; `checkpoint` marks a top-level state entry.
+    pub fn emit_at(
+        &self,
+        lane: &Lane,
+        kind: &str,
+        details: Option<(&str, Value)>,
+        checkpoint: Option<(&str, &Value)>,
+    ) -> u64 {
+        let mut h = self.history.lock().unwrap_or_else(|p| p.into_inner());
+        let id = h.last().map_or(1, |e| e.id + 1);
+        let event = Event {
+            id,
+            previous: lane.last(),
+            timestamp: now(),
+            kind: kind.to_string(),
+            details: details.map(|(k, v)| (k.to_string(), v)),
+        };
+        let cp = checkpoint.map(|(state, input)| Checkpoint {
+            state: state.to_string(),
+            input: input.clone(),
+            entered: event.timestamp,
+            entered_id: id,
+        });
+        (self.sink)(&event, cp.as_ref());
+        h.push(event);
+        lane.set(id);
+        id
+    }
+
+    pub fn emit(&self, lane: &Lane, kind: &str, details: Option<(&str, Value)>) -> u64 {
+        self.emit_at(lane, kind, details, None)
+    }
+}

@@ -1,0 +1,139 @@
+//! The interpreter held to histories AWS recorded (`../shared/aws-recordings/stepfunctions`):
+//! definitions written to the recordings' observed behaviour, event types in order and the
+//! execution's output or error/cause compared with what AWS answered.
+
+use super::run::{Resource, run_states};
+use super::{Exec, Failure, Integrations, Lane};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+struct NoTasks;
+
+#[async_trait::async_trait]
+impl Integrations for NoTasks {
+    async fn call(
+        &self,
+        _: &Exec,
+        _: &Resource,
+        _: Value,
+        _: Option<&str>,
+    ) -> Result<Value, Failure> {
+        Err(Failure::new(
+            "States.TaskFailed",
+            "no integrations in this test",
+        ))
+    }
+    async fn await_token(&self, _: &str, _: Option<u64>) -> Result<Value, Failure> {
+        Err(Failure::new("States.TaskFailed", "no tokens in this test"))
+    }
+    fn new_token(&self, _: &Exec) -> String {
+        "token".into()
+    }
+}
+
+fn recording(file: &str, test: &str) -> Value {
+    let path = format!(
+        "{}/../../../shared/aws-recordings/stepfunctions/v2/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let all: Value = serde_json::from_str(&text).unwrap();
+    let key = all
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|k| k.ends_with(test))
+        .unwrap_or_else(|| panic!("{test} not in {file}"))
+        .clone();
+    all[key]["recorded-content"].clone()
+}
+
+/// Runs `def` on `input`; the event types and the execution's end as ExecutionSucceeded or
+/// ExecutionFailed would record them.
+async fn run(def: Value, input: Value) -> (Vec<String>, Result<Value, Failure>) {
+    let exec = Arc::new(Exec::new(
+        json!({"Execution": {"Name": "n"}}),
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let lane = Lane::default();
+    exec.emit(&lane, "ExecutionStarted", None);
+    let start = def["StartAt"].as_str().unwrap().to_string();
+    let out = run_states(&exec, &def, start, input, &lane, true).await;
+    let mut kinds: Vec<String> = exec.history().into_iter().map(|e| e.kind).collect();
+    kinds.push(
+        if out.is_ok() {
+            "ExecutionSucceeded"
+        } else {
+            "ExecutionFailed"
+        }
+        .into(),
+    );
+    (kinds, out)
+}
+
+fn recorded_kinds(rec: &Value) -> Vec<String> {
+    rec["get_execution_history"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn fail_state_as_recorded() {
+    let rec = recording("base/test_base.snapshot.json", "::test_state_fail");
+    let def = json!({"StartAt": "FailState", "States": {"FailState": {"Type": "Fail",
+        "Error": "SomeFailure", "Cause": "This state machines raises a 'SomeFailure' failure."}}});
+    let (kinds, out) = run(def, json!({})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let d = &rec["describe_execution"];
+    assert_eq!(
+        out.unwrap_err(),
+        Failure::new(d["error"].as_str().unwrap(), d["cause"].as_str().unwrap())
+    );
+}
+
+#[tokio::test]
+async fn fail_state_intrinsic_cause_as_recorded() {
+    let rec = recording(
+        "base/test_base.snapshot.json",
+        "::test_state_fail_intrinsic",
+    );
+    let def = json!({"StartAt": "FailState", "States": {"FailState": {"Type": "Fail",
+        "ErrorPath": "$.Error",
+        "CausePath": "States.Format('This is a custom error message for {}, caused by {}.', $.Error, $.Cause)"}}});
+    let input = json!({"Error": "error string", "Cause": "cause string"});
+    let (kinds, out) = run(def, input).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let end = &rec["get_execution_history"]["events"][2]["executionFailedEventDetails"];
+    assert_eq!(
+        out.unwrap_err(),
+        Failure::new(
+            end["error"].as_str().unwrap(),
+            end["cause"].as_str().unwrap()
+        )
+    );
+}
+
+#[tokio::test]
+async fn legacy_map_as_recorded() {
+    let rec = recording(
+        "scenarios/test_base_scenarios.snapshot.json",
+        "::test_map_state_legacy",
+    );
+    let def = json!({"StartAt": "StartState", "States": {
+        "StartState": {"Type": "Pass", "Result": {"arr": [1, "Hello", {}, null, 3.3, 3, 4, 5]}, "Next": "MapState"},
+        "MapState": {"Type": "Map", "ItemsPath": "$.arr", "ResultPath": null,
+            "Iterator": {"StartAt": "HandleItem", "States": {"HandleItem": {"Type": "Pass", "End": true}}},
+            "Next": "Final"},
+        "Final": {"Type": "Pass", "End": true}}});
+    let (kinds, out) = run(def, json!({})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
+    assert_eq!(out.unwrap(), *end);
+}

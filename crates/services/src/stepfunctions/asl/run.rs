@@ -1,0 +1,956 @@
+//! The interpreter: runs a state machine's states from one state to its end, emitting AWS's
+//! history events (`<Type>StateEntered/Exited`, Task*, LambdaFunction*, Activity*, Map*,
+//! Parallel*) and applying InputPath, Parameters, ResultSelector, ResultPath, OutputPath,
+//! Retry and Catch as the Amazon States Language specifies.
+
+use super::{Exec, Failure, Lane, choice, data, path};
+use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a Task's `Resource` names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resource {
+    /// `arn:aws:lambda:...:function:name`: the legacy LambdaFunction* events.
+    LambdaArn(String),
+    /// `arn:aws:states:...:activity:name`.
+    Activity(String),
+    /// `arn:aws:states:::<service>:<action>[.sync|.sync:2|.waitForTaskToken]`; `service` is
+    /// `aws-sdk:<svc>` for the SDK integrations.
+    Service {
+        arn: String,
+        service: String,
+        action: String,
+        pattern: Pattern,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pattern {
+    RequestResponse,
+    Sync,
+    Sync2,
+    WaitForTaskToken,
+}
+
+impl Resource {
+    pub fn parse(arn: &str) -> Option<Resource> {
+        let parts: Vec<&str> = arn.splitn(6, ':').collect();
+        if parts.len() < 6 || parts[0] != "arn" {
+            return None;
+        }
+        match (parts[2], parts[5]) {
+            ("lambda", rest) if rest.starts_with("function:") => {
+                Some(Resource::LambdaArn(arn.to_string()))
+            }
+            ("states", rest) if rest.starts_with("activity:") => {
+                Some(Resource::Activity(arn.to_string()))
+            }
+            ("states", rest) if parts[3].is_empty() && parts[4].is_empty() => {
+                let (rest, pattern) = if let Some(r) = rest.strip_suffix(".waitForTaskToken") {
+                    (r, Pattern::WaitForTaskToken)
+                } else if let Some(r) = rest.strip_suffix(".sync:2") {
+                    (r, Pattern::Sync2)
+                } else if let Some(r) = rest.strip_suffix(".sync") {
+                    (r, Pattern::Sync)
+                } else {
+                    (rest, Pattern::RequestResponse)
+                };
+                let (service, action) = match rest.strip_prefix("aws-sdk:") {
+                    Some(r) => {
+                        let (s, a) = r.split_once(':')?;
+                        (format!("aws-sdk:{s}"), a.to_string())
+                    }
+                    None => {
+                        let (s, a) = rest.split_once(':')?;
+                        (s.to_string(), a.to_string())
+                    }
+                };
+                if service.is_empty() || action.is_empty() {
+                    return None;
+                }
+                Some(Resource::Service {
+                    arn: arn.to_string(),
+                    service,
+                    action,
+                    pattern,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where the states of a scope go next.
+enum Next {
+    State(String, Value),
+    End(Value),
+}
+
+/// Runs `states` (an object with `States`) from `start` with `input`. `top` marks the
+/// execution's own states, whose entries are checkpoints a restart resumes from.
+pub fn run_states<'a>(
+    exec: &'a Arc<Exec>,
+    machine: &'a Value,
+    start: String,
+    input: Value,
+    lane: &'a Lane,
+    top: bool,
+) -> Boxed<'a, Result<Value, Failure>> {
+    Box::pin(async move {
+        let mut name = start;
+        let mut input = input;
+        loop {
+            let Some(state) = machine["States"].get(&name) else {
+                return Err(Failure::runtime(format!(
+                    "The state '{name}' does not exist"
+                )));
+            };
+            match run_state(exec, machine, &name, state, input, lane, top, None).await? {
+                Next::State(n, out) => {
+                    name = n;
+                    input = out;
+                }
+                Next::End(out) => return Ok(out),
+            }
+        }
+    })
+}
+
+/// Resumes a top-level state entered before a restart (its entered event already written).
+pub async fn resume(
+    exec: &Arc<Exec>,
+    machine: &Value,
+    checkpoint: &super::Checkpoint,
+    lane: &Lane,
+) -> Result<Value, Failure> {
+    let name = checkpoint.state.clone();
+    let Some(state) = machine["States"].get(&name) else {
+        return Err(Failure::runtime(format!(
+            "The state '{name}' does not exist"
+        )));
+    };
+    let resumed = Resumed {
+        entered: checkpoint.entered,
+        entered_id: checkpoint.entered_id,
+    };
+    match run_state(
+        exec,
+        machine,
+        &name,
+        state,
+        checkpoint.input.clone(),
+        lane,
+        true,
+        Some(resumed),
+    )
+    .await?
+    {
+        Next::State(n, out) => run_states(exec, machine, n, out, lane, true).await,
+        Next::End(out) => Ok(out),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Resumed {
+    entered: f64,
+    entered_id: u64,
+}
+
+fn text(v: &Value) -> String {
+    v.to_string()
+}
+
+fn io(key: &str, name: &str, v: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert(key.into(), json!(text(v)));
+    m.insert(format!("{key}Details"), json!({"truncated": false}));
+    Value::Object(m)
+}
+
+fn opt_path(state: &Value, field: &str, v: Value, ctx: &Value) -> Result<Value, Failure> {
+    match state.get(field) {
+        None => Ok(v),
+        Some(Value::Null) => Ok(json!({})),
+        Some(Value::String(p)) => data::read(p, &v, ctx),
+        Some(_) => Err(Failure::runtime(format!("{field} must be a path or null"))),
+    }
+}
+
+fn result_path(state: &Value, raw: Value, result: Value) -> Result<Value, Failure> {
+    match state.get("ResultPath") {
+        None => Ok(result),
+        Some(Value::Null) => Ok(raw),
+        Some(Value::String(p)) => path::set(p, raw, result).map_err(Failure::runtime),
+        Some(_) => Err(Failure::runtime("ResultPath must be a path or null")),
+    }
+}
+
+/// The state's context object: the execution's plus `State` (and what `extra` adds).
+fn context(
+    exec: &Exec,
+    name: &str,
+    entered: f64,
+    retry: u32,
+    extra: Option<(&str, Value)>,
+) -> Value {
+    let mut ctx = exec.context.clone();
+    ctx["State"] = json!({
+        "Name": name,
+        "EnteredTime": iso(entered),
+        "RetryCount": retry,
+    });
+    if let Some((k, v)) = extra {
+        ctx[k] = v;
+    }
+    ctx
+}
+
+pub fn iso(t: f64) -> String {
+    chrono::DateTime::from_timestamp_millis((t * 1000.0) as i64)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn error_matches(list: &Value, f: &Failure) -> bool {
+    list.as_array().is_some_and(|names| {
+        names.iter().filter_map(Value::as_str).any(|n| {
+            n == f.error
+                || (!f.terminal() && n == "States.ALL")
+                || (n == "States.TaskFailed" && !f.terminal() && f.error != "States.Timeout")
+        })
+    })
+}
+
+async fn sleep(exec: &Exec, seconds: f64) {
+    let s = (seconds * exec.time_scale).max(0.0);
+    if s > 0.0 {
+        tokio::time::sleep(Duration::from_secs_f64(s.min(1e9))).await;
+    }
+}
+
+/// The seconds a retrier waits before retry `attempt` (0-based).
+fn backoff(retrier: &Value, attempt: u32) -> f64 {
+    let interval = retrier["IntervalSeconds"].as_f64().unwrap_or(1.0);
+    let rate = retrier["BackoffRate"].as_f64().unwrap_or(2.0);
+    let mut d = interval * rate.powi(attempt as i32);
+    if let Some(max) = retrier["MaxDelaySeconds"].as_f64() {
+        d = d.min(max);
+    }
+    if retrier["JitterStrategy"] == "FULL" {
+        d = rand::Rng::random_range(&mut rand::rng(), 0.0..=d.max(0.0));
+    }
+    d
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_state<'a>(
+    exec: &'a Arc<Exec>,
+    machine: &'a Value,
+    name: &'a str,
+    state: &'a Value,
+    raw: Value,
+    lane: &'a Lane,
+    top: bool,
+    resumed: Option<Resumed>,
+) -> Boxed<'a, Result<Next, Failure>> {
+    Box::pin(async move {
+        let kind = state["Type"].as_str().unwrap_or("").to_string();
+        if state.get("QueryLanguage").and_then(Value::as_str) == Some("JSONata")
+            || machine.get("QueryLanguage").and_then(Value::as_str) == Some("JSONata")
+        {
+            return Err(Failure::new(
+                "States.QueryEvaluationError",
+                "cumulo does not evaluate JSONata (QueryLanguage: JSONata); use JSONPath",
+            ));
+        }
+        let (entered, entered_id) = match resumed {
+            Some(r) => (r.entered, r.entered_id),
+            None => {
+                let t = super::now();
+                let id = exec.emit_at(
+                    lane,
+                    &format!("{kind}StateEntered"),
+                    Some(("stateEnteredEventDetails", io("input", name, &raw))),
+                    top.then_some((name, &raw)),
+                );
+                (t, id)
+            }
+        };
+        let wrap = |f: Failure| -> Failure {
+            if f.error == "States.Runtime"
+                && !f.cause.starts_with("An error occurred while executing")
+            {
+                Failure::runtime(format!(
+                    "An error occurred while executing the state '{name}' (entered at the event id #{entered_id}). {}",
+                    f.cause
+                ))
+            } else {
+                f
+            }
+        };
+        let outcome = body(
+            exec,
+            machine,
+            name,
+            state,
+            &kind,
+            raw.clone(),
+            lane,
+            entered,
+        )
+        .await
+        .map_err(wrap);
+        let (output, next) = match outcome {
+            Ok(x) => x,
+            Err(f) => match catcher(state, &f) {
+                Some(c) => {
+                    let err = json!({"Error": f.error, "Cause": f.cause});
+                    let out = result_path(c, raw, err).map_err(wrap)?;
+                    let next = c["Next"].as_str().unwrap_or("").to_string();
+                    (out, Some(next))
+                }
+                None => return Err(f),
+            },
+        };
+        exec.emit(
+            lane,
+            &format!("{kind}StateExited"),
+            Some(("stateExitedEventDetails", io("output", name, &output))),
+        );
+        Ok(match next {
+            Some(n) => Next::State(n, output),
+            None => Next::End(output),
+        })
+    })
+}
+
+fn catcher<'a>(state: &'a Value, f: &Failure) -> Option<&'a Value> {
+    state["Catch"]
+        .as_array()?
+        .iter()
+        .find(|c| error_matches(&c["ErrorEquals"], f))
+}
+
+/// A state's work after its entered event: its output and its `Next` (None at the end).
+#[allow(clippy::too_many_arguments)]
+async fn body(
+    exec: &Arc<Exec>,
+    machine: &Value,
+    name: &str,
+    state: &Value,
+    kind: &str,
+    raw: Value,
+    lane: &Lane,
+    entered: f64,
+) -> Result<(Value, Option<String>), Failure> {
+    let ctx = context(exec, name, entered, 0, None);
+    let next = || -> Option<String> {
+        if state["End"] == Value::Bool(true) {
+            None
+        } else {
+            state["Next"].as_str().map(str::to_string)
+        }
+    };
+    match kind {
+        "Pass" => {
+            let effective = opt_path(state, "InputPath", raw.clone(), &ctx)?;
+            let result = if let Some(r) = state.get("Result") {
+                r.clone()
+            } else if let Some(p) = state.get("Parameters") {
+                data::template(p, &effective, &ctx)?
+            } else {
+                effective
+            };
+            let out = result_path(state, raw, result)?;
+            Ok((opt_path(state, "OutputPath", out, &ctx)?, next()))
+        }
+        "Succeed" => {
+            let effective = opt_path(state, "InputPath", raw, &ctx)?;
+            Ok((opt_path(state, "OutputPath", effective, &ctx)?, None))
+        }
+        "Fail" => {
+            let pick = |lit: &str, p: &str| -> Result<String, Failure> {
+                if let Some(p) = state.get(p).and_then(Value::as_str) {
+                    let v = if super::intrinsic::is_call(p) {
+                        super::intrinsic::eval(p, &raw, &ctx)
+                            .map_err(|e| Failure::new("States.IntrinsicFailure", e))?
+                    } else {
+                        data::read(p, &raw, &ctx)?
+                    };
+                    return Ok(match v {
+                        Value::String(s) => s,
+                        v => v.to_string(),
+                    });
+                }
+                Ok(state[lit].as_str().unwrap_or("").to_string())
+            };
+            Err(Failure::new(
+                pick("Error", "ErrorPath")?,
+                pick("Cause", "CausePath")?,
+            ))
+        }
+        "Choice" => {
+            let effective = opt_path(state, "InputPath", raw, &ctx)?;
+            let mut chosen = None;
+            for rule in state["Choices"].as_array().into_iter().flatten() {
+                if choice::matches(rule, &effective, &ctx).map_err(Failure::runtime)? {
+                    chosen = rule["Next"].as_str().map(str::to_string);
+                    break;
+                }
+            }
+            let chosen = chosen.or_else(|| state["Default"].as_str().map(str::to_string));
+            let Some(n) = chosen else {
+                return Err(Failure::new("States.NoChoiceMatched", "No Matches!"));
+            };
+            Ok((opt_path(state, "OutputPath", effective, &ctx)?, Some(n)))
+        }
+        "Wait" => {
+            let effective = opt_path(state, "InputPath", raw, &ctx)?;
+            let until = wait_until(state, &effective, &ctx, entered)?;
+            sleep(exec, until - super::now()).await;
+            Ok((opt_path(state, "OutputPath", effective, &ctx)?, next()))
+        }
+        "Task" | "Parallel" | "Map" => {
+            let effective = opt_path(state, "InputPath", raw.clone(), &ctx)?;
+            let mut attempts: Vec<u32> = vec![0; state["Retry"].as_array().map_or(0, Vec::len)];
+            let mut retry_count = 0u32;
+            let result = loop {
+                let ctx = context(exec, name, entered, retry_count, None);
+                let attempt = match kind {
+                    "Task" => task(exec, name, state, &effective, &ctx, lane).await,
+                    "Parallel" => parallel(exec, state, &effective, &ctx, lane).await,
+                    _ => map(exec, name, state, &effective, &ctx, lane).await,
+                };
+                let f = match attempt {
+                    Ok(v) => break v,
+                    Err(f) => f,
+                };
+                let retrier = state["Retry"].as_array().and_then(|rs| {
+                    rs.iter()
+                        .position(|r| error_matches(&r["ErrorEquals"], &f))
+                        .map(|i| (i, &rs[i]))
+                });
+                let Some((i, r)) = retrier else {
+                    return Err(f);
+                };
+                let max = r["MaxAttempts"].as_u64().unwrap_or(3) as u32;
+                if attempts[i] >= max {
+                    return Err(f);
+                }
+                sleep(exec, backoff(r, attempts[i])).await;
+                attempts[i] += 1;
+                retry_count += 1;
+            };
+            let ctx = context(exec, name, entered, retry_count, None);
+            let result = match state.get("ResultSelector") {
+                Some(t) => data::template(t, &result, &ctx)?,
+                None => result,
+            };
+            let out = result_path(state, raw, result)?;
+            let _ = machine;
+            Ok((opt_path(state, "OutputPath", out, &ctx)?, next()))
+        }
+        other => Err(Failure::runtime(format!("Unknown state type {other}"))),
+    }
+}
+
+fn wait_until(state: &Value, input: &Value, ctx: &Value, entered: f64) -> Result<f64, Failure> {
+    if let Some(s) = state.get("Seconds").and_then(Value::as_f64) {
+        return Ok(entered + s);
+    }
+    if let Some(t) = state.get("Timestamp").and_then(Value::as_str) {
+        return parse_ts(t).ok_or_else(|| Failure::runtime(format!("Invalid Timestamp {t}")));
+    }
+    if let Some(p) = state.get("SecondsPath").and_then(Value::as_str) {
+        let v = data::read(p, input, ctx).map_err(|_| {
+            Failure::runtime(format!(
+                "The SecondsPath parameter does not reference an input value: {p}"
+            ))
+        })?;
+        let Some(n) = v.as_i64() else {
+            return Err(Failure::runtime(format!(
+                "The SecondsPath parameter cannot be parsed as a long value: {p} == {v}"
+            )));
+        };
+        if n < 0 {
+            return Err(Failure::runtime(format!(
+                "The SecondsPath parameter references a negative value: {p} == {n}"
+            )));
+        }
+        return Ok(entered + n as f64);
+    }
+    if let Some(p) = state.get("TimestampPath").and_then(Value::as_str) {
+        let v = data::read(p, input, ctx)?;
+        let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        return v.as_str().and_then(parse_ts).ok_or_else(|| {
+            Failure::runtime(format!(
+                "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: {p} == {shown}"
+            ))
+        });
+    }
+    Ok(entered)
+}
+
+/// An RFC 3339 timestamp as AWS accepts it in Wait states (with `T` and a zone).
+pub fn parse_ts(t: &str) -> Option<f64> {
+    if !t.contains('T') {
+        return None;
+    }
+    chrono::DateTime::parse_from_rfc3339(t)
+        .ok()
+        .map(|d| d.timestamp_millis() as f64 / 1000.0)
+}
+
+fn resource_type(r: &Resource) -> (String, String) {
+    match r {
+        Resource::Service {
+            service,
+            action,
+            pattern,
+            ..
+        } => {
+            let suffix = match pattern {
+                Pattern::RequestResponse => "",
+                Pattern::Sync => ".sync",
+                Pattern::Sync2 => ".sync:2",
+                Pattern::WaitForTaskToken => ".waitForTaskToken",
+            };
+            (service.clone(), format!("{action}{suffix}"))
+        }
+        Resource::LambdaArn(a) | Resource::Activity(a) => (String::new(), a.clone()),
+    }
+}
+
+async fn task(
+    exec: &Arc<Exec>,
+    name: &str,
+    state: &Value,
+    effective: &Value,
+    ctx: &Value,
+    lane: &Lane,
+) -> Result<Value, Failure> {
+    let arn = state["Resource"].as_str().unwrap_or("");
+    let resource = Resource::parse(arn)
+        .ok_or_else(|| Failure::runtime(format!("The resource {arn} is not recognized")))?;
+    let token = match &resource {
+        Resource::Service {
+            pattern: Pattern::WaitForTaskToken,
+            ..
+        }
+        | Resource::Activity(_) => Some(exec.integrations.new_token(exec)),
+        _ => None,
+    };
+    let mut ctx = ctx.clone();
+    if let Some(t) = &token {
+        ctx["Task"] = json!({"Token": t});
+    }
+    let params = match state.get("Parameters") {
+        Some(t) => data::template(t, effective, &ctx)?,
+        None => effective.clone(),
+    };
+    let timeout = state["TimeoutSeconds"].as_f64();
+    let heartbeat = state["HeartbeatSeconds"].as_u64();
+    let (rtype, rname) = resource_type(&resource);
+    let _ = name;
+    let detail = |extra: Vec<(&str, Value)>| -> Value {
+        let mut m = Map::new();
+        m.insert("resourceType".into(), json!(rtype));
+        m.insert("resource".into(), json!(rname));
+        for (k, v) in extra {
+            m.insert(k.into(), v);
+        }
+        Value::Object(m)
+    };
+    let work = async {
+        match &resource {
+            Resource::LambdaArn(a) => {
+                exec.emit(
+                    lane,
+                    "LambdaFunctionScheduled",
+                    Some((
+                        "lambdaFunctionScheduledEventDetails",
+                        json!({"input": text(&params), "inputDetails": {"truncated": false}, "resource": a}),
+                    )),
+                );
+                exec.emit(lane, "LambdaFunctionStarted", None);
+                exec.integrations
+                    .call(exec, &resource, params.clone(), None)
+                    .await
+            }
+            Resource::Activity(a) => {
+                exec.emit(
+                    lane,
+                    "ActivityScheduled",
+                    Some((
+                        "activityScheduledEventDetails",
+                        json!({"input": text(&params), "inputDetails": {"truncated": false}, "resource": a}),
+                    )),
+                );
+                exec.integrations
+                    .call(exec, &resource, params.clone(), token.as_deref())
+                    .await?;
+                exec.emit(
+                    lane,
+                    "ActivityStarted",
+                    Some(("activityStartedEventDetails", json!({}))),
+                );
+                let t = token.clone().unwrap_or_default();
+                exec.integrations.await_token(&t, heartbeat).await
+            }
+            Resource::Service { pattern, .. } => {
+                let mut sched = vec![
+                    ("region", json!(exec.region)),
+                    ("parameters", json!(text(&params))),
+                ];
+                if let Some(t) = timeout {
+                    sched.push(("timeoutInSeconds", json!(t as u64)));
+                }
+                if let Some(h) = heartbeat {
+                    sched.push(("heartbeatInSeconds", json!(h)));
+                }
+                exec.emit(
+                    lane,
+                    "TaskScheduled",
+                    Some(("taskScheduledEventDetails", detail(sched))),
+                );
+                exec.emit(
+                    lane,
+                    "TaskStarted",
+                    Some(("taskStartedEventDetails", detail(vec![]))),
+                );
+                let answer = exec
+                    .integrations
+                    .call(exec, &resource, params.clone(), token.as_deref())
+                    .await?;
+                if *pattern == Pattern::WaitForTaskToken {
+                    exec.emit(
+                        lane,
+                        "TaskSubmitted",
+                        Some((
+                            "taskSubmittedEventDetails",
+                            detail(vec![
+                                ("output", json!(text(&answer))),
+                                ("outputDetails", json!({"truncated": false})),
+                            ]),
+                        )),
+                    );
+                    let t = token.clone().unwrap_or_default();
+                    return exec.integrations.await_token(&t, heartbeat).await;
+                }
+                Ok(answer)
+            }
+        }
+    };
+    let outcome = match timeout {
+        Some(t) => match tokio::time::timeout(
+            Duration::from_secs_f64((t * exec.time_scale).max(0.001)),
+            work,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(_) => Err(Failure::new("States.Timeout", "")),
+        },
+        None => work.await,
+    };
+    let legacy = |k: &str| match &resource {
+        Resource::LambdaArn(_) => format!("LambdaFunction{k}"),
+        Resource::Activity(_) => format!("Activity{k}"),
+        Resource::Service { .. } => format!("Task{k}"),
+    };
+    let key = |k: &str| {
+        let mut s = legacy(k);
+        if let Some(c) = s.get(..1) {
+            s = format!("{}{}EventDetails", c.to_lowercase(), &s[1..]);
+        }
+        s
+    };
+    let is_service = matches!(resource, Resource::Service { .. });
+    match outcome {
+        Ok(v) => {
+            let mut d = vec![
+                ("output", json!(text(&v))),
+                ("outputDetails", json!({"truncated": false})),
+            ];
+            if is_service {
+                d.extend([("resourceType", json!(rtype)), ("resource", json!(rname))]);
+            }
+            exec.emit(
+                lane,
+                &legacy("Succeeded"),
+                Some((
+                    &key("Succeeded"),
+                    Value::Object(d.into_iter().map(|(k, v)| (k.to_string(), v)).collect()),
+                )),
+            );
+            Ok(v)
+        }
+        Err(f) if f.terminal() => Err(f),
+        Err(f) => {
+            let which = if f.error == "States.Timeout" || f.error == "States.HeartbeatTimeout" {
+                "TimedOut"
+            } else {
+                "Failed"
+            };
+            let mut d = Map::new();
+            d.insert("error".into(), json!(f.error));
+            d.insert("cause".into(), json!(f.cause));
+            if is_service {
+                d.insert("resourceType".into(), json!(rtype));
+                d.insert("resource".into(), json!(rname));
+            }
+            exec.emit(lane, &legacy(which), Some((&key(which), Value::Object(d))));
+            Err(f)
+        }
+    }
+}
+
+/// Polls every future in order until all are done: concurrent work on one task, whose event
+/// order is the definition's order whenever no branch has to wait.
+async fn join_all<'a, T>(mut futs: Vec<Boxed<'a, T>>) -> Vec<T> {
+    let mut out: Vec<Option<T>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in futs.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => out[i] = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+async fn parallel(
+    exec: &Arc<Exec>,
+    state: &Value,
+    effective: &Value,
+    ctx: &Value,
+    lane: &Lane,
+) -> Result<Value, Failure> {
+    let input = match state.get("Parameters") {
+        Some(t) => data::template(t, effective, ctx)?,
+        None => effective.clone(),
+    };
+    exec.emit(lane, "ParallelStateStarted", None);
+    let branches: Vec<&Value> = state["Branches"]
+        .as_array()
+        .map(|b| b.iter().collect())
+        .unwrap_or_default();
+    let lanes: Vec<Lane> = branches.iter().map(|_| Lane::at(lane.last())).collect();
+    let futs: Vec<Boxed<'_, Result<Value, Failure>>> = branches
+        .iter()
+        .zip(&lanes)
+        .map(|(b, l)| {
+            let start = b["StartAt"].as_str().unwrap_or("").to_string();
+            run_states(exec, b, start, input.clone(), l, false)
+        })
+        .collect();
+    let results = join_all(futs).await;
+    lane.set(exec.last_id());
+    let mut out = Vec::new();
+    for r in results {
+        match r {
+            Ok(v) => out.push(v),
+            Err(f) => {
+                exec.emit(
+                    lane,
+                    "ParallelStateFailed",
+                    Some((
+                        "parallelStateFailedEventDetails",
+                        json!({"error": f.error, "cause": f.cause}),
+                    )),
+                );
+                return Err(f);
+            }
+        }
+    }
+    exec.emit(lane, "ParallelStateSucceeded", None);
+    Ok(Value::Array(out))
+}
+
+fn int_field(
+    state: &Value,
+    field: &str,
+    input: &Value,
+    ctx: &Value,
+) -> Result<Option<f64>, Failure> {
+    if let Some(v) = state.get(field) {
+        return Ok(v.as_f64());
+    }
+    let pfield = format!("{field}Path");
+    let Some(p) = state.get(&pfield).and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let v = data::read(p, input, ctx)?;
+    let float = field == "ToleratedFailurePercentage";
+    let ok = if float {
+        v.as_f64()
+    } else {
+        v.as_i64().map(|i| i as f64)
+    };
+    ok.map(Some).ok_or_else(|| {
+        Failure::runtime(format!(
+            "The {pfield} field refers to value \"{}\" which is not a valid {}: {p}",
+            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            if float { "float" } else { "integer" }
+        ))
+    })
+}
+
+async fn map(
+    exec: &Arc<Exec>,
+    name: &str,
+    state: &Value,
+    effective: &Value,
+    ctx: &Value,
+    lane: &Lane,
+) -> Result<Value, Failure> {
+    let items = match state.get("ItemsPath").and_then(Value::as_str) {
+        Some(p) => data::read(p, effective, ctx)?,
+        None => effective.clone(),
+    };
+    let Value::Array(items) = items else {
+        return Err(Failure::runtime(format!(
+            "Map state input must be an array, found {}",
+            crate::providers::json_type(&items)
+        )));
+    };
+    let processor = state
+        .get("ItemProcessor")
+        .or_else(|| state.get("Iterator"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let selector = state
+        .get("ItemSelector")
+        .or_else(|| state.get("Parameters"));
+    let max = int_field(state, "MaxConcurrency", effective, ctx)?.unwrap_or(0.0) as usize;
+    let tolerated_count = int_field(state, "ToleratedFailureCount", effective, ctx)?;
+    let tolerated_pct = int_field(state, "ToleratedFailurePercentage", effective, ctx)?;
+    if tolerated_count.is_some_and(|c| c < 0.0) {
+        return Err(Failure::runtime(
+            "ToleratedFailureCount cannot be negative.",
+        ));
+    }
+    if tolerated_pct.is_some_and(|p| !(0.0..=100.0).contains(&p)) {
+        return Err(Failure::runtime(
+            "ToleratedFailurePercentage must be between 0 and 100.",
+        ));
+    }
+    let mut inputs = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        inputs.push(match selector {
+            Some(t) => {
+                let mut c = ctx.clone();
+                c["Map"] = json!({"Item": {"Index": i, "Value": item}});
+                data::template(t, effective, &c)?
+            }
+            None => item.clone(),
+        });
+    }
+    exec.emit(
+        lane,
+        "MapStateStarted",
+        Some((
+            "mapStateStartedEventDetails",
+            json!({"length": items.len()}),
+        )),
+    );
+    let limit = Arc::new(tokio::sync::Semaphore::new(if max == 0 {
+        1000
+    } else {
+        max
+    }));
+    let start = processor["StartAt"].as_str().unwrap_or("").to_string();
+    let lanes: Vec<Lane> = inputs.iter().map(|_| Lane::default()).collect();
+    let shared = lane;
+    let futs: Vec<Boxed<'_, Result<Value, Failure>>> = inputs
+        .into_iter()
+        .zip(&lanes)
+        .enumerate()
+        .map(|(i, (input, l))| {
+            let limit = limit.clone();
+            let processor = &processor;
+            let start = start.clone();
+            Box::pin(async move {
+                let _permit = limit.acquire_owned().await;
+                l.set(shared.last());
+                exec.emit(
+                    l,
+                    "MapIterationStarted",
+                    Some((
+                        "mapIterationStartedEventDetails",
+                        json!({"index": i, "name": name}),
+                    )),
+                );
+                let r = run_states(exec, processor, start, input, l, false).await;
+                let before = l.last();
+                let kind = if r.is_ok() {
+                    "MapIterationSucceeded"
+                } else {
+                    "MapIterationFailed"
+                };
+                let key = if r.is_ok() {
+                    "mapIterationSucceededEventDetails"
+                } else {
+                    "mapIterationFailedEventDetails"
+                };
+                exec.emit(l, kind, Some((key, json!({"index": i, "name": name}))));
+                shared.set(before);
+                r
+            }) as Boxed<'_, Result<Value, Failure>>
+        })
+        .collect();
+    let results = join_all(futs).await;
+    let failures = results.iter().filter(|r| r.is_err()).count();
+    let total = results.len();
+    let tolerated = failures > 0
+        && (tolerated_count.is_some_and(|c| failures as f64 <= c)
+            || tolerated_pct
+                .is_some_and(|p| total > 0 && failures as f64 * 100.0 / total as f64 <= p));
+    if failures > 0 && !tolerated {
+        let f = results
+            .into_iter()
+            .find_map(Result::err)
+            .unwrap_or_else(|| Failure::runtime(""));
+        let f = if tolerated_count.is_some() || tolerated_pct.is_some() {
+            Failure::new(
+                "States.ExceedToleratedFailureThreshold",
+                "The specified tolerated failure threshold was exceeded",
+            )
+        } else {
+            f
+        };
+        exec.emit(
+            lane,
+            "MapStateFailed",
+            Some((
+                "mapStateFailedEventDetails",
+                json!({"error": f.error, "cause": f.cause}),
+            )),
+        );
+        return Err(f);
+    }
+    exec.emit(lane, "MapStateSucceeded", None);
+    Ok(Value::Array(
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|f| json!({"Error": f.error, "Cause": f.cause})))
+            .collect(),
+    ))
+}
