@@ -269,11 +269,11 @@ def test_registry_reads_answer_for_emulated_types(cfn, cumulo):
     assert schema["typeName"] == "AWS::SQS::Queue" and "/properties/QueueUrl" in schema["primaryIdentifier"]
     assert cfn.describe_type(Arn=t["Arn"])["TypeName"] == "AWS::SQS::Queue"
     with pytest.raises(botocore.exceptions.ClientError) as e:
-        cfn.describe_type(Type="RESOURCE", TypeName="AWS::EC2::VPC")
-    assert error(e) == ("TypeNotFoundException", 404, "The type 'AWS::EC2::VPC' cannot be found.")
+        cfn.describe_type(Type="RESOURCE", TypeName="AWS::Redshift::Cluster")
+    assert error(e) == ("TypeNotFoundException", 404, "The type 'AWS::Redshift::Cluster' cannot be found.")
     public = cfn.list_types(Visibility="PUBLIC", Type="RESOURCE")["TypeSummaries"]
     names = [s["TypeName"] for s in public]
-    assert "AWS::SQS::Queue" in names and "AWS::S3::Bucket" in names and "AWS::EC2::VPC" not in names
+    assert "AWS::SQS::Queue" in names and "AWS::S3::Bucket" in names and "AWS::Redshift::Cluster" not in names
     assert names == sorted(names)
     assert cfn.list_types()["TypeSummaries"] == []  # PRIVATE by default: none registered here
     sqs_only = cfn.list_types(Visibility="PUBLIC", Filters={"TypeNamePrefix": "AWS::SQS::"})["TypeSummaries"]

@@ -611,11 +611,11 @@ def test_dynamic_references_to_ssm(cfn, ssm, sqs):
 
 def test_stub_type_says_nothing_was_created(cfn):
     p = f"stub-{uid()}"
-    body = json.dumps({"Resources": {"Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/16"}}}})
+    body = json.dumps({"Resources": {"Vpc": {"Type": "AWS::Redshift::Cluster", "Properties": {"CidrBlock": "10.0.0.0/16"}}}})
     create(cfn, p, body)
     r = resources(cfn, p)["Vpc"]
     assert r["ResourceStatus"] == "CREATE_COMPLETE"
-    assert r["ResourceStatusReason"] == "cumulo: AWS::EC2::VPC is not emulated; nothing was created"
+    assert r["ResourceStatusReason"] == "cumulo: AWS::Redshift::Cluster is not emulated; nothing was created"
     delete(cfn, p)
 
 
@@ -738,14 +738,14 @@ def test_strict_server_fails_a_type_without_a_provider():
     server = CumuloServer(extra_args=["--strict"]).start()
     try:
         cfn = server.client("cloudformation")
-        body = json.dumps({"Resources": {"Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/16"}}}})
+        body = json.dumps({"Resources": {"Vpc": {"Type": "AWS::Redshift::Cluster", "Properties": {"CidrBlock": "10.0.0.0/16"}}}})
         cfn.create_stack(StackName="strict", TemplateBody=body)
         with pytest.raises(botocore.exceptions.WaiterError):
             cfn.get_waiter("stack_create_complete").wait(StackName="strict", WaiterConfig=WAIT)
         assert stack(cfn, "strict")["StackStatus"] == "ROLLBACK_COMPLETE"
         events = cfn.describe_stack_events(StackName="strict")["StackEvents"]
         reason = next(e["ResourceStatusReason"] for e in events if e["ResourceStatus"] == "CREATE_FAILED")
-        assert "AWS::EC2::VPC" in reason
+        assert "AWS::Redshift::Cluster" in reason
     finally:
         server.stop()
 

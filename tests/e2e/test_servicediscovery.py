@@ -61,7 +61,9 @@ def test_namespaces_are_operations_that_succeed(sd):
     assert ns["Arn"] == f"arn:aws:servicediscovery:us-east-1:000000000000:namespace/{ns_id}"
     assert ns["Properties"]["DnsProperties"]["HostedZoneId"].startswith("Z")
     assert ns["Description"] == "d"
-    assert any(o["Id"] == op_id for o in sd.list_operations()["Operations"])
+    # The session's server holds other tests' operations too: read every page.
+    pages = sd.get_paginator("list_operations").paginate()
+    assert any(o["Id"] == op_id for page in pages for o in page["Operations"])
     http_id, _ = http_namespace(sd)
     listed = sd.list_namespaces(Filters=[{"Name": "TYPE", "Values": ["HTTP"]}])["Namespaces"]
     assert http_id in [x["Id"] for x in listed] and ns_id not in [x["Id"] for x in listed]
