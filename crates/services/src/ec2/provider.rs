@@ -6,9 +6,9 @@
 use super::Ec2Service;
 use super::model::Tags;
 use super::ops::RuleSpec;
-use crate::providers::declared::{self, Answer, Declared, Made, changed_keys};
+use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::system_tags::{TagChange, system_tags};
-use crate::providers::{ProviderServices, list, required, scalar, tags, unsupported_prop};
+use crate::providers::{ProviderServices, list, required, scalar, tags};
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -27,8 +27,8 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Eip(ec2()));
     declared::register(r, Nat(ec2()));
     declared::register(r, Group(ec2()));
-    declared::register(r, Ingress(ec2()));
-    declared::register(r, Egress(ec2()));
+    declared::register(r, Rule::<false>(ec2()));
+    declared::register(r, Rule::<true>(ec2()));
 }
 
 /// The tags a created resource gets: the template's, the stack's, CloudFormation's own.
@@ -62,22 +62,6 @@ fn retag(
         ec2.create_tags(&ctx.region, &ids, &change.set.into_iter().collect())?;
     }
     Ok(())
-}
-
-/// Refuses, by name, a changed property outside `mutable`.
-fn only(
-    ty: &str,
-    old: &Map<String, Value>,
-    new: &Map<String, Value>,
-    mutable: &[&str],
-) -> Result<(), ProviderError> {
-    match changed_keys(old, new)
-        .into_iter()
-        .find(|k| !mutable.contains(&k.as_str()))
-    {
-        Some(k) => Err(unsupported_prop(ty, &k, "cumulo cannot change it in place")),
-        None => Ok(()),
-    }
 }
 
 fn boolean(props: &Map<String, Value>, key: &str) -> Result<Option<bool>, ProviderError> {
@@ -149,7 +133,7 @@ impl Declared for Vpc {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(
+        refuse_other_changes(
             Self::TYPE,
             old,
             new,
@@ -276,7 +260,7 @@ impl Declared for Subnet {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["MapPublicIpOnLaunch", "Tags"])?;
+        refuse_other_changes(Self::TYPE, old, new, &["MapPublicIpOnLaunch", "Tags"])?;
         self.0.modify_subnet_attribute(
             &ctx.region,
             id,
@@ -342,7 +326,7 @@ impl Declared for RouteTable {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["Tags"])?;
+        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
         retag(&self.0, ctx, id, new)?;
         Ok(Made::new(id).with("RouteTableId", id))
     }
@@ -614,7 +598,7 @@ impl Declared for Eip {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["Tags"])?;
+        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
         let allocation = self.allocation(ctx, id)?;
         retag(&self.0, ctx, &allocation, new)?;
         Ok(Made::new(id)
@@ -702,7 +686,7 @@ impl Declared for Nat {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["Tags"])?;
+        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
         retag(&self.0, ctx, id, new)?;
         Ok(Made::new(id).with("NatGatewayId", id))
     }
@@ -822,7 +806,7 @@ impl Declared for Group {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(
+        refuse_other_changes(
             Self::TYPE,
             old,
             new,
@@ -901,64 +885,61 @@ impl Group {
     }
 }
 
-/// The standalone rule types: Ref and `Id` are the rule's `sgr-` id.
-struct Ingress(Arc<Ec2Service>);
-struct Egress(Arc<Ec2Service>);
+/// The standalone rule types, AWS::EC2::SecurityGroupIngress (`Rule<false>`) and
+/// SecurityGroupEgress (`Rule<true>`): Ref and `Id` are the rule's `sgr-` id; only its
+/// Description changes in place.
+struct Rule<const EGRESS: bool>(Arc<Ec2Service>);
 
-async fn create_rule(
-    ec2: &Ec2Service,
-    ctx: &ProviderContext,
-    props: &Map<String, Value>,
-    egress: bool,
-) -> Answer<Made> {
-    let group = match scalar(props, "GroupId")? {
-        Some(g) => g,
-        None => required(props, "GroupName")?,
+#[async_trait::async_trait]
+impl<const EGRESS: bool> Declared for Rule<EGRESS> {
+    const TYPE: &'static str = if EGRESS {
+        "AWS::EC2::SecurityGroupEgress"
+    } else {
+        "AWS::EC2::SecurityGroupIngress"
     };
-    let mut added = ec2.authorize(&ctx.region, &group, egress, vec![rule_spec(props, egress)?])?;
-    let id = added.pop().map(|r| r.id).unwrap_or_default();
-    Ok(Made::new(id.clone()).with("Id", id))
-}
-
-async fn update_rule(
-    ec2: &Ec2Service,
-    ctx: &ProviderContext,
-    id: &str,
-    props: &Map<String, Value>,
-) -> Answer<Made> {
-    let group = required(props, "GroupId")?;
-    ec2.set_rule_description(&ctx.region, &group, id, scalar(props, "Description")?)?;
-    Ok(Made::new(id).with("Id", id))
-}
-
-fn group_of_rule(props: &Map<String, Value>) -> Result<String, ProviderError> {
-    required(props, "GroupId")
-}
-
-#[async_trait::async_trait]
-impl Declared for Ingress {
-    const TYPE: &'static str = "AWS::EC2::SecurityGroupIngress";
     const SERVICE: &'static str = SERVICE;
-    const PROPERTIES: &'static [&'static str] = &[
-        "GroupId",
-        "IpProtocol",
-        "FromPort",
-        "ToPort",
-        "CidrIp",
-        "CidrIpv6",
-        "SourceSecurityGroupId",
-        "SourcePrefixListId",
-        "Description",
-        "SourceSecurityGroupOwnerId",
-    ];
-    const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
-        ("GroupName", "cumulo needs a VPC group's id"),
-        ("SourceSecurityGroupName", "cumulo needs a VPC group's id"),
-    ];
+    const PROPERTIES: &'static [&'static str] = if EGRESS {
+        &[
+            "GroupId",
+            "IpProtocol",
+            "FromPort",
+            "ToPort",
+            "CidrIp",
+            "CidrIpv6",
+            "DestinationSecurityGroupId",
+            "DestinationPrefixListId",
+            "Description",
+        ]
+    } else {
+        &[
+            "GroupId",
+            "IpProtocol",
+            "FromPort",
+            "ToPort",
+            "CidrIp",
+            "CidrIpv6",
+            "SourceSecurityGroupId",
+            "SourcePrefixListId",
+            "Description",
+            "SourceSecurityGroupOwnerId",
+        ]
+    };
+    const UNSUPPORTED: &'static [(&'static str, &'static str)] = if EGRESS {
+        &[]
+    } else {
+        &[
+            ("GroupName", "cumulo needs a VPC group's id"),
+            ("SourceSecurityGroupName", "cumulo needs a VPC group's id"),
+        ]
+    };
     const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        create_rule(&self.0, ctx, props, false).await
+        let group = required(props, "GroupId")?;
+        let spec = rule_spec(props, EGRESS)?;
+        let mut added = self.0.authorize(&ctx.region, &group, EGRESS, vec![spec])?;
+        let id = added.pop().map(|r| r.id).unwrap_or_default();
+        Ok(Made::new(id.clone()).with("Id", id))
     }
 
     async fn update(
@@ -968,8 +949,12 @@ impl Declared for Ingress {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["Description"])?;
-        update_rule(&self.0, ctx, id, new).await
+        refuse_other_changes(Self::TYPE, old, new, &["Description"])?;
+        let group = required(new, "GroupId")?;
+        let description = scalar(new, "Description")?;
+        self.0
+            .set_rule_description(&ctx.region, &group, id, description)?;
+        Ok(Made::new(id).with("Id", id))
     }
 
     async fn delete(
@@ -978,65 +963,12 @@ impl Declared for Ingress {
         id: &str,
         props: &Map<String, Value>,
     ) -> Answer<()> {
-        Ok(self.0.revoke(
-            &ctx.region,
-            &group_of_rule(props)?,
-            false,
-            vec![],
-            &[id.to_string()],
-        )?)
+        let group = required(props, "GroupId")?;
+        Ok(self
+            .0
+            .revoke(&ctx.region, &group, EGRESS, vec![], &[id.to_string()])?)
     }
 }
-
-#[async_trait::async_trait]
-impl Declared for Egress {
-    const TYPE: &'static str = "AWS::EC2::SecurityGroupEgress";
-    const SERVICE: &'static str = SERVICE;
-    const PROPERTIES: &'static [&'static str] = EGRESS_RESOURCE_KEYS;
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
-
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        create_rule(&self.0, ctx, props, true).await
-    }
-
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        only(Self::TYPE, old, new, &["Description"])?;
-        update_rule(&self.0, ctx, id, new).await
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        props: &Map<String, Value>,
-    ) -> Answer<()> {
-        Ok(self.0.revoke(
-            &ctx.region,
-            &group_of_rule(props)?,
-            true,
-            vec![],
-            &[id.to_string()],
-        )?)
-    }
-}
-
-const EGRESS_RESOURCE_KEYS: &[&str] = &[
-    "GroupId",
-    "IpProtocol",
-    "FromPort",
-    "ToPort",
-    "CidrIp",
-    "CidrIpv6",
-    "DestinationSecurityGroupId",
-    "DestinationPrefixListId",
-    "Description",
-];
 
 #[cfg(test)]
 mod tests {

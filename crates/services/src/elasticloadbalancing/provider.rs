@@ -4,9 +4,9 @@
 //! (attributes, targets), what changes in place, and Ref/GetAtt.
 
 use super::ElbService;
-use crate::providers::declared::{self, Answer, Declared, Made, changed_keys};
+use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::system_tags::{TagChange, system_tags};
-use crate::providers::{ProviderServices, tags, unsupported_prop};
+use crate::providers::{ProviderServices, tags};
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -90,21 +90,6 @@ fn retag(
         )?;
     }
     Ok(())
-}
-
-fn only(
-    ty: &str,
-    old: &Map<String, Value>,
-    new: &Map<String, Value>,
-    mutable: &[&str],
-) -> Result<(), ProviderError> {
-    match changed_keys(old, new)
-        .into_iter()
-        .find(|k| !mutable.contains(&k.as_str()))
-    {
-        Some(k) => Err(unsupported_prop(ty, &k, "cumulo cannot change it in place")),
-        None => Ok(()),
-    }
 }
 
 fn changed(old: &Map<String, Value>, new: &Map<String, Value>, key: &str) -> bool {
@@ -220,7 +205,7 @@ impl Declared for LoadBalancer {
         old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        only(
+        refuse_other_changes(
             Self::TYPE,
             old,
             new,
@@ -407,7 +392,7 @@ impl Declared for TargetGroup {
     ) -> Answer<Made> {
         let mut mutable = TG_HEALTH.to_vec();
         mutable.extend(["Tags", "TargetGroupAttributes", "Targets"]);
-        only(Self::TYPE, old, new, &mutable)?;
+        refuse_other_changes(Self::TYPE, old, new, &mutable)?;
         if TG_HEALTH.iter().any(|k| changed(old, new, k)) {
             let health: Map<String, Value> = TG_HEALTH
                 .iter()

@@ -148,6 +148,27 @@ pub(crate) fn changed_keys(old: &Map<String, Value>, new: &Map<String, Value>) -
     keys
 }
 
+/// Refuses, by name, a changed property outside `mutable`: what a type's `update` checks first
+/// when it applies some properties in place and not others.
+pub(crate) fn refuse_other_changes(
+    resource_type: &str,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    mutable: &[&str],
+) -> Result<(), ProviderError> {
+    match changed_keys(old, new)
+        .into_iter()
+        .find(|k| !mutable.contains(&k.as_str()))
+    {
+        Some(k) => Err(unsupported_prop(
+            resource_type,
+            &k,
+            "cumulo cannot change it in place",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The provider of every [`Declared`] type.
 pub(crate) struct DeclaredProvider<T>(pub T);
 
