@@ -4,6 +4,7 @@ use super::EventsService;
 use super::pattern::Pattern;
 use super::schedule::Schedule;
 use super::state::{self, Bus, DEFAULT_BUS, Rule, Target};
+use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
 use cumulo_wire::AwsError;
@@ -124,7 +125,32 @@ pub struct PutRuleInput {
     pub state: Option<String>,
     pub description: Option<String>,
     pub role_arn: Option<String>,
+    /// The caller's tags (`aws:` keys refused).
     pub tags: Vec<(String, String)>,
+    /// CloudFormation's `aws:cloudformation:*` tags, which only a provider sets (the wire
+    /// adapter leaves this empty).
+    pub system_tags: Vec<(String, String)>,
+}
+
+/// Input of `CreateEventBus`.
+#[derive(Debug, Clone, Default)]
+pub struct CreateEventBusInput {
+    pub name: String,
+    pub description: Option<String>,
+    pub kms_key: Option<String>,
+    /// The caller's tags (`aws:` keys refused).
+    pub tags: Vec<(String, String)>,
+    /// CloudFormation's own tags, set by its provider only.
+    pub system_tags: Vec<(String, String)>,
+}
+
+/// Refuses tags a user gives in the `aws:` namespace, in EventBridge's error code (the wording:
+/// see [`RESERVED_KEY`]).
+fn refuse_reserved(tags: &[(String, String)]) -> Result<(), AwsError> {
+    match first_reserved(tags.iter().map(|(k, _)| k)) {
+        Some(_) => Err(validation(RESERVED_KEY)),
+        None => Ok(()),
+    }
 }
 
 /// One target PutTargets or RemoveTargets could not apply.
@@ -186,12 +212,11 @@ impl EventsService {
     pub fn create_event_bus(
         &self,
         region: &str,
-        name: &str,
-        description: Option<String>,
-        kms_key: Option<String>,
-        tags: Vec<(String, String)>,
+        input: CreateEventBusInput,
     ) -> Result<String, AwsError> {
+        let name = input.name.as_str();
         check_bus_name(name)?;
+        refuse_reserved(&input.tags)?;
         if name == DEFAULT_BUS || name.starts_with("aws.") {
             return Err(validation(format!("Event bus name {name} is reserved.")));
         }
@@ -206,11 +231,11 @@ impl EventsService {
         let now = now_s();
         let bus = Bus {
             name: name.to_string(),
-            description,
-            kms_key,
+            description: input.description,
+            kms_key: input.kms_key,
             created: now,
             modified: now,
-            tags: tags.into_iter().collect(),
+            tags: input.tags.into_iter().chain(input.system_tags).collect(),
         };
         self.inner
             .store
@@ -311,6 +336,7 @@ impl EventsService {
     /// Creates or replaces a rule (targets and tags of an existing rule are kept, as AWS does).
     pub fn put_rule(&self, region: &str, input: PutRuleInput) -> Result<String, AwsError> {
         check_rule_name(&input.name)?;
+        refuse_reserved(&input.tags)?;
         let bus = bus_name(input.bus.as_deref());
         if input.event_pattern.is_none() && input.schedule.is_none() {
             return Err(validation(
@@ -343,7 +369,7 @@ impl EventsService {
         let existing = r.rules.get(&key);
         let schedule_changed = existing.is_none_or(|e| e.schedule != input.schedule);
         let mut tags = existing.map(|e| e.tags.clone()).unwrap_or_default();
-        tags.extend(input.tags);
+        tags.extend(input.tags.into_iter().chain(input.system_tags));
         let rule = Rule {
             name: input.name.clone(),
             bus: bus.clone(),
@@ -653,6 +679,7 @@ impl EventsService {
         arn: &str,
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
+        refuse_reserved(tags)?;
         self.edit_tags(region, arn, |t| t.extend(tags.iter().cloned()))
     }
 

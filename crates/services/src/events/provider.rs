@@ -3,7 +3,7 @@
 //! `bus|name` for a rule on a custom bus, as AWS returns it.
 
 use super::EventsService;
-use super::ops::{PutRuleInput, bus_name};
+use super::ops::{CreateEventBusInput, PutRuleInput, bus_name};
 use super::state::{DEFAULT_BUS, Target};
 use crate::json_body::Body;
 use crate::providers::system_tags::{TagChange, system_tags};
@@ -84,14 +84,14 @@ impl Provider for BusProvider {
         let props = object(BUS, properties)?;
         check_bus(&props)?;
         let name = crate::providers::required(&props, "Name")?;
-        match self.events.create_event_bus(
-            &ctx.region,
-            &name,
-            scalar(&props, "Description")?,
-            scalar(&props, "KmsKeyIdentifier")?,
-            // EventBridge's TagResource takes any key, so CloudFormation's own go in at once.
-            [tags(ctx, &props)?, system_tags(ctx)].concat(),
-        ) {
+        let input = CreateEventBusInput {
+            name: name.clone(),
+            description: scalar(&props, "Description")?,
+            kms_key: scalar(&props, "KmsKeyIdentifier")?,
+            tags: tags(ctx, &props)?,
+            system_tags: system_tags(ctx),
+        };
+        match self.events.create_event_bus(&ctx.region, input) {
             Ok(_) => Ok(self.outcome(ctx, &name)),
             Err(e) if e.code == "ResourceAlreadyExistsException" => Err(already_exists(ctx, &name)),
             Err(e) => Err(failed(ctx, SERVICE, e)),
@@ -239,7 +239,8 @@ fn rule_input(
         state: scalar(props, "State")?,
         description: scalar(props, "Description")?,
         role_arn: scalar(props, "RoleArn")?,
-        tags: [tags(ctx, props)?, system_tags(ctx)].concat(),
+        tags: tags(ctx, props)?,
+        system_tags: system_tags(ctx),
     };
     Ok((input, targets))
 }

@@ -3,7 +3,7 @@
 
 use super::EventsService;
 use super::operations::OPERATIONS;
-use super::ops::{PutRuleInput, TargetFailure, parse_pattern, validation};
+use super::ops::{CreateEventBusInput, PutRuleInput, TargetFailure, parse_pattern, validation};
 use super::put::{PutEventsEntry, PutEventsResult};
 use super::state::{Bus, InputTransformer, Rule, Target};
 use crate::json_body::{self, Body, null_member};
@@ -188,10 +188,13 @@ fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<
             }
             let arn = svc.create_event_bus(
                 region,
-                &b.str("Name")?,
-                b.opt_str("Description")?,
-                b.opt_str("KmsKeyIdentifier")?,
-                b.tag_list("Tags", "Key", "Value")?,
+                CreateEventBusInput {
+                    name: b.str("Name")?,
+                    description: b.opt_str("Description")?,
+                    kms_key: b.opt_str("KmsKeyIdentifier")?,
+                    tags: b.tag_list("Tags", "Key", "Value")?,
+                    system_tags: Vec::new(),
+                },
             )?;
             let mut out = json!({"EventBusArn": arn});
             if let Some(d) = b.opt_str("Description")? {
@@ -244,6 +247,7 @@ fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<
                     description: b.opt_str("Description")?,
                     role_arn: b.opt_str("RoleArn")?,
                     tags: b.tag_list("Tags", "Key", "Value")?,
+                    system_tags: Vec::new(),
                 },
             )?;
             Ok(json!({"RuleArn": arn}))

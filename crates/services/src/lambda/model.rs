@@ -161,6 +161,9 @@ pub struct EventSourceMapping {
     pub last_modified: f64,
     /// The host clients reach cumulo by, for the queue URL the poller receives from.
     pub host: String,
+    /// Tags (TagResource on the mapping's ARN, or CreateEventSourceMapping's `Tags`).
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
 }
 
 /// What CreateFunction takes.

@@ -336,6 +336,7 @@ impl Lambda {
         input: CreateFunctionInput,
     ) -> Result<(Function, String), AwsError> {
         let name = parse_new_function(&input.name)?;
+        super::config::refuse_reserved(&input.tags)?;
         if input.package_type.as_deref() == Some("Image") || matches!(input.code, CodeInput::Image)
         {
             return Err(image_refused());

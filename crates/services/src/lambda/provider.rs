@@ -1024,6 +1024,7 @@ const MAPPING_KNOWN: &[&str] = &[
     "FunctionName",
     "FunctionResponseTypes",
     "MaximumBatchingWindowInSeconds",
+    "Tags",
 ];
 
 fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderError> {
@@ -1047,7 +1048,6 @@ fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderErr
         "SourceAccessConfigurations",
         "StartingPosition",
         "StartingPositionTimestamp",
-        "Tags",
         "Topics",
         "TumblingWindowInSeconds",
     ]
@@ -1068,7 +1068,15 @@ fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderErr
         batch_size: int(props, "BatchSize")?,
         maximum_batching_window: int(props, "MaximumBatchingWindowInSeconds")?,
         report_batch_item_failures: Some(types.iter().any(|t| t == "ReportBatchItemFailures")),
+        tags: BTreeMap::new(),
     })
+}
+
+fn mapping_arn(core: &Lambda, region: &str, uuid: &str) -> String {
+    format!(
+        "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
+        core.account_id()
+    )
 }
 
 fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
@@ -1076,10 +1084,7 @@ fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
     attributes.insert("Id".into(), json!(uuid));
     attributes.insert(
         "EventSourceMappingArn".into(),
-        json!(format!(
-            "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
-            core.account_id()
-        )),
+        json!(mapping_arn(core, region, uuid)),
     );
     ProviderOutcome {
         physical_id: uuid.to_string(),
@@ -1096,11 +1101,19 @@ impl Provider for MappingProvider {
         properties: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(MAPPING, properties)?;
-        let input = mapping_input(&props)?;
+        let mut input = mapping_input(&props)?;
+        input.tags = tags(ctx, &props)?.into_iter().collect();
         let m = self
             .core
             .create_event_source_mapping(&ctx.region, input, &endpoint_host(ctx))
             .map_err(|e| fail(ctx, e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            let arn = mapping_arn(&self.core, &ctx.region, &m.uuid);
+            self.core
+                .add_system_tags(&ctx.region, &arn, system.into_iter().collect())
+                .map_err(|e| fail(ctx, e))?;
+        }
         Ok(mapping_outcome(&self.core, &ctx.region, &m.uuid))
     }
 
@@ -1120,6 +1133,20 @@ impl Provider for MappingProvider {
         self.core
             .update_event_source_mapping(&ctx.region, physical_id, input)
             .map_err(|e| fail(ctx, e))?;
+        let arn = mapping_arn(&self.core, &ctx.region, physical_id);
+        let current = self
+            .core
+            .list_tags(&ctx.region, &arn)
+            .map_err(|e| fail(ctx, e))?;
+        let change = TagChange::between(&current, &tags(ctx, &props)?);
+        self.core
+            .untag_resource(&ctx.region, &arn, &change.remove)
+            .map_err(|e| fail(ctx, e))?;
+        if !change.set.is_empty() {
+            self.core
+                .tag_resource(&ctx.region, &arn, change.set.into_iter().collect())
+                .map_err(|e| fail(ctx, e))?;
+        }
         Ok(mapping_outcome(&self.core, &ctx.region, physical_id))
     }
 

@@ -84,7 +84,10 @@ pub(super) fn strings(b: &Body, k: &str) -> Result<Option<Vec<String>>, AwsError
     }
 }
 
-fn string_map(v: Option<&Value>, k: &str) -> Result<Option<BTreeMap<String, String>>, AwsError> {
+pub(super) fn string_map(
+    v: Option<&Value>,
+    k: &str,
+) -> Result<Option<BTreeMap<String, String>>, AwsError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => m
