@@ -154,9 +154,11 @@ pub async fn create_change_set(
     check_capabilities(&root, &input.capabilities)?;
     let params = stored_params(&prepared);
     let tags = input.tags.as_deref().map(tags_of).transpose()?;
+    // Tags left out keep the stack's (as UpdateStack does); given, they may change it.
+    let tags_changed = live.is_some_and(|s| tags.as_ref().is_some_and(|t| *t != s.tags));
     let mut changes = {
         let st = engine.inner.lock();
-        super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
+        super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared, tags_changed)
     };
     let change_set_id = format!(
         "arn:{}:cloudformation:{}:{}:changeSet/{}/{}",
@@ -182,6 +184,7 @@ pub async fn create_change_set(
             prepared: &prepared,
             capabilities: &input.capabilities,
             description: input.description.as_ref(),
+            tags_changed,
         };
         nested_changes::plan(engine, caller, level, &mut changes).await?
     } else {
