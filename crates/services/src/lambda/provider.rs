@@ -108,6 +108,7 @@ const FUNCTION_KNOWN: &[&str] = &[
     "EphemeralStorage",
     "FunctionName",
     "Handler",
+    "KmsKeyArn",
     "Layers",
     "LoggingConfig",
     "MemorySize",
@@ -140,10 +141,6 @@ const FUNCTION_UNSUPPORTED: &[(&str, &str)] = &[
         "ImageConfig",
         "container image functions need a container engine, which cumulo does not use",
     ),
-    (
-        "KmsKeyArn",
-        "environment encryption with a customer key is not emulated",
-    ),
     ("PublishToLatestPublished", "not emulated"),
     ("RecursiveLoop", "recursive loop detection is not emulated"),
     (
@@ -170,6 +167,7 @@ struct FunctionProps {
     concurrency: Option<i64>,
     logging: Option<Map<String, Value>>,
     tracing_mode: Option<String>,
+    kms_key_arn: Option<String>,
 }
 
 /// The whole LoggingConfig a template declares for function `name` (absent fields at AWS's
@@ -242,6 +240,7 @@ fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderE
         ephemeral,
         concurrency: int(props, "ReservedConcurrentExecutions")?,
         tracing_mode,
+        kms_key_arn: scalar(props, "KmsKeyArn")?,
     })
 }
 
@@ -368,6 +367,7 @@ impl Provider for FunctionProvider {
             code,
             publish: false,
             tracing_mode: p.tracing_mode,
+            kms_key_arn: p.kms_key_arn,
         };
         core.create_function(&ctx.region, input)
             .map_err(|e| fail(ctx, e))?;
@@ -418,6 +418,8 @@ impl Provider for FunctionProvider {
             logging: Some(logging),
             // Absent is Lambda's default, so an update that drops it turns tracing off.
             tracing_mode: Some(p.tracing_mode.unwrap_or_else(super::model::pass_through)),
+            // Absent goes back to AWS's default key.
+            kms_key_arn: Some(p.kms_key_arn.unwrap_or_default()),
             revision_id: None,
         };
         core.update_function_configuration(region, physical_id, input)
@@ -481,6 +483,9 @@ impl Provider for FunctionProvider {
         );
         props.insert("PackageType".into(), json!("Zip"));
         props.insert("TracingConfig".into(), json!({"Mode": c.tracing_mode}));
+        if let Some(k) = &c.kms_key_arn {
+            props.insert("KmsKeyArn".into(), json!(k));
+        }
         if !c.environment.is_empty() {
             props.insert("Environment".into(), json!({"Variables": c.environment}));
         }
