@@ -109,3 +109,44 @@ def test_bus_and_rule_lifecycle(cfn, events, sqs):
         events.describe_event_bus(Name=bus)
     with pytest.raises(botocore.exceptions.ClientError):
         events.describe_rule(Name=default_rule)
+
+
+def test_bus_settings_and_target_retry_and_dead_letter(cfn, events, sqs):
+    stack = f"ev-set-{uuid.uuid4().hex[:8]}"
+    bus = f"bus-{stack}"
+    policy = {"Version": "2012-10-17", "Statement": [{"Sid": "s", "Effect": "Allow",
+              "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "events:PutEvents",
+              "Resource": f"arn:aws:events:us-east-1:000000000000:event-bus/{bus}"}]}
+
+    def body(level):
+        return json.dumps({"Resources": {
+            "Dlq": {"Type": "AWS::SQS::Queue"},
+            "Bus": {"Type": "AWS::Events::EventBus", "Properties": {
+                "Name": bus, "Description": "d", "KmsKeyIdentifier": "alias/k", "Policy": policy,
+                "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["Dlq", "Arn"]}},
+                "LogConfig": {"IncludeDetail": "NONE", "Level": level}}},
+            "Rule": {"Type": "AWS::Events::Rule", "Properties": {
+                "EventBusName": {"Ref": "Bus"}, "EventPattern": {"source": ["x"]},
+                "Targets": [{"Id": "t", "Arn": {"Fn::GetAtt": ["Dlq", "Arn"]},
+                             "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 600},
+                             "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["Dlq", "Arn"]}}}]}},
+        }, "Outputs": {"Rule": {"Value": {"Ref": "Rule"}}, "Dlq": {"Value": {"Fn::GetAtt": ["Dlq", "Arn"]}}}})
+
+    cfn.create_stack(StackName=stack, TemplateBody=body("INFO"))
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    out = outputs(cfn, stack)
+    d = events.describe_event_bus(Name=bus)
+    assert (d["Description"], d["KmsKeyIdentifier"], d["DeadLetterConfig"], d["LogConfig"]) == (
+        "d", "alias/k", {"Arn": out["Dlq"]}, {"IncludeDetail": "NONE", "Level": "INFO"})
+    assert json.loads(d["Policy"]) == policy
+    [t] = events.list_targets_by_rule(Rule=out["Rule"].split("|")[-1], EventBusName=bus)["Targets"]
+    assert t["RetryPolicy"] == {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 600}
+    assert t["DeadLetterConfig"] == {"Arn": out["Dlq"]}
+
+    cfn.update_stack(StackName=stack, TemplateBody=body("TRACE"))
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert events.describe_event_bus(Name=bus)["LogConfig"]["Level"] == "TRACE"
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    with pytest.raises(botocore.exceptions.ClientError):
+        events.describe_event_bus(Name=bus)

@@ -239,16 +239,23 @@ def test_unsupported_property_fails_the_resource(cfn):
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig=WAIT)
 
 
+KEY = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+
+
 def test_tracing_config_active_is_stored_and_reported(cfn, lam):
     name = f"trace-{uid()}"
     props = {"Runtime": "python3.11", "Handler": "index.handler", "Role": ROLE,
-             "Code": {"ZipFile": "def handler(e, c):\n    return e\n"}, "TracingConfig": {"Mode": "Active"}}
+             "Code": {"ZipFile": "def handler(e, c):\n    return e\n"}, "TracingConfig": {"Mode": "Active"},
+             "KmsKeyArn": KEY}
     t = {"Resources": {"Fn": {"Type": "AWS::Lambda::Function", "Properties": props}},
          "Outputs": {"Name": {"Value": {"Ref": "Fn"}}}}
     out = deploy(cfn, name, t, create=True)
-    assert lam.get_function_configuration(FunctionName=out["Name"])["TracingConfig"] == {"Mode": "Active"}
+    config = lam.get_function_configuration(FunctionName=out["Name"])
+    assert (config["TracingConfig"], config["KMSKeyArn"]) == ({"Mode": "Active"}, KEY)
     del props["TracingConfig"]
+    del props["KmsKeyArn"]
     deploy(cfn, name, t, create=False)
-    assert lam.get_function_configuration(FunctionName=out["Name"])["TracingConfig"] == {"Mode": "PassThrough"}
+    config = lam.get_function_configuration(FunctionName=out["Name"])
+    assert config["TracingConfig"] == {"Mode": "PassThrough"} and "KMSKeyArn" not in config
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)

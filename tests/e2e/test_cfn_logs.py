@@ -117,3 +117,31 @@ def test_unsupported_property_fails_naming_it(cfn, logs):
     reasons = [e.get("ResourceStatusReason", "") for e in events if e["LogicalResourceId"] == "G"]
     assert any("DataProtectionPolicy" in r for r in reasons), reasons
     assert group(logs, f"/cfn/{stack}") is None
+
+
+def test_deletion_protection_is_applied_and_blocks_the_stack_delete(cfn, logs):
+    stack = f"logs-dp-{uuid.uuid4().hex[:8]}"
+    name = f"/cfn/{stack}"
+
+    def body(protected):
+        return json.dumps({"Resources": {"G": {"Type": "AWS::Logs::LogGroup", "Properties": {
+            "LogGroupName": name, "DeletionProtectionEnabled": protected}}}})
+
+    cfn.create_stack(StackName=stack, TemplateBody=body(True))
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert group(logs, name)["deletionProtectionEnabled"] is True
+    for protected in (False, True):
+        cfn.update_stack(StackName=stack, TemplateBody=body(protected))
+        cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig=WAIT)
+        assert group(logs, name)["deletionProtectionEnabled"] is protected
+    # Deleting the stack fails on the protected group, as on AWS, and leaves it.
+    cfn.delete_stack(StackName=stack)
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"] == "DELETE_FAILED"
+    assert group(logs, name) is not None
+    # Protection turned off through Logs' API, the delete goes through.
+    logs.put_log_group_deletion_protection(logGroupIdentifier=name, deletionProtectionEnabled=False)
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert group(logs, name) is None

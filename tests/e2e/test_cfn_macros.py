@@ -163,11 +163,33 @@ def test_macro_failures_are_reported_as_aws_reports_them(cfn, macro, mode, messa
         cfn.describe_stacks(StackName=stack)
 
 
+def test_a_change_set_whose_macro_fails_is_failed_and_summary_runs_macros(cfn, macro):
+    stack = f"csbad-{uid()}"
+    body = json.dumps(user_template(macro))
+    # A macro that answers failure: the change set exists, FAILED with AWS's reason.
+    out = cfn.create_change_set(StackName=stack, ChangeSetName="c", ChangeSetType="CREATE", TemplateBody=body,
+                                Parameters=[{"ParameterKey": "Mode", "ParameterValue": "Fail"}])
+    cs = cfn.describe_change_set(ChangeSetName=out["Id"])
+    assert (cs["Status"], cs["ExecutionStatus"]) == ("FAILED", "UNAVAILABLE")
+    assert cs["StatusReason"] == f"Transform 000000000000::{macro} failed with: told to fail"
+    assert [c["ChangeSetName"] for c in cfn.list_change_sets(StackName=stack)["Summaries"]] == ["c"]
+    cfn.delete_stack(StackName=stack)
+    # GetTemplateSummary summarizes what the macro makes of the template.
+    summary = cfn.get_template_summary(TemplateBody=body)
+    assert summary["ResourceTypes"] == ["AWS::SQS::Queue"]
+    assert summary["DeclaredTransforms"] == [macro]
+    assert [p["ParameterKey"] for p in summary["Parameters"]] == ["Mode"]
+
+
 def test_unknown_macro(cfn):
     template = {"Transform": "NoSuchMacro", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}
     with pytest.raises(botocore.exceptions.ClientError) as e:
         cfn.create_stack(StackName=f"unk-{uid()}", TemplateBody=json.dumps(template),
                          Capabilities=["CAPABILITY_AUTO_EXPAND"])
+    assert e.value.response["Error"]["Message"] == "No transform named 000000000000::NoSuchMacro found."
+    # GetTemplateSummary runs the transform, so it fails the same way.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.get_template_summary(TemplateBody=json.dumps(template))
     assert e.value.response["Error"]["Message"] == "No transform named 000000000000::NoSuchMacro found."
 
 
@@ -196,11 +218,26 @@ def test_include_reads_a_snippet_from_s3_in_both_positions(cumulo, cfn, tmp_path
     processed = processed if isinstance(processed, dict) else json.loads(processed)
     assert processed["Resources"]["Included"] == {"Type": "AWS::SQS::Queue", "Properties": {"DelaySeconds": 3}}
 
+    # GetTemplateSummary runs the transforms before it summarizes, as AWS does.
+    summary = cfn.get_template_summary(TemplateBody=json.dumps(template))
+    assert summary["ResourceTypes"] == ["AWS::SQS::Queue"]
+    assert summary["DeclaredTransforms"] == ["AWS::Include"]
+
+    # A change set whose transform fails is made, and FAILED with the failure as its reason.
     missing = dict(template, Transform={"Name": "AWS::Include", "Parameters": {"Location": f"s3://{bucket}/nope"}})
+    failed_stack = f"incl-{uid()}"
+    out = cfn.create_change_set(StackName=failed_stack, ChangeSetName="c", ChangeSetType="CREATE",
+                                TemplateBody=json.dumps(missing))
+    cs = cfn.describe_change_set(ChangeSetName=out["Id"])
+    assert (cs["Status"], cs["ExecutionStatus"], cs["Changes"]) == ("FAILED", "UNAVAILABLE", [])
+    assert cs["StatusReason"].startswith("Transform AWS::Include failed with: S3 error:")
+    assert cfn.describe_stacks(StackName=failed_stack)["Stacks"][0]["StackStatus"] == "REVIEW_IN_PROGRESS"
+    with pytest.raises(botocore.exceptions.ClientError):
+        cfn.execute_change_set(ChangeSetName=out["Id"])
     with pytest.raises(botocore.exceptions.ClientError) as e:
-        cfn.create_change_set(StackName=f"incl-{uid()}", ChangeSetName="c", ChangeSetType="CREATE",
-                              TemplateBody=json.dumps(missing))
+        cfn.get_template_summary(TemplateBody=json.dumps(missing))
     assert e.value.response["Error"]["Message"].startswith("Transform AWS::Include failed with: S3 error:")
+    cfn.delete_stack(StackName=failed_stack)
 
 
 def test_template_errors_in_aws_words(cfn):

@@ -242,6 +242,14 @@ def test_import_into_an_existing_stack_refuses_other_changes(cfn, sqs, cumulo):
         cfn.create_change_set(StackName=name, ChangeSetName="x", ChangeSetType="IMPORT", TemplateBody=json.dumps(changed), ResourcesToImport=to_import)
     assert error(e)[2].startswith("You have modified resources [Other] in your template that are not being imported.")
     assert cfn.list_change_sets(StackName=name)["Summaries"] == []
+    # Nor may the import add (or change, or drop) an output.
+    with_output = dict(body, Outputs={"Url": {"Value": {"Ref": "Queue"}}})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_change_set(StackName=name, ChangeSetName="x", ChangeSetType="IMPORT", TemplateBody=json.dumps(with_output), ResourcesToImport=to_import)
+    assert error(e)[0] == "ValidationError"
+    assert error(e)[2] == ("You have modified outputs [Url] in your template. "
+                           "Outputs cannot be added, modified or removed during import operations.")
+    assert cfn.list_change_sets(StackName=name)["Summaries"] == []
     # The AWS CLI, as a user types it.
     out = cumulo.aws("cloudformation", "create-change-set", "--stack-name", name, "--change-set-name", "x",
                      "--change-set-type", "IMPORT", "--template-body", json.dumps(body),

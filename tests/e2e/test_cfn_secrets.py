@@ -335,3 +335,33 @@ def test_no_echo_parameter_never_reaches_disk_and_survives_kill_9(fresh_server, 
     assert json.loads(sm.get_secret_value(SecretId="app-prod/db")["SecretString"]) == {"password": password}
     fresh_server.kill9()
     assert files_holding_it() == []
+
+
+def test_replica_regions_make_replicas_and_follow_updates(cfn, sm, cumulo):
+    p = f"rep-{uid()}"
+    west = cumulo.client("secretsmanager", region="us-west-2")
+    eu = cumulo.client("secretsmanager", region="eu-west-1")
+
+    def body(regions):
+        return {"Resources": {"S": {"Type": "AWS::SecretsManager::Secret", "Properties": {
+            "Name": f"{p}-s", "SecretString": "v", "ReplicaRegions": [{"Region": r} for r in regions]}}},
+            "Outputs": {"Arn": {"Value": {"Ref": "S"}}}}
+
+    create(cfn, p, body(["us-west-2"]))
+    arn = outputs(cfn, p)["Arn"]
+    status = sm.describe_secret(SecretId=arn)["ReplicationStatus"]
+    assert [(r["Region"], r["Status"]) for r in status] == [("us-west-2", "InSync")]
+    assert west.get_secret_value(SecretId=f"{p}-s")["SecretString"] == "v"
+    # CloudFormation's own tags reach the replica with the primary's.
+    tags = {t["Key"] for t in west.describe_secret(SecretId=f"{p}-s")["Tags"]}
+    assert "aws:cloudformation:logical-id" in tags
+
+    update(cfn, p, body(["eu-west-1"]))
+    status = sm.describe_secret(SecretId=arn)["ReplicationStatus"]
+    assert [r["Region"] for r in status] == ["eu-west-1"]
+    assert secret_gone(west, f"{p}-s")
+    assert eu.get_secret_value(SecretId=f"{p}-s")["SecretString"] == "v"
+
+    delete(cfn, p)
+    assert secret_gone(sm, arn)
+    assert secret_gone(eu, f"{p}-s")

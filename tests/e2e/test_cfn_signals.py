@@ -156,6 +156,40 @@ def test_creation_policy_signalled_by_the_cli_and_boto3(cumulo, cfn):
     cfn.delete_stack(StackName=stack)
 
 
+def test_delete_stack_cancels_a_wait_and_deletes_everything(cumulo, cfn):
+    stack = name()
+    template = {"Resources": {
+        "Handle": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
+        "Queue": {"Type": "AWS::SQS::Queue"},
+        "Condition": {"Type": "AWS::CloudFormation::WaitCondition", "DependsOn": "Queue", "Properties": {
+            "Handle": {"Ref": "Handle"}, "Timeout": "3600"}},
+        "After": {"Type": "AWS::SQS::Queue", "DependsOn": "Condition"},
+    }}
+    stack_id = cfn.create_stack(StackName=stack, TemplateBody=json.dumps(template))["StackId"]
+    handle_url(cfn, stack)
+    for _ in range(100):
+        try:
+            if status_of(cfn, stack, "Condition") == "CREATE_IN_PROGRESS":
+                break
+        except botocore.exceptions.ClientError:
+            pass
+        time.sleep(0.1)
+    queue = physical(cfn, stack, "Queue")
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig=WAIT)
+    evs = list(reversed(events(cfn, stack_id)))
+    stack_events = [(e["ResourceStatus"], e.get("ResourceStatusReason")) for e in evs
+                    if e["LogicalResourceId"] == stack]
+    assert stack_events == [("CREATE_IN_PROGRESS", "User Initiated"), ("DELETE_IN_PROGRESS", "User Initiated"),
+                            ("DELETE_COMPLETE", None)]
+    cancelled = [e.get("ResourceStatusReason") for e in evs
+                 if e["LogicalResourceId"] == "Condition" and e["ResourceStatus"] == "CREATE_FAILED"]
+    assert cancelled == ["Resource creation cancelled"]
+    assert not [e for e in evs if e["LogicalResourceId"] == "After"]
+    with pytest.raises(botocore.exceptions.ClientError):
+        cumulo.client("sqs").get_queue_attributes(QueueUrl=queue)
+
+
 def test_a_failure_signal_rolls_the_stack_back(cfn):
     stack = name()
     cfn.create_stack(StackName=stack, TemplateBody=policy_template(count=1))

@@ -197,3 +197,106 @@ def test_direct_deploy_tags_resources_and_updates_them(tmp_path):
         check(live_tags(server, out), "app", stack_id, {"team": "ops"})
     finally:
         server.stop()
+
+
+RESERVED = "aws: prefixed tag key names are not allowed for external use."
+
+
+def refused(call, code):
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        call()
+    assert (e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]) == (code, RESERVED)
+
+
+def test_lambda_events_ecr_refuse_aws_keys_and_mappings_keep_tags(cumulo, tmp_path):
+    """Lambda, EventBridge and ECR refuse `aws:` keys from users (TagResource and the create
+    calls), each in its own error code, while CloudFormation's own tags still reach what a stack
+    makes; an event source mapping takes Tags (the template's, the stack's, CloudFormation's) and
+    Lambda's tag API works on its ARN."""
+    name = f"rsv-{uuid.uuid4().hex[:8]}"
+    assume = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    body = {
+        "Resources": {
+            "Queue": {"Type": "AWS::SQS::Queue"},
+            "Role": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": assume}},
+            "Function": {"Type": "AWS::Lambda::Function", "Properties": {
+                "Runtime": "python3.11", "Handler": "index.handler", "Role": {"Fn::GetAtt": ["Role", "Arn"]},
+                "Code": {"ZipFile": "def handler(e, c):\n    return {}\n"}}},
+            "Mapping": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {
+                "EventSourceArn": {"Fn::GetAtt": ["Queue", "Arn"]}, "FunctionName": {"Ref": "Function"},
+                "Enabled": False, "Tags": [{"Key": "my", "Value": "tag"}]}},
+            "Repo": {"Type": "AWS::ECR::Repository"},
+            "Rule": {"Type": "AWS::Events::Rule", "Properties": {"ScheduleExpression": "rate(1 day)", "State": "DISABLED"}},
+        },
+        "Outputs": {
+            "Function": {"Value": {"Fn::GetAtt": ["Function", "Arn"]}},
+            "Mapping": {"Value": {"Fn::GetAtt": ["Mapping", "EventSourceMappingArn"]}},
+            "Repo": {"Value": {"Fn::GetAtt": ["Repo", "Arn"]}},
+            "Rule": {"Value": {"Fn::GetAtt": ["Rule", "Arn"]}},
+        },
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(body))
+    deploy = ["cloudformation", "deploy", "--stack-name", name, "--template-file", str(path),
+              "--capabilities", "CAPABILITY_IAM"]
+    cumulo.aws(*deploy, "--tags", "team=core")
+    stack_id, out = stack_outputs(cumulo, name)
+    lam, events, ecr = cumulo.client("lambda"), cumulo.client("events"), cumulo.client("ecr")
+    system = {"aws:cloudformation:stack-name": name, "aws:cloudformation:stack-id": stack_id}
+    assert lam.list_tags(Resource=out["Mapping"])["Tags"] == dict(
+        system, **{"aws:cloudformation:logical-id": "Mapping", "my": "tag", "team": "core"})
+
+    # TagResource, on each service's resource: refused, nothing changed.
+    refused(lambda: lam.tag_resource(Resource=out["Function"], Tags={"aws:x": "1"}), "InvalidParameterValueException")
+    refused(lambda: lam.tag_resource(Resource=out["Mapping"], Tags={"AWS:x": "1"}), "InvalidParameterValueException")
+    refused(lambda: events.tag_resource(ResourceARN=out["Rule"], Tags=[{"Key": "aws:x", "Value": "1"}]),
+            "ValidationException")
+    refused(lambda: ecr.tag_resource(resourceArn=out["Repo"], tags=[{"Key": "aws:x", "Value": "1"}]),
+            "InvalidTagParameterException")
+    assert "aws:x" not in lam.list_tags(Resource=out["Function"])["Tags"]
+    assert "aws:x" not in pairs(events.list_tags_for_resource(ResourceARN=out["Rule"])["Tags"])
+    assert "aws:x" not in pairs(ecr.list_tags_for_resource(resourceArn=out["Repo"])["tags"])
+
+    # The create calls with tags: refused, nothing created.
+    other = f"{name}-other"
+    refused(lambda: lam.create_function(
+        FunctionName=other, Runtime="python3.11", Role="arn:aws:iam::000000000000:role/r", Handler="a.h",
+        Code={"ZipFile": b"PK\x05\x06" + b"\x00" * 18}, Tags={"aws:x": "1"}), "InvalidParameterValueException")
+    assert not [f for f in lam.list_functions()["Functions"] if f["FunctionName"] == other]
+    queue_arn = f"arn:aws:sqs:us-east-1:000000000000:{other}"
+    cumulo.client("sqs").create_queue(QueueName=other)
+    before = len(lam.list_event_source_mappings()["EventSourceMappings"])
+    refused(lambda: lam.create_event_source_mapping(
+        EventSourceArn=queue_arn, FunctionName=out["Function"], Tags={"aws:x": "1"}), "InvalidParameterValueException")
+    assert len(lam.list_event_source_mappings()["EventSourceMappings"]) == before
+    refused(lambda: events.put_rule(Name=other, ScheduleExpression="rate(1 day)",
+                                    Tags=[{"Key": "aws:x", "Value": "1"}]), "ValidationException")
+    refused(lambda: events.create_event_bus(Name=other, Tags=[{"Key": "aws:x", "Value": "1"}]), "ValidationException")
+    assert not [r for r in events.list_rules()["Rules"] if r["Name"] == other]
+    refused(lambda: ecr.create_repository(repositoryName=other, tags=[{"Key": "aws:x", "Value": "1"}]),
+            "InvalidTagParameterException")
+    assert not [r for r in ecr.describe_repositories()["repositories"] if r["repositoryName"] == other]
+
+    # The mapping's tags through Lambda's tag API, and AWS's answer for one that does not exist.
+    lam.tag_resource(Resource=out["Mapping"], Tags={"A": "a"})
+    lam.untag_resource(Resource=out["Mapping"], TagKeys=["my"])
+    tags = lam.list_tags(Resource=out["Mapping"])["Tags"]
+    assert (tags["A"], "my" in tags) == ("a", False)
+    gone = out["Mapping"].rsplit(":", 1)[0] + ":00000000-0000-0000-0000-000000000000"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        lam.list_tags(Resource=gone)
+    assert e.value.response["Error"]["Message"] == f"Event source mapping not found: {gone}"
+
+    # A template tag in the reserved namespace fails the resource with the service's refusal.
+    body["Resources"]["Function"]["Properties"]["Tags"] = [{"Key": "aws:mine", "Value": "x"}]
+    path.write_text(json.dumps(body))
+    r = cumulo.aws(*deploy, check=False)
+    assert r.returncode != 0
+    events_out = cumulo.client("cloudformation").describe_stack_events(StackName=name)["StackEvents"]
+    failed = [e for e in events_out if e["LogicalResourceId"] == "Function" and e["ResourceStatus"] == "UPDATE_FAILED"]
+    assert RESERVED in failed[0]["ResourceStatusReason"]
+
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", name)
+    cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", name)
+    cumulo.client("sqs").delete_queue(QueueUrl=cumulo.client("sqs").get_queue_url(QueueName=other)["QueueUrl"])

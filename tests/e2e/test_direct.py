@@ -448,6 +448,44 @@ def test_custom_resources_answering_through_the_response_url(tmp_path):
     assert ssm_value(state, "/direct/custom") is None
 
 
+# PUTs a SUCCESS signal to the handle URL it is given (as cfn-signal would), then answers.
+PY_SIGNALLER = """
+import json, urllib.request, cfnresponse
+def handler(event, context):
+    if event['RequestType'] == 'Create':
+        url = event['ResourceProperties']['Url']
+        body = json.dumps({'Status': 'SUCCESS', 'Reason': 'r', 'UniqueId': 'fn', 'Data': 'signalled'})
+        req = urllib.request.Request(url, data=body.encode(), method='PUT', headers={'Content-Type': ''})
+        urllib.request.urlopen(req, timeout=10).read()
+    cfnresponse.send(event, context, cfnresponse.SUCCESS, {}, 'signaller')
+"""
+
+
+def test_a_wait_condition_handle_url_reaches_the_deploy(tmp_path):
+    state = tmp_path / "state"
+    tpl = write(tmp_path, "wait.json", {
+        "Resources": {
+            "Handle": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
+            "Fn": {"Type": "AWS::Lambda::Function", "Properties": {
+                "Runtime": "python3.11", "Handler": "index.handler", "Timeout": 30,
+                "Role": "arn:aws:iam::000000000000:role/lambda-role", "Code": {"ZipFile": PY_SIGNALLER}}},
+            "Signaller": {"Type": "Custom::Signaller", "Properties": {
+                "ServiceToken": {"Fn::GetAtt": ["Fn", "Arn"]}, "Url": {"Ref": "Handle"}}},
+            "Condition": {"Type": "AWS::CloudFormation::WaitCondition", "Properties": {
+                "Handle": {"Ref": "Handle"}, "Timeout": "60"}},
+        },
+        "Outputs": {"Url": {"Value": {"Ref": "Handle"}},
+                    "Data": {"Value": {"Fn::GetAtt": ["Condition", "Data"]}}},
+    })
+    out = deploy_json(tpl, state, "--stack", "waits")["stacks"][0]
+    assert out["status"] == "CREATE_COMPLETE", out
+    # The URL names the deploy's own loopback listener, not a server that is not running.
+    assert out["outputs"]["Url"].startswith("http://127.0.0.1:"), out["outputs"]["Url"]
+    assert ":4566/" not in out["outputs"]["Url"]
+    assert json.loads(out["outputs"]["Data"]) == {"fn": "signalled"}
+    run("destroy", "--stack", "waits", state=state, check=0)
+
+
 def deploy_killed_after_creating(template, state, logical, *extra):
     """Runs `cumulo deploy` with the test-only hook that hangs it right after `logical`'s
     provider create returned (before its state is written), then kill -9s it there."""

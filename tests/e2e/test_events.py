@@ -220,13 +220,36 @@ def test_lambda_target_is_invoked_with_the_event(cumulo, events):
     assert value == "ran", "the function's SDK call never reached this server"
 
 
+def test_bus_dead_letter_and_log_config_are_stored(events, sqs):
+    _, dlq = queue(sqs)
+    name = f"bus-{uid()}"
+    out = events.create_event_bus(Name=name, Description="d", KmsKeyIdentifier="alias/k",
+                                  DeadLetterConfig={"Arn": dlq}, LogConfig={"IncludeDetail": "FULL", "Level": "INFO"})
+    assert (out["DeadLetterConfig"], out["LogConfig"], out["KmsKeyIdentifier"]) == (
+        {"Arn": dlq}, {"IncludeDetail": "FULL", "Level": "INFO"}, "alias/k")
+    d = events.describe_event_bus(Name=name)
+    assert d["DeadLetterConfig"] == {"Arn": dlq} and d["LogConfig"] == {"IncludeDetail": "FULL", "Level": "INFO"}
+    events.update_event_bus(Name=name, LogConfig={"Level": "ERROR"})
+    d = events.describe_event_bus(Name=name)
+    assert d["LogConfig"] == {"Level": "ERROR"} and "DeadLetterConfig" not in d and "Description" not in d
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        events.update_event_bus(Name=name, LogConfig={"Level": "LOUD"})
+    assert error_code(e) == "ValidationException"
+    assert events.describe_event_bus(Name=name)["LogConfig"] == {"Level": "ERROR"}
+    events.delete_event_bus(Name=name)
+
+
 def test_unreachable_target_failure_is_visible(events, sqs):
     dlq_url, dlq = queue(sqs)
     rule = f"r-{uid()}"
     events.put_rule(Name=rule, EventPattern=json.dumps({"source": [f"k.{rule}"]}))
+    kinesis = {"PartitionKeyPath": "$.detail.id"}
     events.put_targets(Rule=rule, Targets=[{"Id": "k", "Arn": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
                                            "RoleArn": "arn:aws:iam::000000000000:role/r",
+                                           "KinesisParameters": kinesis,
                                            "DeadLetterConfig": {"Arn": dlq}}])
+    # The kind's parameters are kept as given, though cumulo does not deliver to it.
+    assert events.list_targets_by_rule(Rule=rule)["Targets"][0]["KinesisParameters"] == kinesis
     res = events.put_events(Entries=[{"Source": f"k.{rule}", "DetailType": "x", "Detail": "{}"}])
     assert res["FailedEntryCount"] == 1
     assert "kinesis" in res["Entries"][0]["ErrorMessage"]

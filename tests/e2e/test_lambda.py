@@ -625,8 +625,9 @@ exports.handler = async () => isArrayBuffer(new ArrayBuffer(1));
 
 
 def test_tracing_config_is_stored_and_reported(lam):
-    name, resp = make(lam, TracingConfig={"Mode": "Active"})
-    assert resp["TracingConfig"] == {"Mode": "Active"}
+    key = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+    name, resp = make(lam, TracingConfig={"Mode": "Active"}, KMSKeyArn=key)
+    assert resp["TracingConfig"] == {"Mode": "Active"} and resp["KMSKeyArn"] == key
     assert lam.get_function_configuration(FunctionName=name)["TracingConfig"] == {"Mode": "Active"}
     lam.update_function_configuration(FunctionName=name, TracingConfig={"Mode": "PassThrough"})
     lam.get_waiter("function_updated_v2").wait(FunctionName=name, WaiterConfig=WAIT)
@@ -635,4 +636,12 @@ def test_tracing_config_is_stored_and_reported(lam):
         lam.update_function_configuration(FunctionName=name, TracingConfig={"Mode": "Sometimes"})
     assert err_code(e) == "ValidationException"
     assert lam.get_function_configuration(FunctionName=name)["TracingConfig"] == {"Mode": "PassThrough"}
+    # KMSKeyArn: stored and reported; an empty one goes back to the default key.
+    assert lam.get_function_configuration(FunctionName=name)["KMSKeyArn"] == key
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        lam.update_function_configuration(FunctionName=name, KMSKeyArn="not-an-arn")
+    assert err_code(e) == "ValidationException"
+    lam.update_function_configuration(FunctionName=name, KMSKeyArn="")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name, WaiterConfig=WAIT)
+    assert "KMSKeyArn" not in lam.get_function_configuration(FunctionName=name)
     lam.delete_function(FunctionName=name)

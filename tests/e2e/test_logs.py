@@ -303,6 +303,27 @@ def test_cli_round_trip(cumulo):
     assert [x["logGroupName"] for x in groups["logGroups"]] == [g]
 
 
+def test_deletion_protection_blocks_delete_until_disabled(logs):
+    name = f"/protected/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=name, deletionProtectionEnabled=True)
+    [g] = logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"]
+    assert g["deletionProtectionEnabled"] is True
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        logs.delete_log_group(logGroupName=name)
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert name in e.value.response["Error"]["Message"]
+    assert logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"]
+    # By ARN; a group that does not exist is ResourceNotFoundException.
+    logs.put_log_group_deletion_protection(logGroupIdentifier=g["logGroupArn"], deletionProtectionEnabled=False)
+    [g] = logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"]
+    assert g["deletionProtectionEnabled"] is False
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        logs.put_log_group_deletion_protection(logGroupIdentifier=name + "-none", deletionProtectionEnabled=True)
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    logs.delete_log_group(logGroupName=name)
+    assert logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"] == []
+
+
 def test_unimplemented_operation_is_501(logs):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         logs.describe_metric_filters()
@@ -313,7 +334,7 @@ def test_unimplemented_operation_is_501(logs):
 def test_state_survives_restart_and_kill(fresh_server):
     server = fresh_server.start()
     logs = server.client("logs")
-    logs.create_log_group(logGroupName="/durable", tags={"k": "v"})
+    logs.create_log_group(logGroupName="/durable", tags={"k": "v"}, deletionProtectionEnabled=True)
     logs.put_retention_policy(logGroupName="/durable", retentionInDays=7)
     logs.create_log_stream(logGroupName="/durable", logStreamName="s")
     t = now_ms()
@@ -330,6 +351,10 @@ def test_state_survives_restart_and_kill(fresh_server):
         assert s["lastEventTimestamp"] == t
         events = logs.get_log_events(logGroupName="/durable", logStreamName="s")["events"]
         assert [e["message"] for e in events] == ["kept"]
+        assert g["deletionProtectionEnabled"] is True
+        with pytest.raises(botocore.exceptions.ClientError):
+            logs.delete_log_group(logGroupName="/durable")
+        logs.put_log_group_deletion_protection(logGroupIdentifier="/durable", deletionProtectionEnabled=False)
         logs.delete_log_group(logGroupName="/durable")
     finally:
         server.stop()

@@ -260,6 +260,67 @@ def test_rotation_answers_501(sm):
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
 
 
+def test_replicas_are_secrets_in_other_regions(sm, cumulo):
+    n = name()
+    west, eu = cumulo.client("secretsmanager", region="us-west-2"), cumulo.client("secretsmanager", region="eu-west-1")
+    out = sm.create_secret(Name=n, SecretString="v1", AddReplicaRegions=[{"Region": "us-west-2"}])
+    assert out["ReplicationStatus"] == [{"Region": "us-west-2", "KmsKeyId": "alias/aws/secretsmanager",
+                                         "Status": "InSync", "StatusMessage": "Replication succeeded"}]
+    primary = sm.describe_secret(SecretId=n)
+    assert primary["PrimaryRegion"] == "us-east-1"
+    assert [r["Region"] for r in primary["ReplicationStatus"]] == ["us-west-2"]
+    # The replica: same name and suffix, its region's ARN, the value, kept in step.
+    replica = west.describe_secret(SecretId=n)
+    assert replica["ARN"] == out["ARN"].replace(":us-east-1:", ":us-west-2:")
+    assert replica["PrimaryRegion"] == "us-east-1" and "ReplicationStatus" not in replica
+    assert west.get_secret_value(SecretId=n)["SecretString"] == "v1"
+    sm.put_secret_value(SecretId=n, SecretString="v2")
+    sm.tag_resource(SecretId=n, Tags=[{"Key": "team", "Value": "a"}])
+    assert west.get_secret_value(SecretId=n)["SecretString"] == "v2"
+    assert west.describe_secret(SecretId=n)["Tags"] == [{"Key": "team", "Value": "a"}]
+
+    # A replica takes no changes; a primary with replicas cannot be deleted.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        west.put_secret_value(SecretId=n, SecretString="x")
+    assert e.value.response["Error"] == {
+        "Code": "InvalidParameterException",
+        "Message": "Operation not permitted on a replica secret. Call must be made in primary secret's region."}
+    assert west.get_secret_value(SecretId=n)["SecretString"] == "v2"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sm.delete_secret(SecretId=n, ForceDeleteWithoutRecovery=True)
+    assert e.value.response["Error"]["Message"] == (
+        f"You can't delete secret {out['ARN']} that still has replica regions [us-west-2].")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sm.replicate_secret_to_regions(SecretId=n, AddReplicaRegions=[{"Region": "us-east-1"}])
+    assert code(e) == "InvalidParameterException"
+
+    # A region already holding the name: Failed, that secret untouched, unless forced.
+    eu.create_secret(Name=n, SecretString="theirs")
+    got = sm.replicate_secret_to_regions(SecretId=n, AddReplicaRegions=[{"Region": "eu-west-1"}])
+    failed = [r for r in got["ReplicationStatus"] if r["Region"] == "eu-west-1"][0]
+    assert failed["Status"] == "Failed"
+    assert failed["StatusMessage"] == f"Replication failed: Secret name {n} already exists in region eu-west-1."
+    assert eu.get_secret_value(SecretId=n)["SecretString"] == "theirs"
+    got = sm.replicate_secret_to_regions(SecretId=n, AddReplicaRegions=[{"Region": "eu-west-1"}],
+                                         ForceOverwriteReplicaSecret=True)
+    assert {r["Region"]: r["Status"] for r in got["ReplicationStatus"]} == {"us-west-2": "InSync", "eu-west-1": "InSync"}
+    assert eu.get_secret_value(SecretId=n)["SecretString"] == "v2"
+
+    # Removing a region deletes its replica; stopping one makes it a secret of its own.
+    got = sm.remove_regions_from_replication(SecretId=n, RemoveReplicaRegions=["us-west-2"])
+    assert [r["Region"] for r in got["ReplicationStatus"]] == ["eu-west-1"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        west.describe_secret(SecretId=n)
+    assert code(e) == "ResourceNotFoundException"
+    eu.stop_replication_to_replica(SecretId=n)
+    assert "PrimaryRegion" not in eu.describe_secret(SecretId=n)
+    assert "ReplicationStatus" not in sm.describe_secret(SecretId=n)
+    eu.put_secret_value(SecretId=n, SecretString="own")
+    assert sm.get_secret_value(SecretId=n)["SecretString"] == "v2"
+    sm.delete_secret(SecretId=n, ForceDeleteWithoutRecovery=True)
+    eu.delete_secret(SecretId=n, ForceDeleteWithoutRecovery=True)
+
+
 def test_values_survive_restart_and_never_reach_disk_in_clear(fresh_server):
     fresh_server.start()
     sm = fresh_server.client("secretsmanager")
@@ -267,7 +328,7 @@ def test_values_survive_restart_and_never_reach_disk_in_clear(fresh_server):
     secret_value = f"secret-{uuid.uuid4().hex}"
     binary_value = f"binary-{uuid.uuid4().hex}".encode()
     secure_value = f"securestring-{uuid.uuid4().hex}"
-    sm.create_secret(Name="plain/one", SecretString=secret_value)
+    sm.create_secret(Name="plain/one", SecretString=secret_value, AddReplicaRegions=[{"Region": "us-west-2"}])
     sm.create_secret(Name="plain/bin", SecretBinary=binary_value)
     sm.put_secret_value(SecretId="plain/one", SecretString=secret_value + "-v2")
     ssm.put_parameter(Name="/app/secure", Value=secure_value, Type="SecureString")
@@ -295,5 +356,8 @@ def test_values_survive_restart_and_never_reach_disk_in_clear(fresh_server):
     assert sm.get_secret_value(SecretId="plain/one")["SecretString"] == secret_value + "-v2"
     assert sm.get_secret_value(SecretId="plain/one", VersionStage="AWSPREVIOUS")["SecretString"] == secret_value
     assert sm.get_secret_value(SecretId="plain/bin")["SecretBinary"] == binary_value
+    west = fresh_server.client("secretsmanager", region="us-west-2")
+    assert west.get_secret_value(SecretId="plain/one")["SecretString"] == secret_value + "-v2"
+    assert sm.describe_secret(SecretId="plain/one")["ReplicationStatus"][0]["Status"] == "InSync"
     ssm = fresh_server.client("ssm")
     assert ssm.get_parameter(Name="/app/secure", WithDecryption=True)["Parameter"]["Value"] == secure_value

@@ -23,16 +23,22 @@ pub(crate) fn register(registry: &mut ProviderRegistry, engine: Weak<Inner>) {
             engine: engine.clone(),
         }),
     );
+    let handles = engine.clone();
     registry.register(
         crate::ops::signal::HANDLE_TYPE,
         Arc::new(Marker {
-            physical_id: handle_url,
+            physical_id: Box::new(move |ctx| {
+                let fallback = handles
+                    .upgrade()
+                    .and_then(|inner| inner.config.handle_host.clone());
+                handle_url(ctx, fallback.as_deref())
+            }),
         }),
     );
     registry.register(
         crate::exec::WAIT_CONDITION_TYPE,
         Arc::new(Marker {
-            physical_id: wait_condition_id,
+            physical_id: Box::new(wait_condition_id),
         }),
     );
     registry.register("AWS::CDK::Metadata", Arc::new(CdkMetadata));
@@ -300,16 +306,17 @@ impl Provider for NestedStack {
 /// A type that makes nothing but its physical id: the wait its resource does happens in the
 /// engine (`exec/signals.rs`), and an update is not waited on, as in AWS.
 struct Marker {
-    physical_id: fn(&ProviderContext) -> String,
+    physical_id: Box<dyn Fn(&ProviderContext) -> String + Send + Sync>,
 }
 
 /// A handle's physical id (its Ref) is the URL signals are PUT to: where AWS gives a presigned
-/// S3 URL, an unsigned one on the endpoint the caller used (`ops/signal.rs`).
-fn handle_url(ctx: &ProviderContext) -> String {
-    let host = if ctx.host.is_empty() {
-        "localhost:4566"
-    } else {
-        &ctx.host
+/// S3 URL, an unsigned one on the endpoint the caller used (`ops/signal.rs`); for a caller with
+/// no host, the engine's `handle_host` (a direct deploy's own listener), else `localhost:4566`.
+fn handle_url(ctx: &ProviderContext, fallback: Option<&str>) -> String {
+    let host = match (ctx.host.as_str(), fallback) {
+        ("", Some(h)) => h,
+        ("", None) => "localhost:4566",
+        (h, _) => h,
     };
     let token = uuid::Uuid::new_v4().simple();
     format!("http://{host}{HANDLE_PATH}{token}")

@@ -20,6 +20,9 @@ pub struct EngineConfig {
     pub parallelism: usize,
     /// Types without a provider fail instead of being stubbed.
     pub strict: bool,
+    /// The host a WaitConditionHandle's URL names when the call that started the operation
+    /// came with none (an in-process direct deploy): where that process serves the gateway.
+    pub handle_host: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -28,6 +31,7 @@ impl Default for EngineConfig {
             sync_wait: Duration::from_secs(1),
             parallelism: 64,
             strict: false,
+            handle_host: None,
         }
     }
 }

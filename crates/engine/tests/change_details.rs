@@ -194,3 +194,112 @@ async fn policy_only_changes_are_modifies_that_execution_applies() {
     h.delete("d").await;
     assert!(h.fake.exists(&a), "A was retained");
 }
+
+/// A change set that changes only the stack's tags lists a Modify for each resource whose type
+/// takes tags (Scope `Tags`, a `Tags` detail, no replacement) and none for the others; the same
+/// tags again are no change.
+#[tokio::test]
+async fn stack_tag_changes_are_modifies_of_taggable_resources() {
+    let h = Harness::new();
+    let body = json!({"Resources": {
+        "Mut": {"Type": FAKE},
+        "Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "tagged-q"}}
+    }})
+    .to_string();
+    let tag = |v: &str| {
+        vec![Tag {
+            key: "k".into(),
+            value: v.into(),
+        }]
+    };
+    h.engine
+        .create_stack(
+            &h.caller,
+            CreateStackInput {
+                stack_name: "d".into(),
+                template_body: Some(body.clone()),
+                tags: tag("v1"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let make = |name: &str, value: &str| CreateChangeSetInput {
+        stack_name: "d".into(),
+        change_set_name: name.into(),
+        template_body: Some(body.clone()),
+        tags: Some(tag(value)),
+        ..Default::default()
+    };
+    let describe = |id: String| DescribeChangeSetInput {
+        change_set: ChangeSetRef {
+            change_set_name: id,
+            stack_name: None,
+        },
+        next_token: None,
+        include_property_values: false,
+    };
+    let out = h
+        .engine
+        .create_change_set(&h.caller, make("retag", "v2"))
+        .await
+        .unwrap();
+    let cs = h
+        .engine
+        .describe_change_set(&h.caller, describe(out.id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(cs.changes.len(), 1, "{:?}", cs.changes);
+    let q = &cs.changes[0];
+    assert_eq!(
+        (
+            q.logical_resource_id.as_str(),
+            q.action.as_str(),
+            q.replacement.as_deref()
+        ),
+        ("Q", "Modify", Some("False"))
+    );
+    assert_eq!(q.scope, vec!["Tags"]);
+    assert_eq!(q.details.len(), 1);
+    let d = &q.details[0];
+    assert_eq!(
+        (
+            d.target.attribute.as_str(),
+            d.target.requires_recreation.as_deref(),
+            d.evaluation.as_str(),
+            d.change_source.as_str()
+        ),
+        ("Tags", Some("Never"), "Static", "DirectModification")
+    );
+    // The same tags: nothing to change.
+    let same = h
+        .engine
+        .create_change_set(&h.caller, make("same", "v1"))
+        .await
+        .unwrap();
+    let cs = h
+        .engine
+        .describe_change_set(&h.caller, describe(same.id))
+        .await
+        .unwrap();
+    assert_eq!((cs.status.as_str(), cs.changes.len()), ("FAILED", 0));
+    // Executing the first hands Q its new tags.
+    let before = h.fake.calls().len();
+    h.engine
+        .execute_change_set(
+            &h.caller,
+            ExecuteChangeSetInput {
+                change_set: ChangeSetRef {
+                    change_set_name: out.id,
+                    stack_name: None,
+                },
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(h.settle("d").await, StackStatus::UPDATE_COMPLETE);
+    let calls = h.fake.calls()[before..].to_vec();
+    assert!(calls.iter().any(|c| c.starts_with("update Q")), "{calls:?}");
+    assert_eq!(h.stack("d").await.tags, tag("v2"));
+}

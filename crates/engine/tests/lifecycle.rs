@@ -1289,7 +1289,8 @@ async fn termination_protection_and_a_running_operation_refuse_deletion() {
         "Stack [tp] cannot be deleted while TerminationProtection is enabled"
     );
     assert_eq!(h.status("tp").await, StackStatus::CREATE_COMPLETE);
-    // While an operation runs, neither a delete nor an update may start.
+    // While an update runs, neither a delete nor another update may start (a create in
+    // progress is cancelled by a delete: see signals.rs).
     let h = Harness::with(
         std::sync::Arc::new(cumulo_store::Store::in_memory().unwrap()),
         EngineConfig {
@@ -1297,11 +1298,17 @@ async fn termination_protection_and_a_running_operation_refuse_deletion() {
             ..config()
         },
     );
-    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
-    *h.fake.hang.lock().unwrap() = Some(hang.clone());
     let t = template(json!({"A": {"Type": FAKE}}), json!(null));
     h.create("busy", &t).await.unwrap();
-    assert_eq!(h.status("busy").await, StackStatus::CREATE_IN_PROGRESS);
+    assert_eq!(h.settle("busy").await, StackStatus::CREATE_COMPLETE);
+    let hang = std::sync::Arc::new(tokio::sync::Notify::new());
+    *h.fake.hang.lock().unwrap() = Some(hang.clone());
+    let t2 = template(
+        json!({"A": {"Type": FAKE}, "B": {"Type": FAKE}}),
+        json!(null),
+    );
+    h.update("busy", &t2).await.unwrap();
+    assert_eq!(h.status("busy").await, StackStatus::UPDATE_IN_PROGRESS);
     let err = h
         .engine
         .delete_stack(
@@ -1315,16 +1322,16 @@ async fn termination_protection_and_a_running_operation_refuse_deletion() {
         .unwrap_err();
     assert_eq!(
         err.message,
-        "Stack [busy] cannot be deleted while in status CREATE_IN_PROGRESS"
+        "Stack [busy] cannot be deleted while in status UPDATE_IN_PROGRESS"
     );
     let err = h.update("busy", &t).await.unwrap_err();
     assert!(
         err.message
-            .ends_with("is in CREATE_IN_PROGRESS state and can not be updated.")
+            .ends_with("is in UPDATE_IN_PROGRESS state and can not be updated.")
     );
     *h.fake.hang.lock().unwrap() = None;
     hang.notify_waiters();
-    assert_eq!(h.settle("busy").await, StackStatus::CREATE_COMPLETE);
+    assert_eq!(h.settle("busy").await, StackStatus::UPDATE_COMPLETE);
 }
 
 #[tokio::test]

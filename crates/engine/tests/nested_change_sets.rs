@@ -316,3 +316,58 @@ async fn a_nested_template_changed_behind_the_same_url_is_planned_and_applied() 
     assert_eq!(h.settle("app").await, StackStatus::UPDATE_COMPLETE);
     assert_eq!(h.fake.props(&c).unwrap()["Tag"], json!("fixed"));
 }
+
+/// A nested stack the parent's template drops: the root lists its AWS::CloudFormation::Stack
+/// resource as a Remove with no nested change set (ChangeSetType has no DELETE: AWS plans
+/// nested change sets for the nested stacks it creates or updates), nothing is planned in the
+/// nested stacks, and executing the root deletes the whole nested hierarchy.
+#[tokio::test]
+async fn a_removed_nested_stack_is_a_remove_without_a_nested_change_set() {
+    let h = harness();
+    h.create("app", &root("hello")).await.unwrap();
+    let mid_id = h.physical("app", "Mid").await;
+    let leaf_id = h.physical(&mid_id, "Leaf").await;
+    let c = h.physical(&leaf_id, "C").await;
+    let without = template(json!({"Keep": {"Type": FAKE}}), json!(null));
+    let out = h
+        .engine
+        .create_change_set(&h.caller, nested_input("UPDATE", &without))
+        .await
+        .unwrap();
+    let top = describe(&h, &out.id).await;
+    assert_eq!(top.execution_status, "AVAILABLE");
+    let mid = top
+        .changes
+        .iter()
+        .find(|c| c.logical_resource_id == "Mid")
+        .expect("Mid listed");
+    assert_eq!(
+        (
+            mid.action.as_str(),
+            mid.physical_resource_id.as_deref(),
+            mid.change_set_id.as_deref()
+        ),
+        ("Remove", Some(mid_id.as_str()), None)
+    );
+    for stack in [&mid_id, &leaf_id] {
+        let listed = h
+            .engine
+            .list_change_sets(
+                &h.caller,
+                ListChangeSetsInput {
+                    stack_name: stack.clone(),
+                    next_token: None,
+                },
+            )
+            .await
+            .unwrap();
+        assert!(listed.summaries.is_empty(), "{listed:?}");
+    }
+    execute(&h, &out.id).await.unwrap();
+    assert_eq!(h.settle("app").await, StackStatus::UPDATE_COMPLETE);
+    assert_eq!(executed(&h, &out.id).await, "EXECUTE_COMPLETE");
+    for stack in [&mid_id, &leaf_id] {
+        assert_eq!(h.status(stack).await, StackStatus::DELETE_COMPLETE);
+    }
+    assert!(!h.fake.exists(&c), "the leaf's resource is gone");
+}

@@ -199,3 +199,47 @@ async fn a_handle_keeps_early_signals_across_a_restart_and_the_condition_counts_
         Err(HandleRefusal::Unknown)
     ));
 }
+
+/// DeleteStack while a resource waits for its signals: the delete cancels the wait (the
+/// resource ends CREATE_FAILED "Resource creation cancelled", its dependents never start) and
+/// takes the whole stack down, with no rollback in between.
+#[tokio::test]
+async fn delete_stack_cancels_a_wait_and_deletes_the_stack() {
+    let h = harness();
+    let id = h.create("s", &waiting(1, "PT1H")).await.unwrap();
+    h.await_event("s", "Other", "CREATE_COMPLETE").await;
+    h.await_event("s", "W", "CREATE_IN_PROGRESS").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(h.status("s").await, StackStatus::CREATE_IN_PROGRESS);
+    h.delete("s").await;
+    assert_eq!(h.settle(&id).await, StackStatus::DELETE_COMPLETE);
+    let events = h.events(&id).await;
+    let stack: Vec<_> = events
+        .iter()
+        .filter(|e| e.0 == "s")
+        .map(|e| (e.1.as_str(), e.2.as_deref()))
+        .collect();
+    assert_eq!(
+        stack,
+        [
+            ("CREATE_IN_PROGRESS", Some("User Initiated")),
+            ("DELETE_IN_PROGRESS", Some("User Initiated")),
+            ("DELETE_COMPLETE", None)
+        ]
+    );
+    let at = |logical: &str, status: &str| {
+        events
+            .iter()
+            .position(|e| e.0 == logical && e.1 == status)
+            .unwrap_or_else(|| panic!("no {status} for {logical}: {events:?}"))
+    };
+    let cancelled = at("W", "CREATE_FAILED");
+    assert_eq!(
+        events[cancelled].2.as_deref(),
+        Some("Resource creation cancelled")
+    );
+    assert!(at("s", "DELETE_IN_PROGRESS") < cancelled);
+    assert!(cancelled < at("W", "DELETE_COMPLETE"));
+    assert!(events.iter().all(|e| e.0 != "After"), "{events:?}");
+    assert_eq!(h.fake.count(), 0, "everything the stack made is gone");
+}

@@ -72,7 +72,8 @@ impl<'a> Body<'a> {
         Body { map, missing }
     }
 
-    fn get(&self, name: &str) -> Option<&'a Value> {
+    /// The member as given (absent or null: `None`), for values stored verbatim.
+    pub fn get(&self, name: &str) -> Option<&'a Value> {
         match self.map.get(name) {
             None | Some(Value::Null) => None,
             Some(v) => Some(v),

@@ -98,7 +98,11 @@ pub(crate) async fn run_create(op: Arc<Op>) {
     if !out.cancelled.is_empty() {
         reap_unrecorded_children(&op).await;
     }
-    // A create is only ever aborted by its TimeoutInMinutes.
+    // DeleteStack cancelled this create: the delete takes the stack from here.
+    if op.taken_over() {
+        return;
+    }
+    // Otherwise a create is only ever aborted by its TimeoutInMinutes.
     let reason = if op.cancelled() {
         Some("Stack creation time exceeded the specified timeout.".to_string())
     } else if !out.failed.is_empty() {

@@ -49,6 +49,8 @@ pub(crate) struct Op {
     /// "Resource update cancelled") instead of completing before the rollback undoes it.
     /// A watch rather than a flag so that a resource waiting for signals wakes when it turns.
     pub halted: watch::Sender<bool>,
+    /// This operation is a DeleteStack (one that may take a stack over from a create).
+    pub deleting: bool,
 }
 
 /// The reason a stack or resource shows when its state could not be written.
@@ -214,11 +216,33 @@ impl Op {
         (failed, Some(reason))
     }
 
-    /// Sets the stack's status and reason, with its stack event.
+    /// Whether a DeleteStack has taken the stack over from this operation (a create it
+    /// cancelled): this operation no longer decides the stack's status.
+    pub(crate) fn taken_over(&self) -> bool {
+        self.inner
+            .lock()
+            .stacks
+            .get(&self.stack_id)
+            .is_some_and(|s| self.superseded(s))
+    }
+
+    fn superseded(&self, stack: &crate::state::StackRecord) -> bool {
+        stack.op.kind == "DeleteStack" && !self.deleting
+    }
+
+    /// Sets the stack's status and reason, with its stack event (not once a DeleteStack has
+    /// taken the stack over from this operation).
     pub fn set_status(&self, status: StackStatus, reason: Option<String>) {
         let already_lost = self.lost().is_some();
         let (status, reason) = self.unless_lost(status, reason);
         let mut st = self.inner.lock();
+        if st
+            .stacks
+            .get(&self.stack_id)
+            .is_none_or(|s| self.superseded(s))
+        {
+            return;
+        }
         let seq = st.next_seq;
         st.next_seq += 1;
         let Some(stack) = st.stacks.get_mut(&self.stack_id) else {

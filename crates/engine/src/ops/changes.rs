@@ -128,8 +128,9 @@ pub(crate) fn compute_changes(
     st: &State,
     live: Option<&StackRecord>,
     prepared: &Prepared,
+    stack_tags_changed: bool,
 ) -> Vec<ResourceChange> {
-    plan(registry, st, live, prepared)
+    plan(registry, st, live, prepared, stack_tags_changed)
         .into_iter()
         .map(|(c, _)| c)
         .collect()
@@ -139,12 +140,15 @@ pub(crate) fn compute_changes(
 pub(crate) type Sides = Option<(Value, Value)>;
 
 /// The changes, each Modify with the two canonical property bags it compared (what
-/// `cumulo diff` shows property by property).
+/// `cumulo diff` shows property by property). When the stack's tags change, every resource
+/// whose type takes tags is a Modify with Scope `Tags`, as AWS lists it (the update hands it the
+/// new tags).
 pub(crate) fn plan(
     registry: &ProviderRegistry,
     st: &State,
     live: Option<&StackRecord>,
     prepared: &Prepared,
+    stack_tags_changed: bool,
 ) -> Vec<(ResourceChange, Sides)> {
     let mut changes: Vec<(ResourceChange, Sides)> = Vec::new();
     let Some(stack) = live else {
@@ -216,8 +220,9 @@ pub(crate) fn plan(
             .and_then(|t| t.get("Resources")?.get(logical))
             .map(TemplateValue::to_json);
         let policies = policy_details(old_resource.as_ref(), r);
+        let retag = stack_tags_changed && crate::tagging(rtype).taggable();
         let same = crate::canonical::same(registry, rtype, &old.properties, &resolved.properties);
-        if same && policies.is_empty() {
+        if same && policies.is_empty() && !retag {
             continue;
         }
         let sides = (
@@ -234,7 +239,7 @@ pub(crate) fn plan(
         } else {
             property_details(rtype, &sides.0, &sides.1, &causes)
         };
-        if details.is_empty() && policies.is_empty() {
+        if details.is_empty() && policies.is_empty() && !retag {
             continue;
         }
         let replacement = if details
@@ -259,14 +264,18 @@ pub(crate) fn plan(
         if !details.is_empty() {
             scope.push("Properties".into());
         }
-        if details
-            .iter()
-            .any(|d| d.target.name.as_deref() == Some("Tags"))
+        if retag
+            || details
+                .iter()
+                .any(|d| d.target.name.as_deref() == Some("Tags"))
         {
             scope.push("Tags".into());
         }
         scope.extend(policies.iter().map(|d| d.target.attribute.clone()));
         details.extend(policies);
+        if retag {
+            details.push(stack_tags_detail());
+        }
         changes.push((
             ResourceChange {
                 action: "Modify".into(),
@@ -385,6 +394,21 @@ fn policy_details(
             })
         })
         .collect()
+}
+
+/// The detail of a resource whose stack's tags changed: the `Tags` attribute, never a
+/// replacement, from the stack's own (static) input.
+fn stack_tags_detail() -> ResourceChangeDetail {
+    ResourceChangeDetail {
+        target: ResourceTargetDefinition {
+            attribute: "Tags".into(),
+            requires_recreation: Some("Never".into()),
+            ..Default::default()
+        },
+        evaluation: "Static".into(),
+        change_source: "DirectModification".into(),
+        causing_entity: None,
+    }
 }
 
 /// A detail's target, with the values IncludePropertyValues shows.

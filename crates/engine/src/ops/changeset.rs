@@ -4,6 +4,7 @@
 
 use super::common::*;
 use super::nested_changes::{self, Phase};
+use super::transform::Stop;
 use crate::api::*;
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -132,7 +133,23 @@ pub async fn create_change_set(
     };
     let root = parse(&text)?;
     let given = given_params(&input.parameters, live.map(|s| s.parameters.as_slice()))?;
-    let processed = super::transform::process(engine, caller, text, root, &given).await?;
+    let processed =
+        match super::transform::run(engine, caller, text.clone(), root.clone(), &given).await {
+            Ok(p) => p,
+            Err(Stop::Template(e)) => return Err(e),
+            // AWS makes the change set and fails it, the transform's failure as its reason.
+            Err(Stop::Transform(e)) => {
+                let failed = Failed {
+                    kind,
+                    existing: existing.as_ref(),
+                    text,
+                    root: &root,
+                    given: &given,
+                    reason: e.message,
+                };
+                return failed_change_set(engine, caller, &input, failed);
+            }
+        };
     let (root, text) = (processed.root, processed.text);
     let stack_name = existing
         .as_ref()
@@ -154,9 +171,11 @@ pub async fn create_change_set(
     check_capabilities(&root, &input.capabilities)?;
     let params = stored_params(&prepared);
     let tags = input.tags.as_deref().map(tags_of).transpose()?;
+    // Tags left out keep the stack's (as UpdateStack does); given, they may change it.
+    let tags_changed = live.is_some_and(|s| tags.as_ref().is_some_and(|t| *t != s.tags));
     let mut changes = {
         let st = engine.inner.lock();
-        super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared)
+        super::changes::compute_changes(&engine.inner.registry, &st, live, &prepared, tags_changed)
     };
     let change_set_id = format!(
         "arn:{}:cloudformation:{}:{}:changeSet/{}/{}",
@@ -182,6 +201,7 @@ pub async fn create_change_set(
             prepared: &prepared,
             capabilities: &input.capabilities,
             description: input.description.as_ref(),
+            tags_changed,
         };
         nested_changes::plan(engine, caller, level, &mut changes).await?
     } else {
@@ -263,6 +283,98 @@ pub async fn create_change_set(
     for cs in nested.change_sets {
         engine.inner.save_change_set(&cs)?;
         st.change_sets.insert(cs.change_set_id.clone(), cs);
+    }
+    engine.inner.save_change_set(&record)?;
+    st.change_sets.insert(change_set_id.clone(), record);
+    Ok(CreateChangeSetOutput {
+        id: change_set_id,
+        stack_id,
+    })
+}
+
+/// A change set whose template could not be processed.
+struct Failed<'a> {
+    kind: &'a str,
+    existing: Option<&'a StackRecord>,
+    text: String,
+    root: &'a cumulo_template::Value,
+    given: &'a indexmap::IndexMap<String, String>,
+    reason: String,
+}
+
+/// Records a change set that failed before its changes could be computed (a transform
+/// failed): `FAILED` with the failure as StatusReason, not executable, its stack made in
+/// REVIEW_IN_PROGRESS when the change set would have created it, as AWS leaves them.
+fn failed_change_set(
+    engine: &Engine,
+    caller: &Caller,
+    input: &CreateChangeSetInput,
+    f: Failed<'_>,
+) -> Result<CreateChangeSetOutput, EngineError> {
+    let (stack_id, stack_name) = match f.existing {
+        Some(s) => (s.stack_id.clone(), s.stack_name.clone()),
+        None => (
+            new_stack_id(&caller.region, &caller.account_id, &input.stack_name),
+            input.stack_name.clone(),
+        ),
+    };
+    let decls = cumulo_template::model::parameters_of(f.root).map_err(first_error)?;
+    let parameters = decls
+        .values()
+        .filter_map(|d| {
+            let value = f.given.get(&d.name).or(d.default.as_ref())?;
+            Some(crate::state::StoredParam {
+                key: d.name.clone(),
+                value: value.clone(),
+                resolved: None,
+                no_echo: d.no_echo,
+            })
+        })
+        .collect();
+    let head = stack_id.split(":stack/").next().unwrap_or(&stack_id);
+    let change_set_id = format!(
+        "{head}:changeSet/{}/{}",
+        input.change_set_name,
+        uuid::Uuid::new_v4()
+    );
+    let record = ChangeSetRecord {
+        change_set_id: change_set_id.clone(),
+        change_set_name: input.change_set_name.clone(),
+        stack_id: stack_id.clone(),
+        stack_name: stack_name.clone(),
+        region: caller.region.clone(),
+        description: input.description.clone(),
+        created: now_ms(),
+        execution_status: "UNAVAILABLE".into(),
+        status: "FAILED".into(),
+        status_reason: Some(f.reason),
+        change_set_type: f.kind.to_string(),
+        template_body: f.text,
+        original_body: None,
+        parameters,
+        given_parameters: f.given.clone().into_iter().collect(),
+        tags: input.tags.as_deref().map(tags_of).transpose()?,
+        capabilities: input.capabilities.clone(),
+        notification_arns: input.notification_arns.clone(),
+        include_nested_stacks: input.include_nested_stacks,
+        on_stack_failure: input.on_stack_failure.clone(),
+        changes: Vec::new(),
+        role_arn: input.role_arn.clone(),
+        parent_change_set_id: None,
+        root_change_set_id: None,
+        logical_resource_id: None,
+        made_stack: false,
+    };
+    let mut st = engine.inner.lock();
+    if name_taken(&st, &stack_id, &input.change_set_name) {
+        return Err(EngineError::already_exists(format!(
+            "ChangeSet [{}] already exists",
+            input.change_set_name
+        )));
+    }
+    if f.existing.is_none() {
+        let stack = nested_changes::review_stack(caller, &stack_id, &stack_name, None);
+        nested_changes::insert_review_stack(engine, &mut st, stack)?;
     }
     engine.inner.save_change_set(&record)?;
     st.change_sets.insert(change_set_id.clone(), record);

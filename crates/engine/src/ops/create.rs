@@ -248,6 +248,7 @@ pub(crate) fn launch(
         retain_except_on_create: op.retain_except_on_create,
         lost: Default::default(),
         halted: Default::default(),
+        deleting: op.kind == "DeleteStack",
     });
     op.notify_latest();
     exec::spawn(&engine.inner, stack_id, Arc::new(abort), work(op))

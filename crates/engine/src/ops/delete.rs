@@ -32,7 +32,7 @@ pub(crate) fn start_delete(
         .client_request_token
         .clone()
         .unwrap_or_else(|| caller.request_id.clone());
-    let (stack_id, stack_name, blocked) = {
+    let (stack_id, stack_name, blocked, creating) = {
         let mut st = engine.inner.lock();
         let Some(stack) = find(&st, caller, &input.stack_name) else {
             return Ok(None);
@@ -43,7 +43,21 @@ pub(crate) fn start_delete(
         ) {
             return Ok(None);
         }
-        if stack.status.in_progress() {
+        // A create in progress is cancelled by the delete, as AWS does: what is in flight
+        // (a resource waiting for its signals too) ends CREATE_FAILED "Resource creation
+        // cancelled" and the delete takes the stack down.
+        let creating = (stack.status == StackStatus::CREATE_IN_PROGRESS)
+            .then(|| {
+                engine
+                    .inner
+                    .running
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&stack.stack_id)
+                    .cloned()
+            })
+            .flatten();
+        if stack.status.in_progress() && creating.is_none() {
             return Err(EngineError::validation(format!(
                 "Stack [{}] cannot be deleted while in status {}",
                 stack.stack_name, stack.status
@@ -104,10 +118,19 @@ pub(crate) fn start_delete(
         engine
             .inner
             .save_stack_with(s, &input.retain_resources, GenerationRows::Keep)?;
-        (stack_id, stack_name, blocked.map(|reason| (prior, reason)))
+        (
+            stack_id,
+            stack_name,
+            blocked.map(|reason| (prior, reason)),
+            creating,
+        )
     };
+    if let Some(create) = &creating {
+        create.abort.send_replace(true);
+    }
     let op = OpRecord {
         token,
+        kind: "DeleteStack".into(),
         ..Default::default()
     };
     let running = launch(
@@ -119,6 +142,10 @@ pub(crate) fn start_delete(
         None,
         move |op| {
             Box::pin(async move {
+                // The cancelled create finishes its in-flight resources first.
+                if let Some(create) = creating {
+                    exec::wait_done(&create).await;
+                }
                 match blocked {
                     // As AWS: the stack goes back to where it was, the reason says why.
                     Some((prior, reason)) => op.set_status(prior, Some(reason)),

@@ -70,7 +70,7 @@ pub fn diff(
         &root,
         &given,
     )?;
-    let planned = super::changes::plan(&engine.inner.registry, &st, live, &prepared);
+    let planned = super::changes::plan(&engine.inner.registry, &st, live, &prepared, false);
     Ok(planned
         .into_iter()
         .map(|(change, sides)| {

@@ -55,6 +55,30 @@ fn listed(logical: &[&str]) -> String {
     logical.join(", ")
 }
 
+/// The outputs one template adds, removes or changes against another, by name.
+fn changed_outputs<'a>(old: &'a Value, new: &'a Value) -> Vec<&'a str> {
+    let outputs = |t: &'a Value| -> Vec<(&'a str, serde_json::Value)> {
+        t.get("Outputs")
+            .and_then(Value::as_object)
+            .map(|o| o.iter().map(|(k, v)| (k.as_str(), v.to_json())).collect())
+            .unwrap_or_default()
+    };
+    let (before, after) = (outputs(old), outputs(new));
+    let mut changed: Vec<&str> = after
+        .iter()
+        .filter(|(k, v)| !before.iter().any(|(b, bv)| b == k && bv == v))
+        .map(|(k, _)| *k)
+        .chain(
+            before
+                .iter()
+                .filter(|(k, _)| !after.iter().any(|(a, _)| a == k))
+                .map(|(k, _)| *k),
+        )
+        .collect();
+    changed.sort_unstable();
+    changed
+}
+
 pub async fn create(
     engine: &Engine,
     caller: &Caller,
@@ -134,6 +158,19 @@ pub async fn create(
             "The following resources to import [{}] must have DeletionPolicy attribute specified in the template.",
             listed(&no_policy)
         )));
+    }
+    if let Some(stack) = &existing {
+        let live = parse(&stack.template_body)?;
+        let changed = changed_outputs(&live, &root);
+        if !changed.is_empty() {
+            // cumulo's own wording, after the resources' refusal below: AWS's message for an
+            // import that also changes Outputs is in neither its documentation nor the
+            // recordings.
+            return Err(EngineError::validation(format!(
+                "You have modified outputs [{}] in your template. Outputs cannot be added, modified or removed during import operations.",
+                listed(&changed)
+            )));
+        }
     }
     {
         let st = engine.inner.lock();

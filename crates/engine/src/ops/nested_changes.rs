@@ -32,6 +32,8 @@ pub(crate) struct Level<'a> {
     pub prepared: &'a Prepared,
     pub capabilities: &'a [String],
     pub description: Option<&'a String>,
+    /// The root's stack tags change (nested stacks take the root's tags).
+    pub tags_changed: bool,
 }
 
 /// What creating a hierarchy adds besides the root's record: the nested change sets and the
@@ -178,7 +180,13 @@ async fn one(
     )?;
     let mut nested_changes = {
         let st = engine.inner.lock();
-        super::changes::compute_changes(&engine.inner.registry, &st, live.as_ref(), &prepared)
+        super::changes::compute_changes(
+            &engine.inner.registry,
+            &st,
+            live.as_ref(),
+            &prepared,
+            level.tags_changed && live.is_some(),
+        )
     };
     let name = generated(&format!("{}-{logical}", level.change_set_name));
     let id = change_set_arn(&stack_id, &name);
@@ -196,6 +204,7 @@ async fn one(
             prepared: &prepared,
             capabilities: level.capabilities,
             description: level.description,
+            tags_changed: level.tags_changed,
         },
         &mut nested_changes,
     )

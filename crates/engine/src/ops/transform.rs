@@ -43,6 +43,13 @@ pub fn check_auto_expand(root: &Value, capabilities: &[String]) -> Result<(), En
     Ok(())
 }
 
+/// Why processing stopped: the template itself is wrong (refused at the call, as AWS refuses
+/// it), or a transform failed (a change set records that as its FAILED status).
+pub enum Stop {
+    Template(EngineError),
+    Transform(EngineError),
+}
+
 /// Runs the template's transforms. `given` are the operation's parameter values (defaults fill
 /// the rest) for `templateParameterValues` and AWS::Include's `Location`.
 pub async fn process(
@@ -52,17 +59,36 @@ pub async fn process(
     root: Value,
     given: &IndexMap<String, String>,
 ) -> Result<Processed, EngineError> {
+    run(engine, caller, text, root, given)
+        .await
+        .map_err(|stop| match stop {
+            Stop::Template(e) | Stop::Transform(e) => e,
+        })
+}
+
+/// [`process`], telling a transform's failure from a template's error.
+pub async fn run(
+    engine: &Engine,
+    caller: &Caller,
+    text: String,
+    root: Value,
+    given: &IndexMap<String, String>,
+) -> Result<Processed, Stop> {
+    let refused = Stop::Template;
+    let failed = Stop::Transform;
     let unprocessed = |root: Value, text: String| Processed {
         root,
         text,
         original: None,
     };
-    let template_calls = transform::template_calls(&root).map_err(diag)?;
+    let template_calls = transform::template_calls(&root)
+        .map_err(diag)
+        .map_err(refused)?;
     // SAM is refused by name when the template is prepared, whatever else it names.
     if !expands(&root) || template_calls.iter().any(|c| c.name == SERVERLESS) {
         return Ok(unprocessed(root, text));
     }
-    let values = parameter_values(&root, given)?;
+    let values = parameter_values(&root, given).map_err(refused)?;
     let run = Runner {
         engine,
         caller,
@@ -70,19 +96,23 @@ pub async fn process(
     };
     let mut root = root;
     for _ in 0..MAX_SITES {
-        let Some(site) = transform::innermost_site(&root).map_err(diag)? else {
+        let Some(site) = transform::innermost_site(&root)
+            .map_err(diag)
+            .map_err(refused)?
+        else {
             let mut fragment = transform::template_fragment(&root);
             let mut left: Vec<Call> = Vec::new();
             for call in template_calls {
                 if transform::is_run_by_engine(&call.name) {
-                    fragment = run.call(&call, fragment).await?;
+                    fragment = run.call(&call, fragment).await.map_err(failed)?;
                 } else {
                     left.push(call);
                 }
             }
             let root = transform::with_transforms(fragment, &left);
             let processed = serde_json::to_string_pretty(&root.to_json())
-                .map_err(|e| EngineError::validation(e.to_string()))?;
+                .map_err(|e| EngineError::validation(e.to_string()))
+                .map_err(refused)?;
             return Ok(Processed {
                 root,
                 text: processed,
@@ -91,13 +121,13 @@ pub async fn process(
         };
         let mut fragment = site.fragment;
         for call in &site.calls {
-            fragment = run.call(call, fragment).await?;
+            fragment = run.call(call, fragment).await.map_err(failed)?;
         }
         transform::splice(&mut root, &site.path, fragment);
     }
-    Err(EngineError::validation(format!(
+    Err(failed(EngineError::validation(format!(
         "Template format error: more than {MAX_SITES} Fn::Transform sites were processed; a macro keeps answering with Fn::Transform"
-    )))
+    ))))
 }
 
 fn diag(d: cumulo_template::Diagnostic) -> EngineError {

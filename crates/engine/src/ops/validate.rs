@@ -16,17 +16,37 @@ async fn checked(
     caller: &Caller,
     input: &TemplateInput,
 ) -> Result<(Value, Vec<ParameterDeclaration>), EngineError> {
-    let text = match (&input.stack_name, &input.template_body, &input.template_url) {
-        (Some(name), None, None) => {
-            let st = engine.inner.lock();
-            find(&st, caller, name)
-                .ok_or_else(|| EngineError::stack_not_found(name))?
-                .template_body
-                .clone()
-        }
-        (_, body, url) => template_text(engine, caller, body.as_deref(), url.as_deref()).await?,
-    };
-    let root = parse(&text)?;
+    let text = text_of(engine, caller, input).await?;
+    checked_text(caller, &text)
+}
+
+/// The template a ValidateTemplate / GetTemplateSummary call names.
+async fn text_of(
+    engine: &Engine,
+    caller: &Caller,
+    input: &TemplateInput,
+) -> Result<String, EngineError> {
+    Ok(
+        match (&input.stack_name, &input.template_body, &input.template_url) {
+            (Some(name), None, None) => {
+                let st = engine.inner.lock();
+                find(&st, caller, name)
+                    .ok_or_else(|| EngineError::stack_not_found(name))?
+                    .template_body
+                    .clone()
+            }
+            (_, body, url) => {
+                template_text(engine, caller, body.as_deref(), url.as_deref()).await?
+            }
+        },
+    )
+}
+
+fn checked_text(
+    caller: &Caller,
+    text: &str,
+) -> Result<(Value, Vec<ParameterDeclaration>), EngineError> {
+    let root = parse(text)?;
     let decls = parameters_of(&root).map_err(first_error)?;
     let mut given = IndexMap::new();
     let mut stand_ins = IndexSet::new();
@@ -48,7 +68,14 @@ async fn checked(
     if !super::transform::expands(&root) {
         prepare(root.clone(), &given, &stand_ins, pseudo, &no_ssm).map_err(first_error)?;
     }
-    let params = decls
+    let params = declarations(&root)?;
+    Ok((root, params))
+}
+
+/// The template's parameters as ValidateTemplate and GetTemplateSummary list them.
+fn declarations(root: &Value) -> Result<Vec<ParameterDeclaration>, EngineError> {
+    Ok(parameters_of(root)
+        .map_err(first_error)?
         .values()
         .map(|d| ParameterDeclaration {
             parameter_key: d.name.clone(),
@@ -58,8 +85,7 @@ async fn checked(
             description: d.description.clone(),
             allowed_values: d.allowed_values.clone().unwrap_or_default(),
         })
-        .collect();
-    Ok((root, params))
+        .collect())
 }
 
 fn transforms(root: &Value) -> Vec<String> {
@@ -94,8 +120,26 @@ pub async fn get_template_summary(
     caller: &Caller,
     input: TemplateInput,
 ) -> Result<TemplateSummaryOutput, EngineError> {
-    let (root, parameters) = checked(engine, caller, &input).await?;
-    let (capabilities, capabilities_reason) = required_capabilities(&root);
+    let text = text_of(engine, caller, &input).await?;
+    let (original, _) = checked_text(caller, &text)?;
+    // AWS summarizes the template its transforms (AWS::Include, macros) make, with the
+    // parameters' defaults, and names the transforms it declared.
+    let root = if super::transform::expands(&original) {
+        super::transform::process(engine, caller, text, original.clone(), &IndexMap::new())
+            .await?
+            .root
+    } else {
+        original.clone()
+    };
+    let parameters = declarations(&root)?;
+    let (mut capabilities, mut capabilities_reason) = required_capabilities(&original);
+    let (processed, processed_reason) = required_capabilities(&root);
+    for c in processed {
+        if !capabilities.contains(&c) {
+            capabilities.push(c);
+        }
+    }
+    capabilities_reason = capabilities_reason.or(processed_reason);
     let mut types: Vec<String> = Vec::new();
     let mut summaries: Vec<ResourceIdentifierSummary> = Vec::new();
     if let Some(resources) = root.get("Resources").and_then(Value::as_object) {
@@ -134,7 +178,7 @@ pub async fn get_template_summary(
             .and_then(Value::as_str)
             .map(str::to_string),
         metadata: root.get("Metadata").map(|m| m.to_string()),
-        declared_transforms: transforms(&root),
+        declared_transforms: transforms(&original),
         resource_identifier_summaries: summaries,
     })
 }

@@ -294,6 +294,7 @@ pub fn config() -> EngineConfig {
         sync_wait: Duration::from_secs(5),
         parallelism: 8,
         strict: false,
+        handle_host: None,
     }
 }
 

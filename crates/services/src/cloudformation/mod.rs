@@ -72,7 +72,11 @@ impl Catalogued for CloudFormationService {
             context.store.clone(),
             &context.config,
             services,
-            context.engine.clone(),
+            // A handle's URL names the catalog's callback listener when the caller has no host.
+            cumulo_engine::EngineConfig {
+                handle_host: context.callback_host.clone(),
+                ..context.engine.clone()
+            },
         )?)
     }
 }

@@ -2,6 +2,7 @@
 
 use super::EcrService;
 use super::state::{self, Image, Repository};
+use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD as B64, URL_SAFE_NO_PAD as TOKEN_B64};
 use cumulo_wire::AwsError;
@@ -63,7 +64,20 @@ pub struct CreateRepositoryInput {
     pub scan_on_push: bool,
     pub encryption_type: Option<String>,
     pub kms_key: Option<String>,
+    /// The caller's tags (`aws:` keys refused).
     pub tags: Vec<(String, String)>,
+    /// CloudFormation's `aws:cloudformation:*` tags, which only its provider sets (the wire
+    /// adapter leaves this empty).
+    pub system_tags: Vec<(String, String)>,
+}
+
+/// Refuses tags a user gives in the `aws:` namespace, in ECR's error code (the wording: see
+/// [`RESERVED_KEY`]).
+fn refuse_reserved(tags: &[(String, String)]) -> Result<(), AwsError> {
+    match first_reserved(tags.iter().map(|(k, _)| k)) {
+        Some(_) => Err(err("InvalidTagParameterException", RESERVED_KEY)),
+        None => Ok(()),
+    }
 }
 
 fn check_name(name: &str) -> Result<(), AwsError> {
@@ -192,6 +206,7 @@ impl EcrService {
     ) -> Result<Repository, AwsError> {
         self.check_registry(registry_id)?;
         check_name(&input.name)?;
+        refuse_reserved(&input.tags)?;
         let mutability = input.tag_mutability.unwrap_or_else(|| "MUTABLE".into());
         check_mutability(&mutability)?;
         let encryption = input.encryption_type.unwrap_or_else(|| "AES256".into());
@@ -232,7 +247,7 @@ impl EcrService {
             scan_on_push: input.scan_on_push,
             encryption_type: encryption,
             kms_key,
-            tags: input.tags.into_iter().collect(),
+            tags: input.tags.into_iter().chain(input.system_tags).collect(),
             policy: None,
             lifecycle_policy: None,
             images: Vec::new(),
@@ -457,6 +472,7 @@ impl EcrService {
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
         let name = self.repo_of_arn(region, arn)?;
+        refuse_reserved(tags)?;
         self.update(region, &name, |r| {
             r.tags.extend(tags.iter().cloned());
             if crate::providers::system_tags::counted(r.tags.keys()) > 50 {

@@ -173,8 +173,8 @@ impl Provider for RepositoryProvider {
             scan_on_push: s.scan_on_push,
             encryption_type: s.encryption_type.clone(),
             kms_key: s.kms_key.clone(),
-            // ECR's TagResource takes any key, so CloudFormation's own go in at once.
-            tags: [s.tags.clone(), system_tags(ctx)].concat(),
+            tags: s.tags.clone(),
+            system_tags: system_tags(ctx),
         };
         match self.ecr.create_repository(&ctx.region, None, input) {
             Ok(_) => {}

@@ -166,6 +166,7 @@ fn dispatch(svc: &EcrService, region: &str, op: &str, b: Body<'_>) -> Result<Val
                     None => None,
                 },
                 tags: b.tag_list("tags", "Key", "Value")?,
+                system_tags: Vec::new(),
             };
             let repo = svc.create_repository(region, Some(registry), input)?;
             Ok(json!({"repository": repo_json(svc, region, &repo)}))

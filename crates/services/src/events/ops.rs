@@ -3,7 +3,8 @@
 use super::EventsService;
 use super::pattern::Pattern;
 use super::schedule::Schedule;
-use super::state::{self, Bus, DEFAULT_BUS, Rule, Target};
+use super::state::{self, Bus, DEFAULT_BUS, LogConfig, Rule, Target};
+use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
 use cumulo_wire::AwsError;
@@ -124,7 +125,72 @@ pub struct PutRuleInput {
     pub state: Option<String>,
     pub description: Option<String>,
     pub role_arn: Option<String>,
+    /// The caller's tags (`aws:` keys refused).
     pub tags: Vec<(String, String)>,
+    /// CloudFormation's `aws:cloudformation:*` tags, which only a provider sets (the wire
+    /// adapter leaves this empty).
+    pub system_tags: Vec<(String, String)>,
+}
+
+/// What CreateEventBus and UpdateEventBus set on a bus (an update replaces them all).
+#[derive(Debug, Clone, Default)]
+pub struct BusSettings {
+    pub description: Option<String>,
+    pub kms_key: Option<String>,
+    pub dead_letter_arn: Option<String>,
+    pub log_config: Option<LogConfig>,
+}
+
+impl BusSettings {
+    fn check(&self) -> Result<(), AwsError> {
+        let Some(c) = &self.log_config else {
+            return Ok(());
+        };
+        let enum_check = |v: &Option<String>, member: &str, set: &[&str]| match v {
+            Some(x) if !set.contains(&x.as_str()) => Err(validation(format!(
+                "1 validation error detected: Value '{x}' at '{member}' failed to satisfy constraint: Member must satisfy enum value set: [{}]",
+                set.join(", ")
+            ))),
+            _ => Ok(()),
+        };
+        enum_check(
+            &c.include_detail,
+            "logConfig.includeDetail",
+            &["NONE", "FULL"],
+        )?;
+        enum_check(
+            &c.level,
+            "logConfig.level",
+            &["OFF", "ERROR", "INFO", "TRACE"],
+        )
+    }
+
+    fn apply(self, bus: &mut Bus) {
+        bus.description = self.description;
+        bus.kms_key = self.kms_key;
+        bus.dead_letter_arn = self.dead_letter_arn;
+        bus.log_config = self.log_config;
+    }
+}
+
+/// Input of `CreateEventBus`.
+#[derive(Debug, Clone, Default)]
+pub struct CreateEventBusInput {
+    pub name: String,
+    pub settings: BusSettings,
+    /// The caller's tags (`aws:` keys refused).
+    pub tags: Vec<(String, String)>,
+    /// CloudFormation's own tags, set by its provider only.
+    pub system_tags: Vec<(String, String)>,
+}
+
+/// Refuses tags a user gives in the `aws:` namespace, in EventBridge's error code (the wording:
+/// see [`RESERVED_KEY`]).
+fn refuse_reserved(tags: &[(String, String)]) -> Result<(), AwsError> {
+    match first_reserved(tags.iter().map(|(k, _)| k)) {
+        Some(_) => Err(validation(RESERVED_KEY)),
+        None => Ok(()),
+    }
 }
 
 /// One target PutTargets or RemoveTargets could not apply.
@@ -150,6 +216,9 @@ impl EventsService {
             created: 0.0,
             modified: 0.0,
             tags: BTreeMap::new(),
+            dead_letter_arn: None,
+            log_config: None,
+            policy: None,
         }
     }
 
@@ -186,12 +255,12 @@ impl EventsService {
     pub fn create_event_bus(
         &self,
         region: &str,
-        name: &str,
-        description: Option<String>,
-        kms_key: Option<String>,
-        tags: Vec<(String, String)>,
+        input: CreateEventBusInput,
     ) -> Result<String, AwsError> {
+        let name = input.name.as_str();
         check_bus_name(name)?;
+        refuse_reserved(&input.tags)?;
+        input.settings.check()?;
         if name == DEFAULT_BUS || name.starts_with("aws.") {
             return Err(validation(format!("Event bus name {name} is reserved.")));
         }
@@ -204,14 +273,14 @@ impl EventsService {
             ));
         }
         let now = now_s();
-        let bus = Bus {
-            name: name.to_string(),
-            description,
-            kms_key,
+        let mut bus = Bus {
             created: now,
             modified: now,
-            tags: tags.into_iter().collect(),
+            tags: input.tags.into_iter().chain(input.system_tags).collect(),
+            ..Self::default_bus()
         };
+        bus.name = name.to_string();
+        input.settings.apply(&mut bus);
         self.inner
             .store
             .write(|tx| state::save_bus(tx, region, &bus))
@@ -220,14 +289,14 @@ impl EventsService {
         Ok(self.bus_arn(region, name))
     }
 
-    /// UpdateEventBus: description and KMS key.
+    /// UpdateEventBus: description, KMS key, dead-letter queue and log configuration.
     pub fn update_event_bus(
         &self,
         region: &str,
         name: Option<&str>,
-        description: Option<String>,
-        kms_key: Option<String>,
+        settings: BusSettings,
     ) -> Result<String, AwsError> {
+        settings.check()?;
         let name = bus_name(name);
         if name == DEFAULT_BUS {
             return Err(validation(
@@ -240,8 +309,7 @@ impl EventsService {
             .and_then(|r| r.buses.get_mut(&name))
             .ok_or_else(|| bus_not_found(&name))?;
         let mut updated = bus.clone();
-        updated.description = description;
-        updated.kms_key = kms_key;
+        settings.apply(&mut updated);
         updated.modified = now_s();
         self.inner
             .store
@@ -249,6 +317,34 @@ impl EventsService {
             .map_err(internal)?;
         *bus = updated;
         Ok(self.bus_arn(region, &name))
+    }
+
+    /// Sets (or, with `None`, removes) a custom bus's resource policy document, as
+    /// AWS::Events::EventBus `Policy` does; the document must be a JSON object.
+    pub fn put_bus_policy(
+        &self,
+        region: &str,
+        name: &str,
+        policy: Option<String>,
+    ) -> Result<(), AwsError> {
+        if let Some(p) = &policy
+            && !serde_json::from_str::<serde_json::Value>(p).is_ok_and(|v| v.is_object())
+        {
+            return Err(validation("Policy is not valid JSON."));
+        }
+        let mut regions = self.lock();
+        let bus = regions
+            .get_mut(region)
+            .and_then(|r| r.buses.get_mut(name))
+            .ok_or_else(|| bus_not_found(name))?;
+        let mut updated = bus.clone();
+        updated.policy = policy;
+        self.inner
+            .store
+            .write(|tx| state::save_bus(tx, region, &updated))
+            .map_err(internal)?;
+        *bus = updated;
+        Ok(())
     }
 
     /// Deleting a bus that does not exist succeeds, as on AWS; a bus with rules cannot go.
@@ -311,6 +407,7 @@ impl EventsService {
     /// Creates or replaces a rule (targets and tags of an existing rule are kept, as AWS does).
     pub fn put_rule(&self, region: &str, input: PutRuleInput) -> Result<String, AwsError> {
         check_rule_name(&input.name)?;
+        refuse_reserved(&input.tags)?;
         let bus = bus_name(input.bus.as_deref());
         if input.event_pattern.is_none() && input.schedule.is_none() {
             return Err(validation(
@@ -343,7 +440,7 @@ impl EventsService {
         let existing = r.rules.get(&key);
         let schedule_changed = existing.is_none_or(|e| e.schedule != input.schedule);
         let mut tags = existing.map(|e| e.tags.clone()).unwrap_or_default();
-        tags.extend(input.tags);
+        tags.extend(input.tags.into_iter().chain(input.system_tags));
         let rule = Rule {
             name: input.name.clone(),
             bus: bus.clone(),
@@ -653,6 +750,7 @@ impl EventsService {
         arn: &str,
         tags: &[(String, String)],
     ) -> Result<(), AwsError> {
+        refuse_reserved(tags)?;
         self.edit_tags(region, arn, |t| t.extend(tags.iter().cloned()))
     }
 

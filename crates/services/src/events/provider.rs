@@ -3,8 +3,8 @@
 //! `bus|name` for a rule on a custom bus, as AWS returns it.
 
 use super::EventsService;
-use super::ops::{PutRuleInput, bus_name};
-use super::state::{DEFAULT_BUS, Target};
+use super::ops::{BusSettings, CreateEventBusInput, PutRuleInput, bus_name};
+use super::state::{DEFAULT_BUS, LogConfig, Target};
 use crate::json_body::Body;
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
@@ -20,7 +20,6 @@ use std::sync::Arc;
 const BUS: &str = "AWS::Events::EventBus";
 const RULE: &str = "AWS::Events::Rule";
 const SERVICE: &str = "EventBridge";
-const WHY: &str = "cumulo's EventBridge does not emulate it";
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     r.register(
@@ -45,17 +44,46 @@ fn check_bus(props: &Map<String, Value>) -> Result<(), ProviderError> {
     check_known(
         BUS,
         props,
-        &["Name", "Description", "KmsKeyIdentifier", "Tags"],
         &[
-            ("EventSourceName", "partner event sources are not emulated"),
-            ("DeadLetterConfig", WHY),
-            ("LogConfig", WHY),
-            (
-                "Policy",
-                "cumulo's EventBridge does not emulate bus resource policies",
-            ),
+            "Name",
+            "Description",
+            "KmsKeyIdentifier",
+            "DeadLetterConfig",
+            "LogConfig",
+            "Policy",
+            "Tags",
         ],
+        // A partner event source must exist at the partner; cumulo has none to match.
+        &[("EventSourceName", "partner event sources are not emulated")],
     )
+}
+
+/// The bus settings of AWS::Events::EventBus, as CreateEventBus/UpdateEventBus take them.
+fn bus_settings(props: &Map<String, Value>) -> Result<BusSettings, ProviderError> {
+    let sub = |key: &str| -> Result<Option<Map<String, Value>>, ProviderError> {
+        match props.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(o)) => Ok(Some(o.clone())),
+            Some(_) => Err(ProviderError::Failed(format!(
+                "Properties validation failed for resource with message: #/{key}: expected type: JSONObject"
+            ))),
+        }
+    };
+    Ok(BusSettings {
+        description: scalar(props, "Description")?,
+        kms_key: scalar(props, "KmsKeyIdentifier")?,
+        dead_letter_arn: match sub("DeadLetterConfig")? {
+            Some(d) => scalar(&d, "Arn")?,
+            None => None,
+        },
+        log_config: match sub("LogConfig")? {
+            Some(l) => Some(LogConfig {
+                include_detail: scalar(&l, "IncludeDetail")?,
+                level: scalar(&l, "Level")?,
+            }),
+            None => None,
+        },
+    })
 }
 
 impl BusProvider {
@@ -84,18 +112,27 @@ impl Provider for BusProvider {
         let props = object(BUS, properties)?;
         check_bus(&props)?;
         let name = crate::providers::required(&props, "Name")?;
-        match self.events.create_event_bus(
-            &ctx.region,
-            &name,
-            scalar(&props, "Description")?,
-            scalar(&props, "KmsKeyIdentifier")?,
-            // EventBridge's TagResource takes any key, so CloudFormation's own go in at once.
-            [tags(ctx, &props)?, system_tags(ctx)].concat(),
-        ) {
-            Ok(_) => Ok(self.outcome(ctx, &name)),
-            Err(e) if e.code == "ResourceAlreadyExistsException" => Err(already_exists(ctx, &name)),
-            Err(e) => Err(failed(ctx, SERVICE, e)),
+        let input = CreateEventBusInput {
+            name: name.clone(),
+            settings: bus_settings(&props)?,
+            tags: tags(ctx, &props)?,
+            system_tags: system_tags(ctx),
+        };
+        match self.events.create_event_bus(&ctx.region, input) {
+            Ok(_) => {}
+            Err(e) if e.code == "ResourceAlreadyExistsException" => {
+                return Err(already_exists(ctx, &name));
+            }
+            Err(e) => return Err(failed(ctx, SERVICE, e)),
         }
+        if let Some(policy) = json_text(&props, "Policy")?
+            && let Err(e) = self.events.put_bus_policy(&ctx.region, &name, Some(policy))
+        {
+            // The bus must not outlive the failed create.
+            let _ = self.events.delete_event_bus(&ctx.region, &name);
+            return Err(failed(ctx, SERVICE, e));
+        }
+        Ok(self.outcome(ctx, &name))
     }
 
     async fn update(
@@ -109,12 +146,10 @@ impl Provider for BusProvider {
         check_bus(&props)?;
         let fail = |e: AwsError| failed(ctx, SERVICE, e);
         self.events
-            .update_event_bus(
-                &ctx.region,
-                Some(physical_id),
-                scalar(&props, "Description")?,
-                scalar(&props, "KmsKeyIdentifier")?,
-            )
+            .update_event_bus(&ctx.region, Some(physical_id), bus_settings(&props)?)
+            .map_err(fail)?;
+        self.events
+            .put_bus_policy(&ctx.region, physical_id, json_text(&props, "Policy")?)
             .map_err(fail)?;
         let arn = self.events.bus_arn(&ctx.region, physical_id);
         let current = self.events.list_tags(&ctx.region, &arn).map_err(fail)?;
@@ -164,6 +199,26 @@ impl Provider for BusProvider {
         }
         if let Some(k) = &bus.kms_key {
             properties.insert("KmsKeyIdentifier".into(), json!(k));
+        }
+        if let Some(d) = &bus.dead_letter_arn {
+            properties.insert("DeadLetterConfig".into(), json!({"Arn": d}));
+        }
+        if let Some(l) = &bus.log_config {
+            let mut c = Map::new();
+            if let Some(v) = &l.include_detail {
+                c.insert("IncludeDetail".into(), json!(v));
+            }
+            if let Some(v) = &l.level {
+                c.insert("Level".into(), json!(v));
+            }
+            properties.insert("LogConfig".into(), Value::Object(c));
+        }
+        if let Some(p) = bus
+            .policy
+            .as_deref()
+            .and_then(|p| serde_json::from_str::<Value>(p).ok())
+        {
+            properties.insert("Policy".into(), p);
         }
         if !bus.tags.is_empty() {
             let t: Vec<Value> = bus
@@ -239,7 +294,8 @@ fn rule_input(
         state: scalar(props, "State")?,
         description: scalar(props, "Description")?,
         role_arn: scalar(props, "RoleArn")?,
-        tags: [tags(ctx, props)?, system_tags(ctx)].concat(),
+        tags: tags(ctx, props)?,
+        system_tags: system_tags(ctx),
     };
     Ok((input, targets))
 }

@@ -30,6 +30,23 @@ pub struct Bus {
     pub created: f64,
     pub modified: f64,
     pub tags: BTreeMap<String, String>,
+    /// `DeadLetterConfig.Arn`: the SQS queue for events the bus cannot process (AWS sends
+    /// there what fails its KMS encryption, which never happens locally): stored and reported.
+    #[serde(default)]
+    pub dead_letter_arn: Option<String>,
+    /// `LogConfig` (IncludeDetail, Level): stored and reported; cumulo writes no bus logs.
+    #[serde(default)]
+    pub log_config: Option<LogConfig>,
+    /// The bus's resource policy document (AWS::Events::EventBus `Policy`): stored and
+    /// reported by DescribeEventBus, not evaluated (one local account).
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct LogConfig {
+    pub include_detail: Option<String>,
+    pub level: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +72,11 @@ pub struct Target {
     /// nothing to retry.
     #[serde(default)]
     pub retry_policy: Option<serde_json::Value>,
+    /// The parameters of target kinds cumulo does not deliver to (KinesisParameters,
+    /// EcsParameters, ...), as given: stored and reported; delivery to such a target fails
+    /// (see `put.rs`) and goes to its dead-letter queue.
+    #[serde(default)]
+    pub parameters: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

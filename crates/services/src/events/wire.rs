@@ -3,9 +3,11 @@
 
 use super::EventsService;
 use super::operations::OPERATIONS;
-use super::ops::{PutRuleInput, TargetFailure, parse_pattern, validation};
+use super::ops::{
+    BusSettings, CreateEventBusInput, PutRuleInput, TargetFailure, parse_pattern, validation,
+};
 use super::put::{PutEventsEntry, PutEventsResult};
-use super::state::{Bus, InputTransformer, Rule, Target};
+use super::state::{Bus, InputTransformer, LogConfig, Rule, Target};
 use crate::json_body::{self, Body, null_member};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Map, Value, json};
@@ -53,24 +55,24 @@ fn tags_json(tags: &std::collections::BTreeMap<String, String>) -> Value {
     )
 }
 
+/// Target members that only the target kinds cumulo does not deliver to read: kept verbatim.
+const STORED_PARAMETERS: &[&str] = &[
+    "KinesisParameters",
+    "RunCommandParameters",
+    "EcsParameters",
+    "BatchParameters",
+    "HttpParameters",
+    "RedshiftDataParameters",
+    "SageMakerPipelineParameters",
+    "AppSyncParameters",
+];
+
 pub(super) fn target(t: &Body<'_>) -> Result<Target, AwsError> {
     let id = t.str("Id")?;
-    for key in [
-        "KinesisParameters",
-        "RunCommandParameters",
-        "EcsParameters",
-        "BatchParameters",
-        "HttpParameters",
-        "RedshiftDataParameters",
-        "SageMakerPipelineParameters",
-        "AppSyncParameters",
-    ] {
-        if t.has(key) {
-            return Err(validation(format!(
-                "cumulo: target {id}: {key} is not supported by the emulator"
-            )));
-        }
-    }
+    let parameters = STORED_PARAMETERS
+        .iter()
+        .filter_map(|k| t.get(k).map(|v| (k.to_string(), v.clone())))
+        .collect();
     let transformer = match t.object("InputTransformer")? {
         None => None,
         Some(x) => Some(InputTransformer {
@@ -102,6 +104,7 @@ pub(super) fn target(t: &Body<'_>) -> Result<Target, AwsError> {
             })),
             None => None,
         },
+        parameters,
     })
 }
 
@@ -139,6 +142,9 @@ pub fn target_json(t: &Target) -> Value {
             .collect();
         m.insert("RetryPolicy".into(), Value::Object(set));
     }
+    for (k, v) in &t.parameters {
+        m.insert(k.clone(), v.clone());
+    }
     Value::Object(m)
 }
 
@@ -171,11 +177,56 @@ fn bus_json(svc: &EventsService, region: &str, b: &Bus) -> Value {
     if let Some(d) = &b.description {
         m["Description"] = json!(d);
     }
+    if let Some(p) = &b.policy {
+        m["Policy"] = json!(p);
+    }
     if b.created > 0.0 {
         m["CreationTime"] = json!(b.created);
         m["LastModifiedTime"] = json!(b.modified);
     }
     m
+}
+
+/// The settings CreateEventBus and UpdateEventBus read.
+fn bus_settings(b: &Body<'_>) -> Result<BusSettings, AwsError> {
+    Ok(BusSettings {
+        description: b.opt_str("Description")?,
+        kms_key: b.opt_str("KmsKeyIdentifier")?,
+        dead_letter_arn: match b.object("DeadLetterConfig")? {
+            Some(d) => d.opt_str("Arn")?,
+            None => None,
+        },
+        log_config: match b.object("LogConfig")? {
+            Some(l) => Some(LogConfig {
+                include_detail: l.opt_str("IncludeDetail")?,
+                level: l.opt_str("Level")?,
+            }),
+            None => None,
+        },
+    })
+}
+
+/// The settings as CreateEventBus, UpdateEventBus and DescribeEventBus answer them.
+fn settings_json(out: &mut Value, b: &Bus) {
+    if let Some(d) = &b.description {
+        out["Description"] = json!(d);
+    }
+    if let Some(k) = &b.kms_key {
+        out["KmsKeyIdentifier"] = json!(k);
+    }
+    if let Some(d) = &b.dead_letter_arn {
+        out["DeadLetterConfig"] = json!({"Arn": d});
+    }
+    if let Some(l) = &b.log_config {
+        let mut c = Map::new();
+        if let Some(v) = &l.include_detail {
+            c.insert("IncludeDetail".into(), json!(v));
+        }
+        if let Some(v) = &l.level {
+            c.insert("Level".into(), json!(v));
+        }
+        out["LogConfig"] = Value::Object(c);
+    }
 }
 
 fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<Value, AwsError> {
@@ -186,28 +237,27 @@ fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<
             if b.has("EventSourceName") {
                 return Err(validation("cumulo: partner event sources are not emulated"));
             }
+            let name = b.str("Name")?;
             let arn = svc.create_event_bus(
                 region,
-                &b.str("Name")?,
-                b.opt_str("Description")?,
-                b.opt_str("KmsKeyIdentifier")?,
-                b.tag_list("Tags", "Key", "Value")?,
+                CreateEventBusInput {
+                    name: name.clone(),
+                    settings: bus_settings(&b)?,
+                    tags: b.tag_list("Tags", "Key", "Value")?,
+                    system_tags: Vec::new(),
+                },
             )?;
             let mut out = json!({"EventBusArn": arn});
-            if let Some(d) = b.opt_str("Description")? {
-                out["Description"] = d.into();
-            }
+            settings_json(&mut out, &svc.describe_event_bus(region, Some(&name))?);
             Ok(out)
         }
         "UpdateEventBus" => {
             let name = b.opt_str("Name")?;
-            let arn = svc.update_event_bus(
-                region,
-                name.as_deref(),
-                b.opt_str("Description")?,
-                b.opt_str("KmsKeyIdentifier")?,
-            )?;
-            Ok(json!({"Arn": arn, "Name": super::ops::bus_name(name.as_deref())}))
+            let arn = svc.update_event_bus(region, name.as_deref(), bus_settings(&b)?)?;
+            let name = super::ops::bus_name(name.as_deref());
+            let mut out = json!({"Arn": arn, "Name": name});
+            settings_json(&mut out, &svc.describe_event_bus(region, Some(&name))?);
+            Ok(out)
         }
         "DeleteEventBus" => {
             svc.delete_event_bus(region, &b.str("Name")?)?;
@@ -217,9 +267,7 @@ fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<
             let name = b.opt_str("Name")?;
             let bus = svc.describe_event_bus(region, name.as_deref())?;
             let mut out = bus_json(svc, region, &bus);
-            if let Some(k) = &bus.kms_key {
-                out["KmsKeyIdentifier"] = json!(k);
-            }
+            settings_json(&mut out, &bus);
             Ok(out)
         }
         "ListEventBuses" => {
@@ -244,6 +292,7 @@ fn dispatch(svc: &EventsService, region: &str, op: &str, b: Body<'_>) -> Result<
                     description: b.opt_str("Description")?,
                     role_arn: b.opt_str("RoleArn")?,
                     tags: b.tag_list("Tags", "Key", "Value")?,
+                    system_tags: Vec::new(),
                 },
             )?;
             Ok(json!({"RuleArn": arn}))

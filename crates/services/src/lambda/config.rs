@@ -5,6 +5,7 @@ use super::Lambda;
 use super::model::UrlConfig;
 use super::names::{function_arn, parse_function};
 use super::ops::{conflict, invalid_parameter, new_revision, validation};
+use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
 use cumulo_wire::AwsError;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -27,6 +28,39 @@ fn no_such_resource() -> AwsError {
     AwsError::not_found(
         "ResourceNotFoundException",
         "The resource you requested does not exist.",
+    )
+}
+
+/// A resource Lambda's tag operations take.
+enum Tagged {
+    Function(String),
+    Mapping(String),
+}
+
+/// Refuses tags a user gives in the `aws:` namespace (TagResource, CreateFunction,
+/// CreateEventSourceMapping); see [`RESERVED_KEY`] for where the wording comes from.
+pub(super) fn refuse_reserved(tags: &BTreeMap<String, String>) -> Result<(), AwsError> {
+    match first_reserved(tags.keys()) {
+        Some(_) => Err(invalid_parameter(RESERVED_KEY)),
+        None => Ok(()),
+    }
+}
+
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// AWS's answer to a tagging ARN of no resource form Lambda tags (as recorded).
+fn bad_resource_arn(arn: &str) -> AwsError {
+    AwsError::bad_request(
+        "ValidationException",
+        format!(
+            "1 validation error detected: Value '{arn}' at 'resource' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:(aws[a-zA-Z-]*):lambda:(eusc-)?[a-z]{{2}}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{{1}}:\\d{{12}}:(function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?|layer:([a-zA-Z0-9-_]+)|code-signing-config:csc-[a-z0-9]{{17}}|event-source-mapping:[0-9a-fA-F]{{8}}-[0-9a-fA-F]{{4}}-[0-9a-fA-F]{{4}}-[0-9a-fA-F]{{4}}-[0-9a-fA-F]{{12}}|capacity-provider:[a-zA-Z0-9-_]+)"
+        ),
     )
 }
 
@@ -304,8 +338,22 @@ impl Lambda {
         })
     }
 
-    /// The function a tagging ARN names (an unqualified function ARN).
-    fn tagged_function(&self, region: &str, arn: &str) -> Result<String, AwsError> {
+    /// What a tagging ARN names: an unqualified function, or an event source mapping (whose
+    /// tags AWS keeps too: TagResource on `arn:...:event-source-mapping:<uuid>`).
+    fn tagged(&self, region: &str, arn: &str) -> Result<Tagged, AwsError> {
+        if let Some((prefix, uuid)) = arn.split_once(":event-source-mapping:") {
+            let expected = format!("arn:aws:lambda:{region}:{}", self.account_id);
+            if prefix != expected || !is_uuid(uuid) {
+                return Err(bad_resource_arn(arn));
+            }
+            return match self.lock().mappings.get(uuid) {
+                Some(m) if m.region == region => Ok(Tagged::Mapping(uuid.to_string())),
+                _ => Err(AwsError::not_found(
+                    "ResourceNotFoundException",
+                    format!("Event source mapping not found: {arn}"),
+                )),
+            };
+        }
         let (name, q) = parse_function(arn)?;
         if q.is_some() || !arn.starts_with("arn:") {
             return Err(invalid_parameter(format!(
@@ -313,19 +361,22 @@ impl Lambda {
             )));
         }
         self.function(region, &name)?;
-        Ok(name)
+        Ok(Tagged::Function(name))
     }
 
+    /// TagResource from a user: `aws:` keys are AWS's own and refused.
     pub fn tag_resource(
         &self,
         region: &str,
         arn: &str,
         tags: BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
+        refuse_reserved(&tags)?;
         self.put_tags(region, arn, tags)
     }
 
-    /// CloudFormation's `aws:cloudformation:*` tags on a function it creates.
+    /// CloudFormation's `aws:cloudformation:*` tags on a function or event source mapping it
+    /// creates (the internal path TagResource refuses them on).
     pub fn add_system_tags(
         &self,
         region: &str,
@@ -341,10 +392,9 @@ impl Lambda {
         arn: &str,
         tags: BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
-        let name = self.tagged_function(region, arn)?;
-        self.mutate(region, &name, |f| {
-            f.tags.extend(tags);
-            if crate::providers::system_tags::counted(f.tags.keys()) > 50 {
+        self.edit_tags(region, arn, |t| {
+            t.extend(tags);
+            if crate::providers::system_tags::counted(t.keys()) > 50 {
                 return Err(invalid_parameter(
                     "Number of tags exceeds resource tag limit.",
                 ));
@@ -353,19 +403,32 @@ impl Lambda {
         })
     }
 
+    fn edit_tags(
+        &self,
+        region: &str,
+        arn: &str,
+        f: impl FnOnce(&mut BTreeMap<String, String>) -> Result<(), AwsError>,
+    ) -> Result<(), AwsError> {
+        match self.tagged(region, arn)? {
+            Tagged::Function(name) => self.mutate(region, &name, |fun| f(&mut fun.tags)),
+            Tagged::Mapping(uuid) => self.mutate_mapping(&uuid, |m| f(&mut m.tags)),
+        }
+    }
+
     pub fn untag_resource(&self, region: &str, arn: &str, keys: &[String]) -> Result<(), AwsError> {
-        let name = self.tagged_function(region, arn)?;
-        self.mutate(region, &name, |f| {
+        self.edit_tags(region, arn, |t| {
             for k in keys {
-                f.tags.remove(k);
+                t.remove(k);
             }
             Ok(())
         })
     }
 
     pub fn list_tags(&self, region: &str, arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
-        let name = self.tagged_function(region, arn)?;
-        Ok(self.function(region, &name)?.tags)
+        Ok(match self.tagged(region, arn)? {
+            Tagged::Function(name) => self.function(region, &name)?.tags,
+            Tagged::Mapping(uuid) => self.get_event_source_mapping(&uuid)?.tags,
+        })
     }
 
     /// PutFunctionConcurrency (`None` deletes it). Reserved concurrency 0 throttles every

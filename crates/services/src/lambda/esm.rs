@@ -15,6 +15,7 @@ use crate::sqs::model::{ReceiveMessageInput, ReceivedMessage};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -28,6 +29,8 @@ pub struct MappingInput {
     pub batch_size: Option<i64>,
     pub maximum_batching_window: Option<i64>,
     pub report_batch_item_failures: Option<bool>,
+    /// Create only (UpdateEventSourceMapping takes no tags).
+    pub tags: BTreeMap<String, String>,
 }
 
 fn mapping_not_found(uuid: &str) -> AwsError {
@@ -80,6 +83,7 @@ impl Lambda {
         let function = input
             .function_name
             .ok_or_else(|| invalid_parameter("FunctionName is required"))?;
+        super::config::refuse_reserved(&input.tags)?;
         self.resolve(region, &function, None)?;
         let batch = input.batch_size.unwrap_or(10);
         let window = input.maximum_batching_window.unwrap_or(0);
@@ -104,6 +108,7 @@ impl Lambda {
             report_batch_item_failures: input.report_batch_item_failures.unwrap_or(false),
             last_modified: now_seconds(),
             host: host.to_string(),
+            tags: input.tags,
         };
         self.store
             .write(|tx| state::put_mapping(tx, &m))
@@ -177,6 +182,26 @@ impl Lambda {
         self.lock().mappings.insert(m.uuid.clone(), m.clone());
         self.wake(uuid);
         Ok(m)
+    }
+
+    /// Changes one mapping and writes it through (its tags: nothing the poller reads).
+    pub(super) fn mutate_mapping(
+        &self,
+        uuid: &str,
+        f: impl FnOnce(&mut EventSourceMapping) -> Result<(), AwsError>,
+    ) -> Result<(), AwsError> {
+        let mut st = self.lock();
+        let mut m = st
+            .mappings
+            .get(uuid)
+            .cloned()
+            .ok_or_else(|| mapping_not_found(uuid))?;
+        f(&mut m)?;
+        self.store
+            .write(|tx| state::put_mapping(tx, &m))
+            .map_err(store_error)?;
+        st.mappings.insert(m.uuid.clone(), m);
+        Ok(())
     }
 
     pub fn delete_event_source_mapping(&self, uuid: &str) -> Result<EventSourceMapping, AwsError> {
@@ -480,6 +505,7 @@ fn mapping_input(b: &Body) -> Result<MappingInput, AwsError> {
         batch_size: i(b, "BatchSize")?,
         maximum_batching_window: i(b, "MaximumBatchingWindowInSeconds")?,
         report_batch_item_failures: report,
+        tags: super::wire::string_map(b.get("Tags"), "Tags")?.unwrap_or_default(),
     })
 }
 

@@ -31,6 +31,10 @@ pub struct VersionConfig {
     /// X-Ray segments are sent (X-Ray is not emulated).
     #[serde(default = "pass_through")]
     pub tracing_mode: String,
+    /// `KMSKeyArn`, the customer key AWS encrypts the environment with: stored and reported;
+    /// cumulo keeps the environment as it keeps the rest of the configuration.
+    #[serde(default)]
+    pub kms_key_arn: Option<String>,
 }
 
 /// Lambda's default tracing mode (also what documents written before it existed read as).
@@ -161,6 +165,9 @@ pub struct EventSourceMapping {
     pub last_modified: f64,
     /// The host clients reach cumulo by, for the queue URL the poller receives from.
     pub host: String,
+    /// Tags (TagResource on the mapping's ARN, or CreateEventSourceMapping's `Tags`).
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
 }
 
 /// What CreateFunction takes.
@@ -184,6 +191,8 @@ pub struct CreateFunctionInput {
     pub logging: Option<LoggingInput>,
     /// `TracingConfig.Mode` (default `PassThrough`).
     pub tracing_mode: Option<String>,
+    /// `KMSKeyArn` (empty: AWS's default key).
+    pub kms_key_arn: Option<String>,
 }
 
 /// A deployment package: bytes or an S3 object.
@@ -214,6 +223,8 @@ pub struct UpdateConfigInput {
     pub ephemeral_storage: Option<i64>,
     pub logging: Option<LoggingInput>,
     pub tracing_mode: Option<String>,
+    /// `KMSKeyArn`; an empty string goes back to AWS's default key.
+    pub kms_key_arn: Option<String>,
     pub revision_id: Option<String>,
 }
 

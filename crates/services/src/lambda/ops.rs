@@ -131,6 +131,18 @@ pub(super) fn conflict(message: impl Into<String>) -> AwsError {
 }
 
 /// `TracingConfig.Mode`, one of Lambda's two.
+/// `KMSKeyArn`: an ARN, or empty (AWS's pattern).
+fn check_kms_key(arn: Option<&str>) -> Result<(), AwsError> {
+    match arn {
+        Some(k) if !k.is_empty() && !k.starts_with("arn:") => Err(validation(
+            "kMSKeyArn",
+            k,
+            "Member must satisfy regular expression pattern: (arn:(aws[a-zA-Z-]*)?:[a-z0-9-.]+:.*)|()",
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn check_tracing(mode: Option<&str>) -> Result<(), AwsError> {
     match mode {
         None | Some("Active" | "PassThrough") => Ok(()),
@@ -336,6 +348,7 @@ impl Lambda {
         input: CreateFunctionInput,
     ) -> Result<(Function, String), AwsError> {
         let name = parse_new_function(&input.name)?;
+        super::config::refuse_reserved(&input.tags)?;
         if input.package_type.as_deref() == Some("Image") || matches!(input.code, CodeInput::Image)
         {
             return Err(image_refused());
@@ -363,6 +376,7 @@ impl Lambda {
             input.ephemeral_storage,
         )?;
         check_tracing(input.tracing_mode.as_deref())?;
+        check_kms_key(input.kms_key_arn.as_deref())?;
         for a in &input.architectures {
             if a != "x86_64" && a != "arm64" {
                 return Err(validation(
@@ -401,6 +415,7 @@ impl Lambda {
                 input.architectures
             },
             ephemeral_storage: input.ephemeral_storage.unwrap_or(512),
+            kms_key_arn: input.kms_key_arn.filter(|k| !k.is_empty()),
             tracing_mode: input
                 .tracing_mode
                 .unwrap_or_else(super::model::pass_through),
@@ -537,6 +552,7 @@ impl Lambda {
             input.ephemeral_storage,
         )?;
         check_tracing(input.tracing_mode.as_deref())?;
+        check_kms_key(input.kms_key_arn.as_deref())?;
         if let Some(r) = &input.role {
             check_role(r)?;
         }
@@ -577,6 +593,9 @@ impl Lambda {
             }
             if let Some(v) = &input.tracing_mode {
                 c.tracing_mode = v.clone();
+            }
+            if let Some(v) = &input.kms_key_arn {
+                c.kms_key_arn = (!v.is_empty()).then(|| v.clone());
             }
             if let Some(l) = &input.logging {
                 c.logging = super::logging::apply(&c.logging, l, &name)?;

@@ -108,6 +108,7 @@ const FUNCTION_KNOWN: &[&str] = &[
     "EphemeralStorage",
     "FunctionName",
     "Handler",
+    "KmsKeyArn",
     "Layers",
     "LoggingConfig",
     "MemorySize",
@@ -140,10 +141,6 @@ const FUNCTION_UNSUPPORTED: &[(&str, &str)] = &[
         "ImageConfig",
         "container image functions need a container engine, which cumulo does not use",
     ),
-    (
-        "KmsKeyArn",
-        "environment encryption with a customer key is not emulated",
-    ),
     ("PublishToLatestPublished", "not emulated"),
     ("RecursiveLoop", "recursive loop detection is not emulated"),
     (
@@ -170,6 +167,7 @@ struct FunctionProps {
     concurrency: Option<i64>,
     logging: Option<Map<String, Value>>,
     tracing_mode: Option<String>,
+    kms_key_arn: Option<String>,
 }
 
 /// The whole LoggingConfig a template declares for function `name` (absent fields at AWS's
@@ -242,6 +240,7 @@ fn function_props(props: &Map<String, Value>) -> Result<FunctionProps, ProviderE
         ephemeral,
         concurrency: int(props, "ReservedConcurrentExecutions")?,
         tracing_mode,
+        kms_key_arn: scalar(props, "KmsKeyArn")?,
     })
 }
 
@@ -368,6 +367,7 @@ impl Provider for FunctionProvider {
             code,
             publish: false,
             tracing_mode: p.tracing_mode,
+            kms_key_arn: p.kms_key_arn,
         };
         core.create_function(&ctx.region, input)
             .map_err(|e| fail(ctx, e))?;
@@ -418,6 +418,8 @@ impl Provider for FunctionProvider {
             logging: Some(logging),
             // Absent is Lambda's default, so an update that drops it turns tracing off.
             tracing_mode: Some(p.tracing_mode.unwrap_or_else(super::model::pass_through)),
+            // Absent goes back to AWS's default key.
+            kms_key_arn: Some(p.kms_key_arn.unwrap_or_default()),
             revision_id: None,
         };
         core.update_function_configuration(region, physical_id, input)
@@ -481,6 +483,9 @@ impl Provider for FunctionProvider {
         );
         props.insert("PackageType".into(), json!("Zip"));
         props.insert("TracingConfig".into(), json!({"Mode": c.tracing_mode}));
+        if let Some(k) = &c.kms_key_arn {
+            props.insert("KmsKeyArn".into(), json!(k));
+        }
         if !c.environment.is_empty() {
             props.insert("Environment".into(), json!({"Variables": c.environment}));
         }
@@ -1024,6 +1029,7 @@ const MAPPING_KNOWN: &[&str] = &[
     "FunctionName",
     "FunctionResponseTypes",
     "MaximumBatchingWindowInSeconds",
+    "Tags",
 ];
 
 fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderError> {
@@ -1047,7 +1053,6 @@ fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderErr
         "SourceAccessConfigurations",
         "StartingPosition",
         "StartingPositionTimestamp",
-        "Tags",
         "Topics",
         "TumblingWindowInSeconds",
     ]
@@ -1068,7 +1073,15 @@ fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderErr
         batch_size: int(props, "BatchSize")?,
         maximum_batching_window: int(props, "MaximumBatchingWindowInSeconds")?,
         report_batch_item_failures: Some(types.iter().any(|t| t == "ReportBatchItemFailures")),
+        tags: BTreeMap::new(),
     })
+}
+
+fn mapping_arn(core: &Lambda, region: &str, uuid: &str) -> String {
+    format!(
+        "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
+        core.account_id()
+    )
 }
 
 fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
@@ -1076,10 +1089,7 @@ fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
     attributes.insert("Id".into(), json!(uuid));
     attributes.insert(
         "EventSourceMappingArn".into(),
-        json!(format!(
-            "arn:aws:lambda:{region}:{}:event-source-mapping:{uuid}",
-            core.account_id()
-        )),
+        json!(mapping_arn(core, region, uuid)),
     );
     ProviderOutcome {
         physical_id: uuid.to_string(),
@@ -1096,11 +1106,19 @@ impl Provider for MappingProvider {
         properties: &Value,
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(MAPPING, properties)?;
-        let input = mapping_input(&props)?;
+        let mut input = mapping_input(&props)?;
+        input.tags = tags(ctx, &props)?.into_iter().collect();
         let m = self
             .core
             .create_event_source_mapping(&ctx.region, input, &endpoint_host(ctx))
             .map_err(|e| fail(ctx, e))?;
+        let system = system_tags(ctx);
+        if !system.is_empty() {
+            let arn = mapping_arn(&self.core, &ctx.region, &m.uuid);
+            self.core
+                .add_system_tags(&ctx.region, &arn, system.into_iter().collect())
+                .map_err(|e| fail(ctx, e))?;
+        }
         Ok(mapping_outcome(&self.core, &ctx.region, &m.uuid))
     }
 
@@ -1120,6 +1138,20 @@ impl Provider for MappingProvider {
         self.core
             .update_event_source_mapping(&ctx.region, physical_id, input)
             .map_err(|e| fail(ctx, e))?;
+        let arn = mapping_arn(&self.core, &ctx.region, physical_id);
+        let current = self
+            .core
+            .list_tags(&ctx.region, &arn)
+            .map_err(|e| fail(ctx, e))?;
+        let change = TagChange::between(&current, &tags(ctx, &props)?);
+        self.core
+            .untag_resource(&ctx.region, &arn, &change.remove)
+            .map_err(|e| fail(ctx, e))?;
+        if !change.set.is_empty() {
+            self.core
+                .tag_resource(&ctx.region, &arn, change.set.into_iter().collect())
+                .map_err(|e| fail(ctx, e))?;
+        }
         Ok(mapping_outcome(&self.core, &ctx.region, physical_id))
     }
 

@@ -84,7 +84,10 @@ pub(super) fn strings(b: &Body, k: &str) -> Result<Option<Vec<String>>, AwsError
     }
 }
 
-fn string_map(v: Option<&Value>, k: &str) -> Result<Option<BTreeMap<String, String>>, AwsError> {
+pub(super) fn string_map(
+    v: Option<&Value>,
+    k: &str,
+) -> Result<Option<BTreeMap<String, String>>, AwsError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => m
@@ -239,6 +242,9 @@ pub(super) fn configuration(
     });
     if !c.environment.is_empty() {
         v["Environment"] = json!({"Variables": c.environment});
+    }
+    if let Some(k) = &c.kms_key_arn {
+        v["KMSKeyArn"] = json!(k);
     }
     if !layers.is_empty() {
         v["Layers"] = Value::Array(layers);
@@ -399,6 +405,7 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
                 ephemeral_storage: ephemeral(&b)?,
                 logging: logging(&b)?,
                 tracing_mode: tracing(&b)?,
+                kms_key_arn: s(&b, "KMSKeyArn")?.map(str::to_string),
                 revision_id: s(&b, "RevisionId")?.map(str::to_string),
             };
             let f = core.update_function_configuration(region, name, input)?;
@@ -715,6 +722,7 @@ async fn create_function(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResp
         publish: flag(&b, "Publish")?.unwrap_or(false),
         logging: logging(&b)?,
         tracing_mode: tracing(&b)?,
+        kms_key_arn: s(&b, "KMSKeyArn")?.map(str::to_string),
     };
     let region = req.region.as_str();
     let (f, version) = core.create_function(region, input)?;

@@ -46,6 +46,7 @@ struct GroupSpec {
     kms_key_id: Option<String>,
     class: Option<String>,
     tags: BTreeMap<String, String>,
+    deletion_protection: bool,
 }
 
 fn group_spec(
@@ -62,13 +63,13 @@ fn group_spec(
             "LogGroupName",
             "RetentionInDays",
             "Tags",
+            "DeletionProtectionEnabled",
         ],
         &[
             ("DataProtectionPolicy", WHY),
             ("ResourcePolicyDocument", WHY),
             ("FieldIndexPolicies", WHY),
             ("BearerTokenAuthenticationEnabled", WHY),
-            ("DeletionProtectionEnabled", WHY),
         ],
     )?;
     let retention = match scalar(props, "RetentionInDays")? {
@@ -84,6 +85,8 @@ fn group_spec(
         kms_key_id: scalar(props, "KmsKeyId")?,
         class: scalar(props, "LogGroupClass")?,
         tags: tags(ctx, props)?.into_iter().collect(),
+        deletion_protection: scalar(props, "DeletionProtectionEnabled")?
+            .is_some_and(|v| v.eq_ignore_ascii_case("true")),
     })
 }
 
@@ -120,6 +123,8 @@ impl Provider for LogGroupProvider {
             kms_key_id: spec.kms_key_id,
             tags: spec.tags,
             log_group_class: spec.class,
+            // Set last, once nothing can fail the create any more (its clean-up deletes).
+            deletion_protection: false,
         };
         match self.logs.create_log_group(&ctx.region, input) {
             Ok(()) => {}
@@ -139,6 +144,11 @@ impl Provider for LogGroupProvider {
         if !system.is_empty() {
             self.logs
                 .add_system_tags(&ctx.region, &name, &system.into_iter().collect())
+                .map_err(|e| failed(ctx, SERVICE, e))?;
+        }
+        if spec.deletion_protection {
+            self.logs
+                .put_deletion_protection(&ctx.region, &name, true)
                 .map_err(|e| failed(ctx, SERVICE, e))?;
         }
         Ok(self.outcome(ctx, &name))
@@ -190,6 +200,11 @@ impl Provider for LogGroupProvider {
                 .tag_log_group(region, physical_id, &change.set.into_iter().collect())
                 .map_err(fail)?;
         }
+        if new.deletion_protection != current.deletion_protection {
+            self.logs
+                .put_deletion_protection(region, physical_id, new.deletion_protection)
+                .map_err(fail)?;
+        }
         Ok(self.outcome(ctx, physical_id))
     }
 
@@ -222,6 +237,10 @@ impl Provider for LogGroupProvider {
         let mut properties = Map::new();
         properties.insert("LogGroupName".into(), json!(g.name));
         properties.insert("LogGroupClass".into(), json!(g.log_group_class));
+        properties.insert(
+            "DeletionProtectionEnabled".into(),
+            json!(g.deletion_protection),
+        );
         if let Some(d) = g.retention_in_days {
             properties.insert("RetentionInDays".into(), json!(d));
         }

@@ -42,6 +42,9 @@ pub struct LogGroup {
     pub kms_key_id: Option<String>,
     pub log_group_class: String,
     pub tags: BTreeMap<String, String>,
+    /// While set, DeleteLogGroup is refused (PutLogGroupDeletionProtection).
+    #[serde(default)]
+    pub deletion_protection: bool,
     #[serde(skip)]
     pub streams: BTreeMap<String, LogStream>,
 }

@@ -31,11 +31,6 @@ fn tags_json(tags: &BTreeMap<String, String>) -> Value {
 fn dispatch(svc: &LogsService, region: &str, op: &str, b: Body<'_>) -> Result<Value, AwsError> {
     match op {
         "CreateLogGroup" => {
-            if b.bool("deletionProtectionEnabled")? {
-                return Err(invalid(
-                    "cumulo: deletionProtectionEnabled is not supported by the emulator",
-                ));
-            }
             svc.create_log_group(
                 region,
                 CreateLogGroupInput {
@@ -43,7 +38,17 @@ fn dispatch(svc: &LogsService, region: &str, op: &str, b: Body<'_>) -> Result<Va
                     kms_key_id: b.opt_str("kmsKeyId")?,
                     tags: b.string_map("tags")?,
                     log_group_class: b.opt_str("logGroupClass")?,
+                    deletion_protection: b.bool("deletionProtectionEnabled")?,
                 },
+            )?;
+            Ok(json!({}))
+        }
+        "PutLogGroupDeletionProtection" => {
+            svc.put_deletion_protection(
+                region,
+                &b.str("logGroupIdentifier")?,
+                b.opt_bool("deletionProtectionEnabled")?
+                    .ok_or_else(|| missing("deletionProtectionEnabled"))?,
             )?;
             Ok(json!({}))
         }
@@ -290,6 +295,7 @@ pub fn group_json(svc: &LogsService, region: &str, g: &LogGroup) -> Value {
         "storedBytes": g.stored_bytes(),
         "logGroupClass": g.log_group_class,
         "logGroupArn": svc.group_arn_bare(region, &g.name),
+        "deletionProtectionEnabled": g.deletion_protection,
     });
     if let Some(d) = g.retention_in_days {
         m["retentionInDays"] = d.into();

@@ -17,6 +17,21 @@ pub(crate) fn is_system(key: &str) -> bool {
     key.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("aws:"))
 }
 
+/// The message Lambda, EventBridge and ECR refuse a user's `aws:` tag key with, each under its
+/// own error code (InvalidParameterValueException, ValidationException,
+/// InvalidTagParameterException). Neither the recordings nor these services' API references
+/// give the text; this is the wording AWS's shared tagging layer answers other services'
+/// TagResource and CloudFormation's CreateStack with (reported verbatim in public issues, e.g.
+/// aws-quickstart/quickstart-amazon-eks#42), so it is the closest AWS source, not a recording
+/// of these three services.
+pub(crate) const RESERVED_KEY: &str =
+    "aws: prefixed tag key names are not allowed for external use.";
+
+/// The first of `keys` in the reserved namespace, which only AWS itself may set.
+pub(crate) fn first_reserved<'a>(keys: impl IntoIterator<Item = &'a String>) -> Option<&'a String> {
+    keys.into_iter().find(|k| is_system(k))
+}
+
 /// How many of `keys` count against a service's tag limit (system tags do not).
 pub(crate) fn counted<'a>(keys: impl IntoIterator<Item = &'a String>) -> usize {
     keys.into_iter().filter(|k| !is_system(k)).count()

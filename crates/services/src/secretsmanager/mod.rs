@@ -5,12 +5,14 @@
 //! encryption of every value through the emulated KMS (the store never holds a value in clear),
 //! [`password`] GetRandomPassword, `wire` the JSON adapter, [`provider`] the resource types.
 //!
-//! Rotation (RotateSecret, CancelRotateSecret) and cross-Region replication answer 501: they need
-//! Lambda and other Regions' copies, which cumulo does not run.
+//! [`replication`] makes replicas as real secrets in other regions of the local account.
+//! Rotation (RotateSecret, CancelRotateSecret) answers 501: it needs a rotation Lambda's
+//! four-step protocol, which cumulo does not drive.
 
 pub mod ops;
 pub mod password;
 pub(crate) mod provider;
+pub mod replication;
 mod sealed;
 pub mod state;
 #[cfg(test)]

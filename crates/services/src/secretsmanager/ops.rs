@@ -2,6 +2,7 @@
 //! ARN, or the ARN without its 6-character suffix.
 
 use super::SecretsManagerService;
+use super::replication::{ReplicaInput, check_regions, has_replicas, replica_refused};
 use super::sealed;
 use super::state::{self, Secret, SecretVersion};
 use crate::kms::json::now_ms;
@@ -13,28 +14,28 @@ use std::collections::BTreeMap;
 
 pub const CURRENT: &str = "AWSCURRENT";
 pub const PREVIOUS: &str = "AWSPREVIOUS";
-const DEFAULT_KEY: &str = "alias/aws/secretsmanager";
+pub(super) const DEFAULT_KEY: &str = "alias/aws/secretsmanager";
 /// Versions kept, counting deprecated (unlabelled) ones; the oldest deprecated go first.
 const MAX_VERSIONS: usize = 100;
 const DAY_MS: i64 = 86_400_000;
 
 // ---- errors, in AWS's words ----
 
-fn not_found() -> AwsError {
+pub(super) fn not_found() -> AwsError {
     AwsError::bad_request(
         "ResourceNotFoundException",
         "Secrets Manager can't find the specified secret.",
     )
 }
 
-fn marked_for_deletion() -> AwsError {
+pub(super) fn marked_for_deletion() -> AwsError {
     AwsError::bad_request(
         "InvalidRequestException",
         "You can't perform this operation on the secret because it was marked for deletion.",
     )
 }
 
-fn invalid_parameter(message: impl Into<String>) -> AwsError {
+pub(super) fn invalid_parameter(message: impl Into<String>) -> AwsError {
     AwsError::bad_request("InvalidParameterException", message)
 }
 
@@ -42,7 +43,7 @@ fn validation(message: impl Into<String>) -> AwsError {
     AwsError::validation_exception(message)
 }
 
-fn store_error(e: cumulo_store::StoreError) -> AwsError {
+pub(super) fn store_error(e: cumulo_store::StoreError) -> AwsError {
     AwsError::internal(e.to_string())
 }
 
@@ -105,6 +106,10 @@ pub struct CreateSecretInput {
     pub kms_key_id: Option<String>,
     pub value: Option<SecretValueInput>,
     pub tags: Vec<(String, String)>,
+    /// AddReplicaRegions, made once the secret exists.
+    pub replicas: Vec<ReplicaInput>,
+    /// ForceOverwriteReplicaSecret.
+    pub force_overwrite_replicas: bool,
 }
 
 /// GetSecretValue's answer.
@@ -342,7 +347,7 @@ impl SecretsManagerService {
     }
 
     /// The name of the secret `id` names.
-    fn resolve(secrets: &Secrets, id: &str) -> Option<String> {
+    pub(super) fn resolve(secrets: &Secrets, id: &str) -> Option<String> {
         if secrets.contains_key(id) {
             return Some(id.to_string());
         }
@@ -363,7 +368,7 @@ impl SecretsManagerService {
     }
 
     /// Drops secrets whose recovery window has ended.
-    fn purge(&self, region: &str, secrets: &mut Secrets) -> Result<(), AwsError> {
+    pub(super) fn purge(&self, region: &str, secrets: &mut Secrets) -> Result<(), AwsError> {
         let now = now_ms();
         let due: Vec<String> = secrets
             .values()
@@ -394,8 +399,9 @@ impl SecretsManagerService {
         f(secrets)
     }
 
-    /// Applies `f` to a copy of the secret, commits it, then keeps it. `live` refuses a secret
-    /// pending deletion.
+    /// Applies `f` to a copy of the secret, commits it, then keeps it, and rebuilds its
+    /// replicas from it. `live` refuses a secret pending deletion; a replica refuses every
+    /// change (they come from its primary).
     fn mutate<R>(
         &self,
         region: &str,
@@ -403,9 +409,12 @@ impl SecretsManagerService {
         live: bool,
         f: impl FnOnce(&mut Secret) -> Result<R, AwsError>,
     ) -> Result<R, AwsError> {
-        self.with_region(region, |secrets| {
+        let (out, replicated) = self.with_region(region, |secrets| {
             let name = Self::resolve(secrets, id).ok_or_else(not_found)?;
             let current = secrets.get(&name).ok_or_else(not_found)?;
+            if current.primary_region.is_some() {
+                return Err(replica_refused());
+            }
             if live && current.deletion_ms.is_some() {
                 return Err(marked_for_deletion());
             }
@@ -414,9 +423,14 @@ impl SecretsManagerService {
             self.store
                 .write(|tx| state::save(tx, region, &s))
                 .map_err(store_error)?;
+            let replicated = (!s.replicas.is_empty()).then(|| name.clone());
             secrets.insert(name, s);
-            Ok(out)
-        })
+            Ok((out, replicated))
+        })?;
+        if let Some(name) = replicated {
+            self.sync_replicas(region, &name)?;
+        }
+        Ok(out)
     }
 
     fn key_for(s: &Secret) -> &str {
@@ -505,7 +519,8 @@ impl SecretsManagerService {
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         check_token(&token)?;
-        self.with_region(region, |secrets| {
+        check_regions(region, &input.replicas)?;
+        let created = self.with_region(region, |secrets| {
             if let Some(existing) = secrets.get(&input.name) {
                 if existing.deletion_ms.is_some() {
                     return Err(AwsError::bad_request(
@@ -551,6 +566,8 @@ impl SecretsManagerService {
                 last_accessed_ms: None,
                 deletion_ms: None,
                 versions: Vec::new(),
+                primary_region: None,
+                replicas: Vec::new(),
             };
             let vid = match &input.value {
                 Some(v) => {
@@ -565,7 +582,16 @@ impl SecretsManagerService {
             let out = (s.arn.clone(), s.name.clone(), vid);
             secrets.insert(s.name.clone(), s);
             Ok(out)
-        })
+        })?;
+        if !input.replicas.is_empty() {
+            self.replicate_secret_to_regions(
+                region,
+                &created.1,
+                &input.replicas,
+                input.force_overwrite_replicas,
+            )?;
+        }
+        Ok(created)
     }
 
     pub fn get_secret_value(
@@ -945,6 +971,12 @@ impl SecretsManagerService {
                 return Err(not_found());
             };
             let s = secrets.get(&name).ok_or_else(not_found)?;
+            if s.primary_region.is_some() {
+                return Err(replica_refused());
+            }
+            if !s.replicas.is_empty() {
+                return Err(has_replicas(s));
+            }
             if force {
                 self.store
                     .write(|tx| state::delete(tx, region, &name))

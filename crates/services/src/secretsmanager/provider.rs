@@ -2,7 +2,8 @@
 //! - AWS::SecretsManager::Secret: Ref and GetAtt Id are the ARN. SecretString, or a value made by
 //!   GetRandomPassword from GenerateSecretString (SecretStringTemplate + GenerateStringKey), or
 //!   neither (an empty secret), never both. A stack deletes its secrets without a recovery
-//!   window, as CloudFormation does, so the name is free again at once.
+//!   window, as CloudFormation does, so the name is free again at once. ReplicaRegions make
+//!   real replicas in those regions (removed before the secret is deleted).
 //! - AWS::SecretsManager::ResourcePolicy: Ref and Id are the secret's ARN.
 //! - AWS::SecretsManager::SecretTargetAttachment: copies host, port, engine... from a database
 //!   into the secret; none of its target types (RDS, DocumentDB, Redshift) is emulated, so it is
@@ -11,10 +12,11 @@
 use super::SecretsManagerService;
 use super::ops::{CreateSecretInput, SecretValueInput};
 use super::password::{self, PasswordOptions};
+use super::replication::ReplicaInput;
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, failed, json_text, object, required, scalar,
-    tags, unsupported_prop,
+    ProviderServices, already_exists, check_known, failed, json_text, list, object, required,
+    scalar, tags, unsupported_prop,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -33,13 +35,12 @@ const SECRET_PROPS: &[&str] = &[
     "GenerateSecretString",
     "KmsKeyId",
     "Name",
+    "ReplicaRegions",
     "SecretString",
     "Tags",
 ];
-const SECRET_UNSUPPORTED: &[(&str, &str)] = &[
-    ("ReplicaRegions", "cross-Region replication is not emulated"),
-    ("Type", "managed external secrets are not emulated"),
-];
+const SECRET_UNSUPPORTED: &[(&str, &str)] =
+    &[("Type", "managed external secrets are not emulated")];
 const GENERATE_PROPS: &[&str] = &[
     "ExcludeCharacters",
     "ExcludeLowercase",
@@ -158,6 +159,24 @@ struct SecretProvider {
     sm: Arc<SecretsManagerService>,
 }
 
+/// `ReplicaRegions: [{Region, KmsKeyId}]`.
+fn replica_regions(props: &Map<String, Value>) -> Result<Vec<ReplicaInput>, ProviderError> {
+    list(props, "ReplicaRegions")?
+        .iter()
+        .map(|r| {
+            let obj = r.as_object().ok_or_else(|| {
+                ProviderError::Failed(
+                    "Properties validation failed for resource with message: #/ReplicaRegions: expected type: JSONObject".into(),
+                )
+            })?;
+            Ok(ReplicaInput {
+                region: required(obj, "Region")?,
+                kms_key_id: scalar(obj, "KmsKeyId")?,
+            })
+        })
+        .collect()
+}
+
 #[async_trait::async_trait]
 impl Provider for SecretProvider {
     async fn create(
@@ -181,6 +200,8 @@ impl Provider for SecretProvider {
             kms_key_id: scalar(&props, "KmsKeyId")?,
             value: secret_value(&props)?.map(SecretValueInput::String),
             tags: tags(ctx, &props)?,
+            replicas: replica_regions(&props)?,
+            force_overwrite_replicas: false,
         };
         let (arn, _, _) = self
             .sm
@@ -251,6 +272,38 @@ impl Provider for SecretProvider {
                 .tag_resource(&ctx.region, physical_id, &change.set)
                 .map_err(fail)?;
         }
+        let wanted = replica_regions(&props)?;
+        let current: Vec<ReplicaInput> = self
+            .sm
+            .describe_secret(&ctx.region, physical_id)
+            .map_err(fail)?
+            .replicas
+            .into_iter()
+            .map(|r| ReplicaInput {
+                region: r.region,
+                kms_key_id: r.kms_key_id,
+            })
+            .collect();
+        // A replica whose key changes is made again under the new key.
+        let gone: Vec<String> = current
+            .iter()
+            .filter(|c| !wanted.contains(c))
+            .map(|c| c.region.clone())
+            .collect();
+        let added: Vec<ReplicaInput> = wanted
+            .into_iter()
+            .filter(|w| !current.contains(w))
+            .collect();
+        if !gone.is_empty() {
+            self.sm
+                .remove_regions_from_replication(&ctx.region, physical_id, &gone)
+                .map_err(fail)?;
+        }
+        if !added.is_empty() {
+            self.sm
+                .replicate_secret_to_regions(&ctx.region, physical_id, &added, false)
+                .map_err(fail)?;
+        }
         Ok(secret_outcome(physical_id))
     }
 
@@ -260,6 +313,15 @@ impl Provider for SecretProvider {
         physical_id: &str,
         _properties: &Value,
     ) -> Result<(), ProviderError> {
+        // Replicas go first: Secrets Manager refuses to delete a primary that has any.
+        if let Ok(s) = self.sm.describe_secret(&ctx.region, physical_id)
+            && !s.replicas.is_empty()
+        {
+            let regions: Vec<String> = s.replicas.into_iter().map(|r| r.region).collect();
+            self.sm
+                .remove_regions_from_replication(&ctx.region, physical_id, &regions)
+                .map_err(|e| failed(ctx, "SecretsManager", e))?;
+        }
         match self.sm.delete_secret(&ctx.region, physical_id, None, true) {
             Ok(_) => Ok(()),
             Err(e) if is_not_found(&e) => Ok(()),
@@ -287,6 +349,17 @@ impl Provider for SecretProvider {
         }
         if let Some(k) = &s.kms_key_id {
             p.insert("KmsKeyId".into(), json!(k));
+        }
+        if !s.replicas.is_empty() {
+            let replicas: Vec<Value> = s
+                .replicas
+                .iter()
+                .map(|r| match &r.kms_key_id {
+                    Some(k) => json!({"Region": r.region, "KmsKeyId": k}),
+                    None => json!({"Region": r.region}),
+                })
+                .collect();
+            p.insert("ReplicaRegions".into(), Value::Array(replicas));
         }
         if !s.tags.is_empty() {
             p.insert(

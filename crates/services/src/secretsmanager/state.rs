@@ -37,6 +37,23 @@ pub struct Secret {
     pub deletion_ms: Option<i64>,
     /// In creation order.
     pub versions: Vec<SecretVersion>,
+    /// On a replica: the region of its primary (DescribeSecret's PrimaryRegion).
+    #[serde(default)]
+    pub primary_region: Option<String>,
+    /// On a primary: its replicas, as DescribeSecret's ReplicationStatus lists them.
+    #[serde(default)]
+    pub replicas: Vec<Replica>,
+}
+
+/// One region a secret is replicated to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Replica {
+    pub region: String,
+    /// As given; `None` means that region's `aws/secretsmanager` key.
+    pub kms_key_id: Option<String>,
+    /// `InSync` or `Failed` (replication is done as the call is answered, never `InProgress`).
+    pub status: String,
+    pub status_message: String,
 }
 
 impl Secret {

@@ -4,20 +4,48 @@
 use super::SecretsManagerService;
 use super::ops::{CreateSecretInput, ListFilter, SecretValue, SecretValueInput};
 use super::password::{self, PasswordOptions};
-use super::state::Secret;
+use super::replication::ReplicaInput;
+use super::state::{Replica, Secret};
 use crate::kms::json::{Body, Members, b64, epoch};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Map, Value, json};
 
-/// Operations that need rotation Lambdas or other Regions' replicas: 501 naming them.
+/// Operations that need rotation Lambdas or policy analysis: 501 naming them.
 const NOT_EMULATED: &[&str] = &[
     "CancelRotateSecret",
-    "RemoveRegionsFromReplication",
-    "ReplicateSecretToRegions",
     "RotateSecret",
-    "StopReplicationToReplica",
     "ValidateResourcePolicy",
 ];
+
+fn replica_inputs(b: &Body<'_>) -> Result<Vec<ReplicaInput>, AwsError> {
+    b.objects("AddReplicaRegions")?
+        .iter()
+        .map(|r| {
+            Ok(ReplicaInput {
+                region: r.str("Region")?,
+                kms_key_id: r.opt_str("KmsKeyId")?,
+            })
+        })
+        .collect()
+}
+
+/// ReplicationStatus as AWS reports it (a replica without its own key is reported under the
+/// default key's alias).
+fn replication_json(replicas: &[Replica]) -> Value {
+    Value::Array(
+        replicas
+            .iter()
+            .map(|r| {
+                json!({
+                    "Region": r.region,
+                    "KmsKeyId": r.kms_key_id.as_deref().unwrap_or("alias/aws/secretsmanager"),
+                    "Status": r.status,
+                    "StatusMessage": r.status_message,
+                })
+            })
+            .collect(),
+    )
+}
 
 pub fn handle(svc: &SecretsManagerService, req: &AwsRequest) -> AwsResponse {
     crate::kms::json::respond(req, |op, b| dispatch(svc, &req.region, op, b))
@@ -93,6 +121,15 @@ fn secret_json(s: &Secret, versions_member: &str) -> Value {
         m.insert(versions_member.into(), Value::Object(stages));
     }
     m.insert("CreatedDate".into(), epoch(s.created_ms));
+    if let Some(p) = &s.primary_region {
+        m.insert("PrimaryRegion".into(), json!(p));
+    }
+    if !s.replicas.is_empty() {
+        if let Some(region) = s.arn.split(':').nth(3) {
+            m.insert("PrimaryRegion".into(), json!(region));
+        }
+        m.insert("ReplicationStatus".into(), replication_json(&s.replicas));
+    }
     Value::Object(m)
 }
 
@@ -109,12 +146,6 @@ fn dispatch(
     let id = || b.str("SecretId");
     match op {
         "CreateSecret" => {
-            if b.has("AddReplicaRegions") {
-                return Err(AwsError::not_implemented(
-                    "secretsmanager",
-                    "CreateSecret with AddReplicaRegions",
-                ));
-            }
             let input = CreateSecretInput {
                 name: b.str("Name")?,
                 client_request_token: b.opt_str("ClientRequestToken")?,
@@ -122,13 +153,39 @@ fn dispatch(
                 kms_key_id: b.opt_str("KmsKeyId")?,
                 value: value(&b)?,
                 tags: b.tags("Tags", "Key", "Value")?,
+                replicas: replica_inputs(&b)?,
+                force_overwrite_replicas: b.bool("ForceOverwriteReplicaSecret")?,
             };
             let (arn, name, vid) = svc.create_secret(region, input)?;
             let mut out = json!({"ARN": arn, "Name": name});
             if let Some(v) = vid {
                 out["VersionId"] = json!(v);
             }
+            let replicas = svc.describe_secret(region, &arn)?.replicas;
+            if !replicas.is_empty() {
+                out["ReplicationStatus"] = replication_json(&replicas);
+            }
             Ok(out)
+        }
+        "ReplicateSecretToRegions" => {
+            let (arn, replicas) = svc.replicate_secret_to_regions(
+                region,
+                &id()?,
+                &replica_inputs(&b)?,
+                b.bool("ForceOverwriteReplicaSecret")?,
+            )?;
+            Ok(json!({"ARN": arn, "ReplicationStatus": replication_json(&replicas)}))
+        }
+        "RemoveRegionsFromReplication" => {
+            let (arn, replicas) = svc.remove_regions_from_replication(
+                region,
+                &id()?,
+                &b.strings("RemoveReplicaRegions")?,
+            )?;
+            Ok(json!({"ARN": arn, "ReplicationStatus": replication_json(&replicas)}))
+        }
+        "StopReplicationToReplica" => {
+            Ok(json!({"ARN": svc.stop_replication_to_replica(region, &id()?)?}))
         }
         "GetSecretValue" => {
             let v = svc.get_secret_value(
