@@ -199,6 +199,7 @@ catalog! {
         ecs: crate::ecs::EcsService,
         route53: crate::route53::Route53Service,
         acm: crate::acm::AcmService,
+        efs: crate::efs::EfsService,
     }
     without {
         sts: crate::sts::StsService,

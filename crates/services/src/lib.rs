@@ -14,6 +14,7 @@ pub mod dynamodb;
 pub mod ec2;
 pub mod ecr;
 pub mod ecs;
+pub mod efs;
 pub mod elasticloadbalancing;
 pub mod events;
 pub mod gateway;
