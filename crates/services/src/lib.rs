@@ -9,6 +9,7 @@
 pub mod acm;
 pub mod catalog;
 pub mod cloudformation;
+pub mod cloudfront;
 pub mod custom;
 pub mod dynamodb;
 pub mod ec2;
