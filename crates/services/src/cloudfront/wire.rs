@@ -46,7 +46,12 @@ fn id(input: &Value) -> &str {
 
 fn dispatch(svc: &CloudFrontService, op: &str, input: &Value) -> Result<Value, AwsError> {
     let empty = json!({});
-    let policy = |name: &str| POLICIES.iter().find(|k| name.contains(k.object));
+    // `CachePolicy` and its list operation's `CachePolicies` share `CachePolic`.
+    let policy = |name: &str| {
+        POLICIES
+            .iter()
+            .find(|k| name.contains(&k.object[..k.object.len() - 1]))
+    };
     Ok(match op {
         "CreateDistribution" => svc.create_distribution(
             &object_or_empty(input.get("DistributionConfig")),
