@@ -882,7 +882,7 @@ fn no_managed() -> Vec<(&'static str, Value)> {
 }
 
 /// The three policy kinds, in the order `check_config` reads them.
-pub(crate) const POLICIES: [Kind; 3] = [
+pub(crate) static POLICIES: [Kind; 3] = [
     Kind {
         key: CACHE_POLICY,
         object: "CachePolicy",
@@ -945,7 +945,7 @@ pub(crate) const POLICIES: [Kind; 3] = [
     },
 ];
 
-pub(crate) const ORIGIN_ACCESS_CONTROL: Kind = Kind {
+pub(crate) static ORIGIN_ACCESS_CONTROL: Kind = Kind {
     key: OAC,
     object: "OriginAccessControl",
     config: "OriginAccessControlConfig",
@@ -967,7 +967,7 @@ pub(crate) const ORIGIN_ACCESS_CONTROL: Kind = Kind {
     managed: no_managed,
 };
 
-pub(crate) const ORIGIN_ACCESS_IDENTITY: Kind = Kind {
+pub(crate) static ORIGIN_ACCESS_IDENTITY: Kind = Kind {
     key: OAI,
     object: "CloudFrontOriginAccessIdentity",
     config: "CloudFrontOriginAccessIdentityConfig",
