@@ -199,6 +199,8 @@ catalog! {
         ecs: crate::ecs::EcsService,
         route53: crate::route53::Route53Service,
         acm: crate::acm::AcmService,
+        efs: crate::efs::EfsService,
+        cloudfront: crate::cloudfront::CloudFrontService,
     }
     without {
         sts: crate::sts::StsService,

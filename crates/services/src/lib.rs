@@ -9,11 +9,13 @@
 pub mod acm;
 pub mod catalog;
 pub mod cloudformation;
+pub mod cloudfront;
 pub mod custom;
 pub mod dynamodb;
 pub mod ec2;
 pub mod ecr;
 pub mod ecs;
+pub mod efs;
 pub mod elasticloadbalancing;
 pub mod events;
 pub mod gateway;

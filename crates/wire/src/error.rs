@@ -137,7 +137,12 @@ impl AwsError {
                 r
             }
             Protocol::RestJson => {
-                let body = serde_json::json!({"message": self.message, "Message": self.message});
+                let mut body =
+                    serde_json::json!({"message": self.message, "Message": self.message});
+                // Fields the API's error shape adds (EFS: `ErrorCode`, `FileSystemId`).
+                for (k, v) in &self.extra {
+                    body[k.as_str()] = serde_json::Value::String(v.clone());
+                }
                 let mut r = AwsResponse::new(self.status, "application/json", body.to_string());
                 r.set_header("x-amzn-errortype", &self.code);
                 r

@@ -12,6 +12,7 @@ pub mod query;
 pub mod query_model;
 pub mod request;
 pub mod response;
+pub mod rest_xml_model;
 pub mod sigv2;
 pub mod sigv4;
 pub mod xml;
