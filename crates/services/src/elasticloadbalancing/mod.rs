@@ -8,12 +8,15 @@
 //! API's member names and answers leave as JSON, so `ops` is AWS's logic over those values, and
 //! the CloudFormation providers (`provider`) hand their properties, which carry the same names,
 //! to the same operations. Subnets and security groups are checked and described through EC2's
-//! typed lookups. The classic load balancer (Version 2012-06-01) shares the signing name and will
-//! be answered here; it answers 501 today.
+//! typed lookups, and a load balancer's subnets get its network interfaces from EC2 (`links`);
+//! the ACM certificates its listeners use name it in their InUseBy. The classic load balancer
+//! (Version 2012-06-01) shares the signing name and will be answered here; it answers 501 today.
 
+mod links;
 mod ops;
 pub(crate) mod provider;
 
+use crate::acm::AcmService;
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::ec2::Ec2Service;
 use crate::{Config, GatewayError, Service};
@@ -73,6 +76,7 @@ pub struct ElbService {
     regions: Mutex<HashMap<String, Region>>,
     account_id: String,
     ec2: Arc<Ec2Service>,
+    acm: Arc<AcmService>,
 }
 
 /// A target group as other services see it.
@@ -91,6 +95,7 @@ impl ElbService {
         store: Arc<Store>,
         config: &Config,
         ec2: Arc<Ec2Service>,
+        acm: Arc<AcmService>,
     ) -> Result<Self, StoreError> {
         store.migrate("elb", MIGRATIONS)?;
         let mut regions: HashMap<String, Region> = HashMap::new();
@@ -123,6 +128,7 @@ impl ElbService {
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
             ec2,
+            acm,
         })
     }
 
@@ -237,10 +243,10 @@ impl Catalogued for ElbService {
         ],
         ..Descriptor::BASE
     };
-    type Deps = (Arc<Ec2Service>,);
+    type Deps = (Arc<Ec2Service>, Arc<AcmService>);
 
-    fn build(context: &Context, (ec2,): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config, ec2)?)
+    fn build(context: &Context, (ec2, acm): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, ec2, acm)?)
     }
 }
 

@@ -346,10 +346,31 @@ pub(crate) fn dispatch(
             })
         }
         "SetSubnets" => {
-            let (zones, _) = subnets(svc, region, input)?;
+            let (zones, vpc) = subnets(svc, region, input)?;
             svc.change(region, |r, t| {
                 let arn = required(input, "LoadBalancerArn")?;
-                get_mut(r, arn, Kind::LoadBalancer)?.body["AvailabilityZones"] = zones.clone();
+                let rec = get(r, arn, Kind::LoadBalancer)?;
+                if text(&rec.body, "VpcId") != Some(vpc.as_str()) {
+                    return Err(err(
+                        "InvalidConfigurationRequest",
+                        "Subnets must all belong to the load balancer's VPC",
+                    ));
+                }
+                let wanted = subnet_ids(&zones);
+                let (kept, gone): (Vec<Value>, Vec<Value>) = rec
+                    .items
+                    .iter()
+                    .cloned()
+                    .partition(|m| wanted.iter().any(|s| m["SubnetId"] == s.as_str()));
+                let new: Vec<String> = wanted
+                    .into_iter()
+                    .filter(|s| !kept.iter().any(|m| m["SubnetId"] == s.as_str()))
+                    .collect();
+                let made = svc.make_interfaces(region, &rec.body, &new)?;
+                svc.drop_interfaces(region, &gone);
+                let rec = get_mut(r, arn, Kind::LoadBalancer)?;
+                rec.body["AvailabilityZones"] = zones.clone();
+                rec.items = kept.into_iter().chain(made).collect();
                 t.push(arn.to_string());
                 Ok(json!({"AvailabilityZones": zones}))
             })
@@ -496,7 +517,7 @@ pub(crate) fn dispatch(
                 Ok(json!({"Listeners": list}))
             })
         }
-        "ModifyListener" => svc.change(region, |r, t| {
+        "ModifyListener" => svc.change_certified(region, |r, t| {
             let arn = required(input, "ListenerArn")?;
             let actions = match input.get("DefaultActions") {
                 Some(a) => Some(normalize_actions(r, a)?),
@@ -528,7 +549,7 @@ pub(crate) fn dispatch(
             t.extend(default_rule_arn(r, arn));
             Ok(json!({"Listeners": [get(r, arn, Kind::Listener)?.body.clone()]}))
         }),
-        "DeleteListener" => svc.change(region, |r, t| {
+        "DeleteListener" => svc.change_certified(region, |r, t| {
             let arn = required(input, "ListenerArn")?;
             get(r, arn, Kind::Listener)?;
             let rules: Vec<String> = r
@@ -620,28 +641,30 @@ pub(crate) fn dispatch(
             t.push(arn.to_string());
             Ok(json!({}))
         }),
-        "AddListenerCertificates" | "RemoveListenerCertificates" => svc.change(region, |r, t| {
-            let arn = required(input, "ListenerArn")?;
-            let rec = get_mut(r, arn, Kind::Listener)?;
-            let certs = input["Certificates"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            for c in &certs {
-                let id = &c["CertificateArn"];
-                rec.items.retain(|x| &x["CertificateArn"] != id);
-                if op == "AddListenerCertificates" {
-                    rec.items
-                        .push(json!({"CertificateArn": id, "IsDefault": false}));
+        "AddListenerCertificates" | "RemoveListenerCertificates" => {
+            svc.change_certified(region, |r, t| {
+                let arn = required(input, "ListenerArn")?;
+                let rec = get_mut(r, arn, Kind::Listener)?;
+                let certs = input["Certificates"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                for c in &certs {
+                    let id = &c["CertificateArn"];
+                    rec.items.retain(|x| &x["CertificateArn"] != id);
+                    if op == "AddListenerCertificates" {
+                        rec.items
+                            .push(json!({"CertificateArn": id, "IsDefault": false}));
+                    }
                 }
-            }
-            t.push(arn.to_string());
-            Ok(if op == "AddListenerCertificates" {
-                json!({"Certificates": certs})
-            } else {
-                json!({})
+                t.push(arn.to_string());
+                Ok(if op == "AddListenerCertificates" {
+                    json!({"Certificates": certs})
+                } else {
+                    json!({})
+                })
             })
-        }),
+        }
         "DescribeListenerCertificates" => read(svc, region, |r| {
             let rec = get(r, required(input, "ListenerArn")?, Kind::Listener)?;
             let mut certs: Vec<Value> = rec.body["Certificates"]
@@ -807,6 +830,15 @@ fn subnets(svc: &ElbService, region: &str, input: &Value) -> Result<(Value, Stri
     Ok((Value::Array(zones), vpc))
 }
 
+fn subnet_ids(zones: &Value) -> Vec<String> {
+    zones
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|z| text(z, "SubnetId").map(str::to_string))
+        .collect()
+}
+
 fn create_load_balancer(svc: &ElbService, region: &str, input: &Value) -> Result<Value, AwsError> {
     let name = required(input, "Name")?.to_string();
     check_name(&name, "Load balancer")?;
@@ -886,12 +918,13 @@ fn create_load_balancer(svc: &ElbService, region: &str, input: &Value) -> Result
         if kind != "gateway" && !(network && groups.is_empty()) {
             body["SecurityGroups"] = json!(groups);
         }
+        let interfaces = svc.make_interfaces(region, &body, &subnet_ids(&zones))?;
         let rec = Record {
             kind: Kind::LoadBalancer,
             body: body.clone(),
             tags: tags_of(input),
             attributes: lb_attributes(network).into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            items: Vec::new(),
+            items: interfaces,
         };
         r.insert(arn.clone(), rec);
         t.push(arn.clone());
@@ -913,11 +946,15 @@ fn tags_of(input: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// DeleteLoadBalancer: its listeners and rules go with it, its network interfaces are deleted
+/// in EC2 and its certificates' InUseBy forget it. One that does not exist is deleted already:
+/// AWS answers success.
 fn delete_load_balancer(svc: &ElbService, region: &str, arn: &str) -> Result<Value, AwsError> {
-    svc.change(region, |r, t| {
+    svc.change_certified(region, |r, t| {
         let Some(rec) = r.get(arn).filter(|x| x.kind == Kind::LoadBalancer) else {
-            return Err(not_found(Kind::LoadBalancer));
+            return Ok(json!({}));
         };
+        let interfaces = rec.items.clone();
         if rec
             .attributes
             .get("deletion_protection.enabled")
@@ -943,6 +980,7 @@ fn delete_load_balancer(svc: &ElbService, region: &str, arn: &str) -> Result<Val
             r.remove(&a);
             t.push(a);
         }
+        svc.drop_interfaces(region, &interfaces);
         Ok(json!({}))
     })
 }
@@ -1072,7 +1110,7 @@ fn create_listener(svc: &ElbService, region: &str, input: &Value) -> Result<Valu
     let port = input["Port"]
         .as_i64()
         .ok_or_else(|| validation("A listener port must be specified"))?;
-    svc.change(region, |r, t| {
+    svc.change_certified(region, |r, t| {
         let lb = get(r, &lb_arn, Kind::LoadBalancer)?;
         let network = text(&lb.body, "Type") == Some("network");
         let protocol = text(input, "Protocol").map(str::to_string).unwrap_or_else(|| if network { "TCP".into() } else { "HTTP".into() });
@@ -1193,6 +1231,7 @@ mod tests {
     fn a_load_balancer_its_listener_rules_and_targets() {
         let store = Arc::new(Store::in_memory().unwrap());
         let ec2 = Arc::new(crate::ec2::Ec2Service::new(store.clone(), &Config::default()).unwrap());
+        let acm = Arc::new(crate::acm::AcmService::new(store.clone(), &Config::default()).unwrap());
         let vpc = ec2.default_vpc("us-east-1").unwrap();
         let subnets: Vec<String> = ec2
             .records("us-east-1")
@@ -1204,7 +1243,14 @@ mod tests {
             })
             .take(2)
             .collect();
-        let elb = ElbService::new(store, &Config::default(), ec2).unwrap();
+        let elb = ElbService::new(store, &Config::default(), ec2.clone(), acm).unwrap();
+        let interfaces = |desc: &str| {
+            ec2.records("us-east-1")
+                .unwrap()
+                .into_iter()
+                .filter(|r| matches!(r, crate::ec2::Resource::NetworkInterface(e) if e.description.starts_with(desc)))
+                .count()
+        };
         let lb = elb
             .call(
                 "us-east-1",
@@ -1226,6 +1272,8 @@ mod tests {
             lb["LoadBalancers"][0]["CanonicalHostedZoneId"],
             "Z35SXDOTRQ7X7K"
         );
+        // One requester-managed interface per subnet, named after the load balancer.
+        assert_eq!(interfaces("ELB app/web/"), 2);
         let tg = elb.call("us-east-1", "CreateTargetGroup", &json!({"Name": "tg", "Protocol": "HTTP", "Port": 80, "VpcId": vpc.vpc_id, "TargetType": "ip"})).unwrap();
         let tg_arn = tg["TargetGroups"][0]["TargetGroupArn"]
             .as_str()
@@ -1286,6 +1334,33 @@ mod tests {
             .call("us-east-1", "DescribeRules", &json!({"ListenerArn": l_arn}))
             .unwrap();
         assert_eq!(rules["Rules"].as_array().unwrap().len(), 2);
+        let https = json!({"LoadBalancerArn": lb_arn, "Port": 443, "Protocol": "HTTPS",
+            "Certificates": [{"CertificateArn": "arn:aws:acm:us-east-1:000000000000:certificate/none"}],
+            "DefaultActions": [{"Type": "forward", "TargetGroupArn": tg_arn}]});
+        let e = elb.call("us-east-1", "CreateListener", &https).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            (
+                "CertificateNotFound",
+                "Certificate 'arn:aws:acm:us-east-1:000000000000:certificate/none' not found"
+            )
+        );
+        let listeners = elb
+            .call(
+                "us-east-1",
+                "DescribeListeners",
+                &json!({"LoadBalancerArn": lb_arn}),
+            )
+            .unwrap();
+        assert_eq!(listeners["Listeners"].as_array().unwrap().len(), 1);
+        elb.call(
+            "us-east-1",
+            "DeleteLoadBalancer",
+            &json!({"LoadBalancerArn": lb_arn}),
+        )
+        .unwrap();
+        assert_eq!(interfaces("ELB app/web/"), 0);
+        // Deleting it again is no error, as on AWS.
         elb.call(
             "us-east-1",
             "DeleteLoadBalancer",
