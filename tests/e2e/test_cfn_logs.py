@@ -145,3 +145,68 @@ def test_deletion_protection_is_applied_and_blocks_the_stack_delete(cfn, logs):
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
     assert group(logs, name) is None
+
+
+def account_template(doc_version, query):
+    return {
+        "Parameters": {"Env": {"Type": "String", "Default": "test"}},
+        "Resources": {
+            # As AWS Copilot's environment writes it: the document is Fn::Sub'd JSON text.
+            "Policy": {"Type": "AWS::Logs::ResourcePolicy", "Properties": {
+                "PolicyName": {"Fn::Sub": "${AWS::StackName}-LogResourcePolicy"},
+                "PolicyDocument": {"Fn::Sub": json.dumps({
+                    "Version": doc_version,
+                    "Statement": [{
+                        "Effect": "Allow",
+                        "Principal": {"Service": ["delivery.logs.amazonaws.com"]},
+                        "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+                        "Resource": ["arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/copilot/${Env}-*"],
+                    }],
+                })},
+            }},
+            "Query": {"Type": "AWS::Logs::QueryDefinition", "Properties": {
+                "Name": {"Fn::Sub": "${AWS::StackName}/errors"},
+                "QueryString": query,
+                "LogGroupNames": ["/copilot/test-api"],
+            }},
+        },
+        "Outputs": {
+            "PolicyRef": {"Value": {"Ref": "Policy"}},
+            "QueryRef": {"Value": {"Ref": "Query"}},
+            "QueryId": {"Value": {"Fn::GetAtt": ["Query", "QueryDefinitionId"]}},
+        },
+    }
+
+
+def test_resource_policy_and_query_definition_through_the_cli(cumulo, cfn, logs, tmp_path):
+    stack = f"logsacct-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "t.json"
+
+    def deploy(doc_version, query):
+        path.write_text(json.dumps(account_template(doc_version, query)))
+        cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path))
+
+    deploy("2012-10-17", "fields @message | filter @message like /ERROR/")
+    out = outputs(cfn, stack)
+    assert out["PolicyRef"] == f"{stack}-LogResourcePolicy"
+    assert out["QueryRef"] == out["QueryId"]
+    policies = {p["policyName"]: p for p in logs.describe_resource_policies()["resourcePolicies"]}
+    doc = json.loads(policies[out["PolicyRef"]]["policyDocument"])
+    assert doc["Statement"][0]["Resource"] == ["arn:aws:logs:us-east-1:000000000000:log-group:/copilot/test-*"]
+    queries = {q["queryDefinitionId"]: q for q in logs.describe_query_definitions()["queryDefinitions"]}
+    assert queries[out["QueryId"]]["name"] == f"{stack}/errors"
+    assert queries[out["QueryId"]]["logGroupNames"] == ["/copilot/test-api"]
+
+    # In place: the same policy name and the same query id, with the new contents.
+    deploy("2008-10-17", "stats count() by bin(5m)")
+    again = outputs(cfn, stack)
+    assert again == out
+    policies = {p["policyName"]: p for p in logs.describe_resource_policies()["resourcePolicies"]}
+    assert json.loads(policies[out["PolicyRef"]]["policyDocument"])["Version"] == "2008-10-17"
+    queries = {q["queryDefinitionId"]: q for q in logs.describe_query_definitions()["queryDefinitions"]}
+    assert queries[out["QueryId"]]["queryString"] == "stats count() by bin(5m)"
+
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
+    assert out["PolicyRef"] not in {p["policyName"] for p in logs.describe_resource_policies()["resourcePolicies"]}
+    assert out["QueryId"] not in {q["queryDefinitionId"] for q in logs.describe_query_definitions()["queryDefinitions"]}

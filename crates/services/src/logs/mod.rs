@@ -6,11 +6,13 @@
 //! (groups and streams in memory with write-through; events only in the store); `filter` is the
 //! filter-pattern language; `wire` decodes requests and encodes responses.
 
+mod account;
 mod events;
 mod filter;
 mod groups;
 mod operations;
 pub(crate) mod provider;
+mod provider_account;
 mod state;
 mod wire;
 
@@ -26,9 +28,12 @@ pub use state::{LogGroup, LogStream};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::{Config, GatewayError, Service};
+use account::AccountRecords;
+pub use account::{PutPolicyInput, PutQueryInput, QueryDefinition, ResourcePolicy};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The CloudWatch Logs service.
@@ -37,6 +42,8 @@ pub struct LogsService {
     /// Every group (with its streams) of every region. Held across the store commit of a
     /// mutation so memory and store change together; never across an await.
     regions: Mutex<Regions>,
+    /// Resource policies and query definitions per region (`account.rs`).
+    account: Mutex<HashMap<String, AccountRecords>>,
     account_id: String,
 }
 
@@ -44,18 +51,24 @@ impl LogsService {
     pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
         store.migrate("logs", state::MIGRATIONS)?;
         let (regions, problems) = store.read(state::load)?;
-        for p in problems {
+        let (account, more) = store.read(state::load_account)?;
+        for p in problems.into_iter().chain(more) {
             eprintln!("cumulo: logs: skipped unreadable stored record: {p}");
         }
         Ok(LogsService {
             store,
             regions: Mutex::new(regions),
+            account: Mutex::new(account),
             account_id: config.account_id.clone(),
         })
     }
 
     fn lock(&self) -> MutexGuard<'_, Regions> {
         self.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_account(&self) -> MutexGuard<'_, HashMap<String, AccountRecords>> {
+        self.account.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `arn:aws:logs:R:A:log-group:NAME:*`, the ARN DescribeLogGroups' `arn` and

@@ -1,8 +1,9 @@
 //! CloudFormation providers: AWS::Logs::LogGroup and AWS::Logs::LogStream, over CloudWatch
 //! Logs' typed operations. A LogGroup's Ref is its name and its `Arn` the `...:log-group:NAME:*`
-//! form; a LogStream's Ref is its name and it has no attributes.
+//! form; a LogStream's Ref is its name and it has no attributes. The account records' types
+//! (ResourcePolicy, QueryDefinition) are in `provider_account.rs`.
 
-use super::{CreateLogGroupInput, LogsService};
+use super::{CreateLogGroupInput, LogsService, provider_account};
 use crate::providers::declared::{self, Answer, Declared, Made};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
@@ -31,6 +32,18 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(
         r,
         LogStream {
+            logs: s.logs.clone(),
+        },
+    );
+    declared::register(
+        r,
+        provider_account::ResourcePolicy {
+            logs: s.logs.clone(),
+        },
+    );
+    declared::register(
+        r,
+        provider_account::QueryDefinition {
             logs: s.logs.clone(),
         },
     );

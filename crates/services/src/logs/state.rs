@@ -2,12 +2,14 @@
 //! only in the store (`logs_events`), indexed for the stream- and group-ordered reads
 //! GetLogEvents and FilterLogEvents make, so a chatty function does not grow the process.
 
+use super::account::{self, AccountRecords};
 use cumulo_store::rusqlite::{self, Connection, Transaction, params};
 use cumulo_wire::AwsError;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
-pub const MIGRATIONS: &[&str] = &["CREATE TABLE logs_groups (
+pub const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE logs_groups (
         region TEXT NOT NULL,
         name TEXT NOT NULL,
         doc TEXT NOT NULL,
@@ -30,7 +32,16 @@ pub const MIGRATIONS: &[&str] = &["CREATE TABLE logs_groups (
         message TEXT NOT NULL
     );
     CREATE INDEX logs_events_stream ON logs_events(region, grp, stream, ts, id);
-    CREATE INDEX logs_events_group ON logs_events(region, grp, ts, id);"];
+    CREATE INDEX logs_events_group ON logs_events(region, grp, ts, id);",
+    // Resource policies and query definitions (`account.rs`), one JSON document per row.
+    "CREATE TABLE logs_account (
+        region TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (region, kind, key)
+    );",
+];
 
 /// A log group's settings (its streams are kept beside it, persisted as rows of their own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,6 +170,58 @@ pub fn save_group(tx: &Transaction<'_>, region: &str, g: &LogGroup) -> rusqlite:
         params![region, g.name, to_doc(g)?],
     )?;
     Ok(())
+}
+
+pub fn save_account<T: Serialize>(
+    tx: &Transaction<'_>,
+    region: &str,
+    kind: &str,
+    key: &str,
+    record: &T,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO logs_account(region, kind, key, doc) VALUES (?1, ?2, ?3, ?4)",
+        params![region, kind, key, to_doc(record)?],
+    )?;
+    Ok(())
+}
+
+pub fn delete_account(
+    tx: &Transaction<'_>,
+    region: &str,
+    kind: &str,
+    key: &str,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM logs_account WHERE region = ?1 AND kind = ?2 AND key = ?3",
+        params![region, kind, key],
+    )?;
+    Ok(())
+}
+
+/// Loads the resource policies and query definitions; unreadable rows are reported.
+pub fn load_account(
+    c: &Connection,
+) -> rusqlite::Result<(HashMap<String, AccountRecords>, Vec<String>)> {
+    let mut records = HashMap::new();
+    let mut problems = Vec::new();
+    let mut stmt = c.prepare("SELECT region, kind, key, doc FROM logs_account")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (region, kind, key, doc) = row?;
+        let label = format!("{kind} {region}/{key}");
+        if let Err(e) = account::load_row(&mut records, region, &kind, key, &doc) {
+            problems.push(format!("{label}: {e}"));
+        }
+    }
+    Ok((records, problems))
 }
 
 pub fn save_stream(

@@ -1,12 +1,13 @@
 //! The awsJson1_1 adapter: decodes `Logs_20140328.<Operation>` bodies into typed calls and
 //! encodes results with AWS's member names (timestamps in epoch milliseconds).
 
+use super::account::page;
 use super::groups::{group_identifier, invalid};
 use super::operations::OPERATIONS;
 use super::state::{LogGroup, LogStream};
 use super::{
     CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput, FilterInput, GetEventsInput,
-    InputLogEvent, LogsService,
+    InputLogEvent, LogsService, PutPolicyInput, PutQueryInput, QueryDefinition, ResourcePolicy,
 };
 use crate::json_body::{self, Body, null_member};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
@@ -274,6 +275,89 @@ fn dispatch(svc: &LogsService, region: &str, op: &str, b: Body<'_>) -> Result<Va
             let group = svc.group_of_resource_arn(&b.str("resourceArn")?)?;
             Ok(tags_json(&svc.list_tags_log_group(region, &group)?))
         }
+        "PutResourcePolicy" => {
+            let p = svc.put_resource_policy(
+                region,
+                PutPolicyInput {
+                    policy_name: b.opt_str("policyName")?,
+                    policy_document: b.opt_str("policyDocument")?,
+                    resource_arn: b.opt_str("resourceArn")?,
+                    expected_revision_id: b.opt_str("expectedRevisionId")?,
+                },
+            )?;
+            let mut out = json!({ "resourcePolicy": policy_json(&p) });
+            if let Some(r) = &p.revision_id {
+                out["revisionId"] = r.clone().into();
+            }
+            Ok(out)
+        }
+        "DescribeResourcePolicies" => {
+            let all = svc.describe_resource_policies(
+                region,
+                b.opt_str("policyScope")?.as_deref(),
+                b.opt_str("resourceArn")?.as_deref(),
+            )?;
+            let next = b.opt_str("nextToken")?;
+            let (items, next) = page(all, b.opt_i64("limit")?, 50, "limit", next.as_deref())?;
+            let mut out =
+                json!({ "resourcePolicies": items.iter().map(policy_json).collect::<Vec<_>>() });
+            if let Some(t) = next {
+                out["nextToken"] = t.into();
+            }
+            Ok(out)
+        }
+        "DeleteResourcePolicy" => {
+            svc.delete_resource_policy(
+                region,
+                b.opt_str("policyName")?.as_deref(),
+                b.opt_str("resourceArn")?.as_deref(),
+            )?;
+            Ok(json!({}))
+        }
+        "PutQueryDefinition" => {
+            let id = svc.put_query_definition(
+                region,
+                PutQueryInput {
+                    name: b.str("name")?,
+                    query_string: b.str("queryString")?,
+                    query_definition_id: b.opt_str("queryDefinitionId")?,
+                    log_group_names: b.opt_strings("logGroupNames")?.unwrap_or_default(),
+                    query_language: b.opt_str("queryLanguage")?,
+                    parameters: match b.get("parameters") {
+                        None | Some(Value::Null) => Vec::new(),
+                        Some(Value::Array(a)) => a.clone(),
+                        Some(_) => return Err(invalid("parameters must be a list.")),
+                    },
+                    client_token: b.opt_str("clientToken")?,
+                },
+            )?;
+            Ok(json!({ "queryDefinitionId": id }))
+        }
+        "DescribeQueryDefinitions" => {
+            let all = svc.describe_query_definitions(
+                region,
+                b.opt_str("queryDefinitionNamePrefix")?.as_deref(),
+                b.opt_str("queryLanguage")?.as_deref(),
+            );
+            let next = b.opt_str("nextToken")?;
+            let (items, next) = page(
+                all,
+                b.opt_i64("maxResults")?,
+                1000,
+                "maxResults",
+                next.as_deref(),
+            )?;
+            let mut out =
+                json!({ "queryDefinitions": items.iter().map(query_json).collect::<Vec<_>>() });
+            if let Some(t) = next {
+                out["nextToken"] = t.into();
+            }
+            Ok(out)
+        }
+        "DeleteQueryDefinition" => {
+            svc.delete_query_definition(region, &b.str("queryDefinitionId")?)?;
+            Ok(json!({ "success": true }))
+        }
         "" => Err(AwsError::bad_request(
             "MissingAction",
             "Missing X-Amz-Target header naming the operation",
@@ -304,6 +388,36 @@ pub fn group_json(svc: &LogsService, region: &str, g: &LogGroup) -> Value {
         m["kmsKeyId"] = k.clone().into();
     }
     m
+}
+
+fn policy_json(p: &ResourcePolicy) -> Value {
+    let mut m = json!({
+        "policyDocument": p.policy_document,
+        "lastUpdatedTime": p.last_updated_time,
+        "policyScope": p.scope(),
+    });
+    if let Some(n) = &p.policy_name {
+        m["policyName"] = n.clone().into();
+    }
+    if let Some(a) = &p.resource_arn {
+        m["resourceArn"] = a.clone().into();
+    }
+    if let Some(r) = &p.revision_id {
+        m["revisionId"] = r.clone().into();
+    }
+    m
+}
+
+fn query_json(q: &QueryDefinition) -> Value {
+    json!({
+        "queryDefinitionId": q.query_definition_id,
+        "name": q.name,
+        "queryString": q.query_string,
+        "lastModified": q.last_modified,
+        "logGroupNames": q.log_group_names,
+        "queryLanguage": q.query_language,
+        "parameters": q.parameters,
+    })
 }
 
 fn stream_json(svc: &LogsService, region: &str, group: &str, s: &LogStream) -> Value {
