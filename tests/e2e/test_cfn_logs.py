@@ -164,6 +164,14 @@ def account_template(doc_version, query):
                     }],
                 })},
             }},
+            # A policy on one group, given as an object.
+            "Group": {"Type": "AWS::Logs::LogGroup", "Properties": {
+                "ResourcePolicyDocument": {
+                    "Version": doc_version,
+                    "Statement": [{"Effect": "Allow", "Principal": {"Service": "es.amazonaws.com"},
+                                   "Action": "logs:PutLogEvents", "Resource": "*"}],
+                },
+            }},
             "Query": {"Type": "AWS::Logs::QueryDefinition", "Properties": {
                 "Name": {"Fn::Sub": "${AWS::StackName}/errors"},
                 "QueryString": query,
@@ -174,6 +182,7 @@ def account_template(doc_version, query):
             "PolicyRef": {"Value": {"Ref": "Policy"}},
             "QueryRef": {"Value": {"Ref": "Query"}},
             "QueryId": {"Value": {"Fn::GetAtt": ["Query", "QueryDefinitionId"]}},
+            "GroupArn": {"Value": {"Fn::GetAtt": ["Group", "Arn"]}},
         },
     }
 
@@ -190,23 +199,34 @@ def test_resource_policy_and_query_definition_through_the_cli(cumulo, cfn, logs,
     out = outputs(cfn, stack)
     assert out["PolicyRef"] == f"{stack}-LogResourcePolicy"
     assert out["QueryRef"] == out["QueryId"]
-    policies = {p["policyName"]: p for p in logs.describe_resource_policies()["resourcePolicies"]}
+    policies = {p.get("policyName"): p for p in logs.describe_resource_policies()["resourcePolicies"]}
     doc = json.loads(policies[out["PolicyRef"]]["policyDocument"])
     assert doc["Statement"][0]["Resource"] == ["arn:aws:logs:us-east-1:000000000000:log-group:/copilot/test-*"]
     queries = {q["queryDefinitionId"]: q for q in logs.describe_query_definitions()["queryDefinitions"]}
     assert queries[out["QueryId"]]["name"] == f"{stack}/errors"
     assert queries[out["QueryId"]]["logGroupNames"] == ["/copilot/test-api"]
 
+    def group_policy_version():
+        found = logs.describe_resource_policies(resourceArn=out["GroupArn"])["resourcePolicies"]
+        assert [p["policyScope"] for p in found] == ["RESOURCE"]
+        return json.loads(found[0]["policyDocument"])["Version"]
+
+    assert group_policy_version() == "2012-10-17"
+
     # In place: the same policy name and the same query id, with the new contents.
     deploy("2008-10-17", "stats count() by bin(5m)")
     again = outputs(cfn, stack)
     assert again == out
-    policies = {p["policyName"]: p for p in logs.describe_resource_policies()["resourcePolicies"]}
+    policies = {p.get("policyName"): p for p in logs.describe_resource_policies()["resourcePolicies"]}
     assert json.loads(policies[out["PolicyRef"]]["policyDocument"])["Version"] == "2008-10-17"
     queries = {q["queryDefinitionId"]: q for q in logs.describe_query_definitions()["queryDefinitions"]}
     assert queries[out["QueryId"]]["queryString"] == "stats count() by bin(5m)"
+    assert group_policy_version() == "2008-10-17"
 
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
-    assert out["PolicyRef"] not in {p["policyName"] for p in logs.describe_resource_policies()["resourcePolicies"]}
+    assert out["PolicyRef"] not in {p.get("policyName") for p in logs.describe_resource_policies()["resourcePolicies"]}
     assert out["QueryId"] not in {q["queryDefinitionId"] for q in logs.describe_query_definitions()["queryDefinitions"]}
+    # The group's policy went with the group.
+    assert all(p.get("resourceArn") != out["GroupArn"].removesuffix(":*")
+               for p in logs.describe_resource_policies()["resourcePolicies"])

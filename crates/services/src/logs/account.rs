@@ -124,11 +124,11 @@ impl LogsService {
                 "Either policyName or resourceArn must be specified.",
             ));
         }
-        if let Some(arn) = &input.resource_arn {
-            let group = self.group_of_resource_arn(arn)?;
-            self.log_group(region, &group)?;
-        }
-        let key = policy_key(input.policy_name.as_deref(), input.resource_arn.as_deref());
+        let resource_arn = match &input.resource_arn {
+            Some(arn) => Some(self.policy_resource(region, arn)?),
+            None => None,
+        };
+        let key = policy_key(input.policy_name.as_deref(), resource_arn.as_deref());
         let mut all = self.lock_account();
         let records = all.entry(region.to_string()).or_default();
         let existing = records.policies.get(&key);
@@ -145,7 +145,7 @@ impl LogsService {
             .values()
             .filter(|p| p.resource_arn.is_none())
             .count();
-        if existing.is_none() && input.resource_arn.is_none() && accounts >= MAX_ACCOUNT_POLICIES {
+        if existing.is_none() && resource_arn.is_none() && accounts >= MAX_ACCOUNT_POLICIES {
             return Err(err("LimitExceededException", "Resource limit exceeded."));
         }
         let seq = existing.map_or_else(
@@ -163,11 +163,10 @@ impl LogsService {
             policy_name: input.policy_name,
             policy_document: document,
             last_updated_time: now_ms(),
-            revision_id: input
-                .resource_arn
+            revision_id: resource_arn
                 .is_some()
                 .then(|| uuid::Uuid::new_v4().to_string()),
-            resource_arn: input.resource_arn,
+            resource_arn,
             seq,
         };
         self.store
@@ -175,6 +174,29 @@ impl LogsService {
             .map_err(internal)?;
         records.policies.insert(key, policy.clone());
         Ok(policy)
+    }
+
+    /// The bare ARN of the existing log group `arn` names (with or without its `:*`): the key
+    /// of the group's resource-scoped policy.
+    fn policy_resource(&self, region: &str, arn: &str) -> Result<String, AwsError> {
+        let group = self.group_of_resource_arn(arn)?;
+        self.log_group(region, &group)?;
+        Ok(self.group_arn_bare(region, &group))
+    }
+
+    /// Drops the resource-scoped policy of a deleted log group, as AWS does with the group.
+    pub(super) fn forget_group_policy(&self, region: &str, group: &str) -> Result<(), AwsError> {
+        let key = policy_key(None, Some(&self.group_arn_bare(region, group)));
+        let mut all = self.lock_account();
+        let Some(records) = all.get_mut(region) else {
+            return Ok(());
+        };
+        if records.policies.remove(&key).is_some() {
+            self.store
+                .write(|tx| state::delete_account(tx, region, POLICY, &key))
+                .map_err(internal)?;
+        }
+        Ok(())
     }
 
     /// Policies in creation order, narrowed to a scope and/or one log group's.
@@ -191,13 +213,21 @@ impl LogsService {
                 "1 validation error detected: Value '{s}' at 'policyScope' failed to satisfy constraint: Member must satisfy enum value set: [ACCOUNT, RESOURCE]"
             )));
         }
+        let resource_arn = resource_arn.map(|a| {
+            self.group_of_resource_arn(a)
+                .map_or_else(|_| a.to_string(), |g| self.group_arn_bare(region, &g))
+        });
         let all = self.lock_account();
         let mut out: Vec<ResourcePolicy> = all
             .get(region)
             .map(|r| r.policies.values().cloned().collect())
             .unwrap_or_default();
         out.retain(|p| scope.is_none_or(|s| p.scope() == s));
-        out.retain(|p| resource_arn.is_none_or(|a| p.resource_arn.as_deref() == Some(a)));
+        out.retain(|p| {
+            resource_arn
+                .as_deref()
+                .is_none_or(|a| p.resource_arn.as_deref() == Some(a))
+        });
         out.sort_by_key(|p| p.seq);
         Ok(out)
     }
@@ -213,7 +243,11 @@ impl LogsService {
                 "Either policyName or resourceArn must be specified.",
             ));
         }
-        let key = policy_key(policy_name, resource_arn);
+        let resource_arn = match resource_arn {
+            Some(arn) => Some(self.policy_resource(region, arn)?),
+            None => None,
+        };
+        let key = policy_key(policy_name, resource_arn.as_deref());
         let mut all = self.lock_account();
         let records = all.entry(region.to_string()).or_default();
         if !records.policies.contains_key(&key) {

@@ -263,7 +263,8 @@ impl LogsService {
             .write(|tx| state::delete_group(tx, region, name))
             .map_err(internal)?;
         groups.remove(name);
-        Ok(())
+        drop(regions);
+        self.forget_group_policy(region, name)
     }
 
     /// PutLogGroupDeletionProtection: `identifier` is the group's name or ARN.

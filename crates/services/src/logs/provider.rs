@@ -3,12 +3,12 @@
 //! form; a LogStream's Ref is its name and it has no attributes. The account records' types
 //! (ResourcePolicy, QueryDefinition) are in `provider_account.rs`.
 
-use super::{CreateLogGroupInput, LogsService, provider_account};
+use super::{CreateLogGroupInput, LogsService, PutPolicyInput, provider_account};
 use crate::providers::declared::{self, Answer, Declared, Made};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
-    ProviderServices, already_exists, check_known, failed, given_or_generated_name, object,
-    required, scalar, tags,
+    ProviderServices, already_exists, check_known, failed, given_or_generated_name, json_text,
+    object, required, scalar, tags,
 };
 use cumulo_engine::{
     Observed, Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry,
@@ -60,6 +60,8 @@ struct GroupSpec {
     class: Option<String>,
     tags: BTreeMap<String, String>,
     deletion_protection: bool,
+    /// The group's resource-scoped policy (ResourcePolicyDocument), as JSON text.
+    resource_policy: Option<String>,
 }
 
 fn group_spec(
@@ -77,10 +79,10 @@ fn group_spec(
             "RetentionInDays",
             "Tags",
             "DeletionProtectionEnabled",
+            "ResourcePolicyDocument",
         ],
         &[
             ("DataProtectionPolicy", WHY),
-            ("ResourcePolicyDocument", WHY),
             ("FieldIndexPolicies", WHY),
             ("BearerTokenAuthenticationEnabled", WHY),
         ],
@@ -100,10 +102,34 @@ fn group_spec(
         tags: tags(ctx, props)?.into_iter().collect(),
         deletion_protection: scalar(props, "DeletionProtectionEnabled")?
             .is_some_and(|v| v.eq_ignore_ascii_case("true")),
+        resource_policy: json_text(props, "ResourcePolicyDocument")?,
     })
 }
 
 impl LogGroupProvider {
+    /// Puts (or with `None` removes) the group's resource-scoped policy.
+    fn set_policy(&self, region: &str, name: &str, doc: Option<String>) -> Result<(), AwsError> {
+        let arn = self.logs.group_arn_bare(region, name);
+        match doc {
+            Some(doc) => self
+                .logs
+                .put_resource_policy(
+                    region,
+                    PutPolicyInput {
+                        policy_name: None,
+                        policy_document: Some(doc),
+                        resource_arn: Some(arn),
+                        expected_revision_id: None,
+                    },
+                )
+                .map(drop),
+            None => match self.logs.delete_resource_policy(region, None, Some(&arn)) {
+                Err(e) if e.code != "ResourceNotFoundException" => Err(e),
+                _ => Ok(()),
+            },
+        }
+    }
+
     fn outcome(&self, ctx: &ProviderContext, name: &str) -> ProviderOutcome {
         ProviderOutcome {
             physical_id: name.to_string(),
@@ -146,9 +172,17 @@ impl Provider for LogGroupProvider {
             }
             Err(e) => return Err(failed(ctx, SERVICE, e)),
         }
-        if let Some(days) = spec.retention
-            && let Err(e) = self.logs.put_retention_policy(&ctx.region, &name, days)
-        {
+        let policy = spec.resource_policy.clone();
+        let configured = spec
+            .retention
+            .map_or(Ok(()), |days| {
+                self.logs.put_retention_policy(&ctx.region, &name, days)
+            })
+            .and_then(|()| match policy {
+                Some(doc) => self.set_policy(&ctx.region, &name, Some(doc)),
+                None => Ok(()),
+            });
+        if let Err(e) = configured {
             // The group must not outlive the failed create: CloudFormation would not know it.
             let _ = self.logs.delete_log_group(&ctx.region, &name);
             return Err(failed(ctx, SERVICE, e));
@@ -211,6 +245,10 @@ impl Provider for LogGroupProvider {
         if !change.set.is_empty() {
             self.logs
                 .tag_log_group(region, physical_id, &change.set.into_iter().collect())
+                .map_err(fail)?;
+        }
+        if new.resource_policy != old.resource_policy {
+            self.set_policy(region, physical_id, new.resource_policy.clone())
                 .map_err(fail)?;
         }
         if new.deletion_protection != current.deletion_protection {
