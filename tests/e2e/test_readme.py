@@ -56,6 +56,7 @@ EXPECTED = {
     "aws s3 mb": ["make_bucket: demo", '"QueueUrl"', '"MessageId"', '"services"'],
     "cumulo deploy template.yaml": ["[+] 90", "IN_SYNC", "demo: DELETE_COMPLETE"],
     "npx cdk bootstrap": ["bootstrapped", "CdkApp", "destroyed"],
+    "cumulo migrate retain-patch": ["every resource retained", "app-data-"],
 }
 
 

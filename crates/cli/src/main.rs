@@ -16,6 +16,7 @@ mod diff;
 mod drift;
 mod import;
 mod lock;
+mod migrate;
 mod progress;
 mod render;
 mod serve;
@@ -60,6 +61,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Drop a stack's deploy lock left by a deploy that died.
     ForceUnlock(ForceUnlockArgs),
+    /// Move stacks off CloudFormation without destroying anything.
+    Migrate(migrate::MigrateArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Drift(args) => drift::run(args),
         Command::Import(args) => import::run(args),
         Command::ForceUnlock(args) => force_unlock(args),
+        Command::Migrate(args) => migrate::run(args),
     };
     match result {
         Ok(code) => code,

@@ -30,6 +30,7 @@ pub mod params;
 pub mod parse;
 pub mod prepare;
 pub mod render;
+pub mod retain;
 pub mod transform;
 pub mod value;
 

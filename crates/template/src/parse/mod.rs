@@ -17,7 +17,7 @@
 
 mod json;
 mod path;
-mod yaml;
+pub(crate) mod yaml;
 mod yaml_quick;
 mod yaml_scalar;
 mod yaml_tags;

@@ -125,7 +125,7 @@ fn compose(text: &str, record_ends: bool, track: bool) -> (Composed, Vec<(usize,
 /// `text` with each line that starts with a closing flow bracket indented at least as far as the
 /// previous non-blank line, and the (line, column) where each moved bracket now is. Lines of block
 /// scalars (`|`, `>`) are left alone: their brackets are text.
-fn indent_closing_brackets(text: &str) -> (String, Vec<(usize, usize)>) {
+pub(crate) fn indent_closing_brackets(text: &str) -> (String, Vec<(usize, usize)>) {
     let mut out = String::with_capacity(text.len() + 64);
     let mut moved = Vec::new();
     let mut previous_indent = 0;
