@@ -20,8 +20,8 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
     Some(match action {
         "RunInstances" => run_instances(svc, region, p),
         "DescribeInstances" => describe_instances(svc, region, p),
-        "StopInstances" => transition(svc, region, p, Transition::Stop, "stoppingInstances"),
-        "StartInstances" => transition(svc, region, p, Transition::Start, "startingInstances"),
+        "StopInstances" => transition(svc, region, p, Transition::Stop, "instancesSet"),
+        "StartInstances" => transition(svc, region, p, Transition::Start, "instancesSet"),
         "TerminateInstances" => transition(svc, region, p, Transition::Terminate, "instancesSet"),
         "DescribeInstanceStatus" => describe_status(svc, region, p),
         "DescribeImages" => describe_images(p),

@@ -643,7 +643,7 @@ fn describe_managed_lists(svc: &Ec2Service, region: &str, p: &Params) -> Answer 
     let ids = p.strings("PrefixListId");
     let filters = p.filters();
     let mut w = XmlWriter::new_fragment();
-    w.open("prefixLists", None);
+    w.open("prefixListSet", None);
     for l in managed_lists(region) {
         let pass = filters.iter().all(|(f, v)| match f.as_str() {
             "prefix-list-id" => v.contains(&l.id),
