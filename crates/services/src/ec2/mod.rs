@@ -143,6 +143,29 @@ impl Ec2Service {
         for p in problems {
             eprintln!("cumulo: ec2: skipped unreadable stored record: {p}");
         }
+        let mut backfilled: Vec<(String, String, String)> = Vec::new();
+        for (name, region) in regions.iter_mut() {
+            for id in zones::backfill(region, name) {
+                if let Some(doc) = region
+                    .items
+                    .get(&id)
+                    .and_then(|r| serde_json::to_string(r).ok())
+                {
+                    backfilled.push((name.clone(), id, doc));
+                }
+            }
+        }
+        if !backfilled.is_empty() {
+            store.write(|tx| {
+                for (region, id, doc) in &backfilled {
+                    tx.execute(
+                        "INSERT OR REPLACE INTO ec2_resources(region, id, doc) VALUES (?1, ?2, ?3)",
+                        params![region, id, doc],
+                    )?;
+                }
+                Ok::<_, rusqlite::Error>(())
+            })?;
+        }
         Ok(Ec2Service {
             store,
             regions: Mutex::new(regions),

@@ -170,3 +170,70 @@ pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
         r.items.insert(id, item);
     }
 }
+
+/// Brings records stored before network ACLs and DHCP option sets were kept up to date: every
+/// VPC gets its default ACL (holding its subnets that have none) and the default VPC's options
+/// set is a record. Answers the ids it made or changed, to be written.
+pub fn backfill(r: &mut Region, region: &str) -> Vec<String> {
+    let mut touched = Vec::new();
+    let vpcs: Vec<Vpc> = r
+        .items
+        .values()
+        .filter_map(|x| match x {
+            Resource::Vpc(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    for vpc in vpcs {
+        if r.default_acl_id(&vpc.id).is_none() {
+            let mut acl = default_acl(&vpc.id);
+            let unguarded: Vec<String> = r
+                .items
+                .values()
+                .filter_map(|x| match x {
+                    Resource::Subnet(s) if s.vpc_id == vpc.id => Some(s.id.clone()),
+                    _ => None,
+                })
+                .filter(|s| r.acl_association_of(s).is_none())
+                .collect();
+            for subnet_id in unguarded {
+                acl.associations.push(AclAssociation {
+                    id: new_id("aclassoc"),
+                    subnet_id,
+                });
+            }
+            touched.push(acl.id.clone());
+            r.items.insert(acl.id.clone(), Resource::NetworkAcl(acl));
+        }
+        if vpc.is_default && !r.items.contains_key(&vpc.dhcp_options_id) {
+            let mut options = default_dhcp_options(region);
+            options.id = vpc.dhcp_options_id.clone();
+            touched.push(options.id.clone());
+            r.items
+                .insert(options.id.clone(), Resource::DhcpOptions(options));
+        }
+    }
+    touched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_from_before_acls_get_their_default_acl_and_options() {
+        let mut r = Region::default();
+        let mut touched = Vec::new();
+        make_defaults(&mut r, "us-east-1", &mut touched);
+        // What an older store held: no ACLs, no options records.
+        r.items
+            .retain(|_, x| !matches!(x, Resource::NetworkAcl(_) | Resource::DhcpOptions(_)));
+        let made = backfill(&mut r, "us-east-1");
+        assert_eq!(made.len(), 2);
+        let vpc = r.default_vpc().unwrap().clone();
+        let acl = r.acl(&r.default_acl_id(&vpc.id).unwrap()).unwrap();
+        assert_eq!(acl.associations.len(), zones("us-east-1").len());
+        assert!(r.dhcp(&vpc.dhcp_options_id).is_ok());
+        assert!(backfill(&mut r, "us-east-1").is_empty());
+    }
+}
