@@ -119,6 +119,11 @@ def test_endpoints_prefix_lists_flow_logs_and_peering(ec2):
     sub = ec2.create_subnet(VpcId=vid, CidrBlock="10.43.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
     [s3_list] = ec2.describe_prefix_lists(Filters=[{"Name": "prefix-list-name", "Values": ["com.amazonaws.us-east-1.s3"]}])["PrefixLists"]
     assert s3_list["PrefixListId"] == "pl-63a5400a"
+    services = ec2.describe_vpc_endpoint_services(Filters=[{"Name": "service-type", "Values": ["Gateway"]}])
+    assert services["ServiceNames"] == ["com.amazonaws.us-east-1.dynamodb", "com.amazonaws.us-east-1.s3"]
+    [logs] = ec2.describe_vpc_endpoint_services(ServiceNames=["com.amazonaws.us-east-1.logs"])["ServiceDetails"]
+    assert logs["PrivateDnsName"] == "logs.us-east-1.amazonaws.com" and logs["ServiceType"] == [{"ServiceType": "Interface"}]
+    assert error(ec2.describe_vpc_endpoint_services, ServiceNames=["com.amazonaws.us-east-1.nothing"])["Code"] == "InvalidServiceName"
     gw = ec2.create_vpc_endpoint(VpcId=vid, ServiceName="com.amazonaws.us-east-1.s3", RouteTableIds=[rtb])["VpcEndpoint"]
     routes = ec2.describe_route_tables(RouteTableIds=[rtb])["RouteTables"][0]["Routes"]
     assert {"DestinationPrefixListId": "pl-63a5400a", "GatewayId": gw["VpcEndpointId"], "Origin": "CreateRoute", "State": "active"} in routes

@@ -56,7 +56,7 @@ pub fn managed_lists(region: &str) -> Vec<ManagedList> {
     ]
 }
 
-mod digest {
+pub(super) mod digest {
     use ::md5::{Digest, Md5};
 
     pub fn compute_hex(text: &str) -> String {
@@ -105,6 +105,36 @@ pub fn dns_entries(region: &str, e: &VpcEndpoint, zones: &[String]) -> Vec<(Stri
     }
     out
 }
+
+/// The endpoint services DescribeVpcEndpointServices lists: (suffix, Gateway, Interface).
+/// CreateVpcEndpoint takes any `com.amazonaws.<region>.<service>` for an Interface endpoint.
+pub const SERVICES: &[(&str, bool, bool)] = &[
+    ("dynamodb", true, false),
+    ("ec2", false, true),
+    ("ecr.api", false, true),
+    ("ecr.dkr", false, true),
+    ("ecs", false, true),
+    ("ecs-agent", false, true),
+    ("ecs-telemetry", false, true),
+    ("elasticfilesystem", false, true),
+    ("elasticloadbalancing", false, true),
+    ("events", false, true),
+    ("execute-api", false, true),
+    ("kms", false, true),
+    ("lambda", false, true),
+    ("logs", false, true),
+    ("monitoring", false, true),
+    ("s3", true, true),
+    ("secretsmanager", false, true),
+    ("sns", false, true),
+    ("sqs", false, true),
+    ("ssm", false, true),
+    ("ssmmessages", false, true),
+    ("ec2messages", false, true),
+    ("states", false, true),
+    ("sts", false, true),
+    ("xray", false, true),
+];
 
 pub const DEFAULT_POLICY: &str = r#"{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]}"#;
 

@@ -4,7 +4,7 @@
 
 use super::Ec2Service;
 use super::acls::protocol_number;
-use super::endpoints::{EndpointChange, EndpointRequest, dns_entries, managed_lists};
+use super::endpoints::{EndpointChange, EndpointRequest, SERVICES, dns_entries, managed_lists};
 use super::links::FlowLogRequest;
 use super::model::*;
 use super::wire::{Answer, Params, describe, ok, one, tag_set};
@@ -201,6 +201,7 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
                 |id| format!("The Vpc Endpoint Id '{id}' does not exist"),
             ))
         })(),
+        "DescribeVpcEndpointServices" => describe_endpoint_services(region, p),
         "DescribeVpcEndpoints" => {
             let zones_of = |e: &VpcEndpoint| endpoint_zones(svc, region, e).unwrap_or_default();
             describe(
@@ -849,4 +850,93 @@ fn describe_prefix_lists(region: &str, p: &Params) -> String {
     }
     w.close();
     w.finish()
+}
+
+fn describe_endpoint_services(region: &str, p: &Params) -> Answer {
+    let wanted = p.strings("ServiceName");
+    let filters = p.filters();
+    let prefix = format!("com.amazonaws.{region}.");
+    for name in &wanted {
+        let known = name
+            .strip_prefix(&prefix)
+            .is_some_and(|s| SERVICES.iter().any(|(x, _, _)| *x == s));
+        if !known {
+            return Err(AwsError::bad_request(
+                "InvalidServiceName",
+                format!("The Vpc Endpoint Service '{name}' does not exist"),
+            ));
+        }
+    }
+    let zones: Vec<String> = super::zones::zones(region)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let mut names = Vec::new();
+    let mut details = XmlWriter::new_fragment();
+    details.open("serviceDetailSet", None);
+    for (service, gateway, interface) in SERVICES {
+        let name = format!("{prefix}{service}");
+        let types: Vec<&str> = [(*interface, "Interface"), (*gateway, "Gateway")]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, t)| *t)
+            .collect();
+        for t in types {
+            let pass = filters.iter().all(|(f, v)| match f.as_str() {
+                "service-name" => v.contains(&name),
+                "service-type" => v.iter().any(|x| x == t),
+                "owner" => v.iter().any(|x| x == "amazon"),
+                _ => false,
+            });
+            if (!wanted.is_empty() && !wanted.contains(&name)) || !pass {
+                continue;
+            }
+            if !names.contains(&name) {
+                names.push(name.clone());
+            }
+            let digest = super::endpoints::digest::compute_hex(&format!("{name}/{t}"));
+            details
+                .open("item", None)
+                .elem("serviceName", &name)
+                .elem("serviceId", &format!("vpce-svc-{}", &digest[..17]))
+                .open("serviceType", None)
+                .open("item", None)
+                .elem("serviceType", t)
+                .close()
+                .close()
+                .open("availabilityZoneSet", None);
+            for z in &zones {
+                details.elem("item", z);
+            }
+            details
+                .close()
+                .elem("owner", "amazon")
+                .open("baseEndpointDnsNameSet", None)
+                .elem("item", &format!("{service}.{region}.vpce.amazonaws.com"))
+                .close();
+            if t == "Interface" {
+                details.elem(
+                    "privateDnsName",
+                    &format!("{service}.{region}.amazonaws.com"),
+                );
+            }
+            details
+                .elem("vpcEndpointPolicySupported", "true")
+                .elem("acceptanceRequired", "false")
+                .elem("managesVpcEndpoints", "false")
+                .open("supportedIpAddressTypeSet", None)
+                .elem("item", "ipv4")
+                .close()
+                .raw("<tagSet/>")
+                .close();
+        }
+    }
+    details.close();
+    let mut w = XmlWriter::new_fragment();
+    w.open("serviceNameSet", None);
+    for n in &names {
+        w.elem("item", n);
+    }
+    w.close().raw(&details.finish());
+    Ok(w.finish())
 }
