@@ -389,3 +389,14 @@ def test_a_stack_of_the_new_types_deploys_updates_and_deletes(cumulo, ec2, tmp_p
     assert not ec2.describe_managed_prefix_lists(Filters=[{"Name": "prefix-list-name", "Values": ["office"]}])["PrefixLists"]
     assert error(ec2.describe_dhcp_options, DhcpOptionsIds=[resources["Dhcp"]["PhysicalResourceId"]])["Code"] == "InvalidDhcpOptionID.NotFound"
     assert ec2.describe_vpc_peering_connections(VpcPeeringConnectionIds=[pcx["VpcPeeringConnectionId"]])["VpcPeeringConnections"][0]["Status"]["Code"] == "deleted"
+
+
+def test_zones_and_regions_as_aws_records_them(ec2):
+    [zone] = ec2.describe_availability_zones(Filters=[{"Name": "zone-name", "Values": ["us-east-1a"]}])["AvailabilityZones"]
+    assert zone == {"GroupLongName": "US East (N. Virginia) 1", "GroupName": "us-east-1-zg-1", "Messages": [], "NetworkBorderGroup": "us-east-1",
+                    "OptInStatus": "opt-in-not-required", "RegionName": "us-east-1", "State": "available", "ZoneId": "use1-az6",
+                    "ZoneName": "us-east-1a", "ZoneType": "availability-zone"}
+    assert error(ec2.describe_availability_zones, Filters=[{"Name": "colour", "Values": ["x"]}])["Code"] == "InvalidParameterValue"
+    [eu] = ec2.describe_regions(RegionNames=["eu-west-1"])["Regions"]
+    assert eu == {"Endpoint": "ec2.eu-west-1.amazonaws.com", "RegionName": "eu-west-1", "OptInStatus": "opt-in-not-required"}
+    assert [r["RegionName"] for r in ec2.describe_regions(Filters=[{"Name": "region-name", "Values": ["us-west-2"]}])["Regions"]] == ["us-west-2"]

@@ -186,7 +186,7 @@ pub(super) type Answer = Result<String, AwsError>;
 fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer {
     match action {
         "DescribeAvailabilityZones" => describe_zones(region, p),
-        "DescribeRegions" => Ok(describe_regions(region)),
+        "DescribeRegions" => describe_regions(region, p),
         "CreateVpc" => {
             let v = svc.create_vpc(
                 region,
@@ -684,8 +684,27 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
             "region-name" => values.iter().any(|v| v == region),
             "state" => values.iter().any(|v| v == "available"),
             "zone-type" => values.iter().any(|v| v == "availability-zone"),
-            _ => true,
+            "group-name" => values.iter().any(|v| v == &format!("{region}-zg-1")),
+            "opt-in-status" => values.iter().any(|v| v == "opt-in-not-required"),
+            _ => false,
         });
+        if let Some((f, _)) = filters.iter().find(|(f, _)| {
+            ![
+                "zone-name",
+                "zone-id",
+                "region-name",
+                "state",
+                "zone-type",
+                "group-name",
+                "opt-in-status",
+            ]
+            .contains(&f.as_str())
+        }) {
+            return Err(AwsError::bad_request(
+                "InvalidParameterValue",
+                format!("The filter '{f}' is invalid"),
+            ));
+        }
         if !pass {
             continue;
         }
@@ -699,14 +718,44 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
             .elem("networkBorderGroup", region)
             .elem("zoneType", "availability-zone")
             .raw("<messageSet/>")
-            .elem("groupLongName", &format!("{region} {}", i + 1))
+            .elem(
+                "groupLongName",
+                &format!("{} {}", region_long_name(region), i + 1),
+            )
             .close();
     }
     w.close();
     Ok(w.finish())
 }
 
-fn describe_regions(current: &str) -> String {
+/// A region's name as AWS writes it in zone group names (`US East (N. Virginia)`).
+fn region_long_name(region: &str) -> String {
+    let long = match region {
+        "us-east-1" => "US East (N. Virginia)",
+        "us-east-2" => "US East (Ohio)",
+        "us-west-1" => "US West (N. California)",
+        "us-west-2" => "US West (Oregon)",
+        "ca-central-1" => "Canada (Central)",
+        "eu-west-1" => "Europe (Ireland)",
+        "eu-west-2" => "Europe (London)",
+        "eu-west-3" => "Europe (Paris)",
+        "eu-central-1" => "Europe (Frankfurt)",
+        "eu-north-1" => "Europe (Stockholm)",
+        "ap-south-1" => "Asia Pacific (Mumbai)",
+        "ap-northeast-1" => "Asia Pacific (Tokyo)",
+        "ap-northeast-2" => "Asia Pacific (Seoul)",
+        "ap-northeast-3" => "Asia Pacific (Osaka)",
+        "ap-southeast-1" => "Asia Pacific (Singapore)",
+        "ap-southeast-2" => "Asia Pacific (Sydney)",
+        "sa-east-1" => "South America (Sao Paulo)",
+        other => other,
+    };
+    long.to_string()
+}
+
+fn describe_regions(current: &str, p: &Params) -> Answer {
+    let names = p.strings("RegionName");
+    let filters = p.filters();
     const REGIONS: &[&str] = &[
         "us-east-1",
         "us-east-2",
@@ -733,14 +782,40 @@ fn describe_regions(current: &str) -> String {
         .copied()
         .chain((!REGIONS.contains(&current)).then_some(current))
     {
+        let endpoint = format!("ec2.{r}.amazonaws.com");
+        let mut pass = true;
+        for (f, values) in &filters {
+            pass &= match f.as_str() {
+                "region-name" => values.iter().any(|v| v == r),
+                "endpoint" => values.contains(&endpoint),
+                "opt-in-status" => values.iter().any(|v| v == "opt-in-not-required"),
+                other => {
+                    return Err(AwsError::bad_request(
+                        "InvalidParameterValue",
+                        format!("The filter '{other}' is invalid"),
+                    ));
+                }
+            };
+        }
+        if !pass || (!names.is_empty() && !names.iter().any(|n| n == r)) {
+            continue;
+        }
         w.open("item", None)
             .elem("regionName", r)
-            .elem("regionEndpoint", &format!("ec2.{r}.amazonaws.com"))
+            .elem("regionEndpoint", &endpoint)
             .elem("optInStatus", "opt-in-not-required")
             .close();
     }
     w.close();
-    w.finish()
+    for n in &names {
+        if !REGIONS.contains(&n.as_str()) && n != current {
+            return Err(AwsError::bad_request(
+                "InvalidParameterValue",
+                format!("Invalid region: {n}"),
+            ));
+        }
+    }
+    Ok(w.finish())
 }
 
 fn describe_tags(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
