@@ -191,9 +191,7 @@ fn describe_instances(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
         }
     }
     if !missing.is_empty() {
-        return Err(svc
-            .read(region, |r| r.instance(missing[0]).map(|_| ()))
-            .unwrap_err());
+        return Err(super::instances::instances_not_found(&missing));
     }
     let mut reservations: Vec<(String, Vec<&Instance>)> = Vec::new();
     for r in &records {

@@ -75,7 +75,7 @@ fn instance_view(i: &Instance) -> InstanceView {
 }
 
 /// AWS's not-found for one or several instance ids.
-fn instances_not_found(ids: &[&str]) -> AwsError {
+pub(super) fn instances_not_found(ids: &[&str]) -> AwsError {
     match ids {
         [one] => AwsError::bad_request(
             "InvalidInstanceID.NotFound",
