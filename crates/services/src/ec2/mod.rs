@@ -13,15 +13,27 @@
 //! Describe filter grammar, declared per kind), `wire` (requests and EC2's XML), `provider`
 //! (CloudFormation types), `errors` (AWS's codes and messages).
 
+mod acls;
+mod blocks;
 mod cidr;
+mod compute_wire;
+mod dhcp;
+mod endpoints;
 mod errors;
 mod filters;
+mod images;
+mod instances;
+mod keys;
+mod links;
 mod model;
+mod network_wire;
 mod ops;
 pub(crate) mod provider;
 mod wire;
 mod zones;
 
+pub use images::parameter as public_parameter;
+pub use instances::{InstanceRequest, InstanceView, LaunchTemplateView};
 pub use model::{Resource, Rule};
 pub use ops::RuleSpec;
 
@@ -130,6 +142,29 @@ impl Ec2Service {
         })?;
         for p in problems {
             eprintln!("cumulo: ec2: skipped unreadable stored record: {p}");
+        }
+        let mut backfilled: Vec<(String, String, String)> = Vec::new();
+        for (name, region) in regions.iter_mut() {
+            for id in zones::backfill(region, name) {
+                if let Some(doc) = region
+                    .items
+                    .get(&id)
+                    .and_then(|r| serde_json::to_string(r).ok())
+                {
+                    backfilled.push((name.clone(), id, doc));
+                }
+            }
+        }
+        if !backfilled.is_empty() {
+            store.write(|tx| {
+                for (region, id, doc) in &backfilled {
+                    tx.execute(
+                        "INSERT OR REPLACE INTO ec2_resources(region, id, doc) VALUES (?1, ?2, ?3)",
+                        params![region, id, doc],
+                    )?;
+                }
+                Ok::<_, rusqlite::Error>(())
+            })?;
         }
         Ok(Ec2Service {
             store,

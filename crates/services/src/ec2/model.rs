@@ -15,7 +15,20 @@ pub struct Vpc {
     pub instance_tenancy: String,
     pub enable_dns_support: bool,
     pub enable_dns_hostnames: bool,
+    /// Secondary IPv4 blocks (AssociateVpcCidrBlock).
+    #[serde(default)]
+    pub secondary: Vec<CidrAssociation>,
+    /// Amazon-provided IPv6 blocks (/56).
+    #[serde(default)]
+    pub ipv6: Vec<CidrAssociation>,
     pub tags: Tags,
+}
+
+/// A block associated with a VPC or subnet, with its association id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CidrAssociation {
+    pub id: String,
+    pub cidr: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -29,6 +42,9 @@ pub struct Subnet {
     pub map_public_ip_on_launch: bool,
     /// Private addresses handed out (network interfaces), which the available count excludes.
     pub used_ips: Vec<String>,
+    /// IPv6 /64 blocks (AssociateSubnetCidrBlock).
+    #[serde(default)]
+    pub ipv6: Vec<CidrAssociation>,
     pub tags: Tags,
 }
 
@@ -155,6 +171,185 @@ pub struct NetworkInterface {
     pub description: String,
     pub interface_type: String,
     pub requester_id: Option<String>,
+    /// The instance it is attached to (an instance's primary interface).
+    #[serde(default)]
+    pub attachment: Option<InterfaceAttachment>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InterfaceAttachment {
+    pub id: String,
+    pub instance_id: String,
+    pub device_index: i64,
+    pub attached: String,
+}
+
+/// An instance as RunInstances records it: no virtual machine runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Instance {
+    pub id: String,
+    pub reservation_id: String,
+    pub launch_index: usize,
+    pub image_id: String,
+    pub instance_type: String,
+    pub subnet_id: String,
+    pub vpc_id: String,
+    pub availability_zone: String,
+    pub private_ip: String,
+    pub public_ip: Option<String>,
+    /// The primary interface; released (and `None`) once terminated.
+    pub network_interface_id: Option<String>,
+    pub mac_address: String,
+    pub groups: Vec<String>,
+    pub key_name: Option<String>,
+    pub iam_instance_profile_arn: Option<String>,
+    pub user_data: Option<String>,
+    /// `(id, version)` of the launch template it was launched from.
+    pub launch_template: Option<(String, String)>,
+    /// `pending`, `running`, `stopping`, `stopped`, `shutting-down`, `terminated`: a
+    /// transitional state settles at the next read (a waiter's first poll).
+    pub state: String,
+    pub state_transition_reason: String,
+    pub launch_time: String,
+    pub tags: Tags,
+}
+
+/// One version of a launch template: its data in the API's member names
+/// (`RequestLaunchTemplateData`: ImageId, InstanceType, SecurityGroupIds, ...).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TemplateVersion {
+    pub number: i64,
+    pub description: Option<String>,
+    pub data: serde_json::Value,
+    pub created: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LaunchTemplate {
+    pub id: String,
+    pub name: String,
+    pub default_version: i64,
+    pub versions: Vec<TemplateVersion>,
+    pub created: String,
+    pub tags: Tags,
+}
+
+impl LaunchTemplate {
+    pub fn latest_version(&self) -> i64 {
+        self.versions.iter().map(|v| v.number).max().unwrap_or(1)
+    }
+}
+
+/// A key pair: its public half and fingerprint. The private key is never kept (CreateKeyPair
+/// answers it once; CloudFormation's KeyPair puts it in SSM).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeyPair {
+    pub id: String,
+    pub name: String,
+    pub key_type: String,
+    pub fingerprint: String,
+    pub public_key: String,
+    pub created: String,
+    pub tags: Tags,
+}
+
+/// One numbered entry of a network ACL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AclEntry {
+    pub rule_number: i64,
+    pub egress: bool,
+    /// A protocol number (`-1` all, `6` tcp, `17` udp, `1` icmp, ...).
+    pub protocol: String,
+    /// `allow` or `deny`.
+    pub action: String,
+    pub cidr: Option<String>,
+    pub ipv6_cidr: Option<String>,
+    pub port_range: Option<(i64, i64)>,
+    /// ICMP (type, code).
+    pub icmp: Option<(i64, i64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AclAssociation {
+    pub id: String,
+    pub subnet_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetworkAcl {
+    pub id: String,
+    pub vpc_id: String,
+    pub is_default: bool,
+    pub entries: Vec<AclEntry>,
+    pub associations: Vec<AclAssociation>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DhcpOptions {
+    pub id: String,
+    /// Each key (`domain-name`, `domain-name-servers`, ...) with its values, in order.
+    pub configurations: Vec<(String, Vec<String>)>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VpcEndpoint {
+    pub id: String,
+    pub vpc_id: String,
+    pub service_name: String,
+    /// `Gateway`, `Interface` or `GatewayLoadBalancer`.
+    pub endpoint_type: String,
+    pub route_table_ids: Vec<String>,
+    pub subnet_ids: Vec<String>,
+    pub group_ids: Vec<String>,
+    pub network_interface_ids: Vec<String>,
+    pub private_dns_enabled: bool,
+    pub policy: Option<String>,
+    /// The random part of the endpoint's DNS names, kept so they do not change.
+    pub dns_label: String,
+    pub state: String,
+    pub created: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlowLog {
+    pub id: String,
+    pub resource_id: String,
+    pub traffic_type: String,
+    pub destination_type: String,
+    pub destination: Option<String>,
+    pub log_group_name: Option<String>,
+    pub deliver_role_arn: Option<String>,
+    pub log_format: String,
+    pub max_aggregation_interval: i64,
+    pub created: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PeeringConnection {
+    pub id: String,
+    pub requester_vpc_id: String,
+    pub accepter_vpc_id: String,
+    pub accepter_region: String,
+    /// `pending-acceptance`, `active`, `rejected` or `deleted`.
+    pub status: String,
+    pub expiration: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrefixList {
+    pub id: String,
+    pub name: String,
+    pub address_family: String,
+    pub max_entries: i64,
+    /// (cidr, description), in the order given.
+    pub entries: Vec<(String, Option<String>)>,
+    pub version: i64,
     pub tags: Tags,
 }
 
@@ -170,6 +365,15 @@ pub enum Resource {
     Address(Address),
     NatGateway(NatGateway),
     NetworkInterface(NetworkInterface),
+    Instance(Instance),
+    LaunchTemplate(LaunchTemplate),
+    KeyPair(KeyPair),
+    NetworkAcl(NetworkAcl),
+    DhcpOptions(DhcpOptions),
+    VpcEndpoint(VpcEndpoint),
+    FlowLog(FlowLog),
+    PeeringConnection(PeeringConnection),
+    PrefixList(PrefixList),
 }
 
 impl Resource {
@@ -183,6 +387,15 @@ impl Resource {
             Resource::Address(r) => &r.tags,
             Resource::NatGateway(r) => &r.tags,
             Resource::NetworkInterface(r) => &r.tags,
+            Resource::Instance(r) => &r.tags,
+            Resource::LaunchTemplate(r) => &r.tags,
+            Resource::KeyPair(r) => &r.tags,
+            Resource::NetworkAcl(r) => &r.tags,
+            Resource::DhcpOptions(r) => &r.tags,
+            Resource::VpcEndpoint(r) => &r.tags,
+            Resource::FlowLog(r) => &r.tags,
+            Resource::PeeringConnection(r) => &r.tags,
+            Resource::PrefixList(r) => &r.tags,
         }
     }
 
@@ -196,6 +409,15 @@ impl Resource {
             Resource::Address(r) => &mut r.tags,
             Resource::NatGateway(r) => &mut r.tags,
             Resource::NetworkInterface(r) => &mut r.tags,
+            Resource::Instance(r) => &mut r.tags,
+            Resource::LaunchTemplate(r) => &mut r.tags,
+            Resource::KeyPair(r) => &mut r.tags,
+            Resource::NetworkAcl(r) => &mut r.tags,
+            Resource::DhcpOptions(r) => &mut r.tags,
+            Resource::VpcEndpoint(r) => &mut r.tags,
+            Resource::FlowLog(r) => &mut r.tags,
+            Resource::PeeringConnection(r) => &mut r.tags,
+            Resource::PrefixList(r) => &mut r.tags,
         }
     }
 
@@ -211,6 +433,15 @@ impl Resource {
             Resource::Address(_) => "elastic-ip",
             Resource::NatGateway(_) => "natgateway",
             Resource::NetworkInterface(_) => "network-interface",
+            Resource::Instance(_) => "instance",
+            Resource::LaunchTemplate(_) => "launch-template",
+            Resource::KeyPair(_) => "key-pair",
+            Resource::NetworkAcl(_) => "network-acl",
+            Resource::DhcpOptions(_) => "dhcp-options",
+            Resource::VpcEndpoint(_) => "vpc-endpoint",
+            Resource::FlowLog(_) => "vpc-flow-log",
+            Resource::PeeringConnection(_) => "vpc-peering-connection",
+            Resource::PrefixList(_) => "prefix-list",
         }
     }
 }

@@ -23,6 +23,15 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::Address(x) => &x.allocation_id,
         Resource::NatGateway(x) => &x.id,
         Resource::NetworkInterface(x) => &x.id,
+        Resource::Instance(x) => &x.id,
+        Resource::LaunchTemplate(x) => &x.id,
+        Resource::KeyPair(x) => &x.id,
+        Resource::NetworkAcl(x) => &x.id,
+        Resource::DhcpOptions(x) => &x.id,
+        Resource::VpcEndpoint(x) => &x.id,
+        Resource::FlowLog(x) => &x.id,
+        Resource::PeeringConnection(x) => &x.id,
+        Resource::PrefixList(x) => &x.id,
     }
 }
 
@@ -62,6 +71,19 @@ kind!(
 );
 kind!(address, address_mut, Address, Address, "eipalloc");
 kind!(nat, nat_mut, NatGateway, NatGateway, "nat");
+kind!(acl, acl_mut, NetworkAcl, NetworkAcl, "acl");
+kind!(dhcp, dhcp_mut, DhcpOptions, DhcpOptions, "dopt");
+kind!(endpoint, endpoint_mut, VpcEndpoint, VpcEndpoint, "vpce");
+kind!(flow_log, flow_log_mut, FlowLog, FlowLog, "fl");
+kind!(
+    peering,
+    peering_mut,
+    PeeringConnection,
+    PeeringConnection,
+    "pcx"
+);
+kind!(prefix_list, prefix_list_mut, PrefixList, PrefixList, "pl");
+kind!(key_pair, key_pair_mut, KeyPair, KeyPair, "key");
 kind!(
     interface,
     interface_mut,
@@ -71,14 +93,14 @@ kind!(
 );
 
 impl Region {
-    fn of<'a, T: 'a>(
+    pub(super) fn of<'a, T: 'a>(
         &'a self,
         pick: impl Fn(&'a Resource) -> Option<&'a T> + 'a,
     ) -> impl Iterator<Item = &'a T> + 'a {
         self.items.values().filter_map(pick)
     }
 
-    fn subnets(&self) -> impl Iterator<Item = &Subnet> + '_ {
+    pub(super) fn subnets(&self) -> impl Iterator<Item = &Subnet> + '_ {
         self.of(|r| {
             if let Resource::Subnet(x) = r {
                 Some(x)
@@ -88,7 +110,7 @@ impl Region {
         })
     }
 
-    fn groups(&self) -> impl Iterator<Item = &SecurityGroup> + '_ {
+    pub(super) fn groups(&self) -> impl Iterator<Item = &SecurityGroup> + '_ {
         self.of(|r| {
             if let Resource::SecurityGroup(x) = r {
                 Some(x)
@@ -98,7 +120,7 @@ impl Region {
         })
     }
 
-    fn tables(&self) -> impl Iterator<Item = &RouteTable> + '_ {
+    pub(super) fn tables(&self) -> impl Iterator<Item = &RouteTable> + '_ {
         self.of(|r| {
             if let Resource::RouteTable(x) = r {
                 Some(x)
@@ -108,7 +130,7 @@ impl Region {
         })
     }
 
-    fn interfaces(&self) -> impl Iterator<Item = &NetworkInterface> + '_ {
+    pub(super) fn interfaces(&self) -> impl Iterator<Item = &NetworkInterface> + '_ {
         self.of(|r| {
             if let Resource::NetworkInterface(x) = r {
                 Some(x)
@@ -118,13 +140,13 @@ impl Region {
         })
     }
 
-    fn insert(&mut self, r: Resource, touched: &mut Vec<String>) {
+    pub(super) fn insert(&mut self, r: Resource, touched: &mut Vec<String>) {
         let id = id_of(&r).to_string();
         touched.push(id.clone());
         self.items.insert(id, r);
     }
 
-    fn remove(&mut self, id: &str, touched: &mut Vec<String>) {
+    pub(super) fn remove(&mut self, id: &str, touched: &mut Vec<String>) {
         self.items.remove(id);
         touched.push(id.to_string());
     }
@@ -140,20 +162,20 @@ impl Region {
         .find(|v| v.is_default)
     }
 
-    fn main_table_id(&self, vpc_id: &str) -> Option<String> {
+    pub(super) fn main_table_id(&self, vpc_id: &str) -> Option<String> {
         self.tables()
             .find(|t| t.vpc_id == vpc_id && t.is_main())
             .map(|t| t.id.clone())
     }
 
-    fn default_group_id(&self, vpc_id: &str) -> Option<String> {
+    pub(super) fn default_group_id(&self, vpc_id: &str) -> Option<String> {
         self.groups()
             .find(|g| g.vpc_id == vpc_id && g.name == "default")
             .map(|g| g.id.clone())
     }
 
     /// The first free private address of a subnet (AWS keeps the first four and the last).
-    fn free_ip(&self, subnet: &Subnet) -> Result<String, AwsError> {
+    pub(super) fn free_ip(&self, subnet: &Subnet) -> Result<String, AwsError> {
         let block =
             Block::parse(&subnet.cidr).ok_or_else(|| AwsError::internal("bad subnet cidr"))?;
         (4..block.size().saturating_sub(1) as u32)
@@ -213,7 +235,7 @@ pub struct RuleSpec {
     pub description: Option<String>,
 }
 
-fn mac_address() -> String {
+pub(super) fn mac_address() -> String {
     use rand::Rng;
     let mut rng = rand::rng();
     let bytes: Vec<String> = (0..5)
@@ -222,7 +244,7 @@ fn mac_address() -> String {
     format!("0e:{}", bytes.join(":"))
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     chrono::Utc::now()
         .format("%Y-%m-%dT%H:%M:%S%.3fZ")
         .to_string()
@@ -259,9 +281,12 @@ impl Ec2Service {
                 instance_tenancy: tenancy.unwrap_or("default").to_string(),
                 enable_dns_support: true,
                 enable_dns_hostnames: false,
+                secondary: Vec::new(),
+                ipv6: Vec::new(),
                 tags,
             };
-            let (table, group) = vpc_companions(&vpc);
+            let (table, group, acl) = vpc_companions(&vpc);
+            r.insert(Resource::NetworkAcl(acl), touched);
             r.insert(Resource::RouteTable(table), touched);
             r.insert(Resource::SecurityGroup(group), touched);
             r.insert(Resource::Vpc(vpc.clone()), touched);
@@ -280,15 +305,28 @@ impl Ec2Service {
                 Resource::SecurityGroup(g) => g.vpc_id == vpc_id && g.name != "default",
                 Resource::RouteTable(t) => t.vpc_id == vpc_id && !t.is_main(),
                 Resource::NetworkInterface(n) => n.vpc_id == vpc_id,
+                Resource::NetworkAcl(a) => a.vpc_id == vpc_id && !a.is_default,
+                Resource::VpcEndpoint(e) => e.vpc_id == vpc_id && e.state != "deleted",
                 _ => false,
             });
             if busy {
                 return Err(dependency("vpc", vpc_id));
             }
+            // Its flow logs go with it, as on AWS.
+            let flow_logs: Vec<String> = r
+                .items
+                .values()
+                .filter_map(|x| match x {
+                    Resource::FlowLog(f) if f.resource_id == vpc_id => Some(f.id.clone()),
+                    _ => None,
+                })
+                .collect();
             let companions: Vec<String> = r
                 .main_table_id(vpc_id)
                 .into_iter()
                 .chain(r.default_group_id(vpc_id))
+                .chain(r.default_acl_id(vpc_id))
+                .chain(flow_logs)
                 .collect();
             for id in companions {
                 r.remove(&id, touched);
@@ -352,9 +390,11 @@ impl Ec2Service {
         };
         self.change(region, |r, touched| {
             let vpc = r.vpc(vpc_id)?;
-            let vpc_block =
-                Block::parse(&vpc.cidr).ok_or_else(|| AwsError::internal("bad vpc cidr"))?;
-            if !(16..=28).contains(&block.prefix) || !vpc_block.contains_block(&block) {
+            let inside = std::iter::once(&vpc.cidr)
+                .chain(vpc.secondary.iter().map(|c| &c.cidr))
+                .filter_map(|c| Block::parse(c))
+                .any(|b| b.contains_block(&block));
+            if !(16..=28).contains(&block.prefix) || !inside {
                 return Err(AwsError::bad_request(
                     "InvalidSubnet.Range",
                     format!("The CIDR '{cidr}' is invalid."),
@@ -378,8 +418,10 @@ impl Ec2Service {
                 default_for_az: false,
                 map_public_ip_on_launch: false,
                 used_ips: Vec::new(),
+                ipv6: Vec::new(),
                 tags,
             };
+            r.join_default_acl(&subnet.id, vpc_id, touched);
             r.insert(Resource::Subnet(subnet.clone()), touched);
             Ok(subnet)
         })
@@ -407,6 +449,7 @@ impl Ec2Service {
                     .retain(|a| a.subnet_id.as_deref() != Some(subnet_id));
                 touched.push(t);
             }
+            r.leave_acl(subnet_id, touched);
             r.remove(subnet_id, touched);
             Ok(())
         })
@@ -647,6 +690,9 @@ impl Ec2Service {
         self.change(region, |r, touched| {
             let vpc_id = r.table(table_id)?.vpc_id.clone();
             check_target(r, target, &vpc_id)?;
+            if destination.starts_with("pl-") {
+                super::endpoints::known_list(r, region, destination)?;
+            }
             let t = r.table_mut(table_id)?;
             let existing = t.routes.iter_mut().find(|x| x.destination == destination);
             match existing {
@@ -1150,7 +1196,7 @@ fn interface_view(n: &NetworkInterface) -> NetworkInterfaceView {
     }
 }
 
-fn new_interface(
+pub(super) fn new_interface(
     r: &Region,
     subnet: &Subnet,
     groups: Vec<String>,
@@ -1169,11 +1215,12 @@ fn new_interface(
         description,
         interface_type: interface_type.to_string(),
         requester_id,
+        attachment: None,
         tags: Default::default(),
     })
 }
 
-fn claim_ip(
+pub(super) fn claim_ip(
     r: &mut Region,
     subnet_id: &str,
     ip: &str,
@@ -1184,7 +1231,7 @@ fn claim_ip(
     Ok(())
 }
 
-fn release_interface(
+pub(super) fn release_interface(
     r: &mut Region,
     eni_id: &str,
     touched: &mut Vec<String>,
@@ -1199,7 +1246,7 @@ fn release_interface(
 }
 
 /// A route's or association's target must exist (in the VPC, for a gateway).
-fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(), AwsError> {
+pub(super) fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(), AwsError> {
     match target.split('-').next().unwrap_or("") {
         "igw" => {
             let g = r.gateway(target)?;
@@ -1218,9 +1265,19 @@ fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(), AwsError> 
         "eni" => {
             r.interface(target)?;
         }
-        // Peering connections, endpoints, transit gateways and virtual private gateways are not
-        // emulated: their ids are kept as given.
-        "pcx" | "vpce" | "tgw" | "vgw" | "eigw" | "local" => {}
+        "pcx" => {
+            r.peering(target)?;
+        }
+        "vpce" => {
+            r.endpoint(target)?;
+        }
+        "eigw" => match r.items.get(target) {
+            Some(Resource::InternetGateway(g)) if g.egress_only => {}
+            _ => return Err(not_found(target)),
+        },
+        // Transit gateways and virtual private gateways are not emulated: their ids are kept
+        // as given.
+        "tgw" | "vgw" | "local" => {}
         _ => {
             return Err(invalid_value(
                 target,

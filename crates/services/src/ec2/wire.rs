@@ -41,25 +41,25 @@ pub fn handle(svc: &Ec2Service, req: &AwsRequest) -> AwsResponse {
 }
 
 /// The request's parameters, with EC2's list shapes.
-struct Params(Vec<(String, String)>);
+pub(super) struct Params(pub(super) Vec<(String, String)>);
 
 impl Params {
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
 
-    fn required(&self, key: &str) -> Result<&str, AwsError> {
+    pub(super) fn required(&self, key: &str) -> Result<&str, AwsError> {
         self.get(key).ok_or_else(|| super::errors::missing(key))
     }
 
-    fn flag(&self, key: &str) -> Option<bool> {
+    pub(super) fn flag(&self, key: &str) -> Option<bool> {
         self.get(key).map(|v| v.eq_ignore_ascii_case("true"))
     }
 
-    fn int(&self, key: &str) -> Result<Option<i64>, AwsError> {
+    pub(super) fn int(&self, key: &str) -> Result<Option<i64>, AwsError> {
         self.get(key)
             .map(|v| {
                 v.parse::<i64>()
@@ -69,7 +69,7 @@ impl Params {
     }
 
     /// `Prefix.N.rest=value` grouped by N (in order), each with `rest` as its key.
-    fn items(&self, prefix: &str) -> Vec<Params> {
+    pub(super) fn items(&self, prefix: &str) -> Vec<Params> {
         let mut by: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
         for (k, v) in &self.0 {
             let Some(rest) = k.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) else {
@@ -86,14 +86,14 @@ impl Params {
     }
 
     /// `Prefix.N=value`, in order.
-    fn strings(&self, prefix: &str) -> Vec<String> {
+    pub(super) fn strings(&self, prefix: &str) -> Vec<String> {
         self.items(prefix)
             .into_iter()
             .filter_map(|p| p.get("").map(str::to_string))
             .collect()
     }
 
-    fn filters(&self) -> Filters {
+    pub(super) fn filters(&self) -> Filters {
         self.items("Filter")
             .into_iter()
             .filter_map(|f| Some((f.get("Name")?.to_string(), f.strings("Value"))))
@@ -101,14 +101,14 @@ impl Params {
     }
 
     /// The tags of `TagSpecification.N` (any resource type: one resource per call here).
-    fn tag_specs(&self) -> Tags {
+    pub(super) fn tag_specs(&self) -> Tags {
         self.items("TagSpecification")
             .into_iter()
             .flat_map(|s| s.tags("Tag"))
             .collect()
     }
 
-    fn tags(&self, prefix: &str) -> Tags {
+    pub(super) fn tags(&self, prefix: &str) -> Tags {
         self.items(prefix)
             .into_iter()
             .filter_map(|t| {
@@ -181,12 +181,12 @@ impl Params {
     }
 }
 
-type Answer = Result<String, AwsError>;
+pub(super) type Answer = Result<String, AwsError>;
 
 fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer {
     match action {
         "DescribeAvailabilityZones" => describe_zones(region, p),
-        "DescribeRegions" => Ok(describe_regions(region)),
+        "DescribeRegions" => describe_regions(region, p),
         "CreateVpc" => {
             let v = svc.create_vpc(
                 region,
@@ -562,15 +562,17 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             "MissingAction",
             "The request must contain the parameter Action",
         )),
-        other => Err(AwsError::not_implemented("ec2", other)),
+        other => super::compute_wire::dispatch(svc, region, p, other)
+            .or_else(|| super::network_wire::dispatch(svc, region, p, other))
+            .unwrap_or_else(|| Err(AwsError::not_implemented("ec2", other))),
     }
 }
 
-fn ok(r: Result<(), AwsError>) -> Answer {
+pub(super) fn ok(r: Result<(), AwsError>) -> Answer {
     r.map(|()| "<return>true</return>".to_string())
 }
 
-fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
+pub(super) fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
     let mut w = XmlWriter::new_fragment();
     w.open(name, None);
     f(&mut w);
@@ -578,7 +580,11 @@ fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
     w.finish()
 }
 
-fn group_by_name(svc: &Ec2Service, region: &str, name: &str) -> Result<String, AwsError> {
+pub(super) fn group_by_name(
+    svc: &Ec2Service,
+    region: &str,
+    name: &str,
+) -> Result<String, AwsError> {
     svc.read(region, |r| {
         let default_vpc = r.default_vpc().map(|v| v.id.clone());
         r.items
@@ -612,7 +618,7 @@ fn group_param(svc: &Ec2Service, region: &str, p: &Params) -> Result<String, Aws
 }
 
 /// A Describe over one kind: the ids asked for (each must exist), then the filters.
-fn describe(
+pub(super) fn describe(
     svc: &Ec2Service,
     region: &str,
     p: &Params,
@@ -624,7 +630,7 @@ fn describe(
     describe_ids(svc, region, p, p.strings(id_param), prefix, set, write)
 }
 
-fn describe_ids(
+pub(super) fn describe_ids(
     svc: &Ec2Service,
     region: &str,
     p: &Params,
@@ -678,8 +684,27 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
             "region-name" => values.iter().any(|v| v == region),
             "state" => values.iter().any(|v| v == "available"),
             "zone-type" => values.iter().any(|v| v == "availability-zone"),
-            _ => true,
+            "group-name" => values.iter().any(|v| v == &format!("{region}-zg-1")),
+            "opt-in-status" => values.iter().any(|v| v == "opt-in-not-required"),
+            _ => false,
         });
+        if let Some((f, _)) = filters.iter().find(|(f, _)| {
+            ![
+                "zone-name",
+                "zone-id",
+                "region-name",
+                "state",
+                "zone-type",
+                "group-name",
+                "opt-in-status",
+            ]
+            .contains(&f.as_str())
+        }) {
+            return Err(AwsError::bad_request(
+                "InvalidParameterValue",
+                format!("The filter '{f}' is invalid"),
+            ));
+        }
         if !pass {
             continue;
         }
@@ -693,14 +718,44 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
             .elem("networkBorderGroup", region)
             .elem("zoneType", "availability-zone")
             .raw("<messageSet/>")
-            .elem("groupLongName", &format!("{region} {}", i + 1))
+            .elem(
+                "groupLongName",
+                &format!("{} {}", region_long_name(region), i + 1),
+            )
             .close();
     }
     w.close();
     Ok(w.finish())
 }
 
-fn describe_regions(current: &str) -> String {
+/// A region's name as AWS writes it in zone group names (`US East (N. Virginia)`).
+fn region_long_name(region: &str) -> String {
+    let long = match region {
+        "us-east-1" => "US East (N. Virginia)",
+        "us-east-2" => "US East (Ohio)",
+        "us-west-1" => "US West (N. California)",
+        "us-west-2" => "US West (Oregon)",
+        "ca-central-1" => "Canada (Central)",
+        "eu-west-1" => "Europe (Ireland)",
+        "eu-west-2" => "Europe (London)",
+        "eu-west-3" => "Europe (Paris)",
+        "eu-central-1" => "Europe (Frankfurt)",
+        "eu-north-1" => "Europe (Stockholm)",
+        "ap-south-1" => "Asia Pacific (Mumbai)",
+        "ap-northeast-1" => "Asia Pacific (Tokyo)",
+        "ap-northeast-2" => "Asia Pacific (Seoul)",
+        "ap-northeast-3" => "Asia Pacific (Osaka)",
+        "ap-southeast-1" => "Asia Pacific (Singapore)",
+        "ap-southeast-2" => "Asia Pacific (Sydney)",
+        "sa-east-1" => "South America (Sao Paulo)",
+        other => other,
+    };
+    long.to_string()
+}
+
+fn describe_regions(current: &str, p: &Params) -> Answer {
+    let names = p.strings("RegionName");
+    let filters = p.filters();
     const REGIONS: &[&str] = &[
         "us-east-1",
         "us-east-2",
@@ -727,14 +782,40 @@ fn describe_regions(current: &str) -> String {
         .copied()
         .chain((!REGIONS.contains(&current)).then_some(current))
     {
+        let endpoint = format!("ec2.{r}.amazonaws.com");
+        let mut pass = true;
+        for (f, values) in &filters {
+            pass &= match f.as_str() {
+                "region-name" => values.iter().any(|v| v == r),
+                "endpoint" => values.contains(&endpoint),
+                "opt-in-status" => values.iter().any(|v| v == "opt-in-not-required"),
+                other => {
+                    return Err(AwsError::bad_request(
+                        "InvalidParameterValue",
+                        format!("The filter '{other}' is invalid"),
+                    ));
+                }
+            };
+        }
+        if !pass || (!names.is_empty() && !names.iter().any(|n| n == r)) {
+            continue;
+        }
         w.open("item", None)
             .elem("regionName", r)
-            .elem("regionEndpoint", &format!("ec2.{r}.amazonaws.com"))
+            .elem("regionEndpoint", &endpoint)
             .elem("optInStatus", "opt-in-not-required")
             .close();
     }
     w.close();
-    w.finish()
+    for n in &names {
+        if !REGIONS.contains(&n.as_str()) && n != current {
+            return Err(AwsError::bad_request(
+                "InvalidParameterValue",
+                format!("Invalid region: {n}"),
+            ));
+        }
+    }
+    Ok(w.finish())
 }
 
 fn describe_tags(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
@@ -794,7 +875,22 @@ fn describe_rules(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
     Ok(w.finish())
 }
 
-fn tag_set(w: &mut XmlWriter, tags: &Tags) {
+/// One IPv6 block association of a VPC (with its pool) or a subnet.
+pub(super) fn ipv6_association(w: &mut XmlWriter, a: &CidrAssociation, vpc: Option<&Vpc>) {
+    w.open("item", None)
+        .elem("associationId", &a.id)
+        .elem("ipv6CidrBlock", &a.cidr)
+        .open("ipv6CidrBlockState", None)
+        .elem("state", "associated")
+        .close();
+    if vpc.is_some() {
+        w.elem("ipv6Pool", "Amazon")
+            .elem("networkBorderGroup", "us-east-1");
+    }
+    w.close();
+}
+
+pub(super) fn tag_set(w: &mut XmlWriter, tags: &Tags) {
     w.open("tagSet", None);
     for (k, v) in tags {
         w.open("item", None).elem("key", k).elem("value", v).close();
@@ -802,28 +898,37 @@ fn tag_set(w: &mut XmlWriter, tags: &Tags) {
     w.close();
 }
 
-fn vpc(w: &mut XmlWriter, v: &Vpc, state: &str) {
+pub(super) fn vpc(w: &mut XmlWriter, v: &Vpc, state: &str) {
     w.elem("vpcId", &v.id)
         .elem("ownerId", "000000000000")
         .elem("state", state)
         .elem("cidrBlock", &v.cidr)
-        .open("cidrBlockAssociationSet", None)
-        .open("item", None)
-        .elem("cidrBlock", &v.cidr)
-        .elem("associationId", &v.cidr_association_id)
-        .open("cidrBlockState", None)
-        .elem("state", "associated")
-        .close()
-        .close()
-        .close()
-        .raw("<ipv6CidrBlockAssociationSet/>")
+        .open("cidrBlockAssociationSet", None);
+    let primary = CidrAssociation {
+        id: v.cidr_association_id.clone(),
+        cidr: v.cidr.clone(),
+    };
+    for a in std::iter::once(&primary).chain(&v.secondary) {
+        w.open("item", None)
+            .elem("cidrBlock", &a.cidr)
+            .elem("associationId", &a.id)
+            .open("cidrBlockState", None)
+            .elem("state", "associated")
+            .close()
+            .close();
+    }
+    w.close().open("ipv6CidrBlockAssociationSet", None);
+    for a in &v.ipv6 {
+        ipv6_association(w, a, Some(v));
+    }
+    w.close()
         .elem("dhcpOptionsId", &v.dhcp_options_id)
         .elem("instanceTenancy", &v.instance_tenancy)
         .elem("isDefault", &v.is_default.to_string());
     tag_set(w, &v.tags);
 }
 
-fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
+pub(super) fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
     let size = super::cidr::Block::parse(&s.cidr)
         .map(|b| b.size())
         .unwrap_or(0);
@@ -837,7 +942,11 @@ fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
         .elem("ownerId", "000000000000")
         .elem("vpcId", &s.vpc_id)
         .elem("cidrBlock", &s.cidr)
-        .raw("<ipv6CidrBlockAssociationSet/>")
+        .open("ipv6CidrBlockAssociationSet", None);
+    for a in &s.ipv6 {
+        ipv6_association(w, a, None);
+    }
+    w.close()
         .elem("availableIpAddressCount", &available.to_string())
         .elem("availabilityZone", &s.availability_zone)
         .elem("availabilityZoneId", &s.availability_zone_id)
@@ -960,14 +1069,20 @@ fn rule(w: &mut XmlWriter, group_id: &str, r: &Rule, account: &str) {
     w.raw("<tagSet/>");
 }
 
-fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
+pub(super) fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
     w.elem("routeTableId", &t.id)
         .elem("vpcId", &t.vpc_id)
         .elem("ownerId", account);
     w.open("routeSet", None);
     for r in &t.routes {
-        w.open("item", None)
-            .elem("destinationCidrBlock", &r.destination);
+        let destination = if r.destination.starts_with("pl-") {
+            "destinationPrefixListId"
+        } else if r.destination.contains(':') {
+            "destinationIpv6CidrBlock"
+        } else {
+            "destinationCidrBlock"
+        };
+        w.open("item", None).elem(destination, &r.destination);
         let key = match r.target.split('-').next().unwrap_or("") {
             "nat" => "natGatewayId",
             "eni" => "networkInterfaceId",
@@ -1001,7 +1116,7 @@ fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
     tag_set(w, &t.tags);
 }
 
-fn gateway(w: &mut XmlWriter, g: &InternetGateway, account: &str) {
+pub(super) fn gateway(w: &mut XmlWriter, g: &InternetGateway, account: &str) {
     w.elem("internetGatewayId", &g.id).elem("ownerId", account);
     w.open("attachmentSet", None);
     if let Some(v) = &g.vpc_id {
@@ -1046,7 +1161,7 @@ fn nat(w: &mut XmlWriter, n: &NatGateway) {
     tag_set(w, &n.tags);
 }
 
-fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
+pub(super) fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
     w.elem("networkInterfaceId", &n.id)
         .elem("subnetId", &n.subnet_id)
         .elem("vpcId", &n.vpc_id)
@@ -1060,6 +1175,17 @@ fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
         .elem("privateIpAddress", &n.private_ip)
         .elem("sourceDestCheck", "true")
         .elem("interfaceType", &n.interface_type);
+    if let Some(a) = &n.attachment {
+        w.open("attachment", None)
+            .elem("attachmentId", &a.id)
+            .elem("instanceId", &a.instance_id)
+            .elem("instanceOwnerId", account)
+            .elem("deviceIndex", &a.device_index.to_string())
+            .elem("status", "attached")
+            .elem("attachTime", &a.attached)
+            .elem("deleteOnTermination", "true")
+            .close();
+    }
     w.open("groupSet", None);
     for g in &n.groups {
         w.open("item", None).elem("groupId", g).close();

@@ -5,8 +5,10 @@
 //! `<abbreviation>-az<N>` in order.
 
 use super::Region;
+use super::acls::default_acl;
 use super::model::{
-    Association, InternetGateway, Resource, Route, RouteTable, SecurityGroup, Subnet, Vpc, new_id,
+    AclAssociation, Association, DhcpOptions, InternetGateway, NetworkAcl, Resource, Route,
+    RouteTable, SecurityGroup, Subnet, Vpc, new_id,
 };
 use super::ops::default_rules;
 
@@ -57,8 +59,9 @@ pub fn zone_name(region: &str, id: &str) -> Option<String> {
         .map(|(n, _)| n)
 }
 
-/// A new VPC's main route table (its local route) and default security group.
-pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup) {
+/// A new VPC's main route table (its local route), default security group and default
+/// network ACL.
+pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup, NetworkAcl) {
     let table = RouteTable {
         id: new_id("rtb"),
         vpc_id: vpc.id.clone(),
@@ -83,23 +86,46 @@ pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup) {
         vpc_id: vpc.id.clone(),
         tags: Default::default(),
     };
-    (table, group)
+    (table, group, default_acl(&vpc.id))
+}
+
+/// The DHCP options a region's VPCs start with: Amazon's DNS and the region's domain.
+pub fn default_dhcp_options(region: &str) -> DhcpOptions {
+    let domain = if region == "us-east-1" {
+        "ec2.internal".to_string()
+    } else {
+        format!("{region}.compute.internal")
+    };
+    DhcpOptions {
+        id: new_id("dopt"),
+        configurations: vec![
+            ("domain-name".into(), vec![domain]),
+            (
+                "domain-name-servers".into(),
+                vec!["AmazonProvidedDNS".into()],
+            ),
+        ],
+        tags: Default::default(),
+    }
 }
 
 /// Makes the region's default VPC, recording every new id in `touched`.
 pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
+    let dhcp = default_dhcp_options(region);
     let vpc = Vpc {
         id: new_id("vpc"),
         cidr: "172.31.0.0/16".into(),
         cidr_association_id: new_id("vpc-cidr-assoc"),
         is_default: true,
-        dhcp_options_id: new_id("dopt"),
+        dhcp_options_id: dhcp.id.clone(),
         instance_tenancy: "default".into(),
         enable_dns_support: true,
         enable_dns_hostnames: true,
+        secondary: Vec::new(),
+        ipv6: Vec::new(),
         tags: Default::default(),
     };
-    let (mut table, group) = vpc_companions(&vpc);
+    let (mut table, group, mut acl) = vpc_companions(&vpc);
     let igw = InternetGateway {
         id: new_id("igw"),
         egress_only: false,
@@ -112,13 +138,19 @@ pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
         origin: "CreateRoute".into(),
     });
     let mut items = vec![
+        Resource::DhcpOptions(dhcp),
         Resource::RouteTable(table),
         Resource::SecurityGroup(group),
         Resource::InternetGateway(igw),
     ];
     for (i, (name, id)) in zones(region).into_iter().enumerate() {
+        let subnet_id = new_id("subnet");
+        acl.associations.push(AclAssociation {
+            id: new_id("aclassoc"),
+            subnet_id: subnet_id.clone(),
+        });
         items.push(Resource::Subnet(Subnet {
-            id: new_id("subnet"),
+            id: subnet_id,
             vpc_id: vpc.id.clone(),
             cidr: format!("172.31.{}.0/20", i * 16),
             availability_zone: name,
@@ -126,13 +158,82 @@ pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
             default_for_az: true,
             map_public_ip_on_launch: true,
             used_ips: Vec::new(),
+            ipv6: Vec::new(),
             tags: Default::default(),
         }));
     }
+    items.push(Resource::NetworkAcl(acl));
     items.push(Resource::Vpc(vpc));
     for item in items {
         let id = super::ops::id_of(&item).to_string();
         touched.push(id.clone());
         r.items.insert(id, item);
+    }
+}
+
+/// Brings records stored before network ACLs and DHCP option sets were kept up to date: every
+/// VPC gets its default ACL (holding its subnets that have none) and the default VPC's options
+/// set is a record. Answers the ids it made or changed, to be written.
+pub fn backfill(r: &mut Region, region: &str) -> Vec<String> {
+    let mut touched = Vec::new();
+    let vpcs: Vec<Vpc> = r
+        .items
+        .values()
+        .filter_map(|x| match x {
+            Resource::Vpc(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    for vpc in vpcs {
+        if r.default_acl_id(&vpc.id).is_none() {
+            let mut acl = default_acl(&vpc.id);
+            let unguarded: Vec<String> = r
+                .items
+                .values()
+                .filter_map(|x| match x {
+                    Resource::Subnet(s) if s.vpc_id == vpc.id => Some(s.id.clone()),
+                    _ => None,
+                })
+                .filter(|s| r.acl_association_of(s).is_none())
+                .collect();
+            for subnet_id in unguarded {
+                acl.associations.push(AclAssociation {
+                    id: new_id("aclassoc"),
+                    subnet_id,
+                });
+            }
+            touched.push(acl.id.clone());
+            r.items.insert(acl.id.clone(), Resource::NetworkAcl(acl));
+        }
+        if vpc.is_default && !r.items.contains_key(&vpc.dhcp_options_id) {
+            let mut options = default_dhcp_options(region);
+            options.id = vpc.dhcp_options_id.clone();
+            touched.push(options.id.clone());
+            r.items
+                .insert(options.id.clone(), Resource::DhcpOptions(options));
+        }
+    }
+    touched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_from_before_acls_get_their_default_acl_and_options() {
+        let mut r = Region::default();
+        let mut touched = Vec::new();
+        make_defaults(&mut r, "us-east-1", &mut touched);
+        // What an older store held: no ACLs, no options records.
+        r.items
+            .retain(|_, x| !matches!(x, Resource::NetworkAcl(_) | Resource::DhcpOptions(_)));
+        let made = backfill(&mut r, "us-east-1");
+        assert_eq!(made.len(), 2);
+        let vpc = r.default_vpc().unwrap().clone();
+        let acl = r.acl(&r.default_acl_id(&vpc.id).unwrap()).unwrap();
+        assert_eq!(acl.associations.len(), zones("us-east-1").len());
+        assert!(r.dhcp(&vpc.dhcp_options_id).is_ok());
+        assert!(backfill(&mut r, "us-east-1").is_empty());
     }
 }
