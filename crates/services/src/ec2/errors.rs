@@ -55,6 +55,10 @@ pub fn check_id(id: &str, prefix: &str) -> Result<(), AwsError> {
         "eipalloc" => "InvalidAllocationID.Malformed",
         "eni" => "InvalidNetworkInterfaceID.Malformed",
         "nat" => "InvalidNatGatewayID.Malformed",
+        "i" => "InvalidInstanceID.Malformed",
+        "ami" => "InvalidAMIID.Malformed",
+        "lt" => "InvalidLaunchTemplateId.Malformed",
+        "key" => "InvalidKeyPair.Malformed",
         _ => "InvalidParameterValue",
     };
     Err(AwsError::bad_request(

@@ -139,13 +139,48 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "interface-type" => one(&n.interface_type),
             "requester-managed" => flag(n.requester_id.is_some()),
             "status" => one("in-use"),
+            "attachment.instance-id" => {
+                Some(n.attachment.iter().map(|a| a.instance_id.clone()).collect())
+            }
+            "attachment.attachment-id" => Some(n.attachment.iter().map(|a| a.id.clone()).collect()),
+            _ => None,
+        },
+        Resource::Instance(i) => match name {
+            "instance-id" => one(&i.id),
+            "instance-state-name" => one(&i.state),
+            "instance-state-code" => one(&super::instances::state_code(&i.state).to_string()),
+            "instance-type" => one(&i.instance_type),
+            "image-id" => one(&i.image_id),
+            "subnet-id" => one(&i.subnet_id),
+            "vpc-id" => one(&i.vpc_id),
+            "availability-zone" => one(&i.availability_zone),
+            "private-ip-address" => one(&i.private_ip),
+            "ip-address" => opt(&i.public_ip),
+            "key-name" => opt(&i.key_name),
+            "reservation-id" => one(&i.reservation_id),
+            "instance.group-id" | "group-id" => Some(i.groups.clone()),
+            "network-interface.network-interface-id" => opt(&i.network_interface_id),
+            "iam-instance-profile.arn" => opt(&i.iam_instance_profile_arn),
+            "launch-index" => one(&i.launch_index.to_string()),
+            _ => None,
+        },
+        Resource::LaunchTemplate(t) => match name {
+            "launch-template-name" => one(&t.name),
+            "create-time" => one(&t.created),
+            _ => None,
+        },
+        Resource::KeyPair(k) => match name {
+            "key-pair-id" => one(&k.id),
+            "key-name" => one(&k.name),
+            "fingerprint" => one(&k.fingerprint),
+            "key-type" => one(&k.key_type),
             _ => None,
         },
     }
 }
 
 /// `*` any run, `?` any one character; everything else literal.
-fn glob(pattern: &str, text: &str) -> bool {
+pub fn glob(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
     while ti < t.len() {

@@ -14,14 +14,20 @@
 //! (CloudFormation types), `errors` (AWS's codes and messages).
 
 mod cidr;
+mod compute_wire;
 mod errors;
 mod filters;
+mod images;
+mod instances;
+mod keys;
 mod model;
 mod ops;
 pub(crate) mod provider;
 mod wire;
 mod zones;
 
+pub use images::parameter as public_parameter;
+pub use instances::{InstanceRequest, InstanceView, LaunchTemplateView};
 pub use model::{Resource, Rule};
 pub use ops::RuleSpec;
 

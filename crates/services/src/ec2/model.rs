@@ -155,6 +155,86 @@ pub struct NetworkInterface {
     pub description: String,
     pub interface_type: String,
     pub requester_id: Option<String>,
+    /// The instance it is attached to (an instance's primary interface).
+    #[serde(default)]
+    pub attachment: Option<InterfaceAttachment>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InterfaceAttachment {
+    pub id: String,
+    pub instance_id: String,
+    pub device_index: i64,
+    pub attached: String,
+}
+
+/// An instance as RunInstances records it: no virtual machine runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Instance {
+    pub id: String,
+    pub reservation_id: String,
+    pub launch_index: usize,
+    pub image_id: String,
+    pub instance_type: String,
+    pub subnet_id: String,
+    pub vpc_id: String,
+    pub availability_zone: String,
+    pub private_ip: String,
+    pub public_ip: Option<String>,
+    /// The primary interface; released (and `None`) once terminated.
+    pub network_interface_id: Option<String>,
+    pub mac_address: String,
+    pub groups: Vec<String>,
+    pub key_name: Option<String>,
+    pub iam_instance_profile_arn: Option<String>,
+    pub user_data: Option<String>,
+    /// `(id, version)` of the launch template it was launched from.
+    pub launch_template: Option<(String, String)>,
+    /// `pending`, `running`, `stopping`, `stopped`, `shutting-down`, `terminated`: a
+    /// transitional state settles at the next read (a waiter's first poll).
+    pub state: String,
+    pub state_transition_reason: String,
+    pub launch_time: String,
+    pub tags: Tags,
+}
+
+/// One version of a launch template: its data in the API's member names
+/// (`RequestLaunchTemplateData`: ImageId, InstanceType, SecurityGroupIds, ...).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TemplateVersion {
+    pub number: i64,
+    pub description: Option<String>,
+    pub data: serde_json::Value,
+    pub created: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LaunchTemplate {
+    pub id: String,
+    pub name: String,
+    pub default_version: i64,
+    pub versions: Vec<TemplateVersion>,
+    pub created: String,
+    pub tags: Tags,
+}
+
+impl LaunchTemplate {
+    pub fn latest_version(&self) -> i64 {
+        self.versions.iter().map(|v| v.number).max().unwrap_or(1)
+    }
+}
+
+/// A key pair: its public half and fingerprint. The private key is never kept (CreateKeyPair
+/// answers it once; CloudFormation's KeyPair puts it in SSM).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KeyPair {
+    pub id: String,
+    pub name: String,
+    pub key_type: String,
+    pub fingerprint: String,
+    pub public_key: String,
+    pub created: String,
     pub tags: Tags,
 }
 
@@ -170,6 +250,9 @@ pub enum Resource {
     Address(Address),
     NatGateway(NatGateway),
     NetworkInterface(NetworkInterface),
+    Instance(Instance),
+    LaunchTemplate(LaunchTemplate),
+    KeyPair(KeyPair),
 }
 
 impl Resource {
@@ -183,6 +266,9 @@ impl Resource {
             Resource::Address(r) => &r.tags,
             Resource::NatGateway(r) => &r.tags,
             Resource::NetworkInterface(r) => &r.tags,
+            Resource::Instance(r) => &r.tags,
+            Resource::LaunchTemplate(r) => &r.tags,
+            Resource::KeyPair(r) => &r.tags,
         }
     }
 
@@ -196,6 +282,9 @@ impl Resource {
             Resource::Address(r) => &mut r.tags,
             Resource::NatGateway(r) => &mut r.tags,
             Resource::NetworkInterface(r) => &mut r.tags,
+            Resource::Instance(r) => &mut r.tags,
+            Resource::LaunchTemplate(r) => &mut r.tags,
+            Resource::KeyPair(r) => &mut r.tags,
         }
     }
 
@@ -211,6 +300,9 @@ impl Resource {
             Resource::Address(_) => "elastic-ip",
             Resource::NatGateway(_) => "natgateway",
             Resource::NetworkInterface(_) => "network-interface",
+            Resource::Instance(_) => "instance",
+            Resource::LaunchTemplate(_) => "launch-template",
+            Resource::KeyPair(_) => "key-pair",
         }
     }
 }

@@ -23,6 +23,9 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::Address(x) => &x.allocation_id,
         Resource::NatGateway(x) => &x.id,
         Resource::NetworkInterface(x) => &x.id,
+        Resource::Instance(x) => &x.id,
+        Resource::LaunchTemplate(x) => &x.id,
+        Resource::KeyPair(x) => &x.id,
     }
 }
 
@@ -71,14 +74,14 @@ kind!(
 );
 
 impl Region {
-    fn of<'a, T: 'a>(
+    pub(super) fn of<'a, T: 'a>(
         &'a self,
         pick: impl Fn(&'a Resource) -> Option<&'a T> + 'a,
     ) -> impl Iterator<Item = &'a T> + 'a {
         self.items.values().filter_map(pick)
     }
 
-    fn subnets(&self) -> impl Iterator<Item = &Subnet> + '_ {
+    pub(super) fn subnets(&self) -> impl Iterator<Item = &Subnet> + '_ {
         self.of(|r| {
             if let Resource::Subnet(x) = r {
                 Some(x)
@@ -88,7 +91,7 @@ impl Region {
         })
     }
 
-    fn groups(&self) -> impl Iterator<Item = &SecurityGroup> + '_ {
+    pub(super) fn groups(&self) -> impl Iterator<Item = &SecurityGroup> + '_ {
         self.of(|r| {
             if let Resource::SecurityGroup(x) = r {
                 Some(x)
@@ -98,7 +101,7 @@ impl Region {
         })
     }
 
-    fn tables(&self) -> impl Iterator<Item = &RouteTable> + '_ {
+    pub(super) fn tables(&self) -> impl Iterator<Item = &RouteTable> + '_ {
         self.of(|r| {
             if let Resource::RouteTable(x) = r {
                 Some(x)
@@ -108,7 +111,7 @@ impl Region {
         })
     }
 
-    fn interfaces(&self) -> impl Iterator<Item = &NetworkInterface> + '_ {
+    pub(super) fn interfaces(&self) -> impl Iterator<Item = &NetworkInterface> + '_ {
         self.of(|r| {
             if let Resource::NetworkInterface(x) = r {
                 Some(x)
@@ -118,13 +121,13 @@ impl Region {
         })
     }
 
-    fn insert(&mut self, r: Resource, touched: &mut Vec<String>) {
+    pub(super) fn insert(&mut self, r: Resource, touched: &mut Vec<String>) {
         let id = id_of(&r).to_string();
         touched.push(id.clone());
         self.items.insert(id, r);
     }
 
-    fn remove(&mut self, id: &str, touched: &mut Vec<String>) {
+    pub(super) fn remove(&mut self, id: &str, touched: &mut Vec<String>) {
         self.items.remove(id);
         touched.push(id.to_string());
     }
@@ -140,20 +143,20 @@ impl Region {
         .find(|v| v.is_default)
     }
 
-    fn main_table_id(&self, vpc_id: &str) -> Option<String> {
+    pub(super) fn main_table_id(&self, vpc_id: &str) -> Option<String> {
         self.tables()
             .find(|t| t.vpc_id == vpc_id && t.is_main())
             .map(|t| t.id.clone())
     }
 
-    fn default_group_id(&self, vpc_id: &str) -> Option<String> {
+    pub(super) fn default_group_id(&self, vpc_id: &str) -> Option<String> {
         self.groups()
             .find(|g| g.vpc_id == vpc_id && g.name == "default")
             .map(|g| g.id.clone())
     }
 
     /// The first free private address of a subnet (AWS keeps the first four and the last).
-    fn free_ip(&self, subnet: &Subnet) -> Result<String, AwsError> {
+    pub(super) fn free_ip(&self, subnet: &Subnet) -> Result<String, AwsError> {
         let block =
             Block::parse(&subnet.cidr).ok_or_else(|| AwsError::internal("bad subnet cidr"))?;
         (4..block.size().saturating_sub(1) as u32)
@@ -213,7 +216,7 @@ pub struct RuleSpec {
     pub description: Option<String>,
 }
 
-fn mac_address() -> String {
+pub(super) fn mac_address() -> String {
     use rand::Rng;
     let mut rng = rand::rng();
     let bytes: Vec<String> = (0..5)
@@ -222,7 +225,7 @@ fn mac_address() -> String {
     format!("0e:{}", bytes.join(":"))
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     chrono::Utc::now()
         .format("%Y-%m-%dT%H:%M:%S%.3fZ")
         .to_string()
@@ -1150,7 +1153,7 @@ fn interface_view(n: &NetworkInterface) -> NetworkInterfaceView {
     }
 }
 
-fn new_interface(
+pub(super) fn new_interface(
     r: &Region,
     subnet: &Subnet,
     groups: Vec<String>,
@@ -1169,11 +1172,12 @@ fn new_interface(
         description,
         interface_type: interface_type.to_string(),
         requester_id,
+        attachment: None,
         tags: Default::default(),
     })
 }
 
-fn claim_ip(
+pub(super) fn claim_ip(
     r: &mut Region,
     subnet_id: &str,
     ip: &str,
@@ -1184,7 +1188,7 @@ fn claim_ip(
     Ok(())
 }
 
-fn release_interface(
+pub(super) fn release_interface(
     r: &mut Region,
     eni_id: &str,
     touched: &mut Vec<String>,
@@ -1199,7 +1203,7 @@ fn release_interface(
 }
 
 /// A route's or association's target must exist (in the VPC, for a gateway).
-fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(), AwsError> {
+pub(super) fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(), AwsError> {
     match target.split('-').next().unwrap_or("") {
         "igw" => {
             let g = r.gateway(target)?;

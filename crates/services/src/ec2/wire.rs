@@ -41,25 +41,25 @@ pub fn handle(svc: &Ec2Service, req: &AwsRequest) -> AwsResponse {
 }
 
 /// The request's parameters, with EC2's list shapes.
-struct Params(Vec<(String, String)>);
+pub(super) struct Params(pub(super) Vec<(String, String)>);
 
 impl Params {
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
 
-    fn required(&self, key: &str) -> Result<&str, AwsError> {
+    pub(super) fn required(&self, key: &str) -> Result<&str, AwsError> {
         self.get(key).ok_or_else(|| super::errors::missing(key))
     }
 
-    fn flag(&self, key: &str) -> Option<bool> {
+    pub(super) fn flag(&self, key: &str) -> Option<bool> {
         self.get(key).map(|v| v.eq_ignore_ascii_case("true"))
     }
 
-    fn int(&self, key: &str) -> Result<Option<i64>, AwsError> {
+    pub(super) fn int(&self, key: &str) -> Result<Option<i64>, AwsError> {
         self.get(key)
             .map(|v| {
                 v.parse::<i64>()
@@ -69,7 +69,7 @@ impl Params {
     }
 
     /// `Prefix.N.rest=value` grouped by N (in order), each with `rest` as its key.
-    fn items(&self, prefix: &str) -> Vec<Params> {
+    pub(super) fn items(&self, prefix: &str) -> Vec<Params> {
         let mut by: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
         for (k, v) in &self.0 {
             let Some(rest) = k.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) else {
@@ -86,14 +86,14 @@ impl Params {
     }
 
     /// `Prefix.N=value`, in order.
-    fn strings(&self, prefix: &str) -> Vec<String> {
+    pub(super) fn strings(&self, prefix: &str) -> Vec<String> {
         self.items(prefix)
             .into_iter()
             .filter_map(|p| p.get("").map(str::to_string))
             .collect()
     }
 
-    fn filters(&self) -> Filters {
+    pub(super) fn filters(&self) -> Filters {
         self.items("Filter")
             .into_iter()
             .filter_map(|f| Some((f.get("Name")?.to_string(), f.strings("Value"))))
@@ -101,14 +101,14 @@ impl Params {
     }
 
     /// The tags of `TagSpecification.N` (any resource type: one resource per call here).
-    fn tag_specs(&self) -> Tags {
+    pub(super) fn tag_specs(&self) -> Tags {
         self.items("TagSpecification")
             .into_iter()
             .flat_map(|s| s.tags("Tag"))
             .collect()
     }
 
-    fn tags(&self, prefix: &str) -> Tags {
+    pub(super) fn tags(&self, prefix: &str) -> Tags {
         self.items(prefix)
             .into_iter()
             .filter_map(|t| {
@@ -181,7 +181,7 @@ impl Params {
     }
 }
 
-type Answer = Result<String, AwsError>;
+pub(super) type Answer = Result<String, AwsError>;
 
 fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer {
     match action {
@@ -562,15 +562,16 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             "MissingAction",
             "The request must contain the parameter Action",
         )),
-        other => Err(AwsError::not_implemented("ec2", other)),
+        other => super::compute_wire::dispatch(svc, region, p, other)
+            .unwrap_or_else(|| Err(AwsError::not_implemented("ec2", other))),
     }
 }
 
-fn ok(r: Result<(), AwsError>) -> Answer {
+pub(super) fn ok(r: Result<(), AwsError>) -> Answer {
     r.map(|()| "<return>true</return>".to_string())
 }
 
-fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
+pub(super) fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
     let mut w = XmlWriter::new_fragment();
     w.open(name, None);
     f(&mut w);
@@ -578,7 +579,11 @@ fn one(name: &'static str, f: impl FnOnce(&mut XmlWriter)) -> String {
     w.finish()
 }
 
-fn group_by_name(svc: &Ec2Service, region: &str, name: &str) -> Result<String, AwsError> {
+pub(super) fn group_by_name(
+    svc: &Ec2Service,
+    region: &str,
+    name: &str,
+) -> Result<String, AwsError> {
     svc.read(region, |r| {
         let default_vpc = r.default_vpc().map(|v| v.id.clone());
         r.items
@@ -612,7 +617,7 @@ fn group_param(svc: &Ec2Service, region: &str, p: &Params) -> Result<String, Aws
 }
 
 /// A Describe over one kind: the ids asked for (each must exist), then the filters.
-fn describe(
+pub(super) fn describe(
     svc: &Ec2Service,
     region: &str,
     p: &Params,
@@ -624,7 +629,7 @@ fn describe(
     describe_ids(svc, region, p, p.strings(id_param), prefix, set, write)
 }
 
-fn describe_ids(
+pub(super) fn describe_ids(
     svc: &Ec2Service,
     region: &str,
     p: &Params,
@@ -794,7 +799,7 @@ fn describe_rules(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
     Ok(w.finish())
 }
 
-fn tag_set(w: &mut XmlWriter, tags: &Tags) {
+pub(super) fn tag_set(w: &mut XmlWriter, tags: &Tags) {
     w.open("tagSet", None);
     for (k, v) in tags {
         w.open("item", None).elem("key", k).elem("value", v).close();
@@ -1060,6 +1065,17 @@ fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
         .elem("privateIpAddress", &n.private_ip)
         .elem("sourceDestCheck", "true")
         .elem("interfaceType", &n.interface_type);
+    if let Some(a) = &n.attachment {
+        w.open("attachment", None)
+            .elem("attachmentId", &a.id)
+            .elem("instanceId", &a.instance_id)
+            .elem("instanceOwnerId", account)
+            .elem("deviceIndex", &a.device_index.to_string())
+            .elem("status", "attached")
+            .elem("attachTime", &a.attached)
+            .elem("deleteOnTermination", "true")
+            .close();
+    }
     w.open("groupSet", None);
     for g in &n.groups {
         w.open("item", None).elem("groupId", g).close();

@@ -48,6 +48,30 @@ pub struct ParameterView {
     pub data_type: String,
 }
 
+/// AWS's public parameters under `/aws/service/` that name machine images (the AMI ids CDK
+/// and templates read), answered from EC2's image catalogue: version 1, no account in the ARN.
+fn public_parameter(region: &str, name: &str, selector: Option<&str>) -> Option<ParameterView> {
+    if !name.starts_with("/aws/service/") || selector.is_some_and(|s| s != "1") {
+        return None;
+    }
+    let value = crate::ec2::public_parameter(name)?;
+    let data_type = if value.starts_with("ami-") {
+        "aws:ec2:image"
+    } else {
+        "text"
+    };
+    Some(ParameterView {
+        name: name.to_string(),
+        param_type: ParameterType::String,
+        value,
+        version: 1,
+        selector: selector.map(|s| format!(":{s}")),
+        last_modified: 1_734_480_000.0,
+        arn: format!("arn:aws:ssm:{region}::parameter{name}"),
+        data_type: data_type.to_string(),
+    })
+}
+
 /// Input of `GetParametersByPath`.
 #[derive(Debug, Clone, Default)]
 pub struct GetByPathInput {
@@ -455,6 +479,9 @@ impl SsmService {
         with_decryption: bool,
     ) -> Result<ParameterView, AwsError> {
         let (name, selector) = split_selector(requested);
+        if let Some(public) = public_parameter(region, &name, selector.as_deref()) {
+            return Ok(public);
+        }
         let locked = self.params.lock();
         // An ARN cannot tell `/a` from `a` (both are `parameter/a`): the rooted name wins.
         let p = locked
