@@ -260,15 +260,14 @@ impl ElbService {
     }
 }
 
-/// What the classic load balancer asks EC2 about instances. INTEGRATION STEP (ec2x): until
-/// EC2 keeps instances (`Ec2Service::instance`), any `i-` id is taken as an instance and none
-/// has a state; once merged these ask EC2.
+/// What the classic load balancer asks EC2 about instances: registering one EC2 does not have
+/// is `InvalidInstance`, and one no longer running is OutOfService.
 impl ElbService {
-    pub(crate) fn instance_known(&self, _region: &str, id: &str) -> bool {
-        id.starts_with("i-")
+    pub(crate) fn instance_known(&self, region: &str, id: &str) -> bool {
+        self.ec2.instance(region, id).is_ok()
     }
 
-    pub(crate) fn instance_state(&self, _region: &str, _id: &str) -> Option<String> {
-        None
+    pub(crate) fn instance_state(&self, region: &str, id: &str) -> Option<String> {
+        self.ec2.instance(region, id).ok().map(|i| i.state)
     }
 }
