@@ -208,3 +208,124 @@ impl Service for AutoScalingService {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ec2::Resource;
+    use serde_json::json;
+
+    const AMI: &str = "ami-0a3c3a20c09d6f377";
+    const R: &str = "us-east-1";
+
+    #[test]
+    fn a_group_keeps_ec2_instances_and_a_classic_load_balancer_in_step() {
+        let store = Arc::new(Store::in_memory().unwrap());
+        let config = Config::default();
+        let ec2 = Arc::new(Ec2Service::new(store.clone(), &config).unwrap());
+        let acm = Arc::new(crate::acm::AcmService::new(store.clone(), &config).unwrap());
+        let elb = Arc::new(ElbService::new(store.clone(), &config, ec2.clone(), acm).unwrap());
+        let asg = AutoScalingService::new(store, &config, ec2.clone(), elb.clone()).unwrap();
+        ec2.default_vpc(R).unwrap();
+        let subnets: Vec<String> = ec2
+            .records(R)
+            .unwrap()
+            .into_iter()
+            .filter_map(|r| match r {
+                Resource::Subnet(s) if s.default_for_az => Some(s.id),
+                _ => None,
+            })
+            .take(2)
+            .collect();
+        elb.classic_call(
+            R,
+            "CreateLoadBalancer",
+            &json!({"LoadBalancerName": "web", "Subnets": subnets,
+            "Listeners": [{"Protocol": "HTTP", "LoadBalancerPort": 80, "InstancePort": 80}]}),
+        )
+        .unwrap();
+        asg.call(
+            R,
+            "CreateLaunchConfiguration",
+            &json!({"LaunchConfigurationName": "lc", "ImageId": AMI, "InstanceType": "t3.micro"}),
+        )
+        .unwrap();
+        asg.call(R, "CreateAutoScalingGroup", &json!({"AutoScalingGroupName": "g", "LaunchConfigurationName": "lc",
+            "MinSize": 1, "MaxSize": 3, "DesiredCapacity": 2, "VPCZoneIdentifier": subnets.join(","), "LoadBalancerNames": ["web"]}))
+            .unwrap();
+        let instances = |asg: &AutoScalingService| -> Vec<String> {
+            let g = asg
+                .call(R, "DescribeAutoScalingGroups", &json!({}))
+                .unwrap();
+            g["AutoScalingGroups"][0]["Instances"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["InstanceId"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let registered = || -> usize {
+            let lb = elb
+                .classic_call(R, "DescribeLoadBalancers", &json!({}))
+                .unwrap();
+            lb["LoadBalancerDescriptions"][0]["Instances"]
+                .as_array()
+                .unwrap()
+                .len()
+        };
+        let ids = instances(&asg);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(registered(), 2);
+        let zones: Vec<String> = ids
+            .iter()
+            .map(|i| ec2.instance(R, i).unwrap().availability_zone)
+            .collect();
+        assert_ne!(zones[0], zones[1]);
+        // Refused: nothing changes.
+        let e = asg
+            .call(
+                R,
+                "SetDesiredCapacity",
+                &json!({"AutoScalingGroupName": "g", "DesiredCapacity": 4}),
+            )
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "New SetDesiredCapacity value 4 is above max value 3 for the AutoScalingGroup."
+        );
+        assert_eq!(instances(&asg), ids);
+        asg.call(
+            R,
+            "SetDesiredCapacity",
+            &json!({"AutoScalingGroupName": "g", "DesiredCapacity": 1}),
+        )
+        .unwrap();
+        let kept = instances(&asg);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(registered(), 1);
+        let gone = ids.iter().find(|i| !kept.contains(i)).unwrap();
+        assert!(matches!(
+            ec2.instance(R, gone).unwrap().state.as_str(),
+            "shutting-down" | "terminated"
+        ));
+        asg.call(
+            R,
+            "DeleteAutoScalingGroup",
+            &json!({"AutoScalingGroupName": "g", "ForceDelete": true}),
+        )
+        .unwrap();
+        assert_eq!(registered(), 0);
+        assert!(matches!(
+            ec2.instance(R, &kept[0]).unwrap().state.as_str(),
+            "shutting-down" | "terminated"
+        ));
+        let activities = asg
+            .call(
+                R,
+                "DescribeScalingActivities",
+                &json!({"IncludeDeletedGroups": true}),
+            )
+            .unwrap();
+        assert_eq!(activities["Activities"].as_array().unwrap().len(), 4);
+    }
+}

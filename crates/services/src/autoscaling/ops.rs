@@ -280,6 +280,34 @@ fn launch_source(input: &Value) -> Map<String, Value> {
     out
 }
 
+/// The group's launch template named both ways, as AWS reports it (`Version` as given).
+fn name_template(
+    svc: &AutoScalingService,
+    region: &str,
+    source: &mut Map<String, Value>,
+) -> Result<(), AwsError> {
+    let Some(lt) = source.get_mut("LaunchTemplate") else {
+        return Ok(());
+    };
+    let view = svc
+        .ec2
+        .launch_template(
+            region,
+            text(lt, "LaunchTemplateId"),
+            text(lt, "LaunchTemplateName"),
+            text(lt, "Version"),
+        )
+        .map_err(|e| {
+            validation(format!(
+                "You must use a valid fully-formed launch template. {}",
+                e.message
+            ))
+        })?;
+    lt["LaunchTemplateId"] = json!(view.launch_template_id);
+    lt["LaunchTemplateName"] = json!(view.launch_template_name);
+    Ok(())
+}
+
 /// The launch template of a group's instances as the API reports them.
 fn instance_template(svc: &AutoScalingService, region: &str, group: &Value) -> Option<Value> {
     let lt = group
@@ -593,7 +621,7 @@ fn create_group(svc: &AutoScalingService, region: &str, input: &Value) -> Result
             "1 validation error detected: Value at 'autoScalingGroupName' failed to satisfy constraint: Member must have length less than or equal to 255",
         ));
     }
-    let source = launch_source(input);
+    let mut source = launch_source(input);
     if source.is_empty() {
         return Err(validation(
             "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.",
@@ -604,6 +632,7 @@ fn create_group(svc: &AutoScalingService, region: &str, input: &Value) -> Result
             "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.",
         ));
     }
+    name_template(svc, region, &mut source)?;
     let min = int(input, "MinSize").ok_or_else(|| validation("1 validation error detected: Value null at 'minSize' failed to satisfy constraint: Member must not be null"))?;
     let max = int(input, "MaxSize").ok_or_else(|| validation("1 validation error detected: Value null at 'maxSize' failed to satisfy constraint: Member must not be null"))?;
     let desired = int(input, "DesiredCapacity").unwrap_or(min);
@@ -704,12 +733,13 @@ fn update_group(svc: &AutoScalingService, region: &str, input: &Value) -> Result
     } else {
         None
     };
-    let source = launch_source(input);
+    let mut source = launch_source(input);
     if source.len() > 1 {
         return Err(validation(
             "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.",
         ));
     }
+    name_template(svc, region, &mut source)?;
     svc.change(region, |r| {
         let g = group(r, &name)?.clone();
         let from = int(&g, "DesiredCapacity").unwrap_or(0);
