@@ -229,7 +229,8 @@ def test_state_survives_a_restart(fresh_server):
 
 
 TEMPLATE = {
-    "Parameters": {"Subnets": {"Type": "CommaDelimitedList"}, "Idle": {"Type": "Number", "Default": "60"}, "Port": {"Type": "String", "Default": "80"}},
+    "Parameters": {"Subnets": {"Type": "CommaDelimitedList"}, "Idle": {"Type": "Number", "Default": "60"}, "Port": {"Type": "String", "Default": "80"},
+                   "Instances": {"Type": "CommaDelimitedList"}},
     "Resources": {
         "Group": {"Type": "AWS::EC2::SecurityGroup", "Properties": {"GroupDescription": "lb"}},
         "LB": {
@@ -243,6 +244,7 @@ TEMPLATE = {
                 "ConnectionSettings": {"IdleTimeout": {"Ref": "Idle"}},
                 "ConnectionDrainingPolicy": {"Enabled": True, "Timeout": 30},
                 "CrossZone": True,
+                "Instances": {"Ref": "Instances"},
                 "Tags": [{"Key": "app", "Value": "web"}],
             },
         },
@@ -264,8 +266,9 @@ def test_a_classic_load_balancer_stack(cumulo, elb, ec2, network, tmp_path):
     path.write_text(json.dumps(TEMPLATE))
     stack = f"clb-{uuid.uuid4().hex[:8]}"
     cfn = cumulo.client("cloudformation")
+    ids = [i["InstanceId"] for i in ec2.run_instances(ImageId=AMI, InstanceType="t3.micro", MinCount=3, MaxCount=3, SubnetId=subnets[0])["Instances"]]
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path),
-               "--parameter-overrides", f"Subnets={','.join(subnets[:2])}")
+               "--parameter-overrides", f"Subnets={','.join(subnets[:2])}", f"Instances={','.join(ids[:2])}")
     outputs = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
     name = outputs["Name"]
     [lb] = elb.describe_load_balancers(LoadBalancerNames=[name])["LoadBalancerDescriptions"]
@@ -278,16 +281,20 @@ def test_a_classic_load_balancer_stack(cumulo, elb, ec2, network, tmp_path):
     tags = {t["Key"]: t["Value"] for t in elb.describe_tags(LoadBalancerNames=[name])["TagDescriptions"][0]["Tags"]}
     assert tags["app"] == "web"
     assert len(interfaces(ec2, name)) == 2
+    assert sorted(i["InstanceId"] for i in lb["Instances"]) == sorted(ids[:2])
 
-    # In place: the idle timeout, the listener's port and a third subnet.
+    # In place: the idle timeout, the listener's port, a third subnet and the instances.
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path),
-               "--parameter-overrides", f"Subnets={','.join(subnets)}", "Idle=300", "Port=8000")
+               "--parameter-overrides", f"Subnets={','.join(subnets)}", "Idle=300", "Port=8000", f"Instances={','.join(ids[1:])}")
     [lb2] = elb.describe_load_balancers(LoadBalancerNames=[name])["LoadBalancerDescriptions"]
     assert lb2["DNSName"] == lb["DNSName"] and lb2["Subnets"] == subnets
     assert [d["Listener"]["LoadBalancerPort"] for d in lb2["ListenerDescriptions"]] == [8000]
     assert lb2["ListenerDescriptions"][0]["PolicyNames"] == ["Sticky"]
     assert elb.describe_load_balancer_attributes(LoadBalancerName=name)["LoadBalancerAttributes"]["ConnectionSettings"] == {"IdleTimeout": 300}
     assert len(interfaces(ec2, name)) == 3
+    assert sorted(i["InstanceId"] for i in lb2["Instances"]) == sorted(ids[1:])
+    states = elb.describe_instance_health(LoadBalancerName=name)["InstanceStates"]
+    assert {s["InstanceId"]: s["State"] for s in states} == {i: "InService" for i in ids[1:]}
 
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
