@@ -159,6 +159,7 @@ def test_launch_configurations_load_balancers_and_tags(asg, ec2, cumulo, subnets
     g = group_of(asg, name)
     ids = sorted(i["InstanceId"] for i in g["Instances"])
     assert {i["LaunchConfigurationName"] for i in g["Instances"]} == {lc} and g["TargetGroupARNs"] == [tg]
+    assert g["TrafficSources"] == [{"Identifier": tg, "Type": "elbv2"}, {"Identifier": lb, "Type": "elb"}]
     assert sorted(t["Target"]["Id"] for t in elbv2.describe_target_health(TargetGroupArn=tg)["TargetHealthDescriptions"]) == ids
     assert sorted(i["InstanceId"] for i in elb.describe_load_balancers(LoadBalancerNames=[lb])["LoadBalancerDescriptions"][0]["Instances"]) == ids
     assert {ec2_instances(ec2, name)[i]["InstanceType"] for i in ids} == {"t3.small"}
@@ -197,6 +198,8 @@ def test_policies_scheduled_actions_hooks_and_mixed_instances(asg, subnets, temp
         LifecycleHookSpecificationList=[{"LifecycleHookName": "drain", "LifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING"}])
     g = group_of(asg, name)
     assert g["DesiredCapacity"] == 1 and g["Instances"][0]["InstanceType"] == "m5.large"
+    spec = g["MixedInstancesPolicy"]["LaunchTemplate"]["LaunchTemplateSpecification"]
+    assert spec["LaunchTemplateId"] == lt_id and spec["LaunchTemplateName"] == template[1] and spec["Version"] == "$Latest"
     simple = asg.put_scaling_policy(AutoScalingGroupName=name, PolicyName="up", AdjustmentType="ChangeInCapacity", ScalingAdjustment=2)
     assert ":scalingPolicy:" in simple["PolicyARN"] and simple["Alarms"] == []
     asg.put_scaling_policy(AutoScalingGroupName=name, PolicyName="step", PolicyType="StepScaling", AdjustmentType="ExactCapacity",
@@ -231,6 +234,30 @@ def test_policies_scheduled_actions_hooks_and_mixed_instances(asg, subnets, temp
     asg.delete_lifecycle_hook(AutoScalingGroupName=name, LifecycleHookName="warm")
     asg.delete_auto_scaling_group(AutoScalingGroupName=name, ForceDelete=True)
     assert not any(p["AutoScalingGroupName"] == name for p in asg.describe_policies()["ScalingPolicies"])
+
+
+def test_instances_attach_and_detach(asg, ec2, subnets, template):
+    lt_id, _ = template
+    name = f"att-{uuid.uuid4().hex[:8]}"
+    asg.create_auto_scaling_group(AutoScalingGroupName=name, LaunchTemplate={"LaunchTemplateId": lt_id}, MinSize=0, MaxSize=2, DesiredCapacity=1,
+                                  VPCZoneIdentifier=subnets[0])
+    [own] = [i["InstanceId"] for i in group_of(asg, name)["Instances"]]
+    extra = [i["InstanceId"] for i in ec2.run_instances(ImageId=AMI, InstanceType="t3.micro", MinCount=2, MaxCount=2, SubnetId=subnets[0])["Instances"]]
+    e = error(asg.attach_instances, AutoScalingGroupName=name, InstanceIds=extra)
+    assert (e["Code"], e["Message"]) == ("ValidationError", "The number of instances in the group would exceed the max size of the group (2).")
+    asg.attach_instances(AutoScalingGroupName=name, InstanceIds=extra[:1])
+    g = group_of(asg, name)
+    assert g["DesiredCapacity"] == 2 and sorted(i["InstanceId"] for i in g["Instances"]) == sorted([own, extra[0]])
+    activities = asg.detach_instances(AutoScalingGroupName=name, InstanceIds=[extra[0]], ShouldDecrementDesiredCapacity=True)["Activities"]
+    assert activities[0]["Description"] == f"Detaching EC2 instance: {extra[0]}"
+    assert [i["InstanceId"] for i in group_of(asg, name)["Instances"]] == [own]
+    # A detached instance keeps running in EC2.
+    assert ec2.describe_instances(InstanceIds=[extra[0]])["Reservations"][0]["Instances"][0]["State"]["Name"] in ("pending", "running")
+    asg.detach_instances(AutoScalingGroupName=name, InstanceIds=[own], ShouldDecrementDesiredCapacity=False)
+    g = group_of(asg, name)
+    assert g["DesiredCapacity"] == 1 and [i["InstanceId"] for i in g["Instances"]] != [own] and len(g["Instances"]) == 1
+    asg.delete_auto_scaling_group(AutoScalingGroupName=name, ForceDelete=True)
+    ec2.terminate_instances(InstanceIds=extra + [own])
 
 
 def test_bad_input_changes_nothing(asg, ec2, cumulo, subnets, template):

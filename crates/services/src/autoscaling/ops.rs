@@ -280,14 +280,22 @@ fn launch_source(input: &Value) -> Map<String, Value> {
     out
 }
 
-/// The group's launch template named both ways, as AWS reports it (`Version` as given).
+/// The group's launch template (or its mixed instances policy's) named both ways, as AWS
+/// reports it (`Version` as given).
 fn name_template(
     svc: &AutoScalingService,
     region: &str,
     source: &mut Map<String, Value>,
 ) -> Result<(), AwsError> {
-    let Some(lt) = source.get_mut("LaunchTemplate") else {
-        return Ok(());
+    let lt = match source.get_mut("LaunchTemplate") {
+        Some(lt) => lt,
+        None => match source
+            .get_mut("MixedInstancesPolicy")
+            .and_then(|m| m.pointer_mut("/LaunchTemplate/LaunchTemplateSpecification"))
+        {
+            Some(lt) => lt,
+            None => return Ok(()),
+        },
     };
     let view = svc
         .ec2
@@ -544,12 +552,136 @@ fn instance_ids(g: &Value) -> Vec<String> {
 }
 
 /// A group as DescribeAutoScalingGroups answers it.
+/// A group as DescribeAutoScalingGroups answers it: its load balancers also listed as
+/// `TrafficSources`, as AWS lists them.
 fn public_group(g: &Value) -> Value {
-    let mut g = g.clone();
-    if let Some(o) = g.as_object_mut() {
+    let mut out = g.clone();
+    if let Some(o) = out.as_object_mut() {
         o.remove("Subnets");
     }
-    g
+    let sources: Vec<Value> = strings(g, "TargetGroupARNs")
+        .iter()
+        .map(|a| json!({"Identifier": a, "Type": "elbv2"}))
+        .chain(
+            strings(g, "LoadBalancerNames")
+                .iter()
+                .map(|n| json!({"Identifier": n, "Type": "elb"})),
+        )
+        .collect();
+    out["TrafficSources"] = json!(sources);
+    out
+}
+
+/// AttachInstances: running EC2 instances in none of the region's groups join the group
+/// (its desired capacity grows with them, within its max), registered with its load balancers.
+fn attach_instances(
+    svc: &AutoScalingService,
+    region: &str,
+    input: &Value,
+) -> Result<Value, AwsError> {
+    let name = required(input, "AutoScalingGroupName")?.to_string();
+    let ids = strings(input, "InstanceIds");
+    let mut views = Vec::new();
+    for id in &ids {
+        let v = svc
+            .ec2
+            .instance(region, id)
+            .map_err(|_| validation(format!("Instance {id} is not in correct state")))?;
+        if v.state != "running" && v.state != "pending" {
+            return Err(validation(format!("Instance {id} is not in correct state")));
+        }
+        views.push(v);
+    }
+    svc.change(region, |r| {
+        for id in &ids {
+            if let Some((other, _)) = instance_in_group(r, id) {
+                return Err(validation(format!(
+                    "The instance {id} is already part of the Auto Scaling group {other}."
+                )));
+            }
+        }
+        let g = group(r, &name)?.clone();
+        let desired = int(&g, "DesiredCapacity").unwrap_or(0);
+        let max = int(&g, "MaxSize").unwrap_or(0);
+        let to = desired + i64::try_from(ids.len()).unwrap_or(0);
+        if to > max {
+            return Err(validation(format!(
+                "The number of instances in the group would exceed the max size of the group ({max})."
+            )));
+        }
+        register(svc, region, &strings(&g, "TargetGroupARNs"), &strings(&g, "LoadBalancerNames"), &ids)?;
+        let mut instances = list(&g, "Instances");
+        let cause = format!(
+            "At {} an instance was added in response to a user request. Keeping the capacity at the new {to}.",
+            chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+        );
+        for v in views {
+            instances.push(json!({
+                "InstanceId": v.instance_id,
+                "AvailabilityZone": v.availability_zone,
+                "LifecycleState": "InService",
+                "HealthStatus": "Healthy",
+                "ProtectedFromScaleIn": false,
+                "SubnetId": v.subnet_id,
+                "LaunchedAt": now(),
+            }));
+            let a = activity(&g, format!("Attaching an existing EC2 instance: {}", v.instance_id), cause.clone(), json!({"Subnet ID": v.subnet_id, "Availability Zone": v.availability_zone}));
+            record(r, a);
+        }
+        let gm = group_mut(r, &name)?;
+        gm["Instances"] = json!(instances);
+        gm["DesiredCapacity"] = json!(to);
+        Ok(json!({}))
+    })
+}
+
+/// DetachInstances: instances leave the group and its load balancers but keep running in EC2;
+/// without decrementing, the group launches their replacements.
+fn detach_instances(
+    svc: &AutoScalingService,
+    region: &str,
+    input: &Value,
+) -> Result<Value, AwsError> {
+    let name = required(input, "AutoScalingGroupName")?.to_string();
+    let ids = strings(input, "InstanceIds");
+    let decrement = input
+        .get("ShouldDecrementDesiredCapacity")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| validation("1 validation error detected: Value null at 'shouldDecrementDesiredCapacity' failed to satisfy constraint: Member must not be null"))?;
+    svc.change(region, |r| {
+        let g = group(r, &name)?.clone();
+        let mut instances = list(&g, "Instances");
+        for id in &ids {
+            if !instances.iter().any(|i| i["InstanceId"] == id.as_str()) {
+                return Err(validation(format!(
+                    "The instance {id} is not part of Auto Scaling group {name}."
+                )));
+            }
+        }
+        let from = int(&g, "DesiredCapacity").unwrap_or(0);
+        let to = if decrement { from - i64::try_from(ids.len()).unwrap_or(0) } else { from };
+        let min = int(&g, "MinSize").unwrap_or(0);
+        if to < min {
+            return Err(validation(format!(
+                "The number of instances in the group would fall below the min size of the group ({min})."
+            )));
+        }
+        deregister(svc, region, &strings(&g, "TargetGroupARNs"), &strings(&g, "LoadBalancerNames"), &ids);
+        instances.retain(|i| !ids.iter().any(|id| i["InstanceId"] == id.as_str()));
+        let mut activities = Vec::new();
+        for id in &ids {
+            let a = activity(&g, format!("Detaching EC2 instance: {id}"), format!("At {} instance {id} was detached in response to a user request.", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")), json!({}));
+            activities.push(a.clone());
+            record(r, a);
+        }
+        let gm = group_mut(r, &name)?;
+        gm["Instances"] = json!(instances);
+        gm["DesiredCapacity"] = json!(to);
+        if !decrement {
+            reconcile(svc, region, r, &name, "an instance was replaced after a user request detached it", to)?;
+        }
+        Ok(json!({"Activities": activities}))
+    })
 }
 
 fn create_launch_configuration(
@@ -1432,6 +1564,8 @@ pub(crate) fn dispatch(
             Ok(json!({}))
         }
         "TerminateInstanceInAutoScalingGroup" => terminate_instance(svc, region, input),
+        "AttachInstances" => attach_instances(svc, region, input),
+        "DetachInstances" => detach_instances(svc, region, input),
         "SetInstanceProtection" | "SetInstanceHealth" | "EnterStandby" | "ExitStandby" => {
             let ids: Vec<String> = match text(input, "InstanceId") {
                 Some(i) => vec![i.to_string()],

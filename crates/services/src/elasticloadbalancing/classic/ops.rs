@@ -1214,6 +1214,9 @@ pub(crate) fn dispatch(
         "ApplySecurityGroupsToLoadBalancer" => {
             let name = required(input, "LoadBalancerName")?;
             let groups = strings(input, "SecurityGroups");
+            if groups.is_empty() {
+                return Err(validation("At least one security group must be specified"));
+            }
             let vpc = svc.classic_read(region, |r| {
                 Ok(text(&get(r, name)?.body, "VPCId").unwrap_or("").to_string())
             })?;
