@@ -3,7 +3,8 @@
 use cumulo_wire::AwsError;
 
 pub fn not_found(id: &str) -> AwsError {
-    let (code, noun) = match id.split('-').next().unwrap_or("") {
+    let prefix = id.rsplit_once('-').map_or("", |(p, _)| p);
+    let (code, noun) = match prefix {
         "vpc" => ("InvalidVpcID.NotFound", "vpc"),
         "subnet" => ("InvalidSubnetID.NotFound", "subnet"),
         "sg" => {
@@ -24,6 +25,24 @@ pub fn not_found(id: &str) -> AwsError {
             );
         }
         "eni" => ("InvalidNetworkInterfaceID.NotFound", "networkInterface"),
+        "acl" => ("InvalidNetworkAclID.NotFound", "networkAcl"),
+        "aclassoc" | "vpc-cidr-assoc" | "subnet-cidr-assoc" => {
+            ("InvalidAssociationID.NotFound", "association")
+        }
+        "dopt" => ("InvalidDhcpOptionID.NotFound", "dhcpOption"),
+        "vpce" => ("InvalidVpcEndpointId.NotFound", "Vpc Endpoint"),
+        "fl" => ("InvalidFlowLogId.NotFound", "flow log"),
+        "pcx" => (
+            "InvalidVpcPeeringConnectionID.NotFound",
+            "vpcPeeringConnection",
+        ),
+        "pl" => ("InvalidPrefixListID.NotFound", "prefix list"),
+        "key" => {
+            return AwsError::bad_request(
+                "InvalidKeyPair.NotFound",
+                format!("The key pair '{id}' does not exist"),
+            );
+        }
         "sgr" => {
             return AwsError::bad_request(
                 "InvalidSecurityGroupRuleId.NotFound",
@@ -59,6 +78,13 @@ pub fn check_id(id: &str, prefix: &str) -> Result<(), AwsError> {
         "ami" => "InvalidAMIID.Malformed",
         "lt" => "InvalidLaunchTemplateId.Malformed",
         "key" => "InvalidKeyPair.Malformed",
+        "acl" => "InvalidNetworkAclID.Malformed",
+        "dopt" => "InvalidDhcpOptionsId.Malformed",
+        "vpce" => "InvalidVpcEndpointId.Malformed",
+        "fl" => "InvalidFlowLogId.Malformed",
+        "pcx" => "InvalidVpcPeeringConnectionId.Malformed",
+        "pl" => "InvalidPrefixListID.Malformed",
+        "eigw" => "InvalidEgressOnlyInternetGatewayId.Malformed",
         _ => "InvalidParameterValue",
     };
     Err(AwsError::bad_request(
@@ -85,5 +111,13 @@ pub fn missing(parameter: &str) -> AwsError {
     AwsError::bad_request(
         "MissingParameter",
         format!("The request must contain the parameter {parameter}"),
+    )
+}
+
+/// A group named in the default VPC that does not exist.
+pub fn not_found_group_name(name: &str) -> AwsError {
+    AwsError::bad_request(
+        "InvalidGroup.NotFound",
+        format!("The security group '{name}' does not exist in default VPC"),
     )
 }

@@ -169,6 +169,75 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "create-time" => one(&t.created),
             _ => None,
         },
+        Resource::NetworkAcl(a) => match name {
+            "network-acl-id" => one(&a.id),
+            "vpc-id" => one(&a.vpc_id),
+            "default" => flag(a.is_default),
+            "owner-id" => one("000000000000"),
+            "association.association-id" => {
+                Some(a.associations.iter().map(|x| x.id.clone()).collect())
+            }
+            "association.network-acl-id" => {
+                Some(a.associations.iter().map(|_| a.id.clone()).collect())
+            }
+            "association.subnet-id" => {
+                Some(a.associations.iter().map(|x| x.subnet_id.clone()).collect())
+            }
+            "entry.rule-number" => Some(
+                a.entries
+                    .iter()
+                    .map(|e| e.rule_number.to_string())
+                    .collect(),
+            ),
+            "entry.egress" => Some(a.entries.iter().map(|e| e.egress.to_string()).collect()),
+            "entry.protocol" => Some(a.entries.iter().map(|e| e.protocol.clone()).collect()),
+            "entry.rule-action" => Some(a.entries.iter().map(|e| e.action.clone()).collect()),
+            "entry.cidr" => Some(a.entries.iter().filter_map(|e| e.cidr.clone()).collect()),
+            _ => None,
+        },
+        Resource::DhcpOptions(d) => match name {
+            "dhcp-options-id" => one(&d.id),
+            "key" => Some(d.configurations.iter().map(|(k, _)| k.clone()).collect()),
+            "value" => Some(
+                d.configurations
+                    .iter()
+                    .flat_map(|(_, v)| v.clone())
+                    .collect(),
+            ),
+            "owner-id" => one("000000000000"),
+            _ => None,
+        },
+        Resource::VpcEndpoint(e) => match name {
+            "vpc-endpoint-id" => one(&e.id),
+            "vpc-id" => one(&e.vpc_id),
+            "service-name" => one(&e.service_name),
+            "vpc-endpoint-state" => one(&e.state),
+            "vpc-endpoint-type" => one(&e.endpoint_type),
+            _ => None,
+        },
+        Resource::FlowLog(f) => match name {
+            "flow-log-id" => one(&f.id),
+            "resource-id" => one(&f.resource_id),
+            "traffic-type" => one(&f.traffic_type),
+            "log-destination-type" => one(&f.destination_type),
+            "log-group-name" => opt(&f.log_group_name),
+            "deliver-log-status" => one("SUCCESS"),
+            _ => None,
+        },
+        Resource::PeeringConnection(p) => match name {
+            "vpc-peering-connection-id" => one(&p.id),
+            "status-code" => one(&p.status),
+            "requester-vpc-info.vpc-id" => one(&p.requester_vpc_id),
+            "accepter-vpc-info.vpc-id" => one(&p.accepter_vpc_id),
+            "requester-vpc-info.owner-id" | "accepter-vpc-info.owner-id" => one("000000000000"),
+            _ => None,
+        },
+        Resource::PrefixList(p) => match name {
+            "prefix-list-id" => one(&p.id),
+            "prefix-list-name" => one(&p.name),
+            "owner-id" => one("000000000000"),
+            _ => None,
+        },
         Resource::KeyPair(k) => match name {
             "key-pair-id" => one(&k.id),
             "key-name" => one(&k.name),

@@ -13,14 +13,20 @@
 //! Describe filter grammar, declared per kind), `wire` (requests and EC2's XML), `provider`
 //! (CloudFormation types), `errors` (AWS's codes and messages).
 
+mod acls;
+mod blocks;
 mod cidr;
 mod compute_wire;
+mod dhcp;
+mod endpoints;
 mod errors;
 mod filters;
 mod images;
 mod instances;
 mod keys;
+mod links;
 mod model;
+mod network_wire;
 mod ops;
 pub(crate) mod provider;
 mod wire;

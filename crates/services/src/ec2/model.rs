@@ -15,7 +15,20 @@ pub struct Vpc {
     pub instance_tenancy: String,
     pub enable_dns_support: bool,
     pub enable_dns_hostnames: bool,
+    /// Secondary IPv4 blocks (AssociateVpcCidrBlock).
+    #[serde(default)]
+    pub secondary: Vec<CidrAssociation>,
+    /// Amazon-provided IPv6 blocks (/56).
+    #[serde(default)]
+    pub ipv6: Vec<CidrAssociation>,
     pub tags: Tags,
+}
+
+/// A block associated with a VPC or subnet, with its association id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CidrAssociation {
+    pub id: String,
+    pub cidr: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -29,6 +42,9 @@ pub struct Subnet {
     pub map_public_ip_on_launch: bool,
     /// Private addresses handed out (network interfaces), which the available count excludes.
     pub used_ips: Vec<String>,
+    /// IPv6 /64 blocks (AssociateSubnetCidrBlock).
+    #[serde(default)]
+    pub ipv6: Vec<CidrAssociation>,
     pub tags: Tags,
 }
 
@@ -238,6 +254,105 @@ pub struct KeyPair {
     pub tags: Tags,
 }
 
+/// One numbered entry of a network ACL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AclEntry {
+    pub rule_number: i64,
+    pub egress: bool,
+    /// A protocol number (`-1` all, `6` tcp, `17` udp, `1` icmp, ...).
+    pub protocol: String,
+    /// `allow` or `deny`.
+    pub action: String,
+    pub cidr: Option<String>,
+    pub ipv6_cidr: Option<String>,
+    pub port_range: Option<(i64, i64)>,
+    /// ICMP (type, code).
+    pub icmp: Option<(i64, i64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AclAssociation {
+    pub id: String,
+    pub subnet_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NetworkAcl {
+    pub id: String,
+    pub vpc_id: String,
+    pub is_default: bool,
+    pub entries: Vec<AclEntry>,
+    pub associations: Vec<AclAssociation>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DhcpOptions {
+    pub id: String,
+    /// Each key (`domain-name`, `domain-name-servers`, ...) with its values, in order.
+    pub configurations: Vec<(String, Vec<String>)>,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VpcEndpoint {
+    pub id: String,
+    pub vpc_id: String,
+    pub service_name: String,
+    /// `Gateway`, `Interface` or `GatewayLoadBalancer`.
+    pub endpoint_type: String,
+    pub route_table_ids: Vec<String>,
+    pub subnet_ids: Vec<String>,
+    pub group_ids: Vec<String>,
+    pub network_interface_ids: Vec<String>,
+    pub private_dns_enabled: bool,
+    pub policy: Option<String>,
+    /// The random part of the endpoint's DNS names, kept so they do not change.
+    pub dns_label: String,
+    pub state: String,
+    pub created: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FlowLog {
+    pub id: String,
+    pub resource_id: String,
+    pub traffic_type: String,
+    pub destination_type: String,
+    pub destination: Option<String>,
+    pub log_group_name: Option<String>,
+    pub deliver_role_arn: Option<String>,
+    pub log_format: String,
+    pub max_aggregation_interval: i64,
+    pub created: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PeeringConnection {
+    pub id: String,
+    pub requester_vpc_id: String,
+    pub accepter_vpc_id: String,
+    pub accepter_region: String,
+    /// `pending-acceptance`, `active`, `rejected` or `deleted`.
+    pub status: String,
+    pub expiration: String,
+    pub tags: Tags,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrefixList {
+    pub id: String,
+    pub name: String,
+    pub address_family: String,
+    pub max_entries: i64,
+    /// (cidr, description), in the order given.
+    pub entries: Vec<(String, Option<String>)>,
+    pub version: i64,
+    pub tags: Tags,
+}
+
 /// Every record kind, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
@@ -253,6 +368,12 @@ pub enum Resource {
     Instance(Instance),
     LaunchTemplate(LaunchTemplate),
     KeyPair(KeyPair),
+    NetworkAcl(NetworkAcl),
+    DhcpOptions(DhcpOptions),
+    VpcEndpoint(VpcEndpoint),
+    FlowLog(FlowLog),
+    PeeringConnection(PeeringConnection),
+    PrefixList(PrefixList),
 }
 
 impl Resource {
@@ -269,6 +390,12 @@ impl Resource {
             Resource::Instance(r) => &r.tags,
             Resource::LaunchTemplate(r) => &r.tags,
             Resource::KeyPair(r) => &r.tags,
+            Resource::NetworkAcl(r) => &r.tags,
+            Resource::DhcpOptions(r) => &r.tags,
+            Resource::VpcEndpoint(r) => &r.tags,
+            Resource::FlowLog(r) => &r.tags,
+            Resource::PeeringConnection(r) => &r.tags,
+            Resource::PrefixList(r) => &r.tags,
         }
     }
 
@@ -285,6 +412,12 @@ impl Resource {
             Resource::Instance(r) => &mut r.tags,
             Resource::LaunchTemplate(r) => &mut r.tags,
             Resource::KeyPair(r) => &mut r.tags,
+            Resource::NetworkAcl(r) => &mut r.tags,
+            Resource::DhcpOptions(r) => &mut r.tags,
+            Resource::VpcEndpoint(r) => &mut r.tags,
+            Resource::FlowLog(r) => &mut r.tags,
+            Resource::PeeringConnection(r) => &mut r.tags,
+            Resource::PrefixList(r) => &mut r.tags,
         }
     }
 
@@ -303,6 +436,12 @@ impl Resource {
             Resource::Instance(_) => "instance",
             Resource::LaunchTemplate(_) => "launch-template",
             Resource::KeyPair(_) => "key-pair",
+            Resource::NetworkAcl(_) => "network-acl",
+            Resource::DhcpOptions(_) => "dhcp-options",
+            Resource::VpcEndpoint(_) => "vpc-endpoint",
+            Resource::FlowLog(_) => "vpc-flow-log",
+            Resource::PeeringConnection(_) => "vpc-peering-connection",
+            Resource::PrefixList(_) => "prefix-list",
         }
     }
 }

@@ -26,6 +26,12 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::Instance(x) => &x.id,
         Resource::LaunchTemplate(x) => &x.id,
         Resource::KeyPair(x) => &x.id,
+        Resource::NetworkAcl(x) => &x.id,
+        Resource::DhcpOptions(x) => &x.id,
+        Resource::VpcEndpoint(x) => &x.id,
+        Resource::FlowLog(x) => &x.id,
+        Resource::PeeringConnection(x) => &x.id,
+        Resource::PrefixList(x) => &x.id,
     }
 }
 
@@ -65,6 +71,19 @@ kind!(
 );
 kind!(address, address_mut, Address, Address, "eipalloc");
 kind!(nat, nat_mut, NatGateway, NatGateway, "nat");
+kind!(acl, acl_mut, NetworkAcl, NetworkAcl, "acl");
+kind!(dhcp, dhcp_mut, DhcpOptions, DhcpOptions, "dopt");
+kind!(endpoint, endpoint_mut, VpcEndpoint, VpcEndpoint, "vpce");
+kind!(flow_log, flow_log_mut, FlowLog, FlowLog, "fl");
+kind!(
+    peering,
+    peering_mut,
+    PeeringConnection,
+    PeeringConnection,
+    "pcx"
+);
+kind!(prefix_list, prefix_list_mut, PrefixList, PrefixList, "pl");
+kind!(key_pair, key_pair_mut, KeyPair, KeyPair, "key");
 kind!(
     interface,
     interface_mut,
@@ -262,9 +281,12 @@ impl Ec2Service {
                 instance_tenancy: tenancy.unwrap_or("default").to_string(),
                 enable_dns_support: true,
                 enable_dns_hostnames: false,
+                secondary: Vec::new(),
+                ipv6: Vec::new(),
                 tags,
             };
-            let (table, group) = vpc_companions(&vpc);
+            let (table, group, acl) = vpc_companions(&vpc);
+            r.insert(Resource::NetworkAcl(acl), touched);
             r.insert(Resource::RouteTable(table), touched);
             r.insert(Resource::SecurityGroup(group), touched);
             r.insert(Resource::Vpc(vpc.clone()), touched);
@@ -283,15 +305,28 @@ impl Ec2Service {
                 Resource::SecurityGroup(g) => g.vpc_id == vpc_id && g.name != "default",
                 Resource::RouteTable(t) => t.vpc_id == vpc_id && !t.is_main(),
                 Resource::NetworkInterface(n) => n.vpc_id == vpc_id,
+                Resource::NetworkAcl(a) => a.vpc_id == vpc_id && !a.is_default,
+                Resource::VpcEndpoint(e) => e.vpc_id == vpc_id && e.state != "deleted",
                 _ => false,
             });
             if busy {
                 return Err(dependency("vpc", vpc_id));
             }
+            // Its flow logs go with it, as on AWS.
+            let flow_logs: Vec<String> = r
+                .items
+                .values()
+                .filter_map(|x| match x {
+                    Resource::FlowLog(f) if f.resource_id == vpc_id => Some(f.id.clone()),
+                    _ => None,
+                })
+                .collect();
             let companions: Vec<String> = r
                 .main_table_id(vpc_id)
                 .into_iter()
                 .chain(r.default_group_id(vpc_id))
+                .chain(r.default_acl_id(vpc_id))
+                .chain(flow_logs)
                 .collect();
             for id in companions {
                 r.remove(&id, touched);
@@ -355,9 +390,11 @@ impl Ec2Service {
         };
         self.change(region, |r, touched| {
             let vpc = r.vpc(vpc_id)?;
-            let vpc_block =
-                Block::parse(&vpc.cidr).ok_or_else(|| AwsError::internal("bad vpc cidr"))?;
-            if !(16..=28).contains(&block.prefix) || !vpc_block.contains_block(&block) {
+            let inside = std::iter::once(&vpc.cidr)
+                .chain(vpc.secondary.iter().map(|c| &c.cidr))
+                .filter_map(|c| Block::parse(c))
+                .any(|b| b.contains_block(&block));
+            if !(16..=28).contains(&block.prefix) || !inside {
                 return Err(AwsError::bad_request(
                     "InvalidSubnet.Range",
                     format!("The CIDR '{cidr}' is invalid."),
@@ -381,8 +418,10 @@ impl Ec2Service {
                 default_for_az: false,
                 map_public_ip_on_launch: false,
                 used_ips: Vec::new(),
+                ipv6: Vec::new(),
                 tags,
             };
+            r.join_default_acl(&subnet.id, vpc_id, touched);
             r.insert(Resource::Subnet(subnet.clone()), touched);
             Ok(subnet)
         })
@@ -410,6 +449,7 @@ impl Ec2Service {
                     .retain(|a| a.subnet_id.as_deref() != Some(subnet_id));
                 touched.push(t);
             }
+            r.leave_acl(subnet_id, touched);
             r.remove(subnet_id, touched);
             Ok(())
         })
@@ -650,6 +690,9 @@ impl Ec2Service {
         self.change(region, |r, touched| {
             let vpc_id = r.table(table_id)?.vpc_id.clone();
             check_target(r, target, &vpc_id)?;
+            if destination.starts_with("pl-") {
+                super::endpoints::known_list(r, region, destination)?;
+            }
             let t = r.table_mut(table_id)?;
             let existing = t.routes.iter_mut().find(|x| x.destination == destination);
             match existing {
@@ -1222,9 +1265,19 @@ pub(super) fn check_target(r: &Region, target: &str, vpc_id: &str) -> Result<(),
         "eni" => {
             r.interface(target)?;
         }
-        // Peering connections, endpoints, transit gateways and virtual private gateways are not
-        // emulated: their ids are kept as given.
-        "pcx" | "vpce" | "tgw" | "vgw" | "eigw" | "local" => {}
+        "pcx" => {
+            r.peering(target)?;
+        }
+        "vpce" => {
+            r.endpoint(target)?;
+        }
+        "eigw" => match r.items.get(target) {
+            Some(Resource::InternetGateway(g)) if g.egress_only => {}
+            _ => return Err(not_found(target)),
+        },
+        // Transit gateways and virtual private gateways are not emulated: their ids are kept
+        // as given.
+        "tgw" | "vgw" | "local" => {}
         _ => {
             return Err(invalid_value(
                 target,

@@ -563,6 +563,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             "The request must contain the parameter Action",
         )),
         other => super::compute_wire::dispatch(svc, region, p, other)
+            .or_else(|| super::network_wire::dispatch(svc, region, p, other))
             .unwrap_or_else(|| Err(AwsError::not_implemented("ec2", other))),
     }
 }
@@ -799,6 +800,21 @@ fn describe_rules(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
     Ok(w.finish())
 }
 
+/// One IPv6 block association of a VPC (with its pool) or a subnet.
+pub(super) fn ipv6_association(w: &mut XmlWriter, a: &CidrAssociation, vpc: Option<&Vpc>) {
+    w.open("item", None)
+        .elem("associationId", &a.id)
+        .elem("ipv6CidrBlock", &a.cidr)
+        .open("ipv6CidrBlockState", None)
+        .elem("state", "associated")
+        .close();
+    if vpc.is_some() {
+        w.elem("ipv6Pool", "Amazon")
+            .elem("networkBorderGroup", "us-east-1");
+    }
+    w.close();
+}
+
 pub(super) fn tag_set(w: &mut XmlWriter, tags: &Tags) {
     w.open("tagSet", None);
     for (k, v) in tags {
@@ -807,28 +823,37 @@ pub(super) fn tag_set(w: &mut XmlWriter, tags: &Tags) {
     w.close();
 }
 
-fn vpc(w: &mut XmlWriter, v: &Vpc, state: &str) {
+pub(super) fn vpc(w: &mut XmlWriter, v: &Vpc, state: &str) {
     w.elem("vpcId", &v.id)
         .elem("ownerId", "000000000000")
         .elem("state", state)
         .elem("cidrBlock", &v.cidr)
-        .open("cidrBlockAssociationSet", None)
-        .open("item", None)
-        .elem("cidrBlock", &v.cidr)
-        .elem("associationId", &v.cidr_association_id)
-        .open("cidrBlockState", None)
-        .elem("state", "associated")
-        .close()
-        .close()
-        .close()
-        .raw("<ipv6CidrBlockAssociationSet/>")
+        .open("cidrBlockAssociationSet", None);
+    let primary = CidrAssociation {
+        id: v.cidr_association_id.clone(),
+        cidr: v.cidr.clone(),
+    };
+    for a in std::iter::once(&primary).chain(&v.secondary) {
+        w.open("item", None)
+            .elem("cidrBlock", &a.cidr)
+            .elem("associationId", &a.id)
+            .open("cidrBlockState", None)
+            .elem("state", "associated")
+            .close()
+            .close();
+    }
+    w.close().open("ipv6CidrBlockAssociationSet", None);
+    for a in &v.ipv6 {
+        ipv6_association(w, a, Some(v));
+    }
+    w.close()
         .elem("dhcpOptionsId", &v.dhcp_options_id)
         .elem("instanceTenancy", &v.instance_tenancy)
         .elem("isDefault", &v.is_default.to_string());
     tag_set(w, &v.tags);
 }
 
-fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
+pub(super) fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
     let size = super::cidr::Block::parse(&s.cidr)
         .map(|b| b.size())
         .unwrap_or(0);
@@ -842,7 +867,11 @@ fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
         .elem("ownerId", "000000000000")
         .elem("vpcId", &s.vpc_id)
         .elem("cidrBlock", &s.cidr)
-        .raw("<ipv6CidrBlockAssociationSet/>")
+        .open("ipv6CidrBlockAssociationSet", None);
+    for a in &s.ipv6 {
+        ipv6_association(w, a, None);
+    }
+    w.close()
         .elem("availableIpAddressCount", &available.to_string())
         .elem("availabilityZone", &s.availability_zone)
         .elem("availabilityZoneId", &s.availability_zone_id)
@@ -965,14 +994,20 @@ fn rule(w: &mut XmlWriter, group_id: &str, r: &Rule, account: &str) {
     w.raw("<tagSet/>");
 }
 
-fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
+pub(super) fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
     w.elem("routeTableId", &t.id)
         .elem("vpcId", &t.vpc_id)
         .elem("ownerId", account);
     w.open("routeSet", None);
     for r in &t.routes {
-        w.open("item", None)
-            .elem("destinationCidrBlock", &r.destination);
+        let destination = if r.destination.starts_with("pl-") {
+            "destinationPrefixListId"
+        } else if r.destination.contains(':') {
+            "destinationIpv6CidrBlock"
+        } else {
+            "destinationCidrBlock"
+        };
+        w.open("item", None).elem(destination, &r.destination);
         let key = match r.target.split('-').next().unwrap_or("") {
             "nat" => "natGatewayId",
             "eni" => "networkInterfaceId",
@@ -1006,7 +1041,7 @@ fn route_table(w: &mut XmlWriter, t: &RouteTable, account: &str) {
     tag_set(w, &t.tags);
 }
 
-fn gateway(w: &mut XmlWriter, g: &InternetGateway, account: &str) {
+pub(super) fn gateway(w: &mut XmlWriter, g: &InternetGateway, account: &str) {
     w.elem("internetGatewayId", &g.id).elem("ownerId", account);
     w.open("attachmentSet", None);
     if let Some(v) = &g.vpc_id {
@@ -1051,7 +1086,7 @@ fn nat(w: &mut XmlWriter, n: &NatGateway) {
     tag_set(w, &n.tags);
 }
 
-fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
+pub(super) fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
     w.elem("networkInterfaceId", &n.id)
         .elem("subnetId", &n.subnet_id)
         .elem("vpcId", &n.vpc_id)

@@ -5,8 +5,10 @@
 //! `<abbreviation>-az<N>` in order.
 
 use super::Region;
+use super::acls::default_acl;
 use super::model::{
-    Association, InternetGateway, Resource, Route, RouteTable, SecurityGroup, Subnet, Vpc, new_id,
+    AclAssociation, Association, DhcpOptions, InternetGateway, NetworkAcl, Resource, Route,
+    RouteTable, SecurityGroup, Subnet, Vpc, new_id,
 };
 use super::ops::default_rules;
 
@@ -57,8 +59,9 @@ pub fn zone_name(region: &str, id: &str) -> Option<String> {
         .map(|(n, _)| n)
 }
 
-/// A new VPC's main route table (its local route) and default security group.
-pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup) {
+/// A new VPC's main route table (its local route), default security group and default
+/// network ACL.
+pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup, NetworkAcl) {
     let table = RouteTable {
         id: new_id("rtb"),
         vpc_id: vpc.id.clone(),
@@ -83,23 +86,46 @@ pub fn vpc_companions(vpc: &Vpc) -> (RouteTable, SecurityGroup) {
         vpc_id: vpc.id.clone(),
         tags: Default::default(),
     };
-    (table, group)
+    (table, group, default_acl(&vpc.id))
+}
+
+/// The DHCP options a region's VPCs start with: Amazon's DNS and the region's domain.
+pub fn default_dhcp_options(region: &str) -> DhcpOptions {
+    let domain = if region == "us-east-1" {
+        "ec2.internal".to_string()
+    } else {
+        format!("{region}.compute.internal")
+    };
+    DhcpOptions {
+        id: new_id("dopt"),
+        configurations: vec![
+            ("domain-name".into(), vec![domain]),
+            (
+                "domain-name-servers".into(),
+                vec!["AmazonProvidedDNS".into()],
+            ),
+        ],
+        tags: Default::default(),
+    }
 }
 
 /// Makes the region's default VPC, recording every new id in `touched`.
 pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
+    let dhcp = default_dhcp_options(region);
     let vpc = Vpc {
         id: new_id("vpc"),
         cidr: "172.31.0.0/16".into(),
         cidr_association_id: new_id("vpc-cidr-assoc"),
         is_default: true,
-        dhcp_options_id: new_id("dopt"),
+        dhcp_options_id: dhcp.id.clone(),
         instance_tenancy: "default".into(),
         enable_dns_support: true,
         enable_dns_hostnames: true,
+        secondary: Vec::new(),
+        ipv6: Vec::new(),
         tags: Default::default(),
     };
-    let (mut table, group) = vpc_companions(&vpc);
+    let (mut table, group, mut acl) = vpc_companions(&vpc);
     let igw = InternetGateway {
         id: new_id("igw"),
         egress_only: false,
@@ -112,13 +138,19 @@ pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
         origin: "CreateRoute".into(),
     });
     let mut items = vec![
+        Resource::DhcpOptions(dhcp),
         Resource::RouteTable(table),
         Resource::SecurityGroup(group),
         Resource::InternetGateway(igw),
     ];
     for (i, (name, id)) in zones(region).into_iter().enumerate() {
+        let subnet_id = new_id("subnet");
+        acl.associations.push(AclAssociation {
+            id: new_id("aclassoc"),
+            subnet_id: subnet_id.clone(),
+        });
         items.push(Resource::Subnet(Subnet {
-            id: new_id("subnet"),
+            id: subnet_id,
             vpc_id: vpc.id.clone(),
             cidr: format!("172.31.{}.0/20", i * 16),
             availability_zone: name,
@@ -126,9 +158,11 @@ pub fn make_defaults(r: &mut Region, region: &str, touched: &mut Vec<String>) {
             default_for_az: true,
             map_public_ip_on_launch: true,
             used_ips: Vec::new(),
+            ipv6: Vec::new(),
             tags: Default::default(),
         }));
     }
+    items.push(Resource::NetworkAcl(acl));
     items.push(Resource::Vpc(vpc));
     for item in items {
         let id = super::ops::id_of(&item).to_string();

@@ -13,6 +13,9 @@ use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
+mod compute;
+mod network;
+
 const SERVICE: &str = "Ec2";
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
@@ -29,6 +32,8 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Group(ec2()));
     declared::register(r, Rule::<false>(ec2()));
     declared::register(r, Rule::<true>(ec2()));
+    network::register(r, s);
+    compute::register(r, s);
 }
 
 /// The tags a created resource gets: the template's, the stack's, CloudFormation's own.
@@ -93,6 +98,18 @@ const TAGGED_NOT_FOUND: &[&str] = &[
     "InvalidSecurityGroupRuleId.NotFound",
     "InvalidPermission.NotFound",
     "Gateway.NotAttached",
+    "InvalidNetworkAclID.NotFound",
+    "InvalidNetworkAclEntry.NotFound",
+    "InvalidDhcpOptionID.NotFound",
+    "InvalidGatewayID.NotFound",
+    "InvalidVpcEndpointId.NotFound",
+    "InvalidFlowLogId.NotFound",
+    "InvalidVpcPeeringConnectionID.NotFound",
+    "InvalidPrefixListID.NotFound",
+    "InvalidKeyPair.NotFound",
+    "InvalidLaunchTemplateId.NotFound",
+    "InvalidLaunchTemplateName.NotFoundException",
+    "InvalidInstanceID.NotFound",
 ];
 
 struct Vpc(Arc<Ec2Service>);
@@ -196,9 +213,23 @@ impl Vpc {
         Ok(Made::new(id)
             .with("VpcId", id)
             .with("CidrBlock", v.cidr.clone())
-            .with("CidrBlockAssociations", json!([v.cidr_association_id]))
             .with("DefaultSecurityGroup", group)
-            .with("Ipv6CidrBlocks", json!([])))
+            .with(
+                "DefaultNetworkAcl",
+                network::default_acl(&self.0, &ctx.region, id)?,
+            )
+            .with(
+                "CidrBlockAssociations",
+                json!(
+                    std::iter::once(v.cidr_association_id.clone())
+                        .chain(v.secondary.iter().map(|a| a.id.clone()))
+                        .collect::<Vec<_>>()
+                ),
+            )
+            .with(
+                "Ipv6CidrBlocks",
+                json!(v.ipv6.iter().map(|a| a.cidr.clone()).collect::<Vec<_>>()),
+            ))
     }
 }
 
@@ -214,14 +245,14 @@ impl Declared for Subnet {
         "AvailabilityZone",
         "AvailabilityZoneId",
         "MapPublicIpOnLaunch",
+        "Ipv6CidrBlock",
         "Tags",
     ];
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
         (
-            "Ipv6CidrBlock",
-            "cumulo's EC2 does not emulate IPv6 subnets",
+            "Ipv6Native",
+            "cumulo's EC2 does not emulate IPv6-only subnets",
         ),
-        ("Ipv6Native", "cumulo's EC2 does not emulate IPv6 subnets"),
         (
             "AssignIpv6AddressOnCreation",
             "cumulo's EC2 does not emulate IPv6 subnets",
@@ -249,6 +280,14 @@ impl Declared for Subnet {
         if let Some(b) = boolean(props, "MapPublicIpOnLaunch")? {
             self.0
                 .modify_subnet_attribute(&ctx.region, &s.id, Some(b))?;
+        }
+        if let Some(block) = scalar(props, "Ipv6CidrBlock")?
+            && let Err(e) = self
+                .0
+                .associate_subnet_cidr_block(&ctx.region, &s.id, &block)
+        {
+            let _ = self.0.delete_subnet(&ctx.region, &s.id);
+            return Err(e.into());
         }
         self.made(ctx, &s.id)
     }
@@ -290,14 +329,23 @@ impl Declared for Subnet {
 
 impl Subnet {
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
-        let s = self.0.subnet(&ctx.region, id)?;
+        let (s, acl) = self.0.read(&ctx.region, |r| {
+            Ok((
+                r.subnet(id)?.clone(),
+                r.acl_association_of(id).map(|(_, a)| a),
+            ))
+        })?;
         Ok(Made::new(id)
             .with("SubnetId", id)
             .with("VpcId", s.vpc_id)
-            .with("CidrBlock", s.cidr_block)
+            .with("CidrBlock", s.cidr)
             .with("AvailabilityZone", s.availability_zone)
             .with("AvailabilityZoneId", s.availability_zone_id)
-            .with("Ipv6CidrBlocks", json!([])))
+            .with("NetworkAclAssociationId", acl.unwrap_or_default())
+            .with(
+                "Ipv6CidrBlocks",
+                json!(s.ipv6.iter().map(|a| a.cidr.clone()).collect::<Vec<_>>()),
+            ))
     }
 }
 
