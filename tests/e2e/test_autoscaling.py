@@ -313,12 +313,14 @@ def test_groups_page_and_survive_a_restart(fresh_server):
 
 
 STACK = {
-    "Parameters": {"TemplateId": {"Type": "String"}, "Desired": {"Type": "String", "Default": "2"}},
+    "Parameters": {"Desired": {"Type": "String", "Default": "2"}},
     "Resources": {
         "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.40.0.0/16"}},
         "SubnetA": {"Type": "AWS::EC2::Subnet", "Properties": {"VpcId": {"Ref": "Vpc"}, "CidrBlock": "10.40.0.0/24", "AvailabilityZone": "us-east-1a"}},
         "SubnetB": {"Type": "AWS::EC2::Subnet", "Properties": {"VpcId": {"Ref": "Vpc"}, "CidrBlock": "10.40.1.0/24", "AvailabilityZone": "us-east-1b"}},
         "Group": {"Type": "AWS::EC2::SecurityGroup", "Properties": {"GroupDescription": "web", "VpcId": {"Ref": "Vpc"}}},
+        "Template": {"Type": "AWS::EC2::LaunchTemplate", "Properties": {"LaunchTemplateData": {
+            "ImageId": "ami-0a3c3a20c09d6f377", "InstanceType": "t3.micro", "SecurityGroupIds": [{"Ref": "Group"}]}}},
         "Classic": {"Type": "AWS::ElasticLoadBalancing::LoadBalancer", "Properties": {
             "Subnets": [{"Ref": "SubnetA"}, {"Ref": "SubnetB"}], "SecurityGroups": [{"Ref": "Group"}],
             "Listeners": [{"LoadBalancerPort": "80", "InstancePort": "80", "Protocol": "HTTP"}]}},
@@ -328,7 +330,7 @@ STACK = {
             "Type": "AWS::AutoScaling::AutoScalingGroup",
             "UpdatePolicy": {"AutoScalingRollingUpdate": {"MinInstancesInService": 1, "MaxBatchSize": 1}},
             "Properties": {
-                "LaunchTemplate": {"LaunchTemplateId": {"Ref": "TemplateId"}, "Version": "1"},
+                "LaunchTemplate": {"LaunchTemplateId": {"Ref": "Template"}, "Version": {"Fn::GetAtt": ["Template", "LatestVersionNumber"]}},
                 "MinSize": "1", "MaxSize": "4", "DesiredCapacity": {"Ref": "Desired"}, "Cooldown": "120",
                 "VPCZoneIdentifier": [{"Ref": "SubnetA"}, {"Ref": "SubnetB"}],
                 "LoadBalancerNames": [{"Ref": "Classic"}], "TargetGroupARNs": [{"Ref": "Targets"}],
@@ -346,30 +348,30 @@ STACK = {
     },
     "Outputs": {"Group": {"Value": {"Ref": "Web"}}, "Legacy": {"Value": {"Ref": "Legacy"}}, "Classic": {"Value": {"Ref": "Classic"}},
                 "Targets": {"Value": {"Ref": "Targets"}}, "Policy": {"Value": {"Ref": "Cpu"}}, "PolicyName": {"Value": {"Fn::GetAtt": ["Cpu", "PolicyName"]}},
-                "Night": {"Value": {"Ref": "Night"}}, "Vpc": {"Value": {"Ref": "Vpc"}}},
+                "Night": {"Value": {"Ref": "Night"}}, "Vpc": {"Value": {"Ref": "Vpc"}}, "Template": {"Value": {"Ref": "Template"}},
+                "SecurityGroup": {"Value": {"Ref": "Group"}}},
 }
 
 
-def test_a_group_with_a_classic_load_balancer_stack(cumulo, asg, ec2, template, tmp_path):
-    """The launch template is made through EC2's API first and passed in (this branch's EC2 has
-    no AWS::EC2::LaunchTemplate provider yet)."""
-    lt_id, _ = template
+def test_a_group_with_a_classic_load_balancer_stack(cumulo, asg, ec2, tmp_path):
     elb = cumulo.client("elb")
     elbv2 = cumulo.client("elbv2")
     cfn = cumulo.client("cloudformation")
     path = tmp_path / "asg.json"
     path.write_text(json.dumps(STACK))
     stack = f"asg-{uuid.uuid4().hex[:8]}"
-    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path), "--parameter-overrides", f"TemplateId={lt_id}")
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path))
     out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
     name = out["Group"]
     assert name.startswith(f"{stack}-Web-")
     wait(asg, "GroupInService", name)
     g = group_of(asg, name)
     ids = sorted(i["InstanceId"] for i in g["Instances"])
+    assert g["LaunchTemplate"]["LaunchTemplateId"] == out["Template"] and g["LaunchTemplate"]["Version"] == "1"
     assert len(ids) == 2 and g["DefaultCooldown"] == 120 and g["LoadBalancerNames"] == [out["Classic"]] and g["TargetGroupARNs"] == [out["Targets"]]
     found = ec2_instances(ec2, name)
     assert live(found) == ids and {found[i]["VpcId"] for i in ids} == {out["Vpc"]}
+    assert {g["GroupId"] for i in ids for g in found[i]["SecurityGroups"]} == {out["SecurityGroup"]}
     tags = {t["Key"]: t["Value"] for t in found[ids[0]]["Tags"]}
     assert tags["role"] == "web" and tags["aws:cloudformation:stack-name"] == stack
     assert sorted(i["InstanceId"] for i in elb.describe_load_balancers(LoadBalancerNames=[out["Classic"]])["LoadBalancerDescriptions"][0]["Instances"]) == ids
@@ -384,7 +386,7 @@ def test_a_group_with_a_classic_load_balancer_stack(cumulo, asg, ec2, template, 
     legacy = group_of(asg, out["Legacy"])
     assert legacy["DesiredCapacity"] == 0 and legacy["LaunchConfigurationName"].startswith(f"{stack}-Config-")
 
-    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path), "--parameter-overrides", f"TemplateId={lt_id}", "Desired=3")
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path), "--parameter-overrides", "Desired=3")
     g = group_of(asg, name)
     assert g["DesiredCapacity"] == 3 and len(g["Instances"]) == 3
     assert len(live(ec2_instances(ec2, name))) == 3
@@ -397,3 +399,4 @@ def test_a_group_with_a_classic_load_balancer_stack(cumulo, asg, ec2, template, 
     assert live(ec2_instances(ec2, name)) == []
     assert error(elb.describe_load_balancers, LoadBalancerNames=[out["Classic"]])["Code"] == "LoadBalancerNotFound"
     assert ec2.describe_vpcs(Filters=[{"Name": "vpc-id", "Values": [out["Vpc"]]}])["Vpcs"] == []
+    assert error(ec2.describe_launch_templates, LaunchTemplateIds=[out["Template"]])["Code"].startswith("InvalidLaunchTemplateId")
