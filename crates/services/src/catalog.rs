@@ -201,6 +201,7 @@ catalog! {
         acm: crate::acm::AcmService,
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
+        autoscaling: crate::autoscaling::AutoScalingService,
     }
     without {
         sts: crate::sts::StsService,

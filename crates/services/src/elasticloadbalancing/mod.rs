@@ -10,8 +10,9 @@
 //! to the same operations. Subnets and security groups are checked and described through EC2's
 //! typed lookups, and a load balancer's subnets get its network interfaces from EC2 (`links`);
 //! the ACM certificates its listeners use name it in their InUseBy. The classic load balancer
-//! (Version 2012-06-01) shares the signing name and will be answered here; it answers 501 today.
+//! (Version 2012-06-01) shares the signing name and is answered here, by `classic`.
 
+pub(crate) mod classic;
 mod links;
 mod ops;
 pub(crate) mod provider;
@@ -32,7 +33,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 const NS: &str = "http://elasticloadbalancing.amazonaws.com/doc/2015-12-01/";
 const VERSION: &str = "2015-12-01";
-const CLASSIC_VERSION: &str = "2012-06-01";
+const CLASSIC_VERSION: &str = classic::VERSION;
 
 static MODEL: LazyLock<Option<QueryModel>> =
     LazyLock::new(|| QueryModel::parse(include_str!("model.json")).ok());
@@ -77,6 +78,7 @@ pub struct ElbService {
     account_id: String,
     ec2: Arc<Ec2Service>,
     acm: Arc<AcmService>,
+    classic: classic::Classic,
 }
 
 /// A target group as other services see it.
@@ -123,7 +125,9 @@ impl ElbService {
         for p in problems {
             eprintln!("cumulo: elasticloadbalancing: skipped unreadable stored record: {p}");
         }
+        let classic = classic::Classic::load(&store)?;
         Ok(ElbService {
+            classic,
             store,
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
@@ -238,7 +242,7 @@ impl Catalogued for ElbService {
             },
             Wire::Query {
                 version: CLASSIC_VERSION,
-                namespace: "http://elasticloadbalancing.amazonaws.com/doc/2012-06-01/",
+                namespace: classic::NS,
             },
         ],
         ..Descriptor::BASE
@@ -254,15 +258,12 @@ impl Catalogued for ElbService {
 impl Service for ElbService {
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         let params = QueryParams::from_request(&req);
+        if params.get("Version") == Some(CLASSIC_VERSION) {
+            return self.classic_handle(&req, &params);
+        }
         let action = params.get("Action").unwrap_or("").to_string();
         let protocol = Protocol::Query(NS);
         let answer = (|| {
-            if params.get("Version") == Some(CLASSIC_VERSION) {
-                return Err(AwsError::not_implemented(
-                    "elasticloadbalancing (classic)",
-                    &action,
-                ));
-            }
             let model = MODEL
                 .as_ref()
                 .ok_or_else(|| AwsError::internal("the ELBv2 model is unreadable"))?;

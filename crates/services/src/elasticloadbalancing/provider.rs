@@ -26,6 +26,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Listener(elb()));
     declared::register(r, ListenerRule(elb()));
     declared::register(r, ListenerCertificate(elb()));
+    super::classic::provider::register(r, s);
 }
 
 /// `props` without `drop`, coerced to `op`'s input, with `extra` members added.
