@@ -150,7 +150,7 @@ def test_errors_tags_paging_and_in_use(acm, cumulo):
     missing = "arn:aws:acm:us-east-1:000000000000:certificate/00000000-0000-0000-0000-000000000000"
     err = raises("ResourceNotFoundException", acm.describe_certificate, CertificateArn=missing)
     assert err["Message"] == f"Could not find certificate {missing}."
-    raises("InvalidArnException", acm.describe_certificate, CertificateArn="not-an-arn")
+    raises("InvalidArnException", acm.describe_certificate, CertificateArn="arn:aws:s3:::some-bucket-name")
     raises("ValidationException", acm.request_certificate, DomainName="bad_domain")
     arns = [acm.request_certificate(DomainName=domain())["CertificateArn"] for _ in range(3)]
     acm.add_tags_to_certificate(CertificateArn=arns[0], Tags=[{"Key": "a", "Value": "1"}, {"Key": "b", "Value": "2"}])

@@ -179,3 +179,34 @@ pub fn parse(text: &[u8]) -> Result<Parsed, PemError> {
         extended_key_usages,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CERT: &[u8] = include_bytes!("../../../../tests/e2e/data/acm-test-cert.pem");
+    const KEY: &[u8] = include_bytes!("../../../../tests/e2e/data/acm-test-key.pem");
+
+    #[test]
+    fn a_pem_certificate_reads_as_acm_reports_it() {
+        let p = parse(CERT).expect("parsed");
+        assert_eq!(p.domain_name, "localhost");
+        assert_eq!(
+            p.subject_alternative_names,
+            ["localhost", "test.localhost.example", "IP:127.0.0.1"]
+        );
+        assert_eq!(p.subject, "C=AU,ST=Some-State,O=Cumulo Test,CN=localhost");
+        assert_eq!(
+            (p.issuer.as_str(), p.serial.as_str()),
+            ("Cumulo Test", "03:e9")
+        );
+        assert_eq!(p.key_algorithm, "RSA-2048");
+        assert_eq!(p.signature_algorithm, "SHA256WITHRSA");
+        assert_eq!(p.key_usages, ["DIGITAL_SIGNATURE", "KEY_ENCIPHERMENT"]);
+        assert!(p.not_after > p.not_before);
+        assert!(has_private_key(KEY) && !has_private_key(CERT));
+        let two = [CERT, CERT].concat();
+        assert_eq!(parse(&two), Err(PemError::MoreThanOne));
+        assert_eq!(parse(b"junk"), Err(PemError::Unreadable));
+    }
+}

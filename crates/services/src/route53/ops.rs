@@ -859,3 +859,69 @@ pub enum Write {
     DropHealthCheck(String),
     Change(Change),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use cumulo_store::Store;
+    use std::sync::Arc;
+
+    fn service() -> Route53Service {
+        let store = Arc::new(Store::in_memory().expect("store"));
+        let ec2 =
+            Arc::new(crate::ec2::Ec2Service::new(store.clone(), &Config::default()).expect("ec2"));
+        Route53Service::new(store, &Config::default(), ec2).expect("service")
+    }
+
+    #[test]
+    fn a_new_zone_holds_its_ns_and_soa_and_four_name_servers() {
+        let svc = service();
+        let id = svc
+            .create_public_zone("example.com", "ref-1", "")
+            .expect("zone");
+        let zone = svc.zone(&format!("/hostedzone/{id}")).expect("found");
+        assert_eq!(zone.name_servers.len(), 4);
+        assert!(zone.name_servers[3].ends_with(".co.uk"));
+        let types: Vec<&str> = zone.records.iter().map(|r| r.rtype.as_str()).collect();
+        assert_eq!(types, ["NS", "SOA"]);
+        let again = svc.create_public_zone("example.com", "ref-1", "");
+        assert_eq!(
+            again.map_err(|e| e.code),
+            Err("HostedZoneAlreadyExists".to_string())
+        );
+        let private = svc.create_private_zone("svc.local", "us-east-1", "vpc-nothere", "ref-2", "");
+        assert_eq!(private.map_err(|e| e.code), Err("InvalidVPCId".to_string()));
+    }
+
+    #[test]
+    fn a_zone_with_records_is_not_deleted_until_they_are() {
+        let svc = service();
+        let id = svc
+            .create_public_zone("svc.example.com", "ref-2", "ns")
+            .expect("zone");
+        svc.upsert_record(&id, "a.svc.example.com", "A", 60, &["10.0.0.1".into()])
+            .expect("upsert");
+        svc.upsert_record(&id, "a.svc.example.com", "A", 60, &["10.0.0.2".into()])
+            .expect("upsert again replaces");
+        assert_eq!(svc.zone(&id).expect("zone").records.len(), 3);
+        assert_eq!(
+            svc.public_record_values("A.svc.example.com", "A"),
+            Some(vec!["10.0.0.2".to_string()])
+        );
+        let e = svc.delete_zone(&id).expect_err("not empty");
+        assert_eq!(e.code, "HostedZoneNotEmpty");
+        svc.delete_record(&id, "a.svc.example.com.", "A")
+            .expect("delete");
+        let e = svc
+            .delete_record(&id, "a.svc.example.com.", "A")
+            .expect_err("gone");
+        assert_eq!(e.code, "InvalidChangeBatch");
+        assert!(e.message.contains("but it was not found"), "{}", e.message);
+        svc.delete_zone(&id).expect("deleted");
+        assert_eq!(
+            svc.zone(&id).map_err(|e| e.code),
+            Err("NoSuchHostedZone".into())
+        );
+    }
+}

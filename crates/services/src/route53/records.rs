@@ -629,7 +629,7 @@ mod tests {
 
     #[test]
     fn records_list_in_reversed_label_then_type_order() {
-        let mut rs = vec![
+        let mut rs = [
             RecordSet::simple("www.example.com.", "A", 1, vec![]),
             RecordSet::simple("example.com.", "SOA", 1, vec![]),
             RecordSet::simple("a.example.com.", "TXT", 1, vec![]),
