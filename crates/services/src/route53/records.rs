@@ -394,7 +394,11 @@ impl Route53Service {
             .iter()
             .find(|r| r.name == name && r.rtype == rtype && r.set_identifier.is_none())
             .cloned()
-            .unwrap_or_else(|| RecordSet::simple(&name, rtype, 0, Vec::new()));
+            .ok_or_else(|| {
+                invalid_change_batch(&[format!(
+                    "Tried to delete resource record set [name='{name}', type='{rtype}'] but it was not found"
+                )])
+            })?;
         self.change_records(
             zone_id,
             &[RecordChange {
