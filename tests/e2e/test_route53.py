@@ -370,7 +370,18 @@ Parameters:
   Comment:
     Type: String
     Default: first
+  Vpc:
+    Type: String
 Resources:
+  Private:
+    Type: AWS::Route53::HostedZone
+    Properties:
+      Name: !Sub "internal.${ZoneName}"
+      VPCs:
+        - VPCId: !Ref Vpc
+          VPCRegion: !Ref AWS::Region
+      QueryLoggingConfig:
+        CloudWatchLogsLogGroupArn: !Sub "arn:aws:logs:us-east-1:${AWS::AccountId}:log-group:/aws/route53/q"
   Zone:
     Type: AWS::Route53::HostedZone
     Properties:
@@ -446,18 +457,21 @@ Outputs:
     Value: !GetAtt Check.HealthCheckId
   Cert:
     Value: !Ref Cert
+  Private:
+    Value: !Ref Private
 """
 
 
-def test_cloudformation_deploy_update_delete(cumulo, r53, tmp_path):
+def test_cloudformation_deploy_update_delete(cumulo, r53, ec2, tmp_path):
     cfn = cumulo.client("cloudformation")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
     acm = cumulo.client("acm")
     name = domain()
     stack = f"r53-{uuid.uuid4().hex[:8]}"
     template = tmp_path / "r53.yaml"
     template.write_text(STACK)
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
-               "--parameter-overrides", f"ZoneName={name}")
+               "--parameter-overrides", f"ZoneName={name}", f"Vpc={vpc}")
     out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
     zid = out["ZoneId"]
     assert out["ZoneIdAtt"] == zid and zid.startswith("Z")
@@ -465,6 +479,9 @@ def test_cloudformation_deploy_update_delete(cumulo, r53, tmp_path):
     assert hz["HostedZone"]["Name"] == name + "." and hz["HostedZone"]["Config"]["Comment"] == "first"
     assert out["NameServers"].split(",") == hz["DelegationSet"]["NameServers"]
     assert out["Www"] == f"www.{name}"
+    private = r53.get_hosted_zone(Id=out["Private"])
+    assert private["HostedZone"]["Config"]["PrivateZone"] is True
+    assert private["VPCs"] == [{"VPCRegion": "us-east-1", "VPCId": vpc}]
     tags = r53.list_tags_for_resource(ResourceType="hostedzone", ResourceId=zid)["ResourceTagSet"]["Tags"]
     assert {"Key": "team", "Value": "dns"} in tags
     got = {(r["Name"], r["Type"]): r for r in records(r53, zid)}
@@ -484,7 +501,8 @@ def test_cloudformation_deploy_update_delete(cumulo, r53, tmp_path):
         assert got[(v["Name"], "CNAME")]["ResourceRecords"] == [{"Value": v["Value"]}]
 
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
-               "--parameter-overrides", f"ZoneName={name}", "Ip=10.0.0.2", "Comment=second")
+               "--parameter-overrides", f"ZoneName={name}", f"Vpc={vpc}", "Ip=10.0.0.2",
+               "Comment=second")
     assert r53.get_hosted_zone(Id=zid)["HostedZone"]["Config"]["Comment"] == "second"
     got = {(r["Name"], r["Type"]): r for r in records(r53, zid)}
     assert got[(f"www.{name}.", "A")]["ResourceRecords"] == [{"Value": "10.0.0.2"}]
@@ -508,3 +526,24 @@ def test_cloudformation_deploy_update_delete(cumulo, r53, tmp_path):
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)
     raises("NoSuchHostedZone", r53.get_hosted_zone, Id=zid)
+    raises("NoSuchHostedZone", r53.get_hosted_zone, Id=out["Private"])
+
+
+def test_dnssec_types_are_refused_by_name(cumulo, r53):
+    cfn = cumulo.client("cloudformation")
+    zid = zone(r53)["HostedZone"]["Id"].split("/")[-1]
+    stack = f"dnssec-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=f"""
+Resources:
+  Signing:
+    Type: AWS::Route53::DNSSEC
+    Properties:
+      HostedZoneId: {zid}
+""")
+    with pytest.raises(botocore.exceptions.WaiterError):
+        cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig=FAST)
+    [failed] = [e for e in cfn.describe_stack_events(StackName=stack)["StackEvents"]
+                if e["LogicalResourceId"] == "Signing" and e["ResourceStatus"] == "CREATE_FAILED"]
+    assert "DNSSEC" in failed["ResourceStatusReason"] and "HostedZoneId" in failed["ResourceStatusReason"]
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)

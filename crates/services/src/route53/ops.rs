@@ -180,7 +180,10 @@ impl Route53Service {
         f: impl FnOnce(&State) -> Result<(T, Vec<Write>), AwsError>,
     ) -> Result<T, AwsError> {
         let mut s = self.lock();
-        let (out, writes) = f(&s)?;
+        let (out, mut writes) = f(&s)?;
+        if writes.iter().any(|w| matches!(w, Write::Change(_))) && s.changes.len() >= KEPT_CHANGES {
+            writes.extend(oldest_change(&s).map(Write::DropChange));
+        }
         self.store
             .write(|tx| {
                 for w in &writes {
@@ -190,6 +193,7 @@ impl Route53Service {
                         Write::HealthCheck(h) => state::save_health_check(tx, h)?,
                         Write::DropHealthCheck(id) => state::delete_health_check(tx, id)?,
                         Write::Change(c) => state::save_change(tx, c)?,
+                        Write::DropChange(id) => state::delete_change(tx, id)?,
                     }
                 }
                 Ok(())
@@ -211,6 +215,9 @@ impl Route53Service {
                 }
                 Write::Change(c) => {
                     s.changes.insert(c.id.clone(), c);
+                }
+                Write::DropChange(id) => {
+                    s.changes.remove(&id);
                 }
             }
         }
@@ -851,6 +858,19 @@ pub fn change_info(c: &Change) -> Value {
     change_json(c)
 }
 
+/// How many changes GetChange can still answer: the oldest beyond these is forgotten as a new
+/// one is made (AWS does not document how long it keeps them; every record write of Cloud Map
+/// and CloudFormation makes one, so they are bounded).
+const KEPT_CHANGES: usize = 2000;
+
+/// The id of the change submitted first.
+fn oldest_change(s: &State) -> Option<String> {
+    s.changes
+        .values()
+        .min_by(|a, b| a.submitted_at.cmp(&b.submitted_at))
+        .map(|c| c.id.clone())
+}
+
 /// One write a committed operation makes.
 pub enum Write {
     Zone(HostedZone),
@@ -858,6 +878,7 @@ pub enum Write {
     HealthCheck(super::state::HealthCheck),
     DropHealthCheck(String),
     Change(Change),
+    DropChange(String),
 }
 
 #[cfg(test)]

@@ -109,7 +109,12 @@ fn log_group(props: &Map<String, Value>) -> Result<Option<String>, ProviderError
 impl Zone {
     fn made(&self, id: &str) -> Answer<Made> {
         let z = self.0.zone(id)?;
-        let servers: Vec<Value> = z.name_servers.iter().map(|s| json!(s)).collect();
+        // AWS reports no name servers for a private zone.
+        let servers: Vec<Value> = if z.private {
+            Vec::new()
+        } else {
+            z.name_servers.iter().map(|s| json!(s)).collect()
+        };
         Ok(Made::new(&z.id)
             .with("Id", z.id.clone())
             .with("NameServers", Value::Array(servers)))

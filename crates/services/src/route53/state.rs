@@ -170,3 +170,8 @@ pub fn delete_health_check(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<(
 pub fn save_change(tx: &Transaction<'_>, change: &Change) -> rusqlite::Result<()> {
     put(tx, "route53_changes", &change.id, change)
 }
+
+pub fn delete_change(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM route53_changes WHERE id = ?1", params![id])?;
+    Ok(())
+}
