@@ -298,6 +298,20 @@ def test_tags_on_zones_and_health_checks(r53):
     raises("NoSuchHostedZone", r53.list_tags_for_resource, ResourceType="hostedzone", ResourceId="ZNOPE")
 
 
+def test_query_logging_configs_are_stored_and_reported(r53):
+    zid = zone(r53)["HostedZone"]["Id"].split("/")[-1]
+    arn = "arn:aws:logs:us-east-1:000000000000:log-group:/aws/route53/example"
+    created = r53.create_query_logging_config(HostedZoneId=zid, CloudWatchLogsLogGroupArn=arn)
+    config = created["QueryLoggingConfig"]
+    assert config["HostedZoneId"] == zid and config["CloudWatchLogsLogGroupArn"] == arn
+    assert r53.get_query_logging_config(Id=config["Id"])["QueryLoggingConfig"] == config
+    raises("QueryLoggingConfigAlreadyExists", r53.create_query_logging_config, HostedZoneId=zid,
+           CloudWatchLogsLogGroupArn=arn)
+    assert r53.list_query_logging_configs(HostedZoneId=zid)["QueryLoggingConfigs"] == [config]
+    r53.delete_query_logging_config(Id=config["Id"])
+    raises("NoSuchQueryLoggingConfig", r53.get_query_logging_config, Id=config["Id"])
+
+
 def test_unimplemented_operations_answer_501_naming_themselves(cumulo):
     out = cumulo.aws("route53", "list-traffic-policies", check=False)
     assert out.returncode != 0 and "ListTrafficPolicies" in out.stderr
@@ -380,8 +394,6 @@ Resources:
       VPCs:
         - VPCId: !Ref Vpc
           VPCRegion: !Ref AWS::Region
-      QueryLoggingConfig:
-        CloudWatchLogsLogGroupArn: !Sub "arn:aws:logs:us-east-1:${AWS::AccountId}:log-group:/aws/route53/q"
   Zone:
     Type: AWS::Route53::HostedZone
     Properties:
@@ -391,6 +403,8 @@ Resources:
       HostedZoneTags:
         - Key: team
           Value: dns
+      QueryLoggingConfig:
+        CloudWatchLogsLogGroupArn: !Sub "arn:aws:logs:us-east-1:${AWS::AccountId}:log-group:/aws/route53/${ZoneName}"
   Www:
     Type: AWS::Route53::RecordSet
     Properties:
@@ -484,6 +498,8 @@ def test_cloudformation_deploy_update_delete(cumulo, r53, ec2, tmp_path):
     assert private["VPCs"] == [{"VPCRegion": "us-east-1", "VPCId": vpc}]
     tags = r53.list_tags_for_resource(ResourceType="hostedzone", ResourceId=zid)["ResourceTagSet"]["Tags"]
     assert {"Key": "team", "Value": "dns"} in tags
+    [logging] = r53.list_query_logging_configs(HostedZoneId=zid)["QueryLoggingConfigs"]
+    assert logging["CloudWatchLogsLogGroupArn"].endswith(f":log-group:/aws/route53/{name}")
     got = {(r["Name"], r["Type"]): r for r in records(r53, zid)}
     assert got[(f"www.{name}.", "A")]["ResourceRecords"] == [{"Value": "10.0.0.1"}]
     assert got[(f"www.{name}.", "A")]["TTL"] == 60

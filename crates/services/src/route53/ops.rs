@@ -329,7 +329,7 @@ impl Route53Service {
                 name_servers,
                 tags: Default::default(),
                 created_ms: now_ms(),
-                query_logging_group: None,
+                query_logging: None,
             };
             let change = new_change(None);
             Ok((
@@ -410,14 +410,112 @@ impl Route53Service {
         })
     }
 
-    /// The CloudWatch Logs group a zone's query logging is configured with (stored only: no
-    /// query reaches a local zone).
-    pub fn set_query_logging(&self, zone_id: &str, group: Option<&str>) -> Result<(), AwsError> {
+    /// CreateQueryLoggingConfig: one per zone, logging to a CloudWatch Logs group ARN.
+    pub fn create_query_logging(&self, zone_id: &str, group_arn: &str) -> Result<String, AwsError> {
+        if !group_arn.starts_with("arn:") || !group_arn.contains(":log-group:") {
+            return Err(AwsError::not_found(
+                "NoSuchCloudWatchLogsLogGroup",
+                "There is no CloudWatch Logs log group with the specified ARN.",
+            ));
+        }
+        let id = uuid::Uuid::new_v4().to_string();
         self.update_zone(zone_id, |z| {
-            z.query_logging_group = group.map(str::to_string);
+            if z.query_logging.is_some() {
+                return Err(AwsError::new(
+                    http::StatusCode::CONFLICT,
+                    "QueryLoggingConfigAlreadyExists",
+                    "You can create only one query logging configuration for a hosted zone, and a query logging configuration already exists for this hosted zone.",
+                ));
+            }
+            z.query_logging = Some((id.clone(), group_arn.to_string()));
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// The zone holding query logging configuration `id`.
+    fn zone_logging(&self, id: &str) -> Result<HostedZone, AwsError> {
+        self.lock()
+            .zones
+            .values()
+            .find(|z| z.query_logging.as_ref().is_some_and(|(i, _)| i == id))
+            .cloned()
+            .ok_or_else(|| {
+                AwsError::not_found(
+                    "NoSuchQueryLoggingConfig",
+                    "There is no DNS query logging configuration with the specified ID.",
+                )
+            })
+    }
+
+    pub fn delete_query_logging(&self, id: &str) -> Result<(), AwsError> {
+        let zone = self.zone_logging(id)?;
+        self.update_zone(&zone.id, |z| {
+            z.query_logging = None;
             Ok(())
         })
         .map(|_| ())
+    }
+
+    /// What CloudFormation's QueryLoggingConfig asks for: a configuration to `group`, or none.
+    pub fn set_query_logging(&self, zone_id: &str, group: Option<&str>) -> Result<(), AwsError> {
+        let current = self.zone(zone_id)?.query_logging;
+        match (current, group) {
+            (Some((_, arn)), Some(g)) if arn == g => Ok(()),
+            (Some((id, _)), want) => {
+                self.delete_query_logging(&id)?;
+                want.map_or(Ok(()), |g| {
+                    self.create_query_logging(zone_id, g).map(|_| ())
+                })
+            }
+            (None, Some(g)) => self.create_query_logging(zone_id, g).map(|_| ()),
+            (None, None) => Ok(()),
+        }
+    }
+
+    pub fn api_create_query_logging(&self, input: &Value) -> Result<Value, AwsError> {
+        let zone = required(input, "HostedZoneId", "hostedZoneId")?;
+        let arn = required(
+            input,
+            "CloudWatchLogsLogGroupArn",
+            "cloudWatchLogsLogGroupArn",
+        )?;
+        let zone = bare_zone_id(zone).to_string();
+        let id = self.create_query_logging(&zone, arn)?;
+        Ok(json!({
+            "QueryLoggingConfig": {"Id": id, "HostedZoneId": zone, "CloudWatchLogsLogGroupArn": arn},
+            "Location": format!("https://route53.amazonaws.com/2013-04-01/queryloggingconfig/{id}"),
+        }))
+    }
+
+    pub fn api_get_query_logging(&self, id: &str) -> Result<Value, AwsError> {
+        let z = self.zone_logging(id)?;
+        let arn = z.query_logging.map(|(_, a)| a).unwrap_or_default();
+        Ok(
+            json!({"QueryLoggingConfig": {"Id": id, "HostedZoneId": z.id, "CloudWatchLogsLogGroupArn": arn}}),
+        )
+    }
+
+    pub fn api_list_query_logging(&self, input: &Value) -> Result<Value, AwsError> {
+        let only = input
+            .get("HostedZoneId")
+            .and_then(Value::as_str)
+            .map(bare_zone_id);
+        if let Some(z) = only {
+            self.zone(z)?;
+        }
+        let s = self.lock();
+        let configs: Vec<Value> = s
+            .zones
+            .values()
+            .filter(|z| only.is_none_or(|o| o == z.id))
+            .filter_map(|z| {
+                z.query_logging.as_ref().map(|(id, arn)| {
+                    json!({"Id": id, "HostedZoneId": z.id, "CloudWatchLogsLogGroupArn": arn})
+                })
+            })
+            .collect();
+        Ok(json!({"QueryLoggingConfigs": configs}))
     }
 
     /// Associates another VPC with a private zone.

@@ -533,7 +533,7 @@ mod tests {
             ],
             tags: Default::default(),
             created_ms: 0,
-            query_logging_group: None,
+            query_logging: None,
         }
     }
 

@@ -68,9 +68,10 @@ pub struct HostedZone {
     /// Milliseconds since the epoch: ListHostedZones answers in creation order.
     #[serde(default)]
     pub created_ms: i64,
-    /// The CloudWatch Logs group ARN of the zone's query logging configuration, if any.
+    /// The zone's query logging configuration, if any: `(id, CloudWatch Logs group ARN)`.
+    /// Stored and reported; no query reaches a local zone, so nothing is logged.
     #[serde(default)]
-    pub query_logging_group: Option<String>,
+    pub query_logging: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

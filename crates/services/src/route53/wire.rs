@@ -61,6 +61,13 @@ fn dispatch(svc: &Route53Service, op: &str, input: &Value) -> Result<Value, AwsE
         }
         "ListHealthChecks" => svc.api_list_health_checks(input)?,
         "GetHealthCheckCount" => svc.api_health_check_count(),
+        "CreateQueryLoggingConfig" => svc.api_create_query_logging(input)?,
+        "GetQueryLoggingConfig" => svc.api_get_query_logging(s(input, "Id"))?,
+        "ListQueryLoggingConfigs" => svc.api_list_query_logging(input)?,
+        "DeleteQueryLoggingConfig" => {
+            svc.delete_query_logging(s(input, "Id"))?;
+            json!({})
+        }
         "ChangeTagsForResource" => svc.api_change_tags(input)?,
         "ListTagsForResource" => svc.api_list_tags(input)?,
         "ListTagsForResources" => svc.api_list_tags_many(input)?,
