@@ -89,9 +89,14 @@ def test_caller_reference_is_idempotency_and_bad_names_are_refused(r53):
     r53.create_hosted_zone(Name=domain(), CallerReference=caller)
     before = r53.get_hosted_zone_count()["HostedZoneCount"]
     err = raises("HostedZoneAlreadyExists", r53.create_hosted_zone, Name=domain(), CallerReference=caller)
-    assert caller in err["Message"]
+    assert err["Message"] == "A hosted zone has already been created with the specified caller reference."
     raises("InvalidDomainName", r53.create_hosted_zone, Name="bad name..com", CallerReference=ref())
     assert r53.get_hosted_zone_count()["HostedZoneCount"] == before
+    # A caller reference is never accepted again, even once its zone is gone.
+    zid = r53.list_hosted_zones_by_name()["HostedZones"]
+    [mine] = [z for z in zid if z["CallerReference"] == caller]
+    r53.delete_hosted_zone(Id=mine["Id"])
+    raises("HostedZoneAlreadyExists", r53.create_hosted_zone, Name=domain(), CallerReference=caller)
 
 
 def test_private_zone_is_associated_with_vpcs_checked_against_ec2(r53, ec2):

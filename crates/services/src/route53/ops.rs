@@ -194,6 +194,7 @@ impl Route53Service {
                         Write::DropHealthCheck(id) => state::delete_health_check(tx, id)?,
                         Write::Change(c) => state::save_change(tx, c)?,
                         Write::DropChange(id) => state::delete_change(tx, id)?,
+                        Write::Reference(r) => state::save_caller_reference(tx, r)?,
                     }
                 }
                 Ok(())
@@ -218,6 +219,9 @@ impl Route53Service {
                 }
                 Write::DropChange(id) => {
                     s.changes.remove(&id);
+                }
+                Write::Reference(r) => {
+                    s.caller_references.insert(r);
                 }
             }
         }
@@ -282,17 +286,11 @@ impl Route53Service {
             self.check_vpc(region, vpc)?;
         }
         self.commit(|s| {
-            if s
-                .zones
-                .values()
-                .any(|z| z.caller_reference == new.caller_reference)
-            {
-                return Err(err(
+            if s.caller_references.contains(new.caller_reference) {
+                return Err(AwsError::new(
+                    http::StatusCode::CONFLICT,
                     "HostedZoneAlreadyExists",
-                    format!(
-                        "A hosted zone has already been created with the specified caller reference: {}",
-                        new.caller_reference
-                    ),
+                    "A hosted zone has already been created with the specified caller reference.",
                 ));
             }
             if let Some((region, vpc)) = new.vpc
@@ -334,7 +332,11 @@ impl Route53Service {
             let change = new_change(None);
             Ok((
                 (zone.clone(), change.clone()),
-                vec![Write::Zone(zone), Write::Change(change)],
+                vec![
+                    Write::Reference(zone.caller_reference.clone()),
+                    Write::Zone(zone),
+                    Write::Change(change),
+                ],
             ))
         })
     }
@@ -977,6 +979,7 @@ pub enum Write {
     DropHealthCheck(String),
     Change(Change),
     DropChange(String),
+    Reference(String),
 }
 
 #[cfg(test)]

@@ -19,6 +19,11 @@ pub const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         doc TEXT NOT NULL
     );",
+    "CREATE TABLE route53_caller_references (
+        reference TEXT PRIMARY KEY
+    );
+    INSERT OR IGNORE INTO route53_caller_references(reference)
+        SELECT json_extract(doc, '$.caller_reference') FROM route53_zones;",
 ];
 
 /// One resource record set; `name` is normalized (lower case, trailing dot, `\052` for `*`).
@@ -104,6 +109,9 @@ pub struct State {
     pub zones: Zones,
     pub health_checks: BTreeMap<String, HealthCheck>,
     pub changes: BTreeMap<String, Change>,
+    /// Every CallerReference a zone was ever created with: AWS never accepts one twice, even
+    /// after the zone is deleted.
+    pub caller_references: std::collections::BTreeSet<String>,
 }
 
 /// Every row of one table, decoded; rows that no longer decode are reported, not fatal.
@@ -133,6 +141,11 @@ pub fn load(c: &Connection) -> rusqlite::Result<(State, Vec<String>)> {
         zones: rows(c, "route53_zones", &mut problems)?,
         health_checks: rows(c, "route53_health_checks", &mut problems)?,
         changes: rows(c, "route53_changes", &mut problems)?,
+        caller_references: {
+            let mut stmt = c.prepare("SELECT reference FROM route53_caller_references")?;
+            stmt.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<_>>()?
+        },
     };
     Ok((state, problems))
 }
@@ -174,5 +187,13 @@ pub fn save_change(tx: &Transaction<'_>, change: &Change) -> rusqlite::Result<()
 
 pub fn delete_change(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM route53_changes WHERE id = ?1", params![id])?;
+    Ok(())
+}
+
+pub fn save_caller_reference(tx: &Transaction<'_>, reference: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR IGNORE INTO route53_caller_references(reference) VALUES (?1)",
+        params![reference],
+    )?;
     Ok(())
 }
