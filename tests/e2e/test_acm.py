@@ -92,6 +92,10 @@ def test_the_longest_covering_public_zone_decides(acm, r53):
     rec = acm.describe_certificate(CertificateArn=arn)["Certificate"]["DomainValidationOptions"][0]["ResourceRecord"]
     write(r53, parent_zone, rec)  # the delegated child zone answers for the name, not the parent
     assert acm.describe_certificate(CertificateArn=arn)["Certificate"]["Status"] == "PENDING_VALIDATION"
+    child_zone = [z["Id"] for z in r53.list_hosted_zones_by_name(DNSName=child)["HostedZones"]
+                  if z["Name"] == child + "."][0]
+    write(r53, child_zone, rec)
+    assert acm.describe_certificate(CertificateArn=arn)["Certificate"]["Status"] == "ISSUED"
 
 
 def test_email_validation_idempotency_and_key_algorithms(acm):
@@ -178,7 +182,8 @@ def test_errors_tags_paging_and_in_use(acm, cumulo):
                                    DefaultActions=[{"Type": "forward", "TargetGroupArn": tg}])["Listeners"][0]
     cert = acm.describe_certificate(CertificateArn=arn)["Certificate"]
     assert cert["InUseBy"] == [lb]
-    raises("ResourceInUseException", acm.delete_certificate, CertificateArn=arn)
+    err = raises("ResourceInUseException", acm.delete_certificate, CertificateArn=arn)
+    assert err["Message"] == f"Certificate {arn} in account {arn.split(':')[4]} is in use."
     assert acm.describe_certificate(CertificateArn=arn)["Certificate"]["Status"] == "ISSUED"
     elb.delete_listener(ListenerArn=listener["ListenerArn"])
     elb.delete_load_balancer(LoadBalancerArn=lb)
