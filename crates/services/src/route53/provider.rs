@@ -304,8 +304,9 @@ fn zone_of(dns: &Route53Service, props: &Map<String, Value>) -> Answer<String> {
     let zones = dns.zones_named(&name);
     match zones.as_slice() {
         [one] => Ok(one.id.clone()),
-        [] => Err(Fault::Service(AwsError::bad_request(
-            "InvalidInput",
+        // NoSuchHostedZone, so a delete whose zone is gone counts as done.
+        [] => Err(Fault::Service(AwsError::not_found(
+            "NoSuchHostedZone",
             format!("No hosted zones named {} found", normalize_name(&name)),
         ))),
         _ => Err(Fault::Service(AwsError::bad_request(
@@ -396,10 +397,21 @@ impl Declared for Record {
 
 struct RecordGroup(Arc<Route53Service>);
 
-fn group_records(props: &Map<String, Value>) -> Answer<Vec<RecordSet>> {
+/// The group's record sets; one naming a zone of its own must name the group's (AWS writes
+/// a group's sets in one batch to one zone).
+fn group_records(dns: &Route53Service, props: &Map<String, Value>) -> Answer<Vec<RecordSet>> {
+    let zone = zone_of(dns, props)?;
     let mut out = Vec::new();
     for (i, r) in list(props, "RecordSets")?.iter().enumerate() {
         let o = object_of(r, "RecordSets")?;
+        if (o.contains_key("HostedZoneId") || o.contains_key("HostedZoneName"))
+            && zone_of(dns, o)? != zone
+        {
+            return Err(invalid(format!(
+                "#/RecordSets/{i}: the record set names a hosted zone other than the group's"
+            ))
+            .into());
+        }
         crate::providers::check_known(
             "AWS::Route53::RecordSetGroup",
             o,
@@ -425,7 +437,7 @@ impl Declared for RecordGroup {
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
         let zone = zone_of(&self.0, props)?;
-        let changes: Vec<RecordChange> = group_records(props)?
+        let changes: Vec<RecordChange> = group_records(&self.0, props)?
             .into_iter()
             .map(|r| change("CREATE", r))
             .collect();
@@ -449,9 +461,9 @@ impl Declared for RecordGroup {
         new: &Map<String, Value>,
     ) -> Answer<Made> {
         let zone = zone_of(&self.0, new)?;
-        let want = group_records(new)?;
+        let want = group_records(&self.0, new)?;
         let mut changes = Vec::new();
-        for r in group_records(old)? {
+        for r in group_records(&self.0, old)? {
             let kept = want.iter().any(|w| {
                 w.name == r.name && w.rtype == r.rtype && w.set_identifier == r.set_identifier
             });
@@ -470,7 +482,7 @@ impl Declared for RecordGroup {
     async fn delete(&self, _: &ProviderContext, _: &str, props: &Map<String, Value>) -> Answer<()> {
         let zone = zone_of(&self.0, props)?;
         let mut changes = Vec::new();
-        for r in group_records(props)? {
+        for r in group_records(&self.0, props)? {
             if let Some(current) = live(&self.0, &zone, &r)? {
                 changes.push(change("DELETE", current));
             }
