@@ -28,6 +28,13 @@ def default_subnet(server):
 
 
 @pytest.fixture(scope="module")
+def vpc(cumulo):
+    """The default VPC: a private DNS namespace's Route 53 zone needs a VPC EC2 knows."""
+    ec2 = cumulo.client("ec2")
+    return ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+
+
+@pytest.fixture(scope="module")
 def sd(cumulo):
     # DiscoverInstances has a `data-` host prefix; an endpoint URL is used as given.
     return cumulo.client("servicediscovery", inject_host_prefix=False)
@@ -48,9 +55,9 @@ def http_namespace(sd, n=None):
     return op["Targets"]["NAMESPACE"], n
 
 
-def test_namespaces_are_operations_that_succeed(sd):
+def test_namespaces_are_operations_that_succeed(sd, vpc):
     n = name("local")
-    op_id = sd.create_private_dns_namespace(Name=f"{n}.internal", Vpc="vpc-0123456789abcdef0",
+    op_id = sd.create_private_dns_namespace(Name=f"{n}.internal", Vpc=vpc,
                                             Description="d")["OperationId"]
     op = wait_success(sd, op_id)
     assert op["Type"] == "CREATE_NAMESPACE"
@@ -128,9 +135,9 @@ def test_services_instances_discovery_and_in_use(sd, cumulo):
     wait_success(sd, sd.delete_namespace(Id=ns_id)["OperationId"])
 
 
-def test_dns_service_requires_address_attributes(sd):
+def test_dns_service_requires_address_attributes(sd, vpc):
     op = wait_success(sd, sd.create_private_dns_namespace(Name=f"{name('d')}.local",
-                                                          Vpc="vpc-0123456789abcdef0")["OperationId"])
+                                                          Vpc=vpc)["OperationId"])
     ns_id = op["Targets"]["NAMESPACE"]
     svc = sd.create_service(Name="db", DnsConfig={"NamespaceId": ns_id, "DnsRecords": [
         {"Type": "A", "TTL": 60}, {"Type": "SRV", "TTL": 60}]})["Service"]
@@ -147,7 +154,7 @@ def test_dns_service_requires_address_attributes(sd):
     sd.delete_namespace(Id=ns_id)
 
 
-def test_ecs_service_registers_its_tasks(cumulo, sd):
+def test_ecs_service_registers_its_tasks(cumulo, sd, vpc):
     ecs = cumulo.client("ecs")
     ns_id, ns_name = http_namespace(sd)
     reg = sd.create_service(Name="web", NamespaceId=ns_id)["Service"]
@@ -174,7 +181,7 @@ def test_ecs_service_registers_its_tasks(cumulo, sd):
 
     # A registry with SRV records needs a port to register.
     op = wait_success(sd, sd.create_private_dns_namespace(Name=f"{name('srv')}.local",
-                                                          Vpc="vpc-0123456789abcdef0")["OperationId"])
+                                                          Vpc=vpc)["OperationId"])
     srv = sd.create_service(Name="api", DnsConfig={
         "NamespaceId": op["Targets"]["NAMESPACE"],
         "DnsRecords": [{"Type": "A", "TTL": 10}, {"Type": "SRV", "TTL": 10}]})["Service"]
@@ -213,12 +220,14 @@ Parameters:
   Description:
     Type: String
     Default: first
+  Vpc:
+    Type: String
 Resources:
   Namespace:
     Type: AWS::ServiceDiscovery::PrivateDnsNamespace
     Properties:
       Name: !Sub "${AWS::StackName}.internal"
-      Vpc: vpc-0123456789abcdef0
+      Vpc: !Ref Vpc
       Description: !Ref Description
       Properties:
         DnsProperties:
@@ -262,12 +271,13 @@ Outputs:
 """
 
 
-def test_cloudformation_deploy_update_delete(cumulo, sd, tmp_path):
+def test_cloudformation_deploy_update_delete(cumulo, sd, vpc, tmp_path):
     cfn = cumulo.client("cloudformation")
     stack = name("sd-stack")
     template = tmp_path / "sd.yaml"
     template.write_text(STACK_TEMPLATE)
-    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
+               "--parameter-overrides", f"Vpc={vpc}")
     out = {o["OutputKey"]: o["OutputValue"]
            for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
     ns = sd.get_namespace(Id=out["NamespaceId"])["Namespace"]
@@ -281,7 +291,7 @@ def test_cloudformation_deploy_update_delete(cumulo, sd, tmp_path):
         "AWS_INSTANCE_IPV4": "10.0.0.9"}
 
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
-               "--parameter-overrides", "Description=second")
+               "--parameter-overrides", f"Vpc={vpc}", "Description=second")
     assert sd.get_namespace(Id=out["NamespaceId"])["Namespace"]["Description"] == "second"
     assert sd.get_service(Id=out["ServiceId"])["Service"]["Description"] == "second"
 

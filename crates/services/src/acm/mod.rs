@@ -1,21 +1,25 @@
 //! AWS Certificate Manager (awsJson1_1, `CertificateManager.<Operation>`): certificates per
 //! region, with the resources using them (`InUseBy`).
 //!
-//! This first step holds the typed in-use tracking other services call in-process (a load
-//! balancer's HTTPS listener, a CloudFront distribution); the HTTP API answers 501 naming each
-//! operation until its wire decoding lands.
+//! Requested certificates validate by DNS through Route 53 (see `ops`); imported ones are read
+//! from their PEM (`pem`). Other services record their use of a certificate in-process (a load
+//! balancer's HTTPS listener, a CloudFront distribution), which DeleteCertificate honours.
 //!
 //! Layout: typed operations in `ops` over `state` (certificates in memory per region, each
-//! written through to the store whole); `wire` decodes and encodes.
+//! written through to the store whole); `wire` decodes and encodes; `provider` holds
+//! AWS::CertificateManager::Certificate.
 
 mod ops;
+mod pem;
 pub(crate) mod provider;
 mod state;
 mod wire;
 
+pub use ops::CertificateRequest;
 pub use state::Certificate;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::route53::Route53Service;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
@@ -27,6 +31,8 @@ pub struct AcmService {
     store: Arc<Store>,
     regions: Mutex<Regions>,
     account_id: String,
+    /// Where DNS validation looks for its CNAMEs (none: certificates stay pending).
+    route53: Option<Arc<Route53Service>>,
 }
 
 impl AcmService {
@@ -40,7 +46,14 @@ impl AcmService {
             store,
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
+            route53: None,
         })
+    }
+
+    /// The service validating DNS certificates against Route 53's zones.
+    pub fn with_route53(mut self, route53: Arc<Route53Service>) -> Self {
+        self.route53 = Some(route53);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Regions> {
@@ -60,10 +73,10 @@ impl Catalogued for AcmService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = ();
+    type Deps = (Arc<Route53Service>,);
 
-    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config)?)
+    fn build(context: &Context, (route53,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?.with_route53(route53))
     }
 }
 

@@ -11,7 +11,7 @@ pub const MIGRATIONS: &[&str] = &["CREATE TABLE acm_certificates (
         PRIMARY KEY (region, arn)
     );"];
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Certificate {
     pub arn: String,
     pub domain_name: String,
@@ -25,6 +25,63 @@ pub struct Certificate {
     /// ARNs of the resources using the certificate, as `InUseBy` lists them.
     pub in_use_by: BTreeSet<String>,
     pub tags: BTreeMap<String, String>,
+    /// DNS, EMAIL, or empty for an imported certificate.
+    #[serde(default)]
+    pub validation_method: String,
+    /// As DescribeCertificate shows it: `RSA-2048`, `EC-prime256v1`, ...
+    #[serde(default = "rsa_2048")]
+    pub key_algorithm: String,
+    #[serde(default)]
+    pub idempotency_token: Option<String>,
+    /// One per domain (the domain name and each SAN), in the order AWS lists them.
+    #[serde(default)]
+    pub validations: Vec<DomainValidation>,
+    #[serde(default)]
+    pub issued_at: Option<f64>,
+    #[serde(default)]
+    pub imported_at: Option<f64>,
+    #[serde(default)]
+    pub not_before: Option<f64>,
+    #[serde(default)]
+    pub not_after: Option<f64>,
+    #[serde(default)]
+    pub serial: Option<String>,
+    #[serde(default)]
+    pub subject: String,
+    #[serde(default)]
+    pub issuer: String,
+    #[serde(default)]
+    pub signature_algorithm: String,
+    #[serde(default)]
+    pub key_usages: Vec<String>,
+    /// `(name, OID)` of each extended key usage.
+    #[serde(default)]
+    pub extended_key_usages: Vec<(String, String)>,
+    /// CertificateTransparencyLoggingPreference.
+    #[serde(default)]
+    pub transparency_logging: String,
+    /// Imported PEM material (certificate, chain); the private key is not kept.
+    #[serde(default)]
+    pub certificate_pem: Option<String>,
+    #[serde(default)]
+    pub chain_pem: Option<String>,
+}
+
+fn rsa_2048() -> String {
+    "RSA-2048".to_string()
+}
+
+/// One domain's validation: the CNAME AWS asks for (DNS) and where it stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainValidation {
+    pub domain_name: String,
+    pub validation_domain: String,
+    /// `_<hash>.<domain>.`
+    pub record_name: String,
+    /// `_<hash>.<random>.acm-validations.aws.`
+    pub record_value: String,
+    /// PENDING_VALIDATION, SUCCESS or FAILED.
+    pub status: String,
 }
 
 pub type Regions = HashMap<String, BTreeMap<String, Certificate>>;
@@ -58,6 +115,14 @@ pub fn save(tx: &Transaction<'_>, region: &str, cert: &Certificate) -> rusqlite:
     tx.execute(
         "INSERT OR REPLACE INTO acm_certificates(region, arn, doc) VALUES (?1, ?2, ?3)",
         params![region, cert.arn, doc],
+    )?;
+    Ok(())
+}
+
+pub fn delete(tx: &Transaction<'_>, region: &str, arn: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM acm_certificates WHERE region = ?1 AND arn = ?2",
+        params![region, arn],
     )?;
     Ok(())
 }

@@ -3,12 +3,14 @@
 //! SUCCESS), services with their DNS and health-check configuration, instances (registered by
 //! hand or by ECS for a service's tasks), DiscoverInstances and tags.
 //!
-//! A DNS namespace reports a hosted zone id; the Route 53 zone itself and the instances' A/SRV
-//! records in it come with Route 53's typed operations for other services.
+//! A DNS namespace is a Route 53 hosted zone (private in the namespace's VPC, or public) made
+//! and deleted with it through Route 53's typed operations, and a DNS service's instances
+//! have their A/AAAA/CNAME/SRV records upserted there (`dns`), as `aws route53` shows on AWS.
 //!
 //! Layout: `state` (records per region, written through to the store), `ops` (typed
-//! operations answering in the API's shape), `wire`.
+//! operations answering in the API's shape), `dns` (the zone and its records), `wire`.
 
+mod dns;
 mod operations;
 mod ops;
 pub(crate) mod provider;
@@ -18,6 +20,7 @@ mod wire;
 pub use ops::{NamespaceInput, ServiceInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::route53::Route53Service;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
@@ -29,6 +32,8 @@ pub struct ServiceDiscoveryService {
     store: Arc<Store>,
     regions: Mutex<Regions>,
     account_id: String,
+    /// Where DNS namespaces keep their zones (none: a namespace reports a made-up zone id).
+    route53: Option<Arc<Route53Service>>,
 }
 
 impl ServiceDiscoveryService {
@@ -42,7 +47,14 @@ impl ServiceDiscoveryService {
             store,
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
+            route53: None,
         })
+    }
+
+    /// The service whose DNS namespaces are Route 53 zones.
+    pub fn with_route53(mut self, route53: Arc<Route53Service>) -> Self {
+        self.route53 = Some(route53);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Regions> {
@@ -96,10 +108,10 @@ impl Catalogued for ServiceDiscoveryService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = ();
+    type Deps = (Arc<Route53Service>,);
 
-    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config)?)
+    fn build(context: &Context, (route53,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?.with_route53(route53))
     }
 }
 

@@ -209,7 +209,8 @@ impl ServiceDiscoveryService {
                 "1 validation error detected: Value null at 'vpc' failed to satisfy constraint: Member must not be null",
             ));
         }
-        self.mutate(region, |r, now| {
+        let zone = self.create_zone(region, &input)?;
+        let made = self.mutate(region, |r, now| {
             if let Some(existing) = r.namespaces.values().find(|n| {
                 n.name == input.name
                     && (n.kind == "HTTP" || input.kind == "HTTP" || n.vpc == input.vpc)
@@ -239,7 +240,8 @@ impl ServiceDiscoveryService {
                 description: input.description,
                 creator_request_id: input.creator_request_id,
                 vpc: input.vpc,
-                hosted_zone_id: (input.kind != "HTTP").then(hosted_zone_id),
+                hosted_zone_id: (input.kind != "HTTP")
+                    .then(|| zone.clone().unwrap_or_else(hosted_zone_id)),
                 soa_ttl: if input.kind == "HTTP" {
                     None
                 } else {
@@ -252,7 +254,13 @@ impl ServiceDiscoveryService {
             r.touch(NAMESPACE, &id);
             let op = new_operation(r, "CREATE_NAMESPACE", vec![("NAMESPACE", &id)], now);
             Ok((op, id))
-        })
+        });
+        if made.is_err()
+            && let Some(z) = &zone
+        {
+            self.delete_zone(z);
+        }
+        made
     }
 
     pub fn get_namespace(&self, region: &str, id: &str) -> Result<Value, AwsError> {
@@ -294,7 +302,10 @@ impl ServiceDiscoveryService {
 
     /// DeleteNamespace: refused while the namespace has services, as AWS does.
     pub fn delete_namespace(&self, region: &str, id: &str) -> Result<String, AwsError> {
-        self.mutate(region, |r, now| {
+        let zone = self.read(region, |r, _| {
+            r.namespaces.get(id).and_then(|n| n.hosted_zone_id.clone())
+        });
+        let op = self.mutate(region, |r, now| {
             if !r.namespaces.contains_key(id) {
                 return Err(namespace_not_found(id));
             }
@@ -312,7 +323,11 @@ impl ServiceDiscoveryService {
                 vec![("NAMESPACE", id)],
                 now,
             ))
-        })
+        })?;
+        if let Some(z) = &zone {
+            self.delete_zone(z);
+        }
+        Ok(op)
     }
 
     /// UpdateHttpNamespace / UpdatePrivateDnsNamespace / UpdatePublicDnsNamespace.
@@ -580,7 +595,7 @@ impl ServiceDiscoveryService {
         if instance_id.is_empty() || instance_id.len() > 64 {
             return Err(invalid("InstanceId must be between 1 and 64 characters."));
         }
-        self.mutate(region, |r, now| {
+        let op = self.mutate(region, |r, now| {
             let s = r
                 .services
                 .get_mut(service_id)
@@ -607,7 +622,9 @@ impl ServiceDiscoveryService {
                 vec![("SERVICE", service_id), ("INSTANCE", instance_id)],
                 now,
             ))
-        })
+        })?;
+        self.write_instance_records(region, service_id, instance_id);
+        Ok(op)
     }
 
     pub fn deregister_instance(
@@ -616,7 +633,8 @@ impl ServiceDiscoveryService {
         service_id: &str,
         instance_id: &str,
     ) -> Result<String, AwsError> {
-        self.mutate(region, |r, now| {
+        let stale = self.instance_records(region, service_id, instance_id);
+        let op = self.mutate(region, |r, now| {
             let s = r
                 .services
                 .get_mut(service_id)
@@ -635,7 +653,9 @@ impl ServiceDiscoveryService {
                 vec![("SERVICE", service_id), ("INSTANCE", instance_id)],
                 now,
             ))
-        })
+        })?;
+        self.delete_records(stale);
+        Ok(op)
     }
 
     pub fn get_instance(
