@@ -201,6 +201,7 @@ catalog! {
         acm: crate::acm::AcmService,
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
+        cloudwatch: crate::cloudwatch::CloudWatchService,
     }
     without {
         sts: crate::sts::StsService,
@@ -241,6 +242,7 @@ mod tests {
                     Wire::RestJson { paths } | Wire::RestXml { paths } => {
                         paths.iter().map(|p| format!("path:{p}")).collect()
                     }
+                    Wire::RpcV2Cbor { service } => vec![format!("cbor:{service}")],
                 };
                 for key in keys {
                     assert!(seen.insert(key.clone()), "{} repeats {key}", d.name);

@@ -10,6 +10,7 @@ pub mod acm;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
+pub mod cloudwatch;
 pub mod custom;
 pub mod dynamodb;
 pub mod ec2;

@@ -38,6 +38,9 @@ pub enum Wire {
         version: &'static str,
         namespace: &'static str,
     },
+    /// Smithy RPC v2 CBOR: `POST /service/<service>/operation/<Operation>` with
+    /// `smithy-protocol: rpc-v2-cbor` (unsigned requests are routed by that path).
+    RpcV2Cbor { service: &'static str },
     /// `rest-json`; `paths` are the prefixes that name the service when a request carries no
     /// signature (signed requests are routed by signing name).
     RestJson { paths: &'static [&'static str] },
@@ -86,8 +89,20 @@ impl Descriptor {
             Wire::RestJson { paths } | Wire::RestXml { paths } => {
                 paths.iter().any(|p| path.starts_with(p))
             }
+            Wire::RpcV2Cbor { service } => path
+                .strip_prefix("/service/")
+                .and_then(|p| p.strip_prefix(service))
+                .is_some_and(|p| p.starts_with("/operation/")),
             _ => false,
         })
+    }
+
+    fn cbor(&self, req: &AwsRequest) -> bool {
+        req.header("smithy-protocol") == Some("rpc-v2-cbor")
+            && self
+                .protocols
+                .iter()
+                .any(|w| matches!(w, Wire::RpcV2Cbor { .. }))
     }
 
     /// The protocol `req` is in: a REST-XML service always answers in it; an `X-Amz-Target`
@@ -96,6 +111,9 @@ impl Descriptor {
         let find = |pick: fn(&Wire) -> Option<Protocol>| self.protocols.iter().find_map(pick);
         if let Some(p) = find(|w| matches!(w, Wire::RestXml { .. }).then_some(Protocol::RestXml)) {
             return p;
+        }
+        if self.cbor(req) {
+            return Protocol::RpcV2Cbor;
         }
         if req.header("x-amz-target").is_some() {
             return json_of_request(self.json10(), req);
