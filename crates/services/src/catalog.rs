@@ -202,6 +202,7 @@ catalog! {
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
         cloudwatch: crate::cloudwatch::CloudWatchService,
+        applicationautoscaling: crate::applicationautoscaling::AutoScalingService,
     }
     without {
         sts: crate::sts::StsService,

@@ -52,13 +52,16 @@ fn iso(t: f64) -> String {
         .unwrap_or_default()
 }
 
+/// Each evaluated period's start and value (`None`: no data), oldest first.
+type Periods = Vec<(i64, Option<f64>)>;
+
 /// The values of the alarm's periods, oldest first (`None`: no data in that period), and the
 /// period; `None` when the alarm cannot be evaluated (an anomaly-band comparison).
 fn period_values(
     alarm: &Value,
     data: &BTreeMap<MetricKey, Vec<Datum>>,
     now: f64,
-) -> Option<(Vec<(i64, Option<f64>)>, i64)> {
+) -> Option<(Periods, i64)> {
     let n = alarm["EvaluationPeriods"].as_i64().unwrap_or(1).max(1);
     let series: Series;
     let period;

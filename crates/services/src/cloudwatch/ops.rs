@@ -569,23 +569,23 @@ fn alarm_arn(c: &Call<'_>, name: &str) -> String {
     format!("arn:aws:cloudwatch:{}:{}:alarm:{name}", c.region, c.account)
 }
 
-fn history(
-    r: &mut Region,
-    c: &Call<'_>,
-    w: &mut Vec<Write>,
-    name: &str,
+/// One alarm-history item: what happened to which alarm.
+struct Entry<'a> {
+    name: &'a str,
     composite: bool,
-    kind: &str,
+    kind: &'a str,
     summary: String,
     data: Value,
-) {
+}
+
+fn history(r: &mut Region, c: &Call<'_>, w: &mut Vec<Write>, e: Entry<'_>) {
     let item = json!({
-        "AlarmName": name,
-        "AlarmType": if composite { "CompositeAlarm" } else { "MetricAlarm" },
+        "AlarmName": e.name,
+        "AlarmType": if e.composite { "CompositeAlarm" } else { "MetricAlarm" },
         "Timestamp": c.now,
-        "HistoryItemType": kind,
-        "HistorySummary": summary,
-        "HistoryData": data.to_string(),
+        "HistoryItemType": e.kind,
+        "HistorySummary": e.summary,
+        "HistoryData": e.data.to_string(),
     });
     w.push(Write::History(c.region.to_string(), item.clone()));
     r.history.push(item);
@@ -628,11 +628,13 @@ fn set_state(r: &mut Region, c: &Call<'_>, w: &mut Vec<Write>, name: &str, v: Ve
             r,
             c,
             w,
-            name,
-            composite,
-            "StateUpdate",
-            format!("Alarm updated from {old} to {}", v.state),
-            data,
+            Entry {
+                name,
+                composite,
+                kind: "StateUpdate",
+                summary: format!("Alarm updated from {old} to {}", v.state),
+                data,
+            },
         );
     }
 }
@@ -853,11 +855,13 @@ fn save_alarm(
         r,
         c,
         w,
-        name,
-        composite,
-        "ConfigurationUpdate",
-        summary,
-        data,
+        Entry {
+            name,
+            composite,
+            kind: "ConfigurationUpdate",
+            summary,
+            data,
+        },
     );
     refresh(r, c, None, w);
 }
@@ -1218,11 +1222,13 @@ fn delete_alarms(
                 r,
                 c,
                 w,
-                n,
-                a.composite,
-                "ConfigurationUpdate",
-                format!("Alarm \"{n}\" deleted"),
-                json!({"type": "Delete", "version": "1.0"}),
+                Entry {
+                    name: n,
+                    composite: a.composite,
+                    kind: "ConfigurationUpdate",
+                    summary: format!("Alarm \"{n}\" deleted"),
+                    data: json!({"type": "Delete", "version": "1.0"}),
+                },
             );
         }
     }
