@@ -123,9 +123,9 @@ impl Parser<'_, '_> {
         let mut v = self.product()?;
         loop {
             if self.eat('+') {
-                v = binary(v, self.product()?, |a, b| a + b)?;
+                v = binary(v, self.product()?, &|a, b| a + b)?;
             } else if self.eat('-') {
-                v = binary(v, self.product()?, |a, b| a - b)?;
+                v = binary(v, self.product()?, &|a, b| a - b)?;
             } else {
                 return Ok(v);
             }
@@ -136,9 +136,9 @@ impl Parser<'_, '_> {
         let mut v = self.power()?;
         loop {
             if self.eat('*') {
-                v = binary(v, self.power()?, |a, b| a * b)?;
+                v = binary(v, self.power()?, &|a, b| a * b)?;
             } else if self.eat('/') {
-                v = binary(v, self.power()?, |a, b| a / b)?;
+                v = binary(v, self.power()?, &|a, b| a / b)?;
             } else {
                 return Ok(v);
             }
@@ -149,14 +149,14 @@ impl Parser<'_, '_> {
         let base = self.unary()?;
         if self.eat('^') {
             let exp = self.power()?;
-            return binary(base, exp, f64::powf);
+            return binary(base, exp, &f64::powf);
         }
         Ok(base)
     }
 
     fn unary(&mut self) -> Result<Val, String> {
         if self.eat('-') {
-            return binary(Val::Scalar(0.0), self.unary()?, |a, b| a - b);
+            return binary(Val::Scalar(0.0), self.unary()?, &|a, b| a - b);
         }
         self.atom()
     }
@@ -276,7 +276,7 @@ fn flatten_into(v: Val, items: &mut Vec<Series>) -> Result<(), String> {
     Ok(())
 }
 
-fn binary(a: Val, b: Val, f: impl Fn(f64, f64) -> f64) -> Result<Val, String> {
+fn binary(a: Val, b: Val, f: &dyn Fn(f64, f64) -> f64) -> Result<Val, String> {
     Ok(match (a, b) {
         (Val::Scalar(x), Val::Scalar(y)) => Val::Scalar(f(x, y)),
         (Val::Series(s), Val::Scalar(y)) => {
@@ -292,7 +292,7 @@ fn binary(a: Val, b: Val, f: impl Fn(f64, f64) -> f64) -> Result<Val, String> {
         ),
         (Val::Array(a), other) => Val::Array(
             a.into_iter()
-                .map(|s| match binary(Val::Series(s), other.clone(), &f) {
+                .map(|s| match binary(Val::Series(s), other.clone(), f) {
                     Ok(Val::Series(s)) => s,
                     _ => Series::new(),
                 })
@@ -300,7 +300,7 @@ fn binary(a: Val, b: Val, f: impl Fn(f64, f64) -> f64) -> Result<Val, String> {
         ),
         (other, Val::Array(a)) => Val::Array(
             a.into_iter()
-                .map(|s| match binary(other.clone(), Val::Series(s), &f) {
+                .map(|s| match binary(other.clone(), Val::Series(s), f) {
                     Ok(Val::Series(s)) => s,
                     _ => Series::new(),
                 })
@@ -310,7 +310,7 @@ fn binary(a: Val, b: Val, f: impl Fn(f64, f64) -> f64) -> Result<Val, String> {
 }
 
 fn map(v: Val, f: fn(f64) -> f64) -> Result<Val, String> {
-    binary(v, Val::Scalar(0.0), |x, _| f(x))
+    binary(v, Val::Scalar(0.0), &|x, _| f(x))
 }
 
 fn fold(name: &str, values: &[f64]) -> Option<f64> {
