@@ -198,8 +198,7 @@ pub fn evaluate(
     let k = present.len();
     let reason = if state == ALARM {
         format!(
-            "Threshold Crossed: {breaching} out of the last {n} datapoint{} [{}] {} {} the threshold ({threshold:?}) (minimum {m} datapoint{} for OK -> ALARM transition).",
-            plural(n),
+            "Threshold Crossed: {breaching} out of the last {n} datapoints [{}] {} {} the threshold ({threshold:?}) (minimum {m} datapoint{} for OK -> ALARM transition).",
             shown.join(", "),
             if breaching == 1 { "was" } else { "were" },
             words(op),
