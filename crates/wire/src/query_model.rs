@@ -220,6 +220,11 @@ impl QueryModel {
                 .parse::<i64>()
                 .map(Value::from)
                 .unwrap_or(Value::String(t)),
+            ("double" | "float", Value::String(t)) => t
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::String(t), Value::Number),
             ("boolean", Value::String(t)) => match t.as_str() {
                 "true" | "True" => Value::Bool(true),
                 "false" | "False" => Value::Bool(false),

@@ -660,7 +660,9 @@ fn refresh(r: &mut Region, c: &Call<'_>, touched: Option<&[MetricKey]>, w: &mut 
         // The reason is the last transition's, as on AWS: an evaluation that keeps the state
         // changes nothing but when it ran.
         match alarms::evaluate(&a.body, &r.data, c.now) {
-            Some(v) if a.body["StateValue"].as_str() != Some(v.state) => set_state(r, c, w, &name, v),
+            Some(v) if a.body["StateValue"].as_str() != Some(v.state) => {
+                set_state(r, c, w, &name, v)
+            }
             _ => {
                 if let Some(a) = r.alarms.get_mut(&name) {
                     a.evaluated = c.now;
