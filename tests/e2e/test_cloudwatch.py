@@ -15,6 +15,9 @@ import uuid
 import botocore.exceptions
 import botocore.session
 import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 from botocore.parsers import create_parser
 from botocore.serialize import create_serializer
 
@@ -39,8 +42,9 @@ def cw(cumulo):
     return cumulo.client("cloudwatch")
 
 
-def raw_call(cumulo, protocol, op, params):
-    """One call in `protocol`, built and read by botocore's serializer and parser for it."""
+def raw_call(cumulo, protocol, op, params, signed=True):
+    """One call in `protocol`, built and read by botocore's serializer and parser for it, signed
+    as the SDKs sign it (routed by signing name) or not (routed by the request's shape)."""
     om = MODEL.operation_model(op)
     req = create_serializer(protocol).serialize_to_request(params, om)
     body = req["body"]
@@ -52,7 +56,12 @@ def raw_call(cumulo, protocol, op, params):
     if protocol == "json":
         headers["X-Amz-Target"] = f"GraniteServiceVersion20100801.{op}"
         headers["Content-Type"] = "application/x-amz-json-1.0"
-    http_req = urllib.request.Request(cumulo.endpoint + req["url_path"], data=body, headers=headers, method="POST")
+    url = cumulo.endpoint + req["url_path"]
+    if signed:
+        aws_req = AWSRequest(method="POST", url=url, data=body, headers=headers)
+        SigV4Auth(Credentials("test", "test"), "monitoring", "us-east-1").add_auth(aws_req)
+        headers = dict(aws_req.headers.items())
+    http_req = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(http_req, timeout=10) as r:
             status, rheaders, rbody = r.status, r.headers, r.read()
@@ -411,7 +420,11 @@ def test_each_protocol_raw(cumulo, protocol):
     assert (status, out["Error"]["Code"]) == (400, "InvalidParameterCombination")
     status, _, out = raw_call(cumulo, protocol, "PutAnomalyDetector", {"Namespace": ns, "MetricName": "m", "Stat": "Average"})
     assert status == 501 and "PutAnomalyDetector" in out["Error"]["Message"]
+    # Unsigned, the request's shape routes it: the CBOR path, the JSON target, the query Version.
+    status, _, out = raw_call(cumulo, protocol, "DescribeAlarms", {"AlarmNames": [alarm_name]}, signed=False)
+    assert status == 200 and out["MetricAlarms"][0]["AlarmName"] == alarm_name
     raw_call(cumulo, protocol, "DeleteAlarms", {"AlarmNames": [alarm_name]})
+    assert raw_call(cumulo, protocol, "DescribeAlarms", {"AlarmNames": [alarm_name]})[2]["MetricAlarms"] == []
 
 
 def test_json_errors_carry_the_query_code(cumulo):
