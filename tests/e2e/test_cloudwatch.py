@@ -113,13 +113,19 @@ def test_metrics_statistics_and_listing(cw):
     assert cw.get_metric_statistics(Namespace=ns, MetricName="Latency", StartTime=t - datetime.timedelta(minutes=1),
                                     EndTime=t + datetime.timedelta(minutes=1), Period=60, Statistics=["Sum"])["Datapoints"] == []
 
+    # Without a Unit, each unit of a period is its own datapoint.
+    cw.put_metric_data(Namespace=ns, MetricData=[{"MetricName": "Mixed", "Value": v, "Unit": u, "Timestamp": t}
+                                                  for v, u in ((10, "Count"), (1, "Seconds"))])
+    mixed = cw.get_metric_statistics(Namespace=ns, MetricName="Mixed", StartTime=t - datetime.timedelta(minutes=1),
+                                     EndTime=t + datetime.timedelta(minutes=1), Period=60, Statistics=["Average"])
+    assert sorted((p["Unit"], p["Average"]) for p in mixed["Datapoints"]) == [("Count", 10.0), ("Seconds", 1.0)]
     listed = cw.list_metrics(Namespace=ns)["Metrics"]
-    assert sorted(m["MetricName"] for m in listed) == ["Errors", "Latency"]
+    assert sorted(m["MetricName"] for m in listed) == ["Errors", "Latency", "Mixed"]
     lat = [m for m in listed if m["MetricName"] == "Latency"][0]
     assert sorted(d["Name"] for d in lat["Dimensions"]) == ["Env", "Service"]
     assert [m["MetricName"] for m in cw.list_metrics(Namespace=ns, Dimensions=[{"Name": "Service"}])["Metrics"]] == ["Latency"]
     assert cw.list_metrics(Namespace=ns, Dimensions=[{"Name": "Service", "Value": "db"}])["Metrics"] == []
-    assert len(cw.list_metrics(Namespace=ns, RecentlyActive="PT3H")["Metrics"]) == 2
+    assert len(cw.list_metrics(Namespace=ns, RecentlyActive="PT3H")["Metrics"]) == 3
 
 
 def test_get_metric_data_math_and_paging(cw):

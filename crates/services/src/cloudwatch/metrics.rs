@@ -180,7 +180,8 @@ pub fn aggregate(
         .collect()
 }
 
-/// The basic statistics of each period that has data.
+/// The basic statistics of each period that has data, one datapoint per unit (AWS does not
+/// mix units: without a Unit filter a period with two units answers two datapoints).
 pub fn statistics<'a>(
     data: &'a [Datum],
     start: f64,
@@ -188,14 +189,19 @@ pub fn statistics<'a>(
     period: i64,
     unit: Option<&str>,
 ) -> Vec<(i64, Stats, Option<String>, Vec<&'a Datum>)> {
-    periods(data, start, end, period, unit)
-        .into_iter()
-        .filter_map(|(t, ds)| {
-            let s = Stats::of(ds.iter().copied())?;
-            let unit = ds.iter().find_map(|d| d.unit.clone());
-            Some((t, s, unit, ds))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (t, ds) in periods(data, start, end, period, unit) {
+        let mut by_unit: BTreeMap<Option<String>, Vec<&Datum>> = BTreeMap::new();
+        for d in ds {
+            by_unit.entry(d.unit.clone()).or_default().push(d);
+        }
+        for (u, ds) in by_unit {
+            if let Some(s) = Stats::of(ds.iter().copied()) {
+                out.push((t, s, u, ds));
+            }
+        }
+    }
+    out
 }
 
 /// A statistic of one period's datums (for GetMetricStatistics' ExtendedStatistics).

@@ -491,7 +491,7 @@ fn get_metric_statistics(r: &mut Region, input: &Value) -> Result<Value, AwsErro
     let datapoints: Vec<Value> = metrics::statistics(data, start, end, period, unit)
         .into_iter()
         .map(|(t, s, u, ds)| {
-            let mut p = json!({"Timestamp": t, "Unit": unit.map(str::to_string).or(u).unwrap_or_else(|| "None".into())});
+            let mut p = json!({"Timestamp": t, "Unit": u.unwrap_or_else(|| "None".into())});
             for st in &stats {
                 p[st.as_str()] = json!(match st.as_str() {
                     "SampleCount" => s.count,

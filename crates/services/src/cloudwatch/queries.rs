@@ -125,7 +125,7 @@ pub fn run(
             .unwrap_or_default();
         let label = q["Label"]
             .as_str()
-            .map_or_else(|| key.name.clone(), str::to_string);
+            .map_or_else(|| default_label(queries, ms), str::to_string);
         metric_ids.push((id.clone(), label.clone()));
         labels.insert(id.clone(), label);
         series.insert(id, s);
@@ -178,6 +178,27 @@ pub fn run(
     Ok(answers)
 }
 
+/// The label AWS gives an unlabelled MetricStat query: its metric's name, with the statistic
+/// and then the period added when other unlabelled queries of the same metric differ in them.
+fn default_label(queries: &[Value], ms: &Value) -> String {
+    let name = ms["Metric"]["MetricName"].as_str().unwrap_or("");
+    let same: Vec<&Value> = queries
+        .iter()
+        .filter(|q| q["Label"].is_null())
+        .map(|q| &q["MetricStat"])
+        .filter(|o| o["Metric"]["MetricName"].as_str() == Some(name))
+        .collect();
+    let differs = |k: &str| same.iter().any(|o| o[k] != ms[k]);
+    let mut label = name.to_string();
+    if differs("Stat") {
+        label = format!("{label} {}", ms["Stat"].as_str().unwrap_or(""));
+    }
+    if differs("Period") {
+        label = format!("{label} {}", ms["Period"]);
+    }
+    label
+}
+
 /// AWS's periods: 1, 5, 10, 20, 30 or any multiple of 60.
 pub fn check_period(field: &str, period: i64) -> Result<(), AwsError> {
     if period <= 0 || !(matches!(period, 1 | 5 | 10 | 20 | 30) || period % 60 == 0) {
@@ -216,6 +237,28 @@ mod tests {
         assert_eq!(out[0].label, "m");
         assert_eq!(out[1].series, Series::from([(0, 12.0), (60, 2.0)]));
         assert_eq!(out[1].label, "double");
+        let stat = |s: &str, p: i64| json!({"Metric": {"Namespace": "N", "MetricName": "m"}, "Period": p, "Stat": s});
+        let labels = |qs: Vec<Value>| -> Vec<String> {
+            run("MetricDataQueries", &qs, &data, 0.0, 120.0)
+                .unwrap()
+                .into_iter()
+                .map(|a| a.label)
+                .collect()
+        };
+        assert_eq!(
+            labels(vec![
+                json!({"Id": "a", "MetricStat": stat("Sum", 60)}),
+                json!({"Id": "b", "MetricStat": stat("Average", 60)})
+            ]),
+            ["m Sum", "m Average"]
+        );
+        assert_eq!(
+            labels(vec![
+                json!({"Id": "a", "MetricStat": stat("Sum", 60)}),
+                json!({"Id": "b", "MetricStat": stat("Minimum", 30)})
+            ]),
+            ["m Sum 60", "m Minimum 30"]
+        );
         let bad = run(
             "MetricDataQueries",
             &[json!({"Id": "A", "Expression": "1"})],
