@@ -209,6 +209,9 @@ mod tests {
     const CLOUDWATCH: Descriptor = Descriptor {
         name: "monitoring",
         protocols: &[
+            Wire::RpcV2Cbor {
+                service: "GraniteServiceVersion20100801",
+            },
             Wire::Query {
                 version: "2010-08-01",
                 namespace: "http://monitoring.amazonaws.com/doc/2010-08-01/",
@@ -275,6 +278,18 @@ mod tests {
             Protocol::Query(_)
         ));
         assert_eq!(CLOUDWATCH.protocol_for(&target), Protocol::Json10);
+        let cbor = req(&[("smithy-protocol", "rpc-v2-cbor")]);
+        assert_eq!(CLOUDWATCH.protocol_for(&cbor), Protocol::RpcV2Cbor);
+        assert!(matches!(EC2.protocol_for(&cbor), Protocol::Ec2(_)));
+        let name = |d: Option<&Descriptor>| d.map(|d| d.name);
+        assert_eq!(
+            name(ROUTES.by_path("/service/GraniteServiceVersion20100801/operation/ListMetrics")),
+            Some("monitoring")
+        );
+        assert_eq!(
+            name(ROUTES.by_path("/service/Other/operation/ListMetrics")),
+            None
+        );
         assert_eq!(ACM.protocol_for(&plain), Protocol::Json11);
         assert_eq!(protocol_of_unknown(&plain), Protocol::RestJson);
     }
