@@ -273,6 +273,14 @@ def test_alarms_evaluate_from_datapoints_and_composites_follow(cw, cumulo):
     assert cw.describe_alarms(AlarmNames=[both])["CompositeAlarms"] == []  # MetricAlarm only by default
     assert [x["AlarmName"] for x in cw.describe_alarms(AlarmNamePrefix=high, StateValue="OK")["MetricAlarms"]] == [high]
     assert [x["AlarmName"] for x in cw.describe_alarms(ActionPrefix="arn:aws:sns:us-east-1:000000000000:t")["MetricAlarms"]] == [high]
+    # A rule may name its children by ARN; SetAlarmState on a composite holds as on a metric alarm.
+    by_arn = name("byarn")
+    cw.put_composite_alarm(AlarmName=by_arn, AlarmRule=f'NOT OK("{describe(cw, low)["AlarmArn"]}")')
+    assert [x["AlarmName"] for x in cw.describe_alarms(ChildrenOfAlarmName=by_arn)["MetricAlarms"]] == [low]
+    assert describe(cw, by_arn, "CompositeAlarms")["StateValue"] == "OK"
+    cw.set_alarm_state(AlarmName=by_arn, StateValue="ALARM", StateReason="by hand")
+    assert describe(cw, by_arn, "CompositeAlarms")["StateReason"] == "by hand"
+    cw.delete_alarms(AlarmNames=[by_arn])
     [m] = cw.describe_alarms_for_metric(Namespace=ns, MetricName="cpu")["MetricAlarms"]
     assert m["AlarmName"] == high
     cw.disable_alarm_actions(AlarmNames=[high])

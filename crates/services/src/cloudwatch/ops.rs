@@ -42,7 +42,7 @@ pub fn dispatch(
         "PutCompositeAlarm" => put_composite_alarm(r, c, input, w),
         "DescribeAlarms" => {
             refresh(r, c, None, w);
-            describe_alarms(r, input)
+            describe_alarms(r, c, input)
         }
         "DescribeAlarmsForMetric" => {
             refresh(r, c, None, w);
@@ -707,7 +707,7 @@ fn evaluate_composites(r: &mut Region, c: &Call<'_>, w: &mut Vec<Write>) {
     for _ in 0..composites.len().min(8) {
         let mut changed = false;
         for name in &composites {
-            let Some(a) = r.alarms.get(name) else {
+            let Some(a) = r.alarms.get(name).filter(|a| c.now >= a.held_until) else {
                 continue;
             };
             let Ok(rule) = Rule::parse(a.body["AlarmRule"].as_str().unwrap_or("FALSE")) else {
@@ -825,6 +825,7 @@ fn save_alarm(
                 composite,
                 tags: old.tags,
                 evaluated: 0.0,
+                held_until: 0.0,
             }
         }
         None => {
@@ -840,6 +841,7 @@ fn save_alarm(
                 composite,
                 tags,
                 evaluated: 0.0,
+                held_until: 0.0,
             }
         }
     };
@@ -1081,7 +1083,7 @@ fn children_of(r: &Region, c: &Call<'_>, name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn describe_alarms(r: &mut Region, input: &Value) -> Result<Value, AwsError> {
+fn describe_alarms(r: &mut Region, c: &Call<'_>, input: &Value) -> Result<Value, AwsError> {
     let names = strings(&input["AlarmNames"]);
     let prefix = input["AlarmNamePrefix"].as_str();
     if !names.is_empty() && prefix.is_some() {
@@ -1103,20 +1105,15 @@ fn describe_alarms(r: &mut Region, input: &Value) -> Result<Value, AwsError> {
             "1 validation error detected: Value '{max}' at 'maxRecords' failed to satisfy constraint: Member must have value between 1 and 100"
         )));
     }
-    let call = Call {
-        region: "",
-        account: "",
-        now: 0.0,
-    };
     let related: Option<Vec<String>> = if let Some(parent) = input["ChildrenOfAlarmName"].as_str() {
-        Some(children_of(r, &call, parent))
+        Some(children_of(r, c, parent))
     } else {
         input["ParentsOfAlarmName"].as_str().map(|child| {
             r.alarms
                 .iter()
                 .filter(|(n, a)| {
                     a.composite
-                        && children_of(r, &call, n)
+                        && children_of(r, c, n)
                             .iter()
                             .any(|ch| ch == child || ch.ends_with(&format!(":alarm:{child}")))
                 })
@@ -1277,6 +1274,14 @@ fn set_alarm_state(
             data,
         },
     );
+    if let Some(a) = r.alarms.get_mut(name) {
+        a.held_until = c.now + 60.0;
+        w.push(Write::Alarm(
+            c.region.to_string(),
+            name.to_string(),
+            Some(a.clone()),
+        ));
+    }
     evaluate_composites(r, c, w);
     Ok(json!({}))
 }

@@ -38,6 +38,10 @@ pub struct Alarm {
     pub tags: Vec<(String, String)>,
     /// When its state was last decided (by evaluation or SetAlarmState), epoch seconds.
     pub evaluated: f64,
+    /// Until when a state SetAlarmState gave it holds against evaluation (AWS keeps it until
+    /// the next evaluation, a minute at most), epoch seconds.
+    #[serde(default)]
+    pub held_until: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
