@@ -108,6 +108,26 @@ def test_targets_policies_alarms_and_scheduled_actions(cumulo, aas, cw, network)
     [sp] = aas.describe_scaling_policies(ServiceNamespace="ecs", ResourceId=resource, PolicyNames=["step"])["ScalingPolicies"]
     assert sp["StepScalingPolicyConfiguration"]["StepAdjustments"] == [{"MetricIntervalLowerBound": 0.0, "ScalingAdjustment": 1}]
 
+    # Customized metrics: one metric (Copilot's backlog per task), or metric math.
+    backlog = aas.put_scaling_policy(PolicyName="backlog", **target(resource), PolicyType="TargetTrackingScaling",
+                                     TargetTrackingScalingPolicyConfiguration={"TargetValue": 900.0, "CustomizedMetricSpecification": {
+                                         "Namespace": "app-env-worker", "MetricName": "BacklogPerTask", "Statistic": "Average",
+                                         "Dimensions": [{"Name": "QueueName", "Value": "q"}], "Unit": "Count"}})
+    [b] = [a for a in cw.describe_alarms(AlarmNames=[x["AlarmName"] for x in backlog["Alarms"]])["MetricAlarms"]
+           if "-AlarmHigh-" in a["AlarmName"]]
+    assert (b["Namespace"], b["MetricName"], b["Unit"], b["Threshold"]) == ("app-env-worker", "BacklogPerTask", "Count", 900.0)
+    math = aas.put_scaling_policy(PolicyName="math", **target(resource), PolicyType="TargetTrackingScaling",
+                                  TargetTrackingScalingPolicyConfiguration={"TargetValue": 10.0, "CustomizedMetricSpecification": {
+                                      "Metrics": [
+                                          {"Id": "m1", "MetricStat": {"Metric": {"Namespace": "app", "MetricName": "backlog"}, "Stat": "Sum"},
+                                           "ReturnData": False},
+                                          {"Id": "e1", "Expression": "m1 / 2", "ReturnData": True}]}})
+    [m] = [a for a in cw.describe_alarms(AlarmNames=[x["AlarmName"] for x in math["Alarms"]])["MetricAlarms"]
+           if "-AlarmHigh-" in a["AlarmName"]]
+    assert m["Metrics"][0]["MetricStat"]["Period"] == 60 and m["Metrics"][1]["Expression"] == "m1 / 2"
+    aas.delete_scaling_policy(PolicyName="math", **target(resource))
+    assert cw.describe_alarms(AlarmNames=[x["AlarmName"] for x in math["Alarms"]])["MetricAlarms"] == []
+
     aas.put_scheduled_action(ServiceNamespace="ecs", ScheduledActionName="night", ResourceId=resource,
                              ScalableDimension="ecs:service:DesiredCount", Schedule="cron(0 22 * * ? *)",
                              ScalableTargetAction={"MinCapacity": 1, "MaxCapacity": 2})
@@ -127,6 +147,7 @@ def test_targets_policies_alarms_and_scheduled_actions(cumulo, aas, cw, network)
     aas.deregister_scalable_target(**target(resource))
     assert aas.describe_scalable_targets(ServiceNamespace="ecs", ResourceIds=[resource])["ScalableTargets"] == []
     assert aas.describe_scaling_policies(ServiceNamespace="ecs", ResourceId=resource)["ScalingPolicies"] == []
+    assert cw.describe_alarms(AlarmNames=[x["AlarmName"] for x in backlog["Alarms"]])["MetricAlarms"] == []
 
 
 def test_refusals_change_nothing(cumulo, aas, network):

@@ -470,7 +470,7 @@ impl AutoScalingService {
         old: &[String],
     ) -> Result<Vec<Value>, AwsError> {
         let target = cfg["TargetValue"].as_f64().unwrap_or(0.0);
-        let (namespace, metric, dims, stat) = metric_of(t, cfg);
+        let metric = metric_of(t, cfg);
         let mut made = Vec::new();
         let kinds: &[(&str, &str, f64, i64)] = &[
             ("AlarmHigh", "GreaterThanThreshold", target, 3),
@@ -486,21 +486,19 @@ impl AutoScalingService {
                 .find(|o| o.starts_with(&marker))
                 .cloned()
                 .unwrap_or_else(|| format!("{marker}{}", uuid::Uuid::new_v4()));
-            let input = json!({
+            let mut input = json!({
                 "AlarmName": name,
                 "AlarmDescription": format!("DO NOT EDIT OR DELETE. For TargetTrackingScaling policy {policy_arn}."),
                 "ActionsEnabled": true,
                 "AlarmActions": [policy_arn],
-                "MetricName": metric,
-                "Namespace": namespace,
-                "Statistic": stat,
-                "Dimensions": dims,
-                "Period": 60,
                 "EvaluationPeriods": periods,
                 "DatapointsToAlarm": periods,
                 "Threshold": threshold,
                 "ComparisonOperator": op,
             });
+            for (k, v) in &metric {
+                input[k] = v.clone();
+            }
             self.cloudwatch.call(region, "PutMetricAlarm", &input)?;
             made.push(
                 json!({"AlarmName": name, "AlarmARN": self.cloudwatch.alarm_arn(region, &name)}),
@@ -732,18 +730,44 @@ fn alarm_names(body: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The metric a target-tracking configuration tracks: `(namespace, name, dimensions, statistic)`.
-fn metric_of(t: &Target<'_>, cfg: &Value) -> (String, String, Value, String) {
+/// The alarm members naming the metric a target-tracking configuration tracks: a single
+/// metric (`Namespace`, `MetricName`, `Dimensions`, `Statistic`, `Unit`, `Period`), or a
+/// customized spec's metric math as `Metrics` (each MetricStat on AWS's 60-second period).
+fn metric_of(t: &Target<'_>, cfg: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
     if let Some(c) = cfg
         .get("CustomizedMetricSpecification")
         .filter(|v| !v.is_null())
     {
-        return (
-            c["Namespace"].as_str().unwrap_or("").to_string(),
-            c["MetricName"].as_str().unwrap_or("").to_string(),
+        if let Some(queries) = c["Metrics"].as_array().filter(|m| !m.is_empty()) {
+            let queries: Vec<Value> = queries
+                .iter()
+                .map(|q| {
+                    let mut q = q.clone();
+                    if q.get("MetricStat").is_some_and(Value::is_object) {
+                        q["MetricStat"]["Period"] = json!(60);
+                    }
+                    q
+                })
+                .collect();
+            out.insert("Metrics".into(), json!(queries));
+            return out;
+        }
+        for k in ["Namespace", "MetricName", "Unit"] {
+            if let Some(v) = c.get(k).filter(|v| !v.is_null()) {
+                out.insert(k.into(), v.clone());
+            }
+        }
+        out.insert(
+            "Dimensions".into(),
             c.get("Dimensions").cloned().unwrap_or(json!([])),
-            c["Statistic"].as_str().unwrap_or("Average").to_string(),
         );
+        out.insert(
+            "Statistic".into(),
+            json!(c["Statistic"].as_str().unwrap_or("Average")),
+        );
+        out.insert("Period".into(), json!(60));
+        return out;
     }
     let p = &cfg["PredefinedMetricSpecification"];
     let kind = p["PredefinedMetricType"].as_str().unwrap_or("");
@@ -799,5 +823,10 @@ fn metric_of(t: &Target<'_>, cfg: &Value) -> (String, String, Value, String) {
         }
         other => ("AWS/ApplicationAutoScaling", other, json!([]), "Average"),
     };
-    (ns.to_string(), name.to_string(), dims, stat.to_string())
+    out.insert("Namespace".into(), json!(ns));
+    out.insert("MetricName".into(), json!(name));
+    out.insert("Dimensions".into(), dims);
+    out.insert("Statistic".into(), json!(stat));
+    out.insert("Period".into(), json!(60));
+    out
 }
