@@ -202,6 +202,8 @@ catalog! {
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
         autoscaling: crate::autoscaling::AutoScalingService,
+        cloudwatch: crate::cloudwatch::CloudWatchService,
+        applicationautoscaling: crate::applicationautoscaling::AutoScalingService,
     }
     without {
         sts: crate::sts::StsService,
@@ -242,6 +244,7 @@ mod tests {
                     Wire::RestJson { paths } | Wire::RestXml { paths } => {
                         paths.iter().map(|p| format!("path:{p}")).collect()
                     }
+                    Wire::RpcV2Cbor { service } => vec![format!("cbor:{service}")],
                 };
                 for key in keys {
                     assert!(seen.insert(key.clone()), "{} repeats {key}", d.name);

@@ -8,9 +8,11 @@
 
 pub mod acm;
 pub mod autoscaling;
+pub mod applicationautoscaling;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
+pub mod cloudwatch;
 pub mod custom;
 pub mod dynamodb;
 pub mod ec2;

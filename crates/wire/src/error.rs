@@ -136,6 +136,21 @@ impl AwsError {
                 }
                 r
             }
+            Protocol::RpcV2Cbor => {
+                let body = serde_json::json!({"__type": self.code, "message": self.message});
+                let mut r =
+                    AwsResponse::new(self.status, "application/cbor", crate::cbor::encode(&body));
+                r.set_header("smithy-protocol", "rpc-v2-cbor");
+                if let Some(q) = &self.query_code {
+                    let fault = if self.sender_fault {
+                        "Sender"
+                    } else {
+                        "Receiver"
+                    };
+                    r.set_header("x-amzn-query-error", &format!("{q};{fault}"));
+                }
+                r
+            }
             Protocol::RestJson => {
                 let mut body =
                     serde_json::json!({"message": self.message, "Message": self.message});

@@ -4,6 +4,7 @@
 //! Invariant: this crate knows nothing about any particular service or about persistence. It turns
 //! bytes into [`AwsRequest`]s and [`AwsError`]s into bytes, exactly as botocore expects them.
 
+pub mod cbor;
 pub mod chunked;
 pub mod error;
 pub mod ids;

@@ -12,6 +12,8 @@ pub enum Protocol {
     Json10,
     /// `application/x-amz-json-1.1` with `X-Amz-Target` (SSM, KMS, Logs, Secrets Manager).
     Json11,
+    /// Smithy RPC v2 CBOR (`smithy-protocol: rpc-v2-cbor`): CloudWatch for newer SDKs.
+    RpcV2Cbor,
     /// REST with JSON bodies (Lambda).
     RestJson,
     /// REST with XML bodies (S3).

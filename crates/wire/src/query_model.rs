@@ -47,8 +47,28 @@ impl QueryModel {
         self.operations.contains_key(op)
     }
 
-    fn shape(&self, name: &str) -> &Value {
+    /// A shape by name (`Value::Null` when the model has none).
+    pub fn shape(&self, name: &str) -> &Value {
         self.shapes.get(name).unwrap_or(&Value::Null)
+    }
+
+    /// The operation's output shape, if it has one.
+    pub fn output_shape(&self, op: &str) -> Option<&str> {
+        self.operations.get(op).and_then(|o| o["output"].as_str())
+    }
+
+    /// The name of the error shape whose query code is `code` (`InvalidParameterValue` is
+    /// `InvalidParameterValueException`): what an awsQueryCompatible service's JSON errors
+    /// carry as `__type`.
+    pub fn error_shape(&self, code: &str) -> Option<&str> {
+        let is_error = |name: &str| self.shape(name).get("error").is_some();
+        if is_error(code) {
+            return self.shapes.get_key_value(code).map(|(k, _)| k.as_str());
+        }
+        self.shapes
+            .iter()
+            .find(|(_, s)| s["error"]["code"].as_str() == Some(code))
+            .map(|(name, _)| name.as_str())
     }
 
     /// The request's parameters as the operation's input, in member names. A value that does
@@ -200,6 +220,11 @@ impl QueryModel {
                 .parse::<i64>()
                 .map(Value::from)
                 .unwrap_or(Value::String(t)),
+            ("double" | "float", Value::String(t)) => t
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::String(t), Value::Number),
             ("boolean", Value::String(t)) => match t.as_str() {
                 "true" | "True" => Value::Bool(true),
                 "false" | "False" => Value::Bool(false),
@@ -282,6 +307,12 @@ impl QueryModel {
                     out.push_str("</key><value>");
                     self.encode_value(vs, val, out);
                     out.push_str("</value></entry>");
+                }
+            }
+            "timestamp" if v.is_number() => {
+                let ms = (v.as_f64().unwrap_or(0.0) * 1000.0).round() as i64;
+                if let Some(t) = chrono::DateTime::from_timestamp_millis(ms) {
+                    out.push_str(&t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
                 }
             }
             _ => match v {

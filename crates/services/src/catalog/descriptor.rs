@@ -38,6 +38,9 @@ pub enum Wire {
         version: &'static str,
         namespace: &'static str,
     },
+    /// Smithy RPC v2 CBOR: `POST /service/<service>/operation/<Operation>` with
+    /// `smithy-protocol: rpc-v2-cbor` (unsigned requests are routed by that path).
+    RpcV2Cbor { service: &'static str },
     /// `rest-json`; `paths` are the prefixes that name the service when a request carries no
     /// signature (signed requests are routed by signing name).
     RestJson { paths: &'static [&'static str] },
@@ -86,8 +89,20 @@ impl Descriptor {
             Wire::RestJson { paths } | Wire::RestXml { paths } => {
                 paths.iter().any(|p| path.starts_with(p))
             }
+            Wire::RpcV2Cbor { service } => path
+                .strip_prefix("/service/")
+                .and_then(|p| p.strip_prefix(service))
+                .is_some_and(|p| p.starts_with("/operation/")),
             _ => false,
         })
+    }
+
+    fn cbor(&self, req: &AwsRequest) -> bool {
+        req.header("smithy-protocol") == Some("rpc-v2-cbor")
+            && self
+                .protocols
+                .iter()
+                .any(|w| matches!(w, Wire::RpcV2Cbor { .. }))
     }
 
     /// The protocol `req` is in: a REST-XML service always answers in it; an `X-Amz-Target`
@@ -96,6 +111,9 @@ impl Descriptor {
         let find = |pick: fn(&Wire) -> Option<Protocol>| self.protocols.iter().find_map(pick);
         if let Some(p) = find(|w| matches!(w, Wire::RestXml { .. }).then_some(Protocol::RestXml)) {
             return p;
+        }
+        if self.cbor(req) {
+            return Protocol::RpcV2Cbor;
         }
         if req.header("x-amz-target").is_some() {
             return json_of_request(self.json10(), req);
@@ -191,6 +209,9 @@ mod tests {
     const CLOUDWATCH: Descriptor = Descriptor {
         name: "monitoring",
         protocols: &[
+            Wire::RpcV2Cbor {
+                service: "GraniteServiceVersion20100801",
+            },
             Wire::Query {
                 version: "2010-08-01",
                 namespace: "http://monitoring.amazonaws.com/doc/2010-08-01/",
@@ -257,6 +278,18 @@ mod tests {
             Protocol::Query(_)
         ));
         assert_eq!(CLOUDWATCH.protocol_for(&target), Protocol::Json10);
+        let cbor = req(&[("smithy-protocol", "rpc-v2-cbor")]);
+        assert_eq!(CLOUDWATCH.protocol_for(&cbor), Protocol::RpcV2Cbor);
+        assert!(matches!(EC2.protocol_for(&cbor), Protocol::Ec2(_)));
+        let name = |d: Option<&Descriptor>| d.map(|d| d.name);
+        assert_eq!(
+            name(ROUTES.by_path("/service/GraniteServiceVersion20100801/operation/ListMetrics")),
+            Some("monitoring")
+        );
+        assert_eq!(
+            name(ROUTES.by_path("/service/Other/operation/ListMetrics")),
+            None
+        );
         assert_eq!(ACM.protocol_for(&plain), Protocol::Json11);
         assert_eq!(protocol_of_unknown(&plain), Protocol::RestJson);
     }

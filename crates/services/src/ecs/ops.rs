@@ -817,6 +817,18 @@ impl EcsService {
         })
     }
 
+    /// Whether `cluster` holds an ACTIVE service `name`: what Application Auto Scaling checks
+    /// before it registers `service/<cluster>/<name>` as a scalable target.
+    pub fn service_exists(&self, region: &str, cluster: &str, name: &str) -> bool {
+        self.read(region, |r, _| {
+            r.cluster(Some(cluster)).is_ok_and(|c| {
+                r.services
+                    .get(&r.service_key_of(&c.name, name))
+                    .is_some_and(|s| s.status == "ACTIVE")
+            })
+        })
+    }
+
     pub fn list_services(
         &self,
         region: &str,
