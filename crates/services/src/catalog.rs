@@ -63,6 +63,7 @@ tuple_dependencies!(A);
 tuple_dependencies!(A, B);
 tuple_dependencies!(A, B, C);
 tuple_dependencies!(A, B, C, D);
+tuple_dependencies!(A, B, C, D, E);
 
 /// What every service is built with.
 pub struct Context {
@@ -201,6 +202,7 @@ catalog! {
         acm: crate::acm::AcmService,
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
+        stepfunctions: crate::stepfunctions::StepFunctionsService,
     }
     without {
         sts: crate::sts::StsService,

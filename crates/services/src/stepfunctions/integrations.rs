@@ -1,0 +1,476 @@
+//! Task resources: what a Task state calls, in-process. Lambda (the bare function ARN and
+//! `lambda:invoke`) and SNS publish go through those services' typed operations; SQS,
+//! DynamoDB and EventBridge requests (optimized and `aws-sdk:` forms) are handed to the
+//! service's own JSON adapter in-process (no HTTP), so their validation and error codes are
+//! exactly the API's; Step Functions' own (`states:startExecution` with `.sync`/`.sync:2`,
+//! `aws-sdk:sfn:*`) reach this service. AWS's error names are kept: an optimized
+//! integration's error is `<Service>.<Code>Exception` with the Java SDK's cause suffix, an
+//! SDK integration's `<Service>.<Code>`; a resource cumulo cannot run fails the execution
+//! with States.Runtime naming it.
+
+use super::Sfn;
+use super::asl::run::{Pattern, Resource};
+use super::asl::{Exec, Failure, Integrations};
+use super::tokens::Signal;
+use crate::Service;
+use crate::lambda::InvocationType;
+use cumulo_wire::{AwsRequest, AwsResponse};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+pub struct Integ {
+    sfn: Arc<Sfn>,
+    execution: String,
+}
+
+impl Integ {
+    pub fn new(sfn: Arc<Sfn>, execution: String) -> Self {
+        Integ { sfn, execution }
+    }
+}
+
+/// How an integration names a service in errors: (optimized prefix, Java SDK service name,
+/// SDK-integration prefix).
+fn names(service: &str) -> (&'static str, &'static str, &'static str) {
+    match service {
+        "lambda" => ("Lambda", "AWSLambda", "Lambda"),
+        "sqs" => ("SQS", "AmazonSQS", "Sqs"),
+        "sns" => ("SNS", "AmazonSNS", "Sns"),
+        "dynamodb" => ("DynamoDB", "AmazonDynamoDBv2", "DynamoDb"),
+        "events" | "eventbridge" => ("EventBridge", "AmazonEventBridge", "EventBridge"),
+        "states" | "sfn" => ("StepFunctions", "AWSStepFunctions", "Sfn"),
+        _ => ("Unknown", "Unknown", "Unknown"),
+    }
+}
+
+/// A service's error as a Task failure.
+fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str) -> Failure {
+    let (prefix, java, sdk_prefix) = names(service);
+    let request_id = uuid::Uuid::new_v4();
+    if sdk {
+        let name = if code == "ValidationException" {
+            format!("{sdk_prefix}Exception")
+        } else if code.ends_with("Exception") {
+            code.to_string()
+        } else {
+            format!("{code}Exception")
+        };
+        return Failure::new(
+            format!("{sdk_prefix}.{name}"),
+            format!(
+                "{message} (Service: {sdk_prefix}, Status Code: {status}, Request ID: {request_id})"
+            ),
+        );
+    }
+    let generic = matches!(
+        code,
+        "ValidationException" | "MissingParameter" | "InvalidParameterValue" | "SerializationException"
+    );
+    let name = if generic {
+        format!("Amazon{}Exception", prefix)
+    } else if code.ends_with("Exception") {
+        code.to_string()
+    } else {
+        format!("{code}Exception")
+    };
+    let name = if service == "dynamodb" && generic {
+        "AmazonDynamoDBException".to_string()
+    } else {
+        name
+    };
+    Failure::new(
+        format!("{prefix}.{name}"),
+        format!(
+            "{message} (Service: {java}; Status Code: {status}; Error Code: {code}; Request ID: {request_id}; Proxy: null)"
+        ),
+    )
+}
+
+/// What the Java SDK adds to an optimized integration's answer.
+fn with_metadata(mut v: Value, content_type: &str) -> Value {
+    let request_id = uuid::Uuid::new_v4().to_string();
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "SdkHttpMetadata".into(),
+            json!({
+                "AllHttpHeaders": {
+                    "x-amzn-RequestId": [request_id],
+                    "Content-Type": [content_type],
+                },
+                "HttpHeaders": {"x-amzn-RequestId": request_id, "Content-Type": content_type},
+                "HttpStatusCode": 200,
+            }),
+        );
+        m.insert(
+            "SdkResponseMetadata".into(),
+            json!({"RequestId": request_id}),
+        );
+    }
+    v
+}
+
+/// A JSON payload member AWS serializes to a string when the state gives a JSON value.
+fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// `putItem` → `PutItem`.
+fn operation(action: &str) -> String {
+    let mut c = action.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+fn unsupported(arn: &str) -> Failure {
+    Failure::runtime(format!(
+        "cumulo does not run the Task resource '{arn}' (supported: Lambda, SQS, SNS, DynamoDB, EventBridge and Step Functions integrations, and activities)"
+    ))
+}
+
+impl Integ {
+    fn request(&self, exec: &Exec, target: &str, json10: bool, body: &Value) -> AwsRequest {
+        let mut req = AwsRequest::new(http::Method::POST, "/");
+        let ct = if json10 {
+            "application/x-amz-json-1.0"
+        } else {
+            "application/x-amz-json-1.1"
+        };
+        if let (Ok(t), Ok(c)) = (target.parse(), ct.parse()) {
+            req.headers.insert("x-amz-target", t);
+            req.headers.insert("content-type", c);
+        }
+        req.body = body.to_string().into();
+        req.region = exec.region.clone();
+        req.account_id = self.sfn.account_id.clone();
+        req.host = self.sfn.endpoint_host.clone();
+        req
+    }
+
+    /// Hands a JSON request to a service's adapter; its answer or its error as a Failure.
+    async fn json_call(
+        &self,
+        exec: &Exec,
+        service: &str,
+        sdk: bool,
+        action: &str,
+        params: &Value,
+    ) -> Result<Value, Failure> {
+        let op = operation(action);
+        let p = &self.sfn.peers;
+        let resp: AwsResponse = match service {
+            "dynamodb" => {
+                let req = self.request(exec, &format!("DynamoDB_20120810.{op}"), true, params);
+                p.dynamodb.handle(req).await
+            }
+            "sqs" => {
+                let req = self.request(exec, &format!("AmazonSQS.{op}"), true, params);
+                p.sqs.handle(req).await
+            }
+            "events" | "eventbridge" => {
+                let req = self.request(exec, &format!("AWSEvents.{op}"), false, params);
+                p.events.handle(req).await
+            }
+            "states" | "sfn" => {
+                let req = self.request(exec, &format!("AWSStepFunctions.{op}"), true, params);
+                super::wire::handle(&self.sfn, &req).await
+            }
+            _ => return Err(Failure::runtime(format!("no JSON route to {service}"))),
+        };
+        let body: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
+        if resp.status.is_success() {
+            return Ok(body);
+        }
+        let code = body["__type"]
+            .as_str()
+            .map(|t| t.rsplit('#').next().unwrap_or(t))
+            .unwrap_or("UnknownError")
+            .to_string();
+        let message = body["message"]
+            .as_str()
+            .or_else(|| body["Message"].as_str())
+            .unwrap_or("");
+        Err(api_failure(
+            service,
+            sdk,
+            resp.status.as_u16(),
+            &code,
+            message,
+        ))
+    }
+
+    async fn lambda(
+        &self,
+        exec: &Exec,
+        function: &str,
+        qualifier: Option<&str>,
+        payload: &Value,
+        legacy: bool,
+    ) -> Result<Value, Failure> {
+        let core = self.sfn.peers.lambda.core();
+        let invoked = core
+            .invoke(
+                &exec.region,
+                function,
+                qualifier,
+                payload.to_string().into(),
+                InvocationType::RequestResponse,
+                &self.sfn.endpoint_host,
+            )
+            .await
+            .map_err(|e| {
+                api_failure(
+                    "lambda",
+                    false,
+                    e.status.as_u16(),
+                    &e.code,
+                    &e.message,
+                )
+            })?;
+        let out = invoked.output.unwrap_or_else(|| crate::lambda::runtime::InvokeOutput {
+            payload: bytes::Bytes::from_static(b"null"),
+            function_error: None,
+            log_tail: String::new(),
+        });
+        let text = String::from_utf8_lossy(&out.payload).to_string();
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
+        if out.function_error.is_some() {
+            let error = value["errorType"]
+                .as_str()
+                .unwrap_or("Exception")
+                .to_string();
+            return Err(Failure::new(error, text));
+        }
+        if legacy {
+            return Ok(value);
+        }
+        Ok(with_metadata(
+            json!({
+                "ExecutedVersion": invoked.executed_version,
+                "Payload": value,
+                "StatusCode": 200,
+            }),
+            "application/json",
+        ))
+    }
+
+    fn sns_publish(&self, exec: &Exec, params: &Value) -> Result<Value, Failure> {
+        const KNOWN: &[&str] = &[
+            "TopicArn",
+            "TargetArn",
+            "Message",
+            "Subject",
+            "MessageStructure",
+            "MessageGroupId",
+            "MessageDeduplicationId",
+        ];
+        if let Some(k) = params
+            .as_object()
+            .and_then(|m| m.keys().find(|k| !KNOWN.contains(&k.as_str())))
+        {
+            return Err(Failure::runtime(format!(
+                "cumulo's sns:publish integration does not take the parameter {k}"
+            )));
+        }
+        let s = |k: &str| params[k].as_str().map(str::to_string);
+        let input = crate::sns::PublishInput {
+            topic_arn: s("TopicArn"),
+            target_arn: s("TargetArn"),
+            phone_number: None,
+            message: params.get("Message").map(as_text).unwrap_or_default(),
+            subject: s("Subject"),
+            message_structure: s("MessageStructure"),
+            message_attributes: Vec::new(),
+            message_group_id: s("MessageGroupId"),
+            message_deduplication_id: s("MessageDeduplicationId"),
+        };
+        let base = format!("http://{}", self.sfn.endpoint_host);
+        let out = self
+            .sfn
+            .peers
+            .sns
+            .publish(&exec.region, &base, input)
+            .map_err(|e| api_failure("sns", false, e.status.as_u16(), &e.code, &e.message))?;
+        let mut v = json!({"MessageId": out.message_id});
+        if let Some(n) = out.sequence_number {
+            v["SequenceNumber"] = json!(n);
+        }
+        Ok(with_metadata(v, "text/xml"))
+    }
+
+    async fn start_execution(
+        &self,
+        exec: &Exec,
+        params: &Value,
+        pattern: Pattern,
+    ) -> Result<Value, Failure> {
+        let mut p = params.clone();
+        if let Some(i) = p.get("Input") {
+            let t = if i.is_null() {
+                "{}".to_string()
+            } else {
+                as_text(i)
+            };
+            p["Input"] = json!(t);
+        }
+        let started = self
+            .json_call(exec, "states", false, "startExecution", &p)
+            .await?;
+        if pattern == Pattern::RequestResponse {
+            return Ok(with_metadata(started, "application/x-amz-json-1.0"));
+        }
+        let arn = started["executionArn"].as_str().unwrap_or("").to_string();
+        let x = self
+            .sfn
+            .wait_for(&arn)
+            .await
+            .map_err(|e| Failure::runtime(e.message))?;
+        let output = x.output.clone().unwrap_or_else(|| "null".into());
+        let mut v = json!({
+            "ExecutionArn": x.arn,
+            "StateMachineArn": x.machine_arn,
+            "Name": x.name,
+            "Status": x.status,
+            "StartDate": (x.start * 1000.0) as i64,
+            "StopDate": (x.stop.unwrap_or(x.start) * 1000.0) as i64,
+            "Input": x.input,
+            "InputDetails": {"Included": true},
+        });
+        if x.status == "SUCCEEDED" {
+            v["Output"] = if pattern == Pattern::Sync2 {
+                serde_json::from_str(&output).unwrap_or(Value::Null)
+            } else {
+                json!(output)
+            };
+            v["OutputDetails"] = json!({"Included": true});
+            if pattern == Pattern::Sync2 {
+                v["Input"] = serde_json::from_str(&x.input).unwrap_or(Value::Null);
+            }
+            return Ok(with_metadata(v, "application/x-amz-json-1.0"));
+        }
+        if let Some(e) = &x.error {
+            v["Error"] = json!(e);
+        }
+        if let Some(c) = &x.cause {
+            v["Cause"] = json!(c);
+        }
+        Err(Failure::new("States.TaskFailed", v.to_string()))
+    }
+}
+
+#[async_trait::async_trait]
+impl Integrations for Integ {
+    async fn call(
+        &self,
+        exec: &Exec,
+        resource: &Resource,
+        params: Value,
+        token: Option<&str>,
+    ) -> Result<Value, Failure> {
+        match resource {
+            Resource::LambdaArn(arn) => self.lambda(exec, arn, None, &params, true).await,
+            Resource::Activity(arn) => {
+                self.sfn
+                    .activity(arn)
+                    .map_err(|e| Failure::runtime(e.message))?;
+                self.sfn.tokens.enqueue(
+                    arn,
+                    token.unwrap_or_default().to_string(),
+                    params.to_string(),
+                );
+                Ok(Value::Null)
+            }
+            Resource::Service {
+                arn,
+                service,
+                action,
+                pattern,
+            } => {
+                if let Some(svc) = service.strip_prefix("aws-sdk:") {
+                    return match svc {
+                        "lambda" if action == "invoke" => {
+                            let f = params["FunctionName"].as_str().unwrap_or("");
+                            let q = params["Qualifier"].as_str();
+                            self.lambda(exec, f, q, &params["Payload"], false).await
+                        }
+                        "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
+                            self.json_call(exec, svc, true, action, &params).await
+                        }
+                        _ => Err(unsupported(arn)),
+                    };
+                }
+                if *pattern == Pattern::Sync || *pattern == Pattern::Sync2 {
+                    if service == "states" && action == "startExecution" {
+                        return self.start_execution(exec, &params, *pattern).await;
+                    }
+                    return Err(unsupported(arn));
+                }
+                match (service.as_str(), action.as_str()) {
+                    ("lambda", "invoke") => {
+                        let f = params["FunctionName"].as_str().unwrap_or("");
+                        let q = params["Qualifier"].as_str();
+                        let payload = params.get("Payload").cloned().unwrap_or(json!({}));
+                        let payload = if payload.is_null() { json!({}) } else { payload };
+                        self.lambda(exec, f, q, &payload, false).await
+                    }
+                    ("sqs", "sendMessage") => {
+                        let mut p = params.clone();
+                        if let Some(b) = p.get("MessageBody") {
+                            p["MessageBody"] = json!(as_text(b));
+                        }
+                        let v = self.json_call(exec, "sqs", false, action, &p).await?;
+                        Ok(with_metadata(v, "application/x-amz-json-1.0"))
+                    }
+                    ("sns", "publish") => self.sns_publish(exec, &params),
+                    ("dynamodb", "getItem" | "putItem" | "updateItem" | "deleteItem") => {
+                        let v = self
+                            .json_call(exec, "dynamodb", false, action, &params)
+                            .await?;
+                        Ok(with_metadata(v, "application/x-amz-json-1.0"))
+                    }
+                    ("events", "putEvents") => {
+                        let mut p = params.clone();
+                        if let Some(Value::Array(entries)) = p.get_mut("Entries") {
+                            for e in entries {
+                                if let Some(d) = e.get("Detail") {
+                                    e["Detail"] = json!(as_text(d));
+                                }
+                            }
+                        }
+                        let v = self.json_call(exec, "events", false, action, &p).await?;
+                        if v["FailedEntryCount"].as_u64().unwrap_or(0) > 0 {
+                            return Err(Failure::new(
+                                "EventBridge.FailedEntry",
+                                v.to_string(),
+                            ));
+                        }
+                        Ok(v)
+                    }
+                    ("states", "startExecution") => {
+                        self.start_execution(exec, &params, *pattern).await
+                    }
+                    _ => Err(unsupported(arn)),
+                }
+            }
+        }
+    }
+
+    async fn await_token(&self, token: &str, heartbeat: Option<u64>) -> Result<Value, Failure> {
+        self.sfn.tokens.wait(token, heartbeat.map(|h| h as f64)).await
+    }
+
+    fn new_token(&self, _: &Exec) -> String {
+        self.sfn.tokens.issue(&self.execution)
+    }
+}
+
+/// SendTaskFailure's error and cause as the waiting Task fails with.
+pub fn failure_signal(error: Option<String>, cause: Option<String>) -> Signal {
+    Signal::Done(Err(Failure::new(
+        error.unwrap_or_default(),
+        cause.unwrap_or_default(),
+    )))
+}
