@@ -6,11 +6,11 @@
 //! after `cumulo serve` restarts) resumes from the last top-level state it entered, whose
 //! entered event is already in its history; that state runs again from its start.
 
+use super::Sfn;
 use super::asl::{self, Checkpoint, Event, Exec, Failure, Lane, run};
 use super::integrations::Integ;
 use super::ops::{Target, arn_parts, err, machine_missing, now, store_error, validation};
 use super::state::{self, Execution, Revision};
-use super::Sfn;
 use cumulo_wire::AwsError;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -84,7 +84,15 @@ impl Sfn {
     fn resolve(
         &self,
         target: &str,
-    ) -> Result<(super::state::Machine, Revision, Option<String>, Option<String>), AwsError> {
+    ) -> Result<
+        (
+            super::state::Machine,
+            Revision,
+            Option<String>,
+            Option<String>,
+        ),
+        AwsError,
+    > {
         Ok(match self.target(target)? {
             Target::Machine(m) => {
                 let r = m.revision.clone();
@@ -110,7 +118,11 @@ impl Sfn {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .unwrap_or(0);
-                let v = m.versions.get(&n).cloned().ok_or_else(|| machine_missing(&chosen))?;
+                let v = m
+                    .versions
+                    .get(&n)
+                    .cloned()
+                    .ok_or_else(|| machine_missing(&chosen))?;
                 let alias = format!("{}:{}", m.arn, a.name);
                 (m, v.revision, Some(chosen), Some(alias))
             }
@@ -338,7 +350,11 @@ impl Sfn {
             if let Some(a) = &exec.alias_arn {
                 d["stateMachineAliasArn"] = json!(a);
             }
-            runner.emit(&Lane::default(), "ExecutionStarted", Some(("executionStartedEventDetails", d)));
+            runner.emit(
+                &Lane::default(),
+                "ExecutionStarted",
+                Some(("executionStartedEventDetails", d)),
+            );
         }
         let work = async {
             match &resumed_from {
@@ -349,8 +365,7 @@ impl Sfn {
                 _ => {
                     let start = definition["StartAt"].as_str().unwrap_or("").to_string();
                     let lane = Lane::at(0);
-                    run::run_states(&runner, &definition, start, input.clone(), &lane, true)
-                        .await
+                    run::run_states(&runner, &definition, start, input.clone(), &lane, true).await
                 }
             }
         };
@@ -379,7 +394,11 @@ impl Sfn {
                 if !f.cause.is_empty() {
                     d["cause"] = json!(f.cause);
                 }
-                runner.emit(&last, "ExecutionFailed", Some(("executionFailedEventDetails", d)))
+                runner.emit(
+                    &last,
+                    "ExecutionFailed",
+                    Some(("executionFailedEventDetails", d)),
+                )
             }
             End::TimedOut => runner.emit(
                 &last,
@@ -409,7 +428,10 @@ impl Sfn {
             x.checkpoint = Some(cp.clone());
         }
         let x = x.clone();
-        st.events.entry(arn.to_string()).or_default().push(e.clone());
+        st.events
+            .entry(arn.to_string())
+            .or_default()
+            .push(e.clone());
         let (arn, e) = (arn.to_string(), e.clone());
         let with_checkpoint = cp.is_some();
         drop(self.store.write_grouped(move |tx| {
@@ -560,8 +582,8 @@ impl Sfn {
 
     /// SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat.
     pub fn send_task(&self, token: &str, signal: super::tokens::Signal) -> Result<(), AwsError> {
-        if token.is_empty() || token.len() > 2048 {
-            return Err(err("InvalidToken", format!("Invalid Token: '{token}'")));
+        if !super::tokens::well_formed(token) {
+            return Err(err("InvalidToken", "Invalid Token: 'Invalid token'"));
         }
         if !self.tokens.signal(token, signal) {
             return Err(err(
@@ -591,7 +613,12 @@ pub fn resume_all(sfn: &Arc<Sfn>) {
         st.executions
             .values()
             .filter(|x| x.status == "RUNNING")
-            .map(|x| (x.clone(), st.events.get(&x.arn).cloned().unwrap_or_default()))
+            .map(|x| {
+                (
+                    x.clone(),
+                    st.events.get(&x.arn).cloned().unwrap_or_default(),
+                )
+            })
             .collect()
     };
     for (x, history) in todo {

@@ -64,7 +64,10 @@ fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str)
     }
     let generic = matches!(
         code,
-        "ValidationException" | "MissingParameter" | "InvalidParameterValue" | "SerializationException"
+        "ValidationException"
+            | "MissingParameter"
+            | "InvalidParameterValue"
+            | "SerializationException"
     );
     let name = if generic {
         format!("Amazon{}Exception", prefix)
@@ -114,6 +117,23 @@ fn as_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         v => v.to_string(),
+    }
+}
+
+/// Every object key's first letter changed by `f`.
+fn recase(v: &Value, f: fn(&char) -> char) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let mut c = k.chars();
+                    let key = c.next().map(|x| f(&x).to_string() + c.as_str());
+                    (key.unwrap_or_default(), recase(v, f))
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| recase(x, f)).collect()),
+        v => v.clone(),
     }
 }
 
@@ -175,8 +195,15 @@ impl Integ {
                 p.events.handle(req).await
             }
             "states" | "sfn" => {
-                let req = self.request(exec, &format!("AWSStepFunctions.{op}"), true, params);
-                super::wire::handle(&self.sfn, &req).await
+                // The integration speaks the SDK's PascalCase; the API's members are camelCase.
+                let body = recase(params, char::to_ascii_lowercase);
+                let req = self.request(exec, &format!("AWSStepFunctions.{op}"), true, &body);
+                let resp = super::wire::handle(&self.sfn, &req).await;
+                if resp.status.is_success() {
+                    let v: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
+                    return Ok(recase(&v, char::to_ascii_uppercase));
+                }
+                resp
             }
             _ => return Err(Failure::runtime(format!("no JSON route to {service}"))),
         };
@@ -221,20 +248,14 @@ impl Integ {
                 &self.sfn.endpoint_host,
             )
             .await
-            .map_err(|e| {
-                api_failure(
-                    "lambda",
-                    false,
-                    e.status.as_u16(),
-                    &e.code,
-                    &e.message,
-                )
-            })?;
-        let out = invoked.output.unwrap_or_else(|| crate::lambda::runtime::InvokeOutput {
-            payload: bytes::Bytes::from_static(b"null"),
-            function_error: None,
-            log_tail: String::new(),
-        });
+            .map_err(|e| api_failure("lambda", false, e.status.as_u16(), &e.code, &e.message))?;
+        let out = invoked
+            .output
+            .unwrap_or_else(|| crate::lambda::runtime::InvokeOutput {
+                payload: bytes::Bytes::from_static(b"null"),
+                function_error: None,
+                log_tail: String::new(),
+            });
         let text = String::from_utf8_lossy(&out.payload).to_string();
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
         if out.function_error.is_some() {
@@ -322,7 +343,7 @@ impl Integ {
         if pattern == Pattern::RequestResponse {
             return Ok(with_metadata(started, "application/x-amz-json-1.0"));
         }
-        let arn = started["executionArn"].as_str().unwrap_or("").to_string();
+        let arn = started["ExecutionArn"].as_str().unwrap_or("").to_string();
         let x = self
             .sfn
             .wait_for(&arn)
@@ -413,7 +434,11 @@ impl Integrations for Integ {
                         let f = params["FunctionName"].as_str().unwrap_or("");
                         let q = params["Qualifier"].as_str();
                         let payload = params.get("Payload").cloned().unwrap_or(json!({}));
-                        let payload = if payload.is_null() { json!({}) } else { payload };
+                        let payload = if payload.is_null() {
+                            json!({})
+                        } else {
+                            payload
+                        };
                         self.lambda(exec, f, q, &payload, false).await
                     }
                     ("sqs", "sendMessage") => {
@@ -442,10 +467,7 @@ impl Integrations for Integ {
                         }
                         let v = self.json_call(exec, "events", false, action, &p).await?;
                         if v["FailedEntryCount"].as_u64().unwrap_or(0) > 0 {
-                            return Err(Failure::new(
-                                "EventBridge.FailedEntry",
-                                v.to_string(),
-                            ));
+                            return Err(Failure::new("EventBridge.FailedEntry", v.to_string()));
                         }
                         Ok(v)
                     }
@@ -459,7 +481,10 @@ impl Integrations for Integ {
     }
 
     async fn await_token(&self, token: &str, heartbeat: Option<u64>) -> Result<Value, Failure> {
-        self.sfn.tokens.wait(token, heartbeat.map(|h| h as f64)).await
+        self.sfn
+            .tokens
+            .wait(token, heartbeat.map(|h| h as f64))
+            .await
     }
 
     fn new_token(&self, _: &Exec) -> String {

@@ -105,7 +105,10 @@ impl Sfn {
     }
 
     pub fn activity_arn(&self, region: &str, name: &str) -> String {
-        format!("arn:aws:states:{region}:{}:activity:{name}", self.account_id)
+        format!(
+            "arn:aws:states:{region}:{}:activity:{name}",
+            self.account_id
+        )
     }
 }
 

@@ -42,7 +42,9 @@ pub fn arn_parts<'a>(arn: &'a str, kind: &str) -> Result<(&'a str, Vec<&'a str>)
     }
     let parts: Vec<&str> = arn.split(':').collect();
     if parts.len() < 7 || parts[2] != "states" {
-        return Err(invalid(&format!("Resource type not valid in this context: {arn}")));
+        return Err(invalid(&format!(
+            "Resource type not valid in this context: {arn}"
+        )));
     }
     if !kind.is_empty() && parts[5] != kind {
         return Err(invalid(&format!(
@@ -58,9 +60,9 @@ pub fn arn_parts<'a>(arn: &'a str, kind: &str) -> Result<(&'a str, Vec<&'a str>)
 pub fn check_name(name: &str, what: &str) -> Result<(), AwsError> {
     let bad = name.is_empty()
         || name.chars().count() > 80
-        || name.chars().any(|c| {
-            c.is_whitespace() || c.is_control() || "<>{}[]?*\"#%\\^|~`$&,;:/".contains(c)
-        });
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "<>{}[]?*\"#%\\^|~`$&,;:/".contains(c));
     if bad {
         return Err(err("InvalidName", format!("Invalid Name: '{name}'")));
     }
@@ -382,7 +384,7 @@ impl Sfn {
         description: Option<String>,
     ) -> Result<(String, f64), AwsError> {
         let mut m = self.machine(arn)?;
-        let current = m.revision.revision_id.clone().unwrap_or_default();
+        let current = super::provider::revision_of(&m.revision.revision_id);
         if let Some(r) = revision_id
             && r != current
         {
@@ -490,8 +492,12 @@ impl Sfn {
 
     pub fn create_state_machine_alias(&self, input: AliasInput) -> Result<(String, f64), AwsError> {
         let name = &input.name;
-        let name_ok = name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-            && name.chars().any(|c| c.is_ascii_alphabetic() || "_-.".contains(c));
+        let name_ok = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+            && name
+                .chars()
+                .any(|c| c.is_ascii_alphabetic() || "_-.".contains(c));
         if name.len() > 80 {
             return Err(validation(format!(
                 "1 validation error detected: Value '{name}' at 'name' failed to satisfy constraint: Member must have length less than or equal to 80"
@@ -502,8 +508,14 @@ impl Sfn {
                 "1 validation error detected: Value '{name}' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: ^(?=.*[a-zA-Z_\\-\\.])[a-zA-Z0-9_\\-\\.]+$"
             )));
         }
-        let first = input.routing.first().map(|(a, _)| a.clone()).unwrap_or_default();
-        let machine_arn = first.rsplit_once(':').map_or(first.clone(), |(m, _)| m.to_string());
+        let first = input
+            .routing
+            .first()
+            .map(|(a, _)| a.clone())
+            .unwrap_or_default();
+        let machine_arn = first
+            .rsplit_once(':')
+            .map_or(first.clone(), |(m, _)| m.to_string());
         let mut m = self.machine(&machine_arn).map_err(|e| {
             if e.code == "StateMachineDoesNotExist" {
                 validation(format!(

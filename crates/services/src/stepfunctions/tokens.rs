@@ -25,6 +25,17 @@ pub struct Tokens {
     arrived: Notify,
 }
 
+/// Whether a token has the shape this server issues (AWS answers InvalidToken otherwise).
+pub fn well_formed(token: &str) -> bool {
+    use base64::Engine;
+    token.len() <= 2048
+        && base64::engine::general_purpose::STANDARD
+            .decode(token)
+            .ok()
+            .and_then(|d| String::from_utf8(d).ok())
+            .is_some_and(|s| s.starts_with("arn:") && s.contains('#'))
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -60,11 +71,12 @@ impl Tokens {
         };
         let out = loop {
             let next = match heartbeat {
-                Some(h) => match tokio::time::timeout(Duration::from_secs_f64(h), rx.recv()).await
-                {
-                    Ok(n) => n,
-                    Err(_) => break Err(Failure::new("States.HeartbeatTimeout", "")),
-                },
+                Some(h) => {
+                    match tokio::time::timeout(Duration::from_secs_f64(h), rx.recv()).await {
+                        Ok(n) => n,
+                        Err(_) => break Err(Failure::new("States.HeartbeatTimeout", "")),
+                    }
+                }
                 None => rx.recv().await,
             };
             match next {

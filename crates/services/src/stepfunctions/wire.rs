@@ -162,12 +162,7 @@ fn start_input(b: &Body<'_>) -> Result<StartInput, AwsError> {
     })
 }
 
-async fn dispatch(
-    sfn: &Arc<Sfn>,
-    region: &str,
-    op: &str,
-    b: Body<'_>,
-) -> Result<Value, AwsError> {
+async fn dispatch(sfn: &Arc<Sfn>, region: &str, op: &str, b: Body<'_>) -> Result<Value, AwsError> {
     match op {
         "CreateStateMachine" => {
             let input = CreateMachineInput {

@@ -137,3 +137,39 @@ async fn legacy_map_as_recorded() {
     let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
     assert_eq!(out.unwrap(), *end);
 }
+
+/// The recorder dropped `ParallelStateSucceeded` (its event-id gap shows it); AWS emits it
+/// between the branches' last event and `ParallelStateExited`, and so does the interpreter.
+#[tokio::test]
+async fn parallel_as_recorded_with_its_succeeded_event() {
+    let rec = recording(
+        "scenarios/test_base_scenarios.snapshot.json",
+        "::test_parallel_state",
+    );
+    let pass = |next: Option<&str>| match next {
+        Some(n) => json!({"Type": "Pass", "Next": n}),
+        None => json!({"Type": "Pass", "End": true}),
+    };
+    let def = json!({"StartAt": "LoadInput", "States": {
+        "LoadInput": {"Type": "Pass", "Result": [1, 2, 3, 4], "Next": "ParallelState"},
+        "ParallelState": {"Type": "Parallel", "End": true, "Branches": [
+            {"StartAt": "Branch1", "States": {"Branch1": pass(None)}},
+            {"StartAt": "Branch21", "States": {"Branch21": pass(Some("Branch22")), "Branch22": pass(None)}},
+            {"StartAt": "Branch31", "States": {"Branch31": pass(Some("Branch32")),
+                "Branch32": pass(Some("Branch33")), "Branch33": pass(None)}}]}}});
+    let (mut kinds, out) = run(def, json!({})).await;
+    let mut want = recorded_kinds(&rec);
+    let exited = want
+        .iter()
+        .position(|k| k == "ParallelStateExited")
+        .unwrap();
+    want.insert(exited, "ParallelStateSucceeded".into());
+    assert_eq!(kinds[..5], want[..5]);
+    assert_eq!(kinds[kinds.len() - 3..], want[want.len() - 3..]);
+    kinds.sort();
+    want.sort();
+    assert_eq!(kinds, want);
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
+    assert_eq!(out.unwrap().to_string(), end.as_str().unwrap());
+}
