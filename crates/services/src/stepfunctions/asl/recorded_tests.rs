@@ -173,3 +173,61 @@ async fn parallel_as_recorded_with_its_succeeded_event() {
     let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
     assert_eq!(out.unwrap().to_string(), end.as_str().unwrap());
 }
+
+/// ValidateStateMachineDefinition's diagnostics as AWS answered them
+/// (`test_sfn_api_validation`): code, message and location of each.
+#[test]
+fn validation_diagnostics_as_recorded() {
+    let all: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../../../shared/aws-recordings/stepfunctions/v2/test_sfn_api_validation.snapshot.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let pass = r#"{"StartAt": "S", "States": {"S": {"Type": "Pass", "End": true}}}"#;
+    let cases = [
+        ("standard[VALID_BASE_PASS]", pass, false),
+        ("express[VALID_BASE_PASS]", pass, true),
+        ("not_a_definition[EMPTY_STRING]", "", false),
+        ("not_a_definition[EMPTY_DICT]", "{}", false),
+        (
+            "standard[INVALID_BASE_NO_STARTAT]",
+            r#"{"States": {"S": {"Type": "Pass", "End": true}}}"#,
+            false,
+        ),
+        (
+            "express[ILLEGAL_WFTT]",
+            r#"{"StartAt": "SendMessageWithWait", "States": {"SendMessageWithWait": {"Type": "Task",
+                "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken", "End": true}}}"#,
+            true,
+        ),
+        (
+            "standard[INVALID_DOWNGRADE_QUERY_LANGUAGE]",
+            r#"{"QueryLanguage": "JSONata", "StartAt": "Pass", "States": {"Pass": {"Type": "Pass",
+                "QueryLanguage": "JSONPath", "End": true}}}"#,
+            false,
+        ),
+    ];
+    for (test, def, express) in cases {
+        let key = all
+            .as_object()
+            .unwrap()
+            .keys()
+            .find(|k| k.ends_with(&format!("_{test}")))
+            .unwrap_or_else(|| panic!("{test}"));
+        let want = &all[key]["recorded-content"]["validation_response"]["diagnostics"];
+        let got: Vec<Value> = super::validate::check(def, express)
+            .into_iter()
+            .map(|d| {
+                let mut v = json!({"code": d.code, "message": d.message, "severity": "ERROR"});
+                if let Some(l) = d.location {
+                    v["location"] = json!(l);
+                }
+                v
+            })
+            .collect();
+        assert_eq!(Value::Array(got), *want, "{test}");
+    }
+}
