@@ -350,6 +350,12 @@ def test_activity_worker(sfn):
     sfn.send_task_failure(taskToken=task["taskToken"], error="Boom", cause="worker said no")
     d = wait_done(sfn, ex["executionArn"])
     assert (d["status"], d["error"], d["cause"]) == ("FAILED", "Boom", "worker said no")
+    events = history(sfn, ex["executionArn"])
+    # As AWS records an activity: started when a worker takes it, with the worker's name.
+    assert [(e["type"], e.get("activityStartedEventDetails")) for e in events[2:5]] == [
+        ("ActivityScheduled", None), ("ActivityStarted", {"workerName": "w"}),
+        ("ActivityFailed", None)]
+    assert events[4]["activityFailedEventDetails"] == {"error": "Boom", "cause": "worker said no"}
     sfn.delete_activity(activityArn=act)
     with pytest.raises(botocore.exceptions.ClientError) as e:
         sfn.describe_activity(activityArn=act)

@@ -397,12 +397,15 @@ impl Integrations for Integ {
                 self.sfn
                     .activity(arn)
                     .map_err(|e| Failure::runtime(e.message))?;
-                self.sfn.tokens.enqueue(
+                let taken = self.sfn.tokens.enqueue(
                     arn,
                     token.unwrap_or_default().to_string(),
                     params.to_string(),
                 );
-                Ok(Value::Null)
+                let worker = taken
+                    .await
+                    .map_err(|_| Failure::runtime("the activity task was dropped"))?;
+                Ok(json!({"workerName": worker}))
             }
             Resource::Service {
                 arn,

@@ -16,12 +16,20 @@ pub enum Signal {
     Done(Result<Value, Failure>),
 }
 
+/// An activity task waiting for a worker: its token, its input, and who to tell the worker's
+/// name when one takes it.
+struct Scheduled {
+    token: String,
+    input: String,
+    taken: tokio::sync::oneshot::Sender<String>,
+}
+
 #[derive(Default)]
 pub struct Tokens {
     senders: Mutex<HashMap<String, mpsc::UnboundedSender<Signal>>>,
     receivers: Mutex<HashMap<String, mpsc::UnboundedReceiver<Signal>>>,
-    /// Per activity ARN: (token, input) not yet handed to a worker.
-    queues: Mutex<HashMap<String, VecDeque<(String, String)>>>,
+    /// Per activity ARN: tasks not yet handed to a worker.
+    queues: Mutex<HashMap<String, VecDeque<Scheduled>>>,
     arrived: Notify,
 }
 
@@ -74,7 +82,8 @@ impl Tokens {
                 Some(h) => {
                     match tokio::time::timeout(Duration::from_secs_f64(h), rx.recv()).await {
                         Ok(n) => n,
-                        Err(_) => break Err(Failure::new("States.HeartbeatTimeout", "")),
+                        // AWS reports a missed heartbeat as States.Timeout (recorded).
+                        Err(_) => break Err(Failure::new("States.Timeout", "")),
                     }
                 }
                 None => rx.recv().await,
@@ -89,24 +98,45 @@ impl Tokens {
         out
     }
 
-    pub fn enqueue(&self, activity: &str, token: String, input: String) {
+    /// Schedules an activity task; the receiver gets the name of the worker that takes it.
+    pub fn enqueue(
+        &self,
+        activity: &str,
+        token: String,
+        input: String,
+    ) -> tokio::sync::oneshot::Receiver<String> {
+        let (taken, rx) = tokio::sync::oneshot::channel();
         lock(&self.queues)
             .entry(activity.to_string())
             .or_default()
-            .push_back((token, input));
+            .push_back(Scheduled {
+                token,
+                input,
+                taken,
+            });
         self.arrived.notify_waiters();
+        rx
     }
 
-    /// GetActivityTask: the next scheduled task of the activity, waiting up to `wait`.
-    pub async fn poll(&self, activity: &str, wait: Duration) -> Option<(String, String)> {
+    /// GetActivityTask: the next scheduled task (token, input) of the activity, waiting up to
+    /// `wait`; a task whose execution has gone is skipped.
+    pub async fn poll(
+        &self,
+        activity: &str,
+        worker: &str,
+        wait: Duration,
+    ) -> Option<(String, String)> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let notified = self.arrived.notified();
-            if let Some(t) = lock(&self.queues)
-                .get_mut(activity)
-                .and_then(VecDeque::pop_front)
-            {
-                return Some(t);
+            loop {
+                let next = lock(&self.queues)
+                    .get_mut(activity)
+                    .and_then(VecDeque::pop_front);
+                let Some(t) = next else { break };
+                if t.taken.send(worker.to_string()).is_ok() {
+                    return Some((t.token, t.input));
+                }
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 return None;

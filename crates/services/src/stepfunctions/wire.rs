@@ -361,7 +361,12 @@ async fn dispatch(sfn: &Arc<Sfn>, region: &str, op: &str, b: Body<'_>) -> Result
         "GetActivityTask" => {
             let arn = b.str("activityArn")?;
             sfn.activity(&arn)?;
-            match sfn.tokens.poll(&arn, Duration::from_secs(60)).await {
+            let worker = b.opt_str("workerName")?.unwrap_or_default();
+            match sfn
+                .tokens
+                .poll(&arn, &worker, Duration::from_secs(60))
+                .await
+            {
                 Some((token, input)) => Ok(json!({"taskToken": token, "input": input})),
                 None => Ok(json!({})),
             }

@@ -231,3 +231,33 @@ fn validation_diagnostics_as_recorded() {
         assert_eq!(Value::Array(got), *want, "{test}");
     }
 }
+
+/// A failing iteration ends the Map: no later iteration starts, MapStateFailed carries no
+/// details, and the execution fails with the iteration's error (`test_map_state_break_condition`).
+#[tokio::test]
+async fn map_break_as_recorded() {
+    let rec = recording(
+        "scenarios/test_base_scenarios.snapshot.json",
+        "::test_map_state_break_condition",
+    );
+    let def = json!({"StartAt": "StartState", "States": {
+        "StartState": {"Type": "Pass", "Result": {"arr": [1, "Hello", {}, 3.3, 3, 4, 5]}, "Next": "MapState"},
+        "MapState": {"Type": "Map", "ItemsPath": "$.arr", "MaxConcurrency": 1, "End": true,
+            "Iterator": {"StartAt": "Equals3", "States": {
+                "Equals3": {"Type": "Choice", "Choices": [
+                    {"Variable": "$", "NumericEquals": 3, "Next": "Break"}], "Default": "Pass"},
+                "Break": {"Type": "Fail", "Error": "SomeFailure",
+                    "Cause": "This state machines raises a 'SomeFailure' failure."},
+                "Pass": {"Type": "Pass", "End": true}}}}}});
+    let (kinds, out) = run(def, json!({})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let end = &events[events.len() - 1]["executionFailedEventDetails"];
+    assert_eq!(
+        out.unwrap_err(),
+        Failure::new(
+            end["error"].as_str().unwrap(),
+            end["cause"].as_str().unwrap()
+        )
+    );
+}
