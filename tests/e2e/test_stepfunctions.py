@@ -299,11 +299,11 @@ def test_integration_errors_are_aws_named(sfn, workflow_deps):
     assert d["cause"].startswith("Requested resource not found (Service: AmazonDynamoDBv2; "
                                  "Status Code: 400; Error Code: ResourceNotFoundException;")
     arn = machine(sfn, {"StartAt": "Run", "States": {"Run": {
-        "Type": "Task", "Resource": "arn:aws:states:::ecs:runTask.sync",
-        "Parameters": {"Cluster": "c"}, "End": True}}})
+        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+        "Parameters": {"Bucket": "b", "Key": "k"}, "End": True}}})
     d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn)["executionArn"])
     assert d["status"] == "FAILED" and d["error"] == "States.Runtime"
-    assert "arn:aws:states:::ecs:runTask.sync" in d["cause"]
+    assert "arn:aws:states:::aws-sdk:s3:getObject" in d["cause"]
 
 
 def test_wait_for_task_token_and_nested_execution(sfn, workflow_deps):
@@ -621,3 +621,32 @@ def test_bad_stack_definition_is_refused_and_rolled_back(cumulo, sfn, tmp_path):
                if e["ResourceStatus"] == "CREATE_FAILED"]
     assert any("These fields are required: [States]" in r for r in reasons), reasons
     assert sfn.list_state_machines()["stateMachines"] == before
+
+
+def test_ecs_run_task_sync_reaches_stopped(cumulo, sfn):
+    ecs = cumulo.client("ecs")
+    cluster = f"sfn-c-{uid()}"
+    ecs.create_cluster(clusterName=cluster)
+    family = f"sfn-fam-{uid()}"
+    ecs.register_task_definition(
+        family=family, containerDefinitions=[{"name": "app", "image": "busybox", "essential": True}],
+        requiresCompatibilities=["FARGATE"], networkMode="awsvpc", cpu="256", memory="512")
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]
+    subnet = ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc["VpcId"]]}])[
+        "Subnets"][0]["SubnetId"]
+    arn = machine(sfn, {"StartAt": "Run", "States": {"Run": {
+        "Type": "Task", "Resource": "arn:aws:states:::ecs:runTask.sync",
+        "Parameters": {"Cluster": cluster, "TaskDefinition": family, "LaunchType": "FARGATE",
+                       "NetworkConfiguration": {"AwsvpcConfiguration": {"Subnets": [subnet]}}},
+        "End": True}}})
+    ex = sfn.start_execution(stateMachineArn=arn)
+    d = wait_done(sfn, ex["executionArn"], timeout=30)
+    assert d["status"] == "SUCCEEDED", (d.get("error"), d.get("cause"))
+    out = json.loads(d["output"])
+    assert out["LastStatus"] == "STOPPED" and out["DesiredStatus"] == "STOPPED"
+    task = ecs.describe_tasks(cluster=cluster, tasks=[out["TaskArn"]])["tasks"][0]
+    assert task["lastStatus"] == "STOPPED"
+    types = [e["type"] for e in history(sfn, ex["executionArn"])]
+    assert types == ["ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted",
+                     "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"]

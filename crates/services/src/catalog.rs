@@ -64,6 +64,7 @@ tuple_dependencies!(A, B);
 tuple_dependencies!(A, B, C);
 tuple_dependencies!(A, B, C, D);
 tuple_dependencies!(A, B, C, D, E);
+tuple_dependencies!(A, B, C, D, E, F);
 
 /// What every service is built with.
 pub struct Context {

@@ -6,7 +6,8 @@
 //! `aws-sdk:sfn:*`) reach this service. AWS's error names are kept: an optimized
 //! integration's error is `<Service>.<Code>Exception` with the Java SDK's cause suffix, an
 //! SDK integration's `<Service>.<Code>`; a resource cumulo cannot run fails the execution
-//! with States.Runtime naming it.
+//! with States.Runtime naming it. `ecs:runTask.sync` stops the task once it is RUNNING (no
+//! container runs) and answers with it at STOPPED.
 
 use super::Sfn;
 use super::asl::run::{Pattern, Resource};
@@ -39,6 +40,7 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "dynamodb" => ("DynamoDB", "AmazonDynamoDBv2", "DynamoDb"),
         "events" | "eventbridge" => ("EventBridge", "AmazonEventBridge", "EventBridge"),
         "states" | "sfn" => ("StepFunctions", "AWSStepFunctions", "Sfn"),
+        "ecs" => ("ECS", "AmazonECS", "Ecs"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -147,7 +149,7 @@ fn operation(action: &str) -> String {
 
 fn unsupported(arn: &str) -> Failure {
     Failure::runtime(format!(
-        "cumulo does not run the Task resource '{arn}' (supported: Lambda, SQS, SNS, DynamoDB, EventBridge and Step Functions integrations, and activities)"
+        "cumulo does not run the Task resource '{arn}' (supported: Lambda, SQS, SNS, DynamoDB, EventBridge, ECS runTask and Step Functions integrations, and activities)"
     ))
 }
 
@@ -189,6 +191,15 @@ impl Integ {
             "sqs" => {
                 let req = self.request(exec, &format!("AmazonSQS.{op}"), true, params);
                 p.sqs.handle(req).await
+            }
+            "ecs" => {
+                let req = self.request(
+                    exec,
+                    &format!("AmazonEC2ContainerServiceV20141113.{op}"),
+                    false,
+                    params,
+                );
+                p.ecs.handle(req).await
             }
             "events" | "eventbridge" => {
                 let req = self.request(exec, &format!("AWSEvents.{op}"), false, params);
@@ -322,12 +333,7 @@ impl Integ {
         Ok(with_metadata(v, "text/xml"))
     }
 
-    async fn start_execution(
-        &self,
-        exec: &Exec,
-        params: &Value,
-        pattern: Pattern,
-    ) -> Result<Value, Failure> {
+    async fn start_execution(&self, exec: &Exec, params: &Value) -> Result<Value, Failure> {
         let mut p = params.clone();
         if let Some(i) = p.get("Input") {
             let t = if i.is_null() {
@@ -340,9 +346,12 @@ impl Integ {
         let started = self
             .json_call(exec, "states", false, "startExecution", &p)
             .await?;
-        if pattern == Pattern::RequestResponse {
-            return Ok(with_metadata(started, "application/x-amz-json-1.0"));
-        }
+        Ok(with_metadata(started, "application/x-amz-json-1.0"))
+    }
+
+    /// `states:startExecution.sync`: the child execution's end (`.sync:2`: Input and Output as
+    /// JSON); a child that did not succeed fails the task with its description as the cause.
+    async fn execution_end(&self, started: &Value, pattern: Pattern) -> Result<Value, Failure> {
         let arn = started["ExecutionArn"].as_str().unwrap_or("").to_string();
         let x = self
             .sfn
@@ -379,6 +388,56 @@ impl Integ {
             v["Cause"] = json!(c);
         }
         Err(Failure::new("States.TaskFailed", v.to_string()))
+    }
+
+    /// `ecs:runTask`: RunTask through ECS's adapter (the SDK's PascalCase both ways).
+    async fn run_task(&self, exec: &Exec, params: &Value) -> Result<Value, Failure> {
+        let body = recase(params, char::to_ascii_lowercase);
+        let v = self.json_call(exec, "ecs", false, "runTask", &body).await?;
+        let v = recase(&v, char::to_ascii_uppercase);
+        if v["Failures"].as_array().is_some_and(|f| !f.is_empty()) {
+            return Err(Failure::new(
+                "ECS.AmazonECSException",
+                v["Failures"].to_string(),
+            ));
+        }
+        Ok(with_metadata(v, "application/x-amz-json-1.1"))
+    }
+
+    /// `ecs:runTask.sync`: no container runs in cumulo, so once the task is RUNNING it is
+    /// stopped (as if its containers had exited 0) and the task description at STOPPED is the
+    /// answer.
+    async fn task_end(&self, exec: &Exec, submitted: &Value) -> Result<Value, Failure> {
+        let task = submitted["Tasks"][0]["TaskArn"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let cluster = submitted["Tasks"][0]["ClusterArn"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let describe = json!({"cluster": cluster, "tasks": [task]});
+        let mut stopped = false;
+        loop {
+            let d = self
+                .json_call(exec, "ecs", false, "describeTasks", &describe)
+                .await?;
+            let status = d["tasks"][0]["lastStatus"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            if status == "STOPPED" {
+                return Ok(recase(&d["tasks"][0], char::to_ascii_uppercase));
+            }
+            if status == "RUNNING" && !stopped {
+                let stop = json!({"cluster": cluster, "task": task,
+                    "reason": "cumulo runs no container: the Step Functions .sync integration stops the task once it is RUNNING"});
+                self.json_call(exec, "ecs", false, "stopTask", &stop)
+                    .await?;
+                stopped = true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
     }
 }
 
@@ -426,10 +485,11 @@ impl Integrations for Integ {
                         _ => Err(unsupported(arn)),
                     };
                 }
-                if *pattern == Pattern::Sync || *pattern == Pattern::Sync2 {
-                    if service == "states" && action == "startExecution" {
-                        return self.start_execution(exec, &params, *pattern).await;
-                    }
+                let sync_ok = matches!(
+                    (service.as_str(), action.as_str()),
+                    ("states", "startExecution") | ("ecs", "runTask")
+                );
+                if matches!(pattern, Pattern::Sync | Pattern::Sync2) && !sync_ok {
                     return Err(unsupported(arn));
                 }
                 match (service.as_str(), action.as_str()) {
@@ -474,12 +534,28 @@ impl Integrations for Integ {
                         }
                         Ok(v)
                     }
-                    ("states", "startExecution") => {
-                        self.start_execution(exec, &params, *pattern).await
-                    }
+                    ("states", "startExecution") => self.start_execution(exec, &params).await,
+                    ("ecs", "runTask") => self.run_task(exec, &params).await,
                     _ => Err(unsupported(arn)),
                 }
             }
+        }
+    }
+
+    async fn await_sync(
+        &self,
+        exec: &Exec,
+        resource: &Resource,
+        submitted: Value,
+    ) -> Result<Value, Failure> {
+        match resource {
+            Resource::Service {
+                service, pattern, ..
+            } if service == "states" => self.execution_end(&submitted, *pattern).await,
+            Resource::Service { service, .. } if service == "ecs" => {
+                self.task_end(exec, &submitted).await
+            }
+            _ => Ok(submitted),
         }
     }
 

@@ -1,7 +1,7 @@
 //! AWS Step Functions (awsJson1_0, `AWSStepFunctions.<Operation>`): state machines (STANDARD
 //! and EXPRESS) with their versions and aliases, activities, tags, and executions that really
 //! run — the Amazon States Language interpreter (`asl`) on the server's runtime, its Task
-//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge and Step Functions itself
+//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge, ECS and Step Functions itself
 //! in-process (`integrations`).
 //!
 //! Layout: `state` (records and their store tables), `ops` (typed operations on machines,
@@ -27,6 +27,7 @@ pub use ops::{AliasInput, CreateMachineInput, UpdateMachineInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::dynamodb::DynamoDbService;
+use crate::ecs::EcsService;
 use crate::events::EventsService;
 use crate::lambda::LambdaService;
 use crate::sns::SnsService;
@@ -55,6 +56,7 @@ pub struct Peers {
     pub sns: Arc<SnsService>,
     pub dynamodb: Arc<DynamoDbService>,
     pub events: Arc<EventsService>,
+    pub ecs: Arc<EcsService>,
 }
 
 pub struct Sfn {
@@ -126,11 +128,12 @@ impl Catalogued for StepFunctionsService {
         Arc<SnsService>,
         Arc<DynamoDbService>,
         Arc<EventsService>,
+        Arc<EcsService>,
     );
 
     fn build(
         context: &Context,
-        (lambda, sqs, sns, dynamodb, events): Self::Deps,
+        (lambda, sqs, sns, dynamodb, events, ecs): Self::Deps,
     ) -> Result<Self, GatewayError> {
         let peers = Peers {
             lambda,
@@ -138,6 +141,7 @@ impl Catalogued for StepFunctionsService {
             sns,
             dynamodb,
             events,
+            ecs,
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)
     }

@@ -631,7 +631,7 @@ async fn task(
                     .integrations
                     .call(exec, &resource, params.clone(), token.as_deref())
                     .await?;
-                if *pattern == Pattern::WaitForTaskToken {
+                if *pattern != Pattern::RequestResponse {
                     exec.emit(
                         lane,
                         "TaskSubmitted",
@@ -643,6 +643,9 @@ async fn task(
                             ]),
                         )),
                     );
+                    if *pattern != Pattern::WaitForTaskToken {
+                        return exec.integrations.await_sync(exec, &resource, answer).await;
+                    }
                     let t = token.clone().unwrap_or_default();
                     return exec.integrations.await_token(&t, heartbeat).await;
                 }
