@@ -427,17 +427,17 @@ impl Sfn {
         if let Some(cp) = cp {
             x.checkpoint = Some(cp.clone());
         }
-        let x = x.clone();
         st.events
             .entry(arn.to_string())
             .or_default()
             .push(e.clone());
-        let (arn, e) = (arn.to_string(), e.clone());
-        let with_checkpoint = cp.is_some();
+        let (arn, e, cp) = (arn.to_string(), e.clone(), cp.cloned());
+        // Queued in order behind the earlier events and not awaited (the interpreter runs on):
+        // a crash loses at most the last moments' events, whose states a resume runs again.
         drop(self.store.write_grouped(move |tx| {
             state::save_event(tx, &arn, &e)?;
-            if with_checkpoint {
-                state::save_execution(tx, &x)?;
+            if let Some(cp) = &cp {
+                state::save_checkpoint(tx, &arn, Some(cp))?;
             }
             Ok(())
         }));
@@ -469,7 +469,10 @@ impl Sfn {
                 x.error = Some("States.Timeout".into());
             }
         }
-        if let Err(e) = self.store.write(|tx| state::save_execution(tx, &x)) {
+        if let Err(e) = self.store.write(|tx| {
+            state::save_execution(tx, &x)?;
+            state::save_checkpoint(tx, arn, None)
+        }) {
             eprintln!("cumulo: stepfunctions: could not record the end of {arn}: {e}");
         }
         st.executions.insert(arn.to_string(), x);
@@ -522,6 +525,7 @@ impl Sfn {
         self.store
             .write(|tx| {
                 state::save_execution(tx, &x)?;
+                state::save_checkpoint(tx, arn, None)?;
                 state::save_event(tx, arn, &event)
             })
             .map_err(store_error)?;

@@ -20,6 +20,10 @@ pub const MIGRATIONS: &[&str] = &["CREATE TABLE sfn_machines (
         arn TEXT PRIMARY KEY,
         doc TEXT NOT NULL
     );
+    CREATE TABLE sfn_checkpoints (
+        execution TEXT PRIMARY KEY,
+        doc TEXT NOT NULL
+    );
     CREATE TABLE sfn_events (
         execution TEXT NOT NULL,
         id INTEGER NOT NULL,
@@ -105,7 +109,9 @@ pub struct Execution {
     pub cause: Option<String>,
     pub start: f64,
     pub stop: Option<f64>,
-    /// The top-level state a restart resumes from.
+    /// The top-level state a restart resumes from (stored in its own small row, written at
+    /// every top-level state entry, so the execution's document is not rewritten each time).
+    #[serde(skip)]
     pub checkpoint: Option<Checkpoint>,
     pub trace_header: Option<String>,
 }
@@ -149,6 +155,19 @@ pub fn load(c: &Connection) -> rusqlite::Result<(State, Vec<String>)> {
         executions: decode(c, "sfn_executions", &mut problems)?,
         events: HashMap::new(),
     };
+    let mut stmt = c.prepare("SELECT execution, doc FROM sfn_checkpoints")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (exec, doc) = row?;
+        match (
+            serde_json::from_str::<Checkpoint>(&doc),
+            state.executions.get_mut(&exec),
+        ) {
+            (Ok(cp), Some(x)) => x.checkpoint = Some(cp),
+            (Err(e), _) => problems.push(format!("checkpoint of {exec}: {e}")),
+            (Ok(_), None) => {}
+        }
+    }
     let mut stmt = c.prepare("SELECT execution, doc FROM sfn_events ORDER BY execution, id")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     for row in rows {
@@ -204,5 +223,24 @@ pub fn save_event(tx: &Transaction<'_>, execution: &str, e: &Event) -> rusqlite:
         "INSERT OR REPLACE INTO sfn_events(execution, id, doc) VALUES (?1, ?2, ?3)",
         params![execution, e.id as i64, json(e)?],
     )?;
+    Ok(())
+}
+
+/// Where a running execution resumes; `None` removes it (the execution ended).
+pub fn save_checkpoint(
+    tx: &Transaction<'_>,
+    execution: &str,
+    cp: Option<&Checkpoint>,
+) -> rusqlite::Result<()> {
+    match cp {
+        Some(cp) => tx.execute(
+            "INSERT OR REPLACE INTO sfn_checkpoints(execution, doc) VALUES (?1, ?2)",
+            params![execution, json(cp)?],
+        )?,
+        None => tx.execute(
+            "DELETE FROM sfn_checkpoints WHERE execution = ?1",
+            params![execution],
+        )?,
+    };
     Ok(())
 }
