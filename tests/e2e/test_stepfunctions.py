@@ -299,11 +299,18 @@ def test_integration_errors_are_aws_named(sfn, workflow_deps):
     assert d["cause"].startswith("Requested resource not found (Service: AmazonDynamoDBv2; "
                                  "Status Code: 400; Error Code: ResourceNotFoundException;")
     arn = machine(sfn, {"StartAt": "Run", "States": {"Run": {
-        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
-        "Parameters": {"Bucket": "b", "Key": "k"}, "End": True}}})
+        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:putObject",
+        "Parameters": {"Bucket": "b", "Key": "k", "Body": "x"}, "End": True}}})
     d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn)["executionArn"])
     assert d["status"] == "FAILED" and d["error"] == "States.Runtime"
-    assert "arn:aws:states:::aws-sdk:s3:getObject" in d["cause"]
+    assert "arn:aws:states:::aws-sdk:s3:putObject" in d["cause"]
+    arn = machine(sfn, {"StartAt": "Get", "States": {"Get": {
+        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+        "Parameters": {"Bucket": f"no-such-{uid()}", "Key": "k"}, "End": True}}})
+    d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn)["executionArn"])
+    assert (d["status"], d["error"]) == ("FAILED", "S3.NoSuchBucketException")
+    assert d["cause"].startswith("The specified bucket does not exist (Service: S3, "
+                                 "Status Code: 404, Request ID: ")
 
 
 def test_wait_for_task_token_and_nested_execution(sfn, workflow_deps):
@@ -650,3 +657,33 @@ def test_ecs_run_task_sync_reaches_stopped(cumulo, sfn):
     types = [e["type"] for e in history(sfn, ex["executionArn"])]
     assert types == ["ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted",
                      "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"]
+
+
+def test_map_item_reader_from_s3(cumulo, sfn):
+    s3 = cumulo.client("s3")
+    bucket = f"sfn-items-{uid()}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="items.json", Body=json.dumps([{"n": 1}, {"n": 2}, {"n": 3}]))
+    s3.put_object(Bucket=bucket, Key="rows.csv", Body="id,name\n1,\"a, b\"\n2,c\n")
+
+    def run(reader):
+        arn = machine(sfn, {"StartAt": "Each", "States": {"Each": {
+            "Type": "Map", "ItemReader": reader,
+            "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                              "StartAt": "Id", "States": {"Id": {"Type": "Pass", "End": True}}},
+            "End": True}}})
+        d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn,
+                                               input=json.dumps({"b": bucket}))["executionArn"])
+        assert d["status"] == "SUCCEEDED", (d.get("error"), d.get("cause"))
+        return json.loads(d["output"])
+
+    assert run({"Resource": "arn:aws:states:::s3:getObject",
+                "ReaderConfig": {"InputType": "JSON", "MaxItems": 2},
+                "Parameters": {"Bucket.$": "$.b", "Key": "items.json"}}) == [{"n": 1}, {"n": 2}]
+    assert run({"Resource": "arn:aws:states:::s3:getObject",
+                "ReaderConfig": {"InputType": "CSV", "CSVHeaderLocation": "FIRST_ROW"},
+                "Parameters": {"Bucket.$": "$.b", "Key": "rows.csv"}}) == [
+        {"id": "1", "name": "a, b"}, {"id": "2", "name": "c"}]
+    keys = run({"Resource": "arn:aws:states:::s3:listObjectsV2",
+                "Parameters": {"Bucket.$": "$.b"}})
+    assert [k["Key"] for k in keys] == ["items.json", "rows.csv"]

@@ -65,6 +65,7 @@ tuple_dependencies!(A, B, C);
 tuple_dependencies!(A, B, C, D);
 tuple_dependencies!(A, B, C, D, E);
 tuple_dependencies!(A, B, C, D, E, F);
+tuple_dependencies!(A, B, C, D, E, F, G);
 
 /// What every service is built with.
 pub struct Context {

@@ -15,7 +15,8 @@ use super::asl::{Exec, Failure, Integrations};
 use super::tokens::Signal;
 use crate::Service;
 use crate::lambda::InvocationType;
-use cumulo_wire::{AwsRequest, AwsResponse};
+use crate::s3::{Conditions, ListInput};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -41,6 +42,7 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "events" | "eventbridge" => ("EventBridge", "AmazonEventBridge", "EventBridge"),
         "states" | "sfn" => ("StepFunctions", "AWSStepFunctions", "Sfn"),
         "ecs" => ("ECS", "AmazonECS", "Ecs"),
+        "s3" => ("S3", "AmazonS3", "S3"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -57,10 +59,16 @@ fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str)
         } else {
             format!("{code}Exception")
         };
+        // S3's answers also carry an extended request id, which the SDK names.
+        let extended = if service == "s3" {
+            format!(", Extended Request ID: {}", uuid::Uuid::new_v4().simple())
+        } else {
+            String::new()
+        };
         return Failure::new(
             format!("{sdk_prefix}.{name}"),
             format!(
-                "{message} (Service: {sdk_prefix}, Status Code: {status}, Request ID: {request_id})"
+                "{message} (Service: {sdk_prefix}, Status Code: {status}, Request ID: {request_id}{extended})"
             ),
         );
     }
@@ -333,6 +341,51 @@ impl Integ {
         Ok(with_metadata(v, "text/xml"))
     }
 
+    /// S3 GetObject (the body as text) and ListObjectsV2 through S3's typed operations.
+    fn s3(&self, action: &str, params: &Value, sdk: bool) -> Result<Value, Failure> {
+        let s3 = &self.sfn.peers.s3;
+        let fail = |e: AwsError| api_failure("s3", sdk, e.status.as_u16(), &e.code, &e.message);
+        let bucket = params["Bucket"].as_str().unwrap_or("");
+        match action {
+            "getObject" => {
+                let key = params["Key"].as_str().unwrap_or("");
+                let version = params["VersionId"].as_str();
+                let got = s3
+                    .get_object(bucket, key, version, None, &Conditions::default())
+                    .map_err(fail)?
+                    .map_err(|_| Failure::runtime("S3 GetObject: a precondition failed"))?;
+                Ok(json!({
+                    "Body": String::from_utf8_lossy(&got.body),
+                    "ContentLength": got.meta.size,
+                    "ETag": format!("\"{}\"", got.meta.etag),
+                    "VersionId": got.meta.version_id,
+                }))
+            }
+            "listObjectsV2" => {
+                let input = ListInput {
+                    prefix: params["Prefix"].as_str().unwrap_or("").to_string(),
+                    delimiter: String::new(),
+                    marker: String::new(),
+                    max_keys: params["MaxKeys"].as_u64().unwrap_or(1000) as usize,
+                };
+                let listed = s3.list_objects(bucket, &input).map_err(fail)?;
+                let contents: Vec<Value> = listed
+                    .entries
+                    .iter()
+                    .map(|m| {
+                        json!({"Key": m.key, "Size": m.size, "ETag": format!("\"{}\"", m.etag),
+                            "LastModified": m.last_modified, "StorageClass": "STANDARD"})
+                    })
+                    .collect();
+                Ok(
+                    json!({"Name": bucket, "KeyCount": contents.len(), "Contents": contents,
+                    "IsTruncated": listed.is_truncated}),
+                )
+            }
+            other => Err(unsupported(&format!("arn:aws:states:::aws-sdk:s3:{other}"))),
+        }
+    }
+
     async fn start_execution(&self, exec: &Exec, params: &Value) -> Result<Value, Failure> {
         let mut p = params.clone();
         if let Some(i) = p.get("Input") {
@@ -479,6 +532,7 @@ impl Integrations for Integ {
                             let q = params["Qualifier"].as_str();
                             self.lambda(exec, f, q, &params["Payload"], false).await
                         }
+                        "s3" => self.s3(action, &params, true),
                         "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
                             self.json_call(exec, svc, true, action, &params).await
                         }
@@ -513,6 +567,8 @@ impl Integrations for Integ {
                         Ok(with_metadata(v, "application/x-amz-json-1.0"))
                     }
                     ("sns", "publish") => self.sns_publish(exec, &params),
+                    // A Map's ItemReader reads through these.
+                    ("s3", "getObject" | "listObjectsV2") => self.s3(action, &params, false),
                     ("dynamodb", "getItem" | "putItem" | "updateItem" | "deleteItem") => {
                         let v = self
                             .json_call(exec, "dynamodb", false, action, &params)

@@ -30,6 +30,7 @@ use crate::dynamodb::DynamoDbService;
 use crate::ecs::EcsService;
 use crate::events::EventsService;
 use crate::lambda::LambdaService;
+use crate::s3::S3Service;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::{Config, GatewayError, Service};
@@ -57,6 +58,7 @@ pub struct Peers {
     pub dynamodb: Arc<DynamoDbService>,
     pub events: Arc<EventsService>,
     pub ecs: Arc<EcsService>,
+    pub s3: Arc<S3Service>,
 }
 
 pub struct Sfn {
@@ -129,11 +131,12 @@ impl Catalogued for StepFunctionsService {
         Arc<DynamoDbService>,
         Arc<EventsService>,
         Arc<EcsService>,
+        Arc<S3Service>,
     );
 
     fn build(
         context: &Context,
-        (lambda, sqs, sns, dynamodb, events, ecs): Self::Deps,
+        (lambda, sqs, sns, dynamodb, events, ecs, s3): Self::Deps,
     ) -> Result<Self, GatewayError> {
         let peers = Peers {
             lambda,
@@ -142,6 +145,7 @@ impl Catalogued for StepFunctionsService {
             dynamodb,
             events,
             ecs,
+            s3,
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)
     }

@@ -7,6 +7,7 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod path;
+pub mod reader;
 #[cfg(test)]
 mod recorded_tests;
 pub mod run;

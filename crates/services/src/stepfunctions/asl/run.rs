@@ -842,9 +842,13 @@ async fn map(
     ctx: &Value,
     lane: &Lane,
 ) -> Result<Value, Failure> {
-    let items = match state.get("ItemsPath").and_then(Value::as_str) {
-        Some(p) => data::read(p, effective, ctx)?,
-        None => effective.clone(),
+    let items = match (
+        state.get("ItemReader"),
+        state.get("ItemsPath").and_then(Value::as_str),
+    ) {
+        (Some(r), _) => Value::Array(super::reader::items(exec, r, effective, ctx).await?),
+        (None, Some(p)) => data::read(p, effective, ctx)?,
+        (None, None) => effective.clone(),
     };
     let Value::Array(items) = items else {
         return Err(Failure::runtime(format!(
