@@ -687,3 +687,33 @@ def test_map_item_reader_from_s3(cumulo, sfn):
     keys = run({"Resource": "arn:aws:states:::s3:listObjectsV2",
                 "Parameters": {"Bucket.$": "$.b"}})
     assert [k["Key"] for k in keys] == ["items.json", "rows.csv"]
+
+
+def test_redrive_runs_the_failed_state_again(cumulo, sfn):
+    ddb = cumulo.client("dynamodb")
+    table = f"sfn-redrive-{uid()}"
+    arn = machine(sfn, {"StartAt": "First", "States": {
+        "First": {"Type": "Pass", "Result": {"k": "a"}, "Next": "Get"},
+        "Get": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:getItem",
+                "Parameters": {"TableName": table, "Key": {"id": {"S.$": "$.k"}}},
+                "ResultSelector": {"item.$": "$.Item"}, "End": True}}})
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["redriveStatus"]) == ("FAILED", "REDRIVABLE")
+    ddb.create_table(TableName=table, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST")
+    ddb.put_item(TableName=table, Item={"id": {"S": "a"}, "v": {"N": "7"}})
+    sfn.redrive_execution(executionArn=ex)
+    d = wait_done(sfn, ex)
+    assert d["status"] == "SUCCEEDED" and d["redriveCount"] == 1
+    assert json.loads(d["output"]) == {"item": {"id": {"S": "a"}, "v": {"N": "7"}}}
+    types = [e["type"] for e in history(sfn, ex)]
+    assert types == ["ExecutionStarted", "PassStateEntered", "PassStateExited",
+                     "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskFailed",
+                     "ExecutionFailed", "ExecutionRedriven", "TaskStateEntered",
+                     "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited",
+                     "ExecutionSucceeded"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.redrive_execution(executionArn=ex)
+    assert code(e) == ("ExecutionNotRedrivable", "Execution is SUCCEEDED and cannot be redriven")

@@ -177,6 +177,10 @@ impl Sfn {
             stop: None,
             checkpoint: None,
             trace_header: input.trace_header,
+            redrive_count: 0,
+            redrive_date: None,
+            last_state: None,
+            redriving: false,
         };
         if !express {
             let mut st = self.lock();
@@ -244,6 +248,10 @@ impl Sfn {
             stop: None,
             checkpoint: None,
             trace_header: input.trace_header,
+            redrive_count: 0,
+            redrive_date: None,
+            last_state: None,
+            redriving: false,
         };
         let end = self.clone().drive(exec, Vec::new()).await;
         let stop = now();
@@ -314,7 +322,7 @@ impl Sfn {
                 "Name": exec.name,
                 "RoleArn": exec.revision.role_arn,
                 "StartTime": run::iso(exec.start),
-                "RedriveCount": 0,
+                "RedriveCount": exec.redrive_count,
             },
             "StateMachine": {
                 "Id": exec.machine_arn,
@@ -356,13 +364,30 @@ impl Sfn {
                 Some(("executionStartedEventDetails", d)),
             );
         }
+        let redrive = exec.last_state.clone().filter(|_| exec.redriving && !fresh);
+        if redrive.is_some() {
+            runner.emit(
+                &Lane::at(runner.last_id()),
+                "ExecutionRedriven",
+                Some((
+                    "executionRedrivenEventDetails",
+                    json!({"redriveCount": exec.redrive_count}),
+                )),
+            );
+        }
         let work = async {
-            match &resumed_from {
-                Some(cp) if !fresh => {
+            match (&resumed_from, &redrive) {
+                // A redrive enters the state the execution ended in again.
+                (_, Some(from)) => {
+                    let lane = Lane::at(runner.last_id());
+                    let (name, input) = (from.state.clone(), from.input.clone());
+                    run::run_states(&runner, &definition, name, input, &lane, true).await
+                }
+                (Some(cp), None) if !fresh => {
                     let lane = Lane::at(runner.last_id());
                     run::resume(&runner, &definition, cp, &lane).await
                 }
-                _ => {
+                (_, None) => {
                     let start = definition["StartAt"].as_str().unwrap_or("").to_string();
                     let lane = Lane::at(0);
                     run::run_states(&runner, &definition, start, input.clone(), &lane, true).await
@@ -371,7 +396,7 @@ impl Sfn {
         };
         let end = match definition["TimeoutSeconds"].as_f64() {
             Some(t) => {
-                let left = t - (now() - exec.start);
+                let left = t - (now() - exec.redrive_date.unwrap_or(exec.start));
                 match tokio::time::timeout(Duration::from_secs_f64(left.max(0.0)), work).await {
                     Ok(r) => r.map_or_else(End::Failed, End::Succeeded),
                     Err(_) => End::TimedOut,
@@ -427,6 +452,11 @@ impl Sfn {
         if let Some(cp) = cp {
             x.checkpoint = Some(cp.clone());
         }
+        // A redrive's first state entry: a restart from here on resumes, not redrives again.
+        let redriven = (x.redriving && cp.is_some()).then(|| {
+            x.redriving = false;
+            x.clone()
+        });
         st.events
             .entry(arn.to_string())
             .or_default()
@@ -438,6 +468,9 @@ impl Sfn {
             state::save_event(tx, &arn, &e)?;
             if let Some(cp) = &cp {
                 state::save_checkpoint(tx, &arn, Some(cp))?;
+            }
+            if let Some(x) = &redriven {
+                state::save_execution(tx, x)?;
             }
             Ok(())
         }));
@@ -453,7 +486,8 @@ impl Sfn {
         }
         let mut x = x.clone();
         x.stop = Some(now());
-        x.checkpoint = None;
+        x.last_state = x.checkpoint.take().or(x.last_state);
+        x.redriving = false;
         match end {
             End::Succeeded(v) => {
                 x.status = "SUCCEEDED".into();
@@ -506,7 +540,8 @@ impl Sfn {
         x.stop = Some(date);
         x.error = error.clone();
         x.cause = cause.clone();
-        x.checkpoint = None;
+        x.last_state = x.checkpoint.take().or(x.last_state);
+        x.redriving = false;
         let events = st.events.entry(arn.to_string()).or_default();
         let mut d = json!({});
         if let Some(e) = &error {
@@ -535,6 +570,36 @@ impl Sfn {
         if let Some(h) = self.running.lock().remove(arn) {
             h.abort();
         }
+        Ok(date)
+    }
+
+    /// RedriveExecution: a FAILED, TIMED_OUT or ABORTED STANDARD execution runs again from
+    /// the top-level state it ended in (that whole state: a Map or Parallel runs all its
+    /// iterations or branches again, where AWS reruns only the unsuccessful ones).
+    pub fn redrive_execution(self: &Arc<Self>, arn: &str) -> Result<f64, AwsError> {
+        let x = self.describe_execution(arn)?;
+        if let Some(reason) = not_redrivable(&x) {
+            return Err(err("ExecutionNotRedrivable", reason));
+        }
+        let date = now();
+        let mut x = x;
+        x.status = "RUNNING".into();
+        x.stop = None;
+        x.output = None;
+        x.error = None;
+        x.cause = None;
+        x.redrive_count += 1;
+        x.redrive_date = Some(date);
+        x.redriving = true;
+        let history = {
+            let mut st = self.lock();
+            self.store
+                .write(|tx| state::save_execution(tx, &x))
+                .map_err(store_error)?;
+            st.executions.insert(arn.to_string(), x.clone());
+            st.events.get(arn).cloned().unwrap_or_default()
+        };
+        self.launch(x, history);
         Ok(date)
     }
 
@@ -630,6 +695,18 @@ pub fn resume_all(sfn: &Arc<Sfn>) {
     }
 }
 
+/// Why an execution cannot be redriven (AWS's redriveStatusReason), if it cannot.
+fn not_redrivable(x: &Execution) -> Option<String> {
+    match x.status.as_str() {
+        "FAILED" | "TIMED_OUT" | "ABORTED" if x.last_state.is_some() => None,
+        "FAILED" | "TIMED_OUT" | "ABORTED" => Some(format!(
+            "Execution is {} before entering any state and cannot be redriven",
+            x.status
+        )),
+        s => Some(format!("Execution is {s} and cannot be redriven")),
+    }
+}
+
 /// DescribeExecution's answer.
 pub fn execution_json(x: &Execution) -> Value {
     let mut v = json!({
@@ -664,21 +741,16 @@ pub fn execution_json(x: &Execution) -> Value {
     if let Some(t) = &x.trace_header {
         v["traceHeader"] = json!(t);
     }
-    let (status, reason) = match x.status.as_str() {
-        "RUNNING" => (
-            "NOT_REDRIVABLE",
-            "Execution is RUNNING and cannot be redriven".to_string(),
-        ),
-        "SUCCEEDED" => (
-            "NOT_REDRIVABLE",
-            "Execution is SUCCEEDED and cannot be redriven".to_string(),
-        ),
-        s => (
-            "NOT_REDRIVABLE",
-            format!("Execution is {s} and cannot be redriven by cumulo"),
-        ),
-    };
-    v["redriveStatus"] = json!(status);
-    v["redriveStatusReason"] = json!(reason);
+    v["redriveCount"] = json!(x.redrive_count);
+    if let Some(d) = x.redrive_date {
+        v["redriveDate"] = json!(d);
+    }
+    match not_redrivable(x) {
+        Some(reason) => {
+            v["redriveStatus"] = json!("NOT_REDRIVABLE");
+            v["redriveStatusReason"] = json!(reason);
+        }
+        None => v["redriveStatus"] = json!("REDRIVABLE"),
+    }
     v
 }

@@ -353,8 +353,8 @@ impl Sfn {
         Ok(out)
     }
 
-    /// DeleteStateMachine: succeeds whether or not it exists (as AWS answers); its running
-    /// executions are stopped.
+    /// DeleteStateMachine: succeeds whether or not it exists (as AWS answers); executions
+    /// already running keep their definition and run to their end.
     pub fn delete_state_machine(&self, arn: &str) -> Result<(), AwsError> {
         arn_parts(arn, "stateMachine")?;
         let mut st = self.lock();

@@ -114,6 +114,17 @@ pub struct Execution {
     #[serde(skip)]
     pub checkpoint: Option<Checkpoint>,
     pub trace_header: Option<String>,
+    #[serde(default)]
+    pub redrive_count: u64,
+    #[serde(default)]
+    pub redrive_date: Option<f64>,
+    /// The last top-level state the execution entered before it ended: where a redrive
+    /// starts again.
+    #[serde(default)]
+    pub last_state: Option<Checkpoint>,
+    /// Set by RedriveExecution until the redrive's first event is written.
+    #[serde(default)]
+    pub redriving: bool,
 }
 
 #[derive(Default)]

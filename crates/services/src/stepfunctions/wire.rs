@@ -434,6 +434,10 @@ async fn dispatch(sfn: &Arc<Sfn>, region: &str, op: &str, b: Body<'_>) -> Result
             )?;
             Ok(json!({"stopDate": date}))
         }
+        "RedriveExecution" => {
+            let date = sfn.redrive_execution(&b.str("executionArn")?)?;
+            Ok(json!({"redriveDate": date}))
+        }
         "ListExecutions" => {
             let arn = b.str("stateMachineArn")?;
             let all = sfn.list_executions(&arn, b.opt_str("statusFilter")?.as_deref())?;
@@ -444,7 +448,7 @@ async fn dispatch(sfn: &Arc<Sfn>, region: &str, op: &str, b: Body<'_>) -> Result
                     let mut v = json!({
                         "executionArn": x.arn, "stateMachineArn": x.machine_arn,
                         "name": x.name, "status": x.status, "startDate": x.start,
-                        "redriveCount": 0,
+                        "redriveCount": x.redrive_count,
                     });
                     if let Some(s) = x.stop {
                         v["stopDate"] = json!(s);
