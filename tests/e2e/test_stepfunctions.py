@@ -717,3 +717,39 @@ def test_redrive_runs_the_failed_state_again(cumulo, sfn):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         sfn.redrive_execution(executionArn=ex)
     assert code(e) == ("ExecutionNotRedrivable", "Execution is SUCCEEDED and cannot be redriven")
+
+
+def test_copilot_static_site_copy_through_start_sync_execution(cumulo, sfn):
+    """The shape of Copilot's static-site asset copy: an EXPRESS machine run with
+    StartSyncExecution reads a mapping file (aws-sdk:s3:getObject), copies each file
+    (aws-sdk:s3:copyObject in a Map) and invalidates the distribution
+    (aws-sdk:cloudfront:createInvalidation)."""
+    s3 = cumulo.client("s3")
+    src, dst = f"sfn-src-{uid()}", f"sfn-dst-{uid()}"
+    s3.create_bucket(Bucket=src)
+    s3.create_bucket(Bucket=dst)
+    s3.put_object(Bucket=src, Key="a.html", Body=b"<p>a</p>")
+    s3.put_object(Bucket=src, Key="mapping", Body=json.dumps([
+        {"path": "a.html", "destPath": "index.html", "contentType": "text/html"}]))
+    copy = {"Type": "Task", "End": True, "Resource": "arn:aws:states:::aws-sdk:s3:copyObject",
+            "Parameters": {"CopySource.$": f"States.Format('{src}/{{}}', $.path)", "Bucket": dst,
+                           "Key.$": "$.destPath", "ContentType.$": "$.contentType",
+                           "MetadataDirective": "REPLACE"}}
+    arn = machine(sfn, {"StartAt": "GetMappingFile", "States": {
+        "GetMappingFile": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+                           "Parameters": {"Bucket": src, "Key": "mapping"},
+                           "ResultSelector": {"files.$": "States.StringToJson($.Body)"},
+                           "ResultPath": "$.GetMappingFile", "Next": "CopyFiles"},
+        "CopyFiles": {"Type": "Map", "ItemsPath": "$.GetMappingFile.files", "Next": "Invalidate",
+                      "ItemProcessor": {"ProcessorConfig": {"Mode": "INLINE"},
+                                        "StartAt": "CopyFile", "States": {"CopyFile": copy}}},
+        "Invalidate": {"Type": "Task", "End": True,
+                       "Resource": "arn:aws:states:::aws-sdk:cloudfront:createInvalidation",
+                       "Parameters": {"DistributionId": "ENOSUCHDIST", "InvalidationBatch": {
+                           "CallerReference.$": "States.UUID()",
+                           "Paths": {"Quantity": 1, "Items": ["/*"]}}}}}}, type="EXPRESS")
+    plain = cumulo.client("stepfunctions", inject_host_prefix=False)
+    r = plain.start_sync_execution(stateMachineArn=arn)
+    assert (r["status"], r["error"]) == ("FAILED", "CloudFront.NoSuchDistributionException")
+    got = s3.get_object(Bucket=dst, Key="index.html")
+    assert got["Body"].read() == b"<p>a</p>" and got["ContentType"] == "text/html"

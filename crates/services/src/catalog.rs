@@ -66,6 +66,7 @@ tuple_dependencies!(A, B, C, D);
 tuple_dependencies!(A, B, C, D, E);
 tuple_dependencies!(A, B, C, D, E, F);
 tuple_dependencies!(A, B, C, D, E, F, G);
+tuple_dependencies!(A, B, C, D, E, F, G, H);
 
 /// What every service is built with.
 pub struct Context {

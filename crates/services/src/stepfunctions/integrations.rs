@@ -15,7 +15,7 @@ use super::asl::{Exec, Failure, Integrations};
 use super::tokens::Signal;
 use crate::Service;
 use crate::lambda::InvocationType;
-use crate::s3::{Conditions, ListInput};
+use crate::s3::{Conditions, ContentHeaders, CopyInput, ListInput};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -43,6 +43,7 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "states" | "sfn" => ("StepFunctions", "AWSStepFunctions", "Sfn"),
         "ecs" => ("ECS", "AmazonECS", "Ecs"),
         "s3" => ("S3", "AmazonS3", "S3"),
+        "cloudfront" => ("CloudFront", "AmazonCloudFront", "CloudFront"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -382,6 +383,37 @@ impl Integ {
                     "IsTruncated": listed.is_truncated}),
                 )
             }
+            "copyObject" => {
+                let source = params["CopySource"].as_str().unwrap_or("");
+                let source = source.strip_prefix('/').unwrap_or(source);
+                let (src, version) = match source.split_once("?versionId=") {
+                    Some((s, v)) => (s, Some(v.to_string())),
+                    None => (source, None),
+                };
+                let (src_bucket, src_key) = src.split_once('/').unwrap_or((src, ""));
+                let text = |k: &str| params[k].as_str().map(str::to_string);
+                let input = CopyInput {
+                    src_bucket: src_bucket.to_string(),
+                    src_key: src_key.to_string(),
+                    src_version: version,
+                    key: params["Key"].as_str().unwrap_or("").to_string(),
+                    replace_metadata: params["MetadataDirective"] == "REPLACE",
+                    headers: ContentHeaders {
+                        content_type: text("ContentType"),
+                        content_encoding: text("ContentEncoding"),
+                        content_disposition: text("ContentDisposition"),
+                        content_language: text("ContentLanguage"),
+                        cache_control: text("CacheControl"),
+                        expires: None,
+                    },
+                    ..Default::default()
+                };
+                let (meta, _, _) = s3.copy_object(bucket, input).map_err(fail)?;
+                Ok(json!({"CopyObjectResult": {
+                    "ETag": format!("\"{}\"", meta.etag),
+                    "LastModified": meta.last_modified,
+                }}))
+            }
             other => Err(unsupported(&format!("arn:aws:states:::aws-sdk:s3:{other}"))),
         }
     }
@@ -533,6 +565,20 @@ impl Integrations for Integ {
                             self.lambda(exec, f, q, &params["Payload"], false).await
                         }
                         "s3" => self.s3(action, &params, true),
+                        "cloudfront" if action == "createInvalidation" => self
+                            .sfn
+                            .peers
+                            .cloudfront
+                            .create_invalidation(&params)
+                            .map_err(|e| {
+                                api_failure(
+                                    "cloudfront",
+                                    true,
+                                    e.status.as_u16(),
+                                    &e.code,
+                                    &e.message,
+                                )
+                            }),
                         "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
                             self.json_call(exec, svc, true, action, &params).await
                         }

@@ -1,8 +1,8 @@
 //! AWS Step Functions (awsJson1_0, `AWSStepFunctions.<Operation>`): state machines (STANDARD
 //! and EXPRESS) with their versions and aliases, activities, tags, and executions that really
 //! run — the Amazon States Language interpreter (`asl`) on the server's runtime, its Task
-//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge, ECS and Step Functions itself
-//! in-process (`integrations`).
+//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge, ECS, S3, CloudFront and Step
+//! Functions itself in-process (`integrations`).
 //!
 //! Layout: `state` (records and their store tables), `ops` (typed operations on machines,
 //! versions, aliases, activities, tags), `executions` (start, stop, describe, list, history,
@@ -26,6 +26,7 @@ mod wire;
 pub use ops::{AliasInput, CreateMachineInput, UpdateMachineInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::cloudfront::CloudFrontService;
 use crate::dynamodb::DynamoDbService;
 use crate::ecs::EcsService;
 use crate::events::EventsService;
@@ -59,6 +60,7 @@ pub struct Peers {
     pub events: Arc<EventsService>,
     pub ecs: Arc<EcsService>,
     pub s3: Arc<S3Service>,
+    pub cloudfront: Arc<CloudFrontService>,
 }
 
 pub struct Sfn {
@@ -132,11 +134,12 @@ impl Catalogued for StepFunctionsService {
         Arc<EventsService>,
         Arc<EcsService>,
         Arc<S3Service>,
+        Arc<CloudFrontService>,
     );
 
     fn build(
         context: &Context,
-        (lambda, sqs, sns, dynamodb, events, ecs, s3): Self::Deps,
+        (lambda, sqs, sns, dynamodb, events, ecs, s3, cloudfront): Self::Deps,
     ) -> Result<Self, GatewayError> {
         let peers = Peers {
             lambda,
@@ -146,6 +149,7 @@ impl Catalogued for StepFunctionsService {
             events,
             ecs,
             s3,
+            cloudfront,
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)
     }
