@@ -753,3 +753,24 @@ def test_copilot_static_site_copy_through_start_sync_execution(cumulo, sfn):
     assert (r["status"], r["error"]) == ("FAILED", "CloudFront.NoSuchDistributionException")
     got = s3.get_object(Bucket=dst, Key="index.html")
     assert got["Body"].read() == b"<p>a</p>" and got["ContentType"] == "text/html"
+
+
+def test_a_function_calls_start_sync_execution(cumulo, sfn):
+    """A Lambda function's SDK reaches StartSyncExecution (as Copilot's trigger function does):
+    cumulo's function environment turns botocore's `sync-` host prefix off."""
+    arn = machine(sfn, PASS, type="EXPRESS")
+    lam = cumulo.client("lambda")
+    fn = f"sfn-caller-{uid()}"
+    src = ("import boto3, json\n"
+           "def handler(event, context):\n"
+           "    r = boto3.client('stepfunctions').start_sync_execution(\n"
+           "        stateMachineArn=event['arn'], input='{}')\n"
+           "    return {'status': r['status'], 'output': r['output']}\n")
+    lam.create_function(FunctionName=fn, Runtime="python3.11", Role=LAMBDA_ROLE,
+                        Handler="app.handler", Code={"ZipFile": zip_of({"app.py": src})})
+    lam.get_waiter("function_active_v2").wait(FunctionName=fn,
+                                              WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
+    r = lam.invoke(FunctionName=fn, Payload=json.dumps({"arn": arn}).encode())
+    out = json.loads(r["Payload"].read())
+    assert "FunctionError" not in r, out
+    assert out == {"status": "SUCCEEDED", "output": '{"Arg1":"argument1"}'}
