@@ -774,3 +774,35 @@ def test_a_function_calls_start_sync_execution(cumulo, sfn):
     out = json.loads(r["Payload"].read())
     assert "FunctionError" not in r, out
     assert out == {"status": "SUCCEEDED", "output": '{"Arg1":"argument1"}'}
+
+
+def test_list_executions_pages_and_heartbeat_timeout(sfn, workflow_deps):
+    arn = machine(sfn, {"StartAt": "Ask", "States": {"Ask": {
+        "Type": "Task", "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+        "Parameters": {"QueueUrl": workflow_deps["queue"],
+                       "MessageBody": {"token.$": "$$.Task.Token"}},
+        "HeartbeatSeconds": 1, "End": True}}})
+    arns = [sfn.start_execution(stateMachineArn=arn, name=f"e{i}")["executionArn"]
+            for i in range(3)]
+    page = sfn.list_executions(stateMachineArn=arn, maxResults=2)
+    rest = sfn.list_executions(stateMachineArn=arn, maxResults=2, nextToken=page["nextToken"])
+    names = [x["name"] for x in page["executions"] + rest["executions"]]
+    assert sorted(names) == ["e0", "e1", "e2"] and "nextToken" not in rest
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.list_executions(stateMachineArn=arn, nextToken="bogus")
+    assert code(e) == ("InvalidToken", "Invalid Token: 'Invalid token'")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.list_executions(stateMachineArn=arn, maxResults=1001)
+    assert code(e) == ("ValidationException", "1 validation error detected: Value '1001' at "
+                       "'maxResults' failed to satisfy constraint: Member must have value less "
+                       "than or equal to 1000")
+    # No heartbeat arrives: each fails as AWS records it (TaskTimedOut, States.Timeout, no cause).
+    for a in arns:
+        d = wait_done(sfn, a, timeout=10)
+        assert (d["status"], d["error"]) == ("FAILED", "States.Timeout") and "cause" not in d
+    events = history(sfn, arns[0])
+    assert [e["type"] for e in events][-2:] == ["TaskTimedOut", "ExecutionFailed"]
+    assert events[-2]["taskTimedOutEventDetails"] == {
+        "error": "States.Timeout", "resource": "sendMessage.waitForTaskToken",
+        "resourceType": "sqs"}
+    workflow_deps["sqs"].purge_queue(QueueUrl=workflow_deps["queue"])
