@@ -806,3 +806,32 @@ def test_list_executions_pages_and_heartbeat_timeout(sfn, workflow_deps):
         "error": "States.Timeout", "resource": "sendMessage.waitForTaskToken",
         "resourceType": "sqs"}
     workflow_deps["sqs"].purge_queue(QueueUrl=workflow_deps["queue"])
+
+
+def test_definition_from_s3_with_substitutions(cumulo, sfn):
+    s3 = cumulo.client("s3")
+    bucket = f"sfn-defs-{uid()}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="def.json", Body=json.dumps({
+        "StartAt": "P", "States": {"P": {"Type": "Pass", "Result": "${Word}", "End": True}}}))
+    cfn = cumulo.client("cloudformation")
+    stack = f"sfn-s3def-{uid()}"
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps({"Resources": {"M": {
+        "Type": "AWS::StepFunctions::StateMachine",
+        "Properties": {"RoleArn": ROLE, "StateMachineType": "EXPRESS",
+                       "DefinitionS3Location": {"Bucket": bucket, "Key": "def.json"},
+                       "DefinitionSubstitutions": {"Word": "from-s3"}}}}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack,
+                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    arn = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="M")[
+        "StackResourceDetail"]["PhysicalResourceId"]
+    d = sfn.describe_state_machine(stateMachineArn=arn)
+    assert d["type"] == "EXPRESS" and json.loads(d["definition"])["States"]["P"]["Result"] == "from-s3"
+    plain = cumulo.client("stepfunctions", inject_host_prefix=False)
+    assert plain.start_sync_execution(stateMachineArn=arn)["output"] == '"from-s3"'
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack,
+                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.describe_state_machine(stateMachineArn=arn)
+    assert code(e)[0] == "StateMachineDoesNotExist"
