@@ -51,7 +51,7 @@ fn execution_missing(arn: &str) -> AwsError {
 }
 
 /// The execution input as AWS accepts it: JSON text (absent is `{}`).
-fn parse_input(input: Option<&str>) -> Result<(String, Value), AwsError> {
+fn parse_input(input: Option<&str>) -> Result<String, AwsError> {
     let text = input.unwrap_or("{}");
     if text.trim().is_empty() {
         return Err(err(
@@ -60,7 +60,7 @@ fn parse_input(input: Option<&str>) -> Result<(String, Value), AwsError> {
         ));
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(v) => Ok((text.to_string(), v)),
+        Ok(_) => Ok(text.to_string()),
         Err(e) => Err(err(
             "InvalidExecutionInput",
             format!("Invalid State Machine Execution Input: '{e}'"),
@@ -129,18 +129,14 @@ impl Sfn {
         })
     }
 
-    pub fn start_execution(
-        self: &Arc<Self>,
-        region: &str,
-        input: StartInput,
-    ) -> Result<(String, f64), AwsError> {
+    pub fn start_execution(self: &Arc<Self>, input: StartInput) -> Result<(String, f64), AwsError> {
         let (m, revision, version_arn, alias_arn) = self.resolve(&input.target)?;
-        let (input_text, _) = parse_input(input.input.as_deref())?;
+        let input_text = parse_input(input.input.as_deref())?;
         let name = input
             .name
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        super::ops::check_name(&name, "name")?;
+        super::ops::check_name(&name)?;
         let express = m.kind == "EXPRESS";
         let arn = if express {
             format!(
@@ -156,7 +152,6 @@ impl Sfn {
                 m.region, self.account_id, m.name
             )
         };
-        let _ = region;
         let start = now();
         let exec = Execution {
             arn: arn.clone(),
@@ -215,12 +210,12 @@ impl Sfn {
                 "This operation is not supported by this type of state machine",
             ));
         }
-        let (input_text, input_value) = parse_input(input.input.as_deref())?;
+        let input_text = parse_input(input.input.as_deref())?;
         let name = input
             .name
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        super::ops::check_name(&name, "name")?;
+        super::ops::check_name(&name)?;
         let arn = format!(
             "arn:aws:states:{}:{}:express:{}:{name}:{}",
             m.region,
@@ -269,7 +264,6 @@ impl Sfn {
                 "billedDurationInMilliseconds": (((stop - start) * 1000.0 / 100.0).ceil().max(1.0) * 100.0) as u64,
             },
         });
-        let _ = input_value;
         match end {
             End::Succeeded(v) => {
                 out["status"] = json!("SUCCEEDED");

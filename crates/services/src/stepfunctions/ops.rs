@@ -57,7 +57,7 @@ pub fn arn_parts<'a>(arn: &'a str, kind: &str) -> Result<(&'a str, Vec<&'a str>)
 
 /// AWS's name rule for machines, activities and executions: 1-80 characters, none of
 /// whitespace, `<>{}[]?*"#%\^|~`$&,;:/` or control characters.
-pub fn check_name(name: &str, what: &str) -> Result<(), AwsError> {
+pub fn check_name(name: &str) -> Result<(), AwsError> {
     let bad = name.is_empty()
         || name.chars().count() > 80
         || name
@@ -66,7 +66,6 @@ pub fn check_name(name: &str, what: &str) -> Result<(), AwsError> {
     if bad {
         return Err(err("InvalidName", format!("Invalid Name: '{name}'")));
     }
-    let _ = what;
     Ok(())
 }
 
@@ -182,7 +181,7 @@ impl Sfn {
         region: &str,
         input: CreateMachineInput,
     ) -> Result<Written, AwsError> {
-        check_name(&input.name, "name")?;
+        check_name(&input.name)?;
         let kind = input.kind.clone().unwrap_or_else(|| "STANDARD".into());
         if kind != "STANDARD" && kind != "EXPRESS" {
             return Err(validation(format!(
@@ -603,7 +602,7 @@ impl Sfn {
         name: &str,
         tags: Vec<(String, String)>,
     ) -> Result<(String, f64), AwsError> {
-        check_name(name, "name")?;
+        check_name(name)?;
         let arn = self.activity_arn(region, name);
         let mut st = self.lock();
         if let Some(a) = st.activities.get(&arn) {

@@ -408,7 +408,7 @@ async fn dispatch(sfn: &Arc<Sfn>, region: &str, op: &str, b: Body<'_>) -> Result
             Ok(json!({"tags": tags_json(&t)}))
         }
         "StartExecution" => {
-            let (arn, start) = sfn.start_execution(region, start_input(&b)?)?;
+            let (arn, start) = sfn.start_execution(start_input(&b)?)?;
             Ok(json!({"executionArn": arn, "startDate": start}))
         }
         "StartSyncExecution" => sfn.start_sync_execution(start_input(&b)?).await,
