@@ -56,9 +56,15 @@ for (const name of ['request', 'get']) {
 // the AWS SDK v3 addresses S3 virtual-hosted, as `<bucket>.localhost:PORT`; resolvers such as
 // systemd-resolved answer those names, glibc's plain `files dns` does not (ENOTFOUND). A
 // function's S3 calls must reach cumulo either way, so such names resolve as `localhost` here.
+// Likewise the host prefixes the SDKs put before the endpoint's host for some operations
+// (`sync-` for Step Functions' StartSyncExecution, `data-` for Cloud Map's DiscoverInstances):
+// `sync-localhost` is one of cumulo's own names, so it resolves as the host it prefixes.
 const dns = require('dns');
 const lookup = dns.lookup;
+const prefixed = /^(sync|data)-(.+)$/;
 dns.lookup = function loopbackSubdomains(hostname, options, callback) {
   const name = typeof hostname === 'string' ? hostname.toLowerCase().replace(/\.$/, '') : '';
-  return lookup.call(this, name.endsWith('.localhost') ? 'localhost' : hostname, options, callback);
+  const unprefixed = prefixed.test(name) && hosts.has(name.replace(prefixed, '$2'));
+  const target = name.endsWith('.localhost') || unprefixed ? 'localhost' : hostname;
+  return lookup.call(this, target, options, callback);
 };

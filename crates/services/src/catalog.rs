@@ -63,6 +63,10 @@ tuple_dependencies!(A);
 tuple_dependencies!(A, B);
 tuple_dependencies!(A, B, C);
 tuple_dependencies!(A, B, C, D);
+tuple_dependencies!(A, B, C, D, E);
+tuple_dependencies!(A, B, C, D, E, F);
+tuple_dependencies!(A, B, C, D, E, F, G);
+tuple_dependencies!(A, B, C, D, E, F, G, H);
 
 /// What every service is built with.
 pub struct Context {
@@ -204,6 +208,7 @@ catalog! {
         autoscaling: crate::autoscaling::AutoScalingService,
         cloudwatch: crate::cloudwatch::CloudWatchService,
         applicationautoscaling: crate::applicationautoscaling::AutoScalingService,
+        stepfunctions: crate::stepfunctions::StepFunctionsService,
     }
     without {
         sts: crate::sts::StsService,

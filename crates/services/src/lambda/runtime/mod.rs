@@ -211,6 +211,10 @@ impl Executor {
                 format!("http://{}", l.endpoint_host),
             ),
             ("CUMULO_ENDPOINT_HOSTS".into(), endpoint_hosts(host)),
+            // botocore (python functions) then calls StartSyncExecution and DiscoverInstances
+            // on the endpoint's own host, not on a `sync-`/`data-` prefixed one that does not
+            // resolve (node functions' resolver shim maps those names instead).
+            ("AWS_DISABLE_HOST_PREFIX_INJECTION".into(), "true".into()),
             ("CUMULO_ENDPOINT_PORT".into(), port.to_string()),
         ];
         // The JSON log format and its application level, as AWS's runtimes read them.

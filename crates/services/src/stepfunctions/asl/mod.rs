@@ -7,6 +7,7 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod path;
+pub mod reader;
 #[cfg(test)]
 mod recorded_tests;
 pub mod run;
@@ -98,8 +99,19 @@ pub trait Integrations: Send + Sync {
         token: Option<&str>,
     ) -> Result<Value, Failure>;
     /// Waits for SendTaskSuccess/SendTaskFailure on `token`; `heartbeat` seconds between
-    /// SendTaskHeartbeat calls before States.HeartbeatTimeout.
+    /// SendTaskHeartbeat calls before States.Timeout.
     async fn await_token(&self, token: &str, heartbeat: Option<u64>) -> Result<Value, Failure>;
+    /// A `.sync`/`.sync:2` resource's end: what the job `submitted` (the call's answer,
+    /// recorded as TaskSubmitted) ended with.
+    async fn await_sync(
+        &self,
+        exec: &Exec,
+        resource: &run::Resource,
+        submitted: Value,
+    ) -> Result<Value, Failure> {
+        let _ = (exec, resource);
+        Ok(submitted)
+    }
     /// A new task token registered for this execution.
     fn new_token(&self, exec: &Exec) -> String;
 }

@@ -137,3 +137,127 @@ async fn legacy_map_as_recorded() {
     let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
     assert_eq!(out.unwrap(), *end);
 }
+
+/// The recorder dropped `ParallelStateSucceeded` (its event-id gap shows it); AWS emits it
+/// between the branches' last event and `ParallelStateExited`, and so does the interpreter.
+#[tokio::test]
+async fn parallel_as_recorded_with_its_succeeded_event() {
+    let rec = recording(
+        "scenarios/test_base_scenarios.snapshot.json",
+        "::test_parallel_state",
+    );
+    let pass = |next: Option<&str>| match next {
+        Some(n) => json!({"Type": "Pass", "Next": n}),
+        None => json!({"Type": "Pass", "End": true}),
+    };
+    let def = json!({"StartAt": "LoadInput", "States": {
+        "LoadInput": {"Type": "Pass", "Result": [1, 2, 3, 4], "Next": "ParallelState"},
+        "ParallelState": {"Type": "Parallel", "End": true, "Branches": [
+            {"StartAt": "Branch1", "States": {"Branch1": pass(None)}},
+            {"StartAt": "Branch21", "States": {"Branch21": pass(Some("Branch22")), "Branch22": pass(None)}},
+            {"StartAt": "Branch31", "States": {"Branch31": pass(Some("Branch32")),
+                "Branch32": pass(Some("Branch33")), "Branch33": pass(None)}}]}}});
+    let (mut kinds, out) = run(def, json!({})).await;
+    let mut want = recorded_kinds(&rec);
+    let exited = want
+        .iter()
+        .position(|k| k == "ParallelStateExited")
+        .unwrap();
+    want.insert(exited, "ParallelStateSucceeded".into());
+    assert_eq!(kinds[..5], want[..5]);
+    assert_eq!(kinds[kinds.len() - 3..], want[want.len() - 3..]);
+    kinds.sort();
+    want.sort();
+    assert_eq!(kinds, want);
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let end = &events[events.len() - 1]["executionSucceededEventDetails"]["output"];
+    assert_eq!(out.unwrap().to_string(), end.as_str().unwrap());
+}
+
+/// ValidateStateMachineDefinition's diagnostics as AWS answered them
+/// (`test_sfn_api_validation`): code, message and location of each.
+#[test]
+fn validation_diagnostics_as_recorded() {
+    let all: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../../../shared/aws-recordings/stepfunctions/v2/test_sfn_api_validation.snapshot.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let pass = r#"{"StartAt": "S", "States": {"S": {"Type": "Pass", "End": true}}}"#;
+    let cases = [
+        ("standard[VALID_BASE_PASS]", pass, false),
+        ("express[VALID_BASE_PASS]", pass, true),
+        ("not_a_definition[EMPTY_STRING]", "", false),
+        ("not_a_definition[EMPTY_DICT]", "{}", false),
+        (
+            "standard[INVALID_BASE_NO_STARTAT]",
+            r#"{"States": {"S": {"Type": "Pass", "End": true}}}"#,
+            false,
+        ),
+        (
+            "express[ILLEGAL_WFTT]",
+            r#"{"StartAt": "SendMessageWithWait", "States": {"SendMessageWithWait": {"Type": "Task",
+                "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken", "End": true}}}"#,
+            true,
+        ),
+        (
+            "standard[INVALID_DOWNGRADE_QUERY_LANGUAGE]",
+            r#"{"QueryLanguage": "JSONata", "StartAt": "Pass", "States": {"Pass": {"Type": "Pass",
+                "QueryLanguage": "JSONPath", "End": true}}}"#,
+            false,
+        ),
+    ];
+    for (test, def, express) in cases {
+        let key = all
+            .as_object()
+            .unwrap()
+            .keys()
+            .find(|k| k.ends_with(&format!("_{test}")))
+            .unwrap_or_else(|| panic!("{test}"));
+        let want = &all[key]["recorded-content"]["validation_response"]["diagnostics"];
+        let got: Vec<Value> = super::validate::check(def, express)
+            .into_iter()
+            .map(|d| {
+                let mut v = json!({"code": d.code, "message": d.message, "severity": "ERROR"});
+                if let Some(l) = d.location {
+                    v["location"] = json!(l);
+                }
+                v
+            })
+            .collect();
+        assert_eq!(Value::Array(got), *want, "{test}");
+    }
+}
+
+/// A failing iteration ends the Map: no later iteration starts, MapStateFailed carries no
+/// details, and the execution fails with the iteration's error (`test_map_state_break_condition`).
+#[tokio::test]
+async fn map_break_as_recorded() {
+    let rec = recording(
+        "scenarios/test_base_scenarios.snapshot.json",
+        "::test_map_state_break_condition",
+    );
+    let def = json!({"StartAt": "StartState", "States": {
+        "StartState": {"Type": "Pass", "Result": {"arr": [1, "Hello", {}, 3.3, 3, 4, 5]}, "Next": "MapState"},
+        "MapState": {"Type": "Map", "ItemsPath": "$.arr", "MaxConcurrency": 1, "End": true,
+            "Iterator": {"StartAt": "Equals3", "States": {
+                "Equals3": {"Type": "Choice", "Choices": [
+                    {"Variable": "$", "NumericEquals": 3, "Next": "Break"}], "Default": "Pass"},
+                "Break": {"Type": "Fail", "Error": "SomeFailure",
+                    "Cause": "This state machines raises a 'SomeFailure' failure."},
+                "Pass": {"Type": "Pass", "End": true}}}}}});
+    let (kinds, out) = run(def, json!({})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let end = &events[events.len() - 1]["executionFailedEventDetails"];
+    assert_eq!(
+        out.unwrap_err(),
+        Failure::new(
+            end["error"].as_str().unwrap(),
+            end["cause"].as_str().unwrap()
+        )
+    );
+}

@@ -555,8 +555,8 @@ async fn task(
         Some(t) => data::template(t, effective, &ctx)?,
         None => effective.clone(),
     };
-    let timeout = state["TimeoutSeconds"].as_f64();
-    let heartbeat = state["HeartbeatSeconds"].as_u64();
+    let timeout = int_field(state, "TimeoutSeconds", effective, &ctx)?;
+    let heartbeat = int_field(state, "HeartbeatSeconds", effective, &ctx)?.map(|h| h as u64);
     let (rtype, rname) = resource_type(&resource);
     let _ = name;
     let detail = |extra: Vec<(&str, Value)>| -> Value {
@@ -576,7 +576,7 @@ async fn task(
                     "LambdaFunctionScheduled",
                     Some((
                         "lambdaFunctionScheduledEventDetails",
-                        json!({"input": text(&params), "inputDetails": {"truncated": false}, "resource": a}),
+                        scheduled(&params, a, timeout, None),
                     )),
                 );
                 exec.emit(lane, "LambdaFunctionStarted", None);
@@ -590,16 +590,18 @@ async fn task(
                     "ActivityScheduled",
                     Some((
                         "activityScheduledEventDetails",
-                        json!({"input": text(&params), "inputDetails": {"truncated": false}, "resource": a}),
+                        scheduled(&params, a, timeout, heartbeat),
                     )),
                 );
-                exec.integrations
+                // The activity call answers when a worker has taken the task: its name.
+                let worker = exec
+                    .integrations
                     .call(exec, &resource, params.clone(), token.as_deref())
                     .await?;
                 exec.emit(
                     lane,
                     "ActivityStarted",
-                    Some(("activityStartedEventDetails", json!({}))),
+                    Some(("activityStartedEventDetails", worker)),
                 );
                 let t = token.clone().unwrap_or_default();
                 exec.integrations.await_token(&t, heartbeat).await
@@ -629,7 +631,7 @@ async fn task(
                     .integrations
                     .call(exec, &resource, params.clone(), token.as_deref())
                     .await?;
-                if *pattern == Pattern::WaitForTaskToken {
+                if *pattern != Pattern::RequestResponse {
                     exec.emit(
                         lane,
                         "TaskSubmitted",
@@ -641,6 +643,9 @@ async fn task(
                             ]),
                         )),
                     );
+                    if *pattern != Pattern::WaitForTaskToken {
+                        return exec.integrations.await_sync(exec, &resource, answer).await;
+                    }
                     let t = token.clone().unwrap_or_default();
                     return exec.integrations.await_token(&t, heartbeat).await;
                 }
@@ -701,7 +706,9 @@ async fn task(
             };
             let mut d = Map::new();
             d.insert("error".into(), json!(f.error));
-            d.insert("cause".into(), json!(f.cause));
+            if !f.cause.is_empty() {
+                d.insert("cause".into(), json!(f.cause));
+            }
             if is_service {
                 d.insert("resourceType".into(), json!(rtype));
                 d.insert("resource".into(), json!(rname));
@@ -710,6 +717,24 @@ async fn task(
             Err(f)
         }
     }
+}
+
+/// LambdaFunctionScheduled's and ActivityScheduled's details.
+fn scheduled(
+    params: &Value,
+    resource: &str,
+    timeout: Option<f64>,
+    heartbeat: Option<u64>,
+) -> Value {
+    let mut d =
+        json!({"input": text(params), "inputDetails": {"truncated": false}, "resource": resource});
+    if let Some(t) = timeout {
+        d["timeoutInSeconds"] = json!(t as u64);
+    }
+    if let Some(h) = heartbeat {
+        d["heartbeatInSeconds"] = json!(h);
+    }
+    d
 }
 
 /// Polls every future in order until all are done: concurrent work on one task, whose event
@@ -768,14 +793,7 @@ async fn parallel(
         match r {
             Ok(v) => out.push(v),
             Err(f) => {
-                exec.emit(
-                    lane,
-                    "ParallelStateFailed",
-                    Some((
-                        "parallelStateFailedEventDetails",
-                        json!({"error": f.error, "cause": f.cause}),
-                    )),
-                );
+                exec.emit(lane, "ParallelStateFailed", None);
                 return Err(f);
             }
         }
@@ -813,6 +831,9 @@ fn int_field(
     })
 }
 
+/// A Map iteration not started because an earlier one failed the Map.
+const NOT_STARTED: &str = "cumulo.NotStarted";
+
 async fn map(
     exec: &Arc<Exec>,
     name: &str,
@@ -821,9 +842,13 @@ async fn map(
     ctx: &Value,
     lane: &Lane,
 ) -> Result<Value, Failure> {
-    let items = match state.get("ItemsPath").and_then(Value::as_str) {
-        Some(p) => data::read(p, effective, ctx)?,
-        None => effective.clone(),
+    let items = match (
+        state.get("ItemReader"),
+        state.get("ItemsPath").and_then(Value::as_str),
+    ) {
+        (Some(r), _) => Value::Array(super::reader::items(exec, r, effective, ctx).await?),
+        (None, Some(p)) => data::read(p, effective, ctx)?,
+        (None, None) => effective.clone(),
     };
     let Value::Array(items) = items else {
         return Err(Failure::runtime(format!(
@@ -879,6 +904,9 @@ async fn map(
     let start = processor["StartAt"].as_str().unwrap_or("").to_string();
     let lanes: Vec<Lane> = inputs.iter().map(|_| Lane::default()).collect();
     let shared = lane;
+    // As AWS does, no further iteration starts once one has failed the Map.
+    let tolerant = tolerated_count.is_some() || tolerated_pct.is_some();
+    let broken = std::sync::atomic::AtomicBool::new(false);
     let futs: Vec<Boxed<'_, Result<Value, Failure>>> = inputs
         .into_iter()
         .zip(&lanes)
@@ -887,8 +915,12 @@ async fn map(
             let limit = limit.clone();
             let processor = &processor;
             let start = start.clone();
+            let broken = &broken;
             Box::pin(async move {
                 let _permit = limit.acquire_owned().await;
+                if broken.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Err(Failure::new(NOT_STARTED, ""));
+                }
                 l.set(shared.last());
                 exec.emit(
                     l,
@@ -911,6 +943,9 @@ async fn map(
                     "mapIterationFailedEventDetails"
                 };
                 exec.emit(l, kind, Some((key, json!({"index": i, "name": name}))));
+                if r.is_err() && !tolerant {
+                    broken.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
                 shared.set(before);
                 r
             }) as Boxed<'_, Result<Value, Failure>>
@@ -926,7 +961,8 @@ async fn map(
     if failures > 0 && !tolerated {
         let f = results
             .into_iter()
-            .find_map(Result::err)
+            .filter_map(Result::err)
+            .find(|f| f.error != NOT_STARTED)
             .unwrap_or_else(|| Failure::runtime(""));
         let f = if tolerated_count.is_some() || tolerated_pct.is_some() {
             Failure::new(
@@ -936,14 +972,7 @@ async fn map(
         } else {
             f
         };
-        exec.emit(
-            lane,
-            "MapStateFailed",
-            Some((
-                "mapStateFailedEventDetails",
-                json!({"error": f.error, "cause": f.cause}),
-            )),
-        );
+        exec.emit(lane, "MapStateFailed", None);
         return Err(f);
     }
     exec.emit(lane, "MapStateSucceeded", None);

@@ -58,6 +58,13 @@ const OPTIMIZED: &[(&str, &str)] = &[
 
 /// Every problem of a definition (empty: valid).
 pub fn check(text: &str, express: bool) -> Vec<Diagnostic> {
+    if text.trim().is_empty() {
+        return vec![Diagnostic {
+            code: "SCHEMA_VALIDATION_FAILED",
+            message: "Definition must be a valid JSON object".into(),
+            location: None,
+        }];
+    }
     let def: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
