@@ -201,6 +201,7 @@ catalog! {
         acm: crate::acm::AcmService,
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
+        apigateway: crate::apigateway::ApiGatewayService,
     }
     without {
         sts: crate::sts::StsService,

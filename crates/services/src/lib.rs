@@ -7,6 +7,8 @@
 //! operations, never through its tables; the [`catalog`] is the only place that lists every service.
 
 pub mod acm;
+pub mod apigateway;
+pub mod apigatewayv2;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
