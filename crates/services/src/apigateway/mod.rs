@@ -18,12 +18,13 @@
 pub(crate) mod ids;
 pub(crate) mod invoke;
 mod openapi;
+pub(crate) use openapi::parse as openapi_parse;
 pub(crate) mod ops;
 pub(crate) mod patch;
 pub(crate) mod provider;
 pub(crate) mod state;
 pub(crate) mod vtl;
-mod wire;
+pub(crate) mod wire;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::lambda::LambdaService;
