@@ -68,9 +68,9 @@ fn obj(v: Value) -> Map<String, Value> {
     }
 }
 
-/// `{"items": [...]}`, the answer of every Get* list.
+/// `{"item": [...]}`, the answer of every Get* list (the model's `locationName` of `items`).
 pub fn items(list: Vec<Value>) -> Value {
-    json!({ "items": list })
+    json!({ "item": list })
 }
 
 impl ApiGatewayService {
@@ -750,7 +750,8 @@ impl ApiGatewayService {
             ));
         }
         let uri = s(input, "uri").unwrap_or("");
-        let integration_method = s(input, "integrationHttpMethod").unwrap_or("");
+        // The model names `integrationHttpMethod` `httpMethod` on the wire.
+        let integration_method = s(input, "httpMethod").unwrap_or("");
         if kind != "MOCK" {
             if integration_method.is_empty() {
                 return Err(bad_request("Enumeration value for HttpMethod must be non-empty"));
