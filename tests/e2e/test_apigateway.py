@@ -94,9 +94,9 @@ def http(cumulo, method, url_path, host=None, headers=None, body=None):
         req.add_header("Host", host)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, dict(r.headers.items()), r.headers.get_all("set-cookie") or [], r.read()
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.headers.get_all("set-cookie") or [], r.read()
     except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers.items()), e.headers.get_all("set-cookie") or [], e.read()
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.headers.get_all("set-cookie") or [], e.read()
 
 
 def both_forms(cumulo, api_id, stage, path, method="GET", **kw):

@@ -157,10 +157,12 @@ impl ApiGatewayService {
         );
         copy(&mut m, input, API_FIELDS);
         let scheme = if protocol == "WEBSOCKET" { "ws" } else { "http" };
-        let host = if host.is_empty() { "localhost:4566" } else { host };
+        // `<id>.execute-api.localhost:<port>`, whatever address the client used: the name
+        // resolves to the loopback and the gateway routes it by its first label.
+        let port = host.rsplit_once(':').map_or("4566", |(_, p)| p);
         m.insert(
             "apiEndpoint".into(),
-            format!("{scheme}://{id}.execute-api.{host}").into(),
+            format!("{scheme}://{id}.execute-api.localhost:{port}").into(),
         );
         if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
             m.insert("tags".into(), t.clone());
