@@ -17,7 +17,7 @@
 
 pub(crate) mod ids;
 pub(crate) mod invoke;
-mod openapi;
+pub(crate) mod openapi;
 pub(crate) use openapi::parse as openapi_parse;
 pub(crate) mod ops;
 pub(crate) mod patch;

@@ -9,4 +9,5 @@
 
 pub(crate) mod invoke;
 pub(crate) mod ops;
+pub(crate) mod provider;
 pub(crate) mod wire;
