@@ -518,3 +518,199 @@ def test_cli_and_restart_survival(tmp_path):
         assert [a["id"] for a in listed] == [api_id]
     finally:
         server.stop()
+
+
+STACK = """
+AWSTemplateFormatVersion: '2010-09-09'
+Parameters:
+  Greeting:
+    Type: String
+    Default: hello
+Resources:
+  Fn:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: python3.11
+      Handler: index.handler
+      Role: arn:aws:iam::000000000000:role/lambda-role
+      Environment:
+        Variables:
+          GREETING: !Ref Greeting
+      Code:
+        ZipFile: |
+          import json, os
+          def handler(event, context):
+              path = event.get("path") or event.get("rawPath")
+              return {"statusCode": 200, "body": json.dumps({"greeting": os.environ["GREETING"], "path": path})}
+  Permission:
+    Type: AWS::Lambda::Permission
+    Properties:
+      FunctionName: !Ref Fn
+      Action: lambda:InvokeFunction
+      Principal: apigateway.amazonaws.com
+  Api:
+    Type: AWS::ApiGateway::RestApi
+    Properties:
+      Name: !Sub "${AWS::StackName}-rest"
+      EndpointConfiguration:
+        Types: [REGIONAL]
+      Tags:
+        - Key: team
+          Value: a
+  Proxy:
+    Type: AWS::ApiGateway::Resource
+    Properties:
+      RestApiId: !Ref Api
+      ParentId: !GetAtt Api.RootResourceId
+      PathPart: "{proxy+}"
+  ProxyAny:
+    Type: AWS::ApiGateway::Method
+    Properties:
+      RestApiId: !Ref Api
+      ResourceId: !Ref Proxy
+      HttpMethod: ANY
+      AuthorizationType: NONE
+      Integration:
+        Type: AWS_PROXY
+        IntegrationHttpMethod: POST
+        Uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations"
+  RootGet:
+    Type: AWS::ApiGateway::Method
+    Properties:
+      RestApiId: !Ref Api
+      ResourceId: !GetAtt Api.RootResourceId
+      HttpMethod: GET
+      AuthorizationType: NONE
+      MethodResponses:
+        - StatusCode: "200"
+      Integration:
+        Type: MOCK
+        RequestTemplates:
+          application/json: '{"statusCode": 200}'
+        IntegrationResponses:
+          - StatusCode: "200"
+            ResponseTemplates:
+              application/json: !Sub '{"mock": "${Greeting}"}'
+  Deployment:
+    Type: AWS::ApiGateway::Deployment
+    DependsOn: [ProxyAny, RootGet]
+    Properties:
+      RestApiId: !Ref Api
+  Stage:
+    Type: AWS::ApiGateway::Stage
+    Properties:
+      RestApiId: !Ref Api
+      DeploymentId: !Ref Deployment
+      StageName: prod
+      Variables:
+        greeting: !Ref Greeting
+  Key:
+    Type: AWS::ApiGateway::ApiKey
+    Properties:
+      Enabled: true
+  Plan:
+    Type: AWS::ApiGateway::UsagePlan
+    DependsOn: Stage
+    Properties:
+      UsagePlanName: !Sub "${AWS::StackName}-plan"
+      ApiStages:
+        - ApiId: !Ref Api
+          Stage: prod
+  PlanKey:
+    Type: AWS::ApiGateway::UsagePlanKey
+    Properties:
+      KeyId: !Ref Key
+      KeyType: API_KEY
+      UsagePlanId: !Ref Plan
+  Validator:
+    Type: AWS::ApiGateway::RequestValidator
+    Properties:
+      RestApiId: !Ref Api
+      ValidateRequestBody: true
+  HttpApi:
+    Type: AWS::ApiGatewayV2::Api
+    Properties:
+      Name: !Sub "${AWS::StackName}-http"
+      ProtocolType: HTTP
+      Target: !GetAtt Fn.Arn
+  V2Integration:
+    Type: AWS::ApiGatewayV2::Integration
+    Properties:
+      ApiId: !Ref HttpApi
+      IntegrationType: AWS_PROXY
+      IntegrationUri: !GetAtt Fn.Arn
+      PayloadFormatVersion: "2.0"
+  V2Route:
+    Type: AWS::ApiGatewayV2::Route
+    Properties:
+      ApiId: !Ref HttpApi
+      RouteKey: GET /items/{id}
+      Target: !Sub "integrations/${V2Integration}"
+Outputs:
+  ApiId:
+    Value: !Ref Api
+  RootResourceId:
+    Value: !GetAtt Api.RootResourceId
+  StageName:
+    Value: !Ref Stage
+  KeyId:
+    Value: !Ref Key
+  PlanId:
+    Value: !Ref Plan
+  HttpApiId:
+    Value: !Ref HttpApi
+  HttpEndpoint:
+    Value: !GetAtt HttpApi.ApiEndpoint
+  RouteId:
+    Value: !Ref V2Route
+"""
+
+
+def test_cloudformation_deploy_update_delete(cumulo, apigw, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    v2 = cumulo.client("apigatewayv2")
+    stack = f"apigw-{uid()}"
+    template = tmp_path / "api.yaml"
+    template.write_text(STACK)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    api_id = out["ApiId"]
+    api = apigw.get_rest_api(restApiId=api_id)
+    assert api["name"] == f"{stack}-rest" and api["rootResourceId"] == out["RootResourceId"]
+    assert api["endpointConfiguration"]["types"] == ["REGIONAL"]
+    assert api["tags"]["team"] == "a" and api["tags"]["aws:cloudformation:logical-id"] == "Api"
+    assert apigw.get_stage(restApiId=api_id, stageName="prod")["variables"] == {"greeting": "hello"}
+    assert [k["id"] for k in apigw.get_usage_plan_keys(usagePlanId=out["PlanId"])["items"]] == [out["KeyId"]]
+    assert len(apigw.get_request_validators(restApiId=api_id)["items"]) == 1
+
+    status, _, _, body = both_forms(cumulo, api_id, "prod", "/any/path")
+    assert (status, json.loads(body)) == (200, {"greeting": "hello", "path": "/any/path"})
+    status, _, _, body = both_forms(cumulo, api_id, "prod", "/")
+    assert (status, json.loads(body)) == (200, {"mock": "hello"})
+    http_id = out["HttpApiId"]
+    assert out["HttpEndpoint"] == f"http://{http_id}.execute-api.localhost:{cumulo.port}"
+    status, _, _, body = http(cumulo, "GET", f"/_aws/execute-api/{http_id}/items/3")
+    assert (status, json.loads(body)) == (200, {"greeting": "hello", "path": "/items/3"})
+    status, _, _, body = http(cumulo, "GET", "/whatever", host=f"{http_id}.execute-api.localhost:{cumulo.port}")
+    assert (status, json.loads(body)) == (200, {"greeting": "hello", "path": "/whatever"})
+
+    # An update flows to the function, the mock's template (a new Method definition) and the
+    # stage variables; the API keeps its id.
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
+               "--parameter-overrides", "Greeting=bonjour")
+    out2 = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    assert out2["ApiId"] == api_id
+    assert apigw.get_stage(restApiId=api_id, stageName="prod")["variables"] == {"greeting": "bonjour"}
+    status, _, _, body = both_forms(cumulo, api_id, "prod", "/x")
+    assert json.loads(body)["greeting"] == "bonjour"
+    method = apigw.get_method(restApiId=api_id, resourceId=out["RootResourceId"], httpMethod="GET")
+    assert method["methodIntegration"]["integrationResponses"]["200"]["responseTemplates"] == {"application/json": '{"mock": "bonjour"}'}
+
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
+    for call, kw in [(apigw.get_rest_api, {"restApiId": api_id}), (apigw.get_api_key, {"apiKey": out["KeyId"]}),
+                     (apigw.get_usage_plan, {"usagePlanId": out["PlanId"]}), (v2.get_api, {"ApiId": http_id})]:
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            call(**kw)
+        assert e.value.response["Error"]["Code"] == "NotFoundException"
+    assert http(cumulo, "GET", f"/_aws/execute-api/{api_id}/prod/x")[0] == 403
