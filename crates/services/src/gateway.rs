@@ -219,7 +219,10 @@ impl Gateway {
                 req.raw_path
             );
         }
-        if req.raw_path.starts_with(crate::apigateway::EXECUTE_API_PATH) {
+        if req
+            .raw_path
+            .starts_with(crate::apigateway::EXECUTE_API_PATH)
+        {
             req.region = self.config.default_region.clone();
             req.account_id = self.config.account_id.clone();
             let svc = self.services.get("apigateway")?;

@@ -45,7 +45,10 @@ mod tests {
     fn ids_have_aws_shapes() {
         let id = super::long();
         assert_eq!(id.len(), 10);
-        assert!(id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        );
         assert_eq!(super::short().len(), 6);
         assert_eq!(super::key_value().len(), 40);
     }

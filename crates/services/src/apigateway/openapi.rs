@@ -45,7 +45,10 @@ pub fn parse(body: &[u8]) -> Result<Value, AwsError> {
 /// CreateRestApi's input for an imported definition.
 pub fn api_input(spec: &Value, params: &[(String, String)]) -> Value {
     let mut input = json!({ "name": spec["info"]["title"].as_str().unwrap_or("imported") });
-    if let Some(d) = spec["info"]["description"].as_str().filter(|d| !d.is_empty()) {
+    if let Some(d) = spec["info"]["description"]
+        .as_str()
+        .filter(|d| !d.is_empty())
+    {
         input["description"] = d.into();
     }
     let endpoint = params
@@ -65,7 +68,12 @@ pub fn api_input(spec: &Value, params: &[(String, String)]) -> Value {
 
 /// Applies a definition to an API: `merge` keeps what the definition does not name, else the
 /// API's resources, models, authorizers and gateway responses are replaced.
-pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, String)]) -> Result<(), AwsError> {
+pub fn apply(
+    api: &mut RestApi,
+    spec: &Value,
+    merge: bool,
+    _params: &[(String, String)],
+) -> Result<(), AwsError> {
     let root = api.doc["rootResourceId"].as_str().unwrap_or("").to_string();
     if !merge {
         api.resources.retain(|id, _| *id == root);
@@ -85,7 +93,10 @@ pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, S
     if let Some(v) = spec["info"]["version"].as_str() {
         api.doc["version"] = v.into();
     }
-    if let Some(b) = spec.get("x-amazon-apigateway-binary-media-types").filter(|b| b.is_array()) {
+    if let Some(b) = spec
+        .get("x-amazon-apigateway-binary-media-types")
+        .filter(|b| b.is_array())
+    {
         api.doc["binaryMediaTypes"] = b.clone();
     }
     if let Some(s) = spec["x-amazon-apigateway-api-key-source"].as_str() {
@@ -104,7 +115,12 @@ pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, S
     let mut api_key_schemes = Vec::new();
     for (name, scheme) in &schemes {
         if let Some(a) = scheme.get("x-amazon-apigateway-authorizer") {
-            let kind = match a["type"].as_str().unwrap_or("token").to_ascii_lowercase().as_str() {
+            let kind = match a["type"]
+                .as_str()
+                .unwrap_or("token")
+                .to_ascii_lowercase()
+                .as_str()
+            {
                 "request" => "REQUEST",
                 "cognito_user_pools" => "COGNITO_USER_POOLS",
                 _ => "TOKEN",
@@ -117,7 +133,10 @@ pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, S
             for (from, to) in [
                 ("authorizerUri", "authorizerUri"),
                 ("authorizerCredentials", "authorizerCredentials"),
-                ("identityValidationExpression", "identityValidationExpression"),
+                (
+                    "identityValidationExpression",
+                    "identityValidationExpression",
+                ),
                 ("providerARNs", "providerARNs"),
                 ("identitySource", "identitySource"),
             ] {
@@ -158,7 +177,10 @@ pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, S
                 "responseParameters": r.get("responseParameters").cloned().unwrap_or_else(|| json!({})),
                 "responseTemplates": r.get("responseTemplates").cloned().unwrap_or_else(|| json!({}))});
             if let Some(sc) = r.get("statusCode") {
-                doc["statusCode"] = sc.as_str().map_or_else(|| sc.to_string(), str::to_string).into();
+                doc["statusCode"] = sc
+                    .as_str()
+                    .map_or_else(|| sc.to_string(), str::to_string)
+                    .into();
             }
             api.gateway_responses.insert(t.clone(), doc);
         }
@@ -169,11 +191,20 @@ pub fn apply(api: &mut RestApi, spec: &Value, merge: bool, _params: &[(String, S
     };
     for (path, item) in paths {
         let id = ensure_path(api, &root, path)?;
-        let Some(item) = item.as_object() else { continue };
+        let Some(item) = item.as_object() else {
+            continue;
+        };
         let shared_params = item.get("parameters").cloned();
         for (key, verb) in VERBS {
             let Some(op) = item.get(*key) else { continue };
-            let method = method_doc(op, verb, shared_params.as_ref(), global_security.as_ref(), &authorizer_ids, &api_key_schemes);
+            let method = method_doc(
+                op,
+                verb,
+                shared_params.as_ref(),
+                global_security.as_ref(),
+                &authorizer_ids,
+                &api_key_schemes,
+            );
             if let Some(r) = api.resources.get_mut(&id) {
                 r.methods.insert((*verb).to_string(), method);
             }
@@ -281,7 +312,11 @@ fn method_doc(
         m["methodResponses"] = Value::Object(responses);
     }
     if let Some(i) = op.get("x-amazon-apigateway-integration") {
-        let kind = i["type"].as_str().unwrap_or("mock").to_ascii_uppercase().replace('-', "_");
+        let kind = i["type"]
+            .as_str()
+            .unwrap_or("mock")
+            .to_ascii_uppercase()
+            .replace('-', "_");
         let mut integ = json!({
             "type": kind,
             "passthroughBehavior": i["passthroughBehavior"].as_str().unwrap_or("WHEN_NO_MATCH").to_ascii_uppercase(),
@@ -290,10 +325,21 @@ fn method_doc(
             "cacheKeyParameters": i.get("cacheKeyParameters").cloned().unwrap_or_else(|| json!([])),
         });
         if kind != "MOCK" {
-            integ["httpMethod"] = i["httpMethod"].as_str().unwrap_or("POST").to_ascii_uppercase().into();
+            integ["httpMethod"] = i["httpMethod"]
+                .as_str()
+                .unwrap_or("POST")
+                .to_ascii_uppercase()
+                .into();
             integ["connectionType"] = i["connectionType"].as_str().unwrap_or("INTERNET").into();
         }
-        for k in ["uri", "credentials", "requestTemplates", "requestParameters", "contentHandling", "connectionId"] {
+        for k in [
+            "uri",
+            "credentials",
+            "requestTemplates",
+            "requestParameters",
+            "contentHandling",
+            "connectionId",
+        ] {
             if let Some(v) = i.get(k) {
                 integ[k] = v.clone();
             }
@@ -335,10 +381,20 @@ pub fn export(api: &RestApi, snap: &Snapshot, stage: &str, kind: &str, host: &st
         }
         let mut item = Map::new();
         for (verb, m) in &r.methods {
-            let key = VERBS.iter().find(|(_, v)| v == verb).map_or("get", |(k, _)| *k);
+            let key = VERBS
+                .iter()
+                .find(|(_, v)| v == verb)
+                .map_or("get", |(k, _)| *k);
             let mut responses = Map::new();
-            for code in m["methodResponses"].as_object().into_iter().flat_map(|o| o.keys()) {
-                responses.insert(code.clone(), json!({"description": format!("{code} response")}));
+            for code in m["methodResponses"]
+                .as_object()
+                .into_iter()
+                .flat_map(|o| o.keys())
+            {
+                responses.insert(
+                    code.clone(),
+                    json!({"description": format!("{code} response")}),
+                );
             }
             let mut op = json!({"responses": responses});
             if let Some(i) = m.get("methodIntegration") {
@@ -347,28 +403,41 @@ pub fn export(api: &RestApi, snap: &Snapshot, stage: &str, kind: &str, host: &st
                 if let Some(irs) = i["integrationResponses"].as_object() {
                     let mut out = Map::new();
                     for r in irs.values() {
-                        let pattern = r["selectionPattern"].as_str().filter(|p| !p.is_empty()).unwrap_or("default");
+                        let pattern = r["selectionPattern"]
+                            .as_str()
+                            .filter(|p| !p.is_empty())
+                            .unwrap_or("default");
                         let mut d = r.clone();
                         d.as_object_mut().map(|o| o.remove("selectionPattern"));
                         out.insert(pattern.to_string(), d);
                     }
                     x["responses"] = Value::Object(out);
                 }
-                x.as_object_mut().map(|o| {
+                if let Some(o) = x.as_object_mut() {
                     o.remove("integrationResponses");
                     o.remove("cacheNamespace");
-                });
+                }
                 op["x-amazon-apigateway-integration"] = x;
             }
             item.insert(key.to_string(), op);
         }
-        paths.insert(RestApi::path_of(&snap.resources, &r.id), Value::Object(item));
+        paths.insert(
+            RestApi::path_of(&snap.resources, &r.id),
+            Value::Object(item),
+        );
     }
     let title = api.doc["name"].clone();
-    let version = chrono::DateTime::from_timestamp(api.doc["createdDate"].as_f64().unwrap_or(ids::now()) as i64, 0)
-        .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-        .unwrap_or_default();
-    let host_name = format!("{}.execute-api.{}", api.doc["id"].as_str().unwrap_or(""), host);
+    let version = chrono::DateTime::from_timestamp(
+        api.doc["createdDate"].as_f64().unwrap_or(ids::now()) as i64,
+        0,
+    )
+    .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    .unwrap_or_default();
+    let host_name = format!(
+        "{}.execute-api.{}",
+        api.doc["id"].as_str().unwrap_or(""),
+        host
+    );
     if swagger {
         json!({"swagger": "2.0", "info": {"title": title, "version": version},
             "host": host_name, "basePath": format!("/{stage}"), "schemes": ["http"], "paths": paths})
@@ -386,7 +455,10 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_openapi() {
-        assert_eq!(parse(b"not: [valid").unwrap_err().message, "Invalid OpenAPI input.");
+        assert_eq!(
+            parse(b"not: [valid").unwrap_err().message,
+            "Invalid OpenAPI input."
+        );
         assert!(parse(b"{\"foo\": 1}").is_err());
         assert!(parse(b"openapi: 3.0.1\ninfo: {title: t}\npaths: {}\n").is_ok());
     }
@@ -399,13 +471,29 @@ mod tests {
                 "uri": "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/f/invocations"}}}}}"#).unwrap();
         let mut api = RestApi {
             doc: json!({"id": "a", "rootResourceId": "root"}),
-            resources: BTreeMap::from([("root".to_string(), Resource { id: "root".into(), parent_id: None, path_part: String::new(), methods: BTreeMap::new() })]),
-            deployments: BTreeMap::new(), stages: BTreeMap::new(), models: BTreeMap::new(),
-            validators: BTreeMap::new(), authorizers: BTreeMap::new(), gateway_responses: BTreeMap::new(),
+            resources: BTreeMap::from([(
+                "root".to_string(),
+                Resource {
+                    id: "root".into(),
+                    parent_id: None,
+                    path_part: String::new(),
+                    methods: BTreeMap::new(),
+                },
+            )]),
+            deployments: BTreeMap::new(),
+            stages: BTreeMap::new(),
+            models: BTreeMap::new(),
+            validators: BTreeMap::new(),
+            authorizers: BTreeMap::new(),
+            gateway_responses: BTreeMap::new(),
         };
         apply(&mut api, &spec, false, &[]).unwrap();
         assert_eq!(api.doc["name"], "pets");
-        let r = api.resources.values().find(|r| r.path_part == "{id}").unwrap();
+        let r = api
+            .resources
+            .values()
+            .find(|r| r.path_part == "{id}")
+            .unwrap();
         assert_eq!(RestApi::path_of(&api.resources, &r.id), "/pets/{id}");
         let m = &r.methods["GET"];
         assert_eq!(m["methodIntegration"]["type"], "AWS_PROXY");

@@ -6,15 +6,16 @@ use super::ApiGatewayService;
 use super::ids;
 use super::patch::{self, PatchOp, bad_request};
 use super::state::{
-    API_KEY, ACCOUNT, DOMAIN, Deployment, REST_API, Region, Resource, RestApi, Snapshot,
-    USAGE_PLAN,
+    ACCOUNT, API_KEY, DOMAIN, Deployment, REST_API, Region, Resource, RestApi, Snapshot, USAGE_PLAN,
 };
 use cumulo_wire::AwsError;
 use http::StatusCode;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-pub const HTTP_METHODS: &[&str] = &["GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD", "ANY"];
+pub const HTTP_METHODS: &[&str] = &[
+    "GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD", "ANY",
+];
 
 pub const RESPONSE_TYPES: &[(&str, &str)] = &[
     ("ACCESS_DENIED", "403"),
@@ -201,7 +202,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_rest_api(&self, region: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_rest_api(
+        &self,
+        region: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateRestApiInput")?;
         self.with_api(region, id, |api, _| {
             let mut doc = api.doc.clone();
@@ -272,16 +278,17 @@ impl ApiGatewayService {
                     (k.clone(), v)
                 })
                 .collect();
-            if embed {
-                m.insert("resourceMethods".into(), Value::Object(methods));
-            } else {
-                m.insert("resourceMethods".into(), Value::Object(methods));
-            }
+            m.insert("resourceMethods".into(), Value::Object(methods));
         }
         Value::Object(m)
     }
 
-    pub fn get_resources(&self, region: &str, api_id: &str, embed: bool) -> Result<Value, AwsError> {
+    pub fn get_resources(
+        &self,
+        region: &str,
+        api_id: &str,
+        embed: bool,
+    ) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
             let mut list: Vec<(String, Value)> = a
                 .resources
@@ -456,7 +463,11 @@ impl ApiGatewayService {
         m.insert("authorizationType".into(), auth_type.clone().into());
         m.insert(
             "apiKeyRequired".into(),
-            input.get("apiKeyRequired").and_then(Value::as_bool).unwrap_or(false).into(),
+            input
+                .get("apiKeyRequired")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+                .into(),
         );
         copy(
             &mut m,
@@ -662,7 +673,10 @@ impl ApiGatewayService {
             if gone.is_none() {
                 return Err(not_found("Invalid Response status code specified"));
             }
-            if method["methodResponses"].as_object().is_some_and(Map::is_empty) {
+            if method["methodResponses"]
+                .as_object()
+                .is_some_and(Map::is_empty)
+            {
                 method.as_object_mut().map(|m| m.remove("methodResponses"));
             }
             Ok(())
@@ -683,8 +697,16 @@ impl ApiGatewayService {
         match (ops, status_bad) {
             (Err(mut e), Some(s)) => {
                 let n = e.message.split("; ").count() + 1;
-                let rest = e.message.split_once(": ").map(|x| x.1).unwrap_or("").to_string();
-                e.message = format!("{n} validation errors detected: {rest}; {}", s.message.split_once(": ").map(|x| x.1).unwrap_or(""));
+                let rest = e
+                    .message
+                    .split_once(": ")
+                    .map(|x| x.1)
+                    .unwrap_or("")
+                    .to_string();
+                e.message = format!(
+                    "{n} validation errors detected: {rest}; {}",
+                    s.message.split_once(": ").map(|x| x.1).unwrap_or("")
+                );
                 Err(e)
             }
             (Err(e), None) => Err(e),
@@ -704,7 +726,9 @@ impl ApiGatewayService {
                                 doc["responseParameters"] = json!({});
                             }
                             if op.op == "remove" {
-                                doc["responseParameters"].as_object_mut().map(|p| p.remove(&segs[1]));
+                                doc["responseParameters"]
+                                    .as_object_mut()
+                                    .map(|p| p.remove(&segs[1]));
                             } else {
                                 doc["responseParameters"][&segs[1]] =
                                     Value::Bool(op.value.as_deref() == Some("true"));
@@ -754,7 +778,9 @@ impl ApiGatewayService {
         let integration_method = s(input, "httpMethod").unwrap_or("");
         if kind != "MOCK" {
             if integration_method.is_empty() {
-                return Err(bad_request("Enumeration value for HttpMethod must be non-empty"));
+                return Err(bad_request(
+                    "Enumeration value for HttpMethod must be non-empty",
+                ));
             }
             check_integration_uri(kind, uri)?;
         }
@@ -782,19 +808,30 @@ impl ApiGatewayService {
         );
         m.insert(
             "passthroughBehavior".into(),
-            s(input, "passthroughBehavior").unwrap_or("WHEN_NO_MATCH").into(),
+            s(input, "passthroughBehavior")
+                .unwrap_or("WHEN_NO_MATCH")
+                .into(),
         );
         m.insert(
             "timeoutInMillis".into(),
-            input.get("timeoutInMillis").and_then(Value::as_i64).unwrap_or(29000).into(),
+            input
+                .get("timeoutInMillis")
+                .and_then(Value::as_i64)
+                .unwrap_or(29000)
+                .into(),
         );
         m.insert(
             "cacheNamespace".into(),
-            s(input, "cacheNamespace").map_or_else(|| resource_id.to_string(), str::to_string).into(),
+            s(input, "cacheNamespace")
+                .map_or_else(|| resource_id.to_string(), str::to_string)
+                .into(),
         );
         m.insert(
             "cacheKeyParameters".into(),
-            input.get("cacheKeyParameters").cloned().unwrap_or_else(|| json!([])),
+            input
+                .get("cacheKeyParameters")
+                .cloned()
+                .unwrap_or_else(|| json!([])),
         );
         let doc = Value::Object(m);
         self.with_api(region, api_id, |api, _| {
@@ -903,7 +940,11 @@ impl ApiGatewayService {
             "selectionPattern".into(),
             s(input, "selectionPattern").unwrap_or("").into(),
         );
-        copy(&mut m, input, &["responseParameters", "responseTemplates", "contentHandling"]);
+        copy(
+            &mut m,
+            input,
+            &["responseParameters", "responseTemplates", "contentHandling"],
+        );
         if m.get("selectionPattern").and_then(Value::as_str) == Some("")
             && input.get("selectionPattern").is_none()
         {
@@ -959,8 +1000,13 @@ impl ApiGatewayService {
             if gone.is_none() {
                 return Err(not_found("Invalid Response status code specified"));
             }
-            if integ["integrationResponses"].as_object().is_some_and(Map::is_empty) {
-                integ.as_object_mut().map(|m| m.remove("integrationResponses"));
+            if integ["integrationResponses"]
+                .as_object()
+                .is_some_and(Map::is_empty)
+            {
+                integ
+                    .as_object_mut()
+                    .map(|m| m.remove("integrationResponses"));
             }
             Ok(())
         })
@@ -1009,12 +1055,22 @@ impl ApiGatewayService {
             api_key_source: s(&api.doc, "apiKeySource").unwrap_or("HEADER").to_string(),
             binary_media_types: api.doc["binaryMediaTypes"]
                 .as_array()
-                .map(|b| b.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .map(|b| {
+                    b.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
                 .unwrap_or_default(),
         }
     }
 
-    pub fn create_deployment(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_deployment(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_api(region, api_id, |api, _| {
             let has_method = api.resources.values().any(|r| !r.methods.is_empty());
             if !has_method {
@@ -1070,7 +1126,9 @@ impl ApiGatewayService {
 
     pub fn get_deployments(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
-            Ok(items(a.deployments.values().map(|d| d.doc.clone()).collect()))
+            Ok(items(
+                a.deployments.values().map(|d| d.doc.clone()).collect(),
+            ))
         })
     }
 
@@ -1083,7 +1141,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_deployment(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_deployment(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateDeploymentInput")?;
         self.with_api(region, api_id, |api, _| {
             let d = api
@@ -1102,15 +1166,26 @@ impl ApiGatewayService {
             if !api.deployments.contains_key(id) {
                 return Err(not_found("Invalid Deployment identifier specified"));
             }
-            if api.stages.values().any(|st| s(st, "deploymentId") == Some(id)) {
-                return Err(bad_request("Active stages pointing to this deployment must be moved or deleted"));
+            if api
+                .stages
+                .values()
+                .any(|st| s(st, "deploymentId") == Some(id))
+            {
+                return Err(bad_request(
+                    "Active stages pointing to this deployment must be moved or deleted",
+                ));
             }
             api.deployments.remove(id);
             Ok(())
         })
     }
 
-    pub fn create_stage(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_stage(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let name = s(input, "stageName").unwrap_or("").to_string();
         let deployment = s(input, "deploymentId").unwrap_or("").to_string();
         self.with_api(region, api_id, |api, _| {
@@ -1159,7 +1234,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_stage(&self, region: &str, api_id: &str, name: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_stage(
+        &self,
+        region: &str,
+        api_id: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateStageInput")?;
         self.with_api(region, api_id, |api, _| {
             let mut doc = api
@@ -1187,7 +1268,12 @@ impl ApiGatewayService {
 
     // ---- models ----
 
-    pub fn create_model(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_model(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let name = s(input, "name").unwrap_or("").to_string();
         self.with_api(region, api_id, |api, _| {
             if name.is_empty() {
@@ -1203,7 +1289,9 @@ impl ApiGatewayService {
             };
             let Some(schema) = schema.filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
             else {
-                return Err(bad_request("Model schema must have at least 1 property or array items defined"));
+                return Err(bad_request(
+                    "Model schema must have at least 1 property or array items defined",
+                ));
             };
             let mut m = Map::new();
             m.insert("id".into(), ids::short().into());
@@ -1227,7 +1315,9 @@ impl ApiGatewayService {
     }
 
     pub fn get_models(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| Ok(items(a.models.values().cloned().collect())))
+        self.api(region, api_id, |a| {
+            Ok(items(a.models.values().cloned().collect()))
+        })
     }
 
     pub fn get_model(&self, region: &str, api_id: &str, name: &str) -> Result<Value, AwsError> {
@@ -1239,7 +1329,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_model(&self, region: &str, api_id: &str, name: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_model(
+        &self,
+        region: &str,
+        api_id: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateModelInput")?;
         self.with_api(region, api_id, |api, _| {
             let mut doc = api
@@ -1293,14 +1389,26 @@ impl ApiGatewayService {
 
     // ---- request validators ----
 
-    pub fn create_request_validator(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_request_validator(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let result = self.with_api(region, api_id, |api, _| {
             let id = ids::short();
             let mut m = Map::new();
             m.insert("id".into(), id.clone().into());
             copy(&mut m, input, &["name"]);
             for k in ["validateRequestBody", "validateRequestParameters"] {
-                m.insert(k.into(), input.get(k).and_then(Value::as_bool).unwrap_or(false).into());
+                m.insert(
+                    k.into(),
+                    input
+                        .get(k)
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                        .into(),
+                );
             }
             let doc = Value::Object(m);
             api.validators.insert(id, doc.clone());
@@ -1316,10 +1424,17 @@ impl ApiGatewayService {
     }
 
     pub fn get_request_validators(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| Ok(items(a.validators.values().cloned().collect())))
+        self.api(region, api_id, |a| {
+            Ok(items(a.validators.values().cloned().collect()))
+        })
     }
 
-    pub fn get_request_validator(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
+    pub fn get_request_validator(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
             a.validators
                 .get(id)
@@ -1328,7 +1443,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_request_validator(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_request_validator(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateRequestValidatorInput")?;
         self.with_api(region, api_id, |api, _| {
             let mut doc = api
@@ -1359,7 +1480,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn delete_request_validator(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
+    pub fn delete_request_validator(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
             api.validators
                 .remove(id)
@@ -1370,7 +1496,12 @@ impl ApiGatewayService {
 
     // ---- authorizers ----
 
-    pub fn create_authorizer(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_authorizer(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let kind = s(input, "type").unwrap_or("").to_string();
         if !["TOKEN", "REQUEST", "COGNITO_USER_POOLS"].contains(&kind.as_str()) {
             return Err(patch::validation_errors(&[format!(
@@ -1396,11 +1527,17 @@ impl ApiGatewayService {
                 ],
             );
             if kind != "COGNITO_USER_POOLS" && !m.contains_key("authorizerUri") {
-                return Err(bad_request("Authorizer URI must be specified for TOKEN and REQUEST authorizers"));
+                return Err(bad_request(
+                    "Authorizer URI must be specified for TOKEN and REQUEST authorizers",
+                ));
             }
             m.insert(
                 "authorizerResultTtlInSeconds".into(),
-                input.get("authorizerResultTtlInSeconds").and_then(Value::as_i64).unwrap_or(300).into(),
+                input
+                    .get("authorizerResultTtlInSeconds")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(300)
+                    .into(),
             );
             let doc = Value::Object(m);
             api.authorizers.insert(id, doc.clone());
@@ -1416,7 +1553,9 @@ impl ApiGatewayService {
     }
 
     pub fn get_authorizers(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| Ok(items(a.authorizers.values().cloned().collect())))
+        self.api(region, api_id, |a| {
+            Ok(items(a.authorizers.values().cloned().collect()))
+        })
     }
 
     pub fn get_authorizer(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
@@ -1428,7 +1567,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_authorizer(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_authorizer(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateAuthorizerInput")?;
         self.with_api(region, api_id, |api, _| {
             let mut doc = api
@@ -1461,11 +1606,14 @@ impl ApiGatewayService {
             if !api.authorizers.contains_key(id) {
                 return Err(not_found("Invalid Authorizer identifier specified"));
             }
-            let used = api.resources.values().any(|r| {
-                r.methods.values().any(|m| s(m, "authorizerId") == Some(id))
-            });
+            let used = api
+                .resources
+                .values()
+                .any(|r| r.methods.values().any(|m| s(m, "authorizerId") == Some(id)));
             if used {
-                return Err(conflict("Cannot delete authorizer, is referenced in method"));
+                return Err(conflict(
+                    "Cannot delete authorizer, is referenced in method",
+                ));
             }
             api.authorizers.remove(id);
             Ok(())
@@ -1483,7 +1631,13 @@ impl ApiGatewayService {
         )]))
     }
 
-    pub fn put_gateway_response(&self, region: &str, api_id: &str, t: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn put_gateway_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        t: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         Self::check_response_type(t)?;
         self.with_api(region, api_id, |api, _| {
             let default = default_gateway_response(t);
@@ -1491,7 +1645,10 @@ impl ApiGatewayService {
             m.insert("defaultResponse".into(), false.into());
             m.insert(
                 "responseParameters".into(),
-                input.get("responseParameters").cloned().unwrap_or_else(|| json!({})),
+                input
+                    .get("responseParameters")
+                    .cloned()
+                    .unwrap_or_else(|| json!({})),
             );
             m.insert(
                 "responseTemplates".into(),
@@ -1513,7 +1670,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn get_gateway_response(&self, region: &str, api_id: &str, t: &str) -> Result<Value, AwsError> {
+    pub fn get_gateway_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        t: &str,
+    ) -> Result<Value, AwsError> {
         Self::check_response_type(t)?;
         self.api(region, api_id, |a| {
             Ok(a.gateway_responses
@@ -1539,7 +1701,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_gateway_response(&self, region: &str, api_id: &str, t: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_gateway_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        t: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         Self::check_response_type(t)?;
         let ops = patch::parse(input, "updateGatewayResponseInput")?;
         self.with_api(region, api_id, |api, _| {
@@ -1571,7 +1739,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn delete_gateway_response(&self, region: &str, api_id: &str, t: &str) -> Result<(), AwsError> {
+    pub fn delete_gateway_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        t: &str,
+    ) -> Result<(), AwsError> {
         Self::check_response_type(t)?;
         self.with_api(region, api_id, |api, _| {
             api.gateway_responses
@@ -1585,17 +1758,23 @@ impl ApiGatewayService {
 
     pub fn create_api_key(&self, region: &str, input: &Value) -> Result<Value, AwsError> {
         if s(input, "name").is_some_and(|n| n.len() > 1024) {
-            return Err(bad_request("Invalid API Key name, can be at most 1024 characters."));
+            return Err(bad_request(
+                "Invalid API Key name, can be at most 1024 characters.",
+            ));
         }
         if s(input, "description").is_some_and(|n| n.len() > 125) {
             return Err(bad_request("Invalid API Key description specified."));
         }
         let value = match s(input, "value").filter(|v| !v.is_empty()) {
             Some(v) if v.len() < 20 => {
-                return Err(bad_request("API Key value should be at least 20 characters"));
+                return Err(bad_request(
+                    "API Key value should be at least 20 characters",
+                ));
             }
             Some(v) if v.len() > 128 => {
-                return Err(bad_request("API Key value exceeds maximum size of 128 characters"));
+                return Err(bad_request(
+                    "API Key value exceeds maximum size of 128 characters",
+                ));
             }
             Some(v) => v.to_string(),
             None => ids::key_value(),
@@ -1616,7 +1795,10 @@ impl ApiGatewayService {
         if s(input, "name").is_some_and(str::is_empty) {
             m.remove("name");
         }
-        if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+        if let Some(t) = input
+            .get("tags")
+            .filter(|t| t.as_object().is_some_and(|t| !t.is_empty()))
+        {
             m.insert("tags".into(), t.clone());
         }
         let doc = Value::Object(m);
@@ -1636,7 +1818,12 @@ impl ApiGatewayService {
         d
     }
 
-    pub fn get_api_key(&self, region: &str, id: &str, include_value: bool) -> Result<Value, AwsError> {
+    pub fn get_api_key(
+        &self,
+        region: &str,
+        id: &str,
+        include_value: bool,
+    ) -> Result<Value, AwsError> {
         self.read(region, |r| {
             r.api_keys
                 .get(id)
@@ -1645,12 +1832,19 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn get_api_keys(&self, region: &str, name_query: Option<&str>, include_value: bool) -> Value {
+    pub fn get_api_keys(
+        &self,
+        region: &str,
+        name_query: Option<&str>,
+        include_value: bool,
+    ) -> Value {
         self.read(region, |r| {
             items(
                 r.api_keys
                     .values()
-                    .filter(|d| name_query.is_none_or(|q| s(d, "name").is_some_and(|n| n.starts_with(q))))
+                    .filter(|d| {
+                        name_query.is_none_or(|q| s(d, "name").is_some_and(|n| n.starts_with(q)))
+                    })
                     .map(|d| Self::key_view(d, include_value))
                     .collect(),
             )
@@ -1701,7 +1895,10 @@ impl ApiGatewayService {
         for st in stages.as_array().into_iter().flatten() {
             let api = s(st, "apiId").unwrap_or("");
             let stage = s(st, "stage").unwrap_or("");
-            let ok = r.rest_apis.get(api).is_some_and(|a| a.stages.contains_key(stage));
+            let ok = r
+                .rest_apis
+                .get(api)
+                .is_some_and(|a| a.stages.contains_key(stage));
             if !ok {
                 return Err(not_found(format!(
                     "Invalid API Stage {{api: {api}, stage: {stage}}} specified for usageplan {plan_id}"
@@ -1716,8 +1913,14 @@ impl ApiGatewayService {
         let mut m = Map::new();
         m.insert("id".into(), id.clone().into());
         copy(&mut m, input, &["name", "description", "throttle", "quota"]);
-        m.insert("apiStages".into(), input.get("apiStages").cloned().unwrap_or_else(|| json!([])));
-        if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+        m.insert(
+            "apiStages".into(),
+            input.get("apiStages").cloned().unwrap_or_else(|| json!([])),
+        );
+        if let Some(t) = input
+            .get("tags")
+            .filter(|t| t.as_object().is_some_and(|t| !t.is_empty()))
+        {
             m.insert("tags".into(), t.clone());
         }
         if let Some(Value::Object(q)) = m.get_mut("quota") {
@@ -1738,7 +1941,11 @@ impl ApiGatewayService {
             items(
                 r.usage_plans
                     .iter()
-                    .filter(|(id, _)| key_id.is_none_or(|k| r.usage_plan_keys.get(*id).is_some_and(|ks| ks.contains(k))))
+                    .filter(|(id, _)| {
+                        key_id.is_none_or(|k| {
+                            r.usage_plan_keys.get(*id).is_some_and(|ks| ks.contains(k))
+                        })
+                    })
                     .map(|(_, d)| d.clone())
                     .collect(),
             )
@@ -1754,7 +1961,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_usage_plan(&self, region: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_usage_plan(
+        &self,
+        region: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateUsagePlanInput")?;
         self.mutate(region, |r| {
             let mut doc = r
@@ -1791,7 +2003,13 @@ impl ApiGatewayService {
                 patch::apply(
                     &mut doc,
                     std::slice::from_ref(op),
-                    &["/name", "/description", "/productCode", "/throttle/*", "/quota/*"],
+                    &[
+                        "/name",
+                        "/description",
+                        "/productCode",
+                        "/throttle/*",
+                        "/quota/*",
+                    ],
                 )?;
             }
             r.usage_plans.insert(id.to_string(), doc.clone());
@@ -1818,7 +2036,12 @@ impl ApiGatewayService {
         Value::Object(m)
     }
 
-    pub fn create_usage_plan_key(&self, region: &str, plan: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_usage_plan_key(
+        &self,
+        region: &str,
+        plan: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let key_id = s(input, "keyId").unwrap_or("").to_string();
         self.mutate(region, |r| {
             if !r.usage_plans.contains_key(plan) {
@@ -1855,7 +2078,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn get_usage_plan_key(&self, region: &str, plan: &str, key: &str) -> Result<Value, AwsError> {
+    pub fn get_usage_plan_key(
+        &self,
+        region: &str,
+        plan: &str,
+        key: &str,
+    ) -> Result<Value, AwsError> {
         self.read(region, |r| {
             if !r.usage_plans.contains_key(plan) {
                 return Err(not_found("Invalid Usage Plan ID specified"));
@@ -1869,12 +2097,21 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn delete_usage_plan_key(&self, region: &str, plan: &str, key: &str) -> Result<(), AwsError> {
+    pub fn delete_usage_plan_key(
+        &self,
+        region: &str,
+        plan: &str,
+        key: &str,
+    ) -> Result<(), AwsError> {
         self.mutate(region, |r| {
             if !r.usage_plans.contains_key(plan) {
                 return Err(not_found("Invalid Usage Plan ID specified"));
             }
-            if !r.usage_plan_keys.get_mut(plan).is_some_and(|k| k.remove(key)) {
+            if !r
+                .usage_plan_keys
+                .get_mut(plan)
+                .is_some_and(|k| k.remove(key))
+            {
                 return Err(not_found("Invalid API Key identifier specified"));
             }
             r.touch(USAGE_PLAN, plan);
@@ -1911,15 +2148,27 @@ impl ApiGatewayService {
         let regional = types.iter().any(|t| t.as_str() == Some("REGIONAL"));
         m.insert("endpointConfiguration".into(), json!({"types": types}));
         m.insert("domainNameStatus".into(), "AVAILABLE".into());
-        m.insert("securityPolicy".into(), s(input, "securityPolicy").unwrap_or("TLS_1_2").into());
+        m.insert(
+            "securityPolicy".into(),
+            s(input, "securityPolicy").unwrap_or("TLS_1_2").into(),
+        );
         if regional {
-            m.insert("regionalDomainName".into(), format!("d-{}.execute-api.{region}.amazonaws.com", ids::long()).into());
+            m.insert(
+                "regionalDomainName".into(),
+                format!("d-{}.execute-api.{region}.amazonaws.com", ids::long()).into(),
+            );
             m.insert("regionalHostedZoneId".into(), "Z1UJRXOUMOOFQ8".into());
         } else {
-            m.insert("distributionDomainName".into(), format!("{}.cloudfront.net", ids::long()).into());
+            m.insert(
+                "distributionDomainName".into(),
+                format!("{}.cloudfront.net", ids::long()).into(),
+            );
             m.insert("distributionHostedZoneId".into(), "Z2FDTNDATAQYW2".into());
         }
-        if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+        if let Some(t) = input
+            .get("tags")
+            .filter(|t| t.as_object().is_some_and(|t| !t.is_empty()))
+        {
             m.insert("tags".into(), t.clone());
         }
         let doc = Value::Object(m);
@@ -1941,7 +2190,9 @@ impl ApiGatewayService {
     }
 
     pub fn get_domain_names(&self, region: &str) -> Value {
-        self.read(region, |r| items(r.domains.values().map(Self::domain_view).collect()))
+        self.read(region, |r| {
+            items(r.domains.values().map(Self::domain_view).collect())
+        })
     }
 
     pub fn get_domain_name(&self, region: &str, name: &str) -> Result<Value, AwsError> {
@@ -1953,7 +2204,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_domain_name(&self, region: &str, name: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_domain_name(
+        &self,
+        region: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateDomainNameInput")?;
         self.mutate(region, |r| {
             let mut doc = r
@@ -1964,7 +2220,14 @@ impl ApiGatewayService {
             patch::apply(
                 &mut doc,
                 &ops,
-                &["/certificateName", "/certificateArn", "/regionalCertificateName", "/regionalCertificateArn", "/securityPolicy", "/endpointConfiguration/types/*"],
+                &[
+                    "/certificateName",
+                    "/certificateArn",
+                    "/regionalCertificateName",
+                    "/regionalCertificateArn",
+                    "/securityPolicy",
+                    "/endpointConfiguration/types/*",
+                ],
             )?;
             r.domains.insert(name.to_string(), doc.clone());
             r.touch(DOMAIN, name);
@@ -1982,8 +2245,16 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn create_base_path_mapping(&self, region: &str, domain: &str, input: &Value) -> Result<Value, AwsError> {
-        let base = s(input, "basePath").filter(|b| !b.is_empty()).unwrap_or("(none)").to_string();
+    pub fn create_base_path_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
+        let base = s(input, "basePath")
+            .filter(|b| !b.is_empty())
+            .unwrap_or("(none)")
+            .to_string();
         let api = s(input, "restApiId").unwrap_or("").to_string();
         self.mutate(region, |r| {
             let d = r
@@ -2025,12 +2296,20 @@ impl ApiGatewayService {
                 .get(domain)
                 .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
             Ok(items(
-                d["basePathMappings"].as_object().map(|m| m.values().cloned().collect()).unwrap_or_default(),
+                d["basePathMappings"]
+                    .as_object()
+                    .map(|m| m.values().cloned().collect())
+                    .unwrap_or_default(),
             ))
         })
     }
 
-    pub fn get_base_path_mapping(&self, region: &str, domain: &str, base: &str) -> Result<Value, AwsError> {
+    pub fn get_base_path_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        base: &str,
+    ) -> Result<Value, AwsError> {
         self.read(region, |r| {
             r.domains
                 .get(domain)
@@ -2042,7 +2321,13 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_base_path_mapping(&self, region: &str, domain: &str, base: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_base_path_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        base: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateBasePathMappingInput")?;
         self.mutate(region, |r| {
             let d = r
@@ -2054,7 +2339,11 @@ impl ApiGatewayService {
                 .and_then(|m| m.get(base))
                 .cloned()
                 .ok_or_else(|| not_found("Invalid base path mapping identifier specified"))?;
-            patch::apply(&mut doc, &ops, &["/basePath", "/restapiId", "/restApiId", "/stage"])?;
+            patch::apply(
+                &mut doc,
+                &ops,
+                &["/basePath", "/restapiId", "/restApiId", "/stage"],
+            )?;
             if let Some(v) = doc.as_object_mut().and_then(|m| m.remove("restapiId")) {
                 doc["restApiId"] = v;
             }
@@ -2068,7 +2357,12 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn delete_base_path_mapping(&self, region: &str, domain: &str, base: &str) -> Result<(), AwsError> {
+    pub fn delete_base_path_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        base: &str,
+    ) -> Result<(), AwsError> {
         self.mutate(region, |r| {
             let d = r
                 .domains
@@ -2116,14 +2410,23 @@ impl ApiGatewayService {
     fn tagged<'a>(r: &'a mut Region, path: &str) -> Option<(&'static str, String, &'a mut Value)> {
         let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         match segs.as_slice() {
-            ["restapis", id] => r.rest_apis.get_mut(*id).map(|a| (REST_API, id.to_string(), &mut a.doc)),
+            ["restapis", id] => r
+                .rest_apis
+                .get_mut(*id)
+                .map(|a| (REST_API, id.to_string(), &mut a.doc)),
             ["restapis", id, "stages", st] => r
                 .rest_apis
                 .get_mut(*id)
                 .and_then(|a| a.stages.get_mut(*st))
                 .map(|d| (REST_API, id.to_string(), d)),
-            ["apikeys", id] => r.api_keys.get_mut(*id).map(|d| (API_KEY, id.to_string(), d)),
-            ["usageplans", id] => r.usage_plans.get_mut(*id).map(|d| (USAGE_PLAN, id.to_string(), d)),
+            ["apikeys", id] => r
+                .api_keys
+                .get_mut(*id)
+                .map(|d| (API_KEY, id.to_string(), d)),
+            ["usageplans", id] => r
+                .usage_plans
+                .get_mut(*id)
+                .map(|d| (USAGE_PLAN, id.to_string(), d)),
             ["domainnames", id] => r.domains.get_mut(*id).map(|d| (DOMAIN, id.to_string(), d)),
             ["apis", id] => r
                 .v2_apis
@@ -2134,14 +2437,21 @@ impl ApiGatewayService {
                 .get_mut(*id)
                 .and_then(|a| a.stages.get_mut(*st))
                 .map(|d| (super::state::V2_API, id.to_string(), d)),
-            ["domainnames_v2", id] => r.v2_domains.get_mut(*id).map(|d| (super::state::V2_DOMAIN, id.to_string(), d)),
+            ["domainnames_v2", id] => r
+                .v2_domains
+                .get_mut(*id)
+                .map(|d| (super::state::V2_DOMAIN, id.to_string(), d)),
             _ => None,
         }
     }
 
     fn arn_path(arn: &str) -> Result<(String, String), AwsError> {
-        let rest = arn.strip_prefix("arn:aws:apigateway:").ok_or_else(|| bad_request(format!("Invalid ARN specified: {arn}")))?;
-        let (region, path) = rest.split_once("::").ok_or_else(|| bad_request(format!("Invalid ARN specified: {arn}")))?;
+        let rest = arn
+            .strip_prefix("arn:aws:apigateway:")
+            .ok_or_else(|| bad_request(format!("Invalid ARN specified: {arn}")))?;
+        let (region, path) = rest
+            .split_once("::")
+            .ok_or_else(|| bad_request(format!("Invalid ARN specified: {arn}")))?;
         Ok((region.to_string(), path.to_string()))
     }
 
@@ -2151,15 +2461,23 @@ impl ApiGatewayService {
         let path = v2_path(&path, v2);
         let mut regions = self.lock();
         let r = regions.entry(region).or_default();
-        let (_, _, doc) = Self::tagged(r, &path).ok_or_else(|| not_found(format!("Invalid resource identifier specified: {arn}")))?;
+        let (_, _, doc) = Self::tagged(r, &path)
+            .ok_or_else(|| not_found(format!("Invalid resource identifier specified: {arn}")))?;
         Ok(doc.get("tags").cloned().unwrap_or_else(|| json!({})))
     }
 
-    pub fn tag_resource(&self, arn: &str, tags: &Map<String, Value>, v2: bool) -> Result<(), AwsError> {
+    pub fn tag_resource(
+        &self,
+        arn: &str,
+        tags: &Map<String, Value>,
+        v2: bool,
+    ) -> Result<(), AwsError> {
         let (region, path) = Self::arn_path(arn)?;
         let path = v2_path(&path, v2);
         self.mutate(&region, |r| {
-            let (kind, id, doc) = Self::tagged(r, &path).ok_or_else(|| not_found(format!("Invalid resource identifier specified: {arn}")))?;
+            let (kind, id, doc) = Self::tagged(r, &path).ok_or_else(|| {
+                not_found(format!("Invalid resource identifier specified: {arn}"))
+            })?;
             if !doc["tags"].is_object() {
                 doc["tags"] = json!({});
             }
@@ -2175,7 +2493,9 @@ impl ApiGatewayService {
         let (region, path) = Self::arn_path(arn)?;
         let path = v2_path(&path, v2);
         self.mutate(&region, |r| {
-            let (kind, id, doc) = Self::tagged(r, &path).ok_or_else(|| not_found(format!("Invalid resource identifier specified: {arn}")))?;
+            let (kind, id, doc) = Self::tagged(r, &path).ok_or_else(|| {
+                not_found(format!("Invalid resource identifier specified: {arn}"))
+            })?;
             if let Some(t) = doc.get_mut("tags").and_then(Value::as_object_mut) {
                 for k in keys {
                     t.remove(k);
@@ -2191,7 +2511,12 @@ impl ApiGatewayService {
 
     // ---- import / export ----
 
-    pub fn import_rest_api(&self, region: &str, body: &[u8], params: &[(String, String)]) -> Result<Value, AwsError> {
+    pub fn import_rest_api(
+        &self,
+        region: &str,
+        body: &[u8],
+        params: &[(String, String)],
+    ) -> Result<Value, AwsError> {
         let spec = super::openapi::parse(body)?;
         let created = self.create_rest_api(region, &super::openapi::api_input(&spec, params))?;
         let id = s(&created, "id").unwrap_or("").to_string();
@@ -2202,7 +2527,14 @@ impl ApiGatewayService {
         result
     }
 
-    pub fn put_rest_api(&self, region: &str, id: &str, body: &[u8], mode: &str, params: &[(String, String)]) -> Result<Value, AwsError> {
+    pub fn put_rest_api(
+        &self,
+        region: &str,
+        id: &str,
+        body: &[u8],
+        mode: &str,
+        params: &[(String, String)],
+    ) -> Result<Value, AwsError> {
         let spec = super::openapi::parse(body)?;
         self.with_api(region, id, |api, _| {
             super::openapi::apply(api, &spec, mode == "merge", params)?;
@@ -2210,11 +2542,29 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn get_export(&self, region: &str, api_id: &str, stage: &str, export_type: &str, host: &str) -> Result<Value, AwsError> {
+    pub fn get_export(
+        &self,
+        region: &str,
+        api_id: &str,
+        stage: &str,
+        export_type: &str,
+        host: &str,
+    ) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
-            let st = a.stages.get(stage).ok_or_else(|| not_found("Invalid Stage identifier specified"))?;
-            let deployment = s(st, "deploymentId").and_then(|d| a.deployments.get(d)).ok_or_else(|| not_found("Invalid Stage identifier specified"))?;
-            Ok(super::openapi::export(a, &deployment.snapshot, stage, export_type, host))
+            let st = a
+                .stages
+                .get(stage)
+                .ok_or_else(|| not_found("Invalid Stage identifier specified"))?;
+            let deployment = s(st, "deploymentId")
+                .and_then(|d| a.deployments.get(d))
+                .ok_or_else(|| not_found("Invalid Stage identifier specified"))?;
+            Ok(super::openapi::export(
+                a,
+                &deployment.snapshot,
+                stage,
+                export_type,
+                host,
+            ))
         })
     }
 }
@@ -2234,24 +2584,48 @@ pub fn new_rest_api_doc(input: &Value) -> Result<Value, AwsError> {
     if let Some(n) = input.get("minimumCompressionSize").and_then(Value::as_i64)
         && !(0..=10_485_760).contains(&n)
     {
-        return Err(bad_request("Invalid minimum compression size, must be between 0 and 10485760"));
+        return Err(bad_request(
+            "Invalid minimum compression size, must be between 0 and 10485760",
+        ));
     }
     let mut m = Map::new();
     copy(
         &mut m,
         input,
-        &["name", "description", "version", "binaryMediaTypes", "minimumCompressionSize", "policy"],
+        &[
+            "name",
+            "description",
+            "version",
+            "binaryMediaTypes",
+            "minimumCompressionSize",
+            "policy",
+        ],
     );
-    if m.get("binaryMediaTypes").is_some_and(|b| b.as_array().is_some_and(Vec::is_empty)) {
+    if m.get("binaryMediaTypes")
+        .is_some_and(|b| b.as_array().is_some_and(Vec::is_empty))
+    {
         m.remove("binaryMediaTypes");
     }
-    m.insert("apiKeySource".into(), s(input, "apiKeySource").unwrap_or("HEADER").into());
+    m.insert(
+        "apiKeySource".into(),
+        s(input, "apiKeySource").unwrap_or("HEADER").into(),
+    );
     m.insert(
         "disableExecuteApiEndpoint".into(),
-        input.get("disableExecuteApiEndpoint").and_then(Value::as_bool).unwrap_or(false).into(),
+        input
+            .get("disableExecuteApiEndpoint")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            .into(),
     );
-    m.insert("endpointConfiguration".into(), endpoint_configuration(&input["endpointConfiguration"])?);
-    if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+    m.insert(
+        "endpointConfiguration".into(),
+        endpoint_configuration(&input["endpointConfiguration"])?,
+    );
+    if let Some(t) = input
+        .get("tags")
+        .filter(|t| t.as_object().is_some_and(|t| !t.is_empty()))
+    {
         m.insert("tags".into(), t.clone());
     }
     Ok(Value::Object(m))
@@ -2260,11 +2634,19 @@ pub fn new_rest_api_doc(input: &Value) -> Result<Value, AwsError> {
 fn endpoint_configuration(given: &Value) -> Result<Value, AwsError> {
     let types: Vec<String> = given["types"]
         .as_array()
-        .map(|l| l.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|l| {
+            l.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_else(|| vec!["EDGE".to_string()]);
     let ip = s(given, "ipAddressType").map(str::to_string);
     let mut errors = Vec::new();
-    if types.iter().any(|t| !["PRIVATE", "EDGE", "REGIONAL"].contains(&t.as_str())) {
+    if types
+        .iter()
+        .any(|t| !["PRIVATE", "EDGE", "REGIONAL"].contains(&t.as_str()))
+    {
         errors.push(format!(
             "Value '[{}]' at 'createRestApiInput.endpointConfiguration.types' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [PRIVATE, EDGE, REGIONAL]]",
             types.join(", ")
@@ -2279,14 +2661,20 @@ fn endpoint_configuration(given: &Value) -> Result<Value, AwsError> {
         return Err(patch::validation_errors(&errors));
     }
     if types.is_empty() {
-        return Err(bad_request("REGIONAL Configuration and EDGE Configuration cannot be both DISABLED."));
+        return Err(bad_request(
+            "REGIONAL Configuration and EDGE Configuration cannot be both DISABLED.",
+        ));
     }
     if types.len() > 1 {
-        return Err(bad_request("Cannot create an api with multiple Endpoint Types."));
+        return Err(bad_request(
+            "Cannot create an api with multiple Endpoint Types.",
+        ));
     }
     let private = types[0] == "PRIVATE";
     if private && ip.as_deref() == Some("ipv4") {
-        return Err(bad_request("Only dualstack ipAddressType is supported for Private APIs."));
+        return Err(bad_request(
+            "Only dualstack ipAddressType is supported for Private APIs.",
+        ));
     }
     let ip = ip.unwrap_or_else(|| if private { "dualstack" } else { "ipv4" }.to_string());
     let mut out = json!({"types": types, "ipAddressType": ip});
@@ -2296,15 +2684,23 @@ fn endpoint_configuration(given: &Value) -> Result<Value, AwsError> {
     Ok(out)
 }
 
-fn update_endpoint_configuration(doc: &mut Value, op: &PatchOp, segs: &[String]) -> Result<(), AwsError> {
+fn update_endpoint_configuration(
+    doc: &mut Value,
+    op: &PatchOp,
+    segs: &[String],
+) -> Result<(), AwsError> {
     match segs.get(1).map(String::as_str) {
         Some("types") => {
             if op.op != "replace" {
-                return Err(bad_request("Invalid patch operation specified. Must be 'add'|'remove'|'replace'"));
+                return Err(bad_request(
+                    "Invalid patch operation specified. Must be 'add'|'remove'|'replace'",
+                ));
             }
             let v = op.value.clone().unwrap_or_default();
             if !["REGIONAL", "EDGE", "PRIVATE"].contains(&v.as_str()) {
-                return Err(bad_request("Invalid EndpointTypes specified. Valid options are REGIONAL,EDGE,PRIVATE"));
+                return Err(bad_request(
+                    "Invalid EndpointTypes specified. Valid options are REGIONAL,EDGE,PRIVATE",
+                ));
             }
             doc["endpointConfiguration"]["types"] = json!([v]);
             if v == "PRIVATE" {
@@ -2315,7 +2711,9 @@ fn update_endpoint_configuration(doc: &mut Value, op: &PatchOp, segs: &[String])
         Some("ipAddressType") => {
             let v = op.value.clone().unwrap_or_default();
             if !["ipv4", "dualstack"].contains(&v.as_str()) {
-                return Err(bad_request("ipAddressType must be either ipv4 or dualstack."));
+                return Err(bad_request(
+                    "ipAddressType must be either ipv4 or dualstack.",
+                ));
             }
             doc["endpointConfiguration"]["ipAddressType"] = v.into();
             Ok(())
@@ -2376,7 +2774,9 @@ fn check_method_parameters(params: &Map<String, Value>) -> Result<(), AwsError> 
         }
         let name = k.rsplit('.').next().unwrap_or(k);
         if !names.insert(name.to_string()) {
-            return Err(bad_request("Parameter names must be unique across querystring, header and path"));
+            return Err(bad_request(
+                "Parameter names must be unique across querystring, header and path",
+            ));
         }
     }
     Ok(())
@@ -2412,7 +2812,9 @@ fn check_integration_uri(kind: &str, uri: &str) -> Result<(), AwsError> {
             }
             let tail = parts[4];
             if !(tail.starts_with("path/") || tail.starts_with("action/")) {
-                return Err(bad_request("AWS ARN for integration must contain path or action"));
+                return Err(bad_request(
+                    "AWS ARN for integration must contain path or action",
+                ));
             }
             if kind == "AWS_PROXY" && !(parts[3] == "lambda" || parts[3] == "firehose") {
                 return Err(bad_request(
@@ -2424,7 +2826,11 @@ fn check_integration_uri(kind: &str, uri: &str) -> Result<(), AwsError> {
     Ok(())
 }
 
-fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, Deployment>) -> Result<(), AwsError> {
+fn apply_stage_op(
+    doc: &mut Value,
+    op: &PatchOp,
+    deployments: &BTreeMap<String, Deployment>,
+) -> Result<(), AwsError> {
     let segs = op.segments();
     let first = segs.first().map(String::as_str).unwrap_or("");
     match first {
@@ -2436,11 +2842,19 @@ fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, 
             doc["deploymentId"] = v.into();
             Ok(())
         }
-        "description" | "cacheClusterEnabled" | "cacheClusterSize" | "clientCertificateId"
-        | "tracingEnabled" | "documentationVersion" | "webAclArn" => patch::apply_one(doc, op),
+        "description"
+        | "cacheClusterEnabled"
+        | "cacheClusterSize"
+        | "clientCertificateId"
+        | "tracingEnabled"
+        | "documentationVersion"
+        | "webAclArn" => patch::apply_one(doc, op),
         "variables" if segs.len() == 2 => patch::apply_one(doc, op),
         "accessLogSettings" => {
-            let ok = matches!(segs.get(1).map(String::as_str), Some("destinationArn" | "format"));
+            let ok = matches!(
+                segs.get(1).map(String::as_str),
+                Some("destinationArn" | "format")
+            );
             if op.op == "remove" && segs.len() == 1 {
                 doc.as_object_mut().map(|m| m.remove("accessLogSettings"));
                 return Ok(());
@@ -2471,7 +2885,11 @@ fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, 
             // /{resourcePath}/{httpMethod}/{group}/{setting}: method settings, stored as AWS
             // reports them (`*/*` keys, camel-cased setting names).
             let (path, method, setting) = if segs.len() == 4 {
-                (segs[0].clone(), segs[1].clone(), format!("{}/{}", segs[2], segs[3]))
+                (
+                    segs[0].clone(),
+                    segs[1].clone(),
+                    format!("{}/{}", segs[2], segs[3]),
+                )
             } else {
                 (segs[0].clone(), segs[1].clone(), segs[2].clone())
             };
@@ -2485,15 +2903,26 @@ fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, 
                 "caching/enabled" => "cachingEnabled",
                 "caching/ttlInSeconds" => "cacheTtlInSeconds",
                 "caching/dataEncrypted" => "cacheDataEncrypted",
-                "caching/requireAuthorizationForCacheControl" => "requireAuthorizationForCacheControl",
-                "caching/unauthorizedCacheControlHeaderStrategy" => "unauthorizedCacheControlHeaderStrategy",
-                _ => return Err(bad_request(format!("Invalid method setting path: {}", op.path))),
+                "caching/requireAuthorizationForCacheControl" => {
+                    "requireAuthorizationForCacheControl"
+                }
+                "caching/unauthorizedCacheControlHeaderStrategy" => {
+                    "unauthorizedCacheControlHeaderStrategy"
+                }
+                _ => {
+                    return Err(bad_request(format!(
+                        "Invalid method setting path: {}",
+                        op.path
+                    )));
+                }
             };
             if !doc["methodSettings"].is_object() {
                 doc["methodSettings"] = json!({});
             }
             if op.op == "remove" {
-                let gone = doc["methodSettings"].as_object_mut().and_then(|m| m.remove(&key));
+                let gone = doc["methodSettings"]
+                    .as_object_mut()
+                    .and_then(|m| m.remove(&key));
                 if gone.is_none() {
                     return Err(bad_request(format!(
                         "Cannot remove method setting {key} because there is no method setting for this method "
@@ -2521,8 +2950,14 @@ fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, 
             let v = op.value.clone().unwrap_or_default();
             entry[name] = match name {
                 "loggingLevel" | "unauthorizedCacheControlHeaderStrategy" => v.into(),
-                "throttlingRateLimit" => v.parse::<f64>().map(Value::from).unwrap_or(Value::String(v)),
-                "throttlingBurstLimit" | "cacheTtlInSeconds" => v.parse::<i64>().map(Value::from).unwrap_or(Value::String(v)),
+                "throttlingRateLimit" => v
+                    .parse::<f64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(v)),
+                "throttlingBurstLimit" | "cacheTtlInSeconds" => v
+                    .parse::<i64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(v)),
                 _ => Value::Bool(v == "true"),
             };
             Ok(())
@@ -2536,7 +2971,11 @@ fn apply_stage_op(doc: &mut Value, op: &PatchOp, deployments: &BTreeMap<String, 
 
 /// The response AWS answers for a gateway response type the API has not customised.
 pub fn default_gateway_response(t: &str) -> Value {
-    let status = RESPONSE_TYPES.iter().find(|(n, _)| *n == t).map(|(_, s)| *s).unwrap_or("");
+    let status = RESPONSE_TYPES
+        .iter()
+        .find(|(n, _)| *n == t)
+        .map(|(_, s)| *s)
+        .unwrap_or("");
     let mut v = json!({
         "defaultResponse": true,
         "responseParameters": {},
@@ -2573,7 +3012,11 @@ fn copy_tree(src: &RestApi, dst: &mut RestApi) {
     let root = s(&dst.doc, "rootResourceId").unwrap_or("").to_string();
     let mut ids_map: BTreeMap<String, String> = BTreeMap::new();
     for r in src.resources.values() {
-        let new = if r.parent_id.is_none() { root.clone() } else { ids::short() };
+        let new = if r.parent_id.is_none() {
+            root.clone()
+        } else {
+            ids::short()
+        };
         ids_map.insert(r.id.clone(), new);
     }
     dst.resources.clear();
@@ -2606,22 +3049,36 @@ mod tests {
             json!({"types": ["EDGE"], "ipAddressType": "ipv4"})
         );
         let e = endpoint_configuration(&json!({"types": ["EDGE", "REGIONAL"]})).unwrap_err();
-        assert_eq!(e.message, "Cannot create an api with multiple Endpoint Types.");
+        assert_eq!(
+            e.message,
+            "Cannot create an api with multiple Endpoint Types."
+        );
         let e = endpoint_configuration(&json!({"types": []})).unwrap_err();
-        assert_eq!(e.message, "REGIONAL Configuration and EDGE Configuration cannot be both DISABLED.");
-        let e = endpoint_configuration(&json!({"types": ["PRIVATE"], "ipAddressType": "ipv4"})).unwrap_err();
-        assert_eq!(e.message, "Only dualstack ipAddressType is supported for Private APIs.");
+        assert_eq!(
+            e.message,
+            "REGIONAL Configuration and EDGE Configuration cannot be both DISABLED."
+        );
+        let e = endpoint_configuration(&json!({"types": ["PRIVATE"], "ipAddressType": "ipv4"}))
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "Only dualstack ipAddressType is supported for Private APIs."
+        );
     }
 
     #[test]
     fn integration_uris_are_checked() {
         assert!(check_integration_uri("HTTP", "ftp://x").is_err());
         assert_eq!(
-            check_integration_uri("AWS", "not-an-arn").unwrap_err().message,
+            check_integration_uri("AWS", "not-an-arn")
+                .unwrap_err()
+                .message,
             "Invalid ARN specified in the request"
         );
         assert_eq!(
-            check_integration_uri("AWS", "arn:aws:apigateway:us-east-1:s3:bucket").unwrap_err().message,
+            check_integration_uri("AWS", "arn:aws:apigateway:us-east-1:s3:bucket")
+                .unwrap_err()
+                .message,
             "AWS ARN for integration must contain path or action"
         );
         assert!(check_integration_uri(

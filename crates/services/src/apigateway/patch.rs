@@ -68,7 +68,11 @@ pub fn parse(body: &Value, input: &str) -> Result<Vec<PatchOp>, AwsError> {
     let mut ops = Vec::new();
     let mut errors = Vec::new();
     for (i, o) in list.iter().enumerate() {
-        let op = o.get("op").and_then(Value::as_str).unwrap_or("").to_string();
+        let op = o
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         if !OPS.contains(&op.as_str()) {
             errors.push(format!(
                 "Value '{op}' at '{input}.patchOperations.{}.member.op' failed to satisfy constraint: Member must satisfy enum value set: [add, remove, move, test, replace, copy]",
@@ -277,13 +281,28 @@ mod tests {
             {"op": "replace", "path": "/minimumCompressionSize", "value": "10"},
             {"op": "replace", "path": "/disableExecuteApiEndpoint", "value": "true"},
         ]));
-        apply(&mut doc, &o, &["/name", "/variables/*", "/binaryMediaTypes/*",
-            "/minimumCompressionSize", "/disableExecuteApiEndpoint"]).unwrap();
-        assert_eq!(doc, json!({"name": "b", "variables": {"k": "v"},
+        apply(
+            &mut doc,
+            &o,
+            &[
+                "/name",
+                "/variables/*",
+                "/binaryMediaTypes/*",
+                "/minimumCompressionSize",
+                "/disableExecuteApiEndpoint",
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            doc,
+            json!({"name": "b", "variables": {"k": "v"},
             "binaryMediaTypes": ["image/png"], "minimumCompressionSize": 10,
-            "disableExecuteApiEndpoint": true}));
-        let o = ops(json!([{"op": "remove", "path": "/binaryMediaTypes/image~1png"},
-            {"op": "remove", "path": "/variables/k"}]));
+            "disableExecuteApiEndpoint": true})
+        );
+        let o = ops(
+            json!([{"op": "remove", "path": "/binaryMediaTypes/image~1png"},
+            {"op": "remove", "path": "/variables/k"}]),
+        );
         apply(&mut doc, &o, &["/binaryMediaTypes/*", "/variables/*"]).unwrap();
         assert_eq!(doc["binaryMediaTypes"], json!([]));
         assert_eq!(doc["variables"], json!({}));
@@ -295,8 +314,11 @@ mod tests {
         let o = ops(json!([{"op": "replace", "path": "/id", "value": "x"}]));
         let e = apply(&mut doc, &o, &["/name"]).unwrap_err();
         assert_eq!(e.message, "Invalid patch path /id");
-        let e = parse(&json!({"patchOperations": [{"op": "wrong", "path": "/a"}, {"op": "wrong"}]}),
-            "updateRestApiInput").unwrap_err();
+        let e = parse(
+            &json!({"patchOperations": [{"op": "wrong", "path": "/a"}, {"op": "wrong"}]}),
+            "updateRestApiInput",
+        )
+        .unwrap_err();
         assert_eq!(e.code, "ValidationException");
         assert!(e.message.starts_with("2 validation errors detected: Value 'wrong' at 'updateRestApiInput.patchOperations.1.member.op'"));
     }
@@ -304,7 +326,9 @@ mod tests {
     #[test]
     fn replaces_a_list_member_by_value() {
         let mut doc = json!({"endpointConfiguration": {"types": ["EDGE"]}});
-        let o = ops(json!([{"op": "replace", "path": "/endpointConfiguration/types/EDGE", "value": "REGIONAL"}]));
+        let o = ops(
+            json!([{"op": "replace", "path": "/endpointConfiguration/types/EDGE", "value": "REGIONAL"}]),
+        );
         apply(&mut doc, &o, &["/endpointConfiguration/types/*"]).unwrap();
         assert_eq!(doc["endpointConfiguration"]["types"], json!(["REGIONAL"]));
     }

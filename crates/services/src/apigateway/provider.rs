@@ -11,8 +11,8 @@
 //! function as the account itself.
 
 use super::ApiGatewayService;
-use crate::providers::{ProviderServices, check_known, failed, object};
 use crate::providers::system_tags::system_tags;
+use crate::providers::{ProviderServices, check_known, failed, object};
 use cumulo_engine::{Provider, ProviderContext, ProviderError, ProviderOutcome, ProviderRegistry};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
@@ -76,7 +76,12 @@ pub(crate) struct SpecProvider {
 impl SpecProvider {
     fn props(&self, v: &Value) -> Result<Props, ProviderError> {
         let p = object(self.spec.type_name, v)?;
-        check_known(self.spec.type_name, &p, self.spec.properties, self.spec.unsupported)?;
+        check_known(
+            self.spec.type_name,
+            &p,
+            self.spec.properties,
+            self.spec.unsupported,
+        )?;
         Ok(p.into_owned())
     }
 
@@ -104,10 +109,20 @@ pub(crate) fn prop_error(msg: impl Into<String>) -> AwsError {
 
 #[async_trait::async_trait]
 impl Provider for SpecProvider {
-    async fn create(&self, ctx: &ProviderContext, properties: &Value) -> Result<ProviderOutcome, ProviderError> {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
         let p = self.props(properties)?;
-        let env = Env { svc: &self.svc, ps: &self.ps, ctx };
-        (self.spec.create)(&env, &p).map(Self::outcome).map_err(|e| fail(ctx, e))
+        let env = Env {
+            svc: &self.svc,
+            ps: &self.ps,
+            ctx,
+        };
+        (self.spec.create)(&env, &p)
+            .map(Self::outcome)
+            .map_err(|e| fail(ctx, e))
     }
 
     async fn update(
@@ -119,16 +134,33 @@ impl Provider for SpecProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let new = self.props(new)?;
         let old = object(self.spec.type_name, old)?.into_owned();
-        let env = Env { svc: &self.svc, ps: &self.ps, ctx };
-        (self.spec.update)(&env, physical_id, &old, &new).map(Self::outcome).map_err(|e| fail(ctx, e))
+        let env = Env {
+            svc: &self.svc,
+            ps: &self.ps,
+            ctx,
+        };
+        (self.spec.update)(&env, physical_id, &old, &new)
+            .map(Self::outcome)
+            .map_err(|e| fail(ctx, e))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, physical_id: &str, properties: &Value) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
         let p = object(self.spec.type_name, properties)?.into_owned();
-        let env = Env { svc: &self.svc, ps: &self.ps, ctx };
+        let env = Env {
+            svc: &self.svc,
+            ps: &self.ps,
+            ctx,
+        };
         match (self.spec.delete)(&env, physical_id, &p) {
             Ok(()) => Ok(()),
-            Err(e) if e.code == "NotFoundException" => Err(ProviderError::NotFound(physical_id.to_string())),
+            Err(e) if e.code == "NotFoundException" => {
+                Err(ProviderError::NotFound(physical_id.to_string()))
+            }
             Err(e) => Err(fail(ctx, e)),
         }
     }
@@ -184,7 +216,16 @@ pub(crate) fn tags_map(v: &Value) -> Value {
     match v {
         Value::Array(list) => Value::Object(
             list.iter()
-                .filter_map(|t| Some((t["Key"].as_str()?.to_string(), Value::String(t["Value"].as_str().map_or_else(|| t["Value"].to_string(), str::to_string)))))
+                .filter_map(|t| {
+                    Some((
+                        t["Key"].as_str()?.to_string(),
+                        Value::String(
+                            t["Value"]
+                                .as_str()
+                                .map_or_else(|| t["Value"].to_string(), str::to_string),
+                        ),
+                    ))
+                })
                 .collect(),
         ),
         Value::Object(m) => Value::Object(m.clone()),
@@ -196,8 +237,15 @@ pub(crate) fn tags_map(v: &Value) -> Value {
 pub(crate) fn all_tags(ctx: &ProviderContext, props: &Props) -> Value {
     let mut t = props.get("Tags").map(tags_map).unwrap_or_else(|| json!({}));
     let taggable = cumulo_engine::tagging(&ctx.resource_type).taggable();
-    for (k, v) in ctx.stack_tags.iter().filter(|_| taggable).cloned().chain(system_tags(ctx)) {
-        t.as_object_mut().map(|m| m.entry(k).or_insert(Value::String(v)));
+    for (k, v) in ctx
+        .stack_tags
+        .iter()
+        .filter(|_| taggable)
+        .cloned()
+        .chain(system_tags(ctx))
+    {
+        t.as_object_mut()
+            .map(|m| m.entry(k).or_insert(Value::String(v)));
     }
     t
 }
@@ -266,8 +314,18 @@ fn rest_api_body(env: &Env<'_>, p: &Props) -> Result<Option<Vec<u8>>, AwsError> 
         let got = env
             .ps
             .s3
-            .get_object(bucket, key, version, None, &crate::s3::Conditions::default())?
-            .map_err(|_| prop_error(format!("cumulo: BodyS3Location s3://{bucket}/{key} could not be read")))?;
+            .get_object(
+                bucket,
+                key,
+                version,
+                None,
+                &crate::s3::Conditions::default(),
+            )?
+            .map_err(|_| {
+                prop_error(format!(
+                    "cumulo: BodyS3Location s3://{bucket}/{key} could not be read"
+                ))
+            })?;
         return Ok(Some(got.body));
     }
     Ok(None)
@@ -276,7 +334,14 @@ fn rest_api_body(env: &Env<'_>, p: &Props) -> Result<Option<Vec<u8>>, AwsError> 
 fn rest_api_input(ctx: &ProviderContext, p: &Props) -> Value {
     let mut input = api_input(&Value::Object(p.clone()));
     let m = input.as_object_mut().expect("an object");
-    for k in ["body", "bodyS3Location", "failOnWarnings", "mode", "parameters", "apiKeySourceType"] {
+    for k in [
+        "body",
+        "bodyS3Location",
+        "failOnWarnings",
+        "mode",
+        "parameters",
+        "apiKeySourceType",
+    ] {
         m.remove(k);
     }
     if let Some(s) = p.get("ApiKeySourceType") {
@@ -301,10 +366,16 @@ fn rest_api_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let body = rest_api_body(env, p)?;
     if input.get("name").is_none() {
         let spec = body.as_deref().map(super::openapi::parse).transpose()?;
-        let title = spec.as_ref().and_then(|s| s["info"]["title"].as_str().map(str::to_string));
+        let title = spec
+            .as_ref()
+            .and_then(|s| s["info"]["title"].as_str().map(str::to_string));
         match title {
             Some(t) => input["name"] = t.into(),
-            None => return Err(prop_error("Properties validation failed for resource with message: #: required key [Name] not found")),
+            None => {
+                return Err(prop_error(
+                    "Properties validation failed for resource with message: #: required key [Name] not found",
+                ));
+            }
         }
     }
     let created = env.svc.create_rest_api(env.region(), &input)?;
@@ -317,35 +388,60 @@ fn rest_api_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
         }
         // The template's own settings win over the definition's.
         if let Some(n) = p.get("Name") {
-            env.svc.update_rest_api(env.region(), &id, &json!({"patchOperations": [replace("/name", n)]}))?;
+            env.svc.update_rest_api(
+                env.region(),
+                &id,
+                &json!({"patchOperations": [replace("/name", n)]}),
+            )?;
         }
     }
     rest_api_made(env, &id)
 }
 
 fn rest_api_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    let ops = changed(old, new, &[
-        ("Name", "/name"),
-        ("Description", "/description"),
-        ("ApiKeySourceType", "/apiKeySource"),
-        ("MinimumCompressionSize", "/minimumCompressionSize"),
-        ("DisableExecuteApiEndpoint", "/disableExecuteApiEndpoint"),
-    ]);
+    let ops = changed(
+        old,
+        new,
+        &[
+            ("Name", "/name"),
+            ("Description", "/description"),
+            ("ApiKeySourceType", "/apiKeySource"),
+            ("MinimumCompressionSize", "/minimumCompressionSize"),
+            ("DisableExecuteApiEndpoint", "/disableExecuteApiEndpoint"),
+        ],
+    );
     env.svc.update_rest_api(env.region(), id, &ops)?;
     if old.get("Policy") != new.get("Policy") {
         let v = new.get("Policy").map(json_string).unwrap_or(Value::Null);
-        env.svc.update_rest_api(env.region(), id, &json!({"patchOperations": [replace("/policy", &v)]}))?;
+        env.svc.update_rest_api(
+            env.region(),
+            id,
+            &json!({"patchOperations": [replace("/policy", &v)]}),
+        )?;
     }
     if old.get("EndpointConfiguration") != new.get("EndpointConfiguration") {
         let cur = env.svc.get_rest_api(env.region(), id)?;
-        let from = cur["endpointConfiguration"]["types"][0].as_str().unwrap_or("EDGE").to_string();
-        let to = new["EndpointConfiguration"]["Types"][0].as_str().unwrap_or("EDGE");
+        let from = cur["endpointConfiguration"]["types"][0]
+            .as_str()
+            .unwrap_or("EDGE")
+            .to_string();
+        let to = new["EndpointConfiguration"]["Types"][0]
+            .as_str()
+            .unwrap_or("EDGE");
         env.svc.update_rest_api(env.region(), id, &json!({"patchOperations": [
             {"op": "replace", "path": format!("/endpointConfiguration/types/{from}"), "value": to}]}))?;
     }
     if old.get("BinaryMediaTypes") != new.get("BinaryMediaTypes") {
         let list = |p: &Props| -> Vec<String> {
-            p.get("BinaryMediaTypes").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+            p.get("BinaryMediaTypes")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
         };
         let (o, n) = (list(old), list(new));
         let mut ops = Vec::new();
@@ -353,19 +449,28 @@ fn rest_api_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<
             ops.push(json!({"op": "remove", "path": format!("/binaryMediaTypes/{}", t.replace('/', "~1"))}));
         }
         for t in n.iter().filter(|t| !o.contains(t)) {
-            ops.push(json!({"op": "add", "path": format!("/binaryMediaTypes/{}", t.replace('/', "~1"))}));
+            ops.push(
+                json!({"op": "add", "path": format!("/binaryMediaTypes/{}", t.replace('/', "~1"))}),
+            );
         }
-        env.svc.update_rest_api(env.region(), id, &json!({"patchOperations": ops}))?;
+        env.svc
+            .update_rest_api(env.region(), id, &json!({"patchOperations": ops}))?;
     }
-    if old.get("Body") != new.get("Body") || old.get("BodyS3Location") != new.get("BodyS3Location") {
-        if let Some(body) = rest_api_body(env, new)? {
-            let mode = new.get("Mode").and_then(Value::as_str).unwrap_or("overwrite");
-            env.svc.put_rest_api(env.region(), id, &body, mode, &[])?;
-        }
+    let body_changed = old.get("Body") != new.get("Body")
+        || old.get("BodyS3Location") != new.get("BodyS3Location");
+    if body_changed && let Some(body) = rest_api_body(env, new)? {
+        let mode = new
+            .get("Mode")
+            .and_then(Value::as_str)
+            .unwrap_or("overwrite");
+        env.svc.put_rest_api(env.region(), id, &body, mode, &[])?;
     }
     if old.get("Tags") != new.get("Tags") {
         let arn = env.svc.rest_api_arn(env.region(), id);
-        let keys: Vec<String> = tags_map(old.get("Tags").unwrap_or(&Value::Null)).as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        let keys: Vec<String> = tags_map(old.get("Tags").unwrap_or(&Value::Null))
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
         env.svc.untag_resource(&arn, &keys, false)?;
         if let Value::Object(t) = tags_map(new.get("Tags").unwrap_or(&Value::Null)) {
             env.svc.tag_resource(&arn, &t, false)?;
@@ -377,7 +482,12 @@ fn rest_api_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<
 // ---- Resource ----
 
 fn resource_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let r = env.svc.create_resource(env.region(), str_prop(p, "RestApiId"), str_prop(p, "ParentId"), &json!({"pathPart": str_prop(p, "PathPart")}))?;
+    let r = env.svc.create_resource(
+        env.region(),
+        str_prop(p, "RestApiId"),
+        str_prop(p, "ParentId"),
+        &json!({"pathPart": str_prop(p, "PathPart")}),
+    )?;
     let id = r["id"].as_str().unwrap_or("").to_string();
     Ok(Made::new(&id).with("ResourceId", id))
 }
@@ -385,23 +495,41 @@ fn resource_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
 // ---- Method ----
 
 fn method_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let (api, res, verb) = (str_prop(p, "RestApiId"), str_prop(p, "ResourceId"), str_prop(p, "HttpMethod"));
+    let (api, res, verb) = (
+        str_prop(p, "RestApiId"),
+        str_prop(p, "ResourceId"),
+        str_prop(p, "HttpMethod"),
+    );
     let mut input = api_input(&Value::Object(p.clone()));
     let m = input.as_object_mut().expect("an object");
     let integration = m.remove("integration");
     let responses = m.remove("methodResponses");
     if m.get("authorizationType").is_none() {
-        let auth = if m.contains_key("authorizerId") { "CUSTOM" } else { "NONE" };
+        let auth = if m.contains_key("authorizerId") {
+            "CUSTOM"
+        } else {
+            "NONE"
+        };
         m.insert("authorizationType".into(), auth.into());
     }
     let region = env.region();
     env.svc.put_method(region, api, res, verb, &input)?;
-    for r in responses.as_ref().and_then(Value::as_array).into_iter().flatten() {
-        let code = r["statusCode"].as_str().map_or_else(|| r["statusCode"].to_string(), str::to_string);
-        env.svc.put_method_response(region, api, res, verb, &code, r)?;
+    for r in responses
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let code = r["statusCode"]
+            .as_str()
+            .map_or_else(|| r["statusCode"].to_string(), str::to_string);
+        env.svc
+            .put_method_response(region, api, res, verb, &code, r)?;
     }
     if let Some(mut i) = integration {
-        let irs = i.as_object_mut().and_then(|m| m.remove("integrationResponses"));
+        let irs = i
+            .as_object_mut()
+            .and_then(|m| m.remove("integrationResponses"));
         if let Some(m) = i.as_object_mut()
             && let Some(v) = m.remove("integrationHttpMethod")
         {
@@ -409,8 +537,11 @@ fn method_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
         }
         env.svc.put_integration(region, api, res, verb, &i)?;
         for r in irs.as_ref().and_then(Value::as_array).into_iter().flatten() {
-            let code = r["statusCode"].as_str().map_or_else(|| r["statusCode"].to_string(), str::to_string);
-            env.svc.put_integration_response(region, api, res, verb, &code, r)?;
+            let code = r["statusCode"]
+                .as_str()
+                .map_or_else(|| r["statusCode"].to_string(), str::to_string);
+            env.svc
+                .put_integration_response(region, api, res, verb, &code, r)?;
         }
     }
     Ok(Made::new(format!("{api}|{res}|{verb}")))
@@ -421,7 +552,12 @@ fn method_update(env: &Env<'_>, _id: &str, _old: &Props, new: &Props) -> Result<
 }
 
 fn method_delete(env: &Env<'_>, _id: &str, p: &Props) -> Result<(), AwsError> {
-    env.svc.delete_method(env.region(), str_prop(p, "RestApiId"), str_prop(p, "ResourceId"), str_prop(p, "HttpMethod"))
+    env.svc.delete_method(
+        env.region(),
+        str_prop(p, "RestApiId"),
+        str_prop(p, "ResourceId"),
+        str_prop(p, "HttpMethod"),
+    )
 }
 
 // ---- Deployment and Stage ----
@@ -430,7 +566,11 @@ fn method_settings_ops(settings: Option<&Value>) -> Vec<Value> {
     let mut ops = Vec::new();
     for s in settings.and_then(Value::as_array).into_iter().flatten() {
         let path = s["ResourcePath"].as_str().unwrap_or("/*");
-        let path = if path == "/*" { "*".to_string() } else { path.replace('/', "~1") };
+        let path = if path == "/*" {
+            "*".to_string()
+        } else {
+            path.replace('/', "~1")
+        };
         let verb = s["HttpMethod"].as_str().unwrap_or("*");
         for (k, setting) in [
             ("LoggingLevel", "logging/loglevel"),
@@ -476,25 +616,45 @@ fn deployment_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
         let sd = p.get("StageDescription").cloned().unwrap_or(Value::Null);
         let ops = method_settings_ops(sd.get("MethodSettings"));
         if !ops.is_empty() {
-            env.svc.update_stage(env.region(), api, s, &json!({"patchOperations": ops}))?;
+            env.svc
+                .update_stage(env.region(), api, s, &json!({"patchOperations": ops}))?;
         }
     }
     Ok(Made::new(&id).with("DeploymentId", id))
 }
 
 fn deployment_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::Deployment", &["Description", "StageName", "StageDescription"])?;
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::Deployment",
+        &["Description", "StageName", "StageDescription"],
+    )?;
     let api = str_prop(new, "RestApiId");
     if old.get("Description") != new.get("Description") {
-        env.svc.update_deployment(env.region(), api, id, &changed(old, new, &[("Description", "/description")]))?;
+        env.svc.update_deployment(
+            env.region(),
+            api,
+            id,
+            &changed(old, new, &[("Description", "/description")]),
+        )?;
     }
     // A changed stage is pointed at this deployment again, as CloudFormation does.
     if let Some(s) = new.get("StageName").and_then(Value::as_str) {
         let exists = env.svc.get_stage(env.region(), api, s).is_ok();
         if exists {
-            env.svc.update_stage(env.region(), api, s, &json!({"patchOperations": [replace("/deploymentId", &json!(id))]}))?;
+            env.svc.update_stage(
+                env.region(),
+                api,
+                s,
+                &json!({"patchOperations": [replace("/deploymentId", &json!(id))]}),
+            )?;
         } else {
-            env.svc.create_stage(env.region(), api, &json!({"stageName": s, "deploymentId": id}))?;
+            env.svc.create_stage(
+                env.region(),
+                api,
+                &json!({"stageName": s, "deploymentId": id}),
+            )?;
         }
     }
     Ok(Made::new(id).with("DeploymentId", id))
@@ -503,7 +663,10 @@ fn deployment_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Resul
 fn deployment_delete(env: &Env<'_>, id: &str, p: &Props) -> Result<(), AwsError> {
     let api = str_prop(p, "RestApiId");
     if let Some(s) = p.get("StageName").and_then(Value::as_str)
-        && env.svc.get_stage(env.region(), api, s).is_ok_and(|st| st["deploymentId"] == id)
+        && env
+            .svc
+            .get_stage(env.region(), api, s)
+            .is_ok_and(|st| st["deploymentId"] == id)
     {
         env.svc.delete_stage(env.region(), api, s)?;
     }
@@ -530,23 +693,47 @@ fn stage_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
         }
     }
     if !ops.is_empty() {
-        env.svc.update_stage(env.region(), api, &name, &json!({"patchOperations": ops}))?;
+        env.svc
+            .update_stage(env.region(), api, &name, &json!({"patchOperations": ops}))?;
     }
     Ok(Made::new(name))
 }
 
 fn stage_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::Stage", &["DeploymentId", "Description", "Variables", "TracingEnabled", "CacheClusterEnabled", "CacheClusterSize", "MethodSettings", "Tags"])?;
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::Stage",
+        &[
+            "DeploymentId",
+            "Description",
+            "Variables",
+            "TracingEnabled",
+            "CacheClusterEnabled",
+            "CacheClusterSize",
+            "MethodSettings",
+            "Tags",
+        ],
+    )?;
     let api = str_prop(new, "RestApiId");
-    let mut body = changed(old, new, &[
-        ("DeploymentId", "/deploymentId"),
-        ("Description", "/description"),
-        ("TracingEnabled", "/tracingEnabled"),
-        ("CacheClusterEnabled", "/cacheClusterEnabled"),
-        ("CacheClusterSize", "/cacheClusterSize"),
-    ]);
+    let mut body = changed(
+        old,
+        new,
+        &[
+            ("DeploymentId", "/deploymentId"),
+            ("Description", "/description"),
+            ("TracingEnabled", "/tracingEnabled"),
+            ("CacheClusterEnabled", "/cacheClusterEnabled"),
+            ("CacheClusterSize", "/cacheClusterSize"),
+        ],
+    );
     let ops = body["patchOperations"].as_array_mut().expect("a list");
-    let vars = |p: &Props| p.get("Variables").and_then(Value::as_object).cloned().unwrap_or_default();
+    let vars = |p: &Props| {
+        p.get("Variables")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
     let (ov, nv) = (vars(old), vars(new));
     for k in ov.keys().filter(|k| !nv.contains_key(*k)) {
         ops.push(json!({"op": "remove", "path": format!("/variables/{k}")}));
@@ -562,31 +749,59 @@ fn stage_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Mad
 }
 
 fn stage_delete(env: &Env<'_>, id: &str, p: &Props) -> Result<(), AwsError> {
-    env.svc.delete_stage(env.region(), str_prop(p, "RestApiId"), id)
+    env.svc
+        .delete_stage(env.region(), str_prop(p, "RestApiId"), id)
 }
 
 // ---- Authorizer, Model, RequestValidator, GatewayResponse ----
 
 fn authorizer_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let input = api_input(&Value::Object(p.clone()));
-    let a = env.svc.create_authorizer(env.region(), str_prop(p, "RestApiId"), &input)?;
+    let a = env
+        .svc
+        .create_authorizer(env.region(), str_prop(p, "RestApiId"), &input)?;
     let id = a["id"].as_str().unwrap_or("").to_string();
     Ok(Made::new(&id).with("AuthorizerId", id))
 }
 
 fn authorizer_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    let ops = changed(old, new, &[
-        ("Name", "/name"),
-        ("Type", "/type"),
-        ("AuthorizerUri", "/authorizerUri"),
-        ("AuthorizerCredentials", "/authorizerCredentials"),
-        ("IdentitySource", "/identitySource"),
-        ("IdentityValidationExpression", "/identityValidationExpression"),
-        ("AuthorizerResultTtlInSeconds", "/authorizerResultTtlInSeconds"),
-        ("AuthType", "/authType"),
-    ]);
-    only(old, new, "AWS::ApiGateway::Authorizer", &["Name", "Type", "AuthorizerUri", "AuthorizerCredentials", "IdentitySource", "IdentityValidationExpression", "AuthorizerResultTtlInSeconds", "AuthType"])?;
-    env.svc.update_authorizer(env.region(), str_prop(new, "RestApiId"), id, &ops)?;
+    let ops = changed(
+        old,
+        new,
+        &[
+            ("Name", "/name"),
+            ("Type", "/type"),
+            ("AuthorizerUri", "/authorizerUri"),
+            ("AuthorizerCredentials", "/authorizerCredentials"),
+            ("IdentitySource", "/identitySource"),
+            (
+                "IdentityValidationExpression",
+                "/identityValidationExpression",
+            ),
+            (
+                "AuthorizerResultTtlInSeconds",
+                "/authorizerResultTtlInSeconds",
+            ),
+            ("AuthType", "/authType"),
+        ],
+    );
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::Authorizer",
+        &[
+            "Name",
+            "Type",
+            "AuthorizerUri",
+            "AuthorizerCredentials",
+            "IdentitySource",
+            "IdentityValidationExpression",
+            "AuthorizerResultTtlInSeconds",
+            "AuthType",
+        ],
+    )?;
+    env.svc
+        .update_authorizer(env.region(), str_prop(new, "RestApiId"), id, &ops)?;
     Ok(Made::new(id).with("AuthorizerId", id))
 }
 
@@ -596,51 +811,96 @@ fn model_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
         input["schema"] = json_string(s);
     }
     if input.get("name").is_none() {
-        let name: String = env.ctx.generated_name(64, "").chars().filter(char::is_ascii_alphanumeric).collect();
+        let name: String = env
+            .ctx
+            .generated_name(64, "")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
         input["name"] = name.into();
     }
-    let m = env.svc.create_model(env.region(), str_prop(p, "RestApiId"), &input)?;
+    let m = env
+        .svc
+        .create_model(env.region(), str_prop(p, "RestApiId"), &input)?;
     Ok(Made::new(m["name"].as_str().unwrap_or("")))
 }
 
 fn model_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::Model", &["Description", "Schema"])?;
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::Model",
+        &["Description", "Schema"],
+    )?;
     let mut ops = Vec::new();
     if old.get("Description") != new.get("Description") {
-        ops.push(replace("/description", new.get("Description").unwrap_or(&Value::Null)));
+        ops.push(replace(
+            "/description",
+            new.get("Description").unwrap_or(&Value::Null),
+        ));
     }
     if old.get("Schema") != new.get("Schema") {
-        ops.push(replace("/schema", &new.get("Schema").map(json_string).unwrap_or(Value::Null)));
+        ops.push(replace(
+            "/schema",
+            &new.get("Schema").map(json_string).unwrap_or(Value::Null),
+        ));
     }
-    env.svc.update_model(env.region(), str_prop(new, "RestApiId"), id, &json!({"patchOperations": ops}))?;
+    env.svc.update_model(
+        env.region(),
+        str_prop(new, "RestApiId"),
+        id,
+        &json!({"patchOperations": ops}),
+    )?;
     Ok(Made::new(id))
 }
 
 fn validator_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let v = env.svc.create_request_validator(env.region(), str_prop(p, "RestApiId"), &api_input(&Value::Object(p.clone())))?;
+    let v = env.svc.create_request_validator(
+        env.region(),
+        str_prop(p, "RestApiId"),
+        &api_input(&Value::Object(p.clone())),
+    )?;
     let id = v["id"].as_str().unwrap_or("").to_string();
     Ok(Made::new(&id).with("RequestValidatorId", id))
 }
 
 fn validator_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    let ops = changed(old, new, &[("ValidateRequestBody", "/validateRequestBody"), ("ValidateRequestParameters", "/validateRequestParameters")]);
-    env.svc.update_request_validator(env.region(), str_prop(new, "RestApiId"), id, &ops)?;
+    let ops = changed(
+        old,
+        new,
+        &[
+            ("ValidateRequestBody", "/validateRequestBody"),
+            ("ValidateRequestParameters", "/validateRequestParameters"),
+        ],
+    );
+    env.svc
+        .update_request_validator(env.region(), str_prop(new, "RestApiId"), id, &ops)?;
     Ok(Made::new(id).with("RequestValidatorId", id))
 }
 
 fn gateway_response_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let (api, t) = (str_prop(p, "RestApiId"), str_prop(p, "ResponseType"));
-    env.svc.put_gateway_response(env.region(), api, t, &api_input(&Value::Object(p.clone())))?;
+    env.svc
+        .put_gateway_response(env.region(), api, t, &api_input(&Value::Object(p.clone())))?;
     let id = format!("{api}|{t}");
     Ok(Made::new(&id).with("Id", id))
 }
 
-fn gateway_response_update(env: &Env<'_>, _id: &str, _old: &Props, new: &Props) -> Result<Made, AwsError> {
+fn gateway_response_update(
+    env: &Env<'_>,
+    _id: &str,
+    _old: &Props,
+    new: &Props,
+) -> Result<Made, AwsError> {
     gateway_response_create(env, new)
 }
 
 fn gateway_response_delete(env: &Env<'_>, _id: &str, p: &Props) -> Result<(), AwsError> {
-    env.svc.delete_gateway_response(env.region(), str_prop(p, "RestApiId"), str_prop(p, "ResponseType"))
+    env.svc.delete_gateway_response(
+        env.region(),
+        str_prop(p, "RestApiId"),
+        str_prop(p, "ResponseType"),
+    )
 }
 
 // ---- ApiKey, UsagePlan, UsagePlanKey ----
@@ -650,7 +910,9 @@ fn api_key_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     if input.get("name").is_none() {
         input["name"] = env.ctx.generated_name(128, "").into();
     }
-    input.as_object_mut().map(|m| m.remove("generateDistinctId"));
+    input
+        .as_object_mut()
+        .map(|m| m.remove("generateDistinctId"));
     input["tags"] = all_tags(env.ctx, p);
     let k = env.svc.create_api_key(env.region(), &input)?;
     let id = k["id"].as_str().unwrap_or("").to_string();
@@ -658,8 +920,21 @@ fn api_key_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
 }
 
 fn api_key_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::ApiKey", &["Description", "Enabled", "CustomerId", "Tags"])?;
-    let ops = changed(old, new, &[("Description", "/description"), ("Enabled", "/enabled"), ("CustomerId", "/customerId")]);
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::ApiKey",
+        &["Description", "Enabled", "CustomerId", "Tags"],
+    )?;
+    let ops = changed(
+        old,
+        new,
+        &[
+            ("Description", "/description"),
+            ("Enabled", "/enabled"),
+            ("CustomerId", "/customerId"),
+        ],
+    );
     env.svc.update_api_key(env.region(), id, &ops)?;
     Ok(Made::new(id).with("APIKeyId", id))
 }
@@ -675,17 +950,48 @@ fn usage_plan_input(env: &Env<'_>, p: &Props) -> Value {
 }
 
 fn usage_plan_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let u = env.svc.create_usage_plan(env.region(), &usage_plan_input(env, p))?;
+    let u = env
+        .svc
+        .create_usage_plan(env.region(), &usage_plan_input(env, p))?;
     let id = u["id"].as_str().unwrap_or("").to_string();
     Ok(Made::new(&id).with("Id", id))
 }
 
 fn usage_plan_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::UsagePlan", &["UsagePlanName", "Description", "ApiStages", "Quota", "Throttle", "Tags"])?;
-    let mut ops = changed(old, new, &[("UsagePlanName", "/name"), ("Description", "/description")]);
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::UsagePlan",
+        &[
+            "UsagePlanName",
+            "Description",
+            "ApiStages",
+            "Quota",
+            "Throttle",
+            "Tags",
+        ],
+    )?;
+    let mut ops = changed(
+        old,
+        new,
+        &[("UsagePlanName", "/name"), ("Description", "/description")],
+    );
     let list = ops["patchOperations"].as_array_mut().expect("a list");
     let stages = |p: &Props| -> Vec<String> {
-        p.get("ApiStages").and_then(Value::as_array).map(|a| a.iter().map(|s| format!("{}:{}", s["ApiId"].as_str().unwrap_or(""), s["Stage"].as_str().unwrap_or(""))).collect()).unwrap_or_default()
+        p.get("ApiStages")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|s| {
+                        format!(
+                            "{}:{}",
+                            s["ApiId"].as_str().unwrap_or(""),
+                            s["Stage"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     let (o, n) = (stages(old), stages(new));
     for s in o.iter().filter(|s| !n.contains(s)) {
@@ -695,8 +1001,20 @@ fn usage_plan_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Resul
         list.push(json!({"op": "add", "path": "/apiStages", "value": s}));
     }
     for (prop, base, fields) in [
-        ("Quota", "/quota", &[("Limit", "limit"), ("Offset", "offset"), ("Period", "period")][..]),
-        ("Throttle", "/throttle", &[("BurstLimit", "burstLimit"), ("RateLimit", "rateLimit")][..]),
+        (
+            "Quota",
+            "/quota",
+            &[
+                ("Limit", "limit"),
+                ("Offset", "offset"),
+                ("Period", "period"),
+            ][..],
+        ),
+        (
+            "Throttle",
+            "/throttle",
+            &[("BurstLimit", "burstLimit"), ("RateLimit", "rateLimit")][..],
+        ),
     ] {
         if old.get(prop) != new.get(prop) {
             for (k, f) in fields {
@@ -712,21 +1030,34 @@ fn usage_plan_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Resul
 
 fn usage_plan_key_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let key = str_prop(p, "KeyId");
-    env.svc.create_usage_plan_key(env.region(), str_prop(p, "UsagePlanId"), &json!({"keyId": key, "keyType": str_prop(p, "KeyType")}))?;
+    env.svc.create_usage_plan_key(
+        env.region(),
+        str_prop(p, "UsagePlanId"),
+        &json!({"keyId": key, "keyType": str_prop(p, "KeyType")}),
+    )?;
     Ok(Made::new(key).with("Id", key))
 }
 
 fn usage_plan_key_delete(env: &Env<'_>, id: &str, p: &Props) -> Result<(), AwsError> {
-    env.svc.delete_usage_plan_key(env.region(), str_prop(p, "UsagePlanId"), id)
+    env.svc
+        .delete_usage_plan_key(env.region(), str_prop(p, "UsagePlanId"), id)
 }
 
 // ---- DomainName, BasePathMapping, Account ----
 
 fn domain_made(env: &Env<'_>, name: &str) -> Result<Made, AwsError> {
     let d = env.svc.get_domain_name(env.region(), name)?;
-    let mut m = Made::new(name).with("DomainNameArn", format!("arn:aws:apigateway:{}::/domainnames/{name}", env.region()));
-    for k in ["DistributionDomainName", "DistributionHostedZoneId", "RegionalDomainName", "RegionalHostedZoneId"] {
-        m = m.with(k, d.get(&super::provider::camel(k)).cloned().unwrap_or_else(|| json!("")));
+    let mut m = Made::new(name).with(
+        "DomainNameArn",
+        format!("arn:aws:apigateway:{}::/domainnames/{name}", env.region()),
+    );
+    for k in [
+        "DistributionDomainName",
+        "DistributionHostedZoneId",
+        "RegionalDomainName",
+        "RegionalHostedZoneId",
+    ] {
+        m = m.with(k, d.get(camel(k)).cloned().unwrap_or_else(|| json!("")));
     }
     Ok(m)
 }
@@ -739,22 +1070,52 @@ fn domain_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
 }
 
 fn domain_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    only(old, new, "AWS::ApiGateway::DomainName", &["CertificateArn", "RegionalCertificateArn", "SecurityPolicy", "Tags"])?;
-    let ops = changed(old, new, &[("CertificateArn", "/certificateArn"), ("RegionalCertificateArn", "/regionalCertificateArn"), ("SecurityPolicy", "/securityPolicy")]);
+    only(
+        old,
+        new,
+        "AWS::ApiGateway::DomainName",
+        &[
+            "CertificateArn",
+            "RegionalCertificateArn",
+            "SecurityPolicy",
+            "Tags",
+        ],
+    )?;
+    let ops = changed(
+        old,
+        new,
+        &[
+            ("CertificateArn", "/certificateArn"),
+            ("RegionalCertificateArn", "/regionalCertificateArn"),
+            ("SecurityPolicy", "/securityPolicy"),
+        ],
+    );
     env.svc.update_domain_name(env.region(), id, &ops)?;
     domain_made(env, id)
 }
 
 fn base_path_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let domain = str_prop(p, "DomainName");
-    let m = env.svc.create_base_path_mapping(env.region(), domain, &api_input(&Value::Object(p.clone())))?;
-    Ok(Made::new(format!("{domain}|{}", m["basePath"].as_str().unwrap_or(""))))
+    let m = env.svc.create_base_path_mapping(
+        env.region(),
+        domain,
+        &api_input(&Value::Object(p.clone())),
+    )?;
+    Ok(Made::new(format!(
+        "{domain}|{}",
+        m["basePath"].as_str().unwrap_or("")
+    )))
 }
 
 fn base_path_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
     let (domain, base) = split2(id);
-    let ops = changed(old, new, &[("RestApiId", "/restapiId"), ("Stage", "/stage")]);
-    env.svc.update_base_path_mapping(env.region(), domain, base, &ops)?;
+    let ops = changed(
+        old,
+        new,
+        &[("RestApiId", "/restapiId"), ("Stage", "/stage")],
+    );
+    env.svc
+        .update_base_path_mapping(env.region(), domain, base, &ops)?;
     Ok(Made::new(id))
 }
 
@@ -765,7 +1126,10 @@ fn base_path_delete(env: &Env<'_>, id: &str, _p: &Props) -> Result<(), AwsError>
 
 fn account_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let role = p.get("CloudWatchRoleArn").cloned().unwrap_or(Value::Null);
-    env.svc.update_account(env.region(), &json!({"patchOperations": [replace("/cloudwatchRoleArn", &role)]}))?;
+    env.svc.update_account(
+        env.region(),
+        &json!({"patchOperations": [replace("/cloudwatchRoleArn", &role)]}),
+    )?;
     let id = format!("{}-account", env.ctx.stack_name);
     Ok(Made::new(&id).with("Id", id))
 }
@@ -787,7 +1151,23 @@ fn replace_only(_env: &Env<'_>, _id: &str, old: &Props, new: &Props) -> Result<M
 static SPECS: &[Spec] = &[
     Spec {
         type_name: "AWS::ApiGateway::RestApi",
-        properties: &["Name", "Description", "ApiKeySourceType", "BinaryMediaTypes", "Body", "BodyS3Location", "CloneFrom", "DisableExecuteApiEndpoint", "EndpointConfiguration", "FailOnWarnings", "MinimumCompressionSize", "Mode", "Parameters", "Policy", "Tags"],
+        properties: &[
+            "Name",
+            "Description",
+            "ApiKeySourceType",
+            "BinaryMediaTypes",
+            "Body",
+            "BodyS3Location",
+            "CloneFrom",
+            "DisableExecuteApiEndpoint",
+            "EndpointConfiguration",
+            "FailOnWarnings",
+            "MinimumCompressionSize",
+            "Mode",
+            "Parameters",
+            "Policy",
+            "Tags",
+        ],
         unsupported: &[],
         create: rest_api_create,
         update: rest_api_update,
@@ -799,11 +1179,28 @@ static SPECS: &[Spec] = &[
         unsupported: &[],
         create: resource_create,
         update: replace_only,
-        delete: |env, id, p| env.svc.delete_resource(env.region(), str_prop(p, "RestApiId"), id),
+        delete: |env, id, p| {
+            env.svc
+                .delete_resource(env.region(), str_prop(p, "RestApiId"), id)
+        },
     },
     Spec {
         type_name: "AWS::ApiGateway::Method",
-        properties: &["RestApiId", "ResourceId", "HttpMethod", "AuthorizationType", "AuthorizerId", "ApiKeyRequired", "AuthorizationScopes", "Integration", "MethodResponses", "OperationName", "RequestModels", "RequestParameters", "RequestValidatorId"],
+        properties: &[
+            "RestApiId",
+            "ResourceId",
+            "HttpMethod",
+            "AuthorizationType",
+            "AuthorizerId",
+            "ApiKeyRequired",
+            "AuthorizationScopes",
+            "Integration",
+            "MethodResponses",
+            "OperationName",
+            "RequestModels",
+            "RequestParameters",
+            "RequestValidatorId",
+        ],
         unsupported: &[],
         create: method_create,
         update: method_update,
@@ -819,7 +1216,21 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Stage",
-        properties: &["RestApiId", "StageName", "DeploymentId", "Description", "Variables", "TracingEnabled", "CacheClusterEnabled", "CacheClusterSize", "MethodSettings", "AccessLogSetting", "ClientCertificateId", "DocumentationVersion", "Tags"],
+        properties: &[
+            "RestApiId",
+            "StageName",
+            "DeploymentId",
+            "Description",
+            "Variables",
+            "TracingEnabled",
+            "CacheClusterEnabled",
+            "CacheClusterSize",
+            "MethodSettings",
+            "AccessLogSetting",
+            "ClientCertificateId",
+            "DocumentationVersion",
+            "Tags",
+        ],
         unsupported: &[("CanarySetting", "cumulo has no canary releases")],
         create: stage_create,
         update: stage_update,
@@ -827,11 +1238,25 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Authorizer",
-        properties: &["RestApiId", "Name", "Type", "AuthorizerUri", "AuthorizerCredentials", "IdentitySource", "IdentityValidationExpression", "AuthorizerResultTtlInSeconds", "ProviderARNs", "AuthType"],
+        properties: &[
+            "RestApiId",
+            "Name",
+            "Type",
+            "AuthorizerUri",
+            "AuthorizerCredentials",
+            "IdentitySource",
+            "IdentityValidationExpression",
+            "AuthorizerResultTtlInSeconds",
+            "ProviderARNs",
+            "AuthType",
+        ],
         unsupported: &[],
         create: authorizer_create,
         update: authorizer_update,
-        delete: |env, id, p| env.svc.delete_authorizer(env.region(), str_prop(p, "RestApiId"), id),
+        delete: |env, id, p| {
+            env.svc
+                .delete_authorizer(env.region(), str_prop(p, "RestApiId"), id)
+        },
     },
     Spec {
         type_name: "AWS::ApiGateway::Model",
@@ -839,19 +1264,36 @@ static SPECS: &[Spec] = &[
         unsupported: &[],
         create: model_create,
         update: model_update,
-        delete: |env, id, p| env.svc.delete_model(env.region(), str_prop(p, "RestApiId"), id),
+        delete: |env, id, p| {
+            env.svc
+                .delete_model(env.region(), str_prop(p, "RestApiId"), id)
+        },
     },
     Spec {
         type_name: "AWS::ApiGateway::RequestValidator",
-        properties: &["RestApiId", "Name", "ValidateRequestBody", "ValidateRequestParameters"],
+        properties: &[
+            "RestApiId",
+            "Name",
+            "ValidateRequestBody",
+            "ValidateRequestParameters",
+        ],
         unsupported: &[],
         create: validator_create,
         update: validator_update,
-        delete: |env, id, p| env.svc.delete_request_validator(env.region(), str_prop(p, "RestApiId"), id),
+        delete: |env, id, p| {
+            env.svc
+                .delete_request_validator(env.region(), str_prop(p, "RestApiId"), id)
+        },
     },
     Spec {
         type_name: "AWS::ApiGateway::GatewayResponse",
-        properties: &["RestApiId", "ResponseType", "StatusCode", "ResponseParameters", "ResponseTemplates"],
+        properties: &[
+            "RestApiId",
+            "ResponseType",
+            "StatusCode",
+            "ResponseParameters",
+            "ResponseTemplates",
+        ],
         unsupported: &[],
         create: gateway_response_create,
         update: gateway_response_update,
@@ -859,7 +1301,16 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::ApiKey",
-        properties: &["Name", "Description", "Enabled", "Value", "CustomerId", "GenerateDistinctId", "StageKeys", "Tags"],
+        properties: &[
+            "Name",
+            "Description",
+            "Enabled",
+            "Value",
+            "CustomerId",
+            "GenerateDistinctId",
+            "StageKeys",
+            "Tags",
+        ],
         unsupported: &[],
         create: api_key_create,
         update: api_key_update,
@@ -867,7 +1318,14 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::UsagePlan",
-        properties: &["UsagePlanName", "Description", "ApiStages", "Quota", "Throttle", "Tags"],
+        properties: &[
+            "UsagePlanName",
+            "Description",
+            "ApiStages",
+            "Quota",
+            "Throttle",
+            "Tags",
+        ],
         unsupported: &[],
         create: usage_plan_create,
         update: usage_plan_update,
@@ -883,7 +1341,16 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::DomainName",
-        properties: &["DomainName", "CertificateArn", "RegionalCertificateArn", "EndpointConfiguration", "SecurityPolicy", "MutualTlsAuthentication", "OwnershipVerificationCertificateArn", "Tags"],
+        properties: &[
+            "DomainName",
+            "CertificateArn",
+            "RegionalCertificateArn",
+            "EndpointConfiguration",
+            "SecurityPolicy",
+            "MutualTlsAuthentication",
+            "OwnershipVerificationCertificateArn",
+            "Tags",
+        ],
         unsupported: &[],
         create: domain_create,
         update: domain_update,
@@ -926,11 +1393,16 @@ mod tests {
 
     #[test]
     fn properties_become_api_members() {
-        let v = api_input(&json!({"Name": "a", "EndpointConfiguration": {"Types": ["REGIONAL"]},
+        let v = api_input(
+            &json!({"Name": "a", "EndpointConfiguration": {"Types": ["REGIONAL"]},
             "Variables": {"MyVar": "x"}, "Tags": [{"Key": "k", "Value": "v"}], "ProviderARNs": ["p"],
-            "MethodResponses": [{"StatusCode": "200", "ResponseParameters": {"method.response.header.X": true}}]}));
-        assert_eq!(v, json!({"name": "a", "endpointConfiguration": {"types": ["REGIONAL"]},
+            "MethodResponses": [{"StatusCode": "200", "ResponseParameters": {"method.response.header.X": true}}]}),
+        );
+        assert_eq!(
+            v,
+            json!({"name": "a", "endpointConfiguration": {"types": ["REGIONAL"]},
             "variables": {"MyVar": "x"}, "tags": {"k": "v"}, "providerARNs": ["p"],
-            "methodResponses": [{"statusCode": "200", "responseParameters": {"method.response.header.X": true}}]}));
+            "methodResponses": [{"statusCode": "200", "responseParameters": {"method.response.header.X": true}}]})
+        );
     }
 }

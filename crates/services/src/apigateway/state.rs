@@ -138,15 +138,12 @@ impl Region {
         match kind {
             REST_API => self.rest_apis.get(id).map(serde_json::to_string),
             API_KEY => self.api_keys.get(id).map(serde_json::to_string),
-            USAGE_PLAN => self
-                .usage_plans
-                .get(id)
-                .map(|doc| {
-                    serde_json::to_string(&PlanDoc {
-                        doc: doc.clone(),
-                        keys: self.usage_plan_keys.get(id).cloned().unwrap_or_default(),
-                    })
-                }),
+            USAGE_PLAN => self.usage_plans.get(id).map(|doc| {
+                serde_json::to_string(&PlanDoc {
+                    doc: doc.clone(),
+                    keys: self.usage_plan_keys.get(id).cloned().unwrap_or_default(),
+                })
+            }),
             DOMAIN => self.domains.get(id).map(serde_json::to_string),
             ACCOUNT => self.account.as_ref().map(serde_json::to_string),
             V2_API => self.v2_apis.get(id).map(serde_json::to_string),

@@ -121,7 +121,10 @@ impl Parser {
 
     fn ident(&mut self) -> Option<String> {
         let start = self.i;
-        if !self.peek().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') {
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        {
             return None;
         }
         while self
@@ -189,7 +192,9 @@ impl Parser {
                         self.ws();
                         self.expect("$")?;
                         self.eat("{");
-                        let var = self.ident().ok_or_else(|| syntax("#set needs a variable"))?;
+                        let var = self
+                            .ident()
+                            .ok_or_else(|| syntax("#set needs a variable"))?;
                         self.eat("}");
                         let mut chain = Vec::new();
                         while self.peek() == Some('.') {
@@ -239,7 +244,9 @@ impl Parser {
                         self.ws();
                         self.expect("$")?;
                         self.eat("{");
-                        let var = self.ident().ok_or_else(|| syntax("#foreach needs a variable"))?;
+                        let var = self
+                            .ident()
+                            .ok_or_else(|| syntax("#foreach needs a variable"))?;
                         self.eat("}");
                         self.ws();
                         self.expect("in")?;
@@ -269,7 +276,12 @@ impl Parser {
                 text.push('$');
                 continue;
             }
-            if c == '\\' && self.s.get(self.i + 1).is_some_and(|n| *n == '$' || *n == '#') {
+            if c == '\\'
+                && self
+                    .s
+                    .get(self.i + 1)
+                    .is_some_and(|n| *n == '$' || *n == '#')
+            {
                 text.push(self.s[self.i + 1]);
                 self.i += 2;
                 continue;
@@ -524,10 +536,9 @@ impl Parser {
             }
             Some(c) if c.is_ascii_digit() => {
                 let start = self.i;
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_digit() || (c == '.' && self.s.get(self.i + 1) != Some(&'.')))
-                {
+                while self.peek().is_some_and(|c| {
+                    c.is_ascii_digit() || (c == '.' && self.s.get(self.i + 1) != Some(&'.'))
+                }) {
                     self.i += 1;
                 }
                 let t: String = self.s[start..self.i].iter().collect();
@@ -610,10 +621,7 @@ pub fn display(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(display).collect::<Vec<_>>().join(", ")
-        ),
+        Value::Array(a) => format!("[{}]", a.iter().map(display).collect::<Vec<_>>().join(", ")),
         Value::Object(m) => format!(
             "{{{}}}",
             m.iter()
@@ -634,7 +642,12 @@ fn eval(e: &Expr, env: &mut Env) -> Result<Value, VtlError> {
         Expr::Lit(v) => v.clone(),
         Expr::Interp(t) => Value::String(render(t, env)?),
         Expr::Ref(r) => eval_ref(r, env)?,
-        Expr::List(items) => Value::Array(items.iter().map(|i| eval(i, env)).collect::<Result<_, _>>()?),
+        Expr::List(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| eval(i, env))
+                .collect::<Result<_, _>>()?,
+        ),
         Expr::Map(pairs) => {
             let mut m = Map::new();
             for (k, v) in pairs {
@@ -655,10 +668,14 @@ fn eval(e: &Expr, env: &mut Env) -> Result<Value, VtlError> {
         Expr::Not(x) => Value::Bool(!truthy(&eval(x, env)?)),
         Expr::Bin(op, a, b) => {
             if op == "&&" {
-                return Ok(Value::Bool(truthy(&eval(a, env)?) && truthy(&eval(b, env)?)));
+                return Ok(Value::Bool(
+                    truthy(&eval(a, env)?) && truthy(&eval(b, env)?),
+                ));
             }
             if op == "||" {
-                return Ok(Value::Bool(truthy(&eval(a, env)?) || truthy(&eval(b, env)?)));
+                return Ok(Value::Bool(
+                    truthy(&eval(a, env)?) || truthy(&eval(b, env)?),
+                ));
             }
             let (x, y) = (eval(a, env)?, eval(b, env)?);
             binary(op, &x, &y)
@@ -677,14 +694,26 @@ fn number(v: &Value) -> Option<f64> {
 fn binary(op: &str, x: &Value, y: &Value) -> Value {
     let both_int = x.is_i64() && y.is_i64();
     match op {
-        "==" => Value::Bool(x == y || (number(x).is_some() && number(x) == number(y) && x.is_number() && y.is_number()) || (x.is_string() != y.is_string() && !x.is_null() && !y.is_null() && display(x) == display(y))),
+        "==" => Value::Bool(
+            x == y
+                || (number(x).is_some()
+                    && number(x) == number(y)
+                    && x.is_number()
+                    && y.is_number())
+                || (x.is_string() != y.is_string()
+                    && !x.is_null()
+                    && !y.is_null()
+                    && display(x) == display(y)),
+        ),
         "!=" => Value::Bool(!truthy(&binary("==", x, y))),
         "<" | ">" | "<=" | ">=" => {
             let ord = match (number(x), number(y)) {
                 (Some(a), Some(b)) if x.is_number() && y.is_number() => a.partial_cmp(&b),
                 _ => Some(display(x).cmp(&display(y))),
             };
-            let Some(o) = ord else { return Value::Bool(false) };
+            let Some(o) = ord else {
+                return Value::Bool(false);
+            };
             Value::Bool(match op {
                 "<" => o.is_lt(),
                 ">" => o.is_gt(),
@@ -727,16 +756,25 @@ fn eval_ref(r: &Ref, env: &mut Env) -> Result<Value, VtlError> {
             None => return Err(VtlError::Unsupported("$input by itself".into())),
             Some(Access::Prop(p)) if p == "body" => Value::String(env.input.body.clone()),
             Some(Access::Call(m, args)) => {
-                let args = args.iter().map(|a| eval(a, env)).collect::<Result<Vec<_>, _>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| eval(a, env))
+                    .collect::<Result<Vec<_>, _>>()?;
                 input_call(&env.input, m, &args)?
             }
             Some(other) => {
-                return Err(VtlError::Unsupported(format!("$input.{}", access_name(other))));
+                return Err(VtlError::Unsupported(format!(
+                    "$input.{}",
+                    access_name(other)
+                )));
             }
         },
         "util" => match chain.next() {
             Some(Access::Call(m, args)) => {
-                let args = args.iter().map(|a| eval(a, env)).collect::<Result<Vec<_>, _>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| eval(a, env))
+                    .collect::<Result<Vec<_>, _>>()?;
                 util_call(m, &args)?
             }
             other => {
@@ -767,7 +805,10 @@ fn eval_ref(r: &Ref, env: &mut Env) -> Result<Value, VtlError> {
                 }
             }
             Access::Call(m, args) => {
-                let args = args.iter().map(|a| eval(a, env)).collect::<Result<Vec<_>, _>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| eval(a, env))
+                    .collect::<Result<Vec<_>, _>>()?;
                 method_call(&cur, m, &args)?
             }
         };
@@ -904,7 +945,10 @@ fn method_call(v: &Value, m: &str, args: &[Value]) -> Result<Value, VtlError> {
             let to = arg_str(args, 1);
             if m == "replaceAll" {
                 match regex::Regex::new(&from) {
-                    Ok(re) => Value::String(re.replace_all(&text(), to.replace('$', "$$").as_str()).into_owned()),
+                    Ok(re) => Value::String(
+                        re.replace_all(&text(), to.replace('$', "$$").as_str())
+                            .into_owned(),
+                    ),
                     Err(_) => Value::String(text()),
                 }
             } else {
@@ -914,7 +958,10 @@ fn method_call(v: &Value, m: &str, args: &[Value]) -> Result<Value, VtlError> {
         ("split", _) => {
             let sep = arg_str(args, 0);
             match regex::Regex::new(&sep) {
-                Ok(re) => re.split(&text()).map(|s| Value::String(s.to_string())).collect(),
+                Ok(re) => re
+                    .split(&text())
+                    .map(|s| Value::String(s.to_string()))
+                    .collect(),
                 Err(_) => Value::Array(vec![Value::String(text())]),
             }
         }
@@ -926,7 +973,12 @@ fn method_call(v: &Value, m: &str, args: &[Value]) -> Result<Value, VtlError> {
                 .and_then(Value::as_u64)
                 .map_or(chars.len(), |b| b as usize)
                 .min(chars.len());
-            Value::String(chars.get(a.min(b)..b).map(|c| c.iter().collect()).unwrap_or_default())
+            Value::String(
+                chars
+                    .get(a.min(b)..b)
+                    .map(|c| c.iter().collect())
+                    .unwrap_or_default(),
+            )
         }
         ("indexOf", _) => Value::from(
             text()
@@ -1011,8 +1063,11 @@ mod tests {
         e.input.path.insert("id".into(), "42".into());
         e.input.querystring.insert("q".into(), "a b".into());
         e.input.header.insert("X-Test".into(), "yes".into());
-        e.vars.insert("context".into(), json!({"requestId": "r1", "stage": "dev",
-            "authorizer": {"principalId": "me"}}));
+        e.vars.insert(
+            "context".into(),
+            json!({"requestId": "r1", "stage": "dev",
+            "authorizer": {"principalId": "me"}}),
+        );
         e.vars.insert("stageVariables".into(), json!({"v": "sv"}));
         e
     }
@@ -1023,8 +1078,11 @@ mod tests {
         let t = r#"{"id": "$input.params('id')", "q": "$util.urlEncode($input.params('q'))", "h": "$input.params().header.get('X-Test')", "name": "$util.escapeJavaScript($input.path('$.name'))", "items": $input.json('$.items'), "first": $input.path('$.items')[0], "req": "$context.requestId", "sv": "$stageVariables.v", "p": "$context.authorizer.principalId", "b64": "$util.base64Encode('hi')"}"#;
         let out = render(t, &mut e).unwrap();
         let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v, json!({"id": "42", "q": "a+b", "h": "yes", "name": "Ann \\\"A\\\"",
-            "items": [1, 2, 3], "first": 1, "req": "r1", "sv": "sv", "p": "me", "b64": "aGk="}));
+        assert_eq!(
+            v,
+            json!({"id": "42", "q": "a+b", "h": "yes", "name": "Ann \"A\"",
+            "items": [1, 2, 3], "first": 1, "req": "r1", "sv": "sv", "p": "me", "b64": "aGk="})
+        );
     }
 
     #[test]
@@ -1033,8 +1091,18 @@ mod tests {
         let t = "#set($items = $input.path('$.items'))\n[#foreach($i in $items)\"$i.k\"#if($foreach.hasNext),#end#end]#if($input.path('$.flag') && $items.size() == 2) ok#elseif(false) no#else bad#end## comment\n#* block *#$!missing$missing";
         assert_eq!(render(t, &mut e).unwrap(), "[\"a\",\"b\"] ok\n$missing");
         let mut e = env("{}");
-        assert_eq!(render("#set($n = 2 + 3 * 4)$n #foreach($x in [1..3])$x#end", &mut e).unwrap(), "14 123");
-        assert_eq!(render("#set($m = {\"a\": 1})$m.a $m", &mut e).unwrap(), "1 {a=1}");
+        assert_eq!(
+            render(
+                "#set($n = 2 + 3 * 4)$n #foreach($x in [1..3])$x#end",
+                &mut e
+            )
+            .unwrap(),
+            "14 123"
+        );
+        assert_eq!(
+            render("#set($m = {\"a\": 1})$m.a $m", &mut e).unwrap(),
+            "1 {a=1}"
+        );
     }
 
     #[test]
@@ -1043,8 +1111,14 @@ mod tests {
         let err = render("$util.appendToList($x)", &mut e).unwrap_err();
         assert_eq!(err, VtlError::Unsupported("$util.appendToList()".into()));
         assert!(err.to_string().contains("$util.appendToList()"));
-        assert!(matches!(render("#macro(x)#end", &mut e), Err(VtlError::Unsupported(_))));
-        assert!(matches!(render("#if(true) open", &mut e), Err(VtlError::Syntax(_))));
+        assert!(matches!(
+            render("#macro(x)#end", &mut e),
+            Err(VtlError::Unsupported(_))
+        ));
+        assert!(matches!(
+            render("#if(true) open", &mut e),
+            Err(VtlError::Syntax(_))
+        ));
     }
 
     #[test]

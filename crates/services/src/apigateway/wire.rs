@@ -78,7 +78,10 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         }
         (&Method::DELETE, ["restapis", id]) => done(svc.delete_rest_api(region, id)),
         (&Method::GET, ["restapis", id, "resources"]) => {
-            let embed = req.query.iter().any(|(k, v)| k == "embed" && v == "methods");
+            let embed = req
+                .query
+                .iter()
+                .any(|(k, v)| k == "embed" && v == "methods");
             ok(svc.get_resources(region, id, embed)?)
         }
         (&Method::GET, ["restapis", id, "resources", r]) => ok(svc.get_resource(region, id, r)?),
@@ -115,9 +118,7 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::PATCH, ["restapis", id, "stages", st]) => {
             ok(svc.update_stage(region, id, st, &body(req)?)?)
         }
-        (&Method::DELETE, ["restapis", id, "stages", st]) => {
-            done(svc.delete_stage(region, id, st))
-        }
+        (&Method::DELETE, ["restapis", id, "stages", st]) => done(svc.delete_stage(region, id, st)),
         (&Method::POST, ["restapis", id, "models"]) => {
             created(svc.create_model(region, id, &body(req)?)?)
         }
@@ -173,17 +174,17 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::GET, ["restapis", id, "stages", st, "exports", kind]) => {
             let doc = svc.get_export(region, id, st, kind, &req.host)?;
             let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-            Ok(AwsResponse::new(StatusCode::OK, "application/json", text).with_header(
-                "content-disposition",
-                &format!("attachment; filename=\"{kind}.json\""),
-            ))
+            Ok(
+                AwsResponse::new(StatusCode::OK, "application/json", text).with_header(
+                    "content-disposition",
+                    &format!("attachment; filename=\"{kind}.json\""),
+                ),
+            )
         }
         (&Method::POST, ["apikeys"]) => created(svc.create_api_key(region, &body(req)?)?),
-        (&Method::GET, ["apikeys"]) => ok(svc.get_api_keys(
-            region,
-            req.query_param("name"),
-            flag(req, "includeValues"),
-        )),
+        (&Method::GET, ["apikeys"]) => {
+            ok(svc.get_api_keys(region, req.query_param("name"), flag(req, "includeValues")))
+        }
         (&Method::GET, ["apikeys", id]) => {
             ok(svc.get_api_key(region, id, flag(req, "includeValue"))?)
         }
@@ -200,9 +201,7 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
             created(svc.create_usage_plan_key(region, id, &body(req)?)?)
         }
         (&Method::GET, ["usageplans", id, "keys"]) => ok(svc.get_usage_plan_keys(region, id)?),
-        (&Method::GET, ["usageplans", id, "keys", k]) => {
-            ok(svc.get_usage_plan_key(region, id, k)?)
-        }
+        (&Method::GET, ["usageplans", id, "keys", k]) => ok(svc.get_usage_plan_key(region, id, k)?),
         (&Method::DELETE, ["usageplans", id, "keys", k]) => {
             done(svc.delete_usage_plan_key(region, id, k))
         }
@@ -230,12 +229,14 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         }
         (&Method::GET, ["account"]) => ok(svc.get_account(region)),
         (&Method::PATCH, ["account"]) => ok(svc.update_account(region, &body(req)?)?),
-        (&Method::GET, ["tags", arn]) => {
-            ok(serde_json::json!({"tags": svc.tags_of(arn, false)?}))
-        }
+        (&Method::GET, ["tags", arn]) => ok(serde_json::json!({"tags": svc.tags_of(arn, false)?})),
         (&Method::PUT, ["tags", arn]) => {
             let b = body(req)?;
-            let tags = b.get("tags").and_then(Value::as_object).cloned().unwrap_or_default();
+            let tags = b
+                .get("tags")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
             svc.tag_resource(arn, &tags, false)?;
             Ok(AwsResponse::empty(StatusCode::NO_CONTENT))
         }
@@ -274,25 +275,15 @@ fn method_routes(
         (&Method::GET, []) => ok(svc.get_method(region, api, res, verb)?),
         (&Method::PATCH, []) => ok(svc.update_method(region, api, res, verb, &body(req)?)?),
         (&Method::DELETE, []) => done(svc.delete_method(region, api, res, verb)),
-        (&Method::PUT, ["responses", code]) => created(svc.put_method_response(
-            region,
-            api,
-            res,
-            verb,
-            code,
-            &body(req)?,
-        )?),
+        (&Method::PUT, ["responses", code]) => {
+            created(svc.put_method_response(region, api, res, verb, code, &body(req)?)?)
+        }
         (&Method::GET, ["responses", code]) => {
             ok(svc.get_method_response(region, api, res, verb, code)?)
         }
-        (&Method::PATCH, ["responses", code]) => ok(svc.update_method_response(
-            region,
-            api,
-            res,
-            verb,
-            code,
-            &body(req)?,
-        )?),
+        (&Method::PATCH, ["responses", code]) => {
+            ok(svc.update_method_response(region, api, res, verb, code, &body(req)?)?)
+        }
         (&Method::DELETE, ["responses", code]) => {
             done(svc.delete_method_response(region, api, res, verb, code))
         }
@@ -303,17 +294,16 @@ fn method_routes(
         (&Method::PATCH, ["integration"]) => {
             ok(svc.update_integration(region, api, res, verb, &body(req)?)?)
         }
-        (&Method::DELETE, ["integration"]) => {
-            done(svc.delete_integration(region, api, res, verb))
+        (&Method::DELETE, ["integration"]) => done(svc.delete_integration(region, api, res, verb)),
+        (&Method::PUT, ["integration", "responses", code]) => {
+            created(svc.put_integration_response(region, api, res, verb, code, &body(req)?)?)
         }
-        (&Method::PUT, ["integration", "responses", code]) => created(
-            svc.put_integration_response(region, api, res, verb, code, &body(req)?)?,
-        ),
         (&Method::GET, ["integration", "responses", code]) => {
             ok(svc.get_integration_response(region, api, res, verb, code)?)
         }
-        (&Method::PATCH, ["integration", "responses", code]) => ok(svc
-            .update_integration_response(region, api, res, verb, code, &body(req)?)?),
+        (&Method::PATCH, ["integration", "responses", code]) => {
+            ok(svc.update_integration_response(region, api, res, verb, code, &body(req)?)?)
+        }
         (&Method::DELETE, ["integration", "responses", code]) => {
             done(svc.delete_integration_response(region, api, res, verb, code))
         }

@@ -9,9 +9,9 @@ use crate::apigateway::ApiGatewayService;
 use crate::apigateway::invoke::authorizer::evaluate;
 use crate::apigateway::invoke::{function_of_uri, http, invoke_function, message, proxy};
 use crate::apigateway::state::V2Deployment;
+use ::http::{Method, StatusCode};
 use base64::Engine;
 use cumulo_wire::{AwsRequest, AwsResponse};
-use ::http::{Method, StatusCode};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -68,7 +68,13 @@ pub fn find_route(routes: &BTreeMap<String, Value>, method: &str, path: &str) ->
         };
         let key = (score, m == method);
         if best.as_ref().is_none_or(|(k, _)| key > *k) {
-            best = Some((key, Matched { route: r.clone(), params }));
+            best = Some((
+                key,
+                Matched {
+                    route: r.clone(),
+                    params,
+                },
+            ));
         }
     }
     best.map(|(_, m)| m).or_else(|| {
@@ -91,7 +97,12 @@ fn cors_headers(cors: &Value, origin: &str, preflight: bool) -> Vec<(String, Str
     let list = |k: &str| -> Vec<String> {
         cors[k]
             .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let origins = list("allowOrigins");
@@ -168,8 +179,17 @@ impl Ctx<'_> {
         let multi: Map<String, Value> = lists.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         let (query, multi_query) = proxy::query_maps(self.req);
         let (body, b64) = proxy::event_body(self.req, &[]);
-        let or_null = |m: Map<String, Value>| if m.is_empty() { Value::Null } else { Value::Object(m) };
-        let resource = self.route_key.split_once(' ').map_or(self.route_key.as_str(), |(_, p)| p);
+        let or_null = |m: Map<String, Value>| {
+            if m.is_empty() {
+                Value::Null
+            } else {
+                Value::Object(m)
+            }
+        };
+        let resource = self
+            .route_key
+            .split_once(' ')
+            .map_or(self.route_key.as_str(), |(_, p)| p);
         let mut ctx = json!({
             "accountId": self.svc.account_id, "apiId": self.api_id, "domainName": self.req.host,
             "domainPrefix": self.api_id, "extendedRequestId": self.request_id,
@@ -212,29 +232,50 @@ pub(crate) async fn handle(
 ) -> AwsResponse {
     let found = svc.read(region, |r| {
         let api = r.v2_apis.get(api_id)?;
-        let first = below.trim_start_matches('/').split('/').next().unwrap_or("");
-        let (stage_name, path) = if !first.is_empty() && api.stages.contains_key(first) && first != "$default" {
-            let rest = &below.trim_start_matches('/')[first.len()..];
-            (first.to_string(), if rest.is_empty() { "/".to_string() } else { rest.to_string() })
-        } else if api.stages.contains_key("$default") {
-            ("$default".to_string(), below.to_string())
-        } else {
-            return Some((api.doc.clone(), None));
-        };
+        let first = below
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or("");
+        let (stage_name, path) =
+            if !first.is_empty() && api.stages.contains_key(first) && first != "$default" {
+                let rest = &below.trim_start_matches('/')[first.len()..];
+                (
+                    first.to_string(),
+                    if rest.is_empty() {
+                        "/".to_string()
+                    } else {
+                        rest.to_string()
+                    },
+                )
+            } else if api.stages.contains_key("$default") {
+                ("$default".to_string(), below.to_string())
+            } else {
+                return Some((api.doc.clone(), None));
+            };
         let stage = api.stages.get(&stage_name)?.clone();
-        let dep = stage["deploymentId"].as_str().and_then(|d| api.deployments.get(d)).cloned();
+        let dep = stage["deploymentId"]
+            .as_str()
+            .and_then(|d| api.deployments.get(d))
+            .cloned();
         Some((api.doc.clone(), dep.map(|d| (stage_name, path, stage, d))))
     });
     let Some((api_doc, deployed)) = found else {
         return not_found();
     };
     if api_doc["protocolType"] == "WEBSOCKET" {
-        return message(501, "cumulo: WebSocket APIs are stored but not served (no WebSocket data plane)");
+        return message(
+            501,
+            "cumulo: WebSocket APIs are stored but not served (no WebSocket data plane)",
+        );
     }
     if api_doc["disableExecuteApiEndpoint"] == true {
         return message(403, "Forbidden");
     }
-    let cors = api_doc.get("corsConfiguration").filter(|c| c.is_object()).cloned();
+    let cors = api_doc
+        .get("corsConfiguration")
+        .filter(|c| c.is_object())
+        .cloned();
     let origin = req.header("origin").map(str::to_string);
     // Preflight: answered by API Gateway itself when CORS is configured.
     if let (Some(cors), Some(origin)) = (&cors, &origin)
@@ -250,7 +291,17 @@ pub(crate) async fn handle(
     let Some((stage_name, path, stage, deployment)) = deployed else {
         return not_found();
     };
-    let mut resp = serve(svc, req, region, api_id, stage_name, path, stage, &deployment).await;
+    let mut resp = serve(
+        svc,
+        req,
+        region,
+        api_id,
+        stage_name,
+        path,
+        stage,
+        &deployment,
+    )
+    .await;
     if let (Some(cors), Some(origin)) = (&cors, &origin) {
         for (k, v) in cors_headers(cors, origin, false) {
             resp.set_header(&k, &v);
@@ -272,11 +323,16 @@ async fn serve(
     stage: Value,
     deployment: &V2Deployment,
 ) -> AwsResponse {
-    let decoded = percent_encoding::percent_decode_str(&path).decode_utf8_lossy().into_owned();
+    let decoded = percent_encoding::percent_decode_str(&path)
+        .decode_utf8_lossy()
+        .into_owned();
     let Some(matched) = find_route(&deployment.routes, req.method.as_str(), &decoded) else {
         return not_found();
     };
-    let route_key = matched.route["routeKey"].as_str().unwrap_or("$default").to_string();
+    let route_key = matched.route["routeKey"]
+        .as_str()
+        .unwrap_or("$default")
+        .to_string();
     let mut ctx = Ctx {
         svc,
         req,
@@ -312,7 +368,10 @@ async fn serve(
     else {
         return not_found();
     };
-    let uri = integration["integrationUri"].as_str().unwrap_or("").to_string();
+    let uri = integration["integrationUri"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     match integration["integrationType"].as_str().unwrap_or("") {
         "AWS_PROXY" => {
             let function = if uri.starts_with("arn:aws:lambda:") {
@@ -335,7 +394,9 @@ async fn serve(
         "HTTP_PROXY" => {
             let mut url = uri.clone();
             for (k, v) in &ctx.params {
-                url = url.replace(&format!("{{{k}+}}"), v).replace(&format!("{{{k}}}"), v);
+                url = url
+                    .replace(&format!("{{{k}+}}"), v)
+                    .replace(&format!("{{{k}}}"), v);
             }
             if !req.raw_query.is_empty() {
                 url.push(if url.contains('?') { '&' } else { '?' });
@@ -346,12 +407,16 @@ async fn serve(
                 .filter(|m| *m != "ANY")
                 .and_then(|m| m.parse::<Method>().ok())
                 .unwrap_or_else(|| req.method.clone());
-            let timeout = Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(30000));
+            let timeout =
+                Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(30000));
             match http::send(method, &url, &req.headers, req.body.clone(), timeout).await {
                 Ok(reply) => {
                     let mut resp = AwsResponse::new(reply.status, "", reply.body);
                     for (k, v) in &reply.headers {
-                        if !matches!(k.as_str(), "connection" | "transfer-encoding" | "content-length") {
+                        if !matches!(
+                            k.as_str(),
+                            "connection" | "transfer-encoding" | "content-length"
+                        ) {
                             resp.headers.append(k.clone(), v.clone());
                         }
                     }
@@ -374,7 +439,11 @@ async fn serve(
 /// Reads `$request.header.X` / `$request.querystring.x` / `$stageVariables.x` identity sources.
 fn identity_values(ctx: &Ctx<'_>, sources: &Value) -> Option<Vec<String>> {
     let list: Vec<String> = match sources {
-        Value::Array(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
         Value::String(s) => s.split(',').map(|x| x.trim().to_string()).collect(),
         _ => Vec::new(),
     };
@@ -398,13 +467,20 @@ async fn authorize(ctx: &Ctx<'_>, auth: &Value) -> Result<Value, AwsResponse> {
     let unauthorized = || message(401, "Unauthorized");
     let forbidden = || message(403, "Forbidden");
     if auth["authorizerType"] == "JWT" {
-        let sources = auth.get("identitySource").cloned().unwrap_or_else(|| json!(["$request.header.Authorization"]));
+        let sources = auth
+            .get("identitySource")
+            .cloned()
+            .unwrap_or_else(|| json!(["$request.header.Authorization"]));
         let ids = identity_values(ctx, &sources).ok_or_else(unauthorized)?;
         let token = ids[0].strip_prefix("Bearer ").unwrap_or(&ids[0]);
         let claims = token
             .split('.')
             .nth(1)
-            .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
+            .and_then(|p| {
+                base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(p.trim_end_matches('='))
+                    .ok()
+            })
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .filter(Value::is_object)
             .ok_or_else(unauthorized)?;
@@ -424,16 +500,30 @@ async fn authorize(ctx: &Ctx<'_>, auth: &Value) -> Result<Value, AwsResponse> {
                 return Err(unauthorized());
             }
         }
-        if claims["exp"].as_i64().is_some_and(|e| e < ctx.now.timestamp()) {
+        if claims["exp"]
+            .as_i64()
+            .is_some_and(|e| e < ctx.now.timestamp())
+        {
             return Err(unauthorized());
         }
-        let scopes = claims["scope"].as_str().map(|s| s.split(' ').map(|x| Value::String(x.to_string())).collect::<Vec<_>>());
+        let scopes = claims["scope"].as_str().map(|s| {
+            s.split(' ')
+                .map(|x| Value::String(x.to_string()))
+                .collect::<Vec<_>>()
+        });
         return Ok(json!({"jwt": {"claims": claims, "scopes": scopes}}));
     }
     // Lambda REQUEST authorizer.
-    let v2 = auth["authorizerPayloadFormatVersion"].as_str().unwrap_or("2.0") == "2.0";
+    let v2 = auth["authorizerPayloadFormatVersion"]
+        .as_str()
+        .unwrap_or("2.0")
+        == "2.0";
     let sources = auth.get("identitySource").cloned().unwrap_or(Value::Null);
-    let ids = if sources.is_null() { Vec::new() } else { identity_values(ctx, &sources).ok_or_else(unauthorized)? };
+    let ids = if sources.is_null() {
+        Vec::new()
+    } else {
+        identity_values(ctx, &sources).ok_or_else(unauthorized)?
+    };
     let route_arn = format!(
         "arn:aws:execute-api:{}:{}:{}/{}/{}{}",
         ctx.region,
@@ -444,8 +534,16 @@ async fn authorize(ctx: &Ctx<'_>, auth: &Value) -> Result<Value, AwsResponse> {
         ctx.raw_path
     );
     let ttl = auth["authorizerResultTtlInSeconds"].as_u64().unwrap_or(0);
-    let cache_key = format!("{}:{}:{}", ctx.api_id, auth["authorizerId"].as_str().unwrap_or(""), ids.join("\u{0}"));
-    let answer = match (!ids.is_empty()).then(|| ctx.svc.auth_cache.get(&cache_key)).flatten() {
+    let cache_key = format!(
+        "{}:{}:{}",
+        ctx.api_id,
+        auth["authorizerId"].as_str().unwrap_or(""),
+        ids.join("\u{0}")
+    );
+    let answer = match (!ids.is_empty())
+        .then(|| ctx.svc.auth_cache.get(&cache_key))
+        .flatten()
+    {
         Some(a) => a,
         None => {
             let mut event = if v2 { ctx.v2_event() } else { ctx.v1_event() };
@@ -457,7 +555,8 @@ async fn authorize(ctx: &Ctx<'_>, auth: &Value) -> Result<Value, AwsResponse> {
                 event["methodArn"] = route_arn.clone().into();
             }
             let uri = auth["authorizerUri"].as_str().unwrap_or("");
-            let function = function_of_uri(uri).ok_or_else(|| message(500, "Internal Server Error"))?;
+            let function =
+                function_of_uri(uri).ok_or_else(|| message(500, "Internal Server Error"))?;
             let payload = invoke_function(ctx.svc, ctx.region, function, &event)
                 .await
                 .map_err(|_| message(500, "Internal Server Error"))?;
@@ -501,13 +600,28 @@ mod tests {
 
     #[test]
     fn route_selection() {
-        let r = routes(&["GET /items/{id}", "ANY /{proxy+}", "GET /items/special", "$default", "POST /items"]);
-        let key = |m: &str, p: &str| find_route(&r, m, p).map(|x| (x.route["routeKey"].as_str().unwrap().to_string(), x.params));
-        assert_eq!(key("GET", "/items/special").unwrap().0, "GET /items/special");
+        let r = routes(&[
+            "GET /items/{id}",
+            "ANY /{proxy+}",
+            "GET /items/special",
+            "$default",
+            "POST /items",
+        ]);
+        let key = |m: &str, p: &str| {
+            find_route(&r, m, p)
+                .map(|x| (x.route["routeKey"].as_str().unwrap().to_string(), x.params))
+        };
+        assert_eq!(
+            key("GET", "/items/special").unwrap().0,
+            "GET /items/special"
+        );
         let (k, p) = key("GET", "/items/7").unwrap();
         assert_eq!((k.as_str(), p["id"].as_str()), ("GET /items/{id}", "7"));
         let (k, p) = key("DELETE", "/items/7").unwrap();
-        assert_eq!((k.as_str(), p["proxy"].as_str()), ("ANY /{proxy+}", "items/7"));
+        assert_eq!(
+            (k.as_str(), p["proxy"].as_str()),
+            ("ANY /{proxy+}", "items/7")
+        );
         assert_eq!(key("GET", "/").unwrap().0, "$default");
         let r = routes(&["GET /a"]);
         assert!(find_route(&r, "GET", "/b").is_none());
@@ -517,7 +631,10 @@ mod tests {
     fn cors() {
         let c = json!({"allowOrigins": ["https://x.example"], "allowMethods": ["GET", "POST"], "maxAge": 60});
         let h = cors_headers(&c, "https://x.example", true);
-        assert!(h.contains(&("access-control-allow-origin".into(), "https://x.example".into())));
+        assert!(h.contains(&(
+            "access-control-allow-origin".into(),
+            "https://x.example".into()
+        )));
         assert!(h.contains(&("access-control-allow-methods".into(), "GET,POST".into())));
         assert!(cors_headers(&c, "https://evil.example", true).is_empty());
     }

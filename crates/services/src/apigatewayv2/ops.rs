@@ -123,7 +123,12 @@ impl ApiGatewayService {
         })
     }
 
-    fn v2<T>(&self, region: &str, api_id: &str, f: impl FnOnce(&V2Api) -> Result<T, AwsError>) -> Result<T, AwsError> {
+    fn v2<T>(
+        &self,
+        region: &str,
+        api_id: &str,
+        f: impl FnOnce(&V2Api) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
         self.read(region, |r| match r.v2_apis.get(api_id) {
             Some(a) => f(a),
             None => Err(Self::v2_not_found(api_id)),
@@ -139,24 +144,35 @@ impl ApiGatewayService {
         }
         let protocol = s(input, "protocolType").unwrap_or("");
         if protocol != "HTTP" && protocol != "WEBSOCKET" {
-            return Err(bad_request(format!("Invalid protocol type {protocol}. Must be HTTP or WEBSOCKET")));
+            return Err(bad_request(format!(
+                "Invalid protocol type {protocol}. Must be HTTP or WEBSOCKET"
+            )));
         }
         if protocol == "WEBSOCKET" && s(input, "routeSelectionExpression").is_none() {
-            return Err(bad_request("RouteSelectionExpression is required for WEBSOCKET APIs"));
+            return Err(bad_request(
+                "RouteSelectionExpression is required for WEBSOCKET APIs",
+            ));
         }
         let id = ids::long();
         let mut m = Map::new();
         m.insert("apiId".into(), id.clone().into());
         m.insert("protocolType".into(), protocol.into());
         m.insert("createdDate".into(), iso_now().into());
-        m.insert("apiKeySelectionExpression".into(), "$request.header.x-api-key".into());
+        m.insert(
+            "apiKeySelectionExpression".into(),
+            "$request.header.x-api-key".into(),
+        );
         m.insert("disableExecuteApiEndpoint".into(), false.into());
         m.insert(
             "routeSelectionExpression".into(),
             "$request.method $request.path".into(),
         );
         copy(&mut m, input, API_FIELDS);
-        let scheme = if protocol == "WEBSOCKET" { "ws" } else { "http" };
+        let scheme = if protocol == "WEBSOCKET" {
+            "ws"
+        } else {
+            "http"
+        };
         // `<id>.execute-api.localhost:<port>`, whatever address the client used: the name
         // resolves to the loopback and the gateway routes it by its first label.
         let port = host.rsplit_once(':').map_or("4566", |(_, p)| p);
@@ -164,7 +180,10 @@ impl ApiGatewayService {
             "apiEndpoint".into(),
             format!("{scheme}://{id}.execute-api.localhost:{port}").into(),
         );
-        if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+        if let Some(t) = input
+            .get("tags")
+            .filter(|t| t.as_object().is_some_and(|t| !t.is_empty()))
+        {
             m.insert("tags".into(), t.clone());
         }
         let mut api = V2Api {
@@ -229,7 +248,9 @@ impl ApiGatewayService {
     }
 
     pub fn get_apis(&self, region: &str) -> Value {
-        self.read(region, |r| items(r.v2_apis.values().map(|a| a.doc.clone()).collect()))
+        self.read(region, |r| {
+            items(r.v2_apis.values().map(|a| a.doc.clone()).collect())
+        })
     }
 
     pub fn update_api(&self, region: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
@@ -251,14 +272,22 @@ impl ApiGatewayService {
 
     pub fn delete_cors_configuration(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.with_v2(region, id, |api| {
-            api.doc.as_object_mut().map(|m| m.remove("corsConfiguration"));
+            api.doc
+                .as_object_mut()
+                .map(|m| m.remove("corsConfiguration"));
             Ok(())
         })
     }
 
     /// ImportApi / ReimportApi and CloudFormation's `Body`: an OpenAPI 3 definition with
     /// `x-amazon-apigateway-integration` on its operations becomes routes and integrations.
-    pub fn import_api(&self, region: &str, host: &str, api_id: Option<&str>, body: &Value) -> Result<Value, AwsError> {
+    pub fn import_api(
+        &self,
+        region: &str,
+        host: &str,
+        api_id: Option<&str>,
+        body: &Value,
+    ) -> Result<Value, AwsError> {
         let spec = match body.get("body") {
             Some(Value::String(t)) => crate::apigateway::openapi_parse(t.as_bytes())?,
             Some(v @ Value::Object(_)) => v.clone(),
@@ -268,7 +297,11 @@ impl ApiGatewayService {
             Some(id) => id.to_string(),
             None => {
                 let title = spec["info"]["title"].as_str().unwrap_or("imported");
-                let created = self.create_api(region, host, &json!({"name": title, "protocolType": "HTTP"}))?;
+                let created = self.create_api(
+                    region,
+                    host,
+                    &json!({"name": title, "protocolType": "HTTP"}),
+                )?;
                 created["apiId"].as_str().unwrap_or("").to_string()
             }
         };
@@ -316,12 +349,23 @@ impl ApiGatewayService {
 
     // ---- routes ----
 
-    pub fn create_route(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_route(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let key = s(input, "routeKey").unwrap_or("").to_string();
         self.with_v2(region, api_id, |api| {
             check_route_key(api, &key)?;
-            if api.routes.values().any(|r| s(r, "routeKey") == Some(key.as_str())) {
-                return Err(conflict(format!("Route with key {key} already exists for this API")));
+            if api
+                .routes
+                .values()
+                .any(|r| s(r, "routeKey") == Some(key.as_str()))
+            {
+                return Err(conflict(format!(
+                    "Route with key {key} already exists for this API"
+                )));
             }
             check_route_refs(api, input)?;
             let id = ids::seven();
@@ -338,18 +382,33 @@ impl ApiGatewayService {
     }
 
     pub fn get_routes(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| Ok(items(a.routes.values().cloned().collect())))
+        self.v2(region, api_id, |a| {
+            Ok(items(a.routes.values().cloned().collect()))
+        })
     }
 
     pub fn get_route(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |a| {
-            a.routes.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))
+            a.routes
+                .get(id)
+                .cloned()
+                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))
         })
     }
 
-    pub fn update_route(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_route(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.routes.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
+            let mut doc = api
+                .routes
+                .get(id)
+                .cloned()
+                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
             if let Some(k) = s(input, "routeKey") {
                 check_route_key(api, k)?;
             }
@@ -364,7 +423,9 @@ impl ApiGatewayService {
 
     pub fn delete_route(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            api.routes.remove(id).ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
+            api.routes
+                .remove(id)
+                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
             auto_deploy(api);
             Ok(())
         })
@@ -372,7 +433,12 @@ impl ApiGatewayService {
 
     // ---- integrations ----
 
-    pub fn create_integration(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_integration(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let kind = s(input, "integrationType").unwrap_or("");
         if !["AWS", "AWS_PROXY", "HTTP", "HTTP_PROXY", "MOCK"].contains(&kind) {
             return Err(bad_request(format!("Invalid integration type {kind}")));
@@ -380,13 +446,18 @@ impl ApiGatewayService {
         self.with_v2(region, api_id, |api| {
             let http = s(&api.doc, "protocolType") == Some("HTTP");
             if http && kind == "AWS_PROXY" && s(input, "payloadFormatVersion").is_none() {
-                return Err(bad_request("PayloadFormatVersion is required for AWS_PROXY integrations of HTTP APIs"));
+                return Err(bad_request(
+                    "PayloadFormatVersion is required for AWS_PROXY integrations of HTTP APIs",
+                ));
             }
             let id = ids::seven();
             let mut m = Map::new();
             m.insert("integrationId".into(), id.clone().into());
             m.insert("connectionType".into(), "INTERNET".into());
-            m.insert("timeoutInMillis".into(), (if http { 30000 } else { 29000 }).into());
+            m.insert(
+                "timeoutInMillis".into(),
+                (if http { 30000 } else { 29000 }).into(),
+            );
             m.insert("payloadFormatVersion".into(), "1.0".into());
             if kind == "AWS_PROXY" {
                 m.insert("integrationMethod".into(), "POST".into());
@@ -400,33 +471,68 @@ impl ApiGatewayService {
     }
 
     pub fn get_integrations(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| Ok(items(a.integrations.values().cloned().collect())))
-    }
-
-    pub fn get_integration_v2(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |a| {
-            a.integrations.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Integration identifier specified {id}")))
+            Ok(items(a.integrations.values().cloned().collect()))
         })
     }
 
-    pub fn update_integration_v2(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn get_integration_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<Value, AwsError> {
+        self.v2(region, api_id, |a| {
+            a.integrations
+                .get(id)
+                .cloned()
+                .ok_or_else(|| not_found(format!("Invalid Integration identifier specified {id}")))
+        })
+    }
+
+    pub fn update_integration_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.integrations.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Integration identifier specified {id}")))?;
-            copy(doc.as_object_mut().expect("integrations are objects"), input, INTEGRATION_FIELDS);
+            let mut doc = api.integrations.get(id).cloned().ok_or_else(|| {
+                not_found(format!("Invalid Integration identifier specified {id}"))
+            })?;
+            copy(
+                doc.as_object_mut().expect("integrations are objects"),
+                input,
+                INTEGRATION_FIELDS,
+            );
             api.integrations.insert(id.to_string(), doc.clone());
             auto_deploy(api);
             Ok(doc)
         })
     }
 
-    pub fn delete_integration_v2(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
+    pub fn delete_integration_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
             if !api.integrations.contains_key(id) {
-                return Err(not_found(format!("Invalid Integration identifier specified {id}")));
+                return Err(not_found(format!(
+                    "Invalid Integration identifier specified {id}"
+                )));
             }
             let target = format!("integrations/{id}");
-            if api.routes.values().any(|r| s(r, "target") == Some(target.as_str())) {
-                return Err(conflict(format!("Integration {id} is referenced by a route")));
+            if api
+                .routes
+                .values()
+                .any(|r| s(r, "target") == Some(target.as_str()))
+            {
+                return Err(conflict(format!(
+                    "Integration {id} is referenced by a route"
+                )));
             }
             api.integrations.remove(id);
             auto_deploy(api);
@@ -436,7 +542,12 @@ impl ApiGatewayService {
 
     // ---- stages and deployments ----
 
-    pub fn create_stage_v2(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_stage_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let name = s(input, "stageName").unwrap_or("").to_string();
         self.with_v2(region, api_id, |api| {
             if name.is_empty() {
@@ -448,7 +559,9 @@ impl ApiGatewayService {
             if let Some(d) = s(input, "deploymentId")
                 && !api.deployments.contains_key(d)
             {
-                return Err(bad_request(format!("Invalid deployment identifier specified {d}")));
+                return Err(bad_request(format!(
+                    "Invalid deployment identifier specified {d}"
+                )));
             }
             let now = iso_now();
             let mut m = Map::new();
@@ -456,7 +569,10 @@ impl ApiGatewayService {
             m.insert("createdDate".into(), now.clone().into());
             m.insert("lastUpdatedDate".into(), now.into());
             m.insert("autoDeploy".into(), false.into());
-            m.insert("defaultRouteSettings".into(), json!({"detailedMetricsEnabled": false}));
+            m.insert(
+                "defaultRouteSettings".into(),
+                json!({"detailedMetricsEnabled": false}),
+            );
             m.insert("routeSettings".into(), json!({}));
             m.insert("stageVariables".into(), json!({}));
             m.insert("tags".into(), json!({}));
@@ -471,24 +587,44 @@ impl ApiGatewayService {
     }
 
     pub fn get_stages_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| Ok(items(a.stages.values().cloned().collect())))
+        self.v2(region, api_id, |a| {
+            Ok(items(a.stages.values().cloned().collect()))
+        })
     }
 
     pub fn get_stage_v2(&self, region: &str, api_id: &str, name: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |a| {
-            a.stages.get(name).cloned().ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
+            a.stages
+                .get(name)
+                .cloned()
+                .ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
         })
     }
 
-    pub fn update_stage_v2(&self, region: &str, api_id: &str, name: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_stage_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.stages.get(name).cloned().ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))?;
+            let mut doc =
+                api.stages.get(name).cloned().ok_or_else(|| {
+                    not_found(format!("Invalid stage identifier specified {name}"))
+                })?;
             if let Some(d) = s(input, "deploymentId")
                 && !api.deployments.contains_key(d)
             {
-                return Err(bad_request(format!("Invalid deployment identifier specified {d}")));
+                return Err(bad_request(format!(
+                    "Invalid deployment identifier specified {d}"
+                )));
             }
-            copy(doc.as_object_mut().expect("stages are objects"), input, STAGE_FIELDS);
+            copy(
+                doc.as_object_mut().expect("stages are objects"),
+                input,
+                STAGE_FIELDS,
+            );
             doc["lastUpdatedDate"] = iso_now().into();
             let auto = doc["autoDeploy"] == true;
             api.stages.insert(name.to_string(), doc);
@@ -501,60 +637,101 @@ impl ApiGatewayService {
 
     pub fn delete_stage_v2(&self, region: &str, api_id: &str, name: &str) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            api.stages.remove(name).map(|_| ()).ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
+            api.stages
+                .remove(name)
+                .map(|_| ())
+                .ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
         })
     }
 
-    pub fn create_deployment_v2(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_deployment_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
             let stage = s(input, "stageName").map(str::to_string);
             if let Some(st) = &stage {
                 if !api.stages.contains_key(st) {
-                    return Err(bad_request(format!("Invalid stage identifier specified {st}")));
+                    return Err(bad_request(format!(
+                        "Invalid stage identifier specified {st}"
+                    )));
                 }
                 if api.stages[st]["autoDeploy"] == true {
-                    return Err(bad_request(format!("Stage {st} has autoDeploy enabled; it cannot be deployed to")));
+                    return Err(bad_request(format!(
+                        "Stage {st} has autoDeploy enabled; it cannot be deployed to"
+                    )));
                 }
             }
             let d = deploy(api, s(input, "description"), false);
-            if let Some(st) = stage {
-                api.stages.get_mut(&st).map(|s| {
-                    s["deploymentId"] = d["deploymentId"].clone();
-                    s["lastUpdatedDate"] = iso_now().into();
-                });
+            if let Some(st) = stage
+                && let Some(s) = api.stages.get_mut(&st)
+            {
+                s["deploymentId"] = d["deploymentId"].clone();
+                s["lastUpdatedDate"] = iso_now().into();
             }
             Ok(d)
         })
     }
 
     pub fn get_deployments_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| Ok(items(a.deployments.values().map(|d| d.doc.clone()).collect())))
-    }
-
-    pub fn get_deployment_v2(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |a| {
-            a.deployments.get(id).map(|d| d.doc.clone()).ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
+            Ok(items(
+                a.deployments.values().map(|d| d.doc.clone()).collect(),
+            ))
         })
     }
 
-    pub fn delete_deployment_v2(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
+    pub fn get_deployment_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<Value, AwsError> {
+        self.v2(region, api_id, |a| {
+            a.deployments
+                .get(id)
+                .map(|d| d.doc.clone())
+                .ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
+        })
+    }
+
+    pub fn delete_deployment_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            api.deployments.remove(id).map(|_| ()).ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
+            api.deployments
+                .remove(id)
+                .map(|_| ())
+                .ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
         })
     }
 
     // ---- authorizers ----
 
-    pub fn create_authorizer_v2(&self, region: &str, api_id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_authorizer_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let kind = s(input, "authorizerType").unwrap_or("");
         if kind != "JWT" && kind != "REQUEST" {
             return Err(bad_request(format!("Invalid authorizer type {kind}")));
         }
         if kind == "JWT" && input.get("jwtConfiguration").is_none() {
-            return Err(bad_request("JwtConfiguration is required for JWT authorizers"));
+            return Err(bad_request(
+                "JwtConfiguration is required for JWT authorizers",
+            ));
         }
         if kind == "REQUEST" && s(input, "authorizerUri").is_none() {
-            return Err(bad_request("AuthorizerUri is required for REQUEST authorizers"));
+            return Err(bad_request(
+                "AuthorizerUri is required for REQUEST authorizers",
+            ));
         }
         self.with_v2(region, api_id, |api| {
             let id = ids::short();
@@ -569,31 +746,66 @@ impl ApiGatewayService {
     }
 
     pub fn get_authorizers_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| Ok(items(a.authorizers.values().cloned().collect())))
-    }
-
-    pub fn get_authorizer_v2(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |a| {
-            a.authorizers.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Authorizer identifier specified {id}")))
+            Ok(items(a.authorizers.values().cloned().collect()))
         })
     }
 
-    pub fn update_authorizer_v2(&self, region: &str, api_id: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn get_authorizer_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<Value, AwsError> {
+        self.v2(region, api_id, |a| {
+            a.authorizers
+                .get(id)
+                .cloned()
+                .ok_or_else(|| not_found(format!("Invalid Authorizer identifier specified {id}")))
+        })
+    }
+
+    pub fn update_authorizer_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.authorizers.get(id).cloned().ok_or_else(|| not_found(format!("Invalid Authorizer identifier specified {id}")))?;
-            copy(doc.as_object_mut().expect("authorizers are objects"), input, AUTHORIZER_FIELDS);
+            let mut doc = api.authorizers.get(id).cloned().ok_or_else(|| {
+                not_found(format!("Invalid Authorizer identifier specified {id}"))
+            })?;
+            copy(
+                doc.as_object_mut().expect("authorizers are objects"),
+                input,
+                AUTHORIZER_FIELDS,
+            );
             api.authorizers.insert(id.to_string(), doc.clone());
             auto_deploy(api);
             Ok(doc)
         })
     }
 
-    pub fn delete_authorizer_v2(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
+    pub fn delete_authorizer_v2(
+        &self,
+        region: &str,
+        api_id: &str,
+        id: &str,
+    ) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            if api.routes.values().any(|r| s(r, "authorizerId") == Some(id)) {
-                return Err(conflict(format!("Authorizer {id} is referenced by a route")));
+            if api
+                .routes
+                .values()
+                .any(|r| s(r, "authorizerId") == Some(id))
+            {
+                return Err(conflict(format!(
+                    "Authorizer {id} is referenced by a route"
+                )));
             }
-            api.authorizers.remove(id).ok_or_else(|| not_found(format!("Invalid Authorizer identifier specified {id}")))?;
+            api.authorizers.remove(id).ok_or_else(|| {
+                not_found(format!("Invalid Authorizer identifier specified {id}"))
+            })?;
             auto_deploy(api);
             Ok(())
         })
@@ -613,7 +825,8 @@ impl ApiGatewayService {
             .into_iter()
             .map(|c| {
                 let mut c = c;
-                c["apiGatewayDomainName"] = format!("d-{}.execute-api.{region}.amazonaws.com", ids::long()).into();
+                c["apiGatewayDomainName"] =
+                    format!("d-{}.execute-api.{region}.amazonaws.com", ids::long()).into();
                 c["hostedZoneId"] = "Z1UJRXOUMOOFQ8".into();
                 c["domainNameStatus"] = "AVAILABLE".into();
                 if c.get("endpointType").is_none() {
@@ -627,14 +840,22 @@ impl ApiGatewayService {
             .collect();
         let mut m = Map::new();
         m.insert("domainName".into(), name.clone().into());
-        m.insert("apiMappingSelectionExpression".into(), "$request.basepath".into());
+        m.insert(
+            "apiMappingSelectionExpression".into(),
+            "$request.basepath".into(),
+        );
         m.insert("domainNameConfigurations".into(), Value::Array(configs));
         copy(&mut m, input, &["mutualTlsAuthentication"]);
-        m.insert("tags".into(), input.get("tags").cloned().unwrap_or_else(|| json!({})));
+        m.insert(
+            "tags".into(),
+            input.get("tags").cloned().unwrap_or_else(|| json!({})),
+        );
         let doc = Value::Object(m);
         self.mutate(region, |r| {
             if r.v2_domains.contains_key(&name) {
-                return Err(conflict(format!("The domain name resource already exists: {name}")));
+                return Err(conflict(format!(
+                    "The domain name resource already exists: {name}"
+                )));
             }
             r.v2_domains.insert(name.clone(), doc.clone());
             r.touch(V2_DOMAIN, &name);
@@ -650,18 +871,32 @@ impl ApiGatewayService {
     }
 
     pub fn get_domain_names_v2(&self, region: &str) -> Value {
-        self.read(region, |r| items(r.v2_domains.values().map(Self::domain_v2_view).collect()))
+        self.read(region, |r| {
+            items(r.v2_domains.values().map(Self::domain_v2_view).collect())
+        })
     }
 
     pub fn get_domain_name_v2(&self, region: &str, name: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            r.v2_domains.get(name).map(Self::domain_v2_view).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {name}")))
+            r.v2_domains
+                .get(name)
+                .map(Self::domain_v2_view)
+                .ok_or_else(|| {
+                    not_found(format!("Invalid domain name identifier specified {name}"))
+                })
         })
     }
 
-    pub fn update_domain_name_v2(&self, region: &str, name: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_domain_name_v2(
+        &self,
+        region: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(name).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {name}")))?;
+            let d = r.v2_domains.get_mut(name).ok_or_else(|| {
+                not_found(format!("Invalid domain name identifier specified {name}"))
+            })?;
             if let Some(c) = input.get("domainNameConfigurations") {
                 d["domainNameConfigurations"] = c.clone();
             }
@@ -673,24 +908,40 @@ impl ApiGatewayService {
 
     pub fn delete_domain_name_v2(&self, region: &str, name: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.v2_domains.remove(name).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {name}")))?;
+            r.v2_domains.remove(name).ok_or_else(|| {
+                not_found(format!("Invalid domain name identifier specified {name}"))
+            })?;
             r.touch(V2_DOMAIN, name);
             Ok(())
         })
     }
 
-    pub fn create_api_mapping(&self, region: &str, domain: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn create_api_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         let api = s(input, "apiId").unwrap_or("").to_string();
         let stage = s(input, "stage").unwrap_or("").to_string();
         self.mutate(region, |r: &mut Region| {
             if !r.v2_domains.contains_key(domain) {
-                return Err(not_found(format!("Invalid domain name identifier specified {domain}")));
+                return Err(not_found(format!(
+                    "Invalid domain name identifier specified {domain}"
+                )));
             }
-            let stage_ok = r.v2_apis.get(&api).map(|a| a.stages.contains_key(&stage))
+            let stage_ok = r
+                .v2_apis
+                .get(&api)
+                .map(|a| a.stages.contains_key(&stage))
                 .or_else(|| r.rest_apis.get(&api).map(|a| a.stages.contains_key(&stage)));
             match stage_ok {
                 None => return Err(Self::v2_not_found(&api)),
-                Some(false) => return Err(bad_request(format!("Invalid stage identifier specified {stage}"))),
+                Some(false) => {
+                    return Err(bad_request(format!(
+                        "Invalid stage identifier specified {stage}"
+                    )));
+                }
                 Some(true) => {}
             }
             let id = ids::seven();
@@ -698,14 +949,20 @@ impl ApiGatewayService {
             m.insert("apiMappingId".into(), id.clone().into());
             m.insert("apiId".into(), api.clone().into());
             m.insert("stage".into(), stage.clone().into());
-            m.insert("apiMappingKey".into(), s(input, "apiMappingKey").unwrap_or("").into());
+            m.insert(
+                "apiMappingKey".into(),
+                s(input, "apiMappingKey").unwrap_or("").into(),
+            );
             let doc = Value::Object(m);
             let d = r.v2_domains.get_mut(domain).expect("checked above");
             let taken = d["apiMappings"].as_object().is_some_and(|ms| {
-                ms.values().any(|x| x["apiMappingKey"] == doc["apiMappingKey"])
+                ms.values()
+                    .any(|x| x["apiMappingKey"] == doc["apiMappingKey"])
             });
             if taken {
-                return Err(conflict("ApiMapping key already exists for this domain name"));
+                return Err(conflict(
+                    "ApiMapping key already exists for this domain name",
+                ));
             }
             if !d["apiMappings"].is_object() {
                 d["apiMappings"] = json!({});
@@ -718,8 +975,15 @@ impl ApiGatewayService {
 
     pub fn get_api_mappings(&self, region: &str, domain: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            let d = r.v2_domains.get(domain).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {domain}")))?;
-            Ok(items(d["apiMappings"].as_object().map(|m| m.values().cloned().collect()).unwrap_or_default()))
+            let d = r.v2_domains.get(domain).ok_or_else(|| {
+                not_found(format!("Invalid domain name identifier specified {domain}"))
+            })?;
+            Ok(items(
+                d["apiMappings"]
+                    .as_object()
+                    .map(|m| m.values().cloned().collect())
+                    .unwrap_or_default(),
+            ))
         })
     }
 
@@ -727,7 +991,9 @@ impl ApiGatewayService {
         self.read(region, |r| {
             r.v2_domains
                 .get(domain)
-                .ok_or_else(|| not_found(format!("Invalid domain name identifier specified {domain}")))?
+                .ok_or_else(|| {
+                    not_found(format!("Invalid domain name identifier specified {domain}"))
+                })?
                 .get("apiMappings")
                 .and_then(|m| m.get(id))
                 .cloned()
@@ -735,11 +1001,28 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn update_api_mapping(&self, region: &str, domain: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
+    pub fn update_api_mapping(
+        &self,
+        region: &str,
+        domain: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(domain).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {domain}")))?;
-            let m = d.get_mut("apiMappings").and_then(|m| m.get_mut(id)).ok_or_else(|| not_found(format!("Invalid ApiMapping identifier specified {id}")))?;
-            copy(m.as_object_mut().expect("mappings are objects"), input, &["apiId", "stage", "apiMappingKey"]);
+            let d = r.v2_domains.get_mut(domain).ok_or_else(|| {
+                not_found(format!("Invalid domain name identifier specified {domain}"))
+            })?;
+            let m = d
+                .get_mut("apiMappings")
+                .and_then(|m| m.get_mut(id))
+                .ok_or_else(|| {
+                    not_found(format!("Invalid ApiMapping identifier specified {id}"))
+                })?;
+            copy(
+                m.as_object_mut().expect("mappings are objects"),
+                input,
+                &["apiId", "stage", "apiMappingKey"],
+            );
             let out = m.clone();
             r.touch(V2_DOMAIN, domain);
             Ok(out)
@@ -748,11 +1031,15 @@ impl ApiGatewayService {
 
     pub fn delete_api_mapping(&self, region: &str, domain: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(domain).ok_or_else(|| not_found(format!("Invalid domain name identifier specified {domain}")))?;
+            let d = r.v2_domains.get_mut(domain).ok_or_else(|| {
+                not_found(format!("Invalid domain name identifier specified {domain}"))
+            })?;
             d.get_mut("apiMappings")
                 .and_then(Value::as_object_mut)
                 .and_then(|m| m.remove(id))
-                .ok_or_else(|| not_found(format!("Invalid ApiMapping identifier specified {id}")))?;
+                .ok_or_else(|| {
+                    not_found(format!("Invalid ApiMapping identifier specified {id}"))
+                })?;
             r.touch(V2_DOMAIN, domain);
             Ok(())
         })
@@ -768,17 +1055,25 @@ fn check_route_key(api: &V2Api, key: &str) -> Result<(), AwsError> {
         return Ok(());
     }
     let ok = key.split_once(' ').is_some_and(|(m, p)| {
-        ["ANY", "GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD"].contains(&m) && p.starts_with('/')
+        [
+            "ANY", "GET", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "HEAD",
+        ]
+        .contains(&m)
+            && p.starts_with('/')
     });
     if !ok {
-        return Err(bad_request(format!("Unable to create route {key}. Route key must be $default or an HTTP method followed by a path.")));
+        return Err(bad_request(format!(
+            "Unable to create route {key}. Route key must be $default or an HTTP method followed by a path."
+        )));
     }
     Ok(())
 }
 
 fn check_route_refs(api: &V2Api, input: &Value) -> Result<(), AwsError> {
     if let Some(t) = s(input, "target") {
-        let ok = t.strip_prefix("integrations/").is_some_and(|i| api.integrations.contains_key(i));
+        let ok = t
+            .strip_prefix("integrations/")
+            .is_some_and(|i| api.integrations.contains_key(i));
         if !ok {
             return Err(bad_request(format!("Invalid target specified {t}")));
         }
@@ -786,7 +1081,9 @@ fn check_route_refs(api: &V2Api, input: &Value) -> Result<(), AwsError> {
     if let Some(a) = s(input, "authorizerId")
         && !api.authorizers.contains_key(a)
     {
-        return Err(not_found(format!("Invalid Authorizer identifier specified {a}")));
+        return Err(not_found(format!(
+            "Invalid Authorizer identifier specified {a}"
+        )));
     }
     Ok(())
 }

@@ -28,26 +28,36 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::GET, ["apis"]) => ok(svc.get_apis(region)),
         (&Method::GET, ["apis", id]) => ok(svc.get_api(region, id)?),
         (&Method::PATCH, ["apis", id]) => ok(svc.update_api(region, id, &body(req)?)?),
-        (&Method::PUT, ["apis", id]) => created(svc.import_api(region, host, Some(id), &body(req)?)?),
+        (&Method::PUT, ["apis", id]) => {
+            created(svc.import_api(region, host, Some(id), &body(req)?)?)
+        }
         (&Method::DELETE, ["apis", id]) => gone(svc.delete_api(region, id)),
         (&Method::DELETE, ["apis", id, "cors"]) => gone(svc.delete_cors_configuration(region, id)),
-        (&Method::POST, ["apis", id, "routes"]) => created(svc.create_route(region, id, &body(req)?)?),
+        (&Method::POST, ["apis", id, "routes"]) => {
+            created(svc.create_route(region, id, &body(req)?)?)
+        }
         (&Method::GET, ["apis", id, "routes"]) => ok(svc.get_routes(region, id)?),
         (&Method::GET, ["apis", id, "routes", r]) => ok(svc.get_route(region, id, r)?),
-        (&Method::PATCH, ["apis", id, "routes", r]) => ok(svc.update_route(region, id, r, &body(req)?)?),
+        (&Method::PATCH, ["apis", id, "routes", r]) => {
+            ok(svc.update_route(region, id, r, &body(req)?)?)
+        }
         (&Method::DELETE, ["apis", id, "routes", r]) => gone(svc.delete_route(region, id, r)),
         (&Method::POST, ["apis", id, "integrations"]) => {
             created(svc.create_integration(region, id, &body(req)?)?)
         }
         (&Method::GET, ["apis", id, "integrations"]) => ok(svc.get_integrations(region, id)?),
-        (&Method::GET, ["apis", id, "integrations", i]) => ok(svc.get_integration_v2(region, id, i)?),
+        (&Method::GET, ["apis", id, "integrations", i]) => {
+            ok(svc.get_integration_v2(region, id, i)?)
+        }
         (&Method::PATCH, ["apis", id, "integrations", i]) => {
             ok(svc.update_integration_v2(region, id, i, &body(req)?)?)
         }
         (&Method::DELETE, ["apis", id, "integrations", i]) => {
             gone(svc.delete_integration_v2(region, id, i))
         }
-        (&Method::POST, ["apis", id, "stages"]) => created(svc.create_stage_v2(region, id, &body(req)?)?),
+        (&Method::POST, ["apis", id, "stages"]) => {
+            created(svc.create_stage_v2(region, id, &body(req)?)?)
+        }
         (&Method::GET, ["apis", id, "stages"]) => ok(svc.get_stages_v2(region, id)?),
         (&Method::GET, ["apis", id, "stages", st]) => ok(svc.get_stage_v2(region, id, st)?),
         (&Method::PATCH, ["apis", id, "stages", st]) => {
@@ -73,16 +83,22 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::DELETE, ["apis", id, "authorizers", a]) => {
             gone(svc.delete_authorizer_v2(region, id, a))
         }
-        (&Method::POST, ["domainnames"]) => created(svc.create_domain_name_v2(region, &body(req)?)?),
+        (&Method::POST, ["domainnames"]) => {
+            created(svc.create_domain_name_v2(region, &body(req)?)?)
+        }
         (&Method::GET, ["domainnames"]) => ok(svc.get_domain_names_v2(region)),
         (&Method::GET, ["domainnames", n]) => ok(svc.get_domain_name_v2(region, n)?),
-        (&Method::PATCH, ["domainnames", n]) => ok(svc.update_domain_name_v2(region, n, &body(req)?)?),
+        (&Method::PATCH, ["domainnames", n]) => {
+            ok(svc.update_domain_name_v2(region, n, &body(req)?)?)
+        }
         (&Method::DELETE, ["domainnames", n]) => gone(svc.delete_domain_name_v2(region, n)),
         (&Method::POST, ["domainnames", n, "apimappings"]) => {
             created(svc.create_api_mapping(region, n, &body(req)?)?)
         }
         (&Method::GET, ["domainnames", n, "apimappings"]) => ok(svc.get_api_mappings(region, n)?),
-        (&Method::GET, ["domainnames", n, "apimappings", m]) => ok(svc.get_api_mapping(region, n, m)?),
+        (&Method::GET, ["domainnames", n, "apimappings", m]) => {
+            ok(svc.get_api_mapping(region, n, m)?)
+        }
         (&Method::PATCH, ["domainnames", n, "apimappings", m]) => {
             ok(svc.update_api_mapping(region, n, m, &body(req)?)?)
         }
@@ -92,7 +108,11 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::GET, ["tags", arn]) => ok(json!({"tags": svc.tags_of(arn, true)?})),
         (&Method::POST, ["tags", arn]) => {
             let b = body(req)?;
-            let tags = b.get("tags").and_then(Value::as_object).cloned().unwrap_or_default();
+            let tags = b
+                .get("tags")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
             svc.tag_resource(arn, &tags, true)?;
             Ok(answer(201, json!({})))
         }

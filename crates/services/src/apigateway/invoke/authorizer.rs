@@ -70,7 +70,11 @@ pub fn evaluate(policy: &Value, arn: &str) -> Result<bool, ()> {
     for s in statements {
         let resources: Vec<String> = match &s["Resource"] {
             Value::String(r) => vec![r.clone()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            Value::Array(a) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
             _ => Vec::new(),
         };
         if !resources.iter().any(|r| arn_matches(r, arn)) {
@@ -112,7 +116,11 @@ pub async fn authorize(call: &Call<'_>, id: &str) -> Result<Map<String, Value>, 
         return Err(message(500, "Internal server error"));
     };
     let kind = auth["type"].as_str().unwrap_or("TOKEN");
-    let default_source = if kind == "REQUEST" { "" } else { "method.request.header.Authorization" };
+    let default_source = if kind == "REQUEST" {
+        ""
+    } else {
+        "method.request.header.Authorization"
+    };
     let sources = auth["identitySource"].as_str().unwrap_or(default_source);
     let Some(ids) = identity(call, sources) else {
         return Err(unauthorized());
@@ -123,7 +131,11 @@ pub async fn authorize(call: &Call<'_>, id: &str) -> Result<Map<String, Value>, 
         let claims = token
             .split('.')
             .nth(1)
-            .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p.trim_end_matches('=')).ok())
+            .and_then(|p| {
+                base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(p.trim_end_matches('='))
+                    .ok()
+            })
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .filter(Value::is_object)
             .ok_or_else(unauthorized)?;
@@ -132,7 +144,9 @@ pub async fn authorize(call: &Call<'_>, id: &str) -> Result<Map<String, Value>, 
         return Ok(m);
     }
     if kind == "TOKEN"
-        && let Some(expr) = auth["identityValidationExpression"].as_str().filter(|e| !e.is_empty())
+        && let Some(expr) = auth["identityValidationExpression"]
+            .as_str()
+            .filter(|e| !e.is_empty())
     {
         let ok = regex::Regex::new(&format!("^(?:{expr})$")).is_ok_and(|r| r.is_match(&ids[0]));
         if !ok {
@@ -159,10 +173,10 @@ pub async fn authorize(call: &Call<'_>, id: &str) -> Result<Map<String, Value>, 
                 let mut e = proxy::rest_event(call);
                 e["type"] = "REQUEST".into();
                 e["methodArn"] = method_arn.clone().into();
-                e.as_object_mut().map(|m| {
+                if let Some(m) = e.as_object_mut() {
                     m.remove("body");
                     m.remove("isBase64Encoded");
-                });
+                }
                 e
             };
             let uri = auth["authorizerUri"].as_str().unwrap_or("");

@@ -53,11 +53,7 @@ pub async fn send(
             .map_err(|e| e.to_string())?;
         let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
         let (parts, body) = resp.into_parts();
-        let body = body
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
+        let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
         Ok(Reply {
             status: parts.status,
             headers: parts.headers,

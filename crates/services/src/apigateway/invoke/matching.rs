@@ -44,7 +44,11 @@ fn walk(
         return Some(found);
     }
     for r in kids {
-        let Some(name) = r.path_part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) else {
+        let Some(name) = r
+            .path_part
+            .strip_prefix('{')
+            .and_then(|p| p.strip_suffix('}'))
+        else {
             continue;
         };
         if let Some(greedy) = name.strip_suffix('+') {
@@ -100,7 +104,10 @@ mod tests {
         assert_eq!((id.as_str(), params["id"].as_str()), ("toys", "7"));
         // A branch that leads nowhere falls back to the greedy resource.
         let (id, params) = f("/pets/7/food").unwrap();
-        assert_eq!((id.as_str(), params["proxy"].as_str()), ("proxy", "pets/7/food"));
+        assert_eq!(
+            (id.as_str(), params["proxy"].as_str()),
+            ("proxy", "pets/7/food")
+        );
         assert_eq!(params.get("id"), None);
         let (id, params) = f("/a//b/").unwrap();
         assert_eq!((id.as_str(), params["proxy"].as_str()), ("proxy", "a/b"));

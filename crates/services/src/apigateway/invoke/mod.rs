@@ -20,9 +20,9 @@ use super::ops::default_gateway_response;
 use super::state::{RestApi, Snapshot};
 use super::vtl;
 use crate::lambda::InvocationType;
+use ::http::{HeaderMap, Method, StatusCode};
 use bytes::Bytes;
 use cumulo_wire::{AwsRequest, AwsResponse};
-use ::http::{HeaderMap, Method, StatusCode};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -82,7 +82,11 @@ impl Call<'_> {
             .gateway_responses
             .get(kind)
             .or_else(|| {
-                let group = if status >= 500 { "DEFAULT_5XX" } else { "DEFAULT_4XX" };
+                let group = if status >= 500 {
+                    "DEFAULT_5XX"
+                } else {
+                    "DEFAULT_4XX"
+                };
                 self.snapshot.gateway_responses.get(group)
             })
             .cloned();
@@ -100,24 +104,31 @@ impl Call<'_> {
             .unwrap_or("")
             .to_string();
         let mut env = self.vtl_env(Bytes::new());
-        env.vars.get_mut("context").map(|c| {
-            c["error"] = json!({"message": msg, "messageString": Value::String(msg.to_string()).to_string(),
-                "responseType": kind})
-        });
-        let body = vtl::render(&template, &mut env).unwrap_or_else(|_| json!({"message": msg}).to_string());
+        if let Some(c) = env.vars.get_mut("context") {
+            c["error"] = json!({"message": msg,
+                "messageString": Value::String(msg.to_string()).to_string(), "responseType": kind});
+        }
+        let body = vtl::render(&template, &mut env)
+            .unwrap_or_else(|_| json!({"message": msg}).to_string());
         let mut resp = AwsResponse::new(
             StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
             "application/json",
             body,
         );
-        for (k, v) in custom["responseParameters"].as_object().into_iter().flatten() {
-            if let (Some(name), Some(value)) = (k.strip_prefix("gatewayresponse.header."), v.as_str()) {
+        for (k, v) in custom["responseParameters"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(name), Some(value)) =
+                (k.strip_prefix("gatewayresponse.header."), v.as_str())
+            {
                 if let Some(lit) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
                     resp.set_header(name, lit);
-                } else if let Some(h) = value.strip_prefix("method.request.header.") {
-                    if let Some(val) = self.req.header(h) {
-                        resp.set_header(name, val);
-                    }
+                } else if let Some(h) = value.strip_prefix("method.request.header.")
+                    && let Some(val) = self.req.header(h)
+                {
+                    resp.set_header(name, val);
                 }
             }
         }
@@ -158,9 +169,10 @@ impl Call<'_> {
             env.input.querystring.insert(k.clone(), v.clone());
         }
         for (k, v) in &self.req.headers {
-            env.input
-                .header
-                .insert(proxy::title_case(k.as_str()), String::from_utf8_lossy(v.as_bytes()).into_owned());
+            env.input.header.insert(
+                proxy::title_case(k.as_str()),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            );
         }
         env.vars.insert("context".into(), self.context());
         let sv = self.stage_variables();
@@ -285,7 +297,10 @@ async fn serve_rest(
         "AWS" => aws_integration(&call, &integration).await,
         "HTTP_PROXY" => http_proxy(&call, &integration).await,
         "HTTP" => http_integration(&call, &integration).await,
-        other => message(500, &format!("cumulo: integration type {other} is not supported")),
+        other => message(
+            500,
+            &format!("cumulo: integration type {other} is not supported"),
+        ),
     }
 }
 
@@ -327,7 +342,10 @@ fn api_key_ok(call: &Call<'_>) -> bool {
 fn with_stage_variables(text: &str, vars: &Value) -> String {
     let mut out = text.to_string();
     for (k, v) in vars.as_object().into_iter().flatten() {
-        out = out.replace(&format!("${{stageVariables.{k}}}"), v.as_str().unwrap_or(""));
+        out = out.replace(
+            &format!("${{stageVariables.{k}}}"),
+            v.as_str().unwrap_or(""),
+        );
     }
     out
 }
@@ -351,7 +369,14 @@ pub(crate) async fn invoke_function(
     let core = svc.lambda.core();
     let payload = Bytes::from(event.to_string());
     match core
-        .invoke(region, function, None, payload, InvocationType::RequestResponse, "")
+        .invoke(
+            region,
+            function,
+            None,
+            payload,
+            InvocationType::RequestResponse,
+            "",
+        )
         .await
     {
         Ok(inv) => match inv.output {
@@ -360,27 +385,36 @@ pub(crate) async fn invoke_function(
             None => Err(None),
         },
         Err(e) => {
-            eprintln!("cumulo: apigateway: invoking {function} failed: {}", e.message);
+            eprintln!(
+                "cumulo: apigateway: invoking {function} failed: {}",
+                e.message
+            );
             Err(None)
         }
     }
 }
 
 async fn lambda_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
-    let uri = with_stage_variables(integration["uri"].as_str().unwrap_or(""), &call.stage_variables());
+    let uri = with_stage_variables(
+        integration["uri"].as_str().unwrap_or(""),
+        &call.stage_variables(),
+    );
     let Some(function) = function_of_uri(&uri) else {
         return message(500, "Internal server error");
     };
     let event = proxy::rest_event(call);
     match invoke_function(call.svc, &call.region, function, &event).await {
-        Ok(payload) => proxy::rest_response(&payload)
-            .unwrap_or_else(|| message(502, "Internal server error")),
+        Ok(payload) => {
+            proxy::rest_response(&payload).unwrap_or_else(|| message(502, "Internal server error"))
+        }
         Err(_) => message(502, "Internal server error"),
     }
 }
 
 /// The request template for the request's content type, per the passthrough behaviour;
 /// `Ok(None)` passes the body through.
+// The error is the answer to send, returned once per request: its size does not matter.
+#[allow(clippy::result_large_err)]
 fn request_template(call: &Call<'_>, integration: &Value) -> Result<Option<String>, AwsResponse> {
     let ct = call
         .req
@@ -391,7 +425,9 @@ fn request_template(call: &Call<'_>, integration: &Value) -> Result<Option<Strin
     if let Some(t) = templates.and_then(|t| t.get(&ct)) {
         return Ok(Some(t.as_str().unwrap_or("").to_string()));
     }
-    let behaviour = integration["passthroughBehavior"].as_str().unwrap_or("WHEN_NO_MATCH");
+    let behaviour = integration["passthroughBehavior"]
+        .as_str()
+        .unwrap_or("WHEN_NO_MATCH");
     let has_templates = templates.is_some_and(|t| !t.is_empty());
     match behaviour {
         "NEVER" => Err(message(415, "Unsupported Media Type")),
@@ -400,6 +436,7 @@ fn request_template(call: &Call<'_>, integration: &Value) -> Result<Option<Strin
     }
 }
 
+#[allow(clippy::result_large_err)]
 fn render(call: &Call<'_>, template: &str, body: Bytes) -> Result<String, AwsResponse> {
     let mut env = call.vtl_env(body);
     vtl::render(template, &mut env).map_err(|e| message(500, &e.to_string()))
@@ -459,8 +496,13 @@ fn integration_answer(
         out,
     );
     let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    for (k, v) in response["responseParameters"].as_object().into_iter().flatten() {
-        let (Some(name), Some(expr)) = (k.strip_prefix("method.response.header."), v.as_str()) else {
+    for (k, v) in response["responseParameters"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        let (Some(name), Some(expr)) = (k.strip_prefix("method.response.header."), v.as_str())
+        else {
             continue;
         };
         let value = if let Some(lit) = expr.strip_prefix('\'').and_then(|e| e.strip_suffix('\'')) {
@@ -493,7 +535,10 @@ fn mock(call: &Call<'_>, integration: &Value) -> AwsResponse {
         Some(t) => match render(call, &t, call.req.body.clone()) {
             Ok(out) => serde_json::from_str::<Value>(&out)
                 .ok()
-                .and_then(|v| v.get("statusCode").and_then(|s| s.as_i64().or_else(|| s.as_str()?.parse().ok())))
+                .and_then(|v| {
+                    v.get("statusCode")
+                        .and_then(|s| s.as_i64().or_else(|| s.as_str()?.parse().ok()))
+                })
                 .unwrap_or(200),
             Err(resp) => return resp,
         },
@@ -509,8 +554,15 @@ fn mock(call: &Call<'_>, integration: &Value) -> AwsResponse {
 }
 
 async fn aws_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
-    let uri = with_stage_variables(integration["uri"].as_str().unwrap_or(""), &call.stage_variables());
-    let Some(function) = uri.contains(":lambda:path/").then(|| function_of_uri(&uri)).flatten() else {
+    let uri = with_stage_variables(
+        integration["uri"].as_str().unwrap_or(""),
+        &call.stage_variables(),
+    );
+    let Some(function) = uri
+        .contains(":lambda:path/")
+        .then(|| function_of_uri(&uri))
+        .flatten()
+    else {
         return message(
             500,
             &format!("cumulo: AWS integrations reach only Lambda functions here, not {uri}"),
@@ -554,7 +606,10 @@ async fn aws_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
 }
 
 fn integration_url(call: &Call<'_>, integration: &Value) -> String {
-    let mut url = with_stage_variables(integration["uri"].as_str().unwrap_or(""), &call.stage_variables());
+    let mut url = with_stage_variables(
+        integration["uri"].as_str().unwrap_or(""),
+        &call.stage_variables(),
+    );
     for (k, v) in &call.path_params {
         url = url.replace(&format!("{{{k}}}"), v);
         url = url.replace(&format!("{{{k}+}}"), v);
@@ -574,11 +629,22 @@ async fn http_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
         .and_then(|m| m.parse::<Method>().ok())
         .unwrap_or_else(|| call.req.method.clone());
     let timeout = Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(29000));
-    match http::send(method, &url, &call.req.headers, call.req.body.clone(), timeout).await {
+    match http::send(
+        method,
+        &url,
+        &call.req.headers,
+        call.req.body.clone(),
+        timeout,
+    )
+    .await
+    {
         Ok(reply) => {
             let mut resp = AwsResponse::new(reply.status, "", reply.body);
             for (k, v) in &reply.headers {
-                if !matches!(k.as_str(), "connection" | "transfer-encoding" | "content-length") {
+                if !matches!(
+                    k.as_str(),
+                    "connection" | "transfer-encoding" | "content-length"
+                ) {
                     resp.headers.append(k.clone(), v.clone());
                 }
             }
@@ -608,7 +674,10 @@ async fn http_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         .unwrap_or(Method::POST);
     let timeout = Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(29000));
     let mut headers = HeaderMap::new();
-    headers.insert(::http::header::CONTENT_TYPE, ::http::HeaderValue::from_static("application/json"));
+    headers.insert(
+        ::http::header::CONTENT_TYPE,
+        ::http::HeaderValue::from_static("application/json"),
+    );
     match http::send(method, &url, &headers, body, timeout).await {
         Ok(reply) => {
             let status = reply.status.as_u16().to_string();
@@ -631,10 +700,15 @@ mod tests {
 
     #[test]
     fn hosts_and_uris() {
-        assert_eq!(api_of_host("abc123defg.execute-api.localhost:4566"), Some("abc123defg"));
+        assert_eq!(
+            api_of_host("abc123defg.execute-api.localhost:4566"),
+            Some("abc123defg")
+        );
         assert_eq!(api_of_host("bucket.s3.localhost"), None);
         assert_eq!(
-            function_of_uri("arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:f/invocations"),
+            function_of_uri(
+                "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:f/invocations"
+            ),
             Some("arn:aws:lambda:us-east-1:000000000000:function:f")
         );
     }
@@ -645,9 +719,14 @@ mod tests {
             "200": {"statusCode": "200", "selectionPattern": ""},
             "400": {"statusCode": "400", "selectionPattern": ".*Bad.*"},
             "500": {"statusCode": "500", "selectionPattern": "5\\d{2}"}}});
-        assert_eq!(select_response(&integ, Some("Bad input"))
-            .unwrap()["statusCode"], "400");
-        assert_eq!(select_response(&integ, Some("503")).unwrap()["statusCode"], "500");
+        assert_eq!(
+            select_response(&integ, Some("Bad input")).unwrap()["statusCode"],
+            "400"
+        );
+        assert_eq!(
+            select_response(&integ, Some("503")).unwrap()["statusCode"],
+            "500"
+        );
         assert_eq!(select_response(&integ, None).unwrap()["statusCode"], "200");
     }
 }

@@ -84,12 +84,15 @@ pub fn rest_event(call: &Call<'_>) -> Value {
     let lists = header_lists(req);
     let headers: Map<String, Value> = lists
         .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.last().cloned().unwrap_or_default())))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                Value::String(v.last().cloned().unwrap_or_default()),
+            )
+        })
         .collect();
-    let multi_headers: Map<String, Value> = lists
-        .iter()
-        .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
+    let multi_headers: Map<String, Value> =
+        lists.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
     let (query, multi_query) = query_maps(req);
     let (body, b64) = event_body(req, &call.snapshot.binary_media_types);
     json!({
@@ -338,7 +341,10 @@ pub fn v2_response(payload: &Bytes) -> AwsResponse {
     let Some(status) = status else {
         return message(500, "Internal Server Error");
     };
-    let b64 = m.get("isBase64Encoded").and_then(Value::as_bool).unwrap_or(false);
+    let b64 = m
+        .get("isBase64Encoded")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let body = match m.get("body") {
         Some(Value::String(s)) if b64 => base64::engine::general_purpose::STANDARD
             .decode(s.as_bytes())
@@ -349,12 +355,22 @@ pub fn v2_response(payload: &Bytes) -> AwsResponse {
         Some(other) => Bytes::from(other.to_string()),
     };
     let mut resp = AwsResponse::new(status, "", body);
-    for (k, x) in m.get("headers").and_then(Value::as_object).into_iter().flatten() {
+    for (k, x) in m
+        .get("headers")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         if let Some(t) = header_text(x) {
             resp.set_header(k, &t);
         }
     }
-    for c in m.get("cookies").and_then(Value::as_array).into_iter().flatten() {
+    for c in m
+        .get("cookies")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(c) = c.as_str()
             && let Ok(v) = http::HeaderValue::from_str(c)
         {
@@ -387,12 +403,28 @@ mod tests {
         assert_eq!(header_values(&r, "header-bool"), ["true"]);
         assert_eq!(header_values(&r, "content-type"), ["application/json"]);
         let r = rest_response(&Bytes::from_static(br#"{"statusCode": "200", "multiValueHeaders": {"test-multi": ["value-multi"]}, "headers": {"test-multi": "value-solo"}}"#)).unwrap();
-        assert_eq!(header_values(&r, "test-multi"), ["value-multi", "value-solo"]);
-        let r = rest_response(&Bytes::from_static(br#"{"body": "dGVzdC1kYXRh", "isBase64Encoded": true}"#)).unwrap();
+        assert_eq!(
+            header_values(&r, "test-multi"),
+            ["value-multi", "value-solo"]
+        );
+        let r = rest_response(&Bytes::from_static(
+            br#"{"body": "dGVzdC1kYXRh", "isBase64Encoded": true}"#,
+        ))
+        .unwrap();
         assert_eq!(r.body, "test-data");
-        for bad in [&b"null"[..], b"\"just a string\"", br#"{"wrong": 1}"#, br#"{"statusCode": "abc"}"#,
-            br#"{"multiValueHeaders": {"a": "not-a-list"}}"#, b""] {
-            assert!(rest_response(&Bytes::copy_from_slice(bad)).is_none(), "{:?}", String::from_utf8_lossy(bad));
+        for bad in [
+            &b"null"[..],
+            b"\"just a string\"",
+            br#"{"wrong": 1}"#,
+            br#"{"statusCode": "abc"}"#,
+            br#"{"multiValueHeaders": {"a": "not-a-list"}}"#,
+            b"",
+        ] {
+            assert!(
+                rest_response(&Bytes::copy_from_slice(bad)).is_none(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
@@ -401,8 +433,13 @@ mod tests {
         let r = v2_response(&Bytes::from_static(br#""hello""#));
         assert_eq!((r.status.as_u16(), r.body.as_ref()), (200, &b"hello"[..]));
         let r = v2_response(&Bytes::from_static(br#"{"a": 1}"#));
-        assert_eq!((r.status.as_u16(), r.body.as_ref()), (200, &br#"{"a":1}"#[..]));
-        let r = v2_response(&Bytes::from_static(br#"{"statusCode": 404, "body": "no", "cookies": ["a=1", "b=2"]}"#));
+        assert_eq!(
+            (r.status.as_u16(), r.body.as_ref()),
+            (200, &br#"{"a":1}"#[..])
+        );
+        let r = v2_response(&Bytes::from_static(
+            br#"{"statusCode": 404, "body": "no", "cookies": ["a=1", "b=2"]}"#,
+        ));
         assert_eq!(r.status, 404);
         assert_eq!(header_values(&r, "set-cookie"), ["a=1", "b=2"]);
     }
