@@ -1071,6 +1071,12 @@ impl ApiGatewayService {
         api_id: &str,
         input: &Value,
     ) -> Result<Value, AwsError> {
+        if input.get("canarySettings").is_some() {
+            return Err(AwsError::not_implemented(
+                "apigateway",
+                "CreateDeployment with canarySettings",
+            ));
+        }
         self.with_api(region, api_id, |api, _| {
             let has_method = api.resources.values().any(|r| !r.methods.is_empty());
             if !has_method {
@@ -1209,7 +1215,10 @@ impl ApiGatewayService {
                 "methodSettings": {},
                 "tracingEnabled": input.get("tracingEnabled").and_then(Value::as_bool).unwrap_or(false),
             }));
-            copy(&mut m, input, &["description", "variables", "cacheClusterSize", "documentationVersion", "canarySettings"]);
+            if input.get("canarySettings").is_some() {
+                return Err(AwsError::not_implemented("apigateway", "CreateStage with canarySettings"));
+            }
+            copy(&mut m, input, &["description", "variables", "cacheClusterSize", "documentationVersion"]);
             if let Some(t) = input.get("tags").filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
                 m.insert("tags".into(), t.clone());
             }
