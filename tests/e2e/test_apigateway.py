@@ -50,6 +50,15 @@ def handler(event, context):
                 {"Action": "execute-api:Invoke", "Effect": effect, "Resource": event["methodArn"]}]}}
 """
 
+COUNTING_AUTHORIZER = """
+import itertools
+COUNT = itertools.count(1)
+def handler(event, context):
+    return {"principalId": "p", "context": {"calls": next(COUNT)},
+            "policyDocument": {"Version": "2012-10-17", "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": "*"}]}}
+"""
+
 
 def uid():
     return uuid.uuid4().hex[:8]
@@ -435,6 +444,22 @@ def test_api_keys_and_lambda_authorizer(apigw, lam, cumulo):
     assert status == 200
     ctx = json.loads(body)["requestContext"]["authorizer"]
     assert ctx["principalId"] == "user-1" and ctx["tier"] == "gold"
+
+    # A cached answer is reused for its TTL: the authorizer runs once for the same token.
+    counting = make_function(lam, COUNTING_AUTHORIZER)
+    cached = apigw.create_authorizer(restApiId=api["id"], name="cached", type="TOKEN",
+                                     authorizerUri=lambda_uri(counting),
+                                     identitySource="method.request.header.Authorization",
+                                     authorizerResultTtlInSeconds=300)
+    counted = apigw.create_resource(restApiId=api["id"], parentId=api["rootResourceId"], pathPart="counted")
+    apigw.put_method(restApiId=api["id"], resourceId=counted["id"], httpMethod="GET", authorizationType="CUSTOM",
+                     authorizerId=cached["id"])
+    apigw.put_integration(restApiId=api["id"], resourceId=counted["id"], httpMethod="GET", type="AWS_PROXY",
+                          integrationHttpMethod="POST", uri=lambda_uri(fn))
+    apigw.create_deployment(restApiId=api["id"], stageName="dev")
+    seen = [json.loads(both_forms(cumulo, api["id"], "dev", "/counted", headers={"Authorization": tok})[3])
+            ["requestContext"]["authorizer"]["calls"] for tok in ("t1", "t1", "t2")]
+    assert seen[0] == seen[1] != seen[2]
 
     status, _, _, body = both_forms(cumulo, api["id"], "dev", "/keyed")
     assert (status, json.loads(body)) == (403, {"message": "Forbidden"})

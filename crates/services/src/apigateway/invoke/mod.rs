@@ -407,7 +407,10 @@ async fn lambda_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
         Ok(payload) => {
             proxy::rest_response(&payload).unwrap_or_else(|| message(502, "Internal server error"))
         }
-        Err(_) => message(502, "Internal server error"),
+        // The function failed: AWS's 502; it could not be invoked at all (no such function):
+        // the 500 of a configuration error.
+        Err(Some(_)) => message(502, "Internal server error"),
+        Err(None) => message(500, "Internal server error"),
     }
 }
 
