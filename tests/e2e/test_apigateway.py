@@ -739,3 +739,51 @@ def test_cloudformation_deploy_update_delete(cumulo, apigw, tmp_path):
             call(**kw)
         assert e.value.response["Error"]["Code"] == "NotFoundException"
     assert http(cumulo, "GET", f"/_aws/execute-api/{api_id}/prod/x")[0] == 403
+
+
+def test_http_proxy_and_parameter_validation(apigw, cumulo):
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"path": self.path, "seen": self.headers.get("x-probe")}).encode()
+            self.send_response(207)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("x-backend", "local")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    backend = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    try:
+        port = backend.server_address[1]
+        api = apigw.create_rest_api(name=f"proxy-{uid()}")
+        res = apigw.create_resource(restApiId=api["id"], parentId=api["rootResourceId"], pathPart="{proxy+}")
+        v = apigw.create_request_validator(restApiId=api["id"], name="params", validateRequestParameters=True)
+        apigw.put_method(restApiId=api["id"], resourceId=res["id"], httpMethod="GET", authorizationType="NONE",
+                         requestValidatorId=v["id"], requestParameters={"method.request.querystring.q": True,
+                                                                       "method.request.path.proxy": True})
+        apigw.put_integration(restApiId=api["id"], resourceId=res["id"], httpMethod="GET", type="HTTP_PROXY",
+                              integrationHttpMethod="GET", uri=f"http://127.0.0.1:{port}/backend/{{proxy}}")
+        apigw.create_deployment(restApiId=api["id"], stageName="dev")
+        status, headers, _, body = both_forms(cumulo, api["id"], "dev", "/a/b?q=1", headers={"x-probe": "p1"})
+        assert (status, json.loads(body)) == (207, {"path": "/backend/a/b?q=1", "seen": "p1"})
+        assert headers["x-backend"] == "local"
+        status, _, _, body = both_forms(cumulo, api["id"], "dev", "/a/b")
+        assert (status, json.loads(body)) == (400, {"message": "Missing required request parameters: [q]"})
+
+        v2 = cumulo.client("apigatewayv2")
+        http_api = v2.create_api(Name=f"proxy-{uid()}", ProtocolType="HTTP")
+        integ = v2.create_integration(ApiId=http_api["ApiId"], IntegrationType="HTTP_PROXY", IntegrationMethod="ANY",
+                                      IntegrationUri=f"http://127.0.0.1:{port}/v2/{{rest}}", PayloadFormatVersion="1.0")
+        v2.create_route(ApiId=http_api["ApiId"], RouteKey="GET /x/{rest+}", Target=f"integrations/{integ['IntegrationId']}")
+        v2.create_stage(ApiId=http_api["ApiId"], StageName="$default", AutoDeploy=True)
+        status, _, _, body = http(cumulo, "GET", f"/_aws/execute-api/{http_api['ApiId']}/x/deep/er?z=1")
+        assert (status, json.loads(body)["path"]) == (207, "/v2/deep/er?z=1")
+    finally:
+        backend.shutdown()

@@ -278,6 +278,9 @@ async fn serve_rest(
     if method["apiKeyRequired"].as_bool() == Some(true) && !api_key_ok(&call) {
         return call.gateway_response("INVALID_API_KEY", 403, "Forbidden");
     }
+    if let Some(resp) = missing_parameters(&call, &method) {
+        return resp;
+    }
     match method["authorizationType"].as_str() {
         Some("CUSTOM") | Some("COGNITO_USER_POOLS") => {
             let id = method["authorizerId"].as_str().unwrap_or("");
@@ -302,6 +305,50 @@ async fn serve_rest(
             &format!("cumulo: integration type {other} is not supported"),
         ),
     }
+}
+
+/// A method whose request validator checks parameters refuses a request without a required
+/// one, as AWS does (400 `Missing required request parameters: [...]`). Bodies are not
+/// validated against their models.
+fn missing_parameters(call: &Call<'_>, method: &Value) -> Option<AwsResponse> {
+    let validator = method["requestValidatorId"].as_str()?;
+    let validates = call.svc.read(&call.region, |r| {
+        r.rest_apis
+            .get(&call.api_id)
+            .and_then(|a| a.validators.get(validator))
+            .map(|v| v["validateRequestParameters"] == true)
+    });
+    if validates != Some(true) {
+        return None;
+    }
+    let mut missing = Vec::new();
+    for (k, required) in method["requestParameters"].as_object()? {
+        if *required != true {
+            continue;
+        }
+        let present = if let Some(q) = k.strip_prefix("method.request.querystring.") {
+            call.req.query_param(q).is_some()
+        } else if let Some(h) = k.strip_prefix("method.request.header.") {
+            call.req.header(h).is_some()
+        } else if let Some(p) = k.strip_prefix("method.request.path.") {
+            call.path_params.contains_key(p)
+        } else {
+            true
+        };
+        if !present {
+            missing.push(k.rsplit('.').next().unwrap_or(k).to_string());
+        }
+    }
+    (!missing.is_empty()).then(|| {
+        call.gateway_response(
+            "BAD_REQUEST_PARAMETERS",
+            400,
+            &format!(
+                "Missing required request parameters: [{}]",
+                missing.join(", ")
+            ),
+        )
+    })
 }
 
 /// Whether the request carries an enabled API key of a usage plan that covers this stage.
