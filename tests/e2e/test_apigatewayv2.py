@@ -187,3 +187,87 @@ def test_domains_mappings_websocket_cli_and_restart(tmp_path):
         assert {a["Name"] for a in server.aws("apigatewayv2", "get-apis")["Items"]} == {"durable", "ws"}
     finally:
         server.stop()
+
+
+BODY_STACK = """
+AWSTemplateFormatVersion: '2010-09-09'
+Resources:
+  Fn:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: python3.11
+      Handler: index.handler
+      Role: arn:aws:iam::000000000000:role/lambda-role
+      Code:
+        ZipFile: |
+          def handler(event, context):
+              return {"statusCode": 200, "body": event.get("rawPath") or event.get("path")}
+  RestFromBody:
+    Type: AWS::ApiGateway::RestApi
+    Properties:
+      Body:
+        swagger: "2.0"
+        info: {title: from-body}
+        paths:
+          /hello:
+            get:
+              x-amazon-apigateway-integration:
+                type: aws_proxy
+                httpMethod: POST
+                uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations"
+  RestDeployment:
+    Type: AWS::ApiGateway::Deployment
+    Properties:
+      RestApiId: !Ref RestFromBody
+      StageName: Stage
+  RestStage:
+    Type: AWS::ApiGateway::Stage
+    Properties:
+      RestApiId: !Ref RestFromBody
+      DeploymentId: !Ref RestDeployment
+      StageName: Prod
+  HttpFromBody:
+    Type: AWS::ApiGatewayV2::Api
+    Properties:
+      Body:
+        openapi: "3.0.1"
+        info: {title: http-from-body}
+        paths:
+          $default:
+            x-amazon-apigateway-any-method:
+              x-amazon-apigateway-integration:
+                type: aws_proxy
+                httpMethod: POST
+                payloadFormatVersion: "2.0"
+                uri: !GetAtt Fn.Arn
+  HttpStage:
+    Type: AWS::ApiGatewayV2::Stage
+    Properties:
+      ApiId: !Ref HttpFromBody
+      StageName: $default
+      AutoDeploy: true
+Outputs:
+  RestId:
+    Value: !Ref RestFromBody
+  HttpId:
+    Value: !Ref HttpFromBody
+"""
+
+
+def test_apis_from_openapi_bodies_deploy_and_answer(cumulo, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    stack = f"bodies-{uid()}"
+    template = tmp_path / "bodies.yaml"
+    template.write_text(BODY_STACK)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template))
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    assert cumulo.client("apigateway").get_rest_api(restApiId=out["RestId"])["name"] == "from-body"
+    status, _, _, body = http(cumulo, "GET", f"/_aws/execute-api/{out['RestId']}/Prod/hello")
+    assert (status, body) == (200, b"/hello")
+    status, _, _, body = http(cumulo, "GET", f"/_aws/execute-api/{out['RestId']}/Stage/hello")
+    assert (status, body) == (200, b"/hello")
+    status, _, _, body = http(cumulo, "GET", "/any/where", host=f"{out['HttpId']}.execute-api.localhost:{cumulo.port}")
+    assert (status, body) == (200, b"/any/where")
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
+    assert http(cumulo, "GET", f"/_aws/execute-api/{out['HttpId']}/x")[0] == 403
