@@ -338,7 +338,13 @@ def test_lambda_proxy_event_and_response(apigw, lam, cumulo):
     assert (event["body"], event["queryStringParameters"], event["multiValueQueryStringParameters"]) == (None, None, None)
     # Status codes, base64 bodies and malformed answers (test_aws_proxy_response_payload_format_validation).
     assert both_forms(cumulo, api["id"], "stage", "/a?status=418")[0] == 418
+    # Without binary media types the base64 text is sent as it is (the recording's
+    # invoke-api-b64-encoded-true); with one matching Accept it is decoded.
     status, headers, _, body = both_forms(cumulo, api["id"], "stage", "/a?mode=b64")
+    assert (status, body) == (200, b"dGVzdC1kYXRh")
+    apigw.update_rest_api(restApiId=api["id"], patchOperations=[{"op": "add", "path": "/binaryMediaTypes/image~1png"}])
+    apigw.create_deployment(restApiId=api["id"], stageName="stage")
+    status, headers, _, body = both_forms(cumulo, api["id"], "stage", "/a?mode=b64", headers={"Accept": "image/png"})
     assert (status, body) == (200, b"test-data")
     for bad in ['{"wrong": "format"}', 'null', '"just a string"', '{"statusCode": "abc"}',
                 '{"multiValueHeaders": {"h": "not-a-list"}}']:

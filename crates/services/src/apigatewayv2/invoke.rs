@@ -385,7 +385,7 @@ async fn serve(
             let v1 = integration["payloadFormatVersion"] == "1.0";
             let event = if v1 { ctx.v1_event() } else { ctx.v2_event() };
             match invoke_function(svc, region, function, &event).await {
-                Ok(payload) if v1 => proxy::rest_response(&payload)
+                Ok(payload) if v1 => proxy::rest_response(&payload, None, None)
                     .unwrap_or_else(|| message(500, "Internal Server Error")),
                 Ok(payload) => proxy::v2_response(&payload),
                 Err(_) => message(500, "Internal Server Error"),

@@ -451,9 +451,12 @@ async fn lambda_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
     };
     let event = proxy::rest_event(call);
     match invoke_function(call.svc, &call.region, function, &event).await {
-        Ok(payload) => {
-            proxy::rest_response(&payload).unwrap_or_else(|| message(502, "Internal server error"))
-        }
+        Ok(payload) => proxy::rest_response(
+            &payload,
+            Some(&call.snapshot.binary_media_types),
+            call.req.header("accept"),
+        )
+        .unwrap_or_else(|| message(502, "Internal server error")),
         // The function failed: AWS's 502; it could not be invoked at all (no such function):
         // the 500 of a configuration error.
         Err(Some(_)) => message(502, "Internal server error"),

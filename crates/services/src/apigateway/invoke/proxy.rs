@@ -144,9 +144,34 @@ fn header_text(v: &Value) -> Option<String> {
     }
 }
 
+/// Whether a base64 body is sent as binary: the client accepts, or the function answers, one
+/// of the API's binary media types. Otherwise API Gateway sends the base64 text as it is.
+pub fn binary_wanted(
+    binary_types: &[String],
+    accept: Option<&str>,
+    content_type: Option<&str>,
+) -> bool {
+    let matches = |t: &str| {
+        let t = t.split(';').next().unwrap_or("").trim();
+        binary_types.iter().any(|b| {
+            b == "*/*"
+                || b == t
+                || b.strip_suffix("/*")
+                    .is_some_and(|p| t.starts_with(&format!("{p}/")))
+        })
+    };
+    accept.is_some_and(|a| a.split(',').next().is_some_and(matches))
+        || content_type.is_some_and(matches)
+}
+
 /// Maps a function's answer (payload format 1.0) to the HTTP response; `None` when it is
-/// malformed (the caller answers AWS's 502).
-pub fn rest_response(payload: &Bytes) -> Option<AwsResponse> {
+/// malformed (the caller answers AWS's 502). `binary_types`: the API's binary media types
+/// (HTTP APIs: `None`, they always decode), `accept`: the request's `Accept`.
+pub fn rest_response(
+    payload: &Bytes,
+    binary_types: Option<&[String]>,
+    accept: Option<&str>,
+) -> Option<AwsResponse> {
     let v: Value = serde_json::from_slice(payload).ok()?;
     let m = v.as_object()?;
     if m.keys().any(|k| !PROXY_KEYS.contains(&k.as_str())) {
@@ -165,9 +190,17 @@ pub fn rest_response(payload: &Bytes) -> Option<AwsResponse> {
         Some(Value::String(s)) => s == "true",
         _ => return None,
     };
+    let answered_type = ["headers", "multiValueHeaders"].iter().find_map(|k| {
+        m.get(*k)?
+            .as_object()?
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            .and_then(|(_, v)| v.as_str().or_else(|| v.as_array()?.first()?.as_str()))
+    });
+    let decode = b64 && binary_types.is_none_or(|t| binary_wanted(t, accept, answered_type));
     let body = match m.get("body") {
         None | Some(Value::Null) => Bytes::new(),
-        Some(Value::String(s)) if b64 => Bytes::from(
+        Some(Value::String(s)) if decode => Bytes::from(
             base64::engine::general_purpose::STANDARD
                 .decode(s.as_bytes())
                 .ok()?,
@@ -397,21 +430,38 @@ mod tests {
 
     #[test]
     fn rest_responses_as_aws_maps_them() {
-        let r = rest_response(&Bytes::from_static(br#"{"statusCode": 201, "body": "hi", "headers": {"test-header": "value", "header-bool": true}}"#)).unwrap();
+        let r = rest_response(&Bytes::from_static(br#"{"statusCode": 201, "body": "hi", "headers": {"test-header": "value", "header-bool": true}}"#), None, None).unwrap();
         assert_eq!(r.status, 201);
         assert_eq!(r.body, "hi");
         assert_eq!(header_values(&r, "header-bool"), ["true"]);
         assert_eq!(header_values(&r, "content-type"), ["application/json"]);
-        let r = rest_response(&Bytes::from_static(br#"{"statusCode": "200", "multiValueHeaders": {"test-multi": ["value-multi"]}, "headers": {"test-multi": "value-solo"}}"#)).unwrap();
+        let r = rest_response(&Bytes::from_static(br#"{"statusCode": "200", "multiValueHeaders": {"test-multi": ["value-multi"]}, "headers": {"test-multi": "value-solo"}}"#), None, None).unwrap();
         assert_eq!(
             header_values(&r, "test-multi"),
             ["value-multi", "value-solo"]
         );
-        let r = rest_response(&Bytes::from_static(
-            br#"{"body": "dGVzdC1kYXRh", "isBase64Encoded": true}"#,
-        ))
+        let r = rest_response(
+            &Bytes::from_static(br#"{"body": "dGVzdC1kYXRh", "isBase64Encoded": true}"#),
+            None,
+            None,
+        )
         .unwrap();
         assert_eq!(r.body, "test-data");
+        // A REST API without binary media types sends the base64 text, as AWS did.
+        let text = rest_response(
+            &Bytes::from_static(br#"{"body": "dGVzdC1kYXRh", "isBase64Encoded": true}"#),
+            Some(&[]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(text.body, "dGVzdC1kYXRh");
+        let types = ["image/*".to_string()];
+        assert!(binary_wanted(&types, Some("image/png, */*"), None));
+        assert!(!binary_wanted(
+            &types,
+            Some("text/html"),
+            Some("application/json")
+        ));
         for bad in [
             &b"null"[..],
             b"\"just a string\"",
@@ -421,7 +471,7 @@ mod tests {
             b"",
         ] {
             assert!(
-                rest_response(&Bytes::copy_from_slice(bad)).is_none(),
+                rest_response(&Bytes::copy_from_slice(bad), None, None).is_none(),
                 "{:?}",
                 String::from_utf8_lossy(bad)
             );
