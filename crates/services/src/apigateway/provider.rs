@@ -1143,9 +1143,24 @@ fn account_delete(_env: &Env<'_>, _id: &str, _p: &Props) -> Result<(), AwsError>
     Ok(())
 }
 
-fn replace_only(_env: &Env<'_>, _id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
+/// Types whose every property is createOnly: an update changes nothing (the engine replaces
+/// them when one changes); their one attribute is their id.
+fn unchanged(id: &str, old: &Props, new: &Props, attribute: &str) -> Result<Made, AwsError> {
     only(old, new, "this type", &[])?;
-    Err(prop_error("cumulo: nothing to change"))
+    Ok(Made::new(id).with(attribute, id))
+}
+
+fn resource_update(_env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
+    unchanged(id, old, new, "ResourceId")
+}
+
+fn usage_plan_key_update(
+    _env: &Env<'_>,
+    id: &str,
+    old: &Props,
+    new: &Props,
+) -> Result<Made, AwsError> {
+    unchanged(id, old, new, "Id")
 }
 
 static SPECS: &[Spec] = &[
@@ -1178,7 +1193,7 @@ static SPECS: &[Spec] = &[
         properties: &["RestApiId", "ParentId", "PathPart"],
         unsupported: &[],
         create: resource_create,
-        update: replace_only,
+        update: resource_update,
         delete: |env, id, p| {
             env.svc
                 .delete_resource(env.region(), str_prop(p, "RestApiId"), id)
@@ -1336,7 +1351,7 @@ static SPECS: &[Spec] = &[
         properties: &["KeyId", "KeyType", "UsagePlanId"],
         unsupported: &[],
         create: usage_plan_key_create,
-        update: replace_only,
+        update: usage_plan_key_update,
         delete: usage_plan_key_delete,
     },
     Spec {

@@ -43,6 +43,7 @@ pub fn render(template: &str, env: &mut Env) -> Result<String, VtlError> {
     let mut p = Parser {
         s: template.chars().collect(),
         i: 0,
+        depth: 0,
     };
     let (nodes, end) = p.block(&[])?;
     if let Some(e) = end {
@@ -92,7 +93,12 @@ enum Expr {
 struct Parser {
     s: Vec<char>,
     i: usize,
+    /// How deeply blocks and expressions nest here; bounded so no template exhausts the stack.
+    depth: usize,
 }
+
+/// Deeper nesting than any real template uses is refused as a syntax error.
+const MAX_DEPTH: usize = 32;
 
 impl Parser {
     fn peek(&self) -> Option<char> {
@@ -138,6 +144,21 @@ impl Parser {
 
     /// Nodes up to one of the directives in `until` (returned), or the end.
     fn block(&mut self, until: &[&str]) -> Result<(Vec<Node>, Option<String>), VtlError> {
+        self.depth += 1;
+        let out = self.block_inner(until);
+        self.depth -= 1;
+        out
+    }
+
+    fn deeper(&self) -> Result<(), VtlError> {
+        if self.depth > MAX_DEPTH {
+            return Err(syntax("nested too deeply"));
+        }
+        Ok(())
+    }
+
+    fn block_inner(&mut self, until: &[&str]) -> Result<(Vec<Node>, Option<String>), VtlError> {
+        self.deeper()?;
         let mut nodes = Vec::new();
         let mut text = String::new();
         while let Some(c) = self.peek() {
@@ -393,7 +414,10 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Result<Expr, VtlError> {
-        self.binary(0)
+        self.depth += 1;
+        let out = self.deeper().and_then(|()| self.binary(0));
+        self.depth -= 1;
+        out
     }
 
     fn binary(&mut self, level: usize) -> Result<Expr, VtlError> {
@@ -441,7 +465,10 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr, VtlError> {
         self.ws();
         if self.eat("!") || (self.at("not ") && self.eat("not")) {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
+            self.depth += 1;
+            let inner = self.deeper().and_then(|()| self.unary());
+            self.depth -= 1;
+            return Ok(Expr::Not(Box::new(inner?)));
         }
         if self.peek() == Some('-') && self.s.get(self.i + 1).is_some_and(char::is_ascii_digit) {
             self.i += 1;
@@ -1119,6 +1146,12 @@ mod tests {
             render("#if(true) open", &mut e),
             Err(VtlError::Syntax(_))
         ));
+        let deep = format!("#set($x = {}1{})", "(".repeat(5000), ")".repeat(5000));
+        assert!(matches!(render(&deep, &mut e), Err(VtlError::Syntax(_))));
+        let deep = format!("#set($x = {}true)", "!".repeat(5000));
+        assert!(matches!(render(&deep, &mut e), Err(VtlError::Syntax(_))));
+        let deep = "#if(true)".repeat(5000);
+        assert!(matches!(render(&deep, &mut e), Err(VtlError::Syntax(_))));
     }
 
     #[test]
