@@ -209,6 +209,7 @@ catalog! {
         cloudwatch: crate::cloudwatch::CloudWatchService,
         applicationautoscaling: crate::applicationautoscaling::AutoScalingService,
         stepfunctions: crate::stepfunctions::StepFunctionsService,
+        apigateway: crate::apigateway::ApiGatewayService,
     }
     without {
         sts: crate::sts::StsService,

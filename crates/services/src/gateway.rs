@@ -206,10 +206,28 @@ impl Gateway {
         resp
     }
 
-    /// cumulo's own URLs that stand in for AWS's presigned ones and are called without a
-    /// signature: Lambda's code downloads (GetFunction's `Code.Location`), custom resources'
+    /// URLs called without a signature: API Gateway's data plane, and cumulo's own URLs that
+    /// stand in for AWS's presigned ones: Lambda's code downloads (GetFunction's `Code.Location`), custom resources'
     /// ResponseURLs and WaitConditionHandles' URLs.
     async fn cumulo_url(&self, req: &mut AwsRequest) -> Option<AwsResponse> {
+        // API Gateway's data plane: `<api-id>.execute-api.<host>/<stage>/<path>` and
+        // `/_aws/execute-api/<api-id>/<stage>/<path>`, unsigned as on AWS.
+        if let Some(api_id) = crate::apigateway::invoke::api_of_host(&req.host) {
+            req.raw_path = format!(
+                "{}{api_id}{}",
+                crate::apigateway::EXECUTE_API_PATH,
+                req.raw_path
+            );
+        }
+        if req
+            .raw_path
+            .starts_with(crate::apigateway::EXECUTE_API_PATH)
+        {
+            req.region = self.config.default_region.clone();
+            req.account_id = self.config.account_id.clone();
+            let svc = self.services.get("apigateway")?;
+            return Some(svc.handle(req.clone()).await);
+        }
         if req.raw_path.starts_with("/_cumulo/lambda/") {
             req.region = self.config.default_region.clone();
             req.account_id = self.config.account_id.clone();

@@ -9,6 +9,8 @@
 pub mod acm;
 pub mod autoscaling;
 pub mod applicationautoscaling;
+pub mod apigateway;
+pub mod apigatewayv2;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;

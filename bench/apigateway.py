@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""API Gateway → Lambda through `cumulo serve`: requests per second and p50/p99 latency of a warm
+node function behind a REST API (AWS_PROXY) and an HTTP API (payload 2.0), against invoking the
+same function directly (Lambda Invoke over HTTP), one keep-alive connection each, sequential.
+
+Usage: python3 bench/apigateway.py [--requests 300] [--bin target/release/cumulo]
+No peer is measured: moto's API Gateway does not run Lambda functions without Docker.
+"""
+import argparse
+import http.client
+import io
+import json
+import os
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+NODE = "exports.handler = async (e) => ({statusCode: 200, body: JSON.stringify({ok: true})});\n"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def measure(port, method, path, body=b"", host=None, n=300):
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Host": host} if host else {}
+    lat = []
+    for i in range(n + 20):
+        t = time.perf_counter()
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 200, (r.status, path)
+        if i >= 20:  # warm-up excluded
+            lat.append((time.perf_counter() - t) * 1000)
+    total = sum(lat) / 1000
+    lat.sort()
+    return {"rps": round(n / total, 1), "p50_ms": round(statistics.median(lat), 2),
+            "p99_ms": round(lat[int(len(lat) * 0.99) - 1], 2)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "cumulo"))
+    args = ap.parse_args()
+    import boto3
+    port = free_port()
+    data = tempfile.mkdtemp()
+    proc = subprocess.Popen([args.bin, "serve", "--port", str(port), "--data-dir", data],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                http.client.HTTPConnection("127.0.0.1", port).request("GET", "/_cumulo/health")
+                break
+            except OSError:
+                time.sleep(0.05)
+        kw = dict(endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                  aws_access_key_id="test", aws_secret_access_key="test")
+        lam, apigw, v2 = (boto3.client(s, **kw) for s in ("lambda", "apigateway", "apigatewayv2"))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("index.js", NODE)
+        fn = lam.create_function(FunctionName="bench", Runtime="nodejs20.x", Handler="index.handler",
+                                 Role="arn:aws:iam::000000000000:role/r", Code={"ZipFile": buf.getvalue()})
+        lam.get_waiter("function_active_v2").wait(FunctionName="bench")
+        arn = fn["FunctionArn"]
+        api = apigw.create_rest_api(name="bench")
+        root = api["rootResourceId"]
+        apigw.put_method(restApiId=api["id"], resourceId=root, httpMethod="GET", authorizationType="NONE")
+        apigw.put_integration(restApiId=api["id"], resourceId=root, httpMethod="GET", type="AWS_PROXY",
+                              integrationHttpMethod="POST",
+                              uri=f"arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/{arn}/invocations")
+        apigw.create_deployment(restApiId=api["id"], stageName="b")
+        http_api = v2.create_api(Name="bench", ProtocolType="HTTP", Target=arn)
+        results = {
+            "lambda_invoke_direct": measure(port, "POST", "/2015-03-31/functions/bench/invocations", b"{}", n=args.requests),
+            "rest_api_aws_proxy": measure(port, "GET", "/b/", host=f"{api['id']}.execute-api.localhost:{port}", n=args.requests),
+            "http_api_payload_2": measure(port, "GET", "/", host=f"{http_api['ApiId']}.execute-api.localhost:{port}", n=args.requests),
+        }
+        print(json.dumps(results, indent=2))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+//! Amazon API Gateway (rest-json, signing name `apigateway`): REST APIs (v1, `/restapis`,
+//! `/apikeys`, `/usageplans`, `/domainnames`, `/tags`, `/account`) and, through
+//! [`crate::apigatewayv2`], HTTP and WebSocket APIs (v2, `/v2/...`), which AWS signs with the
+//! same name and so reach cumulo as one service.
+//!
+//! Both control planes keep their records as documents in the API's own member names (what Get
+//! answers), so the wire adapter, OpenAPI import and the CloudFormation providers all speak one
+//! shape. The data plane (`invoke`) answers every deployed stage at
+//! `http://<api-id>.execute-api.localhost:4566/<stage>/<path>` and
+//! `http://localhost:4566/_aws/execute-api/<api-id>/<stage>/<path>`, serving the deployment's
+//! snapshot, and runs Lambda integrations through Lambda's typed `invoke`.
+//!
+//! Layout: `state` (records per region, written through to the store), `patch` (the
+//! PATCH operations every Update* takes), `ops` (typed control-plane operations), `openapi`
+//! (import and export), `wire` (routes the REST paths), `invoke` (the data plane), `vtl`
+//! (mapping templates), `provider`.
+
+pub(crate) mod ids;
+pub(crate) mod invoke;
+pub(crate) mod openapi;
+pub(crate) use openapi::parse as openapi_parse;
+pub(crate) mod ops;
+pub(crate) mod patch;
+pub(crate) mod provider;
+pub(crate) mod state;
+pub(crate) mod vtl;
+pub(crate) mod wire;
+
+use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::lambda::LambdaService;
+use crate::{Config, GatewayError, Service};
+use cumulo_store::{Store, StoreError};
+use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
+use state::{Region, Regions};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Where the data plane is reached without a `<api-id>.execute-api.` host (LocalStack's form).
+pub const EXECUTE_API_PATH: &str = "/_aws/execute-api/";
+
+/// The API Gateway service (v1 and v2).
+pub struct ApiGatewayService {
+    store: Arc<Store>,
+    regions: Mutex<Regions>,
+    pub(crate) account_id: String,
+    pub(crate) lambda: Arc<LambdaService>,
+    /// Lambda authorizer answers by (authorizer id, identity), with their expiry.
+    pub(crate) auth_cache: invoke::AuthCache,
+}
+
+impl ApiGatewayService {
+    pub fn new(
+        store: Arc<Store>,
+        config: &Config,
+        lambda: Arc<LambdaService>,
+    ) -> Result<Self, StoreError> {
+        store.migrate("apigateway", state::MIGRATIONS)?;
+        let (regions, problems) = store.read(state::load)?;
+        for p in problems {
+            eprintln!("cumulo: apigateway: skipped unreadable stored record: {p}");
+        }
+        Ok(ApiGatewayService {
+            store,
+            regions: Mutex::new(regions),
+            account_id: config.account_id.clone(),
+            lambda,
+            auth_cache: invoke::AuthCache::default(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Regions> {
+        self.regions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` over a copy of the region and commits the records it touched; an error leaves
+    /// the region as it was.
+    pub(crate) fn mutate<T>(
+        &self,
+        region: &str,
+        f: impl FnOnce(&mut Region) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        let mut regions = self.lock();
+        let mut r = regions.get(region).cloned().unwrap_or_default();
+        r.dirty.clear();
+        let out = f(&mut r)?;
+        self.store
+            .write(|tx| state::save_dirty(tx, region, &r))
+            .map_err(|e| AwsError::internal(e.to_string()))?;
+        r.dirty.clear();
+        regions.insert(region.to_string(), r);
+        Ok(out)
+    }
+
+    pub(crate) fn read<T>(&self, region: &str, f: impl FnOnce(&Region) -> T) -> T {
+        let regions = self.lock();
+        let empty = Region::default();
+        f(regions.get(region).unwrap_or(&empty))
+    }
+
+    /// The region holding an API of this id (v1 or v2): the data plane's URL names no region.
+    pub(crate) fn region_of_api(&self, api_id: &str) -> Option<String> {
+        let regions = self.lock();
+        regions
+            .iter()
+            .find(|(_, r)| r.rest_apis.contains_key(api_id) || r.v2_apis.contains_key(api_id))
+            .map(|(name, _)| name.clone())
+    }
+}
+
+impl Catalogued for ApiGatewayService {
+    const SERVICE: Descriptor = Descriptor {
+        name: "apigateway",
+        protocols: &[Wire::RestJson {
+            paths: &[
+                "/restapis",
+                "/apikeys",
+                "/usageplans",
+                "/domainnames",
+                "/tags/",
+                "/v2/apis",
+                "/v2/domainnames",
+                "/v2/tags/",
+                EXECUTE_API_PATH,
+            ],
+        }],
+        ..Descriptor::BASE
+    };
+    type Deps = (Arc<LambdaService>,);
+
+    fn build(context: &Context, (lambda,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, lambda)?)
+    }
+}
+
+#[async_trait::async_trait]
+impl Service for ApiGatewayService {
+    async fn handle(&self, req: AwsRequest) -> AwsResponse {
+        if req.raw_path.starts_with(EXECUTE_API_PATH) {
+            return invoke::handle(self, req).await;
+        }
+        if req.raw_path.starts_with("/v2/") {
+            return crate::apigatewayv2::wire::handle(self, &req);
+        }
+        wire::handle(self, &req)
+    }
+}

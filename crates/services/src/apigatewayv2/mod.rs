@@ -1,0 +1,13 @@
+//! API Gateway v2 (HTTP and WebSocket APIs, rest-json `apigatewayv2/2018-11-29`, paths under
+//! `/v2/`): served by [`crate::apigateway::ApiGatewayService`], since AWS signs both versions
+//! as `apigateway`, and stored beside the REST APIs in its records.
+//!
+//! `ops` are the typed control-plane operations (APIs with quick create, routes, integrations,
+//! stages with auto-deploy, deployments, authorizers, domain names and API mappings, tags),
+//! `wire` routes the REST paths, `invoke` is the HTTP APIs' data plane. WebSocket APIs are
+//! stored and reported; no WebSocket connection is served.
+
+pub(crate) mod invoke;
+pub(crate) mod ops;
+pub(crate) mod provider;
+pub(crate) mod wire;
