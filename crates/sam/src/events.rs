@@ -121,7 +121,7 @@ pub fn translate(
             "Schedule" => schedule(sam, &event, target)?,
             "CloudWatchEvent" | "EventBridgeRule" => rule(sam, &event, target)?,
             "CloudWatchLogs" => logs(t, &event, target)?,
-            "Api" | "HttpApi" => api::function_event(t, sam, &event, target)?,
+            "Api" | "HttpApi" => api::function_event(t, sam, &event, target, live)?,
             "ScheduleV2"
             | "MSK"
             | "MQ"

@@ -118,17 +118,18 @@ pub fn transform(template: &Value, ctx: &Context) -> Result<Value, Failure> {
         }
     }
     let params = intrinsics::parameter_values(&root, ctx);
-    globals::apply(&mut root).map_err(fail)?;
     let mut t = Translation {
         ctx,
         params,
-        original: Value::Object(root.clone()),
+        original: Value::Null,
         refs: Refs::default(),
         renamed: Map::new(),
         errors: Vec::new(),
         conditions: Map::new(),
     };
+    // The translator's plugins in its order: implicit APIs, then Globals.
     api::add_implicit_apis(&mut root, &t).map_err(|causes| Failure { causes })?;
+    globals::apply(&mut root).map_err(fail)?;
     t.original = Value::Object(root.clone());
     let out = t.run(root)?;
     Ok(out)
