@@ -9,7 +9,8 @@ For each TEMPLATE, OUT_DIR/<name>.json is {"source": TEMPLATE, "template": <proc
 {"source": TEMPLATE, "error": [messages]}. Without arguments, from the repository root: every
 SAM template of ../shared/corpus/templates-good and of crates/sam/tests/templates/, into
 crates/sam/tests/expected/ (the snapshots crates/sam/tests/samtranslator.rs compares with).
-Region us-east-1 (partition aws), no parameter values beyond the template's defaults (as
+Run through `samtranslator.translator.transform.transform`, the entry point AWS's transform
+runs. Region us-east-1 (partition aws), no parameter values beyond the template's defaults (as
 cumulo's tests call the Rust transform). The Serverless Application Repository is not reached:
 an `ApplicationId` location fails (cumulo refuses it too). Managed policy names resolve through
 samtranslator's bundled map, as cumulo's do.
@@ -23,10 +24,16 @@ os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 
 import yaml  # noqa: E402
 from samtranslator.model.exceptions import InvalidDocumentException  # noqa: E402
-from samtranslator.parser.parser import Parser  # noqa: E402
-from samtranslator.plugins.application.serverless_app_plugin import ServerlessAppPlugin  # noqa: E402
-from samtranslator.translator.translator import Translator  # noqa: E402
+from samtranslator.plugins.application import serverless_app_plugin  # noqa: E402
+from samtranslator.translator.transform import transform  # noqa: E402
 from samtranslator.yaml_helper import yaml_parse  # noqa: E402
+
+
+class NoIam:
+    """The managed policy loader: no IAM to list policies from (the bundled map answers)."""
+
+    def load(self):
+        return {}
 
 
 class NoSar:
@@ -39,17 +46,26 @@ class NoSar:
         return refuse
 
 
+# `transform` (the entry point CloudFormation's SAM transform runs, with its Python 2.7 dict
+# emulation for REST APIs) builds its own plugins: its SAR client is this one.
+_plugin_init = serverless_app_plugin.ServerlessAppPlugin.__init__
+
+
+def _no_sar_init(self, *args, **kwargs):
+    kwargs["sar_client"] = NoSar()
+    _plugin_init(self, *args, **kwargs)
+
+
+serverless_app_plugin.ServerlessAppPlugin.__init__ = _no_sar_init
+
+
 def translate(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    template = yaml_parse(text)
-    translator = Translator(
-        managed_policy_map=None,
-        sam_parser=Parser(),
-        plugins=[ServerlessAppPlugin(sar_client=NoSar())],
-    )
+    # CloudFormation hands the transform JSON: YAML's dates are strings by then.
+    template = json.loads(json.dumps(yaml_parse(text), default=str))
     try:
-        return {"template": translator.translate(sam_template=template, parameter_values={})}
+        return {"template": transform(template, {}, NoIam())}
     except InvalidDocumentException as e:
         return {"error": sorted(c.message for c in e.causes)}
     except Exception as e:  # noqa: BLE001 - any failure is the oracle's answer
