@@ -335,7 +335,6 @@ fn substitute_dynamic(v: &mut Value, subs: &mut Map<String, Value>) {
 fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&STATE_MACHINE_PROPERTIES[..17])?;
     sam.refuse(&[
-        "Events",
         "AutoPublishAlias",
         "DeploymentPreference",
         "UseAliasAsEventTarget",
@@ -450,5 +449,156 @@ fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String>
     machine.set("TracingConfiguration", sam.cloned("Tracing"));
     machine.put("Tags", tags);
     resources.insert(0, machine);
+    resources.extend(state_machine_events(sam)?);
     Ok(resources)
+}
+
+/// A state machine's Schedule, CloudWatchEvent and EventBridgeRule events: the rule and the
+/// role it starts executions with.
+fn state_machine_events(sam: &Sam) -> Result<Vec<Res>, String> {
+    let Some(events) = sam.get("Events") else {
+        return Ok(Vec::new());
+    };
+    let Some(events) = events.as_object() else {
+        return Err(invalid(sam.id, "Type of property 'Events' is invalid."));
+    };
+    let mut out = Vec::new();
+    for (name, e) in events {
+        let ty = e.get("Type").and_then(Value::as_str).unwrap_or("");
+        let props = e
+            .get("Properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let get = |p: &str| props.get(p).filter(|v| !v.is_null()).cloned();
+        let id = format!("{}{name}", sam.id);
+        let known: &[&str] = match ty {
+            "Schedule" => &[
+                "Schedule",
+                "Input",
+                "Enabled",
+                "State",
+                "Name",
+                "Description",
+                "DeadLetterConfig",
+                "RetryPolicy",
+                "Target",
+                "RoleArn",
+            ],
+            "CloudWatchEvent" | "EventBridgeRule" => &[
+                "EventBusName",
+                "RuleName",
+                "Pattern",
+                "Input",
+                "InputPath",
+                "DeadLetterConfig",
+                "RetryPolicy",
+                "State",
+                "Target",
+                "InputTransformer",
+            ],
+            _ => {
+                return Err(crate::invalid_event(
+                    sam.id,
+                    name,
+                    format!(
+                        "Event type '{ty}' of a state machine is not supported by cumulo's SAM transform."
+                    ),
+                ));
+            }
+        };
+        for k in props.keys() {
+            if !known.contains(&k.as_str()) {
+                return Err(invalid(
+                    &id,
+                    format!("property {k} not defined for resource of type {ty}"),
+                ));
+            }
+        }
+        if get("DeadLetterConfig").is_some() {
+            return Err(crate::invalid_event(
+                sam.id,
+                name,
+                "'DeadLetterConfig' is not supported by cumulo's SAM transform.",
+            ));
+        }
+        let mut rule = Res::new(&id, "AWS::Events::Rule", sam.passthrough());
+        if ty == "Schedule" {
+            let schedule = get("Schedule")
+                .ok_or_else(|| invalid(&id, "Missing required property 'Schedule'."))?;
+            rule.put("ScheduleExpression", schedule);
+            if get("State").is_some() && get("Enabled").is_some() {
+                return Err(crate::invalid_event(
+                    sam.id,
+                    name,
+                    "State and Enabled Properties cannot both be specified.",
+                ));
+            }
+            rule.set("State", get("State"));
+            if let Some(enabled) = get("Enabled") {
+                let on = enabled.as_bool().unwrap_or(true);
+                rule.put("State", json!(if on { "ENABLED" } else { "DISABLED" }));
+            }
+            rule.set("Name", get("Name"));
+            rule.set("Description", get("Description"));
+        } else {
+            rule.set("EventBusName", get("EventBusName"));
+            rule.set("EventPattern", get("Pattern"));
+            rule.set("Name", get("RuleName"));
+            if truthy(props.get("State")) {
+                rule.set("State", get("State"));
+            }
+        }
+        let given_role = if ty == "Schedule" {
+            get("RoleArn")
+        } else {
+            None
+        };
+        let role = match given_role {
+            Some(arn) => {
+                out.push(rule.clone());
+                arn
+            }
+            None => {
+                let role_id = format!("{id}Role");
+                let mut role = Res::new(&role_id, "AWS::IAM::Role", sam.passthrough());
+                role.put(
+                    "AssumeRolePolicyDocument",
+                    json!({"Version": "2012-10-17", "Statement": [{"Action": ["sts:AssumeRole"], "Effect": "Allow", "Principal": {"Service": ["events.amazonaws.com"]}}]}),
+                );
+                role.put(
+                    "Policies",
+                    json!([{"PolicyName": format!("{role_id}StartExecutionPolicy"), "PolicyDocument": {"Statement": [{"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": sam.id}}]}}]),
+                );
+                role.set(
+                    "PermissionsBoundary",
+                    sam.cloned("PermissionsBoundary")
+                        .filter(|v| truthy(Some(v))),
+                );
+                out.push(rule.clone());
+                out.push(role);
+                json!({"Fn::GetAtt": [role_id, "Arn"]})
+            }
+        };
+        let target_id = get("Target")
+            .and_then(|t| t.get("Id").cloned())
+            .unwrap_or_else(|| {
+                const SUFFIX: &str = "StepFunctionsTarget";
+                let base = if id.len() + SUFFIX.len() <= 64 {
+                    id.as_str()
+                } else {
+                    &id[..64 - SUFFIX.len()]
+                };
+                json!(format!("{base}{SUFFIX}"))
+            });
+        let mut target = json!({"Arn": {"Ref": sam.id}, "Id": target_id, "RoleArn": role});
+        for p in ["Input", "InputPath", "RetryPolicy", "InputTransformer"] {
+            if let Some(v) = get(p) {
+                target[p] = v;
+            }
+        }
+        let index = out.iter().position(|r| r.id == id).unwrap_or(0);
+        out[index].put("Targets", json!([target]));
+    }
+    Ok(out)
 }
