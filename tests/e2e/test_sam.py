@@ -7,6 +7,7 @@ Processed stages and GetTemplateSummary; updated (new code, a new version behind
 deleted leaving nothing; and a SAM feature cumulo does not implement failing the change set by
 name, as a failing transform does."""
 import json
+import subprocess
 import time
 import uuid
 
@@ -233,3 +234,22 @@ Resources:
         "Resource with id [Fn] is invalid. 'CodeUri' is not a valid S3 Uri of the form "
         "'s3://bucket/key' with optional versionId query parameter."
     )
+
+
+def test_render_runs_the_transform(tmp_path):
+    """`cumulo render` translates SAM itself (the transform is pure); a refused feature fails it
+    with the transform's message."""
+    from conftest import BIN
+
+    path = tmp_path / "sam.yaml"
+    path.write_text(template("hi", "1"))
+    out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    resources = json.loads(out.stdout)["Resources"]
+    assert resources["Worker"]["Type"] == "AWS::Lambda::Function"
+    assert resources["WorkerAliaslive"]["Type"] == "AWS::Lambda::Alias"
+    assert resources["Items"]["Type"] == "AWS::DynamoDB::Table"
+    path.write_text(template("hi", "1").replace("AutoPublishAlias: live", "AutoPublishAlias: live\n      EventInvokeConfig: {MaximumRetryAttempts: 1}"))
+    out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "Resource with id [Worker] is invalid. 'EventInvokeConfig' is not supported by cumulo's SAM transform." in out.stderr
