@@ -294,7 +294,7 @@ fn default_route_is(body: &Value, logical_id: &str) -> bool {
     let first = uri.find(".Arn").map(|end| {
         let start = uri[..end]
             .rfind(|c: char| !c.is_ascii_alphanumeric())
-            .map_or(0, |i| i + 1);
+            .map_or(0, |i| i + uri[i..].chars().next().map_or(1, char::len_utf8));
         &uri[start..end]
     });
     first == Some(logical_id)
@@ -642,7 +642,9 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
                 "Unable to set Name because it is already defined within inline OpenAPI specified in the 'DefinitionBody' property.",
             ));
         }
-        b["info"]["title"] = name.clone();
+        if let Some(info) = b.get_mut("info").and_then(Value::as_object_mut) {
+            info.insert("title".into(), name.clone());
+        }
     }
     if let Some(description) = sam.get("Description").filter(|v| truthy(Some(v))) {
         let Some(b) = body.as_mut() else {
@@ -660,8 +662,9 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         if let Some(info) = b
             .as_object_mut()
             .map(|o| o.entry("info").or_insert_with(|| json!({})))
+            .and_then(Value::as_object_mut)
         {
-            info["description"] = description.clone();
+            info.insert("description".into(), description.clone());
         }
     }
     if truthy(sam.get("FailOnWarnings"))

@@ -441,14 +441,13 @@ fn s3(
     Ok(vec![perm, bucket_res])
 }
 
-fn target_id(id: &str) -> String {
+/// A rule target's Id: `<id><suffix>`, the id cut (by characters, as Python cuts) so the
+/// whole is at most 64.
+pub fn target_id(id: &str, suffix: &str) -> String {
     const MAX: usize = 64;
-    const SUFFIX: &str = "LambdaTarget";
-    if id.len() + SUFFIX.len() <= MAX {
-        format!("{id}{SUFFIX}")
-    } else {
-        format!("{}{SUFFIX}", &id[..MAX - SUFFIX.len()])
-    }
+    let keep = MAX.saturating_sub(suffix.chars().count());
+    let cut: String = id.chars().take(keep).collect();
+    format!("{cut}{suffix}")
 }
 
 fn state(sam: &Sam, event: &Event, rule: &mut Res) -> Result<(), String> {
@@ -492,7 +491,7 @@ fn schedule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, Strin
     state(sam, event, &mut rule)?;
     rule.set("Name", event.get("Name").cloned());
     rule.set("Description", event.get("Description").cloned());
-    let mut tgt = json!({"Arn": target.arn(), "Id": target_id(&event.id)});
+    let mut tgt = json!({"Arn": target.arn(), "Id": target_id(&event.id, "LambdaTarget")});
     if let Some(i) = event.get("Input") {
         tgt["Input"] = i.clone();
     }
@@ -537,7 +536,7 @@ fn rule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
         .get("Target")
         .and_then(|t| t.get("Id"))
         .cloned()
-        .unwrap_or_else(|| json!(target_id(&event.id)));
+        .unwrap_or_else(|| json!(target_id(&event.id, "LambdaTarget")));
     let mut tgt = json!({"Arn": target.arn(), "Id": id});
     for p in ["Input", "InputPath", "RetryPolicy", "InputTransformer"] {
         if let Some(v) = event.get(p) {
