@@ -560,6 +560,90 @@ pub fn function_event(
     Ok(out)
 }
 
+/// CorsConfiguration as the body's `x-amazon-apigateway-cors` (merged into one the body has).
+fn add_cors(id: &str, body: Option<&mut Value>, cors: &Value) -> Result<(), String> {
+    let Some(body) = body else {
+        return Err(invalid(
+            id,
+            "Cors works only with inline OpenApi specified in 'DefinitionBody' property.",
+        ));
+    };
+    const FIELDS: [&str; 6] = [
+        "AllowMethods",
+        "AllowHeaders",
+        "AllowOrigins",
+        "MaxAge",
+        "ExposeHeaders",
+        "AllowCredentials",
+    ];
+    let given: Map<String, Value> = match cors {
+        Value::Bool(_) => [("AllowOrigins".to_string(), json!(["*"]))]
+            .into_iter()
+            .collect(),
+        v if crate::resource::is_intrinsic(v) => {
+            return Err(unsupported(
+                id,
+                "A CorsConfiguration given as an intrinsic function",
+            ));
+        }
+        Value::Object(o) => {
+            for k in o.keys() {
+                if !FIELDS.contains(&k.as_str()) {
+                    return Err(invalid(
+                        id,
+                        format!("Invalid key '{k}' for 'Cors' property."),
+                    ));
+                }
+            }
+            o.clone()
+        }
+        _ => return Err(invalid(id, "Invalid value for 'Cors' property.")),
+    };
+    if !is_openapi(body) {
+        return Err(invalid(
+            id,
+            "Unable to add Cors configuration because 'DefinitionBody' does not contain a valid OpenApi definition.",
+        ));
+    }
+    if given.get("AllowCredentials") == Some(&json!(true))
+        && given.get("AllowOrigins") == Some(&json!(["*"]))
+    {
+        return Err(invalid(
+            id,
+            "Unable to add Cors configuration because 'AllowCredentials' can not be true when 'AllowOrigin' is \"'*'\" or not set.",
+        ));
+    }
+    let Some(doc) = body.as_object_mut() else {
+        return Ok(());
+    };
+    let config = doc
+        .entry("x-amazon-apigateway-cors")
+        .or_insert_with(|| json!({}));
+    let Some(config) = config.as_object_mut() else {
+        return Err(invalid(
+            id,
+            "Structure of the SAM template is invalid. Value of 'x-amazon-apigateway-cors' must be a dictionary according to Swagger spec.",
+        ));
+    };
+    for (field, key) in [
+        ("AllowOrigins", "allowOrigins"),
+        ("AllowHeaders", "allowHeaders"),
+        ("AllowMethods", "allowMethods"),
+        ("ExposeHeaders", "exposeHeaders"),
+    ] {
+        if let Some(v) = given.get(field).filter(|v| truthy(Some(v))) {
+            config.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(v) = given.get("MaxAge").filter(|v| !v.is_null()) {
+        config.insert("maxAge".into(), v.clone());
+    }
+    if given.get("AllowCredentials") == Some(&json!(true)) {
+        config.insert("allowCredentials".into(), json!(true));
+    }
+    Ok(())
+}
+
 /// A JSON pointer token.
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
@@ -592,7 +676,6 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     }
     sam.check_known(&HTTP_API_PROPERTIES)?;
     sam.refuse(&[
-        "CorsConfiguration",
         "Auth",
         "Domain",
         "DisableExecuteApiEndpoint",
@@ -607,6 +690,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
             sam.id,
             "Specify either 'DefinitionUri' or 'DefinitionBody' property and not both.",
         ));
+    }
+    if let Some(cors) = sam.get("CorsConfiguration") {
+        let cors = crate::intrinsics::resolve_params(cors, &t.params);
+        if truthy(Some(&cors)) {
+            add_cors(sam.id, body.as_mut(), &cors)?;
+        }
     }
     let mut tags = None;
     if let Some(b) = body.as_mut().filter(|b| is_openapi(b)) {
