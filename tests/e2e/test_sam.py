@@ -249,7 +249,7 @@ def test_render_runs_the_transform(tmp_path):
     assert resources["Worker"]["Type"] == "AWS::Lambda::Function"
     assert resources["WorkerAliaslive"]["Type"] == "AWS::Lambda::Alias"
     assert resources["Items"]["Type"] == "AWS::DynamoDB::Table"
-    path.write_text(template("hi", "1").replace("AutoPublishAlias: live", "AutoPublishAlias: live\n      EventInvokeConfig: {MaximumRetryAttempts: 1}"))
+    path.write_text(template("hi", "1").replace("AutoPublishAlias: live", "AutoPublishAlias: live\n      DeploymentPreference: {Type: AllAtOnce}"))
     out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
-    assert "Resource with id [Worker] is invalid. 'EventInvokeConfig' is not supported by cumulo's SAM transform." in out.stderr
+    assert "Resource with id [Worker] is invalid. 'DeploymentPreference' is not supported by cumulo's SAM transform." in out.stderr

@@ -63,9 +63,8 @@ const KNOWN: [&str; 49] = [
 ];
 
 /// Properties cumulo's transform does not implement: refused by name.
-const REFUSED: [&str; 7] = [
+const REFUSED: [&str; 6] = [
     "DeploymentPreference",
-    "EventInvokeConfig",
     "AutoPublishAliasAllProperties",
     "CapacityProviderConfig",
     "FunctionScalingConfig",
@@ -187,7 +186,22 @@ pub fn translate(
     if let Some(config) = sam.get("FunctionUrlConfig") {
         url_resources = function_url(sam, config, &target)?;
     }
-    let mut role = construct_role(t, sam)?;
+    let mut invoke_resources = Vec::new();
+    let mut invoke_policies = Vec::new();
+    if let Some(config) = sam.get("EventInvokeConfig") {
+        let alias_name = alias
+            .as_ref()
+            .and_then(|a| a.props.get("Name"))
+            .and_then(Value::as_str);
+        (invoke_resources, invoke_policies) = event_invoke_config(
+            t,
+            sam,
+            config,
+            alias.as_ref().map(|a| a.id.as_str()),
+            alias_name,
+        )?;
+    }
+    let mut role = construct_role(t, sam, invoke_policies)?;
     let role_needed = match function.props.get("Role") {
         None => {
             function.put("Role", get_att(&role.id, "Arn"));
@@ -213,6 +227,7 @@ pub fn translate(
     resources.push(function);
     resources.extend(version_and_alias);
     resources.extend(url_resources);
+    resources.extend(invoke_resources);
     if role_needed {
         resources.push(role);
     }
@@ -576,7 +591,7 @@ fn function_url(sam: &Sam, config: &Value, target: &Target) -> Result<Vec<Res>, 
     Ok(out)
 }
 
-fn construct_role(t: &Translation, sam: &Sam) -> Result<Res, String> {
+fn construct_role(t: &Translation, sam: &Sam, invoke_policies: Vec<Value>) -> Result<Res, String> {
     let partition = t.ctx.partition.as_str();
     let mut managed = vec![managed_arn(
         partition,
@@ -603,6 +618,7 @@ fn construct_role(t: &Translation, sam: &Sam) -> Result<Res, String> {
         };
         documents.push(json!({"PolicyName": "DeadLetterQueuePolicy", "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Action": action, "Resource": dlq["TargetArn"], "Effect": "Allow"}]}}));
     }
+    documents.extend(invoke_policies);
     policies::construct_role(
         sam.id,
         RoleSpec {
@@ -620,4 +636,130 @@ fn construct_role(t: &Translation, sam: &Sam) -> Result<Res, String> {
         },
         sam.get("Policies"),
     )
+}
+
+/// EventInvokeConfig: the AWS::Lambda::EventInvokeConfig (on the alias when there is one), the
+/// queue or topic SAM makes for a destination of type SQS/SNS given without an ARN, and the
+/// role policies that let the function send to each destination.
+fn event_invoke_config(
+    t: &Translation,
+    sam: &Sam,
+    config: &Value,
+    alias_id: Option<&str>,
+    alias_name: Option<&str>,
+) -> Result<(Vec<Res>, Vec<Value>), String> {
+    let resolved = resolve_params(config, &t.params);
+    let logical_id = format!("{}EventInvokeConfig", sam.id);
+    let mut resources = Vec::new();
+    let mut policies = Vec::new();
+    let mut destinations = Map::new();
+    if let Some(input) = resolved
+        .get("DestinationConfig")
+        .filter(|v| truthy(Some(v)))
+    {
+        let Some(input) = input.as_object() else {
+            return Err(invalid(
+                sam.id,
+                "Property 'EventInvokeConfig.DestinationConfig' should be a map.",
+            ));
+        };
+        for name in ["OnSuccess", "OnFailure"] {
+            let Some(dest) = input.get(name).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            if !dest.is_object() {
+                return Err(invalid(
+                    sam.id,
+                    format!(
+                        "Property 'EventInvokeConfig.DestinationConfig.{name}' should be a map."
+                    ),
+                ));
+            }
+            let accepted = ["SQS", "SNS", "EventBridge", "Lambda", "S3Bucket"];
+            let ty = dest
+                .get("Type")
+                .and_then(Value::as_str)
+                .filter(|t| accepted.contains(t));
+            let Some(ty) = ty else {
+                let shown = dest.get("Type").map_or("None".to_string(), |v| {
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                });
+                return Err(invalid(
+                    sam.id,
+                    format!(
+                        "'Type: {shown}' must be one of ['SQS', 'SNS', 'EventBridge', 'Lambda', 'S3Bucket']"
+                    ),
+                ));
+            };
+            let given = dest.get("Destination").filter(|v| !v.is_null());
+            if given.is_some_and(|d| d.get("Fn::If").is_some()) {
+                return Err(crate::unsupported(
+                    sam.id,
+                    "An EventInvokeConfig Destination of Fn::If",
+                ));
+            }
+            let resource_id = format!("{logical_id}{name}");
+            let destination = match given {
+                Some(d) => d.clone(),
+                None => match ty {
+                    "SQS" => {
+                        let q = Res::new(
+                            format!("{resource_id}Queue"),
+                            "AWS::SQS::Queue",
+                            sam.passthrough(),
+                        );
+                        let arn = get_att(&q.id, "Arn");
+                        resources.push(q);
+                        arn
+                    }
+                    "SNS" => {
+                        let topic = Res::new(
+                            format!("{resource_id}Topic"),
+                            "AWS::SNS::Topic",
+                            sam.passthrough(),
+                        );
+                        let arn = reference(&topic.id);
+                        resources.push(topic);
+                        arn
+                    }
+                    _ => {
+                        return Err(invalid(
+                            sam.id,
+                            "Destination is required if Type is not ['SQS', 'SNS']",
+                        ));
+                    }
+                },
+            };
+            let statement = |suffix: &str, statements: Value| json!({"PolicyName": format!("{resource_id}{suffix}"), "PolicyDocument": {"Statement": statements}});
+            policies.push(match ty {
+                "SQS" => statement("SQSPolicy", json!([{"Action": "sqs:SendMessage", "Effect": "Allow", "Resource": destination}])),
+                "SNS" => statement("SNSPolicy", json!([{"Action": "sns:publish", "Effect": "Allow", "Resource": destination}])),
+                "EventBridge" => statement("EventBridgePolicy", json!([{"Action": "events:PutEvents", "Effect": "Allow", "Resource": destination}])),
+                "Lambda" => statement("LambdaPolicy", json!([{"Action": "lambda:InvokeFunction", "Effect": "Allow", "Resource": destination}])),
+                _ => statement("S3Policy", json!([{"Action": "s3:PutObject", "Effect": "Allow", "Resource": {"Fn::Join": ["/", [destination, "*"]]}}, {"Action": "s3:ListBucket", "Effect": "Allow", "Resource": destination}])),
+            });
+            destinations.insert(name.to_string(), json!({"Destination": destination}));
+        }
+    }
+    let mut r = Res::new(
+        &logical_id,
+        "AWS::Lambda::EventInvokeConfig",
+        sam.attrs.clone(),
+    );
+    if let Some(a) = alias_id {
+        r.depends_on = Some(json!([a]));
+    }
+    r.put("FunctionName", reference(sam.id));
+    r.put("Qualifier", json!(alias_name.unwrap_or("$LATEST")));
+    r.put("DestinationConfig", Value::Object(destinations));
+    r.set(
+        "MaximumEventAgeInSeconds",
+        resolved.get("MaximumEventAgeInSeconds").cloned(),
+    );
+    r.set(
+        "MaximumRetryAttempts",
+        resolved.get("MaximumRetryAttempts").cloned(),
+    );
+    resources.push(r);
+    Ok((resources, policies))
 }
