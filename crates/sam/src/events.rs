@@ -116,7 +116,7 @@ pub fn translate(
         };
         let generated = match ty {
             "SQS" | "Kinesis" | "DynamoDB" => pull(t, sam, &event, target, role)?,
-            "SNS" => sns(sam, &event, target)?,
+            "SNS" => sns(t, sam, &event, target, role)?,
             "S3" => s3(sam, &event, target, live)?,
             "Schedule" => schedule(sam, &event, target)?,
             "CloudWatchEvent" | "EventBridgeRule" => rule(sam, &event, target)?,
@@ -288,7 +288,13 @@ fn pull(
     Ok(vec![m])
 }
 
-fn sns(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
+fn sns(
+    t: &Translation,
+    sam: &Sam,
+    event: &Event,
+    target: &Target,
+    role: &mut Res,
+) -> Result<Vec<Res>, String> {
     event.check_known(&[
         "Topic",
         "Region",
@@ -298,29 +304,129 @@ fn sns(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
         "RedrivePolicy",
     ])?;
     let topic = event.require("Topic")?;
-    if crate::resource::truthy(event.get("SqsSubscription")) {
+    let subscription = |protocol: &str, endpoint: Value| {
+        let mut sub = Res::new(&event.id, "AWS::SNS::Subscription", target.attrs.clone());
+        sub.put("Protocol", json!(protocol));
+        sub.put("Endpoint", endpoint);
+        sub.put("TopicArn", topic.clone());
+        for p in [
+            "Region",
+            "FilterPolicy",
+            "FilterPolicyScope",
+            "RedrivePolicy",
+        ] {
+            sub.set(p, event.get(p).cloned());
+        }
+        sub
+    };
+    let sqs = event
+        .get("SqsSubscription")
+        .filter(|v| crate::resource::truthy(Some(v)));
+    let Some(sqs) = sqs else {
+        let sub = subscription("lambda", target.arn());
+        return Ok(vec![
+            permission(
+                event,
+                target,
+                "sns.amazonaws.com",
+                Some(topic.clone()),
+                None,
+            ),
+            sub,
+        ]);
+    };
+    let queue_policy = |id: String, arn: &Value, url: &Value| {
+        let mut p = Res::new(id, "AWS::SQS::QueuePolicy", target.attrs.clone());
+        p.put("PolicyDocument", json!({"Version": "2012-10-17", "Statement": [{"Action": "sqs:SendMessage", "Effect": "Allow", "Principal": "*", "Resource": arn, "Condition": {"ArnEquals": {"aws:SourceArn": topic}}}]}));
+        p.put("Queues", json!([url]));
+        p
+    };
+    let mapping = |arn: &Value, batch: Option<Value>, role: &mut Res| {
+        let mut m = Res::new(
+            format!("{}EventSourceMapping", event.id),
+            "AWS::Lambda::EventSourceMapping",
+            target.attrs.clone(),
+        );
+        m.put("FunctionName", target.name());
+        m.put("EventSourceArn", arn.clone());
+        m.put(
+            "BatchSize",
+            batch
+                .filter(|b| crate::resource::truthy(Some(b)))
+                .unwrap_or(json!(10)),
+        );
+        m.put("Enabled", json!(true));
+        let policy = managed_arn(
+            &t.ctx.partition,
+            "service-role/AWSLambdaSQSQueueExecutionRole",
+        );
+        if let Some(Value::Array(arns)) = role.props.get_mut("ManagedPolicyArns")
+            && !arns.contains(&policy)
+        {
+            arns.push(policy);
+        }
+        m
+    };
+    if sqs.is_boolean() {
+        let topic_id = match &topic {
+            Value::Object(o) if o.contains_key("Ref") => o["Ref"].as_str().map(str::to_string),
+            Value::Object(o) => o
+                .get("Fn::GetAtt")
+                .and_then(|g| g.get(0))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        };
+        let fifo = topic_id
+            .and_then(|id| {
+                t.original
+                    .pointer(&format!("/Resources/{id}/Properties/FifoTopic"))
+                    .cloned()
+            })
+            .map(|f| crate::intrinsics::resolve_params(&f, &t.params))
+            .filter(|f| crate::resource::truthy(Some(f)));
+        let mut queue = Res::new(
+            format!("{}Queue", event.id),
+            "AWS::SQS::Queue",
+            target.attrs.clone(),
+        );
+        queue.set("FifoQueue", fifo);
+        let arn = get_att(&queue.id, "Arn");
+        let url = json!({"Ref": queue.id});
+        let policy = queue_policy(format!("{}QueuePolicy", event.id), &arn, &url);
+        let sub = subscription("sqs", arn.clone());
+        let m = mapping(&arn, None, role);
+        return Ok(vec![m, queue, policy, sub]);
+    }
+    let Some(config) = sqs.as_object() else {
         return Err(invalid_event(
             sam.id,
             event.name,
-            "'SqsSubscription' is not supported by cumulo's SAM transform.",
+            "Property 'SqsSubscription' should be a map.",
         ));
-    }
-    let mut sub = Res::new(&event.id, "AWS::SNS::Subscription", target.attrs.clone());
-    sub.put("Protocol", json!("lambda"));
-    sub.put("Endpoint", target.arn());
-    sub.put("TopicArn", topic.clone());
-    for p in [
-        "Region",
-        "FilterPolicy",
-        "FilterPolicyScope",
-        "RedrivePolicy",
-    ] {
-        sub.set(p, event.get(p).cloned());
-    }
-    Ok(vec![
-        permission(event, target, "sns.amazonaws.com", Some(topic), None),
-        sub,
-    ])
+    };
+    let (Some(arn), Some(url)) = (
+        config
+            .get("QueueArn")
+            .filter(|v| crate::resource::truthy(Some(v))),
+        config
+            .get("QueueUrl")
+            .filter(|v| crate::resource::truthy(Some(v))),
+    ) else {
+        return Err(invalid_event(
+            sam.id,
+            event.name,
+            "No QueueARN or QueueURL provided.",
+        ));
+    };
+    let policy_id = config
+        .get("QueuePolicyLogicalId")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("{}QueuePolicy", event.id), str::to_string);
+    let policy = queue_policy(policy_id, arn, url);
+    let sub = subscription("sqs", arn.clone());
+    let m = mapping(arn, config.get("BatchSize").cloned(), role);
+    Ok(vec![m, policy, sub])
 }
 
 fn s3(
