@@ -101,9 +101,6 @@ pub fn translate(
 ) -> Result<Vec<Res>, String> {
     sam.check_known(&KNOWN)?;
     sam.refuse(&REFUSED)?;
-    if truthy(sam.get("PropagateTags")) {
-        return Err(crate::unsupported(sam.id, "'PropagateTags'"));
-    }
     if let Some(p) = policies::expand_templates(sam.id, sam.get("Policies"))? {
         sam.props.insert("Policies".into(), p);
     }
@@ -232,7 +229,38 @@ pub fn translate(
         resources.push(role);
     }
     resources.extend(event_resources);
+    propagate_tags(sam, &mut resources);
     Ok(resources)
+}
+
+/// The generated resource types the translator's models give a `Tags` list.
+const TAGGABLE: [&str; 8] = [
+    "AWS::Lambda::Function",
+    "AWS::IAM::Role",
+    "AWS::SQS::Queue",
+    "AWS::SNS::Topic",
+    "AWS::DynamoDB::Table",
+    "AWS::StepFunctions::StateMachine",
+    "AWS::CloudFormation::Stack",
+    "AWS::S3::Bucket",
+];
+
+/// PropagateTags: every generated resource that takes tags gets the resource's `Tags` as its
+/// whole list (the translator replaces, so SAM's own `lambda:createdBy` goes too).
+pub fn propagate_tags(sam: &Sam, resources: &mut [Res]) {
+    let Some(Value::Object(tags)) = sam.get("Tags") else {
+        return;
+    };
+    if !truthy(sam.get("PropagateTags")) || tags.is_empty() {
+        return;
+    }
+    let list = Value::Array(crate::resource::tag_list(tags));
+    for r in resources
+        .iter_mut()
+        .filter(|r| TAGGABLE.contains(&r.ty.as_str()))
+    {
+        r.put("Tags", list.clone());
+    }
 }
 
 fn construct_function(t: &Translation, sam: &Sam) -> Result<Res, String> {

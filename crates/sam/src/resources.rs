@@ -339,9 +339,6 @@ fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String>
         "DeploymentPreference",
         "UseAliasAsEventTarget",
     ])?;
-    if truthy(sam.get("PropagateTags")) {
-        return Err(unsupported(sam.id, "'PropagateTags'"));
-    }
     if let Some(p) = policies::expand_templates(sam.id, sam.get("Policies"))? {
         sam.props.insert("Policies".into(), p);
     }
@@ -450,6 +447,7 @@ fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String>
     machine.put("Tags", tags);
     resources.insert(0, machine);
     resources.extend(state_machine_events(sam)?);
+    function::propagate_tags(sam, &mut resources);
     Ok(resources)
 }
 
