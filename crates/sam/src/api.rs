@@ -675,13 +675,7 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         return Err(unsupported(sam.id, &format!("{} (a REST API)", sam.ty)));
     }
     sam.check_known(&HTTP_API_PROPERTIES)?;
-    sam.refuse(&[
-        "Auth",
-        "Domain",
-        "DisableExecuteApiEndpoint",
-        "Tags",
-        "PropagateTags",
-    ])?;
+    sam.refuse(&["Auth", "Domain", "DisableExecuteApiEndpoint"])?;
     let mut api = sam.main("AWS::ApiGatewayV2::Api");
     let mut body = sam.cloned("DefinitionBody");
     let uri = sam.get("DefinitionUri").filter(|v| truthy(Some(v)));
@@ -697,23 +691,47 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
             add_cors(sam.id, body.as_mut(), &cors)?;
         }
     }
+    // Tags go into the body (SAM's `httpapi:createdBy` after the user's) and onto the stage.
+    let user_tags = sam.get("Tags").filter(|v| truthy(Some(v)));
+    if user_tags.is_some() && body.is_none() {
+        return Err(invalid(
+            sam.id,
+            "Tags works only with inline OpenApi specified in the 'DefinitionBody' property.",
+        ));
+    }
+    if user_tags.is_some() && body.as_ref().is_some_and(|b| !is_openapi(b)) {
+        return Err(invalid(
+            sam.id,
+            "Unable to add `Tags` because 'DefinitionBody' does not contain a valid OpenApi definition.",
+        ));
+    }
     let mut tags = None;
     if let Some(b) = body.as_mut().filter(|b| is_openapi(b)) {
+        let mut all = match user_tags {
+            Some(Value::Object(t)) => t.clone(),
+            Some(_) => return Err(invalid(sam.id, "Type of property 'Tags' is invalid.")),
+            None => Map::new(),
+        };
+        all.insert("httpapi:createdBy".into(), json!("SAM"));
         let list = b
             .as_object_mut()
             .map(|o| o.entry("tags").or_insert_with(|| json!([])));
-        if let Some(Value::Array(list)) = list {
+        let Some(Value::Array(list)) = list else {
+            return Err(invalid(
+                sam.id,
+                "Structure of the SAM template is invalid. Tags in OpenApi DefinitionBody needs to be a list.",
+            ));
+        };
+        for (name, value) in &all {
             match list
                 .iter_mut()
-                .find(|t| t.get("name") == Some(&json!("httpapi:createdBy")))
+                .find(|t| t.get("name") == Some(&json!(name)))
             {
-                Some(existing) => existing["x-amazon-apigateway-tag-value"] = json!("SAM"),
-                None => list.push(
-                    json!({"name": "httpapi:createdBy", "x-amazon-apigateway-tag-value": "SAM"}),
-                ),
+                Some(existing) => existing["x-amazon-apigateway-tag-value"] = value.clone(),
+                None => list.push(json!({"name": name, "x-amazon-apigateway-tag-value": value})),
             }
         }
-        tags = Some(json!({"httpapi:createdBy": "SAM"}));
+        tags = Some(Value::Object(all));
     }
     if truthy(sam.get("FailOnWarnings")) {
         api.set("FailOnWarnings", sam.cloned("FailOnWarnings"));
