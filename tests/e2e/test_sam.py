@@ -253,3 +253,16 @@ def test_render_runs_the_transform(tmp_path):
     out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
     assert "Resource with id [Worker] is invalid. 'DeploymentPreference' is not supported by cumulo's SAM transform." in out.stderr
+
+
+def test_create_stack_needs_auto_expand(cumulo, cfn):
+    """CreateStack with SAM needs CAPABILITY_AUTO_EXPAND, as on AWS; nothing is made without it."""
+    import botocore.exceptions
+
+    body = template("hi", "1")
+    name = f"sam-caps-{uuid.uuid4().hex[:6]}"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_stack(StackName=name, TemplateBody=body, Capabilities=["CAPABILITY_IAM"])
+    assert e.value.response["Error"]["Code"] == "InsufficientCapabilitiesException"
+    assert e.value.response["Error"]["Message"] == "Requires capabilities : [CAPABILITY_AUTO_EXPAND]"
+    assert not [s for s in cfn.list_stacks()["StackSummaries"] if s["StackName"] == name]
