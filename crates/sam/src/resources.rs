@@ -334,11 +334,7 @@ fn substitute_dynamic(v: &mut Value, subs: &mut Map<String, Value>) {
 
 fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&STATE_MACHINE_PROPERTIES[..17])?;
-    sam.refuse(&[
-        "AutoPublishAlias",
-        "DeploymentPreference",
-        "UseAliasAsEventTarget",
-    ])?;
+
     if let Some(p) = policies::expand_templates(sam.id, sam.get("Policies"))? {
         sam.props.insert("Policies".into(), p);
     }
@@ -446,14 +442,104 @@ fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String>
     machine.set("TracingConfiguration", sam.cloned("Tracing"));
     machine.put("Tags", tags);
     resources.insert(0, machine);
-    resources.extend(state_machine_events(sam)?);
+    let alias = state_machine_alias(sam)?;
+    let target = match (&alias, sam.get("UseAliasAsEventTarget")) {
+        (Some(a), Some(Value::Bool(true))) => a.id.clone(),
+        _ => sam.id.to_string(),
+    };
+    resources.extend(
+        alias
+            .map(|a| {
+                let version_id = format!("{}Version", sam.id);
+                let mut attrs = sam.passthrough();
+                attrs
+                    .entry("DeletionPolicy")
+                    .or_insert_with(|| json!("Retain"));
+                attrs
+                    .entry("UpdateReplacePolicy")
+                    .or_insert_with(|| json!("Retain"));
+                let mut version = Res::new(
+                    &version_id,
+                    "AWS::StepFunctions::StateMachineVersion",
+                    attrs,
+                );
+                version.put("StateMachineArn", json!({"Ref": sam.id}));
+                version.put(
+                    "StateMachineRevisionId",
+                    json!({"Fn::GetAtt": [sam.id, "StateMachineRevisionId"]}),
+                );
+                vec![version, a]
+            })
+            .into_iter()
+            .flatten(),
+    );
+    resources.extend(state_machine_events(sam, &target)?);
     function::propagate_tags(sam, &mut resources);
     Ok(resources)
 }
 
 /// A state machine's Schedule, CloudWatchEvent and EventBridgeRule events: the rule and the
 /// role it starts executions with.
-fn state_machine_events(sam: &Sam) -> Result<Vec<Res>, String> {
+/// AutoPublishAlias: the alias (its DeploymentPreference given, or all at once) on the version
+/// `<Machine>Version`, which the caller adds first.
+fn state_machine_alias(sam: &Sam) -> Result<Option<Res>, String> {
+    let name = sam.get("AutoPublishAlias").filter(|v| truthy(Some(v)));
+    let preference = sam.get("DeploymentPreference").filter(|v| truthy(Some(v)));
+    if name.is_none()
+        && sam
+            .get("UseAliasAsEventTarget")
+            .is_some_and(|v| truthy(Some(v)))
+    {
+        return Err(invalid(
+            sam.id,
+            "'UseAliasAsEventTarget' requires 'AutoPublishAlias' property to be specified.",
+        ));
+    }
+    let Some(name) = name else {
+        if preference.is_some() {
+            return Err(invalid(
+                sam.id,
+                "'DeploymentPreference' requires 'AutoPublishAlias' property to be specified.",
+            ));
+        }
+        return Ok(None);
+    };
+    let Some(shown) = name
+        .as_str()
+        .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric()))
+    else {
+        return Err(unsupported(
+            sam.id,
+            "An AutoPublishAlias that is not an alphanumeric string",
+        ));
+    };
+    let mut alias = Res::new(
+        format!("{}Alias{shown}", sam.id),
+        "AWS::StepFunctions::StateMachineAlias",
+        sam.passthrough(),
+    );
+    alias.put("Name", name.clone());
+    let mut preference = match preference {
+        Some(Value::Object(p)) => p.clone(),
+        Some(_) => {
+            return Err(invalid(
+                sam.id,
+                "Type of property 'DeploymentPreference' is invalid.",
+            ));
+        }
+        None => [("Type".to_string(), json!("ALL_AT_ONCE"))]
+            .into_iter()
+            .collect(),
+    };
+    preference.insert(
+        "StateMachineVersionArn".into(),
+        json!({"Ref": format!("{}Version", sam.id)}),
+    );
+    alias.put("DeploymentPreference", Value::Object(preference));
+    Ok(Some(alias))
+}
+
+fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
     let Some(events) = sam.get("Events") else {
         return Ok(Vec::new());
     };
@@ -566,7 +652,7 @@ fn state_machine_events(sam: &Sam) -> Result<Vec<Res>, String> {
                 );
                 role.put(
                     "Policies",
-                    json!([{"PolicyName": format!("{role_id}StartExecutionPolicy"), "PolicyDocument": {"Statement": [{"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": sam.id}}]}}]),
+                    json!([{"PolicyName": format!("{role_id}StartExecutionPolicy"), "PolicyDocument": {"Statement": [{"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": target}}]}}]),
                 );
                 role.set(
                     "PermissionsBoundary",
@@ -589,14 +675,14 @@ fn state_machine_events(sam: &Sam) -> Result<Vec<Res>, String> {
                 };
                 json!(format!("{base}{SUFFIX}"))
             });
-        let mut target = json!({"Arn": {"Ref": sam.id}, "Id": target_id, "RoleArn": role});
+        let mut rule_target = json!({"Arn": {"Ref": target}, "Id": target_id, "RoleArn": role});
         for p in ["Input", "InputPath", "RetryPolicy", "InputTransformer"] {
             if let Some(v) = get(p) {
-                target[p] = v;
+                rule_target[p] = v;
             }
         }
         let index = out.iter().position(|r| r.id == id).unwrap_or(0);
-        out[index].put("Targets", json!([target]));
+        out[index].put("Targets", json!([rule_target]));
     }
     Ok(out)
 }
