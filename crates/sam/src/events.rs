@@ -547,6 +547,55 @@ fn s3(
     Ok(vec![perm, bucket_res])
 }
 
+/// A rule's DeadLetterConfig: the given queue ARN, or a queue SAM makes (`<rule>Queue`, or
+/// QueueLogicalId) with the policy that lets the rule send to it.
+pub fn dead_letter(
+    owner: &str,
+    rule_id: &str,
+    config: &Value,
+    attrs: &Map<String, Value>,
+) -> Result<(Value, Vec<Res>), String> {
+    let fail =
+        |m: &str| crate::invalid(owner, format!("Event with id [{rule_id}] is invalid. {m}"));
+    let (arn, ty) = (config.get("Arn"), config.get("Type"));
+    if arn.is_some() && ty.is_some() {
+        return Err(fail(
+            "You can either define 'Arn' or 'Type' property of DeadLetterConfig.",
+        ));
+    }
+    if ty.is_some() && ty != Some(&json!("SQS")) {
+        return Err(fail(
+            "The only valid value for 'Type' property of DeadLetterConfig is 'SQS'.",
+        ));
+    }
+    if arn.is_none() && ty.is_none() {
+        return Err(fail(
+            "No 'Arn' or 'Type' property provided for DeadLetterConfig.",
+        ));
+    }
+    if let Some(arn) = arn.filter(|a| !a.is_null()) {
+        return Ok((arn.clone(), Vec::new()));
+    }
+    let queue_id = match config.get("QueueLogicalId").filter(|v| !v.is_null()) {
+        None => format!("{rule_id}Queue"),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(fail("QueueLogicalId must be a string")),
+    };
+    let queue = Res::new(&queue_id, "AWS::SQS::Queue", attrs.clone());
+    let queue_arn = get_att(&queue_id, "Arn");
+    let mut policy = Res::new(
+        format!("{rule_id}QueuePolicy"),
+        "AWS::SQS::QueuePolicy",
+        attrs.clone(),
+    );
+    policy.put(
+        "PolicyDocument",
+        json!({"Version": "2012-10-17", "Statement": [{"Action": "sqs:SendMessage", "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Resource": queue_arn, "Condition": {"ArnEquals": {"aws:SourceArn": get_att(rule_id, "Arn")}}}]}),
+    );
+    policy.put("Queues", json!([{"Ref": queue_id}]));
+    Ok((queue_arn, vec![queue, policy]))
+}
+
 /// A rule target's Id: `<id><suffix>`, the id cut (by characters, as Python cuts) so the
 /// whole is at most 64.
 pub fn target_id(id: &str, suffix: &str) -> String {
@@ -585,13 +634,6 @@ fn schedule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, Strin
         "RetryPolicy",
     ])?;
     let expression = event.require("Schedule")?;
-    if event.get("DeadLetterConfig").is_some() {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "'DeadLetterConfig' is not supported by cumulo's SAM transform.",
-        ));
-    }
     let mut rule = Res::new(&event.id, "AWS::Events::Rule", target.attrs.clone());
     rule.put("ScheduleExpression", expression);
     state(sam, event, &mut rule)?;
@@ -601,15 +643,27 @@ fn schedule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, Strin
     if let Some(i) = event.get("Input") {
         tgt["Input"] = i.clone();
     }
+    let mut dlq = Vec::new();
+    if let Some(config) = event.get("DeadLetterConfig") {
+        let (arn, made) = dead_letter(sam.id, &event.id, config, &target.attrs)?;
+        tgt["DeadLetterConfig"] = json!({"Arn": arn});
+        dlq = made;
+    }
     if let Some(r) = event.get("RetryPolicy") {
         tgt["RetryPolicy"] = r.clone();
     }
     rule.put("Targets", json!([tgt]));
     let source = get_att(&rule.id, "Arn");
-    Ok(vec![
-        rule,
-        permission(event, target, "events.amazonaws.com", Some(source), None),
-    ])
+    let mut out = vec![rule];
+    out.extend(dlq);
+    out.push(permission(
+        event,
+        target,
+        "events.amazonaws.com",
+        Some(source),
+        None,
+    ));
+    Ok(out)
 }
 
 fn rule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
@@ -626,13 +680,6 @@ fn rule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
         "State",
         "InputTransformer",
     ])?;
-    if event.get("DeadLetterConfig").is_some() {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "'DeadLetterConfig' is not supported by cumulo's SAM transform.",
-        ));
-    }
     let mut rule = Res::new(&event.id, "AWS::Events::Rule", target.attrs.clone());
     rule.set("EventBusName", event.get("EventBusName").cloned());
     rule.set("EventPattern", event.get("Pattern").cloned());
@@ -644,6 +691,12 @@ fn rule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
         .cloned()
         .unwrap_or_else(|| json!(target_id(&event.id, "LambdaTarget")));
     let mut tgt = json!({"Arn": target.arn(), "Id": id});
+    let mut dlq = Vec::new();
+    if let Some(config) = event.get("DeadLetterConfig") {
+        let (arn, made) = dead_letter(sam.id, &event.id, config, &target.attrs)?;
+        tgt["DeadLetterConfig"] = json!({"Arn": arn});
+        dlq = made;
+    }
     for p in ["Input", "InputPath", "RetryPolicy", "InputTransformer"] {
         if let Some(v) = event.get(p) {
             tgt[p] = v.clone();
@@ -651,10 +704,16 @@ fn rule(sam: &Sam, event: &Event, target: &Target) -> Result<Vec<Res>, String> {
     }
     rule.put("Targets", json!([tgt]));
     let source = get_att(&rule.id, "Arn");
-    Ok(vec![
-        rule,
-        permission(event, target, "events.amazonaws.com", Some(source), None),
-    ])
+    let mut out = dlq;
+    out.push(rule);
+    out.push(permission(
+        event,
+        target,
+        "events.amazonaws.com",
+        Some(source),
+        None,
+    ));
+    Ok(out)
 }
 
 fn logs(t: &Translation, event: &Event, target: &Target) -> Result<Vec<Res>, String> {

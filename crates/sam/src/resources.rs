@@ -599,13 +599,6 @@ fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
                 ));
             }
         }
-        if get("DeadLetterConfig").is_some() {
-            return Err(crate::invalid_event(
-                sam.id,
-                name,
-                "'DeadLetterConfig' is not supported by cumulo's SAM transform.",
-            ));
-        }
         let mut rule = Res::new(&id, "AWS::Events::Rule", sam.passthrough());
         if ty == "Schedule" {
             let schedule = get("Schedule")
@@ -680,6 +673,11 @@ fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
             if let Some(v) = get(p) {
                 rule_target[p] = v;
             }
+        }
+        if let Some(config) = get("DeadLetterConfig") {
+            let (arn, made) = crate::events::dead_letter(sam.id, &id, &config, &sam.passthrough())?;
+            rule_target["DeadLetterConfig"] = json!({"Arn": arn});
+            out.extend(made);
         }
         let index = out.iter().position(|r| r.id == id).unwrap_or(0);
         out[index].put("Targets", json!([rule_target]));
