@@ -266,3 +266,38 @@ def test_create_stack_needs_auto_expand(cumulo, cfn):
     assert e.value.response["Error"]["Code"] == "InsufficientCapabilitiesException"
     assert e.value.response["Error"]["Message"] == "Requires capabilities : [CAPABILITY_AUTO_EXPAND]"
     assert not [s for s in cfn.list_stacks()["StackSummaries"] if s["StackName"] == name]
+
+
+def test_parameter_values_reach_the_transform(cumulo, cfn, tmp_path):
+    """The operation's parameter values are the translator's: AutoPublishAlias from a parameter
+    names the alias by the value given to `deploy --parameter-overrides`, not the default."""
+    lam = cumulo.client("lambda")
+    body = """
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  AliasName: {Type: String, Default: live}
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: "def handler(e, c): return 'ok'"
+      Handler: index.handler
+      Runtime: python3.12
+      AutoPublishAlias: !Ref AliasName
+Outputs:
+  Function: {Value: !Ref Fn}
+"""
+    path = tmp_path / "params.yaml"
+    path.write_text(body)
+    name = f"sam-params-{uuid.uuid4().hex[:6]}"
+    cumulo.aws(
+        "cloudformation", "deploy", "--template-file", str(path), "--stack-name", name,
+        "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+        "--parameter-overrides", "AliasName=blue",
+    )
+    function = outputs(cfn, name)["Function"]
+    assert [a["Name"] for a in lam.list_aliases(FunctionName=function)["Aliases"]] == ["blue"]
+    ids = {r["LogicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    assert "FnAliasblue" in ids
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
