@@ -12,7 +12,6 @@ use crate::intrinsics::{Evaluator, Mode};
 use crate::lang_ext;
 use crate::model::{LANGUAGE_EXTENSIONS, Template, parameters_of, transforms_of};
 use crate::params::{ResolvedParameter, SsmLookup, resolve_parameters};
-use crate::transform;
 use crate::value::{Map, Value};
 use crate::{NameMap, NameSet};
 use indexmap::{IndexMap, IndexSet};
@@ -83,8 +82,8 @@ pub struct ResolvedOutput<V = serde_json::Value> {
 }
 
 /// Transforms left for this pure pipeline other than the language extensions are reported by
-/// name: SAM, which cumulo does not run, and AWS::Include and macros, which a stack operation
-/// runs before it prepares (see [`crate::transform`]), but rendering cannot.
+/// name: SAM, AWS::Include and macros, which a stack operation runs before it prepares (see
+/// [`crate::transform`]; `cumulo render` runs SAM itself), but preparing cannot.
 fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
     let transforms = transforms_of(root);
     let unsupported: Vec<&String> = transforms
@@ -95,15 +94,9 @@ fn check_transforms(root: &Value) -> Result<bool, Vec<Diagnostic>> {
         return Err(unsupported
             .into_iter()
             .map(|t| {
-                let why = if transform::is_run_by_engine(t) {
-                    format!(
-                        "Transform {t} runs when a stack operation or change set starts; it is not run here"
-                    )
-                } else {
-                    format!(
-                        "Transform {t} is not supported by cumulo: only {LANGUAGE_EXTENSIONS} is processed locally"
-                    )
-                };
+                let why = format!(
+                    "Transform {t} runs when a stack operation or change set starts; it is not run here"
+                );
                 errors::format_error(why).with_path("Transform")
             })
             .collect());

@@ -14,7 +14,7 @@ use crate::value::{Map, SmolStr, Value};
 
 /// AWS's transform that reads a snippet from S3.
 pub const INCLUDE: &str = "AWS::Include";
-/// The SAM transform: not run here (see the serverless work), refused by `prepare`.
+/// The SAM transform, run by the engine through the `cumulo-sam` crate.
 pub const SERVERLESS: &str = "AWS::Serverless-2016-10-31";
 const FN_TRANSFORM: &str = "Fn::Transform";
 
@@ -51,9 +51,9 @@ pub fn expands(root: &Value) -> bool {
     named || !matches!(innermost_site(root), Ok(None))
 }
 
-/// Whether a transform is run by the engine (rather than by `prepare`, or refused there).
+/// Whether a transform is run by the engine (rather than by `prepare`).
 pub fn is_run_by_engine(name: &str) -> bool {
-    name != LANGUAGE_EXTENSIONS && name != SERVERLESS
+    name != LANGUAGE_EXTENSIONS
 }
 
 fn malformed(what: &str) -> Diagnostic {

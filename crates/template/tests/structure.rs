@@ -368,7 +368,7 @@ fn transforms() {
     let sam = format!("Transform: AWS::Serverless-2016-10-31\n{RES}");
     assert_eq!(
         render_err(&sam, &[]),
-        "Template format error: Transform AWS::Serverless-2016-10-31 is not supported by cumulo: only AWS::LanguageExtensions is processed locally"
+        "Template format error: Transform AWS::Serverless-2016-10-31 runs when a stack operation or change set starts; it is not run here"
     );
     let foreach =
         "Resources:\n  Fn::ForEach::B:\n    - X\n    - [a]\n    - B${X}: {Type: AWS::S3::Bucket}\n";

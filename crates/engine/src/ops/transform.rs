@@ -2,7 +2,8 @@
 //! operation or change set starts: every `Fn::Transform` (most deeply nested first), then the
 //! `Transform` section in order. AWS::Include reads its snippet from the emulator's S3; a macro
 //! is the `AWS::CloudFormation::Macro` some stack of the account and region has created, and
-//! its Lambda function is invoked with AWS's request event and must answer with AWS's response.
+//! its Lambda function is invoked with AWS's request event and must answer with AWS's response;
+//! SAM (`AWS::Serverless-2016-10-31`) is the pure `cumulo-sam` crate.
 //! The template crate finds the sites and splices the answers; this drives the world.
 
 use crate::api::Caller;
@@ -84,8 +85,7 @@ pub async fn run(
     let template_calls = transform::template_calls(&root)
         .map_err(diag)
         .map_err(refused)?;
-    // SAM is refused by name when the template is prepared, whatever else it names.
-    if !expands(&root) || template_calls.iter().any(|c| c.name == SERVERLESS) {
+    if !expands(&root) {
         return Ok(unprocessed(root, text));
     }
     let values = parameter_values(&root, given).map_err(refused)?;
@@ -167,7 +167,23 @@ impl Runner<'_> {
         if call.name == INCLUDE {
             return self.include(call, fragment).await;
         }
+        if call.name == SERVERLESS {
+            return self.serverless(fragment);
+        }
         self.run_macro(call, fragment).await
+    }
+
+    /// SAM: AWS's translator's output, made in-process by the `cumulo-sam` crate.
+    fn serverless(&self, fragment: Value) -> Result<Value, EngineError> {
+        let ctx = cumulo_sam::Context {
+            region: self.caller.region.clone(),
+            partition: cumulo_sam::partition_of(&self.caller.region).to_string(),
+            parameters: self.values.clone(),
+        };
+        let out = cumulo_sam::transform(&fragment.to_json(), &ctx).map_err(|failure| {
+            EngineError::validation(format!("Transform {SERVERLESS} failed with: {failure}"))
+        })?;
+        Ok(Value::from(&out))
     }
 
     async fn include(&self, call: &Call, fragment: Value) -> Result<Value, EngineError> {

@@ -120,11 +120,26 @@ pub async fn get_template_summary(
     caller: &Caller,
     input: TemplateInput,
 ) -> Result<TemplateSummaryOutput, EngineError> {
+    // A stack's summary is of the template it processed; its declared transforms are the
+    // submitted template's.
+    let submitted = match &input.stack_name {
+        Some(name) if input.template_body.is_none() && input.template_url.is_none() => {
+            let st = engine.inner.lock();
+            find(&st, caller, name).and_then(|s| s.original_body.clone())
+        }
+        _ => None,
+    };
     let text = text_of(engine, caller, &input).await?;
     let (original, _) = checked_text(caller, &text)?;
-    // AWS summarizes the template its transforms (AWS::Include, macros) make, with the
+    let processed_stack = submitted.is_some();
+    let declared = match submitted {
+        Some(submitted) => transforms(&checked_text(caller, &submitted)?.0),
+        None => transforms(&original),
+    };
+    // AWS summarizes the template its transforms (AWS::Include, macros, SAM) make, with the
     // parameters' defaults, and names the transforms it declared.
-    let root = if super::transform::expands(&original) {
+    // A stack's template is already processed.
+    let root = if !processed_stack && super::transform::expands(&original) {
         super::transform::process(engine, caller, text, original.clone(), &IndexMap::new())
             .await?
             .root
@@ -178,7 +193,7 @@ pub async fn get_template_summary(
             .and_then(Value::as_str)
             .map(str::to_string),
         metadata: root.get("Metadata").map(|m| m.to_string()),
-        declared_transforms: transforms(&original),
+        declared_transforms: declared,
         resource_identifier_summaries: summaries,
     })
 }

@@ -1,0 +1,827 @@
+//! AWS::Serverless::HttpApi and functions' HttpApi events: the implicit `ServerlessHttpApi`
+//! gathered from events without an ApiId (before Globals, as the translator's plugin runs),
+//! each event's route and Lambda proxy integration written into the API's OpenAPI body and its
+//! invoke permission, and the API as an AWS::ApiGatewayV2::Api with its auto-deployed stage.
+//!
+//! REST APIs (AWS::Serverless::Api, Api events) are refused by name: the translator names
+//! their Deployment after a hash of `str(swagger)` over its emulation of Python 2.7's dict
+//! ordering, which cumulo does not reproduce yet.
+
+use crate::events::Event;
+use crate::function::Target;
+use crate::resource::{Res, Sam, reference, truthy};
+use crate::{Translation, invalid, invalid_event, pyjson, unsupported};
+use serde_json::{Map, Value, json};
+
+const IMPLICIT_HTTP_API: &str = "ServerlessHttpApi";
+const HTTP_API: &str = "AWS::Serverless::HttpApi";
+const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
+const DEFAULT_PATH: &str = "$default";
+const INTEGRATION: &str = "x-amazon-apigateway-integration";
+
+fn skeleton() -> Value {
+    json!({"openapi": "3.0.1", "info": {"version": "1.0", "title": {"Ref": "AWS::StackName"}}, "paths": {}})
+}
+
+/// An OpenAPI 3 document the editor accepts: `openapi` 3.x and a `paths` map.
+fn is_openapi(body: &Value) -> bool {
+    let version_ok = body
+        .get("openapi")
+        .and_then(Value::as_str)
+        .is_some_and(|v| {
+            let mut parts = v.split('.');
+            parts.next() == Some("3")
+                && parts.clone().count() <= 2
+                && parts.clone().count() >= 1
+                && parts.all(|p| p.len() == 1 && p.chars().all(|c| c.is_ascii_digit()))
+        });
+    version_ok && body.get("paths").is_some_and(Value::is_object)
+}
+
+fn normalize_method(m: &str) -> String {
+    let m = m.to_ascii_lowercase();
+    if m == "any" {
+        ANY_METHOD.to_string()
+    } else {
+        m
+    }
+}
+
+/// The implicit HTTP API: added when a function's HttpApi event names no ApiId, the events
+/// completed (ApiId, and `$default`/any for an event with neither Path nor Method) and each
+/// route added to the API's body, as the translator's plugin does before Globals.
+pub fn add_implicit_apis(
+    root: &mut Map<String, Value>,
+    _t: &Translation,
+) -> Result<(), Vec<String>> {
+    let Some(Value::Object(resources)) = root.get_mut("Resources") else {
+        return Ok(());
+    };
+    // An HttpApi with neither DefinitionBody nor DefinitionUri gets SAM's own body.
+    for r in resources.values_mut() {
+        if r.get("Type").and_then(Value::as_str) != Some(HTTP_API) {
+            continue;
+        }
+        let Some(r) = r.as_object_mut() else { continue };
+        let props = r.entry("Properties").or_insert_with(|| json!({}));
+        if let Some(p) = props.as_object_mut()
+            && !truthy(p.get("DefinitionBody"))
+            && !truthy(p.get("DefinitionUri"))
+        {
+            p.insert("DefinitionBody".into(), skeleton());
+            p.insert("__MANAGE_SWAGGER".into(), json!(true));
+        }
+    }
+    let existing = resources.get(IMPLICIT_HTTP_API).cloned();
+    resources.insert(
+        IMPLICIT_HTTP_API.into(),
+        json!({"Type": HTTP_API, "Properties": {"DefinitionBody": skeleton(), "__MANAGE_SWAGGER": true}}),
+    );
+    let mut errors = Vec::new();
+    let mut deletion = Vec::new();
+    let mut replace = Vec::new();
+    let ids: Vec<String> = resources.keys().cloned().collect();
+    for id in &ids {
+        let r = &resources[id.as_str()];
+        let ty = r.get("Type").and_then(Value::as_str).unwrap_or("");
+        if ty != "AWS::Serverless::Function" && ty != "AWS::Serverless::StateMachine" {
+            continue;
+        }
+        let Some(Value::Object(events)) = r.get("Properties").and_then(|p| p.get("Events")) else {
+            continue;
+        };
+        let mut events = events.clone();
+        let attrs = (
+            r.get("Condition").cloned(),
+            r.get("DeletionPolicy").cloned(),
+            r.get("UpdateReplacePolicy").cloned(),
+        );
+        let mut changed = false;
+        for (event_id, event) in events.iter_mut() {
+            if event.get("Type").and_then(Value::as_str) != Some("HttpApi") {
+                continue;
+            }
+            if attrs.0.is_some() {
+                errors.push(unsupported(
+                    id,
+                    "An HttpApi event of a resource with a Condition",
+                ));
+                continue;
+            }
+            let props = match event.get("Properties") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(p)) => p.clone(),
+                Some(_) => {
+                    errors.push(invalid(
+                        id,
+                        format!(
+                            "Event with id [{event_id}] is invalid. Properties should be a map."
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let mut props = props;
+            if !props.contains_key("ApiId") {
+                props.insert("ApiId".into(), json!({"Ref": IMPLICIT_HTTP_API}));
+            }
+            let no_path = !truthy(props.get("Path"));
+            let no_method = !truthy(props.get("Method"));
+            if no_path && no_method {
+                props.insert("Path".into(), json!(DEFAULT_PATH));
+                props.insert("Method".into(), json!(ANY_METHOD));
+            }
+            let api_id = match props.get("ApiId") {
+                Some(Value::Object(o)) if o.contains_key("Ref") => o["Ref"].clone(),
+                Some(v) => v.clone(),
+                None => Value::Null,
+            };
+            let (Some(path), Some(method)) = (
+                props
+                    .get("Path")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                props
+                    .get("Method")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            ) else {
+                let missing = if props.get("Path").is_none() {
+                    "Path"
+                } else {
+                    "Method"
+                };
+                errors.push(invalid(
+                    id,
+                    format!(
+                        "Event with id [{event_id}] is invalid. Property '{missing}' is required."
+                    ),
+                ));
+                continue;
+            };
+            let Some(api_id) = api_id.as_str().map(str::to_string) else {
+                errors.push(invalid(id, format!("Event with id [{event_id}] is invalid. ApiId must be a valid reference to an '{HTTP_API}' resource in same template.")));
+                continue;
+            };
+            let is_http = resources
+                .get(&api_id)
+                .and_then(|a| a.get("Type"))
+                .and_then(Value::as_str)
+                == Some(HTTP_API);
+            if !is_http {
+                errors.push(invalid(id, format!("Event with id [{event_id}] is invalid. ApiId must be a valid reference to an '{HTTP_API}' resource in same template.")));
+                continue;
+            }
+            deletion.push((api_id.clone(), attrs.1.clone()));
+            replace.push((api_id.clone(), attrs.2.clone()));
+            if let Some(props_of_api) = resources
+                .get_mut(&api_id)
+                .and_then(|a| a.get_mut("Properties"))
+                .and_then(Value::as_object_mut)
+            {
+                let managed = props_of_api.get("__MANAGE_SWAGGER") == Some(&json!(true));
+                if let Some(body) = props_of_api.get_mut("DefinitionBody")
+                    && managed
+                    && is_openapi(body)
+                {
+                    add_path(body, &path, &method);
+                }
+            }
+            event["Properties"] = Value::Object(props);
+            changed = true;
+        }
+        if changed
+            && let Some(p) = resources
+                .get_mut(id.as_str())
+                .and_then(|r| r.get_mut("Properties"))
+                .and_then(Value::as_object_mut)
+        {
+            p.insert("Events".into(), Value::Object(events));
+        }
+    }
+    // The implicit API takes the strongest deletion and replace policies of its functions.
+    if let Some(api) = resources
+        .get_mut(IMPLICIT_HTTP_API)
+        .and_then(Value::as_object_mut)
+    {
+        let pick = |list: &[(String, Option<Value>)], order: &[&str]| -> Option<&'static str> {
+            let given: Vec<&str> = list
+                .iter()
+                .filter(|(a, _)| a == IMPLICIT_HTTP_API)
+                .filter_map(|(_, p)| p.as_ref().and_then(Value::as_str))
+                .collect();
+            order.iter().find(|o| given.contains(o)).map(|o| match *o {
+                "Retain" => "Retain",
+                "Snapshot" => "Snapshot",
+                _ => "Delete",
+            })
+        };
+        if let Some(p) = pick(&deletion, &["Retain", "Delete"]) {
+            api.insert("DeletionPolicy".into(), json!(p));
+        }
+        if let Some(p) = pick(&replace, &["Retain", "Snapshot", "Delete"]) {
+            api.insert("UpdateReplacePolicy".into(), json!(p));
+        }
+    }
+    let empty = resources
+        .get(IMPLICIT_HTTP_API)
+        .and_then(|a| a.pointer("/Properties/DefinitionBody/paths"))
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    if empty {
+        match existing {
+            Some(e) => {
+                resources.insert(IMPLICIT_HTTP_API.into(), e);
+            }
+            None => {
+                resources.shift_remove(IMPLICIT_HTTP_API);
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn add_path(body: &mut Value, path: &str, method: &str) {
+    let method = normalize_method(method);
+    if let Some(paths) = body.get_mut("paths").and_then(Value::as_object_mut) {
+        let item = paths.entry(path.to_string()).or_insert_with(|| json!({}));
+        if let Some(item) = item.as_object_mut() {
+            item.entry(method).or_insert_with(|| json!({}));
+        }
+    }
+}
+
+fn has_integration(body: &Value, path: &str, method: &str) -> bool {
+    body.get("paths")
+        .and_then(|p| p.get(path))
+        .and_then(|i| i.get(normalize_method(method)))
+        .and_then(|m| m.get(INTEGRATION))
+        .is_some_and(|i| truthy(Some(i)))
+}
+
+/// `${Fn.Arn}` / `${FnAliaslive}`: the function's ARN as a Sub shorthand.
+fn shorthand(arn: &Value) -> String {
+    if let Some(r) = arn.get("Ref").and_then(Value::as_str) {
+        return format!("${{{r}}}");
+    }
+    let parts: Vec<&str> = arn
+        .get("Fn::GetAtt")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    format!("${{{}}}", parts.join("."))
+}
+
+/// Whether the `$default` any-method route already integrates this function (its permission
+/// then covers every route).
+fn default_route_is(body: &Value, logical_id: &str) -> bool {
+    if !has_integration(body, DEFAULT_PATH, ANY_METHOD) {
+        return false;
+    }
+    let uri = body
+        .pointer(&format!(
+            "/paths/{DEFAULT_PATH}/{ANY_METHOD}/{INTEGRATION}/uri/Fn::Sub"
+        ))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    // The translator's regex `([A-Za-z0-9]+\.Arn)`, its first match.
+    let first = uri.find(".Arn").map(|end| {
+        let start = uri[..end]
+            .rfind(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(0, |i| i + uri[i..].chars().next().map_or(1, char::len_utf8));
+        &uri[start..end]
+    });
+    first == Some(logical_id)
+}
+
+fn strip_one_trailing_slash(path: &str) -> &str {
+    if path.len() > 1 && path.ends_with('/') {
+        &path[..path.len() - 1]
+    } else {
+        path
+    }
+}
+
+/// `{param}` and `{proxy+}` segments as `*`, for a permission's source ARN.
+fn wildcard_parameters(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('}') {
+            Some(end)
+                if (&after[..end] == "proxy+"
+                    || (!after[..end].is_empty()
+                        && after[..end]
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))) =>
+            {
+                out.push('*');
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn path_parameters(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        match after.find('}') {
+            Some(end) => {
+                out.push(after[..end].to_string());
+                rest = &after[end + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// A function's Api or HttpApi event: the permission, and the route's integration written
+/// into the API's body (the API resource as the translation holds it).
+pub fn function_event(
+    _t: &mut Translation,
+    sam: &Sam,
+    event: &Event,
+    target: &Target,
+    live: &mut Map<String, Value>,
+) -> Result<Vec<Res>, String> {
+    if event.ty == "Api" {
+        return Err(invalid_event(
+            sam.id,
+            event.name,
+            "Event type 'Api' (a REST API) is not supported by cumulo's SAM transform.",
+        ));
+    }
+    for p in event.props.keys() {
+        if ![
+            "Path",
+            "Method",
+            "ApiId",
+            "Stage",
+            "Auth",
+            "TimeoutInMillis",
+            "RouteSettings",
+            "PayloadFormatVersion",
+        ]
+        .contains(&p.as_str())
+        {
+            return Err(invalid(
+                &event.id,
+                format!("property {p} not defined for resource of type HttpApi"),
+            ));
+        }
+    }
+    for p in ["Auth", "RouteSettings"] {
+        if event.props.get(p).is_some_and(|v| !v.is_null()) {
+            return Err(invalid_event(
+                sam.id,
+                event.name,
+                format!("'{p}' is not supported by cumulo's SAM transform."),
+            ));
+        }
+    }
+    let path = event
+        .props
+        .get("Path")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let method = event
+        .props
+        .get("Method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let api_ref = event.props.get("ApiId").cloned().unwrap_or(Value::Null);
+    let api_id = match &api_ref {
+        Value::Object(o) => o
+            .get("Ref")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    };
+    let Some(api) = live.get_mut(&api_id).and_then(Value::as_object_mut) else {
+        return Err(invalid_event(
+            sam.id,
+            event.name,
+            format!(
+                "ApiId must be a valid reference to an '{HTTP_API}' resource in same template."
+            ),
+        ));
+    };
+    let props = api.entry("Properties").or_insert_with(|| json!({}));
+    let Some(api_props) = props.as_object_mut() else {
+        return Err(invalid(
+            &api_id,
+            "Properties of a resource must be an object.",
+        ));
+    };
+    let managed = api_props.get("__MANAGE_SWAGGER") == Some(&json!(true));
+    let mut out = Vec::new();
+    // The permission, unless the `$default` route already integrates this function.
+    let body = api_props.get("DefinitionBody").cloned();
+    if let Some(b) = &body
+        && !is_openapi(b)
+    {
+        return Err(invalid(
+            &api_id,
+            "Structure of the SAM template is invalid. Invalid OpenApi document. Invalid values or missing keys for 'openapi' or 'paths' in 'DefinitionBody'.",
+        ));
+    }
+    let mut p = strip_one_trailing_slash(&path).to_string();
+    let covered = if p == DEFAULT_PATH {
+        p = String::new();
+        false
+    } else {
+        body.as_ref()
+            .is_some_and(|b| default_route_is(b, &target.id))
+    };
+    if !covered {
+        let p = wildcard_parameters(&p);
+        let lower = method.to_ascii_lowercase();
+        let m = if lower == "any" || lower == ANY_METHOD {
+            "*".to_string()
+        } else {
+            method.to_ascii_uppercase()
+        };
+        let mut resource = "${__ApiId__}/${__Stage__}".to_string();
+        if lower == "any" && p == format!("/{DEFAULT_PATH}") {
+            resource.push_str(&p);
+        } else {
+            resource.push_str(&format!("/{m}{p}"));
+        }
+        let arn = format!(
+            "arn:${{AWS::Partition}}:execute-api:${{AWS::Region}}:${{AWS::AccountId}}:{resource}"
+        );
+        let mut perm = Res::new(
+            format!("{}Permission", event.id),
+            "AWS::Lambda::Permission",
+            target.attrs.clone(),
+        );
+        perm.put("Action", json!("lambda:InvokeFunction"));
+        perm.put("FunctionName", target.name());
+        perm.put("Principal", json!("apigateway.amazonaws.com"));
+        perm.put(
+            "SourceArn",
+            json!({"Fn::Sub": [arn, {"__ApiId__": api_ref, "__Stage__": "*"}]}),
+        );
+        out.push(perm);
+    }
+    let Some(body) = api_props.get_mut("DefinitionBody") else {
+        return Ok(out);
+    };
+    let method_key = normalize_method(&method);
+    if managed && has_integration(body, &path, &method) {
+        return Err(invalid_event(
+            sam.id,
+            event.name,
+            format!(
+                "API method '{}' defined multiple times for path '{path}'.",
+                method.to_ascii_lowercase()
+            ),
+        ));
+    }
+    let uri = json!({"Fn::Sub": format!("arn:${{AWS::Partition}}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/{}/invocations", shorthand(&target.arn()))});
+    if !has_integration(body, &path, &method) {
+        add_path(body, &path, &method);
+        if let Some(m) =
+            body.pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
+        {
+            if m.is_null() {
+                *m = json!({});
+            }
+            if let Some(m) = m.as_object_mut() {
+                m.insert(INTEGRATION.into(), json!({"type": "aws_proxy", "httpMethod": "POST", "payloadFormatVersion": "2.0", "uri": uri}));
+                if path == DEFAULT_PATH && method_key == ANY_METHOD {
+                    m.insert("isDefaultRoute".into(), json!(true));
+                }
+                m.entry("responses").or_insert_with(|| json!({}));
+            }
+        }
+    }
+    let Some(m) = body
+        .pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
+        .and_then(Value::as_object_mut)
+    else {
+        return Ok(out);
+    };
+    if let Some(timeout) = event
+        .props
+        .get("TimeoutInMillis")
+        .filter(|v| truthy(Some(v)))
+        && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
+    {
+        i.insert("timeoutInMillis".into(), timeout.clone());
+    }
+    let params = path_parameters(&path);
+    if !params.is_empty() {
+        let list = m.entry("parameters").or_insert_with(|| json!([]));
+        if let Some(list) = list.as_array_mut() {
+            for name in params {
+                match list
+                    .iter_mut()
+                    .find(|p| p.get("name") == Some(&json!(name)))
+                {
+                    Some(existing) => {
+                        existing["in"] = json!("path");
+                        existing["required"] = json!(true);
+                    }
+                    None => list.push(json!({"name": name, "in": "path", "required": true})),
+                }
+            }
+        }
+    }
+    if let Some(v) = event
+        .props
+        .get("PayloadFormatVersion")
+        .filter(|v| truthy(Some(v)))
+        && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
+    {
+        i.insert("payloadFormatVersion".into(), v.clone());
+    }
+    Ok(out)
+}
+
+/// CorsConfiguration as the body's `x-amazon-apigateway-cors` (merged into one the body has).
+fn add_cors(id: &str, body: Option<&mut Value>, cors: &Value) -> Result<(), String> {
+    let Some(body) = body else {
+        return Err(invalid(
+            id,
+            "Cors works only with inline OpenApi specified in 'DefinitionBody' property.",
+        ));
+    };
+    const FIELDS: [&str; 6] = [
+        "AllowMethods",
+        "AllowHeaders",
+        "AllowOrigins",
+        "MaxAge",
+        "ExposeHeaders",
+        "AllowCredentials",
+    ];
+    let given: Map<String, Value> = match cors {
+        Value::Bool(_) => [("AllowOrigins".to_string(), json!(["*"]))]
+            .into_iter()
+            .collect(),
+        v if crate::resource::is_intrinsic(v) => {
+            return Err(unsupported(
+                id,
+                "A CorsConfiguration given as an intrinsic function",
+            ));
+        }
+        Value::Object(o) => {
+            for k in o.keys() {
+                if !FIELDS.contains(&k.as_str()) {
+                    return Err(invalid(
+                        id,
+                        format!("Invalid key '{k}' for 'Cors' property."),
+                    ));
+                }
+            }
+            o.clone()
+        }
+        _ => return Err(invalid(id, "Invalid value for 'Cors' property.")),
+    };
+    if !is_openapi(body) {
+        return Err(invalid(
+            id,
+            "Unable to add Cors configuration because 'DefinitionBody' does not contain a valid OpenApi definition.",
+        ));
+    }
+    if given.get("AllowCredentials") == Some(&json!(true))
+        && given.get("AllowOrigins") == Some(&json!(["*"]))
+    {
+        return Err(invalid(
+            id,
+            "Unable to add Cors configuration because 'AllowCredentials' can not be true when 'AllowOrigin' is \"'*'\" or not set.",
+        ));
+    }
+    let Some(doc) = body.as_object_mut() else {
+        return Ok(());
+    };
+    let config = doc
+        .entry("x-amazon-apigateway-cors")
+        .or_insert_with(|| json!({}));
+    let Some(config) = config.as_object_mut() else {
+        return Err(invalid(
+            id,
+            "Structure of the SAM template is invalid. Value of 'x-amazon-apigateway-cors' must be a dictionary according to Swagger spec.",
+        ));
+    };
+    for (field, key) in [
+        ("AllowOrigins", "allowOrigins"),
+        ("AllowHeaders", "allowHeaders"),
+        ("AllowMethods", "allowMethods"),
+        ("ExposeHeaders", "exposeHeaders"),
+    ] {
+        if let Some(v) = given.get(field).filter(|v| truthy(Some(v))) {
+            config.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(v) = given.get("MaxAge").filter(|v| !v.is_null()) {
+        config.insert("maxAge".into(), v.clone());
+    }
+    if given.get("AllowCredentials") == Some(&json!(true)) {
+        config.insert("allowCredentials".into(), json!(true));
+    }
+    Ok(())
+}
+
+/// A JSON pointer token.
+fn escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+const HTTP_API_PROPERTIES: [&str; 17] = [
+    "__MANAGE_SWAGGER",
+    "Name",
+    "StageName",
+    "Tags",
+    "PropagateTags",
+    "DefinitionBody",
+    "DefinitionUri",
+    "StageVariables",
+    "CorsConfiguration",
+    "AccessLogSettings",
+    "DefaultRouteSettings",
+    "Auth",
+    "RouteSettings",
+    "Domain",
+    "FailOnWarnings",
+    "Description",
+    "DisableExecuteApiEndpoint",
+];
+
+/// An AWS::Serverless::HttpApi: the ApiGatewayV2 API with its body, and its auto-deployed stage.
+pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
+    if sam.ty != HTTP_API {
+        return Err(unsupported(sam.id, &format!("{} (a REST API)", sam.ty)));
+    }
+    sam.check_known(&HTTP_API_PROPERTIES)?;
+    sam.refuse(&["Auth", "Domain", "DisableExecuteApiEndpoint"])?;
+    let mut api = sam.main("AWS::ApiGatewayV2::Api");
+    let mut body = sam.cloned("DefinitionBody");
+    let uri = sam.get("DefinitionUri").filter(|v| truthy(Some(v)));
+    if body.is_some() && uri.is_some() {
+        return Err(invalid(
+            sam.id,
+            "Specify either 'DefinitionUri' or 'DefinitionBody' property and not both.",
+        ));
+    }
+    if let Some(cors) = sam.get("CorsConfiguration") {
+        let cors = crate::intrinsics::resolve_params(cors, &t.params);
+        if truthy(Some(&cors)) {
+            add_cors(sam.id, body.as_mut(), &cors)?;
+        }
+    }
+    // Tags go into the body (SAM's `httpapi:createdBy` after the user's) and onto the stage.
+    let user_tags = sam.get("Tags").filter(|v| truthy(Some(v)));
+    if user_tags.is_some() && body.is_none() {
+        return Err(invalid(
+            sam.id,
+            "Tags works only with inline OpenApi specified in the 'DefinitionBody' property.",
+        ));
+    }
+    if user_tags.is_some() && body.as_ref().is_some_and(|b| !is_openapi(b)) {
+        return Err(invalid(
+            sam.id,
+            "Unable to add `Tags` because 'DefinitionBody' does not contain a valid OpenApi definition.",
+        ));
+    }
+    let mut tags = None;
+    if let Some(b) = body.as_mut().filter(|b| is_openapi(b)) {
+        let mut all = match user_tags {
+            Some(Value::Object(t)) => t.clone(),
+            Some(_) => return Err(invalid(sam.id, "Type of property 'Tags' is invalid.")),
+            None => Map::new(),
+        };
+        all.insert("httpapi:createdBy".into(), json!("SAM"));
+        let list = b
+            .as_object_mut()
+            .map(|o| o.entry("tags").or_insert_with(|| json!([])));
+        let Some(Value::Array(list)) = list else {
+            return Err(invalid(
+                sam.id,
+                "Structure of the SAM template is invalid. Tags in OpenApi DefinitionBody needs to be a list.",
+            ));
+        };
+        for (name, value) in &all {
+            match list
+                .iter_mut()
+                .find(|t| t.get("name") == Some(&json!(name)))
+            {
+                Some(existing) => existing["x-amazon-apigateway-tag-value"] = value.clone(),
+                None => list.push(json!({"name": name, "x-amazon-apigateway-tag-value": value})),
+            }
+        }
+        tags = Some(Value::Object(all));
+    }
+    if truthy(sam.get("FailOnWarnings")) {
+        api.set("FailOnWarnings", sam.cloned("FailOnWarnings"));
+    }
+    if let Some(name) = sam.get("Name").filter(|v| truthy(Some(v))) {
+        let Some(b) = body.as_mut() else {
+            return Err(invalid(
+                sam.id,
+                "Name works only with inline OpenApi specified in the 'DefinitionBody' property.",
+            ));
+        };
+        if b.pointer("/info/title") != Some(&json!({"Ref": "AWS::StackName"})) {
+            return Err(invalid(
+                sam.id,
+                "Unable to set Name because it is already defined within inline OpenAPI specified in the 'DefinitionBody' property.",
+            ));
+        }
+        if let Some(info) = b.get_mut("info").and_then(Value::as_object_mut) {
+            info.insert("title".into(), name.clone());
+        }
+    }
+    if let Some(description) = sam.get("Description").filter(|v| truthy(Some(v))) {
+        let Some(b) = body.as_mut() else {
+            return Err(invalid(
+                sam.id,
+                "Description works only with inline OpenApi specified in the 'DefinitionBody' property.",
+            ));
+        };
+        if truthy(b.pointer("/info/description")) {
+            return Err(invalid(
+                sam.id,
+                "Unable to set Description because it is already defined within inline OpenAPI specified in the 'DefinitionBody' property.",
+            ));
+        }
+        if let Some(info) = b
+            .as_object_mut()
+            .map(|o| o.entry("info").or_insert_with(|| json!({})))
+            .and_then(Value::as_object_mut)
+        {
+            info.insert("description".into(), description.clone());
+        }
+    }
+    if truthy(sam.get("FailOnWarnings"))
+        && let Some(paths) = body
+            .as_mut()
+            .and_then(|b| b.get_mut("paths"))
+            .and_then(Value::as_object_mut)
+        && let Some(v) = paths.shift_remove(DEFAULT_PATH)
+    {
+        paths.insert(format!("/{DEFAULT_PATH}"), v);
+    }
+    match (body, uri) {
+        (Some(b), _) => api.put("Body", b),
+        (None, Some(u)) => {
+            let (bucket, key, version) = crate::function::s3_pointer(sam.id, u, "DefinitionUri")?;
+            let mut loc = json!({"Bucket": bucket, "Key": key});
+            if let Some(v) = version {
+                loc["Version"] = v;
+            }
+            api.put("BodyS3Location", loc);
+        }
+        (None, None) => {
+            return Err(invalid(
+                sam.id,
+                "'DefinitionUri' or 'DefinitionBody' are required properties of an 'AWS::Serverless::HttpApi'. Add a value for one of these properties or add a 'HttpApi' event to an 'AWS::Serverless::Function'.",
+            ));
+        }
+    }
+    let stage_name = sam
+        .get("StageName")
+        .filter(|v| truthy(Some(v)))
+        .cloned()
+        .unwrap_or(json!(DEFAULT_PATH));
+    let prefix = stage_name.as_str().unwrap_or("");
+    let stage_id = if !prefix.is_empty() && prefix.chars().all(char::is_alphanumeric) {
+        format!("{}{prefix}Stage", sam.id)
+    } else if prefix == DEFAULT_PATH {
+        format!("{}ApiGatewayDefaultStage", sam.id)
+    } else {
+        format!("{}Stage{}", sam.id, pyjson::hash(&json!(prefix)))
+    };
+    let mut stage = Res::new(&stage_id, "AWS::ApiGatewayV2::Stage", sam.passthrough());
+    stage.put("ApiId", reference(sam.id));
+    stage.put("StageName", stage_name);
+    stage.set("StageVariables", sam.cloned("StageVariables"));
+    stage.set("AccessLogSettings", sam.cloned("AccessLogSettings"));
+    stage.set("DefaultRouteSettings", sam.cloned("DefaultRouteSettings"));
+    stage.set("Tags", tags);
+    stage.put("AutoDeploy", json!(true));
+    stage.set("RouteSettings", sam.cloned("RouteSettings"));
+    t.refs.add(sam.id, "Stage", &stage_id);
+    Ok(vec![api, stage])
+}

@@ -1,0 +1,303 @@
+"""The SAM transform (`Transform: AWS::Serverless-2016-10-31`) end to end: a SAM template
+deployed with `aws cloudformation deploy` (a change set, as the CLI makes it) whose function runs
+(invoked through Lambda, and fed by its SQS event through the generated event source mapping),
+whose SNS, Schedule and EventBridgeRule events are wired as a subscription and rules,
+with Globals, a policy template, AutoPublishAlias and a SimpleTable; GetTemplate's Original and
+Processed stages and GetTemplateSummary; updated (new code, a new version behind the alias) and
+deleted leaving nothing; and a SAM feature cumulo does not implement failing the change set by
+name, as a failing transform does."""
+import json
+import subprocess
+import time
+import uuid
+
+import pytest
+
+WAIT = {"Delay": 1, "MaxAttempts": 120}
+
+CODE = """
+import json, os, boto3
+def handler(event, context):
+    records = event.get("Records") or []
+    if records and records[0].get("eventSource") == "aws:sqs":
+        table = boto3.client("dynamodb", endpoint_url=os.environ.get("AWS_ENDPOINT_URL"))
+        for r in records:
+            table.put_item(TableName=os.environ["TABLE"], Item={"id": {"S": r["body"]}})
+        return {}
+    return {"greeting": os.environ["GREETING"], "version": "VERSION"}
+"""
+
+
+def template(greeting, version):
+    code = CODE.replace("VERSION", version)
+    return f"""
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+    Timeout: 20
+    Environment:
+      Variables:
+        GREETING: {greeting}
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+  Topic:
+    Type: AWS::SNS::Topic
+  Items:
+    Type: AWS::Serverless::SimpleTable
+  Worker:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+{chr(10).join('        ' + line for line in code.strip().splitlines())}
+      AutoPublishAlias: live
+      Environment:
+        Variables:
+          TABLE: !Ref Items
+      Policies:
+        - DynamoDBCrudPolicy: {{TableName: !Ref Items}}
+      Events:
+        Work:
+          Type: SQS
+          Properties: {{Queue: !GetAtt Queue.Arn, BatchSize: 1}}
+        Notify:
+          Type: SNS
+          Properties: {{Topic: !Ref Topic}}
+        Tick:
+          Type: Schedule
+          Properties: {{Schedule: rate(1 hour), Enabled: false}}
+        Bridge:
+          Type: EventBridgeRule
+          Properties: {{Pattern: {{source: [my.app]}}}}
+Outputs:
+  Function:
+    Value: !Ref Worker
+  Alias:
+    Value: !Ref Worker.Alias
+"""
+
+
+@pytest.fixture(scope="module")
+def cfn(cumulo):
+    return cumulo.client("cloudformation")
+
+
+def deploy(cumulo, tmp_path, name, body, check=True):
+    path = tmp_path / f"{uuid.uuid4().hex[:6]}.yaml"
+    path.write_text(body)
+    return cumulo.aws(
+        "cloudformation", "deploy", "--template-file", str(path), "--stack-name", name,
+        "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND", check=check,
+    )
+
+
+def outputs(cfn, name):
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    return {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+
+
+def invoke(lam, name):
+    answer = lam.invoke(FunctionName=name, Payload=b"{}")
+    return json.loads(answer["Payload"].read())
+
+
+def test_sam_app_deploys_runs_updates_and_deletes(cumulo, cfn, tmp_path):
+    lam, sqs, sns = cumulo.client("lambda"), cumulo.client("sqs"), cumulo.client("sns")
+    events, ddb, iam = cumulo.client("events"), cumulo.client("dynamodb"), cumulo.client("iam")
+    name = f"sam-{uuid.uuid4().hex[:6]}"
+    deploy(cumulo, tmp_path, name, template("hello", "1"))
+    out = outputs(cfn, name)
+    function = out["Function"]
+    resources = {
+        r["LogicalResourceId"]: r
+        for r in cfn.describe_stack_resources(StackName=name)["StackResources"]
+    }
+    # The translator's logical ids: the role, the hash-suffixed version, the alias, one
+    # resource per event.
+    assert {"WorkerRole", "WorkerAliaslive", "WorkerWork", "WorkerNotify", "WorkerNotifyPermission",
+            "WorkerTick", "WorkerTickPermission", "WorkerBridge", "WorkerBridgePermission", "Items"} <= set(resources)
+    versions = [k for k in resources if k.startswith("WorkerVersion")]
+    assert len(versions) == 1 and len(versions[0]) == len("WorkerVersion") + 10
+    assert resources["Items"]["ResourceType"] == "AWS::DynamoDB::Table"
+
+    # The function runs, with the Globals' environment, directly and through its alias.
+    assert invoke(lam, function) == {"greeting": "hello", "version": "1"}
+    assert invoke(lam, f"{function}:live")["greeting"] == "hello"
+    alias = lam.get_alias(FunctionName=function, Name="live")
+    assert alias["FunctionVersion"] == "1"
+    role_name = resources["WorkerRole"]["PhysicalResourceId"]
+    attached = [p["PolicyArn"] for p in iam.list_attached_role_policies(RoleName=role_name)["AttachedPolicies"]]
+    assert "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole" in attached
+    assert "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole" in attached
+    inline = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
+    assert inline == ["WorkerRolePolicy0"]
+
+    # Events wired: SQS as a mapping on the alias, SNS as a subscription, the schedule as a
+    # disabled rule and the EventBridge pattern as a rule, both targeting the alias.
+    mappings = lam.list_event_source_mappings(FunctionName=alias["AliasArn"])["EventSourceMappings"]
+    assert [m["EventSourceArn"].split(":")[2] for m in mappings] == ["sqs"]
+    bridge = resources["WorkerBridge"]["PhysicalResourceId"]
+    assert json.loads(events.describe_rule(Name=bridge)["EventPattern"]) == {"source": ["my.app"]}
+    topic = [t["TopicArn"] for t in sns.list_topics()["Topics"] if name in t["TopicArn"]][0]
+    subs = sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]
+    assert [(s["Protocol"], s["Endpoint"]) for s in subs] == [("lambda", alias["AliasArn"])]
+    rule = resources["WorkerTick"]["PhysicalResourceId"]
+    assert events.describe_rule(Name=rule)["State"] == "DISABLED"
+    assert events.list_targets_by_rule(Rule=rule)["Targets"][0]["Arn"] == alias["AliasArn"]
+
+    # The SQS event runs the function: a message ends up in the SimpleTable.
+    queue_url = sqs.get_queue_url(QueueName=resources["Queue"]["PhysicalResourceId"].rsplit("/", 1)[-1])["QueueUrl"]
+    sqs.send_message(QueueUrl=queue_url, MessageBody="from-sqs")
+    table = resources["Items"]["PhysicalResourceId"]
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if ddb.get_item(TableName=table, Key={"id": {"S": "from-sqs"}}).get("Item"):
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail("the SQS event did not run the function")
+
+    # GetTemplate: the submitted SAM, and the processed CloudFormation without the transform.
+    original = cfn.get_template(StackName=name, TemplateStage="Original")["TemplateBody"]
+    assert "AWS::Serverless-2016-10-31" in str(original)
+    processed = cfn.get_template(StackName=name, TemplateStage="Processed")["TemplateBody"]
+    processed = processed if isinstance(processed, dict) else json.loads(processed)
+    assert "Transform" not in processed and "Globals" not in processed
+    assert processed["Resources"]["Worker"]["Type"] == "AWS::Lambda::Function"
+    assert processed["Resources"]["WorkerRole"]["Type"] == "AWS::IAM::Role"
+    summary = cfn.get_template_summary(StackName=name)
+    assert summary["DeclaredTransforms"] == ["AWS::Serverless-2016-10-31"]
+    assert "AWS::Lambda::Alias" in summary["ResourceTypes"]
+
+    # An update: new code publishes a new version (a new hash-suffixed logical id), the alias
+    # follows it.
+    deploy(cumulo, tmp_path, name, template("howdy", "2"))
+    assert invoke(lam, f"{function}:live") == {"greeting": "howdy", "version": "2"}
+    assert lam.get_alias(FunctionName=function, Name="live")["FunctionVersion"] == "2"
+    now = {r["LogicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    assert not now & set(versions), "the old version's logical id is replaced"
+
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    assert not [f for f in lam.list_functions()["Functions"] if f["FunctionName"] == function]
+    assert not lam.list_event_source_mappings(FunctionName=function)["EventSourceMappings"]
+    assert not [t for t in sns.list_topics()["Topics"] if name in t["TopicArn"]]
+
+
+def test_unsupported_sam_feature_fails_the_change_set_by_name(cumulo, cfn):
+    body = """
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: "def handler(e, c): return 1"
+      Handler: index.handler
+      Runtime: python3.12
+      AutoPublishAlias: live
+      DeploymentPreference: {Type: Linear10PercentEvery10Minutes}
+"""
+    name = f"sam-refused-{uuid.uuid4().hex[:6]}"
+    cfn.create_change_set(
+        StackName=name, ChangeSetName="cs", ChangeSetType="CREATE", TemplateBody=body,
+        Capabilities=["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"],
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        cs = cfn.describe_change_set(StackName=name, ChangeSetName="cs")
+        if cs["Status"] in ("FAILED", "CREATE_COMPLETE"):
+            break
+        time.sleep(0.3)
+    assert cs["Status"] == "FAILED"
+    assert cs["StatusReason"] == (
+        "Transform AWS::Serverless-2016-10-31 failed with: Invalid Serverless Application "
+        "Specification document. Number of errors found: 1. Resource with id [Fn] is invalid. "
+        "'DeploymentPreference' is not supported by cumulo's SAM transform."
+    )
+    # The translator's own refusals read as AWS's do.
+    bad = body.replace("InlineCode", "CodeUri").replace('"def handler(e, c): return 1"', "./src")
+    bad = bad.replace("      AutoPublishAlias: live\n      DeploymentPreference: {Type: Linear10PercentEvery10Minutes}\n", "")
+    cfn.create_change_set(
+        StackName=name, ChangeSetName="cs2", ChangeSetType="CREATE", TemplateBody=bad,
+        Capabilities=["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"],
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        cs = cfn.describe_change_set(StackName=name, ChangeSetName="cs2")
+        if cs["Status"] in ("FAILED", "CREATE_COMPLETE"):
+            break
+        time.sleep(0.3)
+    assert cs["Status"] == "FAILED"
+    assert cs["StatusReason"].endswith(
+        "Resource with id [Fn] is invalid. 'CodeUri' is not a valid S3 Uri of the form "
+        "'s3://bucket/key' with optional versionId query parameter."
+    )
+
+
+def test_render_runs_the_transform(tmp_path):
+    """`cumulo render` translates SAM itself (the transform is pure); a refused feature fails it
+    with the transform's message."""
+    from conftest import BIN
+
+    path = tmp_path / "sam.yaml"
+    path.write_text(template("hi", "1"))
+    out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    resources = json.loads(out.stdout)["Resources"]
+    assert resources["Worker"]["Type"] == "AWS::Lambda::Function"
+    assert resources["WorkerAliaslive"]["Type"] == "AWS::Lambda::Alias"
+    assert resources["Items"]["Type"] == "AWS::DynamoDB::Table"
+    path.write_text(template("hi", "1").replace("AutoPublishAlias: live", "AutoPublishAlias: live\n      DeploymentPreference: {Type: AllAtOnce}"))
+    out = subprocess.run([BIN, "render", str(path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "Resource with id [Worker] is invalid. 'DeploymentPreference' is not supported by cumulo's SAM transform." in out.stderr
+
+
+def test_create_stack_needs_auto_expand(cumulo, cfn):
+    """CreateStack with SAM needs CAPABILITY_AUTO_EXPAND, as on AWS; nothing is made without it."""
+    import botocore.exceptions
+
+    body = template("hi", "1")
+    name = f"sam-caps-{uuid.uuid4().hex[:6]}"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        cfn.create_stack(StackName=name, TemplateBody=body, Capabilities=["CAPABILITY_IAM"])
+    assert e.value.response["Error"]["Code"] == "InsufficientCapabilitiesException"
+    assert e.value.response["Error"]["Message"] == "Requires capabilities : [CAPABILITY_AUTO_EXPAND]"
+    assert not [s for s in cfn.list_stacks()["StackSummaries"] if s["StackName"] == name]
+
+
+def test_parameter_values_reach_the_transform(cumulo, cfn, tmp_path):
+    """The operation's parameter values are the translator's: AutoPublishAlias from a parameter
+    names the alias by the value given to `deploy --parameter-overrides`, not the default."""
+    lam = cumulo.client("lambda")
+    body = """
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  AliasName: {Type: String, Default: live}
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: "def handler(e, c): return 'ok'"
+      Handler: index.handler
+      Runtime: python3.12
+      AutoPublishAlias: !Ref AliasName
+Outputs:
+  Function: {Value: !Ref Fn}
+"""
+    path = tmp_path / "params.yaml"
+    path.write_text(body)
+    name = f"sam-params-{uuid.uuid4().hex[:6]}"
+    cumulo.aws(
+        "cloudformation", "deploy", "--template-file", str(path), "--stack-name", name,
+        "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+        "--parameter-overrides", "AliasName=blue",
+    )
+    function = outputs(cfn, name)["Function"]
+    assert [a["Name"] for a in lam.list_aliases(FunctionName=function)["Aliases"]] == ["blue"]
+    ids = {r["LogicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    assert "FnAliasblue" in ids
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
