@@ -201,6 +201,7 @@ catalog! {
         acm: crate::acm::AcmService,
         efs: crate::efs::EfsService,
         cloudfront: crate::cloudfront::CloudFrontService,
+        apprunner: crate::apprunner::AppRunnerService,
     }
     without {
         sts: crate::sts::StsService,

@@ -7,6 +7,7 @@
 //! operations, never through its tables; the [`catalog`] is the only place that lists every service.
 
 pub mod acm;
+pub mod apprunner;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
