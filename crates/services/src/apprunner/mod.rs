@@ -61,7 +61,7 @@ impl AppRunnerService {
     }
 
     /// `arn:aws:apprunner:<region>:<account>:<resource>`.
-    fn arn(&self, region: &str, resource: &str) -> String {
+    pub(crate) fn arn(&self, region: &str, resource: &str) -> String {
         format!("arn:aws:apprunner:{region}:{}:{resource}", self.account_id)
     }
 }
