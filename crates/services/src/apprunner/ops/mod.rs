@@ -56,13 +56,19 @@ fn alnum(n: usize) -> String {
         .collect()
 }
 
-/// The validation message names members as AWS's does: `serviceName`, not `ServiceName`.
+/// The validation message names members as AWS's does: `serviceName`, not `ServiceName`
+/// (each dotted part of a nested member).
 fn member(name: &str) -> String {
-    let mut c = name.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
+    name.split('.')
+        .map(|part| {
+            let mut c = part.chars();
+            match c.next() {
+                Some(f) => f.to_lowercase().chain(c).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(".")
 }
 
 fn missing(name: &str) -> AwsError {
