@@ -93,8 +93,12 @@ fn required_object<'a>(b: &Body<'a>, name: &str) -> Result<Body<'a>, AwsError> {
 
 /// AWS's request-validation message for a value outside a member's pattern.
 fn check_pattern(name: &str, value: &str, pattern: &str) -> Result<(), AwsError> {
-    let ok = regex::Regex::new(&format!("^(?:{pattern})$"))
-        .map(|r| r.is_match(value))
+    // ASCII classes, as AWS's patterns mean them: Unicode `\w` repeated `{1,1000}` (role ARNs)
+    // would exceed the regex size limit.
+    let ok = regex::bytes::RegexBuilder::new(&format!("^(?:{pattern})$"))
+        .unicode(false)
+        .build()
+        .map(|r| r.is_match(value.as_bytes()))
         .unwrap_or(false);
     if ok {
         Ok(())
