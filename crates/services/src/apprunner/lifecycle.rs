@@ -6,7 +6,7 @@ use super::state::{AppService, IngressConnection, Operation};
 
 /// How long an operation stays in progress. No container starts, so this only has to be long
 /// enough for a poller to see the transition.
-pub const TRANSITION_SECONDS: f64 = 1.0;
+pub const TRANSITION_SECONDS: f64 = 0.2;
 
 /// The service's Status, or `None` once a deletion has completed (the service is gone).
 pub fn service_status(s: &AppService, now: f64) -> Option<&'static str> {
@@ -78,7 +78,7 @@ mod tests {
     fn a_deleted_service_is_in_progress_then_gone() {
         let mut s = service(0.0);
         s.deleted_at = Some(20.0);
-        assert_eq!(service_status(&s, 20.5), Some("OPERATION_IN_PROGRESS"));
+        assert_eq!(service_status(&s, 20.1), Some("OPERATION_IN_PROGRESS"));
         assert_eq!(service_status(&s, 20.0 + TRANSITION_SECONDS), None);
     }
 
@@ -111,7 +111,7 @@ mod tests {
         assert_eq!(ingress_status(&i, 0.5), "PENDING_CREATION");
         assert_eq!(ingress_status(&i, 1.5), "AVAILABLE");
         i.deleted_at = Some(2.0);
-        assert_eq!(ingress_status(&i, 2.5), "PENDING_DELETION");
-        assert_eq!(ingress_status(&i, 3.5), "DELETED");
+        assert_eq!(ingress_status(&i, 2.1), "PENDING_DELETION");
+        assert_eq!(ingress_status(&i, 2.0 + TRANSITION_SECONDS), "DELETED");
     }
 }

@@ -112,12 +112,13 @@ fn text(v: &Value) -> String {
 }
 
 /// Polls `status` until it answers one of `want` (or `None`, gone, when `want` is empty), for
-/// at most ten transitions: what CloudFormation's handlers wait for.
+/// at most fifty transitions: what CloudFormation's handlers wait for (the whole stack should
+/// settle within the engine's sync wait, so the CLI's first poll sees it done).
 async fn wait_for(
     mut status: impl FnMut() -> Result<Option<String>, AwsError>,
     want: &[&str],
 ) -> Answer<Option<String>> {
-    let deadline = std::time::Instant::now() + Duration::from_secs_f64(10.0 * TRANSITION_SECONDS);
+    let deadline = std::time::Instant::now() + Duration::from_secs_f64(50.0 * TRANSITION_SECONDS);
     loop {
         let now = status()?;
         let done = match &now {
@@ -127,7 +128,7 @@ async fn wait_for(
         if done || std::time::Instant::now() > deadline {
             return Ok(now);
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 
