@@ -272,11 +272,8 @@ impl AppRunnerService {
             let connector = e.opt_str("VpcConnectorArn")?;
             out["EgressConfiguration"] = match (kind.as_str(), connector) {
                 ("VPC", Some(arn)) => {
-                    if !r
-                        .connectors
-                        .get(&arn)
-                        .is_some_and(|c| c.deleted_at.is_none())
-                    {
+                    let active = r.connectors.get(&arn).filter(|c| c.deleted_at.is_none());
+                    if active.is_none() {
                         return Err(invalid(format!(
                             "VPC connector with ARN {arn} does not exist or is not active"
                         )));
