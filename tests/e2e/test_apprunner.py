@@ -692,9 +692,13 @@ def test_private_service_with_ingress_connection_stack(cumulo, ar, ec2, tmp_path
     assert s["NetworkConfiguration"]["IngressConfiguration"] == {"IsPubliclyAccessible": False}
 
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(template),
-               "--parameter-overrides", f"VpcId={vpc}", "EndpointId=vpce-0fedcba9876543210")
+               "--parameter-overrides", f"VpcId={vpc}", "EndpointId=vpce-0fedcba9876543210", "--tags", "team=b")
     i = ar.describe_vpc_ingress_connection(VpcIngressConnectionArn=out["IngressArn"])["VpcIngressConnection"]
     assert i["Status"] == "AVAILABLE" and i["IngressVpcConfiguration"]["VpcEndpointId"] == "vpce-0fedcba9876543210"
+    # The stack's new tag reaches every resource in place, createOnly Tags or not.
+    assert outputs(cfn, stack)["ScalingArn"] == out["ScalingArn"]
+    for arn in (out["ScalingArn"], out["ServiceArn"], out["IngressArn"]):
+        assert ar.list_tags_for_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "b"}], arn
 
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=FAST)

@@ -9,7 +9,7 @@ use super::lifecycle::TRANSITION_SECONDS;
 use super::state::ConfigKind;
 use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::{ProviderServices, given_or_generated_name, tags};
-use cumulo_engine::{ProviderContext, ProviderRegistry};
+use cumulo_engine::{Observed, ProviderContext, ProviderRegistry};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -109,6 +109,69 @@ fn input(
 
 fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
+}
+
+/// Makes a resource's tags the template's (its Tags, then the stack's): a stack-tag change is
+/// an update of every taggable resource, even of a type whose Tags property is createOnly.
+fn sync_tags(
+    svc: &AppRunnerService,
+    ctx: &ProviderContext,
+    arn: &str,
+    props: &Map<String, Value>,
+) -> Answer<()> {
+    let want = tags(ctx, props)?;
+    let have = svc.list_tags_for_resource(&ctx.region, &json!({"ResourceArn": arn}))?;
+    let stale: Vec<String> = have["Tags"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["Key"].as_str())
+        .filter(|k| !want.iter().any(|(w, _)| w == k))
+        .map(str::to_string)
+        .collect();
+    if !stale.is_empty() {
+        svc.untag_resource(&ctx.region, &json!({"ResourceArn": arn, "TagKeys": stale}))?;
+    }
+    if !want.is_empty() {
+        let t: Vec<Value> = want
+            .iter()
+            .map(|(k, v)| json!({"Key": k, "Value": v}))
+            .collect();
+        svc.tag_resource(&ctx.region, &json!({"ResourceArn": arn, "Tags": t}))?;
+    }
+    Ok(())
+}
+
+/// The update of a type whose every property is createOnly (the engine replaces it when one
+/// changes): only the stack's tags can differ.
+fn retag<T: Declared>(
+    decl: &T,
+    svc: &AppRunnerService,
+    ctx: &ProviderContext,
+    id: &str,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+) -> Answer<Made> {
+    refuse_other_changes(T::TYPE, old, new, &[])?;
+    sync_tags(svc, ctx, id, new)?;
+    match decl.read(ctx, id, new)? {
+        Some(o) => Ok(Made {
+            id: id.to_string(),
+            attributes: o.attributes,
+        }),
+        None => Err(AwsError::bad_request("ResourceNotFoundException", id).into()),
+    }
+}
+
+/// An observation of the members named (template and API share these names).
+fn observed(source: &Value, keys: &[&str], attributes: Made) -> Observed {
+    Observed {
+        properties: keys
+            .iter()
+            .filter_map(|k| source.get(*k).map(|v| (k.to_string(), v.clone())))
+            .collect(),
+        attributes: attributes.attributes,
+    }
 }
 
 /// Polls `status` until it answers one of `want` (or `None`, gone, when `want` is empty), for
@@ -235,6 +298,7 @@ impl Declared for ServiceDecl {
         }
         m.insert("ServiceArn".into(), json!(id));
         self.0.update_service(&ctx.region, &Value::Object(m))?;
+        sync_tags(&self.0, ctx, id, new)?;
         self.settled(ctx, id).await
     }
 
@@ -264,6 +328,24 @@ impl Declared for ServiceDecl {
             None => Ok(()),
             Some(s) => Err(AwsError::internal(format!("cumulo: service {id} still {s}")).into()),
         }
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let out = self
+            .0
+            .describe_service(&ctx.region, &json!({"ServiceArn": id}))?;
+        let s = &out["Service"];
+        let made = Made::new(id)
+            .with("ServiceArn", id)
+            .with("ServiceId", s["ServiceId"].clone())
+            .with("ServiceUrl", s["ServiceUrl"].clone())
+            .with("Status", s["Status"].clone());
+        Ok(Some(observed(s, &["ServiceName"], made)))
     }
 }
 
@@ -297,6 +379,36 @@ impl Declared for VpcConnectorDecl {
         self.0
             .delete_vpc_connector(&ctx.region, &json!({"VpcConnectorArn": id}))?;
         Ok(())
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        retag(self, &self.0, ctx, id, old, new)
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let out = self
+            .0
+            .describe_vpc_connector(&ctx.region, &json!({"VpcConnectorArn": id}))?;
+        let c = &out["VpcConnector"];
+        if c["Status"] == "INACTIVE" {
+            return Ok(None);
+        }
+        let made = Made::new(id)
+            .with("VpcConnectorArn", id)
+            .with("VpcConnectorRevision", c["VpcConnectorRevision"].clone());
+        let keys = &["VpcConnectorName", "Subnets", "SecurityGroups"];
+        Ok(Some(observed(c, keys, made)))
     }
 }
 
@@ -366,6 +478,7 @@ impl Declared for VpcIngressConnectionDecl {
         self.settled(ctx, id).await?;
         self.0
             .update_vpc_ingress_connection(&ctx.region, &Value::Object(m))?;
+        sync_tags(&self.0, ctx, id, new)?;
         self.settled(ctx, id).await
     }
 
@@ -382,6 +495,32 @@ impl Declared for VpcIngressConnectionDecl {
         self.0.delete_vpc_ingress_connection(&ctx.region, &input)?;
         wait_for(|| status(&self.0).map(Some), &["DELETED"]).await?;
         Ok(())
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let out = self.0.describe_vpc_ingress_connection(
+            &ctx.region,
+            &json!({"VpcIngressConnectionArn": id}),
+        )?;
+        let i = &out["VpcIngressConnection"];
+        if i["Status"] == "DELETED" {
+            return Ok(None);
+        }
+        let made = Made::new(id)
+            .with("VpcIngressConnectionArn", id)
+            .with("DomainName", i["DomainName"].clone())
+            .with("Status", i["Status"].clone());
+        let keys = &[
+            "VpcIngressConnectionName",
+            "ServiceArn",
+            "IngressVpcConfiguration",
+        ];
+        Ok(Some(observed(i, keys, made)))
     }
 }
 
@@ -411,6 +550,30 @@ async fn create_config(
             c[format!("{stem}Revision")].clone(),
         )
         .with("Latest", c["Latest"].clone()))
+}
+
+/// A revision, `None` once deleted (INACTIVE).
+fn read_config(
+    svc: &AppRunnerService,
+    ctx: &ProviderContext,
+    kind: ConfigKind,
+    stem: &str,
+    id: &str,
+    keys: &[&str],
+) -> Answer<Option<Observed>> {
+    let out = svc.describe_config(&ctx.region, kind, &json!({ format!("{stem}Arn"): id }))?;
+    let c = &out[stem];
+    if c["Status"] == "INACTIVE" {
+        return Ok(None);
+    }
+    let made = Made::new(id)
+        .with(&format!("{stem}Arn"), id)
+        .with(
+            &format!("{stem}Revision"),
+            c[format!("{stem}Revision")].clone(),
+        )
+        .with("Latest", c["Latest"].clone());
+    Ok(Some(observed(c, keys, made)))
 }
 
 async fn delete_config(
@@ -462,6 +625,38 @@ impl Declared for AutoScalingDecl {
         )
         .await
     }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        retag(self, &self.0, ctx, id, old, new)
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let keys = &[
+            "AutoScalingConfigurationName",
+            "MaxConcurrency",
+            "MaxSize",
+            "MinSize",
+        ];
+        read_config(
+            &self.0,
+            ctx,
+            ConfigKind::AutoScaling,
+            "AutoScalingConfiguration",
+            id,
+            keys,
+        )
+    }
 }
 
 struct ObservabilityDecl(Arc<AppRunnerService>);
@@ -499,6 +694,33 @@ impl Declared for ObservabilityDecl {
             id,
         )
         .await
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        retag(self, &self.0, ctx, id, old, new)
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let keys = &["ObservabilityConfigurationName", "TraceConfiguration"];
+        read_config(
+            &self.0,
+            ctx,
+            ConfigKind::Observability,
+            "ObservabilityConfiguration",
+            id,
+            keys,
+        )
     }
 }
 
