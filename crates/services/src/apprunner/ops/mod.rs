@@ -207,3 +207,79 @@ impl AppRunnerService {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DEFAULT_AUTO_SCALING;
+    use crate::apprunner::state::ConfigKind;
+    use crate::providers::test_support::services;
+    use serde_json::json;
+
+    const REGION: &str = "us-east-1";
+
+    #[test]
+    fn a_configuration_reference_may_stop_at_the_name_or_the_revision() {
+        let svc = services().apprunner;
+        let arns: Vec<String> = (0..3)
+            .map(|_| {
+                let out = svc
+                    .create_config(
+                        REGION,
+                        ConfigKind::AutoScaling,
+                        &json!({"AutoScalingConfigurationName": "high-availability"}),
+                    )
+                    .unwrap();
+                out["AutoScalingConfiguration"]["AutoScalingConfigurationArn"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        let mut regions = svc.lock();
+        let r = svc.region(&mut regions, REGION);
+        let base = svc.arn(REGION, "autoscalingconfiguration/high-availability");
+        let resolve =
+            |reference: &str| svc.resolve_config(r, REGION, ConfigKind::AutoScaling, reference);
+        assert_eq!(resolve(&base).as_ref(), Some(&arns[2]));
+        assert_eq!(resolve(&format!("{base}/2")).as_ref(), Some(&arns[1]));
+        assert_eq!(resolve(&arns[0]).as_ref(), Some(&arns[0]));
+        assert_eq!(resolve(&format!("{base}/4")), None);
+        assert_eq!(resolve(&format!("{base}/x")), None);
+        assert_eq!(resolve(&format!("{base}/1/{}", "0".repeat(32))), None);
+        // Another kind's prefix, or another region's, names nothing.
+        assert_eq!(
+            svc.resolve_config(r, REGION, ConfigKind::Observability, &base),
+            None
+        );
+        assert_eq!(resolve(&base.replace(REGION, "eu-west-1")), None);
+        // The built-in configuration is there without having been made.
+        let default = svc.arn(REGION, DEFAULT_AUTO_SCALING);
+        assert_eq!(
+            resolve(&svc.arn(REGION, "autoscalingconfiguration/DefaultConfiguration")),
+            Some(default)
+        );
+    }
+
+    #[test]
+    fn a_refused_service_leaves_nothing_behind() {
+        let svc = services().apprunner;
+        let source = json!({"ImageRepository": {
+            "ImageIdentifier": "public.ecr.aws/nginx/nginx:latest", "ImageRepositoryType": "ECR_PUBLIC"}});
+        let bad = json!({"ServiceName": "web-1", "SourceConfiguration": source,
+                         "InstanceConfiguration": {"Cpu": "4 vCPU", "Memory": "2 GB"}});
+        let e = svc.create_service(REGION, &bad).unwrap_err();
+        assert_eq!(e.code, "InvalidRequestException");
+        assert_eq!(
+            svc.list_services(REGION, &json!({})).unwrap()["ServiceSummaryList"],
+            json!([])
+        );
+        let ok = json!({"ServiceName": "web-1", "SourceConfiguration": source,
+                        "InstanceConfiguration": {"Cpu": "4 vCPU", "Memory": "12 GB"}});
+        let s = &svc.create_service(REGION, &ok).unwrap()["Service"];
+        assert_eq!(
+            s["InstanceConfiguration"],
+            json!({"Cpu": "4096", "Memory": "12288"})
+        );
+        assert_eq!(s["Status"], "OPERATION_IN_PROGRESS");
+    }
+}
