@@ -26,8 +26,6 @@ use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub use lifecycle::TRANSITION_SECONDS;
-
 /// The App Runner service.
 pub struct AppRunnerService {
     store: Arc<Store>,

@@ -282,18 +282,23 @@ impl AppRunnerService {
         ))
     }
 
-    /// An ingress connection that is AVAILABLE, for a change.
-    fn available_ingress(
+    /// Applies `change` to an AVAILABLE ingress connection and writes it, under one lock.
+    fn change_ingress(
         &self,
         region: &str,
         arn: &str,
-        now: f64,
         what: &str,
-    ) -> Result<IngressConnection, AwsError> {
+        change: impl FnOnce(&mut IngressConnection, f64),
+    ) -> Result<Value, AwsError> {
+        let now = now();
         let mut regions = self.lock();
         let r = self.region(&mut regions, region);
-        let i = r.ingress.get(arn).ok_or_else(|| ingress_not_found(arn))?;
-        let status = ingress_status(i, now);
+        let mut i = r
+            .ingress
+            .get(arn)
+            .cloned()
+            .ok_or_else(|| ingress_not_found(arn))?;
+        let status = ingress_status(&i, now);
         if status == "DELETED" {
             return Err(ingress_not_found(arn));
         }
@@ -302,24 +307,12 @@ impl AppRunnerService {
                 "You can't {what} VPC ingress connection {arn} while it is in {status} status."
             )));
         }
-        Ok(i.clone())
-    }
-
-    fn commit_ingress(
-        &self,
-        region: &str,
-        arn: &str,
-        i: IngressConnection,
-        now: f64,
-    ) -> Result<Value, AwsError> {
+        change(&mut i, now);
         self.store
             .write(|tx| state::save(tx, region, arn, Doc::Ingress(&i)))
             .map_err(internal)?;
         let out = self.ingress_json(arn, &i, now);
-        let mut regions = self.lock();
-        self.region(&mut regions, region)
-            .ingress
-            .insert(arn.to_string(), i);
+        r.ingress.insert(arn.to_string(), i);
         Ok(json!({"VpcIngressConnection": out}))
     }
 
@@ -331,20 +324,14 @@ impl AppRunnerService {
         let b = body(input)?;
         let arn = b.str("VpcIngressConnectionArn")?;
         let (vpc, endpoint) = self.ingress_config(region, &b)?;
-        let now = now();
-        let mut i = self.available_ingress(region, &arn, now, "update")?;
-        i.vpc_id = vpc;
-        let label = i
-            .domain_name
-            .split('.')
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        i.domain_name = format!("{label}.{endpoint}.{region}.awsapprunner.com");
-        i.vpc_endpoint_id = endpoint;
-        i.pending = "PENDING_UPDATE".into();
-        i.busy_until = now + TRANSITION_SECONDS;
-        self.commit_ingress(region, &arn, i, now)
+        self.change_ingress(region, &arn, "update", |i, now| {
+            let label = i.domain_name.split('.').next().unwrap_or_default();
+            i.domain_name = format!("{label}.{endpoint}.{region}.awsapprunner.com");
+            i.vpc_id = vpc;
+            i.vpc_endpoint_id = endpoint;
+            i.pending = "PENDING_UPDATE".into();
+            i.busy_until = now + TRANSITION_SECONDS;
+        })
     }
 
     pub fn delete_vpc_ingress_connection(
@@ -353,9 +340,6 @@ impl AppRunnerService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         let arn = body(input)?.str("VpcIngressConnectionArn")?;
-        let now = now();
-        let mut i = self.available_ingress(region, &arn, now, "delete")?;
-        i.deleted_at = Some(now);
-        self.commit_ingress(region, &arn, i, now)
+        self.change_ingress(region, &arn, "delete", |i, now| i.deleted_at = Some(now))
     }
 }
