@@ -4,7 +4,7 @@
 //!
 //! What is not emulated: no container runs and no URL serves traffic. A service is a record whose
 //! status moves OPERATION_IN_PROGRESS → RUNNING on a clock (`lifecycle`); its custom domains stay
-//! PENDING_CERTIFICATE_DNS_VALIDATION (see `domains`).
+//! PENDING_CERTIFICATE_DNS_VALIDATION (see `ops/domains.rs`).
 //!
 //! Layout: `state` (records per region by ARN, written through whole), `lifecycle` (statuses
 //! derived from timestamps), `instance` (Cpu/Memory), `ops` (the operations, taking and
