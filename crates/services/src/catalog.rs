@@ -210,6 +210,7 @@ catalog! {
         applicationautoscaling: crate::applicationautoscaling::AutoScalingService,
         stepfunctions: crate::stepfunctions::StepFunctionsService,
         apigateway: crate::apigateway::ApiGatewayService,
+        apprunner: crate::apprunner::AppRunnerService,
     }
     without {
         sts: crate::sts::StsService,

@@ -11,6 +11,7 @@ pub mod autoscaling;
 pub mod applicationautoscaling;
 pub mod apigateway;
 pub mod apigatewayv2;
+pub mod apprunner;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
