@@ -10,6 +10,11 @@ What stands in for what Copilot would have made before (each named so it can be 
   handlers assume to write records there (Copilot's app stack makes both);
 - the imported-VPC environment's VPC and subnets (`vpc-12345`, `subnet-11111`...) are made by a
   network stack first and their literal ids replaced by the real ones;
+- the certificates the renders name by placeholders (`viewer-cert`, `cert-1`, `cert-2`) are
+  certificates imported into ACM first (a self-signed one, tests/e2e/data), their ARNs replacing
+  the placeholders;
+- the access-log template's `!Ref 'arn:${AWS::Partition}:iam::'` (a render bug: CloudFormation
+  refuses it with "Unresolved resource dependencies", as cumulo does) becomes the `!Sub` meant;
 - addresses the renders give without a prefix length (`CidrIp: 1.1.1.1`, `CidrIp: "0.0.0.0"`),
   which EC2 refuses as AWS does ("Not a valid CIDR block"; Copilot's manifest validation would
   not let a real manifest through with them), get their /32 and /0.
@@ -22,11 +27,14 @@ import uuid
 
 import pytest
 
+from conftest import ROOT
 from copilot_corpus import COPILOT, kind_functions, load, upload_handlers, with_handler_code
 
 pytestmark = pytest.mark.skipif(not COPILOT.is_dir(), reason=f"no Copilot corpus at {COPILOT}")
 
 DOMAIN = "example.com"
+CERT = ROOT / "tests" / "e2e" / "data" / "acm-test-cert.pem"
+KEY = ROOT / "tests" / "e2e" / "data" / "acm-test-key.pem"
 STUB = "is not emulated"
 
 APP = """
@@ -85,7 +93,8 @@ Outputs:
 """
 
 
-CIDRS = {'"CidrIp": "1.1.1.1"': '"CidrIp": "1.1.1.1/32"', '"CidrIp": "2.2.2.2"': '"CidrIp": "2.2.2.2/32"', '"CidrIp": "0.0.0.0"': '"CidrIp": "0.0.0.0/0"'}
+CIDRS = {'{"Ref": "arn:${AWS::Partition}:iam::"}': '{"Fn::Sub": "arn:${AWS::Partition}:iam::"}',
+         '"CidrIp": "1.1.1.1"': '"CidrIp": "1.1.1.1/32"', '"CidrIp": "2.2.2.2"': '"CidrIp": "2.2.2.2/32"', '"CidrIp": "0.0.0.0"': '"CidrIp": "0.0.0.0/0"'}
 
 
 def outputs(cfn, stack):
@@ -106,7 +115,8 @@ def deploy(cumulo, name, template_path, params=None, tags=None, check=True):
 def problems(cfn, stack):
     """Failed resources with their reasons, and resources cumulo only stubbed."""
     out = []
-    for e in cfn.describe_stack_events(StackName=stack)["StackEvents"]:
+    pages = cfn.get_paginator("describe_stack_events").paginate(StackName=stack)
+    for e in (e for page in pages for e in page["StackEvents"]):
         reason = e.get("ResourceStatusReason") or ""
         if e["ResourceStatus"].endswith("FAILED") or STUB in reason:
             out.append(f"{e['LogicalResourceId']} {e['ResourceStatus']}: {reason}")
@@ -209,6 +219,13 @@ def test_environment_deploys_and_deletes(cumulo, handlers, tmp_path, name):
         literals = {"vpc-12345": net["Vpc"], "subnet-11111": net["Public1"], "subnet-22222": net["Public2"],
                     "subnet-33333": net["Private1"], "subnet-44444": net["Private2"]}
     literals.update(CIDRS)
+    acm = cumulo.client("acm")
+    imported = []
+    for placeholder in ("viewer-cert", "cert-1", "cert-2"):
+        arn = acm.import_certificate(Certificate=CERT.read_bytes(), PrivateKey=KEY.read_bytes())["CertificateArn"]
+        imported.append(arn)
+        literals[f'"{placeholder}"'] = f'"{arn}"'
+
     path = render(COPILOT / name, handlers, tmp_path, literals)
     stack = f"{app}-{env}"
     before = inventory(cumulo)
@@ -217,6 +234,10 @@ def test_environment_deploys_and_deletes(cumulo, handlers, tmp_path, name):
     assert problems(cfn, stack) == []
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
-    # What is left is what DeletionPolicy: Retain keeps, as on AWS: the environment's two roles.
-    assert added(before, inventory(cumulo)) == {
-        "role": sorted([f"{app}-{env}-CFNExecutionRole", f"{app}-{env}-EnvManagerRole"])}
+    # What is left is what AWS leaves: what DeletionPolicy: Retain keeps (the environment's two
+    # roles) and the log groups Lambda made for the custom-resource functions' output.
+    left = added(before, inventory(cumulo))
+    assert all(g.startswith(f"/aws/lambda/{stack}-") for g in left.pop("log-group", [])), left
+    assert left == {"role": sorted([f"{app}-{env}-CFNExecutionRole", f"{app}-{env}-EnvManagerRole"])}
+    for arn in imported:
+        acm.delete_certificate(CertificateArn=arn)

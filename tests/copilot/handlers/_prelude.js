@@ -94,6 +94,16 @@ async function changeRecords(r53, zoneId, changes, ignore) {
   }
 }
 
+// The zone a name belongs to: the environment's own zone (by id), else the app or root zone
+// found by name through the app account's role.
+function zoneFor(domain, env, app, root) {
+  const d = domain.replace(/\.$/, "");
+  if (d === `${env}.${app}.${root}` || d.endsWith(`.${env}.${app}.${root}`)) return "env";
+  if (d === `${app}.${root}` || d.endsWith(`.${app}.${root}`)) return "app";
+  if (d === root || d.endsWith(`.${root}`)) return "root";
+  return "other";
+}
+
 // Runs one custom-resource request: `work` answers {physicalId, data}; failures are FAILED with
 // the error's message, as Copilot's handlers report them.
 async function run(event, context, work) {
