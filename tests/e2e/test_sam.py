@@ -301,3 +301,40 @@ Outputs:
     assert "FnAliasblue" in ids
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+
+
+HTTP_API = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: python3.12
+      Handler: index.handler
+      InlineCode: |
+        def handler(event, context):
+            return {"statusCode": 200, "body": event["routeKey"] + " " + event["rawPath"]}
+      Events:
+        Get:
+          Type: HttpApi
+          Properties: {Path: "/hello/{name}", Method: GET}
+Outputs:
+  Id: {Value: !Ref ServerlessHttpApi}
+"""
+
+
+def test_http_api_event_serves_requests_through_api_gateway(cumulo, cfn, tmp_path):
+    """The implicit ServerlessHttpApi SAM makes is a real HTTP API whose route invokes the
+    function, at LocalStack's URL form."""
+    import urllib.request
+    name = f"samhttp-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, HTTP_API, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    api = outputs(cfn, name)["Id"]
+    routes = cumulo.client("apigatewayv2").get_routes(ApiId=api)["Items"]
+    assert [r["RouteKey"] for r in routes] == ["GET /hello/{name}"]
+    with urllib.request.urlopen(f"{cumulo.endpoint}/_aws/execute-api/{api}/hello/sam") as r:
+        assert r.read() == b"GET /hello/{name} /hello/sam"
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    assert api not in [a["ApiId"] for a in cumulo.client("apigatewayv2").get_apis()["Items"]]
