@@ -5,6 +5,7 @@ survival, and a CloudFormation stack (ECS service, scalable target, target-track
 CloudWatch alarms, a composite alarm and a dashboard) deployed, updated and deleted with the CLI."""
 
 import json
+import time
 import uuid
 
 import botocore.exceptions
@@ -42,9 +43,34 @@ def network(cumulo):
     return {"vpc": vpc, "subnet": subnet, "group": group}
 
 
-def ecs_service(client, network):
+CREATED = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def remove_services(cumulo):
+    """The services' tasks hold addresses in the default VPC's subnet: stop them afterwards, so
+    the modules that count the default subnets' free addresses see them all."""
+    yield
+    ecs = cumulo.client("ecs")
+    for cluster in CREATED:
+        ecs.delete_service(cluster=cluster, service="web", force=True)
+    for cluster in CREATED:
+        # The tasks stop in their own time (deprovisioning, then STOPPED).
+        for _ in range(300):
+            try:
+                ecs.delete_cluster(cluster=cluster)
+                break
+            except ecs.exceptions.ClusterContainsTasksException:
+                time.sleep(0.1)
+
+
+def ecs_service(client, network, keep=True):
+    """An ECS service with one running task; `keep` lists it for the module's clean-up (a
+    server of the test's own is gone by then)."""
     ecs = client("ecs")
     cluster = name("c")
+    if keep:
+        CREATED.append(cluster)
     ecs.create_cluster(clusterName=cluster)
     family = name("fam")
     ecs.register_task_definition(family=family, containerDefinitions=CONTAINERS, requiresCompatibilities=["FARGATE"],
@@ -193,7 +219,7 @@ def test_cli_and_restart(fresh_server):
     net = {"subnet": fresh_server.client("ec2").describe_subnets(
         Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"][0]["SubnetId"]}
     net["group"] = fresh_server.client("ec2").describe_security_groups(GroupNames=["default"])["SecurityGroups"][0]["GroupId"]
-    resource = ecs_service(fresh_server.client, net)
+    resource = ecs_service(fresh_server.client, net, keep=False)
     fresh_server.aws("application-autoscaling", "register-scalable-target", "--service-namespace", "ecs",
                      "--resource-id", resource, "--scalable-dimension", "ecs:service:DesiredCount",
                      "--min-capacity", "1", "--max-capacity", "3")

@@ -279,7 +279,8 @@ def test_registry_reads_answer_for_emulated_types(cfn, cumulo):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         cfn.describe_type(Type="RESOURCE", TypeName="AWS::Redshift::Cluster")
     assert error(e) == ("TypeNotFoundException", 404, "The type 'AWS::Redshift::Cluster' cannot be found.")
-    public = cfn.list_types(Visibility="PUBLIC", Type="RESOURCE")["TypeSummaries"]
+    pages = cfn.get_paginator("list_types").paginate(Visibility="PUBLIC", Type="RESOURCE")
+    public = [s for page in pages for s in page["TypeSummaries"]]
     names = [s["TypeName"] for s in public]
     assert "AWS::SQS::Queue" in names and "AWS::S3::Bucket" in names and "AWS::Redshift::Cluster" not in names
     assert names == sorted(names)

@@ -241,3 +241,52 @@ def test_environment_deploys_and_deletes(cumulo, handlers, tmp_path, name):
     assert left == {"role": sorted([f"{app}-{env}-CFNExecutionRole", f"{app}-{env}-EnvManagerRole"])}
     for arn in imported:
         acm.delete_certificate(CertificateArn=arn)
+
+
+def test_backend_workload_drives_its_environment_through_the_env_controller(cumulo, handlers, tmp_path):
+    """A Backend Service behind the internal load balancer, deployed into an environment that has
+    no workloads yet: its env-controller handler adds it to the environment's
+    InternalALBWorkloads (an UpdateStack with the previous template, which creates the internal
+    load balancer whose listener the workload's rule uses); deleting the workload takes it out
+    again, and that update deletes the load balancer: the cascade issue 19 rehearses."""
+    cfn = cumulo.client("cloudformation")
+    elb = cumulo.client("elbv2")
+    path = COPILOT / "workloads__backend__http-full-config-template.yml"
+    params = json.loads((COPILOT / "workloads__backend__http-full-config-params.json").read_text())
+    p = dict(params["Parameters"], ContainerImage=params["Parameters"]["ContainerImage"] or "public.ecr.aws/nginx/nginx:latest")
+    app, env, name = p["AppName"], p["EnvName"], p["WorkloadName"]
+    app_file = tmp_path / "app.yml"
+    app_file.write_text(APP)
+    deploy(cumulo, f"{app}-infrastructure-roles", app_file, {"App": app})
+    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    env_stack = f"{app}-{env}"
+    env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
+    deploy(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False))
+    assert "InternalLoadBalancerDNSName" not in outputs(cfn, env_stack)
+    lbs_before = {lb["LoadBalancerArn"] for lb in elb.describe_load_balancers()["LoadBalancers"]}
+
+    stack = f"{app}-{env}-{name}"
+    literals = dict(CIDRS, **{"123456789123": "000000000000"})
+    proc = deploy(cumulo, stack, render(path, handlers, tmp_path, literals), p, tags=params["Tags"], check=False)
+    assert proc.returncode == 0, proc.stderr + "\n".join(problems(cfn, stack) + problems(cfn, env_stack))
+    assert problems(cfn, stack) == []
+    env_params_now = {x["ParameterKey"]: x["ParameterValue"]
+                      for x in cfn.describe_stacks(StackName=env_stack)["Stacks"][0]["Parameters"]}
+    assert env_params_now["InternalALBWorkloads"] == name
+    internal = [lb for lb in elb.describe_load_balancers()["LoadBalancers"]
+                if lb["LoadBalancerArn"] not in lbs_before]
+    assert [lb["Scheme"] for lb in internal] == ["internal"]
+    assert outputs(cfn, env_stack)["InternalLoadBalancerDNSName"] == internal[0]["DNSName"]
+    listener = elb.describe_listeners(LoadBalancerArn=internal[0]["LoadBalancerArn"])["Listeners"][0]
+    rules = [r for r in elb.describe_rules(ListenerArn=listener["ListenerArn"])["Rules"] if not r["IsDefault"]]
+    assert rules, "the workload's listener rule is on the environment's internal load balancer"
+
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
+    env_params_now = {x["ParameterKey"]: x["ParameterValue"]
+                      for x in cfn.describe_stacks(StackName=env_stack)["Stacks"][0]["Parameters"]}
+    assert env_params_now["InternalALBWorkloads"] == ""
+    assert internal[0]["LoadBalancerArn"] not in {
+        lb["LoadBalancerArn"] for lb in elb.describe_load_balancers()["LoadBalancers"]}
+    cfn.delete_stack(StackName=env_stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
