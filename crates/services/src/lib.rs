@@ -7,11 +7,11 @@
 //! operations, never through its tables; the [`catalog`] is the only place that lists every service.
 
 pub mod acm;
-pub mod autoscaling;
-pub mod applicationautoscaling;
 pub mod apigateway;
 pub mod apigatewayv2;
+pub mod applicationautoscaling;
 pub mod apprunner;
+pub mod autoscaling;
 pub mod catalog;
 pub mod cloudformation;
 pub mod cloudfront;
