@@ -365,7 +365,7 @@ def test_vpc_ingress_connections_become_available(ar, ec2):
     ar.delete_service(ServiceArn=arn)
 
 
-def test_custom_domains_report_their_validation_records(ar):
+def test_custom_domains_report_their_validation_records(ar, cumulo):
     svc = create(ar)["Service"]
     arn = svc["ServiceArn"]
     a = ar.associate_custom_domain(ServiceArn=arn, DomainName="app.example.com")
@@ -392,8 +392,28 @@ def test_custom_domains_report_their_validation_records(ar):
     msg = raises("ResourceNotFoundException", ar.disassociate_custom_domain, ServiceArn=arn,
                  DomainName="app.example.com")
     assert msg == f"Domain app.example.com is not associated with service {arn}"
-    assert [c["DomainName"] for c in ar.describe_custom_domains(ServiceArn=arn)["CustomDomains"]] == [
-        "api.example.com"]
+    [api] = ar.describe_custom_domains(ServiceArn=arn)["CustomDomains"]
+    assert api["DomainName"] == "api.example.com"
+    # Its validation record written in a public zone covering the name makes the domain ACTIVE.
+    r53 = cumulo.client("route53")
+    zone = r53.create_hosted_zone(Name=f"{uuid.uuid4().hex[:8]}-zone.example.com",
+                                  CallerReference=uuid.uuid4().hex)["HostedZone"]["Id"]
+    zone_name = r53.get_hosted_zone(Id=zone)["HostedZone"]["Name"]
+    assert api["Status"] == "PENDING_CERTIFICATE_DNS_VALIDATION"
+    other = ar.associate_custom_domain(ServiceArn=arn, DomainName=zone_name.rstrip("."),
+                                       EnableWWWSubdomain=False)["CustomDomain"]
+    [record] = other["CertificateValidationRecords"]
+    r53.change_resource_record_sets(HostedZoneId=zone, ChangeBatch={"Changes": [{
+        "Action": "UPSERT", "ResourceRecordSet": {"Name": record["Name"], "Type": "CNAME", "TTL": 300,
+                                                  "ResourceRecords": [{"Value": record["Value"]}]}}]})
+    now = {c["DomainName"]: c for c in ar.describe_custom_domains(ServiceArn=arn)["CustomDomains"]}
+    assert now[zone_name.rstrip(".")]["Status"] == "ACTIVE"
+    assert now[zone_name.rstrip(".")]["CertificateValidationRecords"][0]["Status"] == "SUCCESS"
+    assert now["api.example.com"]["Status"] == "PENDING_CERTIFICATE_DNS_VALIDATION"
+    r53.change_resource_record_sets(HostedZoneId=zone, ChangeBatch={"Changes": [{
+        "Action": "DELETE", "ResourceRecordSet": {"Name": record["Name"], "Type": "CNAME", "TTL": 300,
+                                                  "ResourceRecords": [{"Value": record["Value"]}]}}]})
+    r53.delete_hosted_zone(Id=zone)
     running(ar, arn)
     ar.delete_service(ServiceArn=arn)
 

@@ -33,6 +33,8 @@ pub struct AppRunnerService {
     account_id: String,
     /// Subnets, security groups and VPCs are checked against EC2.
     ec2: Arc<Ec2Service>,
+    /// Where custom domains' validation records are looked up (public zones).
+    route53: Option<Arc<crate::route53::Route53Service>>,
 }
 
 impl AppRunnerService {
@@ -51,7 +53,14 @@ impl AppRunnerService {
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
             ec2,
+            route53: None,
         })
+    }
+
+    /// Custom domains become ACTIVE once their validation records are in cumulo's Route 53.
+    pub fn with_route53(mut self, route53: Arc<crate::route53::Route53Service>) -> Self {
+        self.route53 = Some(route53);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Regions> {
@@ -72,10 +81,10 @@ impl Catalogued for AppRunnerService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = (Arc<Ec2Service>,);
+    type Deps = (Arc<Ec2Service>, Arc<crate::route53::Route53Service>);
 
-    fn build(context: &Context, (ec2,): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config, ec2)?)
+    fn build(context: &Context, (ec2, route53): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config, ec2)?.with_route53(route53))
     }
 }
 

@@ -2,8 +2,9 @@
 //! Runner asks for (one per name: the domain and, with EnableWWWSubdomain, `www.`), formed as
 //! ACM forms them, and DNSTarget, the service's URL host.
 //!
-//! The association stays PENDING_CERTIFICATE_DNS_VALIDATION: becoming ACTIVE needs a lookup
-//! of those records in cumulo's Route 53, which has no public record lookup yet (README).
+//! The association is PENDING_CERTIFICATE_DNS_VALIDATION until every validation CNAME is in the
+//! public cumulo hosted zone that answers for its name (as ACM decides for its certificates);
+//! then each record is SUCCESS and the domain ACTIVE, checked whenever it is read.
 
 use super::{
     AppRunnerService, body, check_pattern, internal, invalid, not_found, now, page, with_token,
@@ -33,10 +34,38 @@ fn validation_record(service_id: &str, name: &str) -> Value {
     })
 }
 
-fn domain_json(s: &AppService, d: &CustomDomain, status: &str) -> Value {
+const PENDING: &str = "PENDING_CERTIFICATE_DNS_VALIDATION";
+
+fn domain_json(
+    dns: Option<&crate::route53::Route53Service>,
+    s: &AppService,
+    d: &CustomDomain,
+    status: &str,
+) -> Value {
     let mut records = vec![validation_record(&s.id, &d.name)];
     if d.www {
         records.push(validation_record(&s.id, &format!("www.{}", d.name)));
+    }
+    let mut status = status;
+    if let (Some(dns), PENDING) = (dns, status) {
+        for r in &mut records {
+            let (name, value) = (
+                r["Name"].as_str().unwrap_or(""),
+                r["Value"].as_str().unwrap_or(""),
+            );
+            let found = dns.public_record_values(name, "CNAME").is_some_and(|vals| {
+                vals.iter().any(|v| {
+                    v.trim_end_matches('.')
+                        .eq_ignore_ascii_case(value.trim_end_matches('.'))
+                })
+            });
+            if found {
+                r["Status"] = "SUCCESS".into();
+            }
+        }
+        if records.iter().all(|r| r["Status"] == "SUCCESS") {
+            status = "ACTIVE";
+        }
     }
     json!({
         "DomainName": d.name,
@@ -87,7 +116,7 @@ impl AppRunnerService {
             )));
         }
         let d = CustomDomain { name, www };
-        let out = domain_json(&s, &d, "PENDING_CERTIFICATE_DNS_VALIDATION");
+        let out = domain_json(self.route53.as_deref(), &s, &d, PENDING);
         s.domains.push(d);
         let target = s.url.clone();
         self.commit_domains(r, region, &arn, s)?;
@@ -106,7 +135,7 @@ impl AppRunnerService {
         let all: Vec<Value> = s
             .domains
             .iter()
-            .map(|d| domain_json(s, d, "PENDING_CERTIFICATE_DNS_VALIDATION"))
+            .map(|d| domain_json(self.route53.as_deref(), s, d, PENDING))
             .collect();
         let (items, token) = page(&b, &all, 5)?;
         Ok(with_token(
@@ -137,7 +166,7 @@ impl AppRunnerService {
                 ))
             })?;
         let d = s.domains.remove(at);
-        let out = domain_json(&s, &d, "DELETING");
+        let out = domain_json(None, &s, &d, "DELETING");
         let target = s.url.clone();
         self.commit_domains(r, region, &arn, s)?;
         Ok(
