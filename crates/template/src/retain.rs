@@ -245,6 +245,7 @@ fn walk(text: &str) -> Result<Vec<Found>, RetainError> {
     let mut w = Walker {
         parser: Parser::new_from_str(text),
         text,
+        lines: LineIndex::new(text),
     };
     w.document()
 }
@@ -252,6 +253,8 @@ fn walk(text: &str) -> Result<Vec<Found>, RetainError> {
 struct Walker<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
     text: &'a str,
+    /// Built once: every resource asks where its mapping opens.
+    lines: LineIndex,
 }
 
 impl<'a> Walker<'a> {
@@ -384,8 +387,9 @@ impl<'a> Walker<'a> {
     }
 
     fn text_at(&self, span: Span) -> &'a str {
-        let lines = LineIndex::new(self.text);
-        let at = lines.offset(self.text, span.start.line(), span.start.col());
+        let at = self
+            .lines
+            .offset(self.text, span.start.line(), span.start.col());
         &self.text[at..]
     }
 

@@ -220,15 +220,7 @@ impl AcmService {
         };
         let done: Vec<bool> = validations
             .iter()
-            .map(|v| {
-                dns.public_record_values(&v.record_name, "CNAME")
-                    .is_some_and(|vals| {
-                        vals.iter().any(|x| {
-                            x.trim_end_matches('.')
-                                .eq_ignore_ascii_case(v.record_value.trim_end_matches('.'))
-                        })
-                    })
-            })
+            .map(|v| dns.has_public_cname(&v.record_name, &v.record_value))
             .collect();
         if done.iter().all(|d| !d) {
             return Ok(());

@@ -427,6 +427,18 @@ impl Route53Service {
             .map(|r| r.values.clone())
     }
 
+    /// Whether the CNAME `name` → `value` is in the public zone that answers for `name`: how
+    /// ACM and App Runner decide that a DNS validation record exists.
+    pub fn has_public_cname(&self, name: &str, value: &str) -> bool {
+        self.public_record_values(name, "CNAME")
+            .is_some_and(|vals| {
+                vals.iter().any(|v| {
+                    v.trim_end_matches('.')
+                        .eq_ignore_ascii_case(value.trim_end_matches('.'))
+                })
+            })
+    }
+
     pub fn api_change_resource_record_sets(&self, input: &Value) -> Result<Value, AwsError> {
         let batch = input.get("ChangeBatch").cloned().unwrap_or(Value::Null);
         let list = batch

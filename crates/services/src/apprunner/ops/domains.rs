@@ -53,13 +53,7 @@ fn domain_json(
                 r["Name"].as_str().unwrap_or(""),
                 r["Value"].as_str().unwrap_or(""),
             );
-            let found = dns.public_record_values(name, "CNAME").is_some_and(|vals| {
-                vals.iter().any(|v| {
-                    v.trim_end_matches('.')
-                        .eq_ignore_ascii_case(value.trim_end_matches('.'))
-                })
-            });
-            if found {
+            if dns.has_public_cname(name, value) {
                 r["Status"] = "SUCCESS".into();
             }
         }
