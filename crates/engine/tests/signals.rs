@@ -203,7 +203,8 @@ async fn a_handle_keeps_early_signals_across_a_restart_and_the_condition_counts_
 /// DeleteStack while a resource waits for its signals: the delete cancels the wait (the
 /// resource ends CREATE_FAILED "Resource creation cancelled", its dependents never start) and
 /// takes the whole stack down, with no rollback in between.
-#[tokio::test]
+// Multi-threaded as `cumulo serve` runs: the wait and the DAG race to answer the abort.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn delete_stack_cancels_a_wait_and_deletes_the_stack() {
     let h = harness();
     let id = h.create("s", &waiting(1, "PT1H")).await.unwrap();
@@ -238,6 +239,12 @@ async fn delete_stack_cancels_a_wait_and_deletes_the_stack() {
         events[cancelled].2.as_deref(),
         Some("Resource creation cancelled")
     );
+    // The wait and the DAG both see the abort: the cancellation is reported once.
+    let failures = events
+        .iter()
+        .filter(|e| e.0 == "W" && e.1 == "CREATE_FAILED")
+        .count();
+    assert_eq!(failures, 1, "{events:?}");
     assert!(at("s", "DELETE_IN_PROGRESS") < cancelled);
     assert!(cancelled < at("W", "DELETE_COMPLETE"));
     assert!(events.iter().all(|e| e.0 != "After"), "{events:?}");

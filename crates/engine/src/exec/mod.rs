@@ -404,11 +404,19 @@ impl Op {
     }
 
     /// Records resources whose provider call an abort cut short, as AWS reports them.
+    ///
+    /// The DAG returns only once every aborted task has stopped, but a task may have seen the
+    /// abort first and recorded its own end (a wait condition answers the abort with
+    /// "Resource creation cancelled"): only a record still in progress is marked, so no
+    /// resource reports its cancellation twice.
     async fn mark_cancelled(&self, logical_ids: &[String]) {
         for logical in logical_ids {
             let Some(mut rec) = self.record(logical) else {
                 continue;
             };
+            if !rec.status.ends_with("_IN_PROGRESS") {
+                continue;
+            }
             let (status, reason) = if rec.status.starts_with("CREATE") {
                 ("CREATE_FAILED", resource::CREATE_CANCELLED)
             } else {
