@@ -110,6 +110,9 @@ pub struct Gateway {
     config: Config,
     /// Custom resources' pending requests, answered through their ResponseURLs.
     responses: Arc<crate::custom::Responses>,
+    /// The catalog the services come from, which knows which are built yet; `None` for a
+    /// gateway over given services (all of them running).
+    catalog: Option<Arc<Catalog>>,
 }
 
 impl Gateway {
@@ -143,6 +146,7 @@ impl Gateway {
             catalog.services(),
         );
         gateway.responses = context.responses.clone();
+        gateway.catalog = Some(catalog.clone());
         gateway
     }
 
@@ -157,6 +161,7 @@ impl Gateway {
             store,
             config,
             responses: Arc::default(),
+            catalog: None,
         }
     }
 
@@ -424,12 +429,14 @@ impl Gateway {
 
     fn health(&self, req: &AwsRequest) -> AwsResponse {
         let mut services = serde_json::Map::new();
-        let mut names: Vec<_> = self.services.keys().collect();
-        names.sort();
-        for n in names {
-            let started = self.services.get(n).is_some_and(|s| s.started());
+        let mut started = match &self.catalog {
+            Some(catalog) => catalog.started(),
+            None => self.services.keys().map(|n| (*n, true)).collect(),
+        };
+        started.sort_unstable();
+        for (name, started) in started {
             let state = if started { "running" } else { "available" };
-            services.insert(n.to_string(), state.into());
+            services.insert(name.to_string(), state.into());
         }
         let store_ok = self
             .store

@@ -49,12 +49,6 @@ use cumulo_wire::{AwsRequest, AwsResponse};
 /// its [`catalog::Descriptor`].
 #[async_trait::async_trait]
 pub trait Service: Send + Sync {
-    /// Whether the service has been built: the health report says `running` for one that has
-    /// and `available` for one that is built on its first request (LocalStack's words).
-    fn started(&self) -> bool {
-        true
-    }
-
     /// Answers one request. Errors are rendered in the service's own protocol by the service.
     async fn handle(&self, req: AwsRequest) -> AwsResponse;
 }

@@ -74,10 +74,6 @@ impl<S: Listed> OnFirstUse<S> {
 
 #[async_trait::async_trait]
 impl<S: Listed> Service for OnFirstUse<S> {
-    fn started(&self) -> bool {
-        S::cell(&self.catalog).started()
-    }
-
     async fn handle(&self, req: AwsRequest) -> AwsResponse {
         match self.catalog.get::<S>() {
             Ok(s) => s.handle(req).await,
