@@ -400,3 +400,29 @@ def test_zones_and_regions_as_aws_records_them(ec2):
     [eu] = ec2.describe_regions(RegionNames=["eu-west-1"])["Regions"]
     assert eu == {"Endpoint": "ec2.eu-west-1.amazonaws.com", "RegionName": "eu-west-1", "OptInStatus": "opt-in-not-required"}
     assert [r["RegionName"] for r in ec2.describe_regions(Filters=[{"Name": "region-name", "Values": ["us-west-2"]}])["Regions"]] == ["us-west-2"]
+
+
+def test_describes_page_by_max_results_and_next_token(cumulo, ec2):
+    vpc = ec2.create_vpc(CidrBlock="10.61.0.0/16")["Vpc"]["VpcId"]
+    made = sorted(ec2.create_dhcp_options(DhcpConfigurations=[{"Key": "domain-name", "Values": [f"p{i}.internal"]}])["DhcpOptions"]["DhcpOptionsId"] for i in range(7))
+    for gw in range(6):
+        ec2.create_egress_only_internet_gateway(VpcId=vpc)
+    everything = [d["DhcpOptionsId"] for d in ec2.describe_dhcp_options()["DhcpOptions"]]
+    assert set(made) <= set(everything) and everything == sorted(everything)
+
+    first = ec2.describe_dhcp_options(MaxResults=5)
+    assert len(first["DhcpOptions"]) == 5 and first["NextToken"]
+    pages = [p["DhcpOptions"] for p in ec2.get_paginator("describe_dhcp_options").paginate(PaginationConfig={"PageSize": 5})]
+    assert [d["DhcpOptionsId"] for page in pages for d in page] == everything
+    assert all(len(p) <= 5 for p in pages) and len(pages) >= 2
+
+    filtered = ec2.get_paginator("describe_egress_only_internet_gateways").paginate(
+        Filters=[{"Name": "attachment.vpc-id", "Values": [vpc]}], PaginationConfig={"PageSize": 5})
+    assert [len(p["EgressOnlyInternetGateways"]) for p in filtered] == [5, 1]
+    last = ec2.describe_network_acls(MaxResults=1000)
+    assert "NextToken" not in last
+
+    # Below the operation's range (botocore checks it too, so ask without its validation).
+    raw = cumulo.client("ec2", parameter_validation=False)
+    err = error(raw.describe_network_acls, MaxResults=1)
+    assert err == {"Code": "InvalidParameterValue", "Message": "Value ( 1 ) for parameter maxResults is invalid. Expecting a value greater than 5."}

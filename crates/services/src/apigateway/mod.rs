@@ -22,6 +22,7 @@ pub(crate) use openapi::parse as openapi_parse;
 pub(crate) mod ops;
 pub(crate) mod patch;
 pub(crate) mod provider;
+pub(crate) mod records;
 pub(crate) mod state;
 pub(crate) mod vtl;
 pub(crate) mod wire;

@@ -5,6 +5,7 @@
 use super::ApiGatewayService;
 use super::ids;
 use super::patch::{self, PatchOp, bad_request};
+use super::records::{Api, Kind, Nested, copy, kind, s};
 use super::state::{
     ACCOUNT, API_KEY, DOMAIN, Deployment, REST_API, Region, Resource, RestApi, Snapshot, USAGE_PLAN,
 };
@@ -49,18 +50,47 @@ pub fn conflict(msg: impl Into<String>) -> AwsError {
     AwsError::new(StatusCode::CONFLICT, "ConflictException", msg)
 }
 
-fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
-    v.get(k).and_then(Value::as_str)
-}
+// ---- the record kinds, each declared once (see `records`) ----
 
-/// Copies the members `keys` of `from` that are present into `to`.
-fn copy(to: &mut Map<String, Value>, from: &Value, keys: &[&str]) {
-    for k in keys {
-        if let Some(v) = from.get(*k).filter(|v| !v.is_null()) {
-            to.insert((*k).to_string(), v.clone());
-        }
-    }
-}
+const RESOURCES: Kind<RestApi, Resource> =
+    kind!(resources, |_| "Invalid Resource identifier specified"
+        .into());
+const METHODS: Kind<Resource> = kind!(methods, |_| "Invalid Method identifier specified".into());
+const METHOD_RESPONSES: Nested = Nested {
+    member: "methodResponses",
+    missing: |_| "Invalid Response status code specified".into(),
+    prune: true,
+};
+const INTEGRATION_RESPONSES: Nested = Nested {
+    member: "integrationResponses",
+    missing: |_| "Invalid Response status code specified".into(),
+    prune: true,
+};
+const DEPLOYMENTS: Kind<RestApi, Deployment> =
+    kind!(deployments, |_| "Invalid Deployment identifier specified"
+        .into());
+const STAGES: Kind<RestApi> = kind!(stages, |_| "Invalid Stage identifier specified".into());
+const MODELS: Kind<RestApi> = kind!(models, |name| format!(
+    "Invalid model name specified: {name}"
+));
+const VALIDATORS: Kind<RestApi> = kind!(validators, |_| {
+    "Invalid Request Validator identifier specified".into()
+});
+const AUTHORIZERS: Kind<RestApi> =
+    kind!(authorizers, |_| "Invalid Authorizer identifier specified"
+        .into());
+const GATEWAY_RESPONSES: Kind<RestApi> = kind!(gateway_responses, |_| {
+    "Gateway response type not defined on api".into()
+});
+const API_KEYS: Kind<Region> = kind!(api_keys, |_| "Invalid API Key identifier specified".into());
+const USAGE_PLANS: Kind<Region> = kind!(usage_plans, |_| "Invalid Usage Plan ID specified".into());
+const DOMAINS: Kind<Region> = kind!(domains, |_| "Invalid domain name identifier specified"
+    .into());
+const BASE_PATH_MAPPINGS: Nested = Nested {
+    member: "basePathMappings",
+    missing: |_| "Invalid base path mapping identifier specified".into(),
+    prune: false,
+};
 
 fn obj(v: Value) -> Map<String, Value> {
     match v {
@@ -75,13 +105,6 @@ pub fn items(list: Vec<Value>) -> Value {
 }
 
 impl ApiGatewayService {
-    pub(crate) fn api_not_found(&self, id: &str) -> AwsError {
-        not_found(format!(
-            "Invalid API identifier specified {}:{id}",
-            self.account_id
-        ))
-    }
-
     /// Changes one REST API (written back whole).
     pub(crate) fn with_api<T>(
         &self,
@@ -89,17 +112,7 @@ impl ApiGatewayService {
         api_id: &str,
         f: impl FnOnce(&mut RestApi, &mut Region) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        self.mutate(region, |r| {
-            let mut api = r
-                .rest_apis
-                .get(api_id)
-                .cloned()
-                .ok_or_else(|| self.api_not_found(api_id))?;
-            let out = f(&mut api, r)?;
-            r.rest_apis.insert(api_id.to_string(), api);
-            r.touch(REST_API, api_id);
-            Ok(out)
-        })
+        self.within(region, api_id, f)
     }
 
     pub(crate) fn api<T>(
@@ -108,10 +121,7 @@ impl ApiGatewayService {
         api_id: &str,
         f: impl FnOnce(&RestApi) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        self.read(region, |r| match r.rest_apis.get(api_id) {
-            Some(a) => f(a),
-            None => Err(self.api_not_found(api_id)),
-        })
+        self.of(region, api_id, f)
     }
 
     pub fn rest_api_arn(&self, region: &str, id: &str) -> String {
@@ -152,7 +162,7 @@ impl ApiGatewayService {
         }
         if let Some(source) = input.get("cloneFrom").and_then(Value::as_str) {
             let Some(src) = self.read(region, |r| r.rest_apis.get(source).cloned()) else {
-                return Err(self.api_not_found(source));
+                return Err(RestApi::missing(self, source));
             };
             copy_tree(&src, &mut api);
         }
@@ -180,7 +190,7 @@ impl ApiGatewayService {
     pub fn delete_rest_api(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
             if r.rest_apis.remove(id).is_none() {
-                return Err(self.api_not_found(id));
+                return Err(RestApi::missing(self, id));
             }
             r.touch(REST_API, id);
             // Usage plans drop the API's stages, as AWS does.
@@ -307,10 +317,7 @@ impl ApiGatewayService {
 
     pub fn get_resource(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
-            let r = a
-                .resources
-                .get(id)
-                .ok_or_else(|| not_found("Invalid Resource identifier specified"))?;
+            let r = RESOURCES.get(a, id)?;
             Ok(Self::resource_view(&a.resources, r, true))
         })
     }
@@ -350,63 +357,46 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateResourceInput")?;
         self.with_api(region, api_id, |api, _| {
-            let mut res = api
-                .resources
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Resource identifier specified"))?;
+            let mut res = RESOURCES.get(api, id)?.clone();
             for op in &ops {
-                if op.op != "replace" {
+                patch::replace_only(op, &["/parentId", "/pathPart"])?;
+                let value = op.value.clone().unwrap_or_default();
+                if res.parent_id.is_none() {
+                    let member = op.path.trim_start_matches('/');
                     return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op '{}'. Please choose supported operations",
-                        op.path, op.op
+                        "Root resource cannot update its {member}."
                     )));
                 }
-                let value = op.value.clone().unwrap_or_default();
-                match op.path.as_str() {
-                    "/pathPart" if res.parent_id.is_none() => {
-                        return Err(bad_request("Root resource cannot update its pathPart."));
-                    }
-                    "/parentId" if res.parent_id.is_none() => {
-                        return Err(bad_request("Root resource cannot update its parentId."));
-                    }
-                    "/pathPart" => res.path_part = value,
-                    "/parentId" => {
-                        if !api.resources.contains_key(&value) {
-                            return Err(not_found("Invalid Resource identifier specified"));
-                        }
-                        // Moving under one of its own descendants would make a cycle.
-                        let mut at = Some(value.clone());
-                        while let Some(p) = at {
-                            if p == id {
-                                return Err(bad_request("Resources cannot be cyclical."));
-                            }
-                            at = api.resources.get(&p).and_then(|r| r.parent_id.clone());
-                        }
-                        res.parent_id = Some(value);
-                    }
-                    other => {
-                        return Err(bad_request(format!(
-                            "Invalid patch path  '{other}' specified for op 'replace'. Must be one of: [/parentId, /pathPart]"
-                        )));
-                    }
+                if op.path == "/pathPart" {
+                    res.path_part = value;
+                    continue;
                 }
+                RESOURCES.require(api, &value)?;
+                // Moving under one of its own descendants would make a cycle.
+                let mut at = Some(value.clone());
+                while let Some(p) = at {
+                    if p == id {
+                        return Err(bad_request("Resources cannot be cyclical."));
+                    }
+                    at = api.resources.get(&p).and_then(|r| r.parent_id.clone());
+                }
+                res.parent_id = Some(value);
             }
             if let Some(parent) = res.parent_id.clone() {
                 check_path_part(&api.resources, &parent, &res.path_part, Some(id))?;
             }
             api.resources.insert(id.to_string(), res);
-            Ok(Self::resource_view(&api.resources, &api.resources[id], true))
+            Ok(Self::resource_view(
+                &api.resources,
+                &api.resources[id],
+                true,
+            ))
         })
     }
 
     pub fn delete_resource(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            let r = api
-                .resources
-                .get(id)
-                .ok_or_else(|| not_found("Invalid Resource identifier specified"))?;
-            if r.parent_id.is_none() {
+            if RESOURCES.get(api, id)?.parent_id.is_none() {
                 return Err(bad_request("Cannot delete root resource"));
             }
             // The resource and everything below it.
@@ -436,12 +426,18 @@ impl ApiGatewayService {
         resource_id: &str,
         http_method: &str,
     ) -> Result<&'a mut Value, AwsError> {
-        api.resources
-            .get_mut(resource_id)
-            .ok_or_else(|| not_found("Invalid Resource identifier specified"))?
-            .methods
-            .get_mut(http_method)
-            .ok_or_else(|| not_found("Invalid Method identifier specified"))
+        METHODS.get_mut(RESOURCES.get_mut(api, resource_id)?, http_method)
+    }
+
+    /// A method's integration.
+    fn integration_mut<'a>(
+        api: &'a mut RestApi,
+        resource_id: &str,
+        http_method: &str,
+    ) -> Result<&'a mut Value, AwsError> {
+        Self::method_mut(api, resource_id, http_method)?
+            .get_mut("methodIntegration")
+            .ok_or_else(|| not_found("Invalid Integration identifier specified"))
     }
 
     pub fn put_method(
@@ -526,13 +522,7 @@ impl ApiGatewayService {
         http_method: &str,
     ) -> Result<Value, AwsError> {
         self.api(region, api_id, |a| {
-            a.resources
-                .get(resource_id)
-                .ok_or_else(|| not_found("Invalid Resource identifier specified"))?
-                .methods
-                .get(http_method)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Method identifier specified"))
+            METHODS.doc(RESOURCES.get(a, resource_id)?, http_method)
         })
     }
 
@@ -544,14 +534,9 @@ impl ApiGatewayService {
         http_method: &str,
     ) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            let r = api
-                .resources
-                .get_mut(resource_id)
-                .ok_or_else(|| not_found("Invalid Resource identifier specified"))?;
-            r.methods
-                .remove(http_method)
-                .map(|_| ())
-                .ok_or_else(|| not_found("Invalid Method identifier specified"))
+            METHODS
+                .remove(RESOURCES.get_mut(api, resource_id)?, http_method)
+                .map(drop)
         })
     }
 
@@ -633,10 +618,7 @@ impl ApiGatewayService {
         let doc = Value::Object(m);
         self.with_api(region, api_id, |api, _| {
             let method = Self::method_mut(api, resource_id, http_method)?;
-            if !method["methodResponses"].is_object() {
-                method["methodResponses"] = json!({});
-            }
-            method["methodResponses"][status] = doc.clone();
+            METHOD_RESPONSES.insert(method, status, doc.clone());
             Ok(doc)
         })
     }
@@ -650,10 +632,7 @@ impl ApiGatewayService {
         status: &str,
     ) -> Result<Value, AwsError> {
         let m = self.get_method(region, api_id, resource_id, http_method)?;
-        m.get("methodResponses")
-            .and_then(|r| r.get(status))
-            .cloned()
-            .ok_or_else(|| not_found("Invalid Response status code specified"))
+        METHOD_RESPONSES.doc(&m, status)
     }
 
     pub fn delete_method_response(
@@ -666,20 +645,7 @@ impl ApiGatewayService {
     ) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
             let method = Self::method_mut(api, resource_id, http_method)?;
-            let gone = method
-                .get_mut("methodResponses")
-                .and_then(Value::as_object_mut)
-                .and_then(|r| r.remove(status));
-            if gone.is_none() {
-                return Err(not_found("Invalid Response status code specified"));
-            }
-            if method["methodResponses"]
-                .as_object()
-                .is_some_and(Map::is_empty)
-            {
-                method.as_object_mut().map(|m| m.remove("methodResponses"));
-            }
-            Ok(())
+            METHOD_RESPONSES.remove(method, status).map(drop)
         })
     }
 
@@ -862,12 +828,11 @@ impl ApiGatewayService {
         http_method: &str,
     ) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            let method = Self::method_mut(api, resource_id, http_method)?;
-            method
+            Self::integration_mut(api, resource_id, http_method)?;
+            Self::method_mut(api, resource_id, http_method)?
                 .as_object_mut()
-                .and_then(|m| m.remove("methodIntegration"))
-                .map(|_| ())
-                .ok_or_else(|| not_found("Invalid Integration identifier specified"))
+                .map(|m| m.remove("methodIntegration"));
+            Ok(())
         })
     }
 
@@ -881,13 +846,9 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateIntegrationInput")?;
         self.with_api(region, api_id, |api, _| {
-            let method = Self::method_mut(api, resource_id, http_method)?;
-            let integ = method
-                .get_mut("methodIntegration")
-                .ok_or_else(|| not_found("Invalid Integration identifier specified"))?;
-            let mut doc = integ.clone();
+            let doc = Self::integration_mut(api, resource_id, http_method)?;
             patch::apply(
-                &mut doc,
+                doc,
                 &ops,
                 &[
                     "/uri",
@@ -906,8 +867,7 @@ impl ApiGatewayService {
                     "/tlsConfig/*",
                 ],
             )?;
-            *integ = doc.clone();
-            Ok(doc)
+            Ok(doc.clone())
         })
     }
 
@@ -974,10 +934,7 @@ impl ApiGatewayService {
         status: &str,
     ) -> Result<Value, AwsError> {
         let i = self.get_integration(region, api_id, resource_id, http_method)?;
-        i.get("integrationResponses")
-            .and_then(|r| r.get(status))
-            .cloned()
-            .ok_or_else(|| not_found("Invalid Response status code specified"))
+        INTEGRATION_RESPONSES.doc(&i, status)
     }
 
     pub fn delete_integration_response(
@@ -989,26 +946,8 @@ impl ApiGatewayService {
         status: &str,
     ) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            let method = Self::method_mut(api, resource_id, http_method)?;
-            let integ = method
-                .get_mut("methodIntegration")
-                .ok_or_else(|| not_found("Invalid Integration identifier specified"))?;
-            let gone = integ
-                .get_mut("integrationResponses")
-                .and_then(Value::as_object_mut)
-                .and_then(|r| r.remove(status));
-            if gone.is_none() {
-                return Err(not_found("Invalid Response status code specified"));
-            }
-            if integ["integrationResponses"]
-                .as_object()
-                .is_some_and(Map::is_empty)
-            {
-                integ
-                    .as_object_mut()
-                    .map(|m| m.remove("integrationResponses"));
-            }
-            Ok(())
+            let integ = Self::integration_mut(api, resource_id, http_method)?;
+            INTEGRATION_RESPONSES.remove(integ, status).map(drop)
         })
     }
 
@@ -1023,15 +962,12 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateIntegrationResponseInput")?;
         self.with_api(region, api_id, |api, _| {
-            let method = Self::method_mut(api, resource_id, http_method)?;
-            let resp = method
+            let doc = Self::method_mut(api, resource_id, http_method)?
                 .get_mut("methodIntegration")
-                .and_then(|i| i.get_mut("integrationResponses"))
-                .and_then(|r| r.get_mut(status))
-                .ok_or_else(|| not_found("Invalid Response status code specified"))?;
-            let mut doc = resp.clone();
+                .ok_or_else(|| INTEGRATION_RESPONSES.not_found(status))
+                .and_then(|i| INTEGRATION_RESPONSES.get_mut(i, status))?;
             patch::apply(
-                &mut doc,
+                doc,
                 &ops,
                 &[
                     "/selectionPattern",
@@ -1040,8 +976,7 @@ impl ApiGatewayService {
                     "/responseTemplates/*",
                 ],
             )?;
-            *resp = doc.clone();
-            Ok(doc)
+            Ok(doc.clone())
         })
     }
 
@@ -1131,20 +1066,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_deployments(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            Ok(items(
-                a.deployments.values().map(|d| d.doc.clone()).collect(),
-            ))
-        })
+        self.records(&DEPLOYMENTS, region, api_id)
     }
 
     pub fn get_deployment(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            a.deployments
-                .get(id)
-                .map(|d| d.doc.clone())
-                .ok_or_else(|| not_found("Invalid Deployment identifier specified"))
-        })
+        self.record(&DEPLOYMENTS, region, api_id, id)
     }
 
     pub fn update_deployment(
@@ -1156,22 +1082,13 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateDeploymentInput")?;
         self.with_api(region, api_id, |api, _| {
-            let d = api
-                .deployments
-                .get_mut(id)
-                .ok_or_else(|| not_found("Invalid Deployment identifier specified"))?;
-            let mut doc = d.doc.clone();
-            patch::apply(&mut doc, &ops, &["/description"])?;
-            d.doc = doc.clone();
-            Ok(doc)
+            DEPLOYMENTS.patch(api, id, &ops, &["/description"])
         })
     }
 
     pub fn delete_deployment(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            if !api.deployments.contains_key(id) {
-                return Err(not_found("Invalid Deployment identifier specified"));
-            }
+            DEPLOYMENTS.require(api, id)?;
             if api
                 .stages
                 .values()
@@ -1181,8 +1098,7 @@ impl ApiGatewayService {
                     "Active stages pointing to this deployment must be moved or deleted",
                 ));
             }
-            api.deployments.remove(id);
-            Ok(())
+            DEPLOYMENTS.remove(api, id).map(drop)
         })
     }
 
@@ -1229,18 +1145,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_stages(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            Ok(json!({"item": a.stages.values().cloned().collect::<Vec<_>>()}))
-        })
+        self.records(&STAGES, region, api_id)
     }
 
     pub fn get_stage(&self, region: &str, api_id: &str, name: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            a.stages
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Stage identifier specified"))
-        })
+        self.record(&STAGES, region, api_id, name)
     }
 
     pub fn update_stage(
@@ -1252,11 +1161,7 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateStageInput")?;
         self.with_api(region, api_id, |api, _| {
-            let mut doc = api
-                .stages
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Stage identifier specified"))?;
+            let mut doc = STAGES.doc(api, name)?;
             for op in &ops {
                 apply_stage_op(&mut doc, op, &api.deployments)?;
             }
@@ -1267,12 +1172,7 @@ impl ApiGatewayService {
     }
 
     pub fn delete_stage(&self, region: &str, api_id: &str, name: &str) -> Result<(), AwsError> {
-        self.with_api(region, api_id, |api, _| {
-            api.stages
-                .remove(name)
-                .map(|_| ())
-                .ok_or_else(|| not_found("Invalid Stage identifier specified"))
-        })
+        self.remove_record(&STAGES, region, api_id, name)
     }
 
     // ---- models ----
@@ -1324,18 +1224,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_models(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            Ok(items(a.models.values().cloned().collect()))
-        })
+        self.records(&MODELS, region, api_id)
     }
 
     pub fn get_model(&self, region: &str, api_id: &str, name: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            a.models
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid model name specified: {name}")))
-        })
+        self.record(&MODELS, region, api_id, name)
     }
 
     pub fn update_model(
@@ -1347,36 +1240,19 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateModelInput")?;
         self.with_api(region, api_id, |api, _| {
-            let mut doc = api
-                .models
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid model name specified: {name}")))?;
-            for op in &ops {
-                if op.op != "replace" {
-                    return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op '{}'. Please choose supported operations",
-                        op.path, op.op
-                    )));
+            MODELS.change(api, name, |doc| {
+                for op in &ops {
+                    patch::replace_only(op, &["/description", "/schema"])?;
+                    patch::apply_one(doc, op)?;
                 }
-                if op.path != "/description" && op.path != "/schema" {
-                    return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op 'replace'. Must be one of: [/description, /schema]",
-                        op.path
-                    )));
-                }
-                patch::apply_one(&mut doc, op)?;
-            }
-            api.models.insert(name.to_string(), doc.clone());
-            Ok(doc)
+                Ok(())
+            })
         })
     }
 
     pub fn delete_model(&self, region: &str, api_id: &str, name: &str) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            if !api.models.contains_key(name) {
-                return Err(not_found(format!("Invalid model name specified: {name}")));
-            }
+            MODELS.require(api, name)?;
             for r in api.resources.values() {
                 for (verb, m) in &r.methods {
                     let uses = m["requestModels"]
@@ -1391,8 +1267,7 @@ impl ApiGatewayService {
                     }
                 }
             }
-            api.models.remove(name);
-            Ok(())
+            MODELS.remove(api, name).map(drop)
         })
     }
 
@@ -1433,9 +1308,7 @@ impl ApiGatewayService {
     }
 
     pub fn get_request_validators(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            Ok(items(a.validators.values().cloned().collect()))
-        })
+        self.records(&VALIDATORS, region, api_id)
     }
 
     pub fn get_request_validator(
@@ -1444,12 +1317,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            a.validators
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Request Validator identifier specified"))
-        })
+        self.record(&VALIDATORS, region, api_id, id)
     }
 
     pub fn update_request_validator(
@@ -1461,31 +1329,23 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateRequestValidatorInput")?;
         self.with_api(region, api_id, |api, _| {
-            let mut doc = api
-                .validators
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Request Validator identifier specified"))?;
-            for op in &ops {
-                if op.op != "replace" {
-                    return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op '{}'. Please choose supported operations",
-                        op.path, op.op
-                    )));
+            VALIDATORS.change(api, id, |doc| {
+                for op in &ops {
+                    patch::replace_only(
+                        op,
+                        &[
+                            "/name",
+                            "/validateRequestParameters",
+                            "/validateRequestBody",
+                        ],
+                    )?;
+                    if op.path == "/name" && op.value.as_deref().is_none_or(str::is_empty) {
+                        return Err(bad_request("Request Validator name cannot be blank"));
+                    }
+                    patch::apply_one(doc, op)?;
                 }
-                if !["/name", "/validateRequestParameters", "/validateRequestBody"].contains(&op.path.as_str()) {
-                    return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op 'replace'. Must be one of: [/name, /validateRequestParameters, /validateRequestBody]",
-                        op.path
-                    )));
-                }
-                if op.path == "/name" && op.value.as_deref().is_none_or(str::is_empty) {
-                    return Err(bad_request("Request Validator name cannot be blank"));
-                }
-                patch::apply_one(&mut doc, op)?;
-            }
-            api.validators.insert(id.to_string(), doc.clone());
-            Ok(doc)
+                Ok(())
+            })
         })
     }
 
@@ -1495,12 +1355,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<(), AwsError> {
-        self.with_api(region, api_id, |api, _| {
-            api.validators
-                .remove(id)
-                .map(|_| ())
-                .ok_or_else(|| not_found("Invalid Request Validator identifier specified"))
-        })
+        self.remove_record(&VALIDATORS, region, api_id, id)
     }
 
     // ---- authorizers ----
@@ -1562,18 +1417,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_authorizers(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            Ok(items(a.authorizers.values().cloned().collect()))
-        })
+        self.records(&AUTHORIZERS, region, api_id)
     }
 
     pub fn get_authorizer(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
-        self.api(region, api_id, |a| {
-            a.authorizers
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Authorizer identifier specified"))
-        })
+        self.record(&AUTHORIZERS, region, api_id, id)
     }
 
     pub fn update_authorizer(
@@ -1585,13 +1433,9 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateAuthorizerInput")?;
         self.with_api(region, api_id, |api, _| {
-            let mut doc = api
-                .authorizers
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Authorizer identifier specified"))?;
-            patch::apply(
-                &mut doc,
+            AUTHORIZERS.patch(
+                api,
+                id,
                 &ops,
                 &[
                     "/name",
@@ -1604,17 +1448,13 @@ impl ApiGatewayService {
                     "/authorizerResultTtlInSeconds",
                     "/providerARNs/*",
                 ],
-            )?;
-            api.authorizers.insert(id.to_string(), doc.clone());
-            Ok(doc)
+            )
         })
     }
 
     pub fn delete_authorizer(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
         self.with_api(region, api_id, |api, _| {
-            if !api.authorizers.contains_key(id) {
-                return Err(not_found("Invalid Authorizer identifier specified"));
-            }
+            AUTHORIZERS.require(api, id)?;
             let used = api
                 .resources
                 .values()
@@ -1624,8 +1464,7 @@ impl ApiGatewayService {
                     "Cannot delete authorizer, is referenced in method",
                 ));
             }
-            api.authorizers.remove(id);
-            Ok(())
+            AUTHORIZERS.remove(api, id).map(drop)
         })
     }
 
@@ -1755,12 +1594,7 @@ impl ApiGatewayService {
         t: &str,
     ) -> Result<(), AwsError> {
         Self::check_response_type(t)?;
-        self.with_api(region, api_id, |api, _| {
-            api.gateway_responses
-                .remove(t)
-                .map(|_| ())
-                .ok_or_else(|| not_found("Gateway response type not defined on api"))
-        })
+        self.remove_record(&GATEWAY_RESPONSES, region, api_id, t)
     }
 
     // ---- API keys and usage plans ----
@@ -1834,10 +1668,9 @@ impl ApiGatewayService {
         include_value: bool,
     ) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            r.api_keys
-                .get(id)
+            API_KEYS
+                .get(r, id)
                 .map(|d| Self::key_view(d, include_value))
-                .ok_or_else(|| not_found("Invalid API Key identifier specified"))
         })
     }
 
@@ -1863,22 +1696,19 @@ impl ApiGatewayService {
     pub fn update_api_key(&self, region: &str, id: &str, input: &Value) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateApiKeyInput")?;
         self.mutate(region, |r| {
-            let mut doc = r
-                .api_keys
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid API Key identifier specified"))?;
-            for op in &ops {
-                if !["/description", "/enabled", "/name", "/customerId"].contains(&op.path.as_str()) {
-                    return Err(bad_request(format!(
-                        "Invalid patch path  '{}' specified for op '{}'. Must be one of: [/description, /enabled, /name, /customerId]",
-                        op.path, op.op
-                    )));
+            let doc = API_KEYS.change(r, id, |doc| {
+                for op in &ops {
+                    if !["/description", "/enabled", "/name", "/customerId"].contains(&op.path.as_str()) {
+                        return Err(bad_request(format!(
+                            "Invalid patch path  '{}' specified for op '{}'. Must be one of: [/description, /enabled, /name, /customerId]",
+                            op.path, op.op
+                        )));
+                    }
+                    patch::apply_one(doc, op)?;
                 }
-                patch::apply_one(&mut doc, op)?;
-            }
-            doc["lastUpdatedDate"] = ids::now().into();
-            r.api_keys.insert(id.to_string(), doc.clone());
+                doc["lastUpdatedDate"] = ids::now().into();
+                Ok(())
+            })?;
             r.touch(API_KEY, id);
             Ok(Self::key_view(&doc, false))
         })
@@ -1886,9 +1716,7 @@ impl ApiGatewayService {
 
     pub fn delete_api_key(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.api_keys
-                .remove(id)
-                .ok_or_else(|| not_found("Invalid API Key identifier specified"))?;
+            API_KEYS.remove(r, id)?;
             r.touch(API_KEY, id);
             let plans: Vec<String> = r.usage_plan_keys.keys().cloned().collect();
             for p in plans {
@@ -1962,12 +1790,7 @@ impl ApiGatewayService {
     }
 
     pub fn get_usage_plan(&self, region: &str, id: &str) -> Result<Value, AwsError> {
-        self.read(region, |r| {
-            r.usage_plans
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid Usage Plan ID specified"))
-        })
+        self.read(region, |r| USAGE_PLANS.doc(r, id))
     }
 
     pub fn update_usage_plan(
@@ -2029,9 +1852,7 @@ impl ApiGatewayService {
 
     pub fn delete_usage_plan(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.usage_plans
-                .remove(id)
-                .ok_or_else(|| not_found("Invalid Usage Plan ID specified"))?;
+            USAGE_PLANS.remove(r, id)?;
             r.usage_plan_keys.remove(id);
             r.touch(USAGE_PLAN, id);
             Ok(())
@@ -2053,14 +1874,8 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let key_id = s(input, "keyId").unwrap_or("").to_string();
         self.mutate(region, |r| {
-            if !r.usage_plans.contains_key(plan) {
-                return Err(not_found("Invalid Usage Plan ID specified"));
-            }
-            let key = r
-                .api_keys
-                .get(&key_id)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid API Key identifier specified"))?;
+            USAGE_PLANS.require(r, plan)?;
+            let key = API_KEYS.doc(r, &key_id)?;
             let keys = r.usage_plan_keys.entry(plan.to_string()).or_default();
             if !keys.insert(key_id.clone()) {
                 return Err(conflict("Usage Plan already contains specified API key"));
@@ -2072,9 +1887,7 @@ impl ApiGatewayService {
 
     pub fn get_usage_plan_keys(&self, region: &str, plan: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            if !r.usage_plans.contains_key(plan) {
-                return Err(not_found("Invalid Usage Plan ID specified"));
-            }
+            USAGE_PLANS.require(r, plan)?;
             Ok(items(
                 r.usage_plan_keys
                     .get(plan)
@@ -2094,15 +1907,13 @@ impl ApiGatewayService {
         key: &str,
     ) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            if !r.usage_plans.contains_key(plan) {
-                return Err(not_found("Invalid Usage Plan ID specified"));
-            }
+            USAGE_PLANS.require(r, plan)?;
             r.usage_plan_keys
                 .get(plan)
                 .filter(|k| k.contains(key))
                 .and_then(|_| r.api_keys.get(key))
                 .map(Self::plan_key_view)
-                .ok_or_else(|| not_found("Invalid API Key identifier specified"))
+                .ok_or_else(|| API_KEYS.not_found(key))
         })
     }
 
@@ -2113,15 +1924,13 @@ impl ApiGatewayService {
         key: &str,
     ) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            if !r.usage_plans.contains_key(plan) {
-                return Err(not_found("Invalid Usage Plan ID specified"));
-            }
+            USAGE_PLANS.require(r, plan)?;
             if !r
                 .usage_plan_keys
                 .get_mut(plan)
                 .is_some_and(|k| k.remove(key))
             {
-                return Err(not_found("Invalid API Key identifier specified"));
+                return Err(API_KEYS.not_found(key));
             }
             r.touch(USAGE_PLAN, plan);
             Ok(())
@@ -2192,24 +2001,20 @@ impl ApiGatewayService {
         Ok(doc)
     }
 
-    fn domain_view(d: &Value) -> Value {
-        let mut d = d.clone();
-        d.as_object_mut().map(|m| m.remove("basePathMappings"));
-        d
-    }
-
     pub fn get_domain_names(&self, region: &str) -> Value {
         self.read(region, |r| {
-            items(r.domains.values().map(Self::domain_view).collect())
+            items(
+                r.domains
+                    .values()
+                    .map(|d| BASE_PATH_MAPPINGS.without(d))
+                    .collect(),
+            )
         })
     }
 
     pub fn get_domain_name(&self, region: &str, name: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            r.domains
-                .get(name)
-                .map(Self::domain_view)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))
+            DOMAINS.get(r, name).map(|d| BASE_PATH_MAPPINGS.without(d))
         })
     }
 
@@ -2221,13 +2026,9 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateDomainNameInput")?;
         self.mutate(region, |r| {
-            let mut doc = r
-                .domains
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
-            patch::apply(
-                &mut doc,
+            let doc = DOMAINS.patch(
+                r,
+                name,
                 &ops,
                 &[
                     "/certificateName",
@@ -2238,17 +2039,14 @@ impl ApiGatewayService {
                     "/endpointConfiguration/types/*",
                 ],
             )?;
-            r.domains.insert(name.to_string(), doc.clone());
             r.touch(DOMAIN, name);
-            Ok(Self::domain_view(&doc))
+            Ok(BASE_PATH_MAPPINGS.without(&doc))
         })
     }
 
     pub fn delete_domain_name(&self, region: &str, name: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.domains
-                .remove(name)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
+            DOMAINS.remove(r, name)?;
             r.touch(DOMAIN, name);
             Ok(())
         })
@@ -2266,11 +2064,7 @@ impl ApiGatewayService {
             .to_string();
         let api = s(input, "restApiId").unwrap_or("").to_string();
         self.mutate(region, |r| {
-            let d = r
-                .domains
-                .get(domain)
-                .cloned()
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
+            let d = DOMAINS.get(r, domain)?;
             let rest = r
                 .rest_apis
                 .get(&api)
@@ -2280,7 +2074,7 @@ impl ApiGatewayService {
             {
                 return Err(bad_request("Invalid stage identifier specified"));
             }
-            if d["basePathMappings"].get(&base).is_some() {
+            if BASE_PATH_MAPPINGS.doc(d, &base).is_ok() {
                 return Err(conflict("Base path already exists for this domain name"));
             }
             let mut m = Map::new();
@@ -2288,11 +2082,7 @@ impl ApiGatewayService {
             m.insert("restApiId".into(), api.clone().into());
             copy(&mut m, input, &["stage"]);
             let doc = Value::Object(m);
-            let entry = r.domains.get_mut(domain).expect("checked above");
-            if !entry["basePathMappings"].is_object() {
-                entry["basePathMappings"] = json!({});
-            }
-            entry["basePathMappings"][&base] = doc.clone();
+            BASE_PATH_MAPPINGS.insert(DOMAINS.get_mut(r, domain)?, &base, doc.clone());
             r.touch(DOMAIN, domain);
             Ok(doc)
         })
@@ -2300,16 +2090,7 @@ impl ApiGatewayService {
 
     pub fn get_base_path_mappings(&self, region: &str, domain: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            let d = r
-                .domains
-                .get(domain)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
-            Ok(items(
-                d["basePathMappings"]
-                    .as_object()
-                    .map(|m| m.values().cloned().collect())
-                    .unwrap_or_default(),
-            ))
+            Ok(items(BASE_PATH_MAPPINGS.docs(DOMAINS.get(r, domain)?)))
         })
     }
 
@@ -2320,13 +2101,7 @@ impl ApiGatewayService {
         base: &str,
     ) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            r.domains
-                .get(domain)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?
-                .get("basePathMappings")
-                .and_then(|m| m.get(base))
-                .cloned()
-                .ok_or_else(|| not_found("Invalid base path mapping identifier specified"))
+            BASE_PATH_MAPPINGS.doc(DOMAINS.get(r, domain)?, base)
         })
     }
 
@@ -2339,15 +2114,8 @@ impl ApiGatewayService {
     ) -> Result<Value, AwsError> {
         let ops = patch::parse(input, "updateBasePathMappingInput")?;
         self.mutate(region, |r| {
-            let d = r
-                .domains
-                .get_mut(domain)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
-            let mut doc = d
-                .get("basePathMappings")
-                .and_then(|m| m.get(base))
-                .cloned()
-                .ok_or_else(|| not_found("Invalid base path mapping identifier specified"))?;
+            let d = DOMAINS.get_mut(r, domain)?;
+            let mut doc = BASE_PATH_MAPPINGS.doc(d, base)?;
             patch::apply(
                 &mut doc,
                 &ops,
@@ -2373,14 +2141,7 @@ impl ApiGatewayService {
         base: &str,
     ) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            let d = r
-                .domains
-                .get_mut(domain)
-                .ok_or_else(|| not_found("Invalid domain name identifier specified"))?;
-            d.get_mut("basePathMappings")
-                .and_then(Value::as_object_mut)
-                .and_then(|m| m.remove(base))
-                .ok_or_else(|| not_found("Invalid base path mapping identifier specified"))?;
+            BASE_PATH_MAPPINGS.remove(DOMAINS.get_mut(r, domain)?, base)?;
             r.touch(DOMAIN, domain);
             Ok(())
         })

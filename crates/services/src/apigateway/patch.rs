@@ -145,6 +145,25 @@ pub fn apply(doc: &mut Value, ops: &[PatchOp], allowed: &[&str]) -> Result<(), A
     Ok(())
 }
 
+/// The check of the Update* calls that take only `replace` of listed members (resources,
+/// models, request validators), in AWS's words.
+pub fn replace_only(op: &PatchOp, allowed: &[&str]) -> Result<(), AwsError> {
+    if op.op != "replace" {
+        return Err(bad_request(format!(
+            "Invalid patch path  '{}' specified for op '{}'. Please choose supported operations",
+            op.path, op.op
+        )));
+    }
+    if !allowed.contains(&op.path.as_str()) {
+        return Err(bad_request(format!(
+            "Invalid patch path  '{}' specified for op 'replace'. Must be one of: [{}]",
+            op.path,
+            allowed.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// A string value in the type the member takes.
 fn typed(key: &str, existing: Option<&Value>, value: &str) -> Value {
     let as_bool = || match value {

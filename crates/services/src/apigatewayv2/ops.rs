@@ -4,7 +4,8 @@
 
 use crate::apigateway::ApiGatewayService;
 use crate::apigateway::ids;
-use crate::apigateway::ops::{conflict, not_found};
+use crate::apigateway::ops::conflict;
+use crate::apigateway::records::{Api, Kind, Nested, copy, kind, s};
 use crate::apigateway::state::{Region, V2_API, V2_DOMAIN, V2Api, V2Deployment};
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
@@ -13,25 +14,39 @@ pub fn bad_request(msg: impl Into<String>) -> AwsError {
     AwsError::bad_request("BadRequestException", msg)
 }
 
-fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
-    v.get(k).and_then(Value::as_str)
-}
-
 fn iso_now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-fn copy(to: &mut Map<String, Value>, from: &Value, keys: &[&str]) {
-    for k in keys {
-        if let Some(v) = from.get(*k).filter(|v| !v.is_null()) {
-            to.insert((*k).to_string(), v.clone());
-        }
-    }
+fn items(list: Vec<Value>) -> Value {
+    V2Api::items(list)
 }
 
-fn items(list: Vec<Value>) -> Value {
-    json!({ "items": list })
-}
+// ---- the record kinds, each declared once (see `apigateway::records`) ----
+
+const ROUTES: Kind<V2Api> = kind!(routes, |id| format!(
+    "Invalid Route identifier specified {id}"
+));
+const INTEGRATIONS: Kind<V2Api> = kind!(integrations, |id| format!(
+    "Invalid Integration identifier specified {id}"
+));
+const STAGES: Kind<V2Api> = kind!(stages, |name| format!(
+    "Invalid stage identifier specified {name}"
+));
+const DEPLOYMENTS: Kind<V2Api, V2Deployment> = kind!(deployments, |id| format!(
+    "Invalid Deployment identifier specified {id}"
+));
+const AUTHORIZERS: Kind<V2Api> = kind!(authorizers, |id| format!(
+    "Invalid Authorizer identifier specified {id}"
+));
+const DOMAINS: Kind<Region> = kind!(v2_domains, |name| format!(
+    "Invalid domain name identifier specified {name}"
+));
+const API_MAPPINGS: Nested = Nested {
+    member: "apiMappings",
+    missing: |id| format!("Invalid ApiMapping identifier specified {id}"),
+    prune: false,
+};
 
 const API_FIELDS: &[&str] = &[
     "name",
@@ -100,8 +115,8 @@ const AUTHORIZER_FIELDS: &[&str] = &[
 ];
 
 impl ApiGatewayService {
-    fn v2_not_found(id: &str) -> AwsError {
-        not_found(format!("Invalid API identifier specified {id}"))
+    fn v2_not_found(&self, id: &str) -> AwsError {
+        V2Api::missing(self, id)
     }
 
     fn with_v2<T>(
@@ -110,17 +125,7 @@ impl ApiGatewayService {
         api_id: &str,
         f: impl FnOnce(&mut V2Api) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        self.mutate(region, |r| {
-            let mut api = r
-                .v2_apis
-                .get(api_id)
-                .cloned()
-                .ok_or_else(|| Self::v2_not_found(api_id))?;
-            let out = f(&mut api)?;
-            r.v2_apis.insert(api_id.to_string(), api);
-            r.touch(V2_API, api_id);
-            Ok(out)
-        })
+        self.within(region, api_id, |api, _| f(api))
     }
 
     fn v2<T>(
@@ -129,10 +134,7 @@ impl ApiGatewayService {
         api_id: &str,
         f: impl FnOnce(&V2Api) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        self.read(region, |r| match r.v2_apis.get(api_id) {
-            Some(a) => f(a),
-            None => Err(Self::v2_not_found(api_id)),
-        })
+        self.of(region, api_id, f)
     }
 
     // ---- APIs ----
@@ -264,7 +266,7 @@ impl ApiGatewayService {
 
     pub fn delete_api(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.v2_apis.remove(id).ok_or_else(|| Self::v2_not_found(id))?;
+            r.v2_apis.remove(id).ok_or_else(|| self.v2_not_found(id))?;
             r.touch(V2_API, id);
             Ok(())
         })
@@ -382,18 +384,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_routes(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            Ok(items(a.routes.values().cloned().collect()))
-        })
+        self.records(&ROUTES, region, api_id)
     }
 
     pub fn get_route(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            a.routes
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))
-        })
+        self.record(&ROUTES, region, api_id, id)
     }
 
     pub fn update_route(
@@ -404,18 +399,12 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api
-                .routes
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
+            ROUTES.require(api, id)?;
             if let Some(k) = s(input, "routeKey") {
                 check_route_key(api, k)?;
             }
             check_route_refs(api, input)?;
-            let m = doc.as_object_mut().expect("routes are objects");
-            copy(m, input, ROUTE_FIELDS);
-            api.routes.insert(id.to_string(), doc.clone());
+            let doc = ROUTES.merge(api, id, input, ROUTE_FIELDS)?;
             auto_deploy(api);
             Ok(doc)
         })
@@ -423,9 +412,7 @@ impl ApiGatewayService {
 
     pub fn delete_route(&self, region: &str, api_id: &str, id: &str) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            api.routes
-                .remove(id)
-                .ok_or_else(|| not_found(format!("Invalid Route identifier specified {id}")))?;
+            ROUTES.remove(api, id)?;
             auto_deploy(api);
             Ok(())
         })
@@ -471,9 +458,7 @@ impl ApiGatewayService {
     }
 
     pub fn get_integrations(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            Ok(items(a.integrations.values().cloned().collect()))
-        })
+        self.records(&INTEGRATIONS, region, api_id)
     }
 
     pub fn get_integration_v2(
@@ -482,12 +467,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            a.integrations
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid Integration identifier specified {id}")))
-        })
+        self.record(&INTEGRATIONS, region, api_id, id)
     }
 
     pub fn update_integration_v2(
@@ -498,15 +478,7 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.integrations.get(id).cloned().ok_or_else(|| {
-                not_found(format!("Invalid Integration identifier specified {id}"))
-            })?;
-            copy(
-                doc.as_object_mut().expect("integrations are objects"),
-                input,
-                INTEGRATION_FIELDS,
-            );
-            api.integrations.insert(id.to_string(), doc.clone());
+            let doc = INTEGRATIONS.merge(api, id, input, INTEGRATION_FIELDS)?;
             auto_deploy(api);
             Ok(doc)
         })
@@ -519,11 +491,7 @@ impl ApiGatewayService {
         id: &str,
     ) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            if !api.integrations.contains_key(id) {
-                return Err(not_found(format!(
-                    "Invalid Integration identifier specified {id}"
-                )));
-            }
+            INTEGRATIONS.require(api, id)?;
             let target = format!("integrations/{id}");
             if api
                 .routes
@@ -534,7 +502,7 @@ impl ApiGatewayService {
                     "Integration {id} is referenced by a route"
                 )));
             }
-            api.integrations.remove(id);
+            INTEGRATIONS.remove(api, id)?;
             auto_deploy(api);
             Ok(())
         })
@@ -587,18 +555,11 @@ impl ApiGatewayService {
     }
 
     pub fn get_stages_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            Ok(items(a.stages.values().cloned().collect()))
-        })
+        self.records(&STAGES, region, api_id)
     }
 
     pub fn get_stage_v2(&self, region: &str, api_id: &str, name: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            a.stages
-                .get(name)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
-        })
+        self.record(&STAGES, region, api_id, name)
     }
 
     pub fn update_stage_v2(
@@ -609,10 +570,7 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc =
-                api.stages.get(name).cloned().ok_or_else(|| {
-                    not_found(format!("Invalid stage identifier specified {name}"))
-                })?;
+            STAGES.require(api, name)?;
             if let Some(d) = s(input, "deploymentId")
                 && !api.deployments.contains_key(d)
             {
@@ -620,28 +578,18 @@ impl ApiGatewayService {
                     "Invalid deployment identifier specified {d}"
                 )));
             }
-            copy(
-                doc.as_object_mut().expect("stages are objects"),
-                input,
-                STAGE_FIELDS,
-            );
-            doc["lastUpdatedDate"] = iso_now().into();
-            let auto = doc["autoDeploy"] == true;
-            api.stages.insert(name.to_string(), doc);
-            if auto {
+            STAGES.merge(api, name, input, STAGE_FIELDS)?;
+            let stage = STAGES.get_mut(api, name)?;
+            stage["lastUpdatedDate"] = iso_now().into();
+            if stage["autoDeploy"] == true {
                 auto_deploy(api);
             }
-            Ok(api.stages[name].clone())
+            STAGES.doc(api, name)
         })
     }
 
     pub fn delete_stage_v2(&self, region: &str, api_id: &str, name: &str) -> Result<(), AwsError> {
-        self.with_v2(region, api_id, |api| {
-            api.stages
-                .remove(name)
-                .map(|_| ())
-                .ok_or_else(|| not_found(format!("Invalid stage identifier specified {name}")))
-        })
+        self.remove_record(&STAGES, region, api_id, name)
     }
 
     pub fn create_deployment_v2(
@@ -676,11 +624,7 @@ impl ApiGatewayService {
     }
 
     pub fn get_deployments_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            Ok(items(
-                a.deployments.values().map(|d| d.doc.clone()).collect(),
-            ))
-        })
+        self.records(&DEPLOYMENTS, region, api_id)
     }
 
     pub fn get_deployment_v2(
@@ -689,12 +633,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            a.deployments
-                .get(id)
-                .map(|d| d.doc.clone())
-                .ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
-        })
+        self.record(&DEPLOYMENTS, region, api_id, id)
     }
 
     pub fn delete_deployment_v2(
@@ -703,12 +642,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<(), AwsError> {
-        self.with_v2(region, api_id, |api| {
-            api.deployments
-                .remove(id)
-                .map(|_| ())
-                .ok_or_else(|| not_found(format!("Invalid Deployment identifier specified {id}")))
-        })
+        self.remove_record(&DEPLOYMENTS, region, api_id, id)
     }
 
     // ---- authorizers ----
@@ -746,9 +680,7 @@ impl ApiGatewayService {
     }
 
     pub fn get_authorizers_v2(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            Ok(items(a.authorizers.values().cloned().collect()))
-        })
+        self.records(&AUTHORIZERS, region, api_id)
     }
 
     pub fn get_authorizer_v2(
@@ -757,12 +689,7 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |a| {
-            a.authorizers
-                .get(id)
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid Authorizer identifier specified {id}")))
-        })
+        self.record(&AUTHORIZERS, region, api_id, id)
     }
 
     pub fn update_authorizer_v2(
@@ -773,15 +700,7 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let mut doc = api.authorizers.get(id).cloned().ok_or_else(|| {
-                not_found(format!("Invalid Authorizer identifier specified {id}"))
-            })?;
-            copy(
-                doc.as_object_mut().expect("authorizers are objects"),
-                input,
-                AUTHORIZER_FIELDS,
-            );
-            api.authorizers.insert(id.to_string(), doc.clone());
+            let doc = AUTHORIZERS.merge(api, id, input, AUTHORIZER_FIELDS)?;
             auto_deploy(api);
             Ok(doc)
         })
@@ -803,9 +722,7 @@ impl ApiGatewayService {
                     "Authorizer {id} is referenced by a route"
                 )));
             }
-            api.authorizers.remove(id).ok_or_else(|| {
-                not_found(format!("Invalid Authorizer identifier specified {id}"))
-            })?;
+            AUTHORIZERS.remove(api, id)?;
             auto_deploy(api);
             Ok(())
         })
@@ -864,26 +781,20 @@ impl ApiGatewayService {
         Ok(doc)
     }
 
-    fn domain_v2_view(d: &Value) -> Value {
-        let mut d = d.clone();
-        d.as_object_mut().map(|m| m.remove("apiMappings"));
-        d
-    }
-
     pub fn get_domain_names_v2(&self, region: &str) -> Value {
         self.read(region, |r| {
-            items(r.v2_domains.values().map(Self::domain_v2_view).collect())
+            items(
+                r.v2_domains
+                    .values()
+                    .map(|d| API_MAPPINGS.without(d))
+                    .collect(),
+            )
         })
     }
 
     pub fn get_domain_name_v2(&self, region: &str, name: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            r.v2_domains
-                .get(name)
-                .map(Self::domain_v2_view)
-                .ok_or_else(|| {
-                    not_found(format!("Invalid domain name identifier specified {name}"))
-                })
+            DOMAINS.get(r, name).map(|d| API_MAPPINGS.without(d))
         })
     }
 
@@ -894,23 +805,20 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(name).ok_or_else(|| {
-                not_found(format!("Invalid domain name identifier specified {name}"))
+            let doc = DOMAINS.change(r, name, |d| {
+                if let Some(c) = input.get("domainNameConfigurations") {
+                    d["domainNameConfigurations"] = c.clone();
+                }
+                Ok(())
             })?;
-            if let Some(c) = input.get("domainNameConfigurations") {
-                d["domainNameConfigurations"] = c.clone();
-            }
-            let view = Self::domain_v2_view(d);
             r.touch(V2_DOMAIN, name);
-            Ok(view)
+            Ok(API_MAPPINGS.without(&doc))
         })
     }
 
     pub fn delete_domain_name_v2(&self, region: &str, name: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            r.v2_domains.remove(name).ok_or_else(|| {
-                not_found(format!("Invalid domain name identifier specified {name}"))
-            })?;
+            DOMAINS.remove(r, name)?;
             r.touch(V2_DOMAIN, name);
             Ok(())
         })
@@ -925,18 +833,14 @@ impl ApiGatewayService {
         let api = s(input, "apiId").unwrap_or("").to_string();
         let stage = s(input, "stage").unwrap_or("").to_string();
         self.mutate(region, |r: &mut Region| {
-            if !r.v2_domains.contains_key(domain) {
-                return Err(not_found(format!(
-                    "Invalid domain name identifier specified {domain}"
-                )));
-            }
+            DOMAINS.require(r, domain)?;
             let stage_ok = r
                 .v2_apis
                 .get(&api)
                 .map(|a| a.stages.contains_key(&stage))
                 .or_else(|| r.rest_apis.get(&api).map(|a| a.stages.contains_key(&stage)));
             match stage_ok {
-                None => return Err(Self::v2_not_found(&api)),
+                None => return Err(self.v2_not_found(&api)),
                 Some(false) => {
                     return Err(bad_request(format!(
                         "Invalid stage identifier specified {stage}"
@@ -954,20 +858,17 @@ impl ApiGatewayService {
                 s(input, "apiMappingKey").unwrap_or("").into(),
             );
             let doc = Value::Object(m);
-            let d = r.v2_domains.get_mut(domain).expect("checked above");
-            let taken = d["apiMappings"].as_object().is_some_and(|ms| {
-                ms.values()
-                    .any(|x| x["apiMappingKey"] == doc["apiMappingKey"])
-            });
+            let d = DOMAINS.get_mut(r, domain)?;
+            let taken = API_MAPPINGS
+                .docs(d)
+                .iter()
+                .any(|x| x["apiMappingKey"] == doc["apiMappingKey"]);
             if taken {
                 return Err(conflict(
                     "ApiMapping key already exists for this domain name",
                 ));
             }
-            if !d["apiMappings"].is_object() {
-                d["apiMappings"] = json!({});
-            }
-            d["apiMappings"][&id] = doc.clone();
+            API_MAPPINGS.insert(d, &id, doc.clone());
             r.touch(V2_DOMAIN, domain);
             Ok(doc)
         })
@@ -975,30 +876,12 @@ impl ApiGatewayService {
 
     pub fn get_api_mappings(&self, region: &str, domain: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            let d = r.v2_domains.get(domain).ok_or_else(|| {
-                not_found(format!("Invalid domain name identifier specified {domain}"))
-            })?;
-            Ok(items(
-                d["apiMappings"]
-                    .as_object()
-                    .map(|m| m.values().cloned().collect())
-                    .unwrap_or_default(),
-            ))
+            Ok(items(API_MAPPINGS.docs(DOMAINS.get(r, domain)?)))
         })
     }
 
     pub fn get_api_mapping(&self, region: &str, domain: &str, id: &str) -> Result<Value, AwsError> {
-        self.read(region, |r| {
-            r.v2_domains
-                .get(domain)
-                .ok_or_else(|| {
-                    not_found(format!("Invalid domain name identifier specified {domain}"))
-                })?
-                .get("apiMappings")
-                .and_then(|m| m.get(id))
-                .cloned()
-                .ok_or_else(|| not_found(format!("Invalid ApiMapping identifier specified {id}")))
-        })
+        self.read(region, |r| API_MAPPINGS.doc(DOMAINS.get(r, domain)?, id))
     }
 
     pub fn update_api_mapping(
@@ -1009,20 +892,10 @@ impl ApiGatewayService {
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(domain).ok_or_else(|| {
-                not_found(format!("Invalid domain name identifier specified {domain}"))
-            })?;
-            let m = d
-                .get_mut("apiMappings")
-                .and_then(|m| m.get_mut(id))
-                .ok_or_else(|| {
-                    not_found(format!("Invalid ApiMapping identifier specified {id}"))
-                })?;
-            copy(
-                m.as_object_mut().expect("mappings are objects"),
-                input,
-                &["apiId", "stage", "apiMappingKey"],
-            );
+            let m = API_MAPPINGS.get_mut(DOMAINS.get_mut(r, domain)?, id)?;
+            if let Some(m) = m.as_object_mut() {
+                copy(m, input, &["apiId", "stage", "apiMappingKey"]);
+            }
             let out = m.clone();
             r.touch(V2_DOMAIN, domain);
             Ok(out)
@@ -1031,15 +904,7 @@ impl ApiGatewayService {
 
     pub fn delete_api_mapping(&self, region: &str, domain: &str, id: &str) -> Result<(), AwsError> {
         self.mutate(region, |r| {
-            let d = r.v2_domains.get_mut(domain).ok_or_else(|| {
-                not_found(format!("Invalid domain name identifier specified {domain}"))
-            })?;
-            d.get_mut("apiMappings")
-                .and_then(Value::as_object_mut)
-                .and_then(|m| m.remove(id))
-                .ok_or_else(|| {
-                    not_found(format!("Invalid ApiMapping identifier specified {id}"))
-                })?;
+            API_MAPPINGS.remove(DOMAINS.get_mut(r, domain)?, id)?;
             r.touch(V2_DOMAIN, domain);
             Ok(())
         })
@@ -1078,14 +943,10 @@ fn check_route_refs(api: &V2Api, input: &Value) -> Result<(), AwsError> {
             return Err(bad_request(format!("Invalid target specified {t}")));
         }
     }
-    if let Some(a) = s(input, "authorizerId")
-        && !api.authorizers.contains_key(a)
-    {
-        return Err(not_found(format!(
-            "Invalid Authorizer identifier specified {a}"
-        )));
+    match s(input, "authorizerId") {
+        Some(a) => AUTHORIZERS.require(api, a),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A new deployment of the API as it is now.

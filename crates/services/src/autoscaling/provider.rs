@@ -24,9 +24,9 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Group(asg()));
     declared::register(r, LaunchConfiguration(asg()));
     declared::register(r, ScalingPolicy(asg()));
-    declared::register(r, ScheduledAction(asg()));
-    declared::register(r, LifecycleHook(asg()));
-    declared::register(r, WarmPool(asg()));
+    declared::register(r, Put::<ScheduledAction>::new(asg()));
+    declared::register(r, Put::<LifecycleHook>::new(asg()));
+    declared::register(r, Put::<WarmPool>::new(asg()));
 }
 
 /// A refusal that means the thing (or its group) is gone: Auto Scaling words these as
@@ -593,13 +593,113 @@ impl Declared for ScalingPolicy {
 }
 
 /// Scheduled actions, lifecycle hooks and warm pools: one `Put*` call creates and updates,
-/// one `Delete*` deletes, keyed by the group and a name.
-struct ScheduledAction(Arc<AutoScalingService>);
+/// one `Delete*` deletes, keyed by the group and a name. Each declares what differs; [`Put`]
+/// is the one provider of them all.
+trait PutKind: Send + Sync + 'static {
+    const TYPE: &'static str;
+    const PROPERTIES: &'static [&'static str];
+    const LIMITATION: Option<&'static str> = None;
+    const PUT: &'static str;
+    const DELETE: &'static str;
+    /// The member naming it in `Put*`/`Delete*`; `None` where the group alone names it (a
+    /// group's one warm pool), whose Ref is then the group's name.
+    const NAME_MEMBER: Option<&'static str>;
+    /// The property its name may come from (else the name is generated).
+    const NAME_PROPERTY: Option<&'static str> = None;
+    /// Whether its name is also its one Fn::GetAtt attribute (named as `NAME_MEMBER`).
+    const NAME_ATTRIBUTE: bool = false;
+    /// The properties that change in place; `None`: every one (the `Put*` call takes all).
+    const MUTABLE: Option<&'static [&'static str]> = None;
+}
+
+struct Put<K>(Arc<AutoScalingService>, std::marker::PhantomData<fn() -> K>);
+
+impl<K: PutKind> Put<K> {
+    fn new(asg: Arc<AutoScalingService>) -> Self {
+        Put(asg, std::marker::PhantomData)
+    }
+
+    fn name(ctx: &ProviderContext, props: &Map<String, Value>) -> String {
+        match (K::NAME_MEMBER, K::NAME_PROPERTY) {
+            (None, _) => props
+                .get("AutoScalingGroupName")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            (Some(_), Some(key)) => name_or_generated(ctx, props, key, 255),
+            (Some(_), None) => ctx.generated_name(255, ""),
+        }
+    }
+
+    fn put(&self, ctx: &ProviderContext, name: &str, props: &Map<String, Value>) -> Answer<Made> {
+        let extra: Vec<(&str, Value)> = K::NAME_MEMBER
+            .map(|m| (m, json!(name)))
+            .into_iter()
+            .collect();
+        call(&self.0, ctx, K::PUT, input(props, &[], &extra))?;
+        let made = Made::new(name);
+        Ok(match K::NAME_MEMBER {
+            Some(m) if K::NAME_ATTRIBUTE => made.with(m, name),
+            _ => made,
+        })
+    }
+}
 
 #[async_trait::async_trait]
-impl Declared for ScheduledAction {
-    const TYPE: &'static str = "AWS::AutoScaling::ScheduledAction";
+impl<K: PutKind> Declared for Put<K> {
+    const TYPE: &'static str = K::TYPE;
     const SERVICE: &'static str = SERVICE;
+    const PROPERTIES: &'static [&'static str] = K::PROPERTIES;
+    const NOT_FOUND: &'static [&'static str] = &[];
+    const LIMITATION: Option<&'static str> = K::LIMITATION;
+
+    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+        self.put(ctx, &Self::name(ctx, props), props)
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        name: &str,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        if let Some(mutable) = K::MUTABLE {
+            refuse_other_changes(Self::TYPE, old, new, mutable)?;
+        }
+        self.put(ctx, name, new)
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        name: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<()> {
+        let body = match K::NAME_MEMBER {
+            Some(m) => {
+                let mut body = json!({"AutoScalingGroupName": props.get("AutoScalingGroupName")});
+                body[m] = json!(name);
+                body
+            }
+            None => json!({"AutoScalingGroupName": name}),
+        };
+        delete_call(&self.0, ctx, K::DELETE, body)
+    }
+
+    fn created_identity(
+        &self,
+        ctx: &ProviderContext,
+        props: &Map<String, Value>,
+    ) -> Option<String> {
+        K::NAME_PROPERTY.map(|_| Self::name(ctx, props))
+    }
+}
+
+struct ScheduledAction;
+
+impl PutKind for ScheduledAction {
+    const TYPE: &'static str = "AWS::AutoScaling::ScheduledAction";
     const PROPERTIES: &'static [&'static str] = &[
         "AutoScalingGroupName",
         "DesiredCapacity",
@@ -610,56 +710,16 @@ impl Declared for ScheduledAction {
         "StartTime",
         "TimeZone",
     ];
-    const NOT_FOUND: &'static [&'static str] = &[];
-
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let name = ctx.generated_name(255, "");
-        call(
-            &self.0,
-            ctx,
-            "PutScheduledUpdateGroupAction",
-            input(props, &[], &[("ScheduledActionName", json!(name))]),
-        )?;
-        Ok(Made::new(&name).with("ScheduledActionName", name.as_str()))
-    }
-
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        name: &str,
-        _: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        call(
-            &self.0,
-            ctx,
-            "PutScheduledUpdateGroupAction",
-            input(new, &[], &[("ScheduledActionName", json!(name))]),
-        )?;
-        Ok(Made::new(name).with("ScheduledActionName", name))
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        name: &str,
-        props: &Map<String, Value>,
-    ) -> Answer<()> {
-        delete_call(
-            &self.0,
-            ctx,
-            "DeleteScheduledAction",
-            json!({"AutoScalingGroupName": props.get("AutoScalingGroupName"), "ScheduledActionName": name}),
-        )
-    }
+    const PUT: &'static str = "PutScheduledUpdateGroupAction";
+    const DELETE: &'static str = "DeleteScheduledAction";
+    const NAME_MEMBER: Option<&'static str> = Some("ScheduledActionName");
+    const NAME_ATTRIBUTE: bool = true;
 }
 
-struct LifecycleHook(Arc<AutoScalingService>);
+struct LifecycleHook;
 
-#[async_trait::async_trait]
-impl Declared for LifecycleHook {
+impl PutKind for LifecycleHook {
     const TYPE: &'static str = "AWS::AutoScaling::LifecycleHook";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
         "AutoScalingGroupName",
         "DefaultResult",
@@ -670,77 +730,24 @@ impl Declared for LifecycleHook {
         "NotificationTargetARN",
         "RoleARN",
     ];
-    const NOT_FOUND: &'static [&'static str] = &[];
-
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let name = name_or_generated(ctx, props, "LifecycleHookName", 255);
-        call(
-            &self.0,
-            ctx,
-            "PutLifecycleHook",
-            input(props, &[], &[("LifecycleHookName", json!(name))]),
-        )?;
-        Ok(Made::new(name))
-    }
-
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        name: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(
-            Self::TYPE,
-            old,
-            new,
-            &[
-                "DefaultResult",
-                "HeartbeatTimeout",
-                "LifecycleTransition",
-                "NotificationMetadata",
-                "NotificationTargetARN",
-                "RoleARN",
-            ],
-        )?;
-        call(
-            &self.0,
-            ctx,
-            "PutLifecycleHook",
-            input(new, &[], &[("LifecycleHookName", json!(name))]),
-        )?;
-        Ok(Made::new(name))
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        name: &str,
-        props: &Map<String, Value>,
-    ) -> Answer<()> {
-        delete_call(
-            &self.0,
-            ctx,
-            "DeleteLifecycleHook",
-            json!({"AutoScalingGroupName": props.get("AutoScalingGroupName"), "LifecycleHookName": name}),
-        )
-    }
-
-    fn created_identity(
-        &self,
-        ctx: &ProviderContext,
-        props: &Map<String, Value>,
-    ) -> Option<String> {
-        Some(name_or_generated(ctx, props, "LifecycleHookName", 255))
-    }
+    const PUT: &'static str = "PutLifecycleHook";
+    const DELETE: &'static str = "DeleteLifecycleHook";
+    const NAME_MEMBER: Option<&'static str> = Some("LifecycleHookName");
+    const NAME_PROPERTY: Option<&'static str> = Some("LifecycleHookName");
+    const MUTABLE: Option<&'static [&'static str]> = Some(&[
+        "DefaultResult",
+        "HeartbeatTimeout",
+        "LifecycleTransition",
+        "NotificationMetadata",
+        "NotificationTargetARN",
+        "RoleARN",
+    ]);
 }
 
-struct WarmPool(Arc<AutoScalingService>);
+struct WarmPool;
 
-#[async_trait::async_trait]
-impl Declared for WarmPool {
+impl PutKind for WarmPool {
     const TYPE: &'static str = "AWS::AutoScaling::WarmPool";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
         "AutoScalingGroupName",
         "InstanceReusePolicy",
@@ -748,42 +755,9 @@ impl Declared for WarmPool {
         "MinSize",
         "PoolState",
     ];
-    const NOT_FOUND: &'static [&'static str] = &[];
     const LIMITATION: Option<&'static str> =
         Some("cumulo: the warm pool's configuration is kept; it holds no instances");
-
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let group = props
-            .get("AutoScalingGroupName")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        call(&self.0, ctx, "PutWarmPool", input(props, &[], &[]))?;
-        Ok(Made::new(group))
-    }
-
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        group: &str,
-        _: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        call(&self.0, ctx, "PutWarmPool", input(new, &[], &[]))?;
-        Ok(Made::new(group))
-    }
-
-    async fn delete(
-        &self,
-        ctx: &ProviderContext,
-        group: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<()> {
-        delete_call(
-            &self.0,
-            ctx,
-            "DeleteWarmPool",
-            json!({"AutoScalingGroupName": group}),
-        )
-    }
+    const PUT: &'static str = "PutWarmPool";
+    const DELETE: &'static str = "DeleteWarmPool";
+    const NAME_MEMBER: Option<&'static str> = None;
 }

@@ -28,6 +28,7 @@ mod links;
 mod model;
 mod network_wire;
 mod ops;
+mod paging;
 pub(crate) mod provider;
 mod wire;
 mod zones;

@@ -640,6 +640,7 @@ pub(super) fn describe_ids(
     write: impl Fn(&Resource, &mut XmlWriter, &str) -> bool,
 ) -> Answer {
     let filters = p.filters();
+    let page = super::paging::Page::of(p)?;
     let records = svc.records(region)?;
     let mut probe = XmlWriter::new_fragment();
     for id in &ids {
@@ -651,19 +652,28 @@ pub(super) fn describe_ids(
             return Err(super::errors::not_found(id));
         }
     }
-    let mut w = XmlWriter::new_fragment();
-    w.open(set, None);
+    let mut found = Vec::new();
     for r in &records {
-        if !ids.is_empty() && !ids.iter().any(|id| id == super::ops::id_of(r)) {
+        let id = super::ops::id_of(r);
+        if !ids.is_empty() && !ids.iter().any(|i| i == id) {
             continue;
         }
         let mut item = XmlWriter::new_fragment();
         if !write(r, &mut item, region) || !filters::matches(r, &filters)? {
             continue;
         }
-        w.open("item", None).raw(&item.finish()).close();
+        found.push((id.to_string(), item.finish()));
+    }
+    let (items, next) = page.take(found);
+    let mut w = XmlWriter::new_fragment();
+    w.open(set, None);
+    for item in items {
+        w.open("item", None).raw(&item).close();
     }
     w.close();
+    if let Some(token) = next {
+        w.elem("nextToken", &token);
+    }
     Ok(w.finish())
 }
 

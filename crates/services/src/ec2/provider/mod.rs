@@ -15,6 +15,9 @@ use std::sync::Arc;
 
 mod compute;
 mod network;
+mod tagged;
+
+use tagged::{Tagged, TaggedKind};
 
 const SERVICE: &str = "Ec2";
 
@@ -22,13 +25,13 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     let ec2 = || s.ec2.clone();
     declared::register(r, Vpc(ec2()));
     declared::register(r, Subnet(ec2()));
-    declared::register(r, RouteTable(ec2()));
+    declared::register(r, Tagged::<RouteTable>::new(ec2()));
     declared::register(r, RouteDecl(ec2()));
     declared::register(r, Association(ec2()));
-    declared::register(r, Gateway(ec2()));
+    declared::register(r, Tagged::<Gateway>::new(ec2()));
     declared::register(r, Attachment(ec2()));
     declared::register(r, Eip(ec2()));
-    declared::register(r, Nat(ec2()));
+    declared::register(r, Tagged::<Nat>::new(ec2()));
     declared::register(r, Group(ec2()));
     declared::register(r, Rule::<false>(ec2()));
     declared::register(r, Rule::<true>(ec2()));
@@ -349,38 +352,25 @@ impl Subnet {
     }
 }
 
-struct RouteTable(Arc<Ec2Service>);
+struct RouteTable;
 
-#[async_trait::async_trait]
-impl Declared for RouteTable {
+impl TaggedKind for RouteTable {
     const TYPE: &'static str = "AWS::EC2::RouteTable";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "RouteTableId";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let t = self.0.create_route_table(
-            &ctx.region,
-            &required(props, "VpcId")?,
-            create_tags(ctx, props)?,
-        )?;
-        Ok(Made::new(t.id.clone()).with("RouteTableId", t.id))
-    }
-
-    async fn update(
-        &self,
+    fn create(
+        ec2: &Ec2Service,
         ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("RouteTableId", id))
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
+        let t = ec2.create_route_table(&ctx.region, &required(props, "VpcId")?, tags)?;
+        Ok(t.id)
     }
 
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_route_table(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_route_table(region, id)?)
     }
 }
 
@@ -517,35 +507,25 @@ impl Declared for Association {
     }
 }
 
-struct Gateway(Arc<Ec2Service>);
+struct Gateway;
 
-#[async_trait::async_trait]
-impl Declared for Gateway {
+impl TaggedKind for Gateway {
     const TYPE: &'static str = "AWS::EC2::InternetGateway";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["Tags"];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "InternetGatewayId";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let g = self
-            .0
-            .create_internet_gateway(&ctx.region, create_tags(ctx, props)?)?;
-        Ok(Made::new(g.id.clone()).with("InternetGatewayId", g.id))
-    }
-
-    async fn update(
-        &self,
+    fn create(
+        ec2: &Ec2Service,
         ctx: &ProviderContext,
-        id: &str,
         _: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("InternetGatewayId", id))
+        tags: Tags,
+    ) -> Answer<String> {
+        let g = ec2.create_internet_gateway(&ctx.region, tags)?;
+        Ok(g.id)
     }
 
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_internet_gateway(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_internet_gateway(region, id)?)
     }
 }
 
@@ -683,12 +663,10 @@ impl Eip {
 
 /// AWS::EC2::NatGateway: created pending, and available before CloudFormation moves on (its
 /// handler waits for that).
-struct Nat(Arc<Ec2Service>);
+struct Nat;
 
-#[async_trait::async_trait]
-impl Declared for Nat {
+impl TaggedKind for Nat {
     const TYPE: &'static str = "AWS::EC2::NatGateway";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
         &["SubnetId", "AllocationId", "ConnectivityType", "Tags"];
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
@@ -713,34 +691,27 @@ impl Declared for Nat {
             "no connections drain through cumulo's NAT gateways",
         ),
     ];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "NatGatewayId";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let n = self.0.create_nat_gateway(
+    fn create(
+        ec2: &Ec2Service,
+        ctx: &ProviderContext,
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
+        let n = ec2.create_nat_gateway(
             &ctx.region,
             &required(props, "SubnetId")?,
             scalar(props, "AllocationId")?.as_deref(),
             scalar(props, "ConnectivityType")?.as_deref(),
-            create_tags(ctx, props)?,
+            tags,
         )?;
-        self.0.settle_nat_gateways(&ctx.region)?;
-        Ok(Made::new(n.id.clone()).with("NatGatewayId", n.id))
+        ec2.settle_nat_gateways(&ctx.region)?;
+        Ok(n.id)
     }
 
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("NatGatewayId", id))
-    }
-
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_nat_gateway(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_nat_gateway(region, id)?)
     }
 }
 

@@ -2,10 +2,12 @@
 //! associations, DHCP options and their VPC association, egress-only gateways, VPC and subnet
 //! CIDR blocks, VPC endpoints, flow logs, peering connections and prefix lists.
 
+use super::tagged::{Tagged, TaggedKind};
 use super::{SERVICE, TAGGED_NOT_FOUND, boolean, create_tags, int, retag};
 use crate::ec2::Ec2Service;
 use crate::ec2::endpoints::{EndpointChange, EndpointRequest, dns_entries};
 use crate::ec2::links::FlowLogRequest;
+use crate::ec2::model::Tags;
 use crate::ec2::model::{AclEntry, Resource};
 use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::{ProviderServices, json_text, list, required, scalar, scalar_value};
@@ -15,17 +17,17 @@ use std::sync::Arc;
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     let ec2 = || s.ec2.clone();
-    declared::register(r, Acl(ec2()));
+    declared::register(r, Tagged::<Acl>::new(ec2()));
     declared::register(r, AclEntryDecl(ec2()));
     declared::register(r, AclAssociation(ec2()));
-    declared::register(r, Dhcp(ec2()));
+    declared::register(r, Tagged::<Dhcp>::new(ec2()));
     declared::register(r, DhcpAssociation(ec2()));
-    declared::register(r, EgressGateway(ec2()));
+    declared::register(r, Tagged::<EgressGateway>::new(ec2()));
     declared::register(r, VpcBlock(ec2()));
     declared::register(r, SubnetBlock(ec2()));
     declared::register(r, Endpoint(ec2()));
-    declared::register(r, FlowLogDecl(ec2()));
-    declared::register(r, Peering(ec2()));
+    declared::register(r, Tagged::<FlowLogDecl>::new(ec2()));
+    declared::register(r, Tagged::<Peering>::new(ec2()));
     declared::register(r, PrefixListDecl(ec2()));
 }
 
@@ -34,38 +36,25 @@ fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, Provide
     Ok(list(props, key)?.iter().filter_map(scalar_value).collect())
 }
 
-struct Acl(Arc<Ec2Service>);
+struct Acl;
 
-#[async_trait::async_trait]
-impl Declared for Acl {
+impl TaggedKind for Acl {
     const TYPE: &'static str = "AWS::EC2::NetworkAcl";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "Id";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let a = self.0.create_network_acl(
-            &ctx.region,
-            &required(props, "VpcId")?,
-            create_tags(ctx, props)?,
-        )?;
-        Ok(Made::new(a.id.clone()).with("Id", a.id))
-    }
-
-    async fn update(
-        &self,
+    fn create(
+        ec2: &Ec2Service,
         ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("Id", id))
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
+        let a = ec2.create_network_acl(&ctx.region, &required(props, "VpcId")?, tags)?;
+        Ok(a.id)
     }
 
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_network_acl(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_network_acl(region, id)?)
     }
 }
 
@@ -190,12 +179,10 @@ impl Declared for AclAssociation {
     }
 }
 
-struct Dhcp(Arc<Ec2Service>);
+struct Dhcp;
 
-#[async_trait::async_trait]
-impl Declared for Dhcp {
+impl TaggedKind for Dhcp {
     const TYPE: &'static str = "AWS::EC2::DHCPOptions";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
         "DomainName",
         "DomainNameServers",
@@ -205,9 +192,14 @@ impl Declared for Dhcp {
         "Ipv6AddressPreferredLeaseTime",
         "Tags",
     ];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "DhcpOptionsId";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+    fn create(
+        ec2: &Ec2Service,
+        ctx: &ProviderContext,
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
         let mut configurations = Vec::new();
         for (key, name) in [
             ("DomainName", "domain-name"),
@@ -231,26 +223,12 @@ impl Declared for Dhcp {
                 configurations.push((name.to_string(), values));
             }
         }
-        let d =
-            self.0
-                .create_dhcp_options(&ctx.region, configurations, create_tags(ctx, props)?)?;
-        Ok(Made::new(d.id.clone()).with("DhcpOptionsId", d.id))
+        let d = ec2.create_dhcp_options(&ctx.region, configurations, tags)?;
+        Ok(d.id)
     }
 
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("DhcpOptionsId", id))
-    }
-
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_dhcp_options(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_dhcp_options(region, id)?)
     }
 }
 
@@ -289,38 +267,25 @@ impl Declared for DhcpAssociation {
     }
 }
 
-struct EgressGateway(Arc<Ec2Service>);
+struct EgressGateway;
 
-#[async_trait::async_trait]
-impl Declared for EgressGateway {
+impl TaggedKind for EgressGateway {
     const TYPE: &'static str = "AWS::EC2::EgressOnlyInternetGateway";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "Id";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
-        let g = self.0.create_egress_only_gateway(
-            &ctx.region,
-            &required(props, "VpcId")?,
-            create_tags(ctx, props)?,
-        )?;
-        Ok(Made::new(g.id.clone()).with("Id", g.id))
-    }
-
-    async fn update(
-        &self,
+    fn create(
+        ec2: &Ec2Service,
         ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("Id", id))
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
+        let g = ec2.create_egress_only_gateway(&ctx.region, &required(props, "VpcId")?, tags)?;
+        Ok(g.id)
     }
 
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        Ok(self.0.delete_egress_only_gateway(&ctx.region, id)?)
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        Ok(ec2.delete_egress_only_gateway(region, id)?)
     }
 }
 
@@ -559,12 +524,10 @@ impl Endpoint {
 }
 
 /// AWS::EC2::FlowLog: stored; no traffic flows, so no records are ever delivered.
-struct FlowLogDecl(Arc<Ec2Service>);
+struct FlowLogDecl;
 
-#[async_trait::async_trait]
-impl Declared for FlowLogDecl {
+impl TaggedKind for FlowLogDecl {
     const TYPE: &'static str = "AWS::EC2::FlowLog";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
         "ResourceId",
         "ResourceType",
@@ -584,17 +547,22 @@ impl Declared for FlowLogDecl {
             "cumulo's flow logs deliver no files to shape",
         ),
     ];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
     const LIMITATION: Option<&'static str> =
         Some("cumulo: no traffic flows, so this flow log never delivers records");
+    const ID_ATTRIBUTE: &'static str = "Id";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+    fn create(
+        ec2: &Ec2Service,
+        ctx: &ProviderContext,
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
         let resource_type = required(props, "ResourceType")?;
         let mut traffic = scalar(props, "TrafficType")?;
         if traffic.is_none() {
             traffic = Some("ALL".into());
         }
-        let (made, refused) = self.0.create_flow_logs(
+        let (made, refused) = ec2.create_flow_logs(
             &ctx.region,
             FlowLogRequest {
                 resource_ids: vec![required(props, "ResourceId")?],
@@ -606,34 +574,18 @@ impl Declared for FlowLogDecl {
                 deliver_role_arn: scalar(props, "DeliverLogsPermissionArn")?,
                 log_format: scalar(props, "LogFormat")?,
                 max_aggregation_interval: int(props, "MaxAggregationInterval")?,
-                tags: create_tags(ctx, props)?,
+                tags,
             },
         )?;
         match (made.into_iter().next(), refused.into_iter().next()) {
-            (Some(f), _) => Ok(Made::new(f.id.clone()).with("Id", f.id)),
+            (Some(f), _) => Ok(f.id),
             (None, Some((_, why))) => Err(ProviderError::Failed(why).into()),
             (None, None) => Err(ProviderError::Failed("no flow log was made".into()).into()),
         }
     }
 
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("Id", id))
-    }
-
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        if !self
-            .0
-            .delete_flow_logs(&ctx.region, &[id.to_string()])?
-            .is_empty()
-        {
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        if !ec2.delete_flow_logs(region, &[id.to_string()])?.is_empty() {
             return Err(ProviderError::NotFound(id.to_string()).into());
         }
         Ok(())
@@ -642,23 +594,26 @@ impl Declared for FlowLogDecl {
 
 /// AWS::EC2::VPCPeeringConnection within the account and region: CloudFormation accepts it, so
 /// it is active when created.
-struct Peering(Arc<Ec2Service>);
+struct Peering;
 
-#[async_trait::async_trait]
-impl Declared for Peering {
+impl TaggedKind for Peering {
     const TYPE: &'static str = "AWS::EC2::VPCPeeringConnection";
-    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
         &["VpcId", "PeerVpcId", "PeerOwnerId", "PeerRegion", "Tags"];
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
         ("PeerRoleArn", "cumulo emulates one account"),
         ("AssumeRoleRegion", "cumulo emulates one account"),
     ];
-    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    const ID_ATTRIBUTE: &'static str = "Id";
 
-    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+    fn create(
+        ec2: &Ec2Service,
+        ctx: &ProviderContext,
+        props: &Map<String, Value>,
+        tags: Tags,
+    ) -> Answer<String> {
         if let Some(owner) = scalar(props, "PeerOwnerId")?
-            && owner != self.0.account_id()
+            && owner != ec2.account_id()
         {
             return Err(crate::providers::unsupported_prop(
                 Self::TYPE,
@@ -667,12 +622,12 @@ impl Declared for Peering {
             )
             .into());
         }
-        let p = self.0.create_peering(
+        let p = ec2.create_peering(
             &ctx.region,
             &required(props, "VpcId")?,
             &required(props, "PeerVpcId")?,
             scalar(props, "PeerRegion")?.as_deref(),
-            create_tags(ctx, props)?,
+            tags,
         )?;
         if p.status == "failed" {
             return Err(ProviderError::Failed(format!(
@@ -681,26 +636,14 @@ impl Declared for Peering {
             ))
             .into());
         }
-        self.0.set_peering_status(&ctx.region, &p.id, "active")?;
-        Ok(Made::new(p.id.clone()).with("Id", p.id))
+        ec2.set_peering_status(&ctx.region, &p.id, "active")?;
+        Ok(p.id)
     }
 
-    async fn update(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
-    ) -> Answer<Made> {
-        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("Id", id))
-    }
-
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        let p = self.0.peering_connection(&ctx.region, id)?;
+    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
+        let p = ec2.peering_connection(region, id)?;
         if p.status != "deleted" {
-            self.0.set_peering_status(&ctx.region, id, "deleted")?;
+            ec2.set_peering_status(region, id, "deleted")?;
         }
         Ok(())
     }
