@@ -141,6 +141,16 @@ def check_service(server, out, subnets, tg_arn, desired):
     assert sorted(awsvpc["subnets"]) == sorted(subnets["private"]) and awsvpc["assignPublicIp"] == "DISABLED"
     assert svc["deploymentConfiguration"]["deploymentCircuitBreaker"] == {"enable": True, "rollback": True}
 
+    # The task's group: HTTP from the load balancer's group only, and the CDK's described
+    # allow-all egress (its description kept, as on AWS).
+    [group] = ec2.describe_security_groups(GroupIds=awsvpc["securityGroups"])["SecurityGroups"]
+    [ingress] = group["IpPermissions"]
+    assert (ingress["FromPort"], ingress["IpRanges"]) == (80, [])
+    assert [p["Description"] for p in ingress["UserIdGroupPairs"]] == ["Load balancer to target"]
+    assert group["IpPermissionsEgress"][0]["IpRanges"] == [
+        {"CidrIp": "0.0.0.0/0", "Description": "Allow all outbound traffic by default"}
+    ]
+
     td = ecs.describe_task_definition(taskDefinition=svc["taskDefinition"])["taskDefinition"]
     assert (td["cpu"], td["memory"], td["networkMode"]) == ("256", "512", "awsvpc")
     assert td["containerDefinitions"][0]["image"] == "public.ecr.aws/nginx/nginx:stable"

@@ -928,6 +928,22 @@ impl Group {
             if !added.is_empty() {
                 self.0.authorize(&ctx.region, id, is_egress, added)?;
             }
+            // A rule kept with another description (CDK's described allow-all egress in place
+            // of the default one, or a changed Description) has its description set, as AWS's
+            // handler does through UpdateSecurityGroupRuleDescriptions*.
+            let described: Vec<RuleSpec> = after
+                .iter()
+                .filter(|a| {
+                    before
+                        .iter()
+                        .any(|b| same(a, b) && b.description != a.description)
+                })
+                .cloned()
+                .collect();
+            if !described.is_empty() {
+                self.0
+                    .update_rule_descriptions(&ctx.region, id, is_egress, described)?;
+            }
         }
         Ok(())
     }
