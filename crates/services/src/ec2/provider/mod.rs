@@ -130,6 +130,8 @@ impl Declared for Vpc {
         ("Ipv4NetmaskLength", "cumulo does not emulate IPAM"),
     ];
     const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    /// AWS::EC2::VPCCidrBlock resources add blocks after the VPC was made.
+    const LIVE_ATTRIBUTES: &'static [&'static str] = &["Ipv6CidrBlocks", "CidrBlockAssociations"];
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
         let cidr = required(props, "CidrBlock")?;
