@@ -40,7 +40,8 @@ STACKS = ("CdkNetZone", "CdkNet")
 
 def operation_seconds(cfn, stack):
     """Seconds between the stack's last operation's first and last events; None if it has none."""
-    events = cfn.describe_stack_events(StackName=stack)["StackEvents"]  # newest first
+    pages = cfn.get_paginator("describe_stack_events").paginate(StackName=stack)
+    events = [e for page in pages for e in page["StackEvents"]]  # newest first, 100 a page
     own = [e for e in events if e["LogicalResourceId"] == e["StackName"]]
     if not own:
         return None
