@@ -140,6 +140,12 @@ def check_service(server, out, subnets, tg_arn, desired):
     awsvpc = svc["networkConfiguration"]["awsvpcConfiguration"]
     assert sorted(awsvpc["subnets"]) == sorted(subnets["private"]) and awsvpc["assignPublicIp"] == "DISABLED"
     assert svc["deploymentConfiguration"]["deploymentCircuitBreaker"] == {"enable": True, "rollback": True}
+    # The service's events say what it did, in AWS's words, newest first.
+    messages = [e["message"] for e in svc["events"]]
+    name = f"(service {svc['serviceName']})"
+    assert messages[0] == f"{name} has reached a steady state."
+    assert messages[1] == f"{name} registered 1 targets in (target-group {tg_arn})"
+    assert messages[2].startswith(f"{name} has started 1 tasks: (task ")
 
     # The task's group: HTTP from the load balancer's group only, and the CDK's described
     # allow-all egress (its description kept, as on AWS).
