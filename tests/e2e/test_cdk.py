@@ -6,36 +6,22 @@ Provider framework and AwsCustomResource, a nested stack) — once with
 AWS_ENDPOINT_URL=http://127.0.0.1:PORT and once with http://localhost:PORT. Every step is checked through the services' own APIs with boto3.
 
 With `localhost` the AWS SDK for JavaScript v3 addresses S3 virtual-hosted
-(`<bucket>.localhost:PORT`). Machines whose resolver answers `*.localhost` (RFC 6761; systemd-
-resolved does) need nothing else; where Node cannot resolve it the lifecycle also sets AWS's
-standard per-service variable AWS_ENDPOINT_URL_S3 to the loopback address (see README), and
-says so in the test output: cumulo cannot answer a DNS lookup the CLI's machine makes.
+(`<bucket>.localhost:PORT`); cdk_cli.py says how machines that do not resolve `*.localhost` are
+served.
 """
 import json
-import os
-import shutil
-import subprocess
 
 import pytest
-from botocore.exceptions import ClientError
 
-from conftest import ROOT, CumuloServer
+from cdk_cli import ACCOUNT_ENV, QUALIFIER, Cdk, check_bootstrap, ensure_app, gone, stack_outputs
+from conftest import CumuloServer
 
-APP = ROOT / "tests" / "cdk-serve-app"
 STACK = "CdkServe"
-ACCOUNT_ENV = "aws://000000000000/us-east-1"
-QUALIFIER = "hnb659fds"
 
 
 @pytest.fixture(scope="module")
 def app():
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    if not (APP / "node_modules" / "aws-cdk-lib").exists():
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund"], cwd=APP, check=True, capture_output=True, timeout=900
-        )
-    return APP
+    return ensure_app()
 
 
 @pytest.fixture(scope="module")
@@ -45,78 +31,14 @@ def sdk_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("node-sdk")
 
 
-def localhost_subdomains_resolve():
-    probe = "require('dns').lookup('cumulo-probe.localhost', (e) => process.exit(e ? 1 : 0))"
-    return subprocess.run(["node", "-e", probe], capture_output=True, timeout=30).returncode == 0
-
-
-class Cdk:
-    """Runs the app's pinned `cdk` CLI against one server with one endpoint form."""
-
-    def __init__(self, server, host, out_dir):
-        self.server = server
-        self.out_dir = out_dir
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        env.update(
-            AWS_ENDPOINT_URL=f"http://{host}:{server.port}",
-            AWS_ACCESS_KEY_ID="test",
-            AWS_SECRET_ACCESS_KEY="test",
-            AWS_REGION="us-east-1",
-            AWS_DEFAULT_REGION="us-east-1",
-            CDK_DISABLE_VERSION_CHECK="1",
-        )
-        if host == "localhost" and not localhost_subdomains_resolve():
-            print("this machine does not resolve *.localhost: S3 through AWS_ENDPOINT_URL_S3=127.0.0.1")
-            env["AWS_ENDPOINT_URL_S3"] = f"http://127.0.0.1:{server.port}"
-        self.env = env
-
-    def __call__(self, *args):
-        proc = subprocess.run(
-            ["npx", "cdk", *args, "--no-notices", "--output", str(self.out_dir)],
-            cwd=APP,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert proc.returncode == 0, f"cdk {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
-        return proc.stdout + proc.stderr
-
-
 def outputs(cfn):
-    stack = cfn.describe_stacks(StackName=STACK)["Stacks"][0]
-    return {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+    return stack_outputs(cfn, STACK)
 
 
 def invoke(lam, name, payload=None):
     r = lam.invoke(FunctionName=name, Payload=json.dumps(payload or {}).encode())
     assert "FunctionError" not in r, r["Payload"].read()
     return json.loads(r["Payload"].read())
-
-
-def gone(call, code):
-    with pytest.raises(ClientError) as e:
-        call()
-    assert e.value.response["Error"]["Code"] == code
-    return e.value
-
-
-def check_bootstrap(server):
-    cfn = server.client("cloudformation")
-    toolkit = cfn.describe_stacks(StackName="CDKToolkit")["Stacks"][0]
-    assert toolkit["StackStatus"] == "CREATE_COMPLETE"
-    boot = {o["OutputKey"]: o["OutputValue"] for o in toolkit["Outputs"]}
-    bucket = f"cdk-{QUALIFIER}-assets-000000000000-us-east-1"
-    assert boot["BucketName"] == bucket
-    server.client("s3").head_bucket(Bucket=bucket)
-    repo = f"cdk-{QUALIFIER}-container-assets-000000000000-us-east-1"
-    assert server.client("ecr").describe_repositories(repositoryNames=[repo])["repositories"]
-    version = server.client("ssm").get_parameter(Name=f"/cdk-bootstrap/{QUALIFIER}/version")["Parameter"]
-    assert int(version["Value"]) == int(boot["BootstrapVersion"])
-    iam = server.client("iam")
-    for role in ("deploy-role", "file-publishing-role", "cfn-exec-role", "lookup-role"):
-        iam.get_role(RoleName=f"cdk-{QUALIFIER}-{role}-000000000000-us-east-1")
-    return bucket
 
 
 def check_deployed(server, assets_bucket, greeting):

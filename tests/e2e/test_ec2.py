@@ -226,3 +226,40 @@ def test_state_survives_restart(tmp_path):
         assert ec2.describe_security_groups(GroupIds=[sg])["SecurityGroups"][0]["VpcId"] == vid
     finally:
         server.stop()
+
+
+def test_rule_descriptions_change_in_place(cumulo, ec2, tmp_path):
+    """UpdateSecurityGroupRuleDescriptions* sets a rule's description (same sgr- id); a
+    template's described allow-all egress (as the CDK writes it) and a changed Description keep
+    the rule and set its description, as AWS's handler does."""
+    vid = ec2.create_vpc(CidrBlock="10.31.0.0/16")["Vpc"]["VpcId"]
+    g = ec2.create_security_group(GroupName="described", Description="D", VpcId=vid)["GroupId"]
+    everything = {"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0", "Description": "all out"}]}
+    [before] = [r for r in ec2.describe_security_group_rules(Filters=[{"Name": "group-id", "Values": [g]}])["SecurityGroupRules"] if r["IsEgress"]]
+    assert ec2.update_security_group_rule_descriptions_egress(GroupId=g, IpPermissions=[everything])["Return"] is True
+    [after] = [r for r in ec2.describe_security_group_rules(Filters=[{"Name": "group-id", "Values": [g]}])["SecurityGroupRules"] if r["IsEgress"]]
+    assert (after["SecurityGroupRuleId"], after["Description"]) == (before["SecurityGroupRuleId"], "all out")
+    https = {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "IpRanges": [{"CidrIp": "0.0.0.0/0", "Description": "x"}]}
+    e = error(ec2.update_security_group_rule_descriptions_ingress, GroupId=g, IpPermissions=[https])
+    assert (e["Code"], e["Message"]) == ("InvalidPermission.NotFound", "The specified rule does not exist in this security group.")
+    ec2.delete_security_group(GroupId=g)
+    ec2.delete_vpc(VpcId=vid)
+
+    def template(description):
+        egress = {"CidrIp": "0.0.0.0/0", "Description": description, "IpProtocol": "-1"}
+        return {"Resources": {
+            "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.32.0.0/16"}},
+            "Sg": {"Type": "AWS::EC2::SecurityGroup", "Properties": {"GroupDescription": "d", "VpcId": {"Ref": "Vpc"}, "SecurityGroupEgress": [egress]}},
+        }, "Outputs": {"Sg": {"Value": {"Ref": "Sg"}}}}
+
+    name = f"desc-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "desc.json"
+    cfn = cumulo.client("cloudformation")
+    egress_of = lambda sg: ec2.describe_security_groups(GroupIds=[sg])["SecurityGroups"][0]["IpPermissionsEgress"]  # noqa: E731
+    for description in ("Allow all outbound traffic by default", "changed"):
+        path.write_text(json.dumps(template(description)))
+        cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path))
+        sg = cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"][0]["OutputValue"]
+        assert egress_of(sg) == [{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0", "Description": description}], "Ipv6Ranges": [], "PrefixListIds": [], "UserIdGroupPairs": []}]
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})

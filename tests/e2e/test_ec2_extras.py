@@ -426,3 +426,43 @@ def test_describes_page_by_max_results_and_next_token(cumulo, ec2):
     raw = cumulo.client("ec2", parameter_validation=False)
     err = error(raw.describe_network_acls, MaxResults=1)
     assert err == {"Code": "InvalidParameterValue", "Message": "Value ( 1 ) for parameter maxResults is invalid. Expecting a value greater than 5."}
+
+
+def test_vpc_ipv6_blocks_answer_getatt_after_a_vpccidrblock_adds_one(cumulo, ec2, tmp_path):
+    """The usual dual-stack template: a VPCCidrBlock asks for an Amazon-provided IPv6 block and a
+    subnet (DependsOn it) carves a /64 out of `Fn::GetAtt Vpc.Ipv6CidrBlocks`, which CloudFormation
+    answers as the VPC is now, not as it was created; so do the outputs."""
+    template = {
+        "Resources": {
+            "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.70.0.0/16"}},
+            "V6": {"Type": "AWS::EC2::VPCCidrBlock", "Properties": {"VpcId": {"Ref": "Vpc"}, "AmazonProvidedIpv6CidrBlock": True}},
+            "Subnet": {"Type": "AWS::EC2::Subnet", "DependsOn": "V6", "Properties": {
+                "VpcId": {"Ref": "Vpc"}, "CidrBlock": "10.70.1.0/24",
+                "Ipv6CidrBlock": {"Fn::Select": [0, {"Fn::Cidr": [{"Fn::Select": [0, {"Fn::GetAtt": ["Vpc", "Ipv6CidrBlocks"]}]}, 4, 64]}]},
+            }},
+        },
+        "Outputs": {
+            "Blocks": {"Value": {"Fn::Join": [",", {"Fn::GetAtt": ["Vpc", "Ipv6CidrBlocks"]}]}},
+            "Associations": {"Value": {"Fn::Join": [",", {"Fn::GetAtt": ["Vpc", "CidrBlockAssociations"]}]}},
+            "Subnet": {"Value": {"Ref": "Subnet"}},
+            "VpcId": {"Value": {"Ref": "Vpc"}},
+        },
+    }
+    name = f"v6-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "v6.json"
+    path.write_text(json.dumps(template))
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path))
+    cfn = cumulo.client("cloudformation")
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"]}
+    [vpc] = ec2.describe_vpcs(VpcIds=[out["VpcId"]])["Vpcs"]
+    [block] = vpc["Ipv6CidrBlockAssociationSet"]
+    assert block["Ipv6CidrBlock"].endswith("::/56") and out["Blocks"] == block["Ipv6CidrBlock"]
+    # CidrBlockAssociations lists the IPv4 associations only (AWS's attribute).
+    assert out["Associations"] == vpc["CidrBlockAssociationSet"][0]["AssociationId"]
+    [subnet] = ec2.describe_subnets(SubnetIds=[out["Subnet"]])["Subnets"]
+    [v6] = subnet["Ipv6CidrBlockAssociationSet"]
+    assert v6["Ipv6CidrBlock"] == block["Ipv6CidrBlock"].replace("::/56", "::/64")
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    error_code = error(ec2.describe_vpcs, VpcIds=[out["VpcId"]])["Code"]
+    assert error_code == "InvalidVpcID.NotFound"

@@ -176,6 +176,15 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// Fn::GetAtt attributes another resource may change after this one was made (a VPC's
+    /// `Ipv6CidrBlocks` once an AWS::EC2::VPCCidrBlock adds a block). The engine reads them back
+    /// through [`Provider::read`] before it resolves a resource or the outputs that may use
+    /// them, as CloudFormation answers them; every other attribute is the recorded one. The
+    /// default: none.
+    fn live_attributes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Seed 002's `canonicalizeDesiredProperties`: the same pure narrowing the provider applies
     /// when it sends, so both sides of a diff (the record and the template) compare in one
     /// shape. Returns its input unchanged whenever nothing applies (the default).

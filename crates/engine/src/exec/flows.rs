@@ -108,6 +108,7 @@ pub(crate) async fn run_create(op: Arc<Op>) {
     } else if !out.failed.is_empty() {
         Some(failed_list("create", &out.failed))
     } else {
+        op.refresh_live_attributes(None).await;
         op.finish_outputs().err()
     };
     let Some(reason) = reason else {
@@ -319,6 +320,7 @@ pub(crate) async fn run_update(op: Arc<Op>) {
         }
         Some(parts.join(" "))
     } else {
+        op.refresh_live_attributes(None).await;
         op.finish_outputs().err()
     };
     match reason {

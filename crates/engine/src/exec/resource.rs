@@ -218,6 +218,73 @@ impl Op {
         }
     }
 
+    /// Reads back the [`crate::Provider::live_attributes`] of the resources `logical_id` uses
+    /// (every resource of the stack with `None`, for the outputs) and records what the service
+    /// answers, so the resolution that follows sees them as they are now. A read that fails
+    /// leaves the recorded value: the resolution answers as it did before.
+    pub(super) async fn refresh_live_attributes(&self, logical_id: Option<&str>) {
+        let wanted: Option<Vec<String>> = match (logical_id, &self.prepared) {
+            (Some(id), Some(prepared)) => Some(
+                prepared
+                    .graph
+                    .deps
+                    .get(id)
+                    .map(|deps| deps.iter().cloned().collect())
+                    .unwrap_or_default(),
+            ),
+            (Some(_), None) => return,
+            (None, _) => None,
+        };
+        let targets: Vec<_> = {
+            let st = self.inner.lock();
+            let Some(stack) = st.stacks.get(&self.stack_id) else {
+                return;
+            };
+            stack
+                .resources
+                .values()
+                .filter(|r| wanted.as_ref().is_none_or(|w| w.contains(&r.logical_id)))
+                .filter_map(|r| {
+                    let p = self.inner.registry.get(&r.resource_type)?.clone();
+                    let physical = r.physical_id.clone()?;
+                    (!p.live_attributes().is_empty()).then(|| {
+                        (
+                            p,
+                            r.logical_id.clone(),
+                            r.resource_type.clone(),
+                            physical,
+                            r.properties.clone(),
+                        )
+                    })
+                })
+                .collect()
+        };
+        for (p, logical, rtype, physical, props) in targets {
+            let ctx = self.ctx(&logical, &rtype);
+            let live = p.live_attributes();
+            let reader = p.clone();
+            let read = guarded(
+                &rtype,
+                async move { reader.read(&ctx, &physical, &props).await },
+            )
+            .await;
+            let Ok(Some(observed)) = read else { continue };
+            let mut st = self.inner.lock();
+            if let Some(rec) = st
+                .stacks
+                .get_mut(&self.stack_id)
+                .and_then(|s| s.resources.get_mut(&logical))
+            {
+                let attributes = Arc::make_mut(&mut rec.attributes);
+                for name in live {
+                    if let Some(v) = observed.attributes.get(*name) {
+                        attributes.insert(name.to_string(), v.clone());
+                    }
+                }
+            }
+        }
+    }
+
     /// Creates one resource through its provider (or as a labelled stub).
     pub(super) async fn provider_create(
         &self,
@@ -257,6 +324,7 @@ impl Op {
 
     /// Creates a resource that is new in this operation.
     pub async fn create_resource(self: Arc<Self>, logical_id: String) -> bool {
+        self.refresh_live_attributes(Some(&logical_id)).await;
         let resolved = match self.resolve(&logical_id) {
             Ok(r) => r,
             Err(reason) => {
@@ -405,6 +473,7 @@ impl Op {
             pending: None,
             ..old
         };
+        self.refresh_live_attributes(Some(&logical_id)).await;
         let resolved = match self.resolve(&logical_id) {
             Ok(r) => r,
             Err(reason) => {

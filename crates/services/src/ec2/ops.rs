@@ -612,6 +612,44 @@ impl Ec2Service {
         })
     }
 
+    /// UpdateSecurityGroupRuleDescriptionsIngress/Egress: each permission names a rule the
+    /// group has (its description aside) and sets that rule's description; one the group lacks
+    /// is refused whole, changing nothing.
+    pub fn update_rule_descriptions(
+        &self,
+        region: &str,
+        group_id: &str,
+        egress: bool,
+        specs: Vec<RuleSpec>,
+    ) -> Result<(), AwsError> {
+        self.change(region, |r, touched| {
+            let mut wanted: Vec<Rule> = Vec::new();
+            for spec in specs {
+                wanted.push(to_rule(r, spec, egress)?);
+            }
+            let g = r.group_mut(group_id)?;
+            let mut found = Vec::new();
+            for rule in &wanted {
+                let at = g
+                    .rules
+                    .iter()
+                    .position(|x| x.same_permission(rule))
+                    .ok_or_else(|| {
+                        AwsError::bad_request(
+                            "InvalidPermission.NotFound",
+                            "The specified rule does not exist in this security group.",
+                        )
+                    })?;
+                found.push((at, rule.description.clone()));
+            }
+            for (at, description) in found {
+                g.rules[at].description = description;
+            }
+            touched.push(group_id.to_string());
+            Ok(())
+        })
+    }
+
     pub fn set_rule_description(
         &self,
         region: &str,
@@ -1489,5 +1527,51 @@ mod tests {
         ec2.revoke("us-east-1", &a.id, false, vec![from_b], &[])
             .unwrap();
         ec2.delete_security_group("us-east-1", &b.id).unwrap();
+    }
+
+    #[test]
+    fn a_rule_description_changes_in_place() {
+        let ec2 = service(Arc::new(Store::in_memory().unwrap()));
+        let g = ec2
+            .create_security_group("us-east-1", "g", "G", None, Tags::new())
+            .unwrap();
+        let all_out = |description: Option<&str>| RuleSpec {
+            protocol: "-1".into(),
+            cidr_ipv4: Some("0.0.0.0/0".into()),
+            description: description.map(str::to_string),
+            ..Default::default()
+        };
+        let rules = || {
+            ec2.records("us-east-1")
+                .unwrap()
+                .into_iter()
+                .find_map(|r| match r {
+                    Resource::SecurityGroup(x) if x.id == g.id => Some(x.rules),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        let before = rules();
+        ec2.update_rule_descriptions("us-east-1", &g.id, true, vec![all_out(Some("everything"))])
+            .unwrap();
+        let after = rules();
+        let egress: Vec<_> = after.iter().filter(|r| r.egress).collect();
+        assert_eq!(egress.len(), 1);
+        assert_eq!(egress[0].description.as_deref(), Some("everything"));
+        // The same rule (its sgr- id kept), not a new one.
+        assert_eq!(egress[0].id, before.iter().find(|r| r.egress).unwrap().id);
+        let https = RuleSpec {
+            protocol: "tcp".into(),
+            from_port: Some(443),
+            to_port: Some(443),
+            cidr_ipv4: Some("0.0.0.0/0".into()),
+            description: Some("x".into()),
+            ..Default::default()
+        };
+        let e = ec2
+            .update_rule_descriptions("us-east-1", &g.id, true, vec![all_out(None), https])
+            .unwrap_err();
+        assert_eq!(e.code, "InvalidPermission.NotFound");
+        assert_eq!(rules(), after);
     }
 }

@@ -278,6 +278,13 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             w.close();
             Ok(w.finish())
         }
+        "UpdateSecurityGroupRuleDescriptionsIngress"
+        | "UpdateSecurityGroupRuleDescriptionsEgress" => {
+            let egress = action.ends_with("Egress");
+            let id = group_param(svc, region, p)?;
+            svc.update_rule_descriptions(region, &id, egress, p.permissions()?)?;
+            Ok("<return>true</return>".into())
+        }
         "RevokeSecurityGroupIngress" | "RevokeSecurityGroupEgress" => {
             let egress = action.ends_with("Egress");
             let id = group_param(svc, region, p)?;

@@ -1498,6 +1498,7 @@ impl EcsService {
             }
         }
         let mut stopped_ids = Vec::new();
+        let mut deregistered = Vec::new();
         for t in &stopping {
             if let Some(task) = r.tasks.get_mut(&t.id) {
                 task.stop_requested_at = Some(now);
@@ -1508,6 +1509,7 @@ impl EcsService {
                 task.stop_code = Some("ServiceSchedulerInitiated".into());
                 let stopped = task.clone();
                 self.release(region, &stopped);
+                deregistered.extend(stopped.targets.iter().map(|(tg, _, _)| tg.clone()));
                 stopped_ids.push(stopped.id.clone());
                 r.touch(Key::Task(stopped.id));
             }
@@ -1529,6 +1531,9 @@ impl EcsService {
                     ),
                 ),
             );
+            for message in target_events(&svc.name, "deregistered", &deregistered) {
+                svc.events.insert(0, event(now, message));
+            }
         }
         let missing = (wanted - mine.len() as i64).max(0) as usize;
         if missing > 0 {
@@ -1561,6 +1566,7 @@ impl EcsService {
                 )));
             } else {
                 let mut started = Vec::new();
+                let mut registered = Vec::new();
                 for n in 0..missing {
                     let task = self.new_task(
                         region,
@@ -1596,6 +1602,7 @@ impl EcsService {
                     };
                     task.registries = self.register(region, &svc, &task)?;
                     self.register_targets(region, &svc, &mut task)?;
+                    registered.extend(task.targets.iter().map(|(tg, _, _)| tg.clone()));
                     started.push(task.id.clone());
                     r.touch(Key::Task(task.id.clone()));
                     r.tasks.insert(task.id.clone(), task);
@@ -1616,6 +1623,9 @@ impl EcsService {
                         ),
                     ),
                 );
+                for message in target_events(&svc.name, "registered", &registered) {
+                    svc.events.insert(0, event(now, message));
+                }
             }
         }
         // Older deployments whose tasks have all stopped are gone from the service.
@@ -1740,6 +1750,22 @@ fn propagated_tags(svc: &Service, td: &TaskDefinition) -> Vec<(String, String)> 
         Some("TASK_DEFINITION") => td.tags.clone(),
         _ => Vec::new(),
     }
+}
+
+/// AWS's service events for targets a service (de)registered: one per target group, with how
+/// many, as `(service web) registered 2 targets in (target-group arn:...)`.
+fn target_events(service: &str, verb: &str, groups: &[String]) -> Vec<String> {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for tg in groups {
+        match counted.iter_mut().find(|(g, _)| *g == tg.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((tg, 1)),
+        }
+    }
+    counted
+        .into_iter()
+        .map(|(tg, n)| format!("(service {service}) {verb} {n} targets in (target-group {tg})"))
+        .collect()
 }
 
 fn event(now: f64, message: String) -> Event {
@@ -1964,6 +1990,19 @@ mod tests {
 
     fn body(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn target_events_count_per_group_in_aws_words() {
+        let groups = ["tg/a".to_string(), "tg/b".into(), "tg/a".into()];
+        assert_eq!(
+            target_events("web", "registered", &groups),
+            vec![
+                "(service web) registered 2 targets in (target-group tg/a)",
+                "(service web) registered 1 targets in (target-group tg/b)",
+            ]
+        );
+        assert!(target_events("web", "deregistered", &[]).is_empty());
     }
 
     #[test]

@@ -597,9 +597,13 @@ pub(crate) fn dispatch(
                 Some(a) => Some(normalize_actions(r, a)?),
                 None => None,
             };
+            let conditions = match input.get("Conditions") {
+                Some(c) => Some(normalize_conditions(c)?),
+                None => None,
+            };
             let rec = get_mut(r, arn, Kind::Rule)?;
-            if let Some(c) = input.get("Conditions") {
-                rec.body["Conditions"] = c.clone();
+            if let Some(c) = conditions {
+                rec.body["Conditions"] = Value::Array(c);
             }
             if let Some(a) = actions {
                 rec.body["Actions"] = a;
@@ -1166,25 +1170,18 @@ fn public_rule(body: &Value) -> Value {
     b
 }
 
-fn create_rule(svc: &ElbService, region: &str, input: &Value) -> Result<Value, AwsError> {
-    let listener = required(input, "ListenerArn")?.to_string();
-    let priority = input["Priority"]
-        .as_i64()
-        .ok_or_else(|| validation("A priority must be specified"))?;
-    if !(1..=50000).contains(&priority) {
-        return Err(validation(format!(
-            "Priority '{priority}' must be between 1 and 50000"
-        )));
-    }
-    let conditions = input["Conditions"]
+/// A rule's conditions as AWS reports them: a path or host condition given by its legacy
+/// `Values` also in its typed config, and one given by its typed config also in `Values`
+/// (CreateRule and ModifyRule alike).
+fn normalize_conditions(conditions: &Value) -> Result<Vec<Value>, AwsError> {
+    let conditions = conditions
         .as_array()
         .filter(|c| !c.is_empty())
         .cloned()
         .ok_or_else(|| validation("A rule must have at least one condition"))?;
-    let conditions: Vec<Value> = conditions
+    Ok(conditions
         .into_iter()
         .map(|mut c| {
-            // AWS reports a condition given by Values also in its typed config.
             let field = text(&c, "Field").unwrap_or("").to_string();
             let values = c.get("Values").cloned();
             let config = match field.as_str() {
@@ -1204,7 +1201,20 @@ fn create_rule(svc: &ElbService, region: &str, input: &Value) -> Result<Value, A
             }
             c
         })
-        .collect();
+        .collect())
+}
+
+fn create_rule(svc: &ElbService, region: &str, input: &Value) -> Result<Value, AwsError> {
+    let listener = required(input, "ListenerArn")?.to_string();
+    let priority = input["Priority"]
+        .as_i64()
+        .ok_or_else(|| validation("A priority must be specified"))?;
+    if !(1..=50000).contains(&priority) {
+        return Err(validation(format!(
+            "Priority '{priority}' must be between 1 and 50000"
+        )));
+    }
+    let conditions = normalize_conditions(&input["Conditions"])?;
     svc.change(region, |r, t| {
         let lb = text(&get(r, &listener, Kind::Listener)?.body, "LoadBalancerArn").unwrap_or("").to_string();
         if priority_taken(r, &listener, priority, None) {
@@ -1334,6 +1344,23 @@ mod tests {
             .call("us-east-1", "DescribeRules", &json!({"ListenerArn": l_arn}))
             .unwrap();
         assert_eq!(rules["Rules"].as_array().unwrap().len(), 2);
+        // A condition changed by ModifyRule through its typed config is answered in both forms,
+        // as CreateRule's are (CloudFormation's ListenerRule update sends the typed one).
+        let rule_arn = rules["Rules"][0]["RuleArn"].as_str().unwrap().to_string();
+        let modified = elb
+            .call(
+                "us-east-1",
+                "ModifyRule",
+                &json!({"RuleArn": rule_arn,
+            "Conditions": [{"Field": "path-pattern", "PathPatternConfig": {"Values": ["/b"]}}]}),
+            )
+            .unwrap();
+        let both = json!([{"Field": "path-pattern", "Values": ["/b"], "PathPatternConfig": {"Values": ["/b"]}}]);
+        assert_eq!(modified["Rules"][0]["Conditions"], both);
+        let rules = elb
+            .call("us-east-1", "DescribeRules", &json!({"ListenerArn": l_arn}))
+            .unwrap();
+        assert_eq!(rules["Rules"][0]["Conditions"], both);
         let https = json!({"LoadBalancerArn": lb_arn, "Port": 443, "Protocol": "HTTPS",
             "Certificates": [{"CertificateArn": "arn:aws:acm:us-east-1:000000000000:certificate/none"}],
             "DefaultActions": [{"Type": "forward", "TargetGroupArn": tg_arn}]});

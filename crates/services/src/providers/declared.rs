@@ -78,6 +78,9 @@ pub(crate) trait Declared: Send + Sync + 'static {
     const NOT_FOUND: &'static [&'static str];
     /// A limitation every resource of the type shows as its status reason (`cumulo: ...`).
     const LIMITATION: Option<&'static str> = None;
+    /// See [`Provider::live_attributes`]: attributes other resources change, read back
+    /// through [`Declared::read`] before they are used.
+    const LIVE_ATTRIBUTES: &'static [&'static str] = &[];
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made>;
 
@@ -273,6 +276,10 @@ impl<T: Declared> Provider for DeclaredProvider<T> {
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(T::TYPE, properties).ok()?;
         self.0.created_identity(ctx, &props)
+    }
+
+    fn live_attributes(&self) -> &'static [&'static str] {
+        T::LIVE_ATTRIBUTES
     }
 }
 

@@ -133,6 +133,8 @@ impl Declared for Vpc {
         ("Ipv4NetmaskLength", "cumulo does not emulate IPAM"),
     ];
     const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
+    /// AWS::EC2::VPCCidrBlock resources add blocks after the VPC was made.
+    const LIVE_ATTRIBUTES: &'static [&'static str] = &["Ipv6CidrBlocks", "CidrBlockAssociations"];
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
         let cidr = required(props, "CidrBlock")?;
@@ -898,6 +900,22 @@ impl Group {
             }
             if !added.is_empty() {
                 self.0.authorize(&ctx.region, id, is_egress, added)?;
+            }
+            // A rule kept with another description (CDK's described allow-all egress in place
+            // of the default one, or a changed Description) has its description set, as AWS's
+            // handler does through UpdateSecurityGroupRuleDescriptions*.
+            let described: Vec<RuleSpec> = after
+                .iter()
+                .filter(|a| {
+                    before
+                        .iter()
+                        .any(|b| same(a, b) && b.description != a.description)
+                })
+                .cloned()
+                .collect();
+            if !described.is_empty() {
+                self.0
+                    .update_rule_descriptions(&ctx.region, id, is_egress, described)?;
             }
         }
         Ok(())
