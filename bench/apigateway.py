@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """API Gateway → Lambda through `cumulo serve`: requests per second and p50/p99 latency of a warm
 node function behind a REST API (AWS_PROXY) and an HTTP API (payload 2.0), against invoking the
-same function directly (Lambda Invoke over HTTP), one keep-alive connection each, sequential.
+same function directly (Lambda Invoke over HTTP): first one keep-alive connection each, sequential
+(the added latency per request), then `--connections` concurrent connections for `--duration`
+seconds with wrk (throughput; skipped when wrk is not installed).
 
-Usage: python3 bench/apigateway.py [--requests 300] [--bin target/release/cumulo]
+Usage: python3 bench/apigateway.py [--requests 300] [--connections 8] [--duration 5] [--bin target/release/cumulo]
 No peer is measured: moto's API Gateway does not run Lambda functions without Docker.
 """
 import argparse
@@ -12,6 +14,7 @@ import io
 import json
 import os
 import pathlib
+import shutil
 import socket
 import statistics
 import subprocess
@@ -21,7 +24,9 @@ import time
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from run import run_wrk  # noqa: E402  (bench/run.py: the wrk driver every bench shares)
 
 NODE = "exports.handler = async (e) => ({statusCode: 200, body: JSON.stringify({ok: true})});\n"
 
@@ -53,6 +58,8 @@ def measure(port, method, path, body=b"", host=None, n=300):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "cumulo"))
     args = ap.parse_args()
     import boto3
@@ -85,11 +92,24 @@ def main():
                               uri=f"arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/{arn}/invocations")
         apigw.create_deployment(restApiId=api["id"], stageName="b")
         http_api = v2.create_api(Name="bench", ProtocolType="HTTP", Target=arn)
-        results = {
-            "lambda_invoke_direct": measure(port, "POST", "/2015-03-31/functions/bench/invocations", b"{}", n=args.requests),
-            "rest_api_aws_proxy": measure(port, "GET", "/b/", host=f"{api['id']}.execute-api.localhost:{port}", n=args.requests),
-            "http_api_payload_2": measure(port, "GET", "/", host=f"{http_api['ApiId']}.execute-api.localhost:{port}", n=args.requests),
+        targets = {
+            "lambda_invoke_direct": ("POST", "/2015-03-31/functions/bench/invocations", b"{}", None),
+            "rest_api_aws_proxy": ("GET", "/b/", b"", f"{api['id']}.execute-api.localhost:{port}"),
+            "http_api_payload_2": ("GET", "/", b"", f"{http_api['ApiId']}.execute-api.localhost:{port}"),
         }
+        results = {}
+        for name, (method, path, body, host) in targets.items():
+            results[name] = {"sequential": measure(port, method, path, body, host=host, n=args.requests)}
+            print(name, json.dumps(results[name]), flush=True)
+        if shutil.which("wrk"):
+            # Unmeasured: start the function's concurrent instances (one per connection), so the
+            # first measured target does not pay their cold starts.
+            method, path, body, _ = targets["lambda_invoke_direct"]
+            run_wrk(port, [(method, path, {}, body)], 3, args.connections, 2)
+            for name, (method, path, body, host) in targets.items():
+                headers = {"Host": host} if host else {}
+                results[name][f"wrk_{args.connections}_connections"] = run_wrk(
+                    port, [(method, path, headers, body)], args.duration, args.connections, 2)
         print(json.dumps(results, indent=2))
     finally:
         proc.terminate()

@@ -4,15 +4,16 @@
 //! process talking to cumulo's own Lambda Runtime API (see `runtime`).
 //!
 //! Layout: typed operations are methods of [`Lambda`] (functions in `ops`, versions and aliases
-//! in `versions`, policies/URLs/tags/concurrency in `config`, layers in `layers`, invocation in
-//! `invoke`, event source mappings in `esm`), over [`state`] (in-memory documents written
-//! through to the store) and [`code`] (packages). `wire` decodes the REST-JSON requests and
+//! in `versions`, policies/URLs/tags/concurrency in `config`, asynchronous invocation settings in
+//! `invoke_config`, layers in `layers`, invocation in `invoke`, event source mappings in `esm`),
+//! over [`state`] (in-memory documents written through to the store) and [`code`] (packages). `wire` decodes the REST-JSON requests and
 //! encodes responses. [`LambdaService`] is what the gateway and CloudFormation hold.
 
 pub mod code;
 mod config;
 mod esm;
 mod invoke;
+mod invoke_config;
 mod layers;
 mod logging;
 pub mod logs;
@@ -137,6 +138,7 @@ impl Catalogued for LambdaService {
                 "/2017-03-31/tags/",
                 "/2017-10-31/functions/",
                 "/2018-10-31/layers",
+                "/2019-09-25/functions/",
                 "/2019-09-30/functions/",
                 "/2021-10-31/functions/",
             ],

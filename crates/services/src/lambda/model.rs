@@ -107,6 +107,21 @@ pub struct Function {
     pub urls: BTreeMap<String, UrlConfig>,
     pub tags: BTreeMap<String, String>,
     pub reserved_concurrency: Option<i64>,
+    /// Asynchronous invocation settings by qualifier (`$LATEST`, a version, an alias);
+    /// documents written before they existed have none.
+    #[serde(default)]
+    pub event_invoke_configs: BTreeMap<String, EventInvokeConfig>,
+}
+
+/// A qualifier's PutFunctionEventInvokeConfig settings: stored and reported.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EventInvokeConfig {
+    pub maximum_retry_attempts: Option<i64>,
+    pub maximum_event_age: Option<i64>,
+    pub on_success: Option<String>,
+    pub on_failure: Option<String>,
+    /// Epoch seconds (the API's `LastModified` timestamp).
+    pub last_modified: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -438,6 +438,7 @@ impl Lambda {
             urls: BTreeMap::new(),
             tags: input.tags,
             reserved_concurrency: None,
+            event_invoke_configs: BTreeMap::new(),
         };
         let mut version = "$LATEST".to_string();
         if input.publish {

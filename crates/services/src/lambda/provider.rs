@@ -1,9 +1,10 @@
 //! CloudFormation providers of Lambda's resource types, over Lambda's typed operations:
-//! AWS::Lambda::Function (waits for Active), Version, Alias, Permission, Url, LayerVersion and
-//! EventSourceMapping.
+//! AWS::Lambda::Function (waits for Active), Version, Alias, Permission, Url, LayerVersion,
+//! EventSourceMapping and EventInvokeConfig.
 
 use super::config::PermissionInput;
 use super::esm::MappingInput;
+use super::invoke_config::EventInvokeInput;
 use super::layers::PublishLayerInput;
 use super::model::{
     CodeInput, CreateFunctionInput, LoggingConfig, LoggingInput, UpdateConfigInput,
@@ -30,6 +31,7 @@ const PERMISSION: &str = "AWS::Lambda::Permission";
 const URL: &str = "AWS::Lambda::Url";
 const LAYER_VERSION: &str = "AWS::Lambda::LayerVersion";
 const MAPPING: &str = "AWS::Lambda::EventSourceMapping";
+const INVOKE_CONFIG: &str = "AWS::Lambda::EventInvokeConfig";
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     let core = s.lambda.core();
@@ -49,6 +51,10 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     r.register(
         LAYER_VERSION,
         Arc::new(LayerVersionProvider { core: core.clone() }),
+    );
+    r.register(
+        INVOKE_CONFIG,
+        Arc::new(InvokeConfigProvider { core: core.clone() }),
     );
     r.register(MAPPING, Arc::new(MappingProvider { core }));
 }
@@ -1163,6 +1169,117 @@ impl Provider for MappingProvider {
     ) -> Result<(), ProviderError> {
         match self.core.delete_event_source_mapping(physical_id) {
             Ok(_) => Ok(()),
+            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
+            Err(e) => Err(fail(ctx, e)),
+        }
+    }
+}
+
+// --- AWS::Lambda::EventInvokeConfig ----------------------------------------------------------
+
+struct InvokeConfigProvider {
+    core: Arc<Lambda>,
+}
+
+const INVOKE_CONFIG_KNOWN: &[&str] = &[
+    "FunctionName",
+    "Qualifier",
+    "MaximumEventAgeInSeconds",
+    "MaximumRetryAttempts",
+    "DestinationConfig",
+];
+
+/// The resource's settings as the API takes them, the function and the qualifier.
+fn invoke_config_input(
+    props: &Map<String, Value>,
+) -> Result<(String, String, EventInvokeInput), ProviderError> {
+    check_known(INVOKE_CONFIG, props, INVOKE_CONFIG_KNOWN, &[])?;
+    let mut input = EventInvokeInput {
+        maximum_retry_attempts: int(props, "MaximumRetryAttempts")?,
+        maximum_event_age: int(props, "MaximumEventAgeInSeconds")?,
+        ..Default::default()
+    };
+    if let Some(d) = sub_object(props, "DestinationConfig")? {
+        check_known(INVOKE_CONFIG, d, &["OnSuccess", "OnFailure"], &[])?;
+        input.destination_config = true;
+        let destination = |key: &str| -> Result<Option<Option<String>>, ProviderError> {
+            Ok(match sub_object(d, key)? {
+                None => None,
+                Some(o) => {
+                    check_known(INVOKE_CONFIG, o, &["Destination"], &[])?;
+                    Some(scalar(o, "Destination")?)
+                }
+            })
+        };
+        input.on_success = destination("OnSuccess")?;
+        input.on_failure = destination("OnFailure")?;
+    }
+    Ok((
+        required(props, "FunctionName")?,
+        required(props, "Qualifier")?,
+        input,
+    ))
+}
+
+#[async_trait::async_trait]
+impl Provider for InvokeConfigProvider {
+    async fn create(
+        &self,
+        ctx: &ProviderContext,
+        properties: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(INVOKE_CONFIG, properties)?;
+        let (function, qualifier, input) = invoke_config_input(&props)?;
+        let physical_id = format!("{function}|{qualifier}");
+        if self
+            .core
+            .get_event_invoke_config(&ctx.region, &function, Some(&qualifier))
+            .is_ok()
+        {
+            return Err(already_exists(ctx, &physical_id));
+        }
+        self.core
+            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)
+            .map_err(|e| fail(ctx, e))?;
+        Ok(ProviderOutcome {
+            physical_id,
+            ..Default::default()
+        })
+    }
+
+    /// FunctionName and Qualifier are createOnly: an update replaces the settings in place.
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        physical_id: &str,
+        _old: &Value,
+        new: &Value,
+    ) -> Result<ProviderOutcome, ProviderError> {
+        let props = object(INVOKE_CONFIG, new)?;
+        let (function, qualifier, input) = invoke_config_input(&props)?;
+        self.core
+            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)
+            .map_err(|e| fail(ctx, e))?;
+        Ok(ProviderOutcome {
+            physical_id: physical_id.to_string(),
+            ..Default::default()
+        })
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        _physical_id: &str,
+        properties: &Value,
+    ) -> Result<(), ProviderError> {
+        let props = object(INVOKE_CONFIG, properties)?;
+        let function = required(&props, "FunctionName")?;
+        let qualifier = required(&props, "Qualifier")?;
+        match self
+            .core
+            .delete_event_invoke_config(&ctx.region, &function, Some(&qualifier))
+        {
+            Ok(()) => Ok(()),
             Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
             Err(e) => Err(fail(ctx, e)),
         }

@@ -10,7 +10,7 @@ use super::model::{
 };
 use super::names::function_arn;
 use super::ops::validation;
-use super::{Lambda, esm, state, store_error};
+use super::{Lambda, esm, invoke_config, state, store_error};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
@@ -658,6 +658,16 @@ async fn route(core: &Arc<Lambda>, req: &AwsRequest) -> Result<AwsResponse, AwsE
             Ok(no_content())
         }
         (_, ["2015-03-31", "event-source-mappings", ..]) => esm::wire(core, req, &segs[2..]),
+        (
+            _,
+            [
+                "2019-09-25",
+                "functions",
+                name,
+                "event-invoke-config",
+                rest @ ..,
+            ],
+        ) => invoke_config::wire(core, req, name, rest),
         _ => Err(AwsError::not_implemented(
             "lambda",
             &format!("{} {}", req.method, req.raw_path),

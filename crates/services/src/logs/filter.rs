@@ -106,6 +106,11 @@ impl Pattern {
         }
         if let Some(inner) = p.strip_prefix('[') {
             let inner = inner.strip_suffix(']').ok_or_else(|| invalid(pattern))?;
+            // `[]` names no field, so it constrains nothing: AWS accepts it (a recorded
+            // PutSubscriptionFilter) and it matches every event.
+            if inner.trim().is_empty() {
+                return Ok(Pattern::All);
+            }
             return parse_space(inner)
                 .map(Pattern::Space)
                 .ok_or_else(|| invalid(pattern));
@@ -581,6 +586,13 @@ mod tests {
         assert!(!m("{ $.level = \"ERROR\" }", "not json"));
         assert!(Pattern::parse("{ $.x = }").is_err());
         assert!(Pattern::parse("{ $.x = 1").is_err());
+    }
+
+    #[test]
+    fn an_empty_space_delimited_pattern_matches_everything() {
+        let p = Pattern::parse("[]").expect("AWS accepts []");
+        assert!(p.matches("anything at all") && p.matches(""));
+        assert!(Pattern::parse("[ ]").is_ok());
     }
 
     #[test]

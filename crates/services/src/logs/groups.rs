@@ -241,6 +241,7 @@ impl LogsService {
             log_group_class: class,
             tags: input.tags,
             deletion_protection: input.deletion_protection,
+            subscription_filters: BTreeMap::new(),
             streams: BTreeMap::new(),
         };
         self.store
@@ -291,7 +292,7 @@ impl LogsService {
     }
 
     /// Applies `f` to the group and commits the result.
-    fn update_group(
+    pub(super) fn update_group(
         &self,
         region: &str,
         name: &str,

@@ -4,7 +4,8 @@
 //! Layout: [`LogsService`]'s typed operations (what Lambda and the CloudFormation providers call)
 //! are in `groups` (groups, streams, tags) and `events` (put/get/filter), over [`state`]
 //! (groups and streams in memory with write-through; events only in the store); `filter` is the
-//! filter-pattern language; `wire` decodes requests and encodes responses.
+//! filter-pattern language; `subscriptions` the subscription filters (stored, not delivered);
+//! `wire` decodes requests and encodes responses.
 
 mod account;
 mod events;
@@ -14,6 +15,7 @@ mod operations;
 pub(crate) mod provider;
 mod provider_account;
 mod state;
+mod subscriptions;
 mod wire;
 
 pub use events::{
@@ -24,7 +26,8 @@ pub use groups::{
     CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput,
     name_from_arn as group_name_from_arn,
 };
-pub use state::{LogGroup, LogStream};
+pub use state::{LogGroup, LogStream, SubscriptionFilter};
+pub use subscriptions::PutSubscriptionInput;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::{Config, GatewayError, Service};

@@ -1,10 +1,13 @@
-//! CloudFormation providers: AWS::Logs::LogGroup and AWS::Logs::LogStream, over CloudWatch
-//! Logs' typed operations. A LogGroup's Ref is its name and its `Arn` the `...:log-group:NAME:*`
-//! form; a LogStream's Ref is its name and it has no attributes. The account records' types
+//! CloudFormation providers: AWS::Logs::LogGroup, AWS::Logs::LogStream and
+//! AWS::Logs::SubscriptionFilter, over CloudWatch Logs' typed operations. A LogGroup's Ref is its
+//! name and its `Arn` the `...:log-group:NAME:*` form; a LogStream's and a SubscriptionFilter's
+//! Ref is its name and they have no attributes. The account records' types
 //! (ResourcePolicy, QueryDefinition) are in `provider_account.rs`.
 
-use super::{CreateLogGroupInput, LogsService, PutPolicyInput, provider_account};
-use crate::providers::declared::{self, Answer, Declared, Made};
+use super::{
+    CreateLogGroupInput, LogsService, PutPolicyInput, PutSubscriptionInput, provider_account,
+};
+use crate::providers::declared::{self, Answer, Declared, Fault, Made};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, failed, given_or_generated_name, json_text,
@@ -20,6 +23,7 @@ use std::sync::Arc;
 
 const LOG_GROUP: &str = "AWS::Logs::LogGroup";
 const LOG_STREAM: &str = "AWS::Logs::LogStream";
+const SUBSCRIPTION_FILTER: &str = "AWS::Logs::SubscriptionFilter";
 const SERVICE: &str = "CloudWatchLogs";
 
 pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
@@ -44,6 +48,12 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(
         r,
         provider_account::QueryDefinition {
+            logs: s.logs.clone(),
+        },
+    );
+    declared::register(
+        r,
+        SubscriptionFilter {
             logs: s.logs.clone(),
         },
     );
@@ -366,6 +376,132 @@ impl Declared for LogStream {
                 ("LogStreamName".to_string(), json!(id)),
             ]),
             attributes: Map::new(),
+        }))
+    }
+}
+
+/// AWS::Logs::SubscriptionFilter, declared: FilterName and LogGroupName are createOnly; the
+/// rest is put again in place (PutSubscriptionFilter replaces the filter of that name).
+struct SubscriptionFilter {
+    logs: Arc<LogsService>,
+}
+
+impl SubscriptionFilter {
+    fn put(
+        &self,
+        ctx: &ProviderContext,
+        name: &str,
+        props: &Map<String, Value>,
+    ) -> Result<(), Fault> {
+        let apply = match scalar(props, "ApplyOnTransformedLogs")?.as_deref() {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(ProviderError::Failed(format!(
+                    "Properties validation failed for resource with message: #/ApplyOnTransformedLogs: expected type: Boolean, found: {other}"
+                ))
+                .into());
+            }
+        };
+        Ok(self.logs.put_subscription_filter(
+            &ctx.region,
+            PutSubscriptionInput {
+                log_group_name: required(props, "LogGroupName")?,
+                filter_name: name.to_string(),
+                filter_pattern: required(props, "FilterPattern")?,
+                destination_arn: required(props, "DestinationArn")?,
+                role_arn: scalar(props, "RoleArn")?,
+                distribution: scalar(props, "Distribution")?,
+                apply_on_transformed_logs: apply,
+            },
+        )?)
+    }
+}
+
+#[async_trait::async_trait]
+impl Declared for SubscriptionFilter {
+    const TYPE: &'static str = SUBSCRIPTION_FILTER;
+    const SERVICE: &'static str = SERVICE;
+    const PROPERTIES: &'static [&'static str] = &[
+        "ApplyOnTransformedLogs",
+        "DestinationArn",
+        "Distribution",
+        "FilterName",
+        "FilterPattern",
+        "LogGroupName",
+        "RoleArn",
+    ];
+    const NOT_FOUND: &'static [&'static str] = &["ResourceNotFoundException"];
+
+    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+        let group = required(props, "LogGroupName")?;
+        let name = given_or_generated_name(ctx, props, "FilterName", 512)?;
+        if self
+            .logs
+            .describe_subscription_filters(&ctx.region, &group, Some(&name))?
+            .iter()
+            .any(|f| f.filter_name == name)
+        {
+            return Err(already_exists(ctx, &name).into());
+        }
+        self.put(ctx, &name, props)?;
+        Ok(Made::new(name))
+    }
+
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        self.put(ctx, id, new)?;
+        Ok(Made::new(id))
+    }
+
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<()> {
+        let group = required(props, "LogGroupName")?;
+        Ok(self
+            .logs
+            .delete_subscription_filter(&ctx.region, &group, id)?)
+    }
+
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<Option<Observed>> {
+        let group = required(props, "LogGroupName")?;
+        let found = self
+            .logs
+            .describe_subscription_filters(&ctx.region, &group, Some(id))?
+            .into_iter()
+            .find(|f| f.filter_name == id);
+        Ok(found.map(|f| {
+            let mut properties = Map::from_iter([
+                ("LogGroupName".to_string(), json!(group)),
+                ("FilterName".to_string(), json!(f.filter_name)),
+                ("FilterPattern".to_string(), json!(f.filter_pattern)),
+                ("DestinationArn".to_string(), json!(f.destination_arn)),
+                ("Distribution".to_string(), json!(f.distribution)),
+                (
+                    "ApplyOnTransformedLogs".to_string(),
+                    json!(f.apply_on_transformed_logs),
+                ),
+            ]);
+            if let Some(r) = f.role_arn {
+                properties.insert("RoleArn".into(), json!(r));
+            }
+            Observed {
+                properties,
+                attributes: Map::new(),
+            }
         }))
     }
 }

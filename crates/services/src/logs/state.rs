@@ -56,6 +56,9 @@ pub struct LogGroup {
     /// While set, DeleteLogGroup is refused (PutLogGroupDeletionProtection).
     #[serde(default)]
     pub deletion_protection: bool,
+    /// Subscription filters by name (at most two); documents written before them have none.
+    #[serde(default)]
+    pub subscription_filters: BTreeMap<String, SubscriptionFilter>,
     #[serde(skip)]
     pub streams: BTreeMap<String, LogStream>,
 }
@@ -65,6 +68,20 @@ impl LogGroup {
     pub fn stored_bytes(&self) -> i64 {
         self.streams.values().map(|s| s.stored_bytes).sum()
     }
+}
+
+/// A PutSubscriptionFilter record, stored and reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionFilter {
+    pub filter_name: String,
+    pub filter_pattern: String,
+    pub destination_arn: String,
+    pub role_arn: Option<String>,
+    /// `ByLogStream` (AWS's default) or `Random`.
+    pub distribution: String,
+    pub apply_on_transformed_logs: bool,
+    /// Milliseconds since the epoch.
+    pub creation_time: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,8 @@ use super::operations::OPERATIONS;
 use super::state::{LogGroup, LogStream};
 use super::{
     CreateLogGroupInput, DescribeGroupsInput, DescribeStreamsInput, FilterInput, GetEventsInput,
-    InputLogEvent, LogsService, PutPolicyInput, PutQueryInput, QueryDefinition, ResourcePolicy,
+    InputLogEvent, LogsService, PutPolicyInput, PutQueryInput, PutSubscriptionInput,
+    QueryDefinition, ResourcePolicy, SubscriptionFilter,
 };
 use crate::json_body::{self, Body, null_member};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
@@ -23,6 +24,22 @@ pub fn handle(svc: &LogsService, req: &AwsRequest) -> AwsResponse {
 
 fn missing(name: &str) -> AwsError {
     invalid(null_member(name))
+}
+
+fn subscription_json(group: &str, f: &SubscriptionFilter) -> Value {
+    let mut v = json!({
+        "filterName": f.filter_name,
+        "logGroupName": group,
+        "filterPattern": f.filter_pattern,
+        "destinationArn": f.destination_arn,
+        "distribution": f.distribution,
+        "applyOnTransformedLogs": f.apply_on_transformed_logs,
+        "creationTime": f.creation_time,
+    });
+    if let Some(r) = &f.role_arn {
+        v["roleArn"] = json!(r);
+    }
+    v
 }
 
 fn tags_json(tags: &BTreeMap<String, String>) -> Value {
@@ -78,6 +95,37 @@ fn dispatch(svc: &LogsService, region: &str, op: &str, b: Body<'_>) -> Result<Va
         }
         "PutRetentionPolicy" => {
             svc.put_retention_policy(region, &b.str("logGroupName")?, b.i64("retentionInDays")?)?;
+            Ok(json!({}))
+        }
+        "PutSubscriptionFilter" => {
+            svc.put_subscription_filter(
+                region,
+                PutSubscriptionInput {
+                    log_group_name: b.str("logGroupName")?,
+                    filter_name: b.str("filterName")?,
+                    filter_pattern: b.str("filterPattern")?,
+                    destination_arn: b.str("destinationArn")?,
+                    role_arn: b.opt_str("roleArn")?,
+                    distribution: b.opt_str("distribution")?,
+                    apply_on_transformed_logs: b
+                        .opt_bool("applyOnTransformedLogs")?
+                        .unwrap_or(false),
+                },
+            )?;
+            Ok(json!({}))
+        }
+        "DescribeSubscriptionFilters" => {
+            let group = b.str("logGroupName")?;
+            let prefix = b.opt_str("filterNamePrefix")?;
+            let filters: Vec<Value> = svc
+                .describe_subscription_filters(region, &group, prefix.as_deref())?
+                .iter()
+                .map(|f| subscription_json(&group, f))
+                .collect();
+            Ok(json!({"subscriptionFilters": filters}))
+        }
+        "DeleteSubscriptionFilter" => {
+            svc.delete_subscription_filter(region, &b.str("logGroupName")?, &b.str("filterName")?)?;
             Ok(json!({}))
         }
         "DeleteRetentionPolicy" => {
