@@ -24,7 +24,8 @@ pub fn translate(
         "AWS::Serverless::LayerVersion" => layer_version(t, &sam).map_err(one),
         "AWS::Serverless::Application" => application(&sam).map_err(one),
         "AWS::Serverless::StateMachine" => state_machine(t, &mut sam).map_err(one),
-        "AWS::Serverless::Api" | "AWS::Serverless::HttpApi" => api::translate(t, &sam).map_err(one),
+        "AWS::Serverless::Api" => crate::rest_api::translate(t, &sam).map_err(one),
+        "AWS::Serverless::HttpApi" => api::translate(t, &sam).map_err(one),
         other => Err(one(unsupported(id, other))),
     }
 }
