@@ -21,6 +21,7 @@ mod pyjson;
 mod resource;
 mod resources;
 mod rest_api;
+mod rest_auth;
 
 use intrinsics::Refs;
 use resource::Res;

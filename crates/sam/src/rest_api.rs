@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 
 pub const API: &str = "AWS::Serverless::Api";
 const IMPLICIT: &str = "ServerlessRestApi";
-const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
-const INTEGRATION: &str = "x-amazon-apigateway-integration";
+pub(crate) const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
+pub(crate) const INTEGRATION: &str = "x-amazon-apigateway-integration";
 const BINARY_MEDIA_TYPES: &str = "x-amazon-apigateway-binary-media-types";
 
 /// Each REST API's swagger body (by the API's logical id), as the translator holds it.
@@ -34,6 +34,8 @@ pub struct Bodies {
     function_names: BTreeMap<String, String>,
     /// The template's resources in the converted dict's order, when it has a REST API.
     order: Option<Vec<String>>,
+    /// The `SHARED` usage plan gathered over the APIs.
+    shared: crate::rest_auth::SharedUsagePlan,
 }
 
 impl Bodies {
@@ -66,7 +68,7 @@ fn openapi3(v: &str) -> bool {
 }
 
 /// `SwaggerEditor.is_valid`.
-fn is_valid(body: &Py) -> bool {
+pub(crate) fn is_valid(body: &Py) -> bool {
     let Some(d) = body.as_dict() else {
         return false;
     };
@@ -84,7 +86,7 @@ fn is_valid(body: &Py) -> bool {
 
 /// `_normalize_method_name`: lower case (keeping the template's unicode mark), `any` as API
 /// Gateway's any-method.
-fn normalize(method: &str, uni: bool) -> (String, bool) {
+pub(crate) fn normalize(method: &str, uni: bool) -> (String, bool) {
     let m = method.to_lowercase();
     if m == "any" {
         (ANY_METHOD.to_string(), false)
@@ -94,12 +96,12 @@ fn normalize(method: &str, uni: bool) -> (String, bool) {
 }
 
 /// The swagger editor over a deep copy of a body (the translator's `SwaggerEditor(doc)`).
-struct Editor {
-    doc: Dict,
+pub(crate) struct Editor {
+    pub(crate) doc: Dict,
 }
 
 impl Editor {
-    fn new(body: &Py) -> Result<Editor, String> {
+    pub(crate) fn new(body: &Py) -> Result<Editor, String> {
         if !is_valid(body) {
             return Err(
                 "Invalid Swagger document or the Swagger document is not explicitly defined in 'DefinitionBody'."
@@ -137,7 +139,7 @@ impl Editor {
         Ok(editor)
     }
 
-    fn paths(&self) -> &Dict {
+    pub(crate) fn paths(&self) -> &Dict {
         static EMPTY: std::sync::OnceLock<Dict> = std::sync::OnceLock::new();
         self.doc
             .get("paths")
@@ -145,7 +147,7 @@ impl Editor {
             .unwrap_or_else(|| EMPTY.get_or_init(Dict::plain))
     }
 
-    fn paths_mut(&mut self) -> Option<&mut Dict> {
+    pub(crate) fn paths_mut(&mut self) -> Option<&mut Dict> {
         self.doc.get_mut("paths").and_then(Py::as_dict_mut)
     }
 
@@ -153,7 +155,7 @@ impl Editor {
         self.paths().get(path)?.as_dict()?.get(method)
     }
 
-    fn method_mut(&mut self, path: &str, method: &str) -> Option<&mut Dict> {
+    pub(crate) fn method_mut(&mut self, path: &str, method: &str) -> Option<&mut Dict> {
         self.paths_mut()?
             .get_mut(path)?
             .as_dict_mut()?
@@ -192,7 +194,7 @@ impl Editor {
     }
 
     /// The editor's `swagger`: a deep copy of its document.
-    fn swagger(&self) -> Py {
+    pub(crate) fn swagger(&self) -> Py {
         Py::Dict(self.doc.deepcopy())
     }
 }
@@ -541,7 +543,7 @@ pub fn function_event(
             ));
         }
     }
-    for p in ["Auth", "RequestModel", "ResponseTransferMode"] {
+    for p in ["RequestModel", "ResponseTransferMode"] {
         if event.props.get(p).is_some_and(|v| !v.is_null()) {
             return Err(invalid_event(
                 sam.id,
@@ -666,8 +668,34 @@ pub fn function_event(
         integration.set("type", false, Py::str("aws_proxy"));
         integration.set("httpMethod", false, Py::str("POST"));
         integration.set("uri", false, Py::Dict(uri_dict));
+        let api_auth = api_props
+            .get("Auth")
+            .map(|a| crate::intrinsics::resolve_params(a, &t.params));
+        if let Some(c) = crate::rest_auth::integration_credentials(
+            event.props.get("Auth"),
+            api_auth.as_ref(),
+            &t.ctx.partition,
+        ) {
+            integration.set("credentials", false, c);
+        }
         definition.set(INTEGRATION, false, Py::Dict(integration));
         definition.setdefault("responses", false, Py::Dict(Dict::py27()));
+        if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
+            crate::rest_auth::add_event_auth(
+                sam,
+                event,
+                &mut editor,
+                auth,
+                api_auth.as_ref(),
+                (&path, &method),
+            )?;
+        }
+        let Some(definition) = editor.method_mut(&path, &m) else {
+            return Err(invalid(
+                &api_id,
+                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
+            ));
+        };
         if let Some(timeout) = event
             .props
             .get("TimeoutInMillis")
@@ -839,8 +867,7 @@ const PROPERTIES: [&str; 37] = [
 ];
 
 /// Properties of an Api cumulo's transform does not implement: refused by name.
-const REFUSED: [&str; 5] = [
-    "Auth",
+const REFUSED: [&str; 4] = [
     "Domain",
     "MergeDefinitions",
     "AlwaysDeploy",
@@ -907,6 +934,21 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
             ));
         };
         add_cors(sam.id, b, cors)?;
+    }
+    let auth = sam
+        .get("Auth")
+        .map(|a| crate::intrinsics::resolve_params(a, &t.params))
+        .filter(|a| truthy(Some(a)));
+    if let Some(auth) = &auth {
+        let Some(b) = body.as_mut() else {
+            return Err(invalid(
+                sam.id,
+                "Auth works only with inline Swagger specified in 'DefinitionBody' property.",
+            ));
+        };
+        crate::rest_auth::add_api_auth(sam.id, b, auth)?;
+        crate::rest_auth::fix_partition(b, &t.ctx.partition);
+        *b = openapi_postprocess(b.clone(), open_api_version.and_then(Value::as_str));
     }
     if let Some(responses) = sam.get("GatewayResponses").filter(|v| truthy(Some(v))) {
         let Some(b) = body.as_mut() else {
@@ -1028,7 +1070,25 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     }
     t.refs.add(sam.id, "Stage", &stage_id);
     t.refs.add(sam.id, "Deployment", &deployment.id);
-    Ok(vec![api, deployment, stage])
+    let mut out = vec![api, deployment, stage];
+    if let Some(auth) = &auth {
+        out.extend(crate::rest_auth::authorizer_permissions(
+            sam,
+            auth,
+            &t.ctx.partition,
+        )?);
+        let plan = crate::rest_auth::usage_plan(sam, auth, &stage_id, &mut t.rest.shared)?;
+        for r in &plan {
+            let property = match r.ty.as_str() {
+                "AWS::ApiGateway::UsagePlan" => "UsagePlan",
+                "AWS::ApiGateway::ApiKey" => "ApiKey",
+                _ => "UsagePlanKey",
+            };
+            t.refs.add(sam.id, property, &r.id);
+        }
+        out.extend(plan);
+    }
+    Ok(out)
 }
 
 fn endpoint_configuration(id: &str, api: &mut Res, value: &Value) -> Result<(), String> {
@@ -1131,7 +1191,7 @@ fn body_s3_location(id: &str, uri: &Value) -> Result<Py, String> {
 
 /// `_openapi_postprocess`: an OpenAPI 3 body's securityDefinitions and definitions moved under
 /// components (swagger bodies are left as they are).
-fn openapi_postprocess(mut body: Py, open_api_version: Option<&str>) -> Py {
+pub(crate) fn openapi_postprocess(mut body: Py, open_api_version: Option<&str>) -> Py {
     let Some(d) = body.as_dict_mut() else {
         return body;
     };
