@@ -450,3 +450,103 @@ def test_rest_api_event_serves_http_and_sqs_event_delivers(cumulo, cfn, tmp_path
     assert not [f for f in cumulo.client("lambda").list_functions()["Functions"]
                 if f["FunctionName"].startswith(name)]
     assert out["Table"] not in ddb.list_tables()["TableNames"]
+
+
+AUTH_API = """\
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+Resources:
+  Authorizer:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            allow = event["authorizationToken"] == "Bearer good"
+            return {"principalId": "me", "policyDocument": {"Version": "2012-10-17", "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": "Allow" if allow else "Deny",
+                 "Resource": event["methodArn"]}]}}
+  Api:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: live
+      Auth:
+        DefaultAuthorizer: Token
+        ApiKeyRequired: true
+        UsagePlan: {CreateUsagePlan: PER_API}
+        Authorizers:
+          Token:
+            FunctionArn: !GetAtt Authorizer.Arn
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            return {"statusCode": 200, "body": "secret " + event["requestContext"]["authorizer"]["principalId"]}
+      Events:
+        Get:
+          Type: Api
+          Properties: {Path: /secret, Method: GET, RestApiId: !Ref Api}
+  FromS3:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: s3
+      DefinitionUri: s3://BUCKET/swagger.json
+Outputs:
+  Api: {Value: !Ref Api}
+  Key: {Value: !Ref Api.ApiKey}
+  FromS3: {Value: !Ref FromS3}
+"""
+
+S3_SWAGGER = {
+    "swagger": "2.0", "info": {"title": "from-s3", "version": "1"},
+    "paths": {"/mock": {"get": {
+        "responses": {"200": {"description": "ok"}},
+        "x-amazon-apigateway-integration": {
+            "type": "mock", "requestTemplates": {"application/json": '{"statusCode": 200}'},
+            "responses": {"default": {"statusCode": "200",
+                                      "responseTemplates": {"application/json": '{"from": "s3"}'}}}}}}},
+}
+
+
+def test_rest_api_auth_usage_plan_and_definition_uri(cumulo, cfn, tmp_path):
+    """SAM's Auth on a REST API: a Lambda TOKEN authorizer as the default, a required API key
+    from the PER_API usage plan SAM makes; and an Api whose DefinitionUri is in cumulo's S3."""
+    import urllib.error
+    import urllib.request
+    s3, apigw = cumulo.client("s3"), cumulo.client("apigateway")
+    bucket = f"samrest-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="swagger.json", Body=json.dumps(S3_SWAGGER).encode())
+    name = f"samauth-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, AUTH_API.replace("BUCKET", bucket), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = outputs(cfn, name)
+    api = out["Api"]
+    key = apigw.get_api_key(apiKey=out["Key"], includeValue=True)["value"]
+    plans = apigw.get_usage_plans(keyId=out["Key"])["items"]
+    assert [s["apiId"] for p in plans for s in p["apiStages"]] == [api]
+
+    def call(headers):
+        req = urllib.request.Request(f"{cumulo.endpoint}/_aws/execute-api/{api}/live/secret", headers=headers)
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    assert call({"Authorization": "Bearer good"})[0] == 403  # no API key
+    assert call({"x-api-key": key, "Authorization": "Bearer bad"})[0] == 403
+    assert call({"x-api-key": key}) [0] == 401
+    assert call({"x-api-key": key, "Authorization": "Bearer good"}) == (200, b"secret me")
+
+    with urllib.request.urlopen(f"{cumulo.endpoint}/_aws/execute-api/{out['FromS3']}/s3/mock") as r:
+        assert json.loads(r.read()) == {"from": "s3"}
+
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    ids = [a["id"] for a in apigw.get_rest_apis()["items"]]
+    assert api not in ids and out["FromS3"] not in ids
+    assert out["Key"] not in [k["id"] for k in apigw.get_api_keys()["items"]]
