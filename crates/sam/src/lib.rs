@@ -22,6 +22,7 @@ mod resource;
 mod resources;
 mod rest_api;
 mod rest_auth;
+mod rest_domain;
 
 use intrinsics::Refs;
 use resource::Res;
@@ -135,6 +136,11 @@ pub fn transform(template: &Value, ctx: &Context) -> Result<Value, Failure> {
         rest: rest_api::Bodies::default(),
     };
     api::add_implicit_apis(&mut root, &t).map_err(|causes| Failure { causes })?;
+    rest.http_api_plugin(
+        root.get("Resources")
+            .and_then(|r| r.get("ServerlessHttpApi"))
+            .is_some(),
+    );
     globals::apply(&mut root).map_err(fail)?;
     rest_api::fix_openapi_definitions(&mut root, &mut rest);
     t.rest = rest;
@@ -199,7 +205,8 @@ impl Translation<'_> {
         let mut order: Vec<(&String, &Value)> = Vec::new();
         // A template with a REST API is the translator's Python 2.7 dict: its resources come
         // in that dict's order (which the Deployment's hash depends on).
-        let iteration: Vec<(&String, &Value)> = match self.rest.order() {
+        let converted = self.rest.order();
+        let iteration: Vec<(&String, &Value)> = match &converted {
             Some(ids) => ids
                 .iter()
                 .filter_map(|id| resources.get_key_value(id.as_str()))

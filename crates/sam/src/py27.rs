@@ -396,6 +396,34 @@ impl Py {
         }
     }
 
+    /// `json.dumps(value)` (default separators, ASCII only, dicts in their iteration order).
+    pub fn json_dumps(&self) -> String {
+        match self {
+            Py::None => "null".into(),
+            Py::Bool(b) => b.to_string(),
+            Py::Num(n) => crate::pyjson::dumps(&Value::Number(n.clone())),
+            Py::Str(s, _) => crate::pyjson::dumps(&Value::String(s.clone())),
+            Py::List(l) => format!(
+                "[{}]",
+                l.iter().map(Py::json_dumps).collect::<Vec<_>>().join(", ")
+            ),
+            Py::Dict(d) => {
+                let parts: Vec<String> = d
+                    .items()
+                    .iter()
+                    .map(|(k, _, v)| {
+                        format!(
+                            "{}: {}",
+                            crate::pyjson::dumps(&Value::String(k.clone())),
+                            v.json_dumps()
+                        )
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+        }
+    }
+
     /// `repr(value)`.
     pub fn repr(&self) -> String {
         match self {

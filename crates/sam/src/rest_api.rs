@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 
 pub const API: &str = "AWS::Serverless::Api";
 const IMPLICIT: &str = "ServerlessRestApi";
+const IMPLICIT_HTTP: &str = "ServerlessHttpApi";
 pub(crate) const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
 pub(crate) const INTEGRATION: &str = "x-amazon-apigateway-integration";
 const BINARY_MEDIA_TYPES: &str = "x-amazon-apigateway-binary-media-types";
@@ -32,16 +33,30 @@ pub struct Bodies {
     /// Per API, the concatenated FunctionNames of the functions whose Api events name it: part
     /// of the Deployment's hash.
     function_names: BTreeMap<String, String>,
-    /// The template's resources in the converted dict's order, when it has a REST API.
-    order: Option<Vec<String>>,
+    /// The template's Resources as the translator's converted dict (its keys' history), when
+    /// it has a REST API.
+    resources: Option<Dict>,
     /// The `SHARED` usage plan gathered over the APIs.
     shared: crate::rest_auth::SharedUsagePlan,
+    /// The Route 53 record set groups the APIs' domains share.
+    record_sets: crate::rest_domain::RecordSetGroups,
 }
 
 impl Bodies {
     /// The resources' iteration order, when the translator converted the template.
-    pub fn order(&self) -> Option<&Vec<String>> {
-        self.order.as_ref()
+    pub fn order(&self) -> Option<Vec<String>> {
+        self.resources.as_ref().map(Dict::keys)
+    }
+
+    /// The implicit HTTP API plugin's passage through the Resources dict: `ServerlessHttpApi`
+    /// set, and deleted again unless kept.
+    pub fn http_api_plugin(&mut self, kept: bool) {
+        if let Some(d) = &mut self.resources {
+            d.set(IMPLICIT_HTTP, false, Py::None);
+            if !kept {
+                d.remove(IMPLICIT_HTTP);
+            }
+        }
     }
 }
 
@@ -238,7 +253,10 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     if !has_rest_api(resources) {
         return Ok(bodies);
     }
-    let mut order = py27_order(resources.keys());
+    let mut dict = Dict::py27();
+    for k in resources.keys() {
+        dict.set(k, true, Py::None);
+    }
     for (id, r) in resources.iter_mut() {
         if r.get("Type").and_then(Value::as_str) != Some(API) {
             continue;
@@ -256,14 +274,8 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
         }
     }
     let existing = resources.get(IMPLICIT).cloned();
-    if existing.is_none() {
-        let mut d = Dict::py27();
-        for k in &order {
-            d.set(k, true, Py::None);
-        }
-        d.set(IMPLICIT, false, Py::None);
-        order = d.keys();
-    }
+    dict.set(IMPLICIT, false, Py::None);
+    let order = dict.keys();
     resources.insert(
         IMPLICIT.into(),
         json!({"Type": API, "Properties": {"StageName": "Prod", "__MANAGE_SWAGGER": true}}),
@@ -452,11 +464,12 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
             None => {
                 resources.shift_remove(IMPLICIT);
                 bodies.bodies.remove(IMPLICIT);
+                dict.remove(IMPLICIT);
             }
         }
     }
     sync(resources, &bodies);
-    bodies.order = Some(order);
+    bodies.resources = Some(dict);
     if errors.is_empty() {
         Ok(bodies)
     } else {
@@ -867,8 +880,7 @@ const PROPERTIES: [&str; 37] = [
 ];
 
 /// Properties of an Api cumulo's transform does not implement: refused by name.
-const REFUSED: [&str; 4] = [
-    "Domain",
+const REFUSED: [&str; 3] = [
     "MergeDefinitions",
     "AlwaysDeploy",
     "DisableExecuteApiEndpoint",
@@ -1006,6 +1018,14 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
             api.set(p, sam.cloned(p));
         }
     }
+    let domain = match sam.get("Domain") {
+        Some(d) => Some(crate::rest_domain::construct(
+            sam,
+            &crate::intrinsics::resolve_params(d, &t.params),
+            &mut t.rest.record_sets,
+        )?),
+        None => None,
+    };
     let mut deployment = Res::new(
         format!("{}Deployment", sam.id),
         "AWS::ApiGateway::Deployment",
@@ -1030,6 +1050,9 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
                 Value::String(s) => s.clone(),
                 other => Py::from_template(other).to_str(),
             });
+        }
+        if let Some(d) = &domain {
+            inputs.push(d.hashed.clone());
         }
         if let Some(names) = t.rest.function_names.get(sam.id).filter(|n| !n.is_empty()) {
             inputs.push(names.clone());
@@ -1071,6 +1094,16 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     t.refs.add(sam.id, "Stage", &stage_id);
     t.refs.add(sam.id, "Deployment", &deployment.id);
     let mut out = vec![api, deployment, stage];
+    if let Some(d) = domain {
+        if d.resources
+            .iter()
+            .any(|r| r.ty == "AWS::ApiGateway::DomainName")
+        {
+            let first = &d.resources[0].id;
+            t.refs.add(sam.id, "DomainName", first);
+        }
+        out.extend(d.resources);
+    }
     if let Some(auth) = &auth {
         out.extend(crate::rest_auth::authorizer_permissions(
             sam,
