@@ -556,7 +556,7 @@ pub fn function_event(
             ));
         }
     }
-    for p in ["RequestModel", "ResponseTransferMode"] {
+    for p in ["ResponseTransferMode"] {
         if event.props.get(p).is_some_and(|v| !v.is_null()) {
             return Err(invalid_event(
                 sam.id,
@@ -717,6 +717,15 @@ pub fn function_event(
         {
             i.set("timeoutInMillis", false, Py::from_template(timeout));
         }
+        if let Some(model) = event.props.get("RequestModel").filter(|v| truthy(Some(v))) {
+            request_model(event, &mut editor, &api_props, (&path, &m), model)?;
+        }
+        let Some(definition) = editor.method_mut(&path, &m) else {
+            return Err(invalid(
+                &api_id,
+                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
+            ));
+        };
         if let Some(params) = event
             .props
             .get("RequestParameters")
@@ -739,6 +748,153 @@ pub fn function_event(
         }
     }
     Ok(vec![perm])
+}
+
+/// `RequestModel`: the model as the method's body parameter (or OpenAPI 3 requestBody), and
+/// its request validator.
+fn request_model(
+    event: &Event,
+    editor: &mut Editor,
+    api_props: &Value,
+    (path, method): (&str, &str),
+    model: &Value,
+) -> Result<(), String> {
+    let Some(model) = model.as_object() else {
+        return Err(invalid(
+            &event.id,
+            "Property 'RequestModel' should be a map.",
+        ));
+    };
+    let shown_method = event
+        .props
+        .get("Method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    let Some(name) = model.get("Model").filter(|m| truthy(Some(m))) else {
+        return Ok(());
+    };
+    let shown = Py::from_template(name).to_str();
+    let prefix = format!(
+        "Unable to set RequestModel [{shown}] on API method [{shown_method}] for path [{path}]"
+    );
+    let api_models = api_props.get("Models").filter(|m| truthy(Some(m)));
+    let Some(api_models) = api_models else {
+        return Err(invalid(
+            &event.id,
+            format!("{prefix} because the related API does not define any Models."),
+        ));
+    };
+    if !crate::resource::is_intrinsic(api_models) && !api_models.is_object() {
+        return Err(invalid(
+            &event.id,
+            format!("{prefix} because the related API Models defined is of invalid type."),
+        ));
+    }
+    let Some(name) = name.as_str() else {
+        return Err(invalid(
+            &event.id,
+            format!("{prefix} because the related API does not contain valid Models."),
+        ));
+    };
+    if !api_models.get(name).is_some_and(|m| truthy(Some(m))) {
+        return Err(invalid(
+            &event.id,
+            format!("{prefix} because it wasn't defined in the API's Models."),
+        ));
+    }
+    let lower = name.to_lowercase();
+    let required = model
+        .get("Required")
+        .filter(|r| !r.is_null())
+        .map(Py::from_template);
+    let swagger = editor
+        .doc
+        .get("swagger")
+        .is_some_and(|v| !matches!(v, Py::None));
+    let openapi = editor
+        .doc
+        .get("openapi")
+        .filter(|v| v.truthy())
+        .and_then(Py::as_str)
+        .is_some_and(openapi3);
+    if let Some(def) = editor.method_mut(path, method)
+        && def.get(INTEGRATION).is_some_and(Py::truthy)
+    {
+        if swagger {
+            let mut list = match def.get("parameters") {
+                Some(Py::List(l)) => l.clone(),
+                _ => Vec::new(),
+            };
+            let mut parameter = Dict::py27();
+            parameter.set("in", false, Py::str("body"));
+            parameter.set("name", false, Py::uni(&lower));
+            parameter.set(
+                "schema",
+                false,
+                Py::plain(&json!({"$ref": format!("#/definitions/{lower}")})),
+            );
+            if let Some(r) = &required {
+                parameter.set("required", false, r.clone());
+            }
+            list.push(Py::Dict(parameter));
+            def.set("parameters", false, Py::List(list));
+        } else if openapi {
+            let mut body = Py::plain(
+                &json!({"content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{lower}")}}}}),
+            );
+            if let (Some(r), Some(b)) = (&required, body.as_dict_mut()) {
+                b.set("required", false, r.clone());
+            }
+            def.set("requestBody", false, body);
+        }
+    }
+    let validate_body = model.get("ValidateBody").filter(|v| !v.is_null());
+    let validate_parameters = model.get("ValidateParameters").filter(|v| !v.is_null());
+    if validate_body.is_none() && validate_parameters.is_none() {
+        return Ok(());
+    }
+    let (Some(body), Some(params)) = (
+        validate_body.map_or(Some(false), Value::as_bool),
+        validate_parameters.map_or(Some(false), Value::as_bool),
+    ) else {
+        return Err(invalid(
+            &event.id,
+            format!(
+                "Unable to set Validator to RequestModel [{name}] on API method [{shown_method}] for path [{path}] ValidateBody and ValidateParameters must be a boolean type, strings or intrinsics are not supported."
+            ),
+        ));
+    };
+    let validator = match (body, params) {
+        (true, true) => "body-and-params",
+        (true, false) => "body-only",
+        (false, true) => "params-only",
+        (false, false) => "no-validation",
+    };
+    const VALIDATORS: &str = "x-amazon-apigateway-request-validators";
+    if !editor.doc.get(VALIDATORS).is_some_and(Py::truthy) {
+        editor.doc.set(VALIDATORS, false, Py::Dict(Dict::py27()));
+    }
+    if let Some(Py::Dict(all)) = editor.doc.get_mut(VALIDATORS)
+        && !all.get(validator).is_some_and(Py::truthy)
+    {
+        let mut settings = Dict::py27();
+        settings.set("validateRequestBody", false, Py::Bool(body));
+        settings.set("validateRequestParameters", false, Py::Bool(params));
+        let mut definition = Dict::py27();
+        definition.set(validator, false, Py::Dict(settings));
+        all.update(definition.items());
+    }
+    if let Some(def) = editor.method_mut(path, method)
+        && def.get(INTEGRATION).is_some_and(Py::truthy)
+    {
+        def.update(vec![(
+            "x-amazon-apigateway-request-validator".into(),
+            false,
+            Py::str(validator),
+        )]);
+    }
+    Ok(())
 }
 
 /// `RequestParameters`: each as a swagger parameter, and cache keys where `Caching` says.
