@@ -1035,23 +1035,27 @@ const PROPERTIES: [&str; 37] = [
     "DomainV2",
 ];
 
-/// Properties of an Api cumulo's transform does not implement: refused by name.
-const REFUSED: [&str; 3] = [
-    "MergeDefinitions",
-    "AlwaysDeploy",
-    "DisableExecuteApiEndpoint",
+/// Properties of an Api cumulo's transform does not implement: refused by name when set
+/// (AlwaysDeploy names the Deployment after the clock, which a pure transform has not).
+const REFUSED: [&str; 2] = ["MergeDefinitions", "AlwaysDeploy"];
+
+/// The generated types that take the API's tags when PropagateTags says so.
+const TAGGED: [&str; 5] = [
+    "AWS::ApiGateway::RestApi",
+    "AWS::ApiGateway::Stage",
+    "AWS::ApiGateway::DomainName",
+    "AWS::ApiGateway::UsagePlan",
+    "AWS::ApiGateway::ApiKey",
 ];
 
 /// An AWS::Serverless::Api: the RestApi with its body, its Deployment (named after the body's
 /// hash) and its Stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&PROPERTIES[..33])?;
-    sam.refuse(&REFUSED)?;
-    if truthy(sam.get("PropagateTags")) && truthy(sam.get("Tags")) {
-        return Err(unsupported(
-            sam.id,
-            "'PropagateTags' of an AWS::Serverless::Api",
-        ));
+    for p in REFUSED {
+        if truthy(sam.get(p)) {
+            return Err(unsupported(sam.id, &format!("'{p}'")));
+        }
     }
     let Some(stage_name) = sam.cloned("StageName") else {
         return Err(invalid(sam.id, "Missing required property 'StageName'."));
@@ -1150,6 +1154,15 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     }
     if truthy(sam.get("FailOnWarnings")) {
         api.set("FailOnWarnings", sam.cloned("FailOnWarnings"));
+    }
+    if let Some(disable) = sam.get("DisableExecuteApiEndpoint") {
+        let Some(b) = body.as_mut() else {
+            return Err(invalid(
+                sam.id,
+                "DisableExecuteApiEndpoint works only within 'DefinitionBody' property.",
+            ));
+        };
+        disable_execute_api_endpoint(sam.id, b, disable)?;
     }
     let mut swagger = None;
     if let Some(u) = uri {
@@ -1277,7 +1290,66 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         }
         out.extend(plan);
     }
+    if truthy(sam.get("PropagateTags"))
+        && let Some(Value::Object(tags)) = sam.get("Tags").filter(|t| truthy(Some(t)))
+    {
+        let ordered: Map<String, Value> = py27_order(tags.keys())
+            .into_iter()
+            .filter_map(|k| tags.get(&k).map(|v| (k, v.clone())))
+            .collect();
+        for r in out.iter_mut().filter(|r| TAGGED.contains(&r.ty.as_str())) {
+            r.put("Tags", Value::Array(tag_list(&ordered)));
+        }
+    }
     Ok(out)
+}
+
+/// `_add_endpoint_extension`: `disableExecuteApiEndpoint` in the endpoint configuration
+/// extension (in each of an OpenAPI 3 body's servers).
+fn disable_execute_api_endpoint(id: &str, body: &mut Py, value: &Value) -> Result<(), String> {
+    const EXTENSION: &str = "x-amazon-apigateway-endpoint-configuration";
+    let mut editor = Editor::new(body).map_err(|e| invalid(id, e))?;
+    let value = Py::from_template(value);
+    let deep_set = |d: &mut Py, what: &str| -> Result<(), String> {
+        let Some(d) = d.as_dict_mut() else {
+            return Err(crate::structure(format!(
+                "Invalid OpenAPI definition{what}: ."
+            )));
+        };
+        let config = d.setdefault(EXTENSION, false, Py::Dict(Dict::plain()));
+        let Some(config) = config.as_dict_mut() else {
+            return Err(crate::structure(format!(
+                "Invalid OpenAPI definition{what}: {EXTENSION}."
+            )));
+        };
+        config.set("disableExecuteApiEndpoint", false, value.clone());
+        Ok(())
+    };
+    let openapi = editor
+        .doc
+        .get("openapi")
+        .filter(|v| v.truthy())
+        .and_then(Py::as_str)
+        .is_some_and(openapi3);
+    if openapi {
+        let mut servers = match editor.doc.get("servers") {
+            Some(Py::List(l)) => l.clone(),
+            Some(_) => return Err(invalid(id, "Property 'servers' should be a list.")),
+            None => vec![Py::Dict(Dict::py27())],
+        };
+        for (i, config) in servers.iter_mut().enumerate() {
+            deep_set(config, &format!(" of 'servers[{i}]'"))?;
+        }
+        editor.doc.set("servers", false, Py::List(servers));
+    } else {
+        let mut doc = Py::Dict(editor.doc.clone());
+        deep_set(&mut doc, "")?;
+        if let Py::Dict(d) = doc {
+            editor.doc = d;
+        }
+    }
+    *body = editor.swagger();
+    Ok(())
 }
 
 fn endpoint_configuration(id: &str, api: &mut Res, value: &Value) -> Result<(), String> {
