@@ -556,15 +556,11 @@ pub fn function_event(
             ));
         }
     }
-    for p in ["ResponseTransferMode"] {
-        if event.props.get(p).is_some_and(|v| !v.is_null()) {
-            return Err(invalid_event(
-                sam.id,
-                event.name,
-                format!("'{p}' of an Api event is not supported by cumulo's SAM transform."),
-            ));
-        }
-    }
+    let streaming = event
+        .props
+        .get("ResponseTransferMode")
+        .and_then(Value::as_str)
+        == Some("RESPONSE_STREAM");
     let path = event
         .props
         .get("Path")
@@ -656,8 +652,13 @@ pub fn function_event(
             Some(r) => format!("${{{r}}}"),
             None => format!("${{{}.Arn}}", target.id),
         };
+        let (version, invocations) = if streaming {
+            ("2021-11-15", "/response-streaming-invocations")
+        } else {
+            ("2015-03-31", "/invocations")
+        };
         let uri = format!(
-            "arn:{}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/{shorthand}/invocations",
+            "arn:{}:apigateway:${{AWS::Region}}:lambda:path/{version}/functions/{shorthand}{invocations}",
             t.ctx.partition
         );
         let mut uri_dict = Dict::py27();
@@ -681,6 +682,9 @@ pub fn function_event(
         integration.set("type", false, Py::str("aws_proxy"));
         integration.set("httpMethod", false, Py::str("POST"));
         integration.set("uri", false, Py::Dict(uri_dict));
+        if streaming {
+            integration.set("responseTransferMode", false, Py::str("STREAM"));
+        }
         let api_auth = api_props
             .get("Auth")
             .map(|a| crate::intrinsics::resolve_params(a, &t.params));
@@ -733,6 +737,34 @@ pub fn function_event(
         {
             request_parameters(sam.id, event, definition, params)?;
         }
+        t.rest.bodies.insert(api_id.clone(), editor.swagger());
+    }
+    // OverrideApiAuth: the event's Auth applied (again) to the API's own body.
+    let auth = event.props.get("Auth").filter(|a| truthy(Some(a)));
+    if let Some(auth) = auth.filter(|a| a.get("OverrideApiAuth").is_some_and(|o| truthy(Some(o))))
+        && let Some(body) = t.rest.bodies.get(&api_id).filter(|b| b.truthy())
+    {
+        if !["Authorizer", "ApiKeyRequired", "ResourcePolicy"]
+            .iter()
+            .any(|k| auth.get(*k).is_some_and(|v| truthy(Some(v))))
+        {
+            return Err(invalid(
+                &event.id,
+                "Must define one of: Authorizer, ApiKeyRequired or ResourcePolicy when using the OverrideApiAuth property.",
+            ));
+        }
+        let mut editor = Editor::new(body).map_err(|e| invalid(&api_id, e))?;
+        let api_auth = api_props
+            .get("Auth")
+            .map(|a| crate::intrinsics::resolve_params(a, &t.params));
+        crate::rest_auth::add_event_auth(
+            sam,
+            event,
+            &mut editor,
+            auth,
+            api_auth.as_ref(),
+            (&path, &method),
+        )?;
         t.rest.bodies.insert(api_id.clone(), editor.swagger());
     }
     // `_get_function_names`: every Api event naming a RestApiId adds the FunctionName.

@@ -787,7 +787,7 @@ pub fn add_event_auth(
             "Property 'Auth' should be a map.",
         ));
     };
-    for k in ["ResourcePolicy", "OverrideApiAuth"] {
+    for k in ["ResourcePolicy"] {
         if event_auth.get(k).is_some_and(|v| truthy(Some(v))) {
             return Err(invalid_event(
                 sam.id,
