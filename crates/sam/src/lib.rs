@@ -21,8 +21,6 @@ mod pyjson;
 mod resource;
 mod resources;
 mod rest_api;
-mod rest_auth;
-mod rest_domain;
 
 use intrinsics::Refs;
 use resource::Res;

@@ -4,10 +4,10 @@
 //! ApiKeyRequired, the authorizers' invoke permissions, and the usage plan with its API key.
 //! ResourcePolicy, and an event's OverrideApiAuth, are refused by name.
 
+use super::{Editor, INTEGRATION, normalize};
 use crate::events::Event;
 use crate::py27::{Dict, Py};
 use crate::resource::{Res, Sam, reference, truthy};
-use crate::rest_api::{Editor, INTEGRATION, normalize};
 use crate::{invalid, invalid_event, unsupported};
 use serde_json::{Value, json};
 
