@@ -530,6 +530,60 @@ mod tests {
     }
 
     #[test]
+    fn deep_copies_reorder_as_python_27_does() {
+        // samtranslator: five keys inserted, then copy.deepcopy twice (each re-adds the keys in
+        // iteration order into a fresh table, which can move them).
+        let mut d = Dict::py27();
+        for k in [
+            "type",
+            "httpMethod",
+            "uri",
+            "timeoutInMillis",
+            "cacheKeyParameters",
+        ] {
+            d.set(k, false, Py::None);
+        }
+        assert_eq!(
+            d.keys(),
+            [
+                "cacheKeyParameters",
+                "httpMethod",
+                "type",
+                "uri",
+                "timeoutInMillis"
+            ]
+        );
+        let once = d.deepcopy();
+        assert_eq!(
+            once.keys(),
+            [
+                "httpMethod",
+                "type",
+                "cacheKeyParameters",
+                "timeoutInMillis",
+                "uri"
+            ]
+        );
+        assert_eq!(
+            once.deepcopy().keys(),
+            [
+                "httpMethod",
+                "uri",
+                "type",
+                "cacheKeyParameters",
+                "timeoutInMillis"
+            ]
+        );
+        // A deleted key leaves a dummy slot: later keys probe past it.
+        let mut r = Dict::py27();
+        for k in ["One", "Two", "Three", "Fn", "ServerlessRestApi"] {
+            r.set(k, true, Py::None);
+        }
+        r.remove("ServerlessRestApi");
+        assert_eq!(r.keys(), ["Three", "Two", "Fn", "One"]);
+    }
+
+    #[test]
     fn skeleton_prints_in_python_27_order() {
         let mut info = Dict::py27();
         info.set("version", false, Py::str("1.0"));
