@@ -539,3 +539,184 @@ pub(crate) fn wildcard_parameters(path: &str) -> String {
     out.push_str(rest);
     out
 }
+
+const STATE_MACHINE_EVENT_PROPERTIES: [&str; 6] = [
+    "Path",
+    "Method",
+    "RestApiId",
+    "Stage",
+    "Auth",
+    "UnescapeMappingTemplate",
+];
+
+/// A state machine's Api event: the role API Gateway starts executions with, and the `aws`
+/// StartExecution integration (its request template naming the state machine) written into a
+/// managed body.
+pub fn state_machine_event(
+    t: &mut Translation,
+    sam: &Sam,
+    event: &Event,
+    target: &str,
+) -> Result<Vec<Res>, String> {
+    for p in event.props.keys() {
+        if !STATE_MACHINE_EVENT_PROPERTIES.contains(&p.as_str()) {
+            return Err(invalid(
+                &event.id,
+                format!("property {p} not defined for resource of type Api"),
+            ));
+        }
+    }
+    if target != sam.id {
+        return Err(unsupported(
+            sam.id,
+            "An Api event of a state machine targeting its alias",
+        ));
+    }
+    let path = event
+        .props
+        .get("Path")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let method = event
+        .props
+        .get("Method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    let raw_api = event
+        .props
+        .get("RestApiId")
+        .cloned()
+        .unwrap_or(json!({"Ref": IMPLICIT}));
+    let Some(api_id) = api_id_string(&raw_api).map(str::to_string) else {
+        return Err(invalid_event(
+            sam.id,
+            event.name,
+            "A RestApiId that is not a reference to an API of the template is not supported by cumulo's SAM transform.",
+        ));
+    };
+    let Some(api) = t
+        .original
+        .pointer(&format!("/Resources/{api_id}"))
+        .filter(|a| a.is_object())
+        .cloned()
+    else {
+        return Err(invalid(
+            &event.id,
+            "RestApiId property of Api event must reference a valid resource in the same template.",
+        ));
+    };
+    let api_props = api.get("Properties").cloned().unwrap_or(json!({}));
+    if matches!(api_props.get("StageName"), Some(Value::String(s)) if s.is_empty()) {
+        return Err(invalid(&api_id, "StageName cannot be empty."));
+    }
+    let role_id = format!("{}Role", event.id);
+    let mut role = Res::new(&role_id, "AWS::IAM::Role", sam.passthrough());
+    role.put(
+        "AssumeRolePolicyDocument",
+        json!({"Version": "2012-10-17", "Statement": [{"Action": ["sts:AssumeRole"], "Effect": "Allow", "Principal": {"Service": ["apigateway.amazonaws.com"]}}]}),
+    );
+    role.put(
+        "Policies",
+        json!([{"PolicyName": format!("{role_id}StartExecutionPolicy"), "PolicyDocument": {"Statement": [{"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": target}}]}}]),
+    );
+    role.set(
+        "PermissionsBoundary",
+        sam.cloned("PermissionsBoundary")
+            .filter(|v| truthy(Some(v))),
+    );
+    let managed = truthy(api_props.get("__MANAGE_SWAGGER"));
+    if managed && let Some(body) = t.rest.bodies.get(&api_id) {
+        let mut editor = Editor::new(body).map_err(|e| invalid(&api_id, e))?;
+        if editor.has_integration(&path, &method) {
+            return Err(invalid(
+                &event.id,
+                format!("API method \"{method}\" defined multiple times for path \"{path}\"."),
+            ));
+        }
+        if sam.attrs.contains_key("Condition") {
+            return Err(unsupported(
+                sam.id,
+                "An Api event of a state machine with a Condition",
+            ));
+        }
+        let template = if truthy(event.props.get("UnescapeMappingTemplate")) {
+            format!(
+                "{{\"input\": \"$util.escapeJavaScript($input.json('$')).replaceAll(\"\\\\'\",\"'\")\", \"stateMachineArn\": \"${{{}}}\"}}",
+                sam.id
+            )
+        } else {
+            format!(
+                "{{\"input\": \"$util.escapeJavaScript($input.json('$'))\", \"stateMachineArn\": \"${{{}}}\"}}",
+                sam.id
+            )
+        };
+        editor
+            .add_path(&path, true, &method, true)
+            .map_err(|e| invalid(&api_id, e))?;
+        let (m, _) = normalize(&method, true);
+        let Some(definition) = editor.method_mut(&path, &m) else {
+            return Err(invalid(
+                &api_id,
+                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
+            ));
+        };
+        let status = |code: &str| {
+            let mut d = Dict::py27();
+            d.update(vec![("statusCode".into(), false, Py::str(code))]);
+            Py::Dict(d)
+        };
+        let described = |text: &str| {
+            let mut d = Dict::py27();
+            d.update(vec![("description".into(), false, Py::str(text))]);
+            Py::Dict(d)
+        };
+        let mut responses = Dict::py27();
+        responses.set("200", false, status("200"));
+        responses.set("400", false, status("400"));
+        let mut method_responses = Dict::py27();
+        method_responses.set("200", false, described("OK"));
+        method_responses.set("400", false, described("Bad Request"));
+        let mut integration = Dict::py27();
+        integration.set("type", false, Py::str("aws"));
+        integration.set("httpMethod", false, Py::str("POST"));
+        integration.set(
+            "uri",
+            false,
+            Py::plain(&json!({"Fn::Sub": "arn:${AWS::Partition}:apigateway:${AWS::Region}:states:action/StartExecution"})),
+        );
+        integration.set("responses", false, Py::Dict(responses));
+        let mut credentials = Dict::plain();
+        credentials.set(
+            "Fn::GetAtt",
+            false,
+            Py::List(vec![Py::str(&role_id), Py::str("Arn")]),
+        );
+        integration.set("credentials", false, Py::Dict(credentials));
+        definition.set(INTEGRATION, false, Py::Dict(integration));
+        definition.setdefault("responses", false, Py::Dict(method_responses));
+        if let Some(Py::Dict(i)) = definition.get_mut(INTEGRATION) {
+            i.update(vec![(
+                "requestTemplates".into(),
+                false,
+                Py::plain(&json!({"application/json": {"Fn::Sub": template}})),
+            )]);
+        }
+        if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
+            let api_auth = api_props
+                .get("Auth")
+                .map(|a| crate::intrinsics::resolve_params(a, &t.params));
+            auth::add_event_auth(
+                sam,
+                event,
+                &mut editor,
+                auth,
+                api_auth.as_ref(),
+                (&path, &method),
+            )?;
+        }
+        t.rest.bodies.insert(api_id, editor.swagger());
+    }
+    Ok(vec![role])
+}

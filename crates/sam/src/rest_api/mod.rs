@@ -28,7 +28,7 @@ mod plugin;
 mod resource;
 
 use editor::*;
-pub use event::function_event;
+pub use event::{function_event, state_machine_event};
 use extensions::*;
 use plugin::py27_order;
 pub use plugin::{add_implicit, fix_openapi_definitions};
@@ -60,6 +60,15 @@ impl Bodies {
     /// The resources' iteration order, when the translator converted the template.
     pub fn order(&self) -> Option<Vec<String>> {
         self.resources.as_ref().map(Dict::keys)
+    }
+
+    /// A converted dict's iteration order of these keys, when the translator converted the
+    /// template (it has a REST API); `None` otherwise.
+    pub fn converted_order<'a>(
+        &self,
+        keys: impl Iterator<Item = &'a String>,
+    ) -> Option<Vec<String>> {
+        self.resources.as_ref().map(|_| py27_order(keys))
     }
 
     /// The implicit HTTP API plugin's passage through the Resources dict: `ServerlessHttpApi`
