@@ -235,6 +235,19 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
             api.insert("UpdateReplacePolicy".into(), json!(p));
         }
     }
+    // `_maybe_add_conditions_to_implicit_api_paths`: every managed body passes through an
+    // editor once more (two deep copies), conditions or not.
+    for (id, r) in resources.iter() {
+        let managed = r.get("Type").and_then(Value::as_str) == Some(API)
+            && r.pointer("/Properties/__MANAGE_SWAGGER")
+                .is_some_and(|v| truthy(Some(v)));
+        if managed && let Some(body) = bodies.bodies.get_mut(id) {
+            match Editor::new(body) {
+                Ok(editor) => *body = editor.swagger(),
+                Err(e) => errors.push(invalid(id, e)),
+            }
+        }
+    }
     let empty = bodies
         .bodies
         .get(IMPLICIT)
