@@ -4,7 +4,7 @@
 //! ApiKeyRequired, the authorizers' invoke permissions, and the usage plan with its API key.
 //! ResourcePolicy, and an event's OverrideApiAuth, are refused by name.
 
-use super::{Editor, INTEGRATION, normalize};
+use super::{Editor, INTEGRATION, contents, normalize};
 use crate::events::Event;
 use crate::py27::{Dict, Py};
 use crate::resource::{Res, Sam, reference, truthy};
@@ -318,7 +318,7 @@ fn authorizers(
 
 /// `iter_on_all_methods_for_path`: the methods with an integration, by normalized name.
 fn methods_with_integration(editor: &Editor, path: &str) -> Vec<(String, String)> {
-    let Some(item) = editor.paths().get(path).and_then(Py::as_dict) else {
+    let Some(item) = editor.path_item(path) else {
         return Vec::new();
     };
     item.keys()
@@ -326,6 +326,7 @@ fn methods_with_integration(editor: &Editor, path: &str) -> Vec<(String, String)
         .filter(|m| !EXCLUDED_PATH_FIELDS.contains(&m.as_str()))
         .filter(|m| {
             item.get(m)
+                .and_then(|def| contents(def).into_iter().next())
                 .and_then(Py::as_dict)
                 .and_then(|d| d.get(INTEGRATION))
                 .is_some_and(Py::truthy)

@@ -78,26 +78,15 @@ impl Editor {
             .map(Dict::deepcopy)
             .unwrap_or_else(Dict::py27);
         let editor = Editor { doc };
-        for path in editor
-            .doc
-            .get("paths")
-            .and_then(Py::as_dict)
-            .map(Dict::keys)
-            .unwrap_or_default()
-        {
-            if let Some(item) = editor.paths().get(&path) {
-                match item {
-                    Py::Dict(d) if d.contains("Fn::If") => {
-                        return Err(format!(
-                            "A path given with Fn::If ({path}) is not supported by cumulo's SAM transform."
-                        ));
-                    }
-                    Py::Dict(_) => {}
-                    _ => {
-                        return Err(format!(
-                            "Value of '{path}' path must be a dictionary according to Swagger spec."
-                        ));
-                    }
+        for path in editor.paths().keys() {
+            let Some(item) = editor.paths().get(&path) else {
+                continue;
+            };
+            for content in contents(item) {
+                if content.as_dict().is_none() {
+                    return Err(format!(
+                        "Value of '{path}' path must be a dictionary according to Swagger spec."
+                    ));
                 }
             }
         }
@@ -116,24 +105,61 @@ impl Editor {
         self.doc.get_mut("paths").and_then(Py::as_dict_mut)
     }
 
-    pub(crate) fn method(&self, path: &str, method: &str) -> Option<&Py> {
-        self.paths().get(path)?.as_dict()?.get(method)
+    /// A path's item: its first conditional content (the translator's `Fn::If` wrapping).
+    pub(crate) fn path_item(&self, path: &str) -> Option<&Dict> {
+        contents(self.paths().get(path)?)
+            .into_iter()
+            .next()?
+            .as_dict()
     }
 
-    pub(crate) fn method_mut(&mut self, path: &str, method: &str) -> Option<&mut Dict> {
-        self.paths_mut()?
-            .get_mut(path)?
-            .as_dict_mut()?
-            .get_mut(method)?
+    pub(crate) fn path_item_mut(&mut self, path: &str) -> Option<&mut Dict> {
+        contents_mut(self.paths_mut()?.get_mut(path)?)
+            .into_iter()
+            .next()?
             .as_dict_mut()
     }
 
+    /// A method's definition, through the conditions wrapping its path and itself.
+    pub(crate) fn method_mut(&mut self, path: &str, method: &str) -> Option<&mut Dict> {
+        contents_mut(self.path_item_mut(path)?.get_mut(method)?)
+            .into_iter()
+            .next()?
+            .as_dict_mut()
+    }
+
+    /// `has_integration`: the method is in every content of the path, each with an
+    /// integration in one of its own contents.
     pub(crate) fn has_integration(&self, path: &str, method: &str) -> bool {
         let (m, _) = normalize(method, false);
-        self.method(path, &m)
-            .and_then(Py::as_dict)
-            .and_then(|d| d.get(INTEGRATION))
-            .is_some_and(Py::truthy)
+        let Some(item) = self.paths().get(path) else {
+            return false;
+        };
+        let items = contents(item);
+        items
+            .iter()
+            .all(|i| i.as_dict().is_some_and(|d| d.contains(&m)))
+            && items.iter().all(|i| {
+                i.as_dict()
+                    .and_then(|d| d.get(&m))
+                    .filter(|def| def.as_dict().is_some())
+                    .is_some_and(|def| {
+                        contents(def).iter().any(|c| {
+                            c.as_dict()
+                                .and_then(|d| d.get(INTEGRATION))
+                                .is_some_and(Py::truthy)
+                        })
+                    })
+            })
+    }
+
+    /// `make_path_conditional`: the path's item wrapped in `Fn::If`.
+    pub(crate) fn make_path_conditional(&mut self, path: &str, condition: Py) {
+        if let Some(paths) = self.paths_mut()
+            && let Some(item) = paths.get(path).cloned()
+        {
+            paths.set(path, false, make_conditional(condition, item));
+        }
     }
 
     /// `add_path`: the path item and the method, unless present.
@@ -149,12 +175,16 @@ impl Editor {
             return Ok(());
         };
         let item = paths.setdefault(path, path_uni, Py::Dict(Dict::py27()));
-        let Some(item) = item.as_dict_mut() else {
+        if item.as_dict().is_none() {
             return Err(format!(
                 "Value of '{path}' path must be a dictionary according to Swagger spec."
             ));
-        };
-        item.setdefault(&m, m_uni, Py::Dict(Dict::py27()));
+        }
+        for content in contents_mut(item) {
+            if let Some(d) = content.as_dict_mut() {
+                d.setdefault(&m, m_uni, Py::Dict(Dict::py27()));
+            }
+        }
         Ok(())
     }
 
@@ -246,4 +276,45 @@ pub(crate) fn openapi_postprocess(mut body: Py, open_api_version: Option<&str>) 
         }
     }
     body
+}
+
+fn is_no_value(v: &Py) -> bool {
+    v.as_dict().is_some_and(|d| {
+        d.keys() == ["Ref"] && d.get("Ref").and_then(Py::as_str) == Some("AWS::NoValue")
+    })
+}
+
+/// `get_conditional_contents`: an `Fn::If`'s branches (without `AWS::NoValue`), or the item.
+pub(crate) fn contents(item: &Py) -> Vec<&Py> {
+    match item.as_dict().and_then(|d| d.get("Fn::If")) {
+        Some(Py::List(l)) => l.iter().skip(1).filter(|c| !is_no_value(c)).collect(),
+        Some(_) => Vec::new(),
+        None => vec![item],
+    }
+}
+
+pub(crate) fn contents_mut(item: &mut Py) -> Vec<&mut Py> {
+    let conditional = item.as_dict().is_some_and(|d| d.contains("Fn::If"));
+    if !conditional {
+        return vec![item];
+    }
+    match item.as_dict_mut().and_then(|d| d.get_mut("Fn::If")) {
+        Some(Py::List(l)) => l.iter_mut().skip(1).filter(|c| !is_no_value(c)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `make_conditional`: `{"Fn::If": [condition, data, {"Ref": "AWS::NoValue"}]}` (plain dicts).
+pub(crate) fn make_conditional(condition: Py, data: Py) -> Py {
+    let mut d = Dict::plain();
+    d.set(
+        "Fn::If",
+        false,
+        Py::List(vec![
+            condition,
+            data,
+            Py::plain(&json!({"Ref": "AWS::NoValue"})),
+        ]),
+    );
+    Py::Dict(d)
 }

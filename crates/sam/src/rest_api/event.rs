@@ -124,12 +124,11 @@ pub fn function_event(
                 format!("API method \"{method}\" defined multiple times for path \"{path}\"."),
             ));
         }
-        if target.attrs.contains_key("Condition") {
-            return Err(unsupported(
-                sam.id,
-                "An Api event of a function with a Condition",
-            ));
-        }
+        let condition = match target.attrs.get("Condition") {
+            None => None,
+            Some(Value::String(c)) => Some(Py::uni(c)),
+            Some(_) => return Err(unsupported(sam.id, "A Condition that is not a string")),
+        };
         let function_arn = target.arn();
         let shorthand = match function_arn.get("Ref").and_then(Value::as_str) {
             Some(r) => format!("${{{r}}}"),
@@ -164,7 +163,12 @@ pub fn function_event(
         let mut integration = Dict::py27();
         integration.set("type", false, Py::str("aws_proxy"));
         integration.set("httpMethod", false, Py::str("POST"));
-        integration.set("uri", false, Py::Dict(uri_dict));
+        // A function's condition wraps its integration URI, then its whole method.
+        let uri = match &condition {
+            Some(c) => make_conditional(c.clone(), Py::Dict(uri_dict)),
+            None => Py::Dict(uri_dict),
+        };
+        integration.set("uri", false, uri);
         if streaming {
             integration.set("responseTransferMode", false, Py::str("STREAM"));
         }
@@ -180,6 +184,12 @@ pub fn function_event(
         }
         definition.set(INTEGRATION, false, Py::Dict(integration));
         definition.setdefault("responses", false, Py::Dict(Dict::py27()));
+        if let Some(c) = &condition
+            && let Some(item) = editor.path_item_mut(&path)
+            && let Some(def) = item.get(&m).cloned()
+        {
+            item.set(&m, false, make_conditional(c.clone(), def));
+        }
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
             auth::add_event_auth(
                 sam,

@@ -64,11 +64,7 @@ pub(crate) fn add_cors(id: &str, body: &mut Py, cors: &Value) -> Result<(), Stri
             continue;
         }
         seen.push(normalized);
-        let Some(item) = editor
-            .paths_mut()
-            .and_then(|p| p.get_mut(&path))
-            .and_then(Py::as_dict_mut)
-        else {
+        let Some(item) = editor.path_item_mut(&path) else {
             continue;
         };
         if item.contains("options") {

@@ -72,6 +72,10 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     let previous_body = bodies.bodies.insert(IMPLICIT.into(), skeleton());
     let mut errors = Vec::new();
     let mut deletion = Vec::new();
+    // api → path → method → the condition of the resource whose event added it.
+    let mut conditions: BTreeMap<String, BTreeMap<String, BTreeMap<String, Option<String>>>> =
+        BTreeMap::new();
+    let mut template_conditions: Vec<(String, Value)> = Vec::new();
     let mut replace = Vec::new();
     for id in &order {
         let Some(r) = resources.get(id.as_str()) else {
@@ -110,11 +114,8 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
                     continue;
                 }
             };
-            if condition.is_some() {
-                errors.push(unsupported(
-                    id,
-                    "An Api event of a resource with a Condition",
-                ));
+            if condition.as_ref().is_some_and(|c| !c.is_string()) {
+                errors.push(unsupported(id, "A Condition that is not a string"));
                 continue;
             }
             if !props.contains_key("RestApiId") {
@@ -173,6 +174,18 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
                 ));
                 continue;
             };
+            conditions
+                .entry(api_id.clone())
+                .or_default()
+                .entry(path.clone())
+                .or_default()
+                .insert(
+                    method.clone(),
+                    condition
+                        .as_ref()
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                );
             deletion.push((api_id.clone(), policies.0.clone()));
             replace.push((api_id.clone(), policies.1.clone()));
             let target_type = resources
@@ -235,19 +248,73 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
             api.insert("UpdateReplacePolicy".into(), json!(p));
         }
     }
-    // `_maybe_add_conditions_to_implicit_api_paths`: every managed body passes through an
-    // editor once more (two deep copies), conditions or not.
+    // `_maybe_add_condition_to_implicit_api`: the implicit API exists only under its events'
+    // conditions, when every one of them has one.
+    let implicit_conditions: Vec<Option<String>> = conditions
+        .get(IMPLICIT)
+        .into_iter()
+        .flat_map(|paths| paths.values().flat_map(|m| m.values().cloned()))
+        .collect();
+    if !implicit_conditions.is_empty() && implicit_conditions.iter().all(Option::is_some) {
+        let mut distinct: Vec<String> = implicit_conditions.into_iter().flatten().collect();
+        distinct.sort();
+        distinct.dedup();
+        if let Some(api) = resources.get_mut(IMPLICIT).and_then(Value::as_object_mut) {
+            if distinct.len() == 1 {
+                api.insert("Condition".into(), json!(distinct[0]));
+            } else {
+                api.insert("Condition".into(), json!(IMPLICIT_CONDITION));
+                template_conditions.extend(combined_condition(distinct, IMPLICIT_CONDITION));
+            }
+        }
+    }
+    // `_maybe_add_conditions_to_implicit_api_paths`: a path all of whose methods have
+    // conditions exists only under them; every managed body passes through an editor once more
+    // (two deep copies), conditions or not.
     for (id, r) in resources.iter() {
         let managed = r.get("Type").and_then(Value::as_str) == Some(API)
             && r.pointer("/Properties/__MANAGE_SWAGGER")
                 .is_some_and(|v| truthy(Some(v)));
-        if managed && let Some(body) = bodies.bodies.get_mut(id) {
-            match Editor::new(body) {
-                Ok(editor) => *body = editor.swagger(),
-                Err(e) => errors.push(invalid(id, e)),
+        if !managed {
+            continue;
+        }
+        let Some(body) = bodies.bodies.get_mut(id) else {
+            continue;
+        };
+        let mut editor = match Editor::new(body) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(invalid(id, e));
+                continue;
+            }
+        };
+        for path in editor.paths().keys() {
+            let methods: Vec<Option<String>> = conditions
+                .get(id)
+                .and_then(|p| p.get(&path))
+                .map(|m| m.values().cloned().collect())
+                .unwrap_or_default();
+            if methods.is_empty() || methods.iter().any(Option::is_none) {
+                continue;
+            }
+            let mut distinct: Vec<String> = methods.into_iter().flatten().collect();
+            distinct.sort();
+            distinct.dedup();
+            if distinct.len() == 1 {
+                editor.make_path_conditional(&path, Py::uni(&distinct[0]));
+            } else {
+                let logical = path
+                    .replace('/', "SLASH")
+                    .replace('{', "OB")
+                    .replace('}', "CB");
+                let name = format!("{id}{logical}PathCondition");
+                template_conditions.extend(combined_condition(distinct, &name));
+                editor.make_path_conditional(&path, Py::str(&name));
             }
         }
+        *body = editor.swagger();
     }
+
     let empty = bodies
         .bodies
         .get(IMPLICIT)
@@ -272,6 +339,16 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     }
     sync(resources, &bodies);
     bodies.resources = Some(dict);
+    if !template_conditions.is_empty() {
+        let section = root
+            .entry("Conditions")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(section) = section.as_object_mut() {
+            for (name, c) in template_conditions {
+                section.insert(name, c);
+            }
+        }
+    }
     if errors.is_empty() {
         Ok(bodies)
     } else {
@@ -319,4 +396,32 @@ pub fn fix_openapi_definitions(root: &mut Map<String, Value>, bodies: &mut Bodie
         }
     }
     sync(resources, bodies);
+}
+
+const IMPLICIT_CONDITION: &str = "ServerlessRestApiCondition";
+
+/// `make_combined_condition`: the conditions joined with `Fn::Or`, ten at most per condition
+/// (more make numbered conditions that are joined in turn).
+fn combined_condition(mut list: Vec<String>, name: &str) -> Vec<(String, Value)> {
+    const MAX: usize = 10;
+    let mut out = Vec::new();
+    let mut remaining = 1 + (list.len().saturating_sub(2)) / (MAX - 1);
+    remaining = remaining.saturating_sub(1);
+    while list.len() > 1 {
+        let new_name = if remaining > 0 {
+            let n = format!("{name}{remaining}");
+            remaining -= 1;
+            n
+        } else {
+            name.to_string()
+        };
+        let take = list.len().min(MAX);
+        let group: Vec<Value> = list
+            .drain(..take)
+            .map(|c| json!({"Condition": c}))
+            .collect();
+        list.push(new_name.clone());
+        out.push((new_name, json!({"Fn::Or": group})));
+    }
+    out
 }
