@@ -645,12 +645,11 @@ pub fn state_machine_event(
                 format!("API method \"{method}\" defined multiple times for path \"{path}\"."),
             ));
         }
-        if sam.attrs.contains_key("Condition") {
-            return Err(unsupported(
-                sam.id,
-                "An Api event of a state machine with a Condition",
-            ));
-        }
+        let condition = match sam.attrs.get("Condition") {
+            None => None,
+            Some(Value::String(c)) => Some(Py::uni(c)),
+            Some(_) => return Err(unsupported(sam.id, "A Condition that is not a string")),
+        };
         let template = if truthy(event.props.get("UnescapeMappingTemplate")) {
             format!(
                 "{{\"input\": \"$util.escapeJavaScript($input.json('$')).replaceAll(\"\\\\'\",\"'\")\", \"stateMachineArn\": \"${{{}}}\"}}",
@@ -691,11 +690,14 @@ pub fn state_machine_event(
         let mut integration = Dict::py27();
         integration.set("type", false, Py::str("aws"));
         integration.set("httpMethod", false, Py::str("POST"));
-        integration.set(
-            "uri",
-            false,
-            Py::plain(&json!({"Fn::Sub": "arn:${AWS::Partition}:apigateway:${AWS::Region}:states:action/StartExecution"})),
+        let uri = Py::plain(
+            &json!({"Fn::Sub": "arn:${AWS::Partition}:apigateway:${AWS::Region}:states:action/StartExecution"}),
         );
+        let uri = match &condition {
+            Some(c) => make_conditional(c.clone(), uri),
+            None => uri,
+        };
+        integration.set("uri", false, uri);
         integration.set("responses", false, Py::Dict(responses));
         let mut credentials = Dict::plain();
         credentials.set(
@@ -712,6 +714,12 @@ pub fn state_machine_event(
                 false,
                 Py::plain(&json!({"application/json": {"Fn::Sub": template}})),
             )]);
+        }
+        if let Some(c) = &condition
+            && let Some(item) = editor.path_item_mut(&path)
+            && let Some(def) = item.get(&m).cloned()
+        {
+            item.set(&m, false, make_conditional(c.clone(), def));
         }
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
             let api_auth = api_props
