@@ -112,11 +112,15 @@ pub fn function_event(
         json!({"Fn::Sub": [arn, {"__ApiId__": raw_api, "__Stage__": "*"}]}),
     );
     let managed = truthy(api_props.get("__MANAGE_SWAGGER"));
-    if truthy(api_props.get("MergeDefinitions")) {
-        return Err(unsupported(&api_id, "'MergeDefinitions'"));
-    }
-    if managed && let Some(body) = t.rest.bodies.get(&api_id) {
-        let mut editor = Editor::new(body).map_err(|e| invalid(&api_id, e))?;
+    let merge = truthy(api_props.get("MergeDefinitions"));
+    let body = t.rest.bodies.get(&api_id).cloned();
+    if (managed || merge)
+        && let Some(body) = body
+    {
+        // MergeDefinitions: the event's method is generated on SAM's skeleton, then merged
+        // into the API's own body.
+        let generated = if merge { skeleton() } else { body.clone() };
+        let mut editor = Editor::new(&generated).map_err(|e| invalid(&api_id, e))?;
         if editor.has_integration(&path, &method) {
             return Err(invalid_event(
                 sam.id,
@@ -230,7 +234,12 @@ pub fn function_event(
         {
             request_parameters(sam.id, event, definition, params)?;
         }
-        t.rest.bodies.insert(api_id.clone(), editor.swagger());
+        let result = if merge {
+            merged_definitions(&api_id, body, &editor, &path, &method)?
+        } else {
+            editor.swagger()
+        };
+        t.rest.bodies.insert(api_id.clone(), result);
     }
     // OverrideApiAuth: the event's Auth applied (again) to the API's own body.
     let auth = event.props.get("Auth").filter(|a| truthy(Some(a)));
@@ -737,4 +746,83 @@ pub fn state_machine_event(
         t.rest.bodies.insert(api_id, editor.swagger());
     }
     Ok(vec![role])
+}
+
+/// `_get_merged_definitions`: the generated method merged over the body's own (a plain dict,
+/// the body's keys first), the body itself copied shallowly as the translator does.
+fn merged_definitions(
+    api_id: &str,
+    body: Py,
+    editor: &Editor,
+    path: &str,
+    method: &str,
+) -> Result<Py, String> {
+    let Py::Dict(source) = body else {
+        return Ok(body);
+    };
+    // `source.copy()`: a Py27Dict copy re-adds the keys through a merge.
+    let mut merged = Dict::py27();
+    merged.update(source.items());
+    // `merged.get("paths") or {}`: empty paths are a new dict the body never sees.
+    let attached = merged.get("paths").is_some_and(Py::truthy);
+    let mut paths = match merged.get("paths") {
+        Some(Py::Dict(p)) if !p.is_empty() => p.clone(),
+        Some(Py::Dict(_)) | None | Some(Py::None) => Dict::plain(),
+        Some(_) => {
+            return Err(invalid(
+                api_id,
+                "Property 'DefinitionBody' is invalid: paths.",
+            ));
+        }
+    };
+    let own = match paths.get(path) {
+        None => None,
+        Some(Py::Dict(item)) => match item.get(method) {
+            None | Some(Py::None) => None,
+            Some(Py::Dict(d)) => Some(d.clone()),
+            Some(_) => {
+                return Err(invalid(
+                    api_id,
+                    format!("Property 'DefinitionBody.paths.{path}.{method}' should be a map."),
+                ));
+            }
+        },
+        Some(_) => {
+            return Err(invalid(
+                api_id,
+                format!("Property 'DefinitionBody' is invalid: {path}."),
+            ));
+        }
+    };
+    let (normalized, _) = normalize(method, true);
+    let generated = editor
+        .swagger()
+        .as_dict()
+        .and_then(|d| d.get("paths"))
+        .and_then(Py::as_dict)
+        .and_then(|p| p.get(path))
+        .and_then(Py::as_dict)
+        .and_then(|i| i.get(&normalized))
+        .and_then(Py::as_dict)
+        .cloned()
+        .unwrap_or_else(Dict::py27);
+    let mut method_body = Dict::plain();
+    for (k, uni, v) in own.map(|d| d.items()).unwrap_or_default() {
+        method_body.set(&k, uni, v);
+    }
+    for (k, uni, v) in generated.items() {
+        method_body.set(&k, uni, v);
+    }
+    if !paths.contains(path) {
+        let mut item = Dict::plain();
+        item.set(method, true, Py::Dict(method_body.clone()));
+        paths.set(path, true, Py::Dict(item));
+    }
+    if let Some(Py::Dict(item)) = paths.get_mut(path) {
+        item.set(method, true, Py::Dict(method_body));
+    }
+    if attached {
+        merged.set("paths", false, Py::Dict(paths));
+    }
+    Ok(Py::Dict(merged))
 }

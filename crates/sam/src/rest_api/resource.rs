@@ -45,7 +45,7 @@ pub(crate) const PROPERTIES: [&str; 37] = [
 
 /// Properties of an Api cumulo's transform does not implement: refused by name when set
 /// (AlwaysDeploy names the Deployment after the clock, which a pure transform has not).
-pub(crate) const REFUSED: [&str; 2] = ["MergeDefinitions", "AlwaysDeploy"];
+pub(crate) const REFUSED: [&str; 1] = ["AlwaysDeploy"];
 
 /// The generated types that take the API's tags when PropagateTags says so.
 pub(crate) const TAGGED: [&str; 5] = [
@@ -74,6 +74,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         return Err(invalid(
             sam.id,
             "Specify either 'DefinitionUri' or 'DefinitionBody' property and not both.",
+        ));
+    }
+    if uri.is_some() && truthy(sam.get("MergeDefinitions")) {
+        return Err(invalid(
+            sam.id,
+            "Cannot set 'MergeDefinitions' to True when using `DefinitionUri`.",
         ));
     }
     let open_api_version = sam.get("OpenApiVersion").filter(|v| truthy(Some(v)));
