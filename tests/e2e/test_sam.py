@@ -338,3 +338,215 @@ def test_http_api_event_serves_requests_through_api_gateway(cumulo, cfn, tmp_pat
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
     assert api not in [a["ApiId"] for a in cumulo.client("apigatewayv2").get_apis()["Items"]]
+
+
+REST_API = """\
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+    Timeout: 20
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+  Seen:
+    Type: AWS::Serverless::SimpleTable
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment:
+        Variables:
+          TABLE: !Ref Seen
+      Policies:
+        - DynamoDBCrudPolicy: {TableName: !Ref Seen}
+      InlineCode: |
+        import json, os, boto3
+        def handler(event, context):
+            records = event.get("Records") or []
+            if records:
+                db = boto3.client("dynamodb", endpoint_url=os.environ.get("AWS_ENDPOINT_URL"))
+                for r in records:
+                    db.put_item(TableName=os.environ["TABLE"], Item={"id": {"S": r["body"]}})
+                return {}
+            body = {"method": event["httpMethod"], "resource": event["resource"],
+                    "path": event["path"], "stage": event["requestContext"]["stage"],
+                    "params": event["pathParameters"]}
+            return {"statusCode": 200, "headers": {"content-type": "application/json"},
+                    "body": json.dumps(body)}
+      Events:
+        Hello:
+          Type: Api
+          Properties: {Path: "/hello/{name}", Method: GET}
+        Work:
+          Type: SQS
+          Properties: {Queue: !GetAtt Queue.Arn, BatchSize: 1}
+Outputs:
+  Api: {Value: !Ref ServerlessRestApi}
+  Stage: {Value: !Ref ServerlessRestApi.Stage}
+  Queue: {Value: !Ref Queue}
+  Table: {Value: !Ref Seen}
+"""
+
+
+def test_rest_api_event_serves_http_and_sqs_event_delivers(cumulo, cfn, tmp_path):
+    """A SAM template with an Api event (the implicit ServerlessRestApi, its swagger imported
+    into a REST API, deployed to the Prod stage by the hash-named Deployment) and an SQS event:
+    the API answers HTTP at both URL forms with the function's answer, a sent message reaches
+    the function, the processed template is samtranslator's, and delete leaves nothing."""
+    import urllib.error
+    import urllib.request
+    apigw, sqs, ddb = cumulo.client("apigateway"), cumulo.client("sqs"), cumulo.client("dynamodb")
+    name = f"samrest-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, REST_API, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = outputs(cfn, name)
+    api = out["Api"]
+    assert out["Stage"] == "Prod"
+    resources = {r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    deployments = [k for k in resources if k.startswith("ServerlessRestApiDeployment")]
+    assert len(deployments) == 1 and len(deployments[0]) == len("ServerlessRestApiDeployment") + 10
+    assert {"ServerlessRestApiProdStage", "FnHelloPermissionProd", "FnWork"} <= set(resources)
+    paths = sorted(r["path"] for r in apigw.get_resources(restApiId=api)["items"])
+    assert paths == ["/", "/hello", "/hello/{name}"]
+
+    expected = {"method": "GET", "resource": "/hello/{name}", "path": "/hello/sam",
+                "stage": "Prod", "params": {"name": "sam"}}
+    for url, host in [
+        (f"{cumulo.endpoint}/_aws/execute-api/{api}/Prod/hello/sam", None),
+        (f"{cumulo.endpoint}/Prod/hello/sam", f"{api}.execute-api.localhost:{cumulo.port}"),
+    ]:
+        req = urllib.request.Request(url, headers={"Host": host} if host else {})
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200
+            assert json.loads(r.read()) == expected
+    # A route the swagger does not have: API Gateway's answer.
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(f"{cumulo.endpoint}/_aws/execute-api/{api}/Prod/nothing")
+    assert e.value.code == 403
+    assert json.loads(e.value.read()) == {"message": "Missing Authentication Token"}
+
+    # The SQS event: a sent message reaches the function, which records it.
+    sqs.send_message(QueueUrl=out["Queue"], MessageBody="from-sqs")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if ddb.get_item(TableName=out["Table"], Key={"id": {"S": "from-sqs"}}).get("Item"):
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail("the SQS event did not run the function")
+
+    processed = cfn.get_template(StackName=name, TemplateStage="Processed")["TemplateBody"]
+    processed = processed if isinstance(processed, dict) else json.loads(processed)
+    assert processed["Resources"]["ServerlessRestApi"]["Type"] == "AWS::ApiGateway::RestApi"
+    body = processed["Resources"]["ServerlessRestApi"]["Properties"]["Body"]
+    assert body["paths"]["/hello/{name}"]["get"]["x-amazon-apigateway-integration"]["type"] == "aws_proxy"
+    assert processed["Resources"][deployments[0]]["Type"] == "AWS::ApiGateway::Deployment"
+    assert "Transform" not in processed
+
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    assert api not in [a["id"] for a in apigw.get_rest_apis()["items"]]
+    assert not [f for f in cumulo.client("lambda").list_functions()["Functions"]
+                if f["FunctionName"].startswith(name)]
+    assert out["Table"] not in ddb.list_tables()["TableNames"]
+
+
+AUTH_API = """\
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+Resources:
+  Authorizer:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            allow = event["authorizationToken"] == "Bearer good"
+            return {"principalId": "me", "policyDocument": {"Version": "2012-10-17", "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": "Allow" if allow else "Deny",
+                 "Resource": event["methodArn"]}]}}
+  Api:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: live
+      Auth:
+        DefaultAuthorizer: Token
+        ApiKeyRequired: true
+        UsagePlan: {CreateUsagePlan: PER_API}
+        Authorizers:
+          Token:
+            FunctionArn: !GetAtt Authorizer.Arn
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            return {"statusCode": 200, "body": "secret " + event["requestContext"]["authorizer"]["principalId"]}
+      Events:
+        Get:
+          Type: Api
+          Properties: {Path: /secret, Method: GET, RestApiId: !Ref Api}
+  FromS3:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: s3
+      DefinitionUri: s3://BUCKET/swagger.json
+Outputs:
+  Api: {Value: !Ref Api}
+  Key: {Value: !Ref Api.ApiKey}
+  FromS3: {Value: !Ref FromS3}
+"""
+
+S3_SWAGGER = {
+    "swagger": "2.0", "info": {"title": "from-s3", "version": "1"},
+    "paths": {"/mock": {"get": {
+        "responses": {"200": {"description": "ok"}},
+        "x-amazon-apigateway-integration": {
+            "type": "mock", "requestTemplates": {"application/json": '{"statusCode": 200}'},
+            "responses": {"default": {"statusCode": "200",
+                                      "responseTemplates": {"application/json": '{"from": "s3"}'}}}}}}},
+}
+
+
+def test_rest_api_auth_usage_plan_and_definition_uri(cumulo, cfn, tmp_path):
+    """SAM's Auth on a REST API: a Lambda TOKEN authorizer as the default, a required API key
+    from the PER_API usage plan SAM makes; and an Api whose DefinitionUri is in cumulo's S3."""
+    import urllib.error
+    import urllib.request
+    s3, apigw = cumulo.client("s3"), cumulo.client("apigateway")
+    bucket = f"samrest-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="swagger.json", Body=json.dumps(S3_SWAGGER).encode())
+    name = f"samauth-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, AUTH_API.replace("BUCKET", bucket), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = outputs(cfn, name)
+    api = out["Api"]
+    key = apigw.get_api_key(apiKey=out["Key"], includeValue=True)["value"]
+    plans = apigw.get_usage_plans(keyId=out["Key"])["items"]
+    assert [s["apiId"] for p in plans for s in p["apiStages"]] == [api]
+
+    def call(headers):
+        req = urllib.request.Request(f"{cumulo.endpoint}/_aws/execute-api/{api}/live/secret", headers=headers)
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    assert call({"Authorization": "Bearer good"})[0] == 403  # no API key
+    assert call({"x-api-key": key, "Authorization": "Bearer bad"})[0] == 403
+    assert call({"x-api-key": key}) [0] == 401
+    assert call({"x-api-key": key, "Authorization": "Bearer good"}) == (200, b"secret me")
+
+    with urllib.request.urlopen(f"{cumulo.endpoint}/_aws/execute-api/{out['FromS3']}/s3/mock") as r:
+        assert json.loads(r.read()) == {"from": "s3"}
+
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    ids = [a["id"] for a in apigw.get_rest_apis()["items"]]
+    assert api not in ids and out["FromS3"] not in ids
+    assert out["Key"] not in [k["id"] for k in apigw.get_api_keys()["items"]]

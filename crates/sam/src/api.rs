@@ -2,10 +2,7 @@
 //! gathered from events without an ApiId (before Globals, as the translator's plugin runs),
 //! each event's route and Lambda proxy integration written into the API's OpenAPI body and its
 //! invoke permission, and the API as an AWS::ApiGatewayV2::Api with its auto-deployed stage.
-//!
-//! REST APIs (AWS::Serverless::Api, Api events) are refused by name: the translator names
-//! their Deployment after a hash of `str(swagger)` over its emulation of Python 2.7's dict
-//! ordering, which cumulo does not reproduce yet.
+//! REST APIs (AWS::Serverless::Api, Api events) are `rest_api`'s.
 
 use crate::events::Event;
 use crate::function::Target;
@@ -361,13 +358,6 @@ pub fn function_event(
     target: &Target,
     live: &mut Map<String, Value>,
 ) -> Result<Vec<Res>, String> {
-    if event.ty == "Api" {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "Event type 'Api' (a REST API) is not supported by cumulo's SAM transform.",
-        ));
-    }
     for p in event.props.keys() {
         if ![
             "Path",
@@ -671,9 +661,6 @@ const HTTP_API_PROPERTIES: [&str; 17] = [
 
 /// An AWS::Serverless::HttpApi: the ApiGatewayV2 API with its body, and its auto-deployed stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
-    if sam.ty != HTTP_API {
-        return Err(unsupported(sam.id, &format!("{} (a REST API)", sam.ty)));
-    }
     sam.check_known(&HTTP_API_PROPERTIES)?;
     sam.refuse(&["Auth", "Domain", "DisableExecuteApiEndpoint"])?;
     let mut api = sam.main("AWS::ApiGatewayV2::Api");

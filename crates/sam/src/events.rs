@@ -121,7 +121,8 @@ pub fn translate(
             "Schedule" => schedule(sam, &event, target)?,
             "CloudWatchEvent" | "EventBridgeRule" => rule(sam, &event, target)?,
             "CloudWatchLogs" => logs(t, &event, target)?,
-            "Api" | "HttpApi" => api::function_event(t, sam, &event, target, live)?,
+            "Api" => crate::rest_api::function_event(t, sam, &event, target, live)?,
+            "HttpApi" => api::function_event(t, sam, &event, target, live)?,
             "ScheduleV2"
             | "MSK"
             | "MQ"

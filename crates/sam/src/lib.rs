@@ -16,9 +16,11 @@ mod function;
 mod globals;
 mod intrinsics;
 mod policies;
+mod py27;
 mod pyjson;
 mod resource;
 mod resources;
+mod rest_api;
 
 use intrinsics::Refs;
 use resource::Res;
@@ -118,6 +120,9 @@ pub fn transform(template: &Value, ctx: &Context) -> Result<Value, Failure> {
         }
     }
     let params = intrinsics::parameter_values(&root, ctx);
+    // The translator's plugins in its order: default definition bodies and the implicit REST
+    // API, the implicit HTTP API, then Globals.
+    let mut rest = rest_api::add_implicit(&mut root).map_err(|causes| Failure { causes })?;
     let mut t = Translation {
         ctx,
         params,
@@ -126,10 +131,17 @@ pub fn transform(template: &Value, ctx: &Context) -> Result<Value, Failure> {
         renamed: Map::new(),
         errors: Vec::new(),
         conditions: Map::new(),
+        rest: rest_api::Bodies::default(),
     };
-    // The translator's plugins in its order: implicit APIs, then Globals.
     api::add_implicit_apis(&mut root, &t).map_err(|causes| Failure { causes })?;
+    rest.http_api_plugin(
+        root.get("Resources")
+            .and_then(|r| r.get("ServerlessHttpApi"))
+            .is_some(),
+    );
     globals::apply(&mut root).map_err(fail)?;
+    rest_api::fix_openapi_definitions(&mut root, &mut rest);
+    t.rest = rest;
     t.original = Value::Object(root.clone());
     let out = t.run(root)?;
     Ok(out)
@@ -149,6 +161,8 @@ pub(crate) struct Translation<'a> {
     pub errors: Vec<String>,
     /// Conditions generated along the way.
     pub conditions: Map<String, Value>,
+    /// The REST APIs' swagger bodies, as the translator's Python 2.7 values.
+    pub rest: rest_api::Bodies,
 }
 
 /// The SAM resource types, in the order the translator processes them.
@@ -187,8 +201,19 @@ impl Translation<'_> {
             }
         }
         let mut order: Vec<(&String, &Value)> = Vec::new();
+        // A template with a REST API is the translator's Python 2.7 dict: its resources come
+        // in that dict's order (which the Deployment's hash depends on).
+        let converted = self.rest.order();
+        let iteration: Vec<(&String, &Value)> = match &converted {
+            Some(ids) => ids
+                .iter()
+                .filter_map(|id| resources.get_key_value(id.as_str()))
+                .chain(resources.iter().filter(|(id, _)| !ids.contains(id)))
+                .collect(),
+            None => resources.iter().collect(),
+        };
         for group in ORDER {
-            for (id, r) in &resources {
+            for &(id, r) in &iteration {
                 if r.get("Type")
                     .and_then(Value::as_str)
                     .is_some_and(|t| group.contains(&t))

@@ -24,7 +24,8 @@ pub fn translate(
         "AWS::Serverless::LayerVersion" => layer_version(t, &sam).map_err(one),
         "AWS::Serverless::Application" => application(&sam).map_err(one),
         "AWS::Serverless::StateMachine" => state_machine(t, &mut sam).map_err(one),
-        "AWS::Serverless::Api" | "AWS::Serverless::HttpApi" => api::translate(t, &sam).map_err(one),
+        "AWS::Serverless::Api" => crate::rest_api::translate(t, &sam).map_err(one),
+        "AWS::Serverless::HttpApi" => api::translate(t, &sam).map_err(one),
         other => Err(one(unsupported(id, other))),
     }
 }
@@ -473,7 +474,7 @@ fn state_machine(t: &mut Translation, sam: &mut Sam) -> Result<Vec<Res>, String>
             .into_iter()
             .flatten(),
     );
-    resources.extend(state_machine_events(sam, &target)?);
+    resources.extend(state_machine_events(t, sam, &target)?);
     function::propagate_tags(sam, &mut resources);
     Ok(resources)
 }
@@ -539,7 +540,7 @@ fn state_machine_alias(sam: &Sam) -> Result<Option<Res>, String> {
     Ok(Some(alias))
 }
 
-fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
+fn state_machine_events(t: &mut Translation, sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
     let Some(events) = sam.get("Events") else {
         return Ok(Vec::new());
     };
@@ -547,7 +548,13 @@ fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
         return Err(invalid(sam.id, "Type of property 'Events' is invalid."));
     };
     let mut out = Vec::new();
-    for (name, e) in events {
+    // A template with a REST API has its Events as a Python 2.7 dict, in that order.
+    let names: Vec<String> = t
+        .rest
+        .converted_order(events.keys())
+        .unwrap_or_else(|| events.keys().cloned().collect());
+    for name in &names {
+        let Some(e) = events.get(name) else { continue };
         let ty = e.get("Type").and_then(Value::as_str).unwrap_or("");
         let props = e
             .get("Properties")
@@ -556,6 +563,18 @@ fn state_machine_events(sam: &Sam, target: &str) -> Result<Vec<Res>, String> {
             .unwrap_or_default();
         let get = |p: &str| props.get(p).filter(|v| !v.is_null()).cloned();
         let id = format!("{}{name}", sam.id);
+        if ty == "Api" {
+            let event = crate::events::Event {
+                name,
+                id: id.clone(),
+                ty,
+                props: props.clone(),
+            };
+            out.extend(crate::rest_api::state_machine_event(
+                t, sam, &event, target,
+            )?);
+            continue;
+        }
         let known: &[&str] = match ty {
             "Schedule" => &[
                 "Schedule",
