@@ -28,7 +28,7 @@ import uuid
 import pytest
 
 from conftest import ROOT
-from copilot_corpus import COPILOT, kind_functions, load, upload_handlers, with_handler_code
+from copilot_corpus import COPILOT, ENV_FUNCTIONS, kind_functions, load, upload_handlers, with_handler_code
 
 pytestmark = pytest.mark.skipif(not COPILOT.is_dir(), reason=f"no Copilot corpus at {COPILOT}")
 
@@ -243,7 +243,7 @@ def test_environment_deploys_and_deletes(cumulo, handlers, tmp_path, name):
         acm.delete_certificate(CertificateArn=arn)
 
 
-def test_backend_workload_drives_its_environment_through_the_env_controller(cumulo, handlers, tmp_path):
+def test_backend_workload_drives_its_environment_through_the_env_controller(cumulo, handlers, workload_envs, tmp_path):
     """A Backend Service behind the internal load balancer, deployed into an environment that has
     no workloads yet: its env-controller handler adds it to the environment's
     InternalALBWorkloads (an UpdateStack with the previous template, which creates the internal
@@ -255,10 +255,7 @@ def test_backend_workload_drives_its_environment_through_the_env_controller(cumu
     params = json.loads((COPILOT / "workloads__backend__http-full-config-params.json").read_text())
     p = dict(params["Parameters"], ContainerImage=params["Parameters"]["ContainerImage"] or "public.ecr.aws/nginx/nginx:latest")
     app, env, name = p["AppName"], p["EnvName"], p["WorkloadName"]
-    app_file = tmp_path / "app.yml"
-    app_file.write_text(APP)
-    deploy(cumulo, f"{app}-infrastructure-roles", app_file, {"App": app})
-    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    role = workload_envs.role
     env_stack = f"{app}-{env}"
     env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
     deploy(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False))
@@ -290,3 +287,325 @@ def test_backend_workload_drives_its_environment_through_the_env_controller(cumu
         lb["LoadBalancerArn"] for lb in elb.describe_load_balancers()["LoadBalancers"]}
     cfn.delete_stack(StackName=env_stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
+
+
+# --- Workload stacks ---------------------------------------------------------------------------
+
+# The root zone aliases outside the app's domain need (svc-nlb-prod's `nlb.example.com`):
+# Copilot's app stack would have been given the domain's own zone.
+ROOT_ZONE = """
+Resources:
+  Root:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: example.com}
+  Foobar:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: foobar.com}
+Outputs:
+  Root: {Value: !Ref Root}
+  Foobar: {Value: !Ref Foobar}
+"""
+
+# What the renders import from the user's own stacks (named in their manifests), exported by a
+# stand-in deployed into the environment's VPC: security groups and an EFS file system that are
+# real, and names/endpoints/ARNs of the right shape for what no service checks.
+IMPORTS = """
+Parameters:
+  Env: {Type: String}
+Conditions:
+  Test: !Equals [!Ref Env, test]
+  Prod: !Equals [!Ref Env, prod]
+Resources:
+  UserDb1:
+    Type: AWS::EC2::SecurityGroup
+    Condition: Test
+    Properties:
+      GroupDescription: user db 1
+      VpcId: {"Fn::ImportValue": !Sub "my-app-${Env}-VpcId"}
+  UserDb2:
+    Type: AWS::EC2::SecurityGroup
+    Condition: Test
+    Properties:
+      GroupDescription: user db 2
+      VpcId: {"Fn::ImportValue": !Sub "my-app-${Env}-VpcId"}
+  Fs:
+    Type: AWS::EFS::FileSystem
+    Condition: Test
+  ManifestGroup1:
+    Type: AWS::EC2::SecurityGroup
+    Condition: Test
+    Properties:
+      GroupDescription: a group svc-test's manifest names by id
+      VpcId: {"Fn::ImportValue": !Sub "my-app-${Env}-VpcId"}
+  ManifestGroup2:
+    Type: AWS::EC2::SecurityGroup
+    Condition: Test
+    Properties:
+      GroupDescription: a group svc-test's manifest names by id
+      VpcId: {"Fn::ImportValue": !Sub "my-app-${Env}-VpcId"}
+  Handle:
+    Type: AWS::CloudFormation::WaitConditionHandle
+Outputs:
+  UserDb1: {Condition: Test, Value: !Ref UserDb1, Export: {Name: MyUserDBAccessSecurityGroup1}}
+  UserDb2: {Condition: Test, Value: !Ref UserDb2, Export: {Name: MyUserDBAccessSecurityGroup2}}
+  Fs: {Condition: Test, Value: !Ref Fs, Export: {Name: stack-fs-12345}}
+  MYDB: {Condition: Test, Value: mydb.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com, Export: {Name: MYDB}}
+  UserDB: {Condition: Test, Value: userdb, Export: {Name: test-UserDB}}
+  Secret:
+    Condition: Test
+    Value: !Sub "arn:aws:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:other-AbCdEf"
+    Export: {Name: my-other-stack-exported-secret}
+  MyDB: {Condition: Prod, Value: mydb.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com, Export: {Name: MyDB}}
+  Mongo:
+    Condition: Prod
+    Value: !Sub "arn:aws:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:mongo-AbCdEf"
+    Export: {Name: stack-MongoUserName}
+  GHUser: {Value: /github/username, Export: {Name: stack-SSMGHUserName}}
+  ManifestGroup1: {Condition: Test, Value: !Ref ManifestGroup1}
+  ManifestGroup2: {Condition: Test, Value: !Ref ManifestGroup2}
+"""
+
+# svc-test's imported ALB (`MockListenerARN1`): a stand-in internet-facing ALB and listener in
+# the environment's public subnets.
+IMPORTED_ALB = """
+Resources:
+  Sg1:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: imported alb 1, VpcId: !ImportValue my-app-test-VpcId}
+  Sg2:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: imported alb 2, VpcId: !ImportValue my-app-test-VpcId}
+  Lb:
+    Type: AWS::ElasticLoadBalancingV2::LoadBalancer
+    Properties:
+      Subnets: !Split [",", !ImportValue my-app-test-PublicSubnets]
+      SecurityGroups: [!Ref Sg1, !Ref Sg2]
+  Listener:
+    Type: AWS::ElasticLoadBalancingV2::Listener
+    Properties:
+      LoadBalancerArn: !Ref Lb
+      Port: 80
+      Protocol: HTTP
+      DefaultActions: [{Type: fixed-response, FixedResponseConfig: {StatusCode: "404"}}]
+Outputs:
+  MockListenerARN1: {Value: !Ref Listener}
+  mockImportALBDNSName: {Value: !GetAtt Lb.DNSName}
+  mockHostedZoneID: {Value: !GetAtt Lb.CanonicalHostedZoneID}
+  mockImportALBName: {Value: !GetAtt Lb.LoadBalancerFullName}
+  mockImportALBSG1: {Value: !Ref Sg1}
+  mockImportALBSG2: {Value: !Ref Sg2}
+"""
+
+# The Request-Driven Web Service renders have no parameters file: these are the values Copilot
+# passes for their manifest (workloads__rdws-manifest.yml).
+RDWS_PARAMS = {"AppName": "my-app", "WorkloadName": "frontend", "ContainerImage": "public.ecr.aws/nginx/nginx:latest",
+               "ContainerPort": "8080", "ImageRepositoryType": "ECR", "InstanceCPU": "1024",
+               "InstanceMemory": "2048", "AddonsTemplateURL": "",
+               "ArtifactKeyARN": "arn:aws:kms:us-west-2:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"}
+IMAGE = "public.ecr.aws/nginx/nginx:latest"
+STACKSET_BUCKET = "stackset-bucket"
+
+
+def delete(cfn, stack):
+    """Deletes a stack (by name or id) and answers the status it ends in."""
+    stack_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackId"]
+    cfn.delete_stack(StackName=stack_id)
+    for _ in range(3000):
+        status = cfn.describe_stacks(StackName=stack_id)["Stacks"][0]["StackStatus"]
+        if not status.endswith("IN_PROGRESS"):
+            return status
+        time.sleep(0.1)
+    return status
+
+
+def workload_templates():
+    if not COPILOT.is_dir():
+        return []
+    paths = [p for p in sorted(COPILOT.glob("workloads__*.yml")) if "manifest" not in p.name]
+    paths = [p for p in paths if "http-full-config" not in p.name]  # its own test above
+    return sorted(paths, key=lambda p: (workload_params(p)[0]["EnvName"], p.name))
+
+
+def workload_params(path):
+    """The render's parameters and tags (Copilot's, or the RDWS values above)."""
+    name = path.name
+    if name.startswith("workloads__rdws-"):
+        env = name.split("-")[1].split(".")[0]
+        tags = {"copilot-application": "my-app", "copilot-environment": env, "copilot-service": "frontend"}
+        return dict(RDWS_PARAMS, EnvName=env), tags
+    pf = name.replace("-template", "-params").replace(".stack.yml", ".params.json").replace(".yml", ".json")
+    data = json.loads((COPILOT / pf).read_text())
+    params = dict(data["Parameters"])
+    if "ContainerImage" in params and not params["ContainerImage"]:
+        params["ContainerImage"] = IMAGE  # ECS refuses an empty image, as AWS does
+    return params, data["Tags"]
+
+
+def _sub_literal_arns(v):
+    """`arn:${AWS::Partition}:...` written as a plain string where CloudFormation needs `!Sub`
+    (job-test's ManagedPolicyArns, the RDWS AutoScalingConfigurationArn): made the `!Sub` meant."""
+    if isinstance(v, dict):
+        return {k: _sub_literal_arns(x) if k != "Fn::Sub" else x for k, x in v.items()}
+    if isinstance(v, list):
+        return [_sub_literal_arns(x) for x in v]
+    if isinstance(v, str) and v.startswith("arn:${AWS::"):
+        return {"Fn::Sub": v}
+    return v
+
+
+class WorkloadEnvs:
+    """The environment (with its app, root-zone and imports stand-ins) the workloads of one
+    AppName/EnvName share: deployed when the first asks, torn down when another is asked for;
+    and the stand-ins every environment shares (zones, artifact bucket, certificates)."""
+
+    def __init__(self, cumulo, handlers, tmp_path):
+        self.cumulo, self.handlers, self.tmp = cumulo, handlers, tmp_path
+        self.cfn = cumulo.client("cloudformation")
+        self.current = None
+        self.stacks = []
+        app_file = tmp_path / "app.yml"
+        app_file.write_text(APP)
+        deploy(cumulo, "my-app-infrastructure-roles", app_file, {"App": "my-app"})
+        self.role = outputs(self.cfn, "my-app-infrastructure-roles")["Role"]
+        root = tmp_path / "root.yml"
+        root.write_text(ROOT_ZONE)
+        deploy(cumulo, "my-app-root-zones", root)
+        self.zones = outputs(self.cfn, "my-app-root-zones")
+        # Copilot's app stack set bucket, with the static site's mapping file and assets.
+        s3 = cumulo.client("s3")
+        s3.create_bucket(Bucket=STACKSET_BUCKET)
+        s3.put_object(Bucket=STACKSET_BUCKET, Key="local-assets/index", Body=b"<h1>hello</h1>")
+        s3.put_object(Bucket=STACKSET_BUCKET, Key="local-assets/style", Body=b"h1 {}")
+        s3.put_object(Bucket=STACKSET_BUCKET, Key="mappingfile", Body=json.dumps([
+            {"path": "local-assets/index", "destPath": "index.html", "contentType": "text/html"},
+            {"path": "local-assets/style", "destPath": "style.css"}]).encode())
+        # The RDWS manifest's `count: high-availability/3`: revision 3 of that configuration.
+        ar = cumulo.client("apprunner")
+        self.scaling = [ar.create_auto_scaling_configuration(AutoScalingConfigurationName="high-availability")[
+            "AutoScalingConfiguration"]["AutoScalingConfigurationArn"] for _ in range(3)]
+        acm = cumulo.client("acm")
+        # The internal listener's certificate (Copilot's `http.private.certificates`).
+        self.internal_cert = acm.import_certificate(Certificate=CERT.read_bytes(), PrivateKey=KEY.read_bytes())[
+            "CertificateArn"]
+        # static-site-test's certificate for its alias foobar.com, validated through its zone.
+        self.foobar_cert = acm.request_certificate(DomainName="foobar.com", ValidationMethod="DNS")["CertificateArn"]
+        for _ in range(100):
+            opts = acm.describe_certificate(CertificateArn=self.foobar_cert)["Certificate"]["DomainValidationOptions"]
+            if all("ResourceRecord" in o for o in opts):
+                break
+            time.sleep(0.1)
+        r = opts[0]["ResourceRecord"]
+        cumulo.client("route53").change_resource_record_sets(HostedZoneId=self.zones["Foobar"], ChangeBatch={
+            "Changes": [{"Action": "UPSERT", "ResourceRecordSet": {
+                "Name": r["Name"], "Type": r["Type"], "TTL": 60, "ResourceRecords": [{"Value": r["Value"]}]}}]})
+        acm.get_waiter("certificate_validated").wait(CertificateArn=self.foobar_cert,
+                                                     WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+
+    def get(self, env):
+        if self.current == env:
+            return
+        self.teardown_env()
+        env_stack = f"my-app-{env}"
+        t = with_handler_code(load(COPILOT / "environments__template-with-basic-manifest.yml"), ENV_FUNCTIONS,
+                              self.handlers)
+        params = env_params("my-app", env, self.role, workloads=False)
+        if env == "my-env":
+            # https-path-alias's environment has an internal HTTPS listener: Copilot renders its
+            # certificates from the environment manifest, which the render was made without.
+            t["Resources"]["InternalHTTPSListener"]["Properties"]["Certificates"] = [
+                {"CertificateArn": self.internal_cert}]
+            params["CreateInternalHTTPSListener"] = "true"
+        text = json.dumps(t)
+        for old, new in CIDRS.items():
+            text = text.replace(old, new)
+        path = self.tmp / f"env-{env}.json"
+        path.write_text(text)
+        proc = deploy(self.cumulo, env_stack, path, params, check=False)
+        assert proc.returncode == 0, proc.stderr + "\n".join(problems(self.cfn, env_stack))
+        self.stacks = [env_stack]
+        imports = self.tmp / "imports.yml"
+        imports.write_text(IMPORTS)
+        deploy(self.cumulo, f"my-app-{env}-imports", imports, {"Env": env})
+        self.stacks.insert(0, f"my-app-{env}-imports")
+        if env == "test":
+            alb = self.tmp / "alb.yml"
+            alb.write_text(IMPORTED_ALB)
+            deploy(self.cumulo, "my-app-test-imported-alb", alb)
+            self.stacks.insert(0, "my-app-test-imported-alb")
+        self.current = env
+
+    def literals(self, path, env):
+        """The render's literals the stand-ins replace (each named in the module's docstring)."""
+        out = dict(CIDRS, **{"123456789123": "000000000000",
+                             "mockHostedZone1": self.zones["Foobar"], "mockHostedZone2": self.zones["Root"],
+                             "mockHostedZone\"": self.zones["Root"] + '"',
+                             "arn:aws:acm:us-east-1:1234567890:certificate/e5a6e114-b022-45b1-9339-38fbfd6db3e2":
+                                 self.foobar_cert})
+        if env == "test":
+            alb = outputs(self.cfn, "my-app-test-imported-alb")
+            imports = outputs(self.cfn, "my-app-test-imports")
+            out.update(alb)
+            out.update({"Z08230443CW11KE6JBNUA": self.zones["Root"],
+                        "sg-0c10c4fe23f5e5361": imports["ManifestGroup1"],
+                        "sg-09295097b2a41b59d": imports["ManifestGroup2"]})
+        if env == "prod":
+            private = outputs(self.cfn, "my-app-prod")["PrivateSubnets"].split(",")
+            out.update({"mockSubnetID1": private[0], "mockSubnetID2": private[1]})
+        return out
+
+    def teardown_env(self):
+        stacks, self.stacks, self.current = self.stacks, [], None
+        for stack in stacks:
+            status = delete(self.cfn, stack)
+            assert status == "DELETE_COMPLETE", f"{stack}: {status}: " + "\n".join(problems(self.cfn, stack))
+
+    def teardown(self):
+        self.teardown_env()
+        s3 = self.cumulo.client("s3")
+        for o in s3.list_objects_v2(Bucket=STACKSET_BUCKET).get("Contents", []):
+            s3.delete_object(Bucket=STACKSET_BUCKET, Key=o["Key"])
+        s3.delete_bucket(Bucket=STACKSET_BUCKET)
+        for arn in self.scaling:
+            self.cumulo.client("apprunner").delete_auto_scaling_configuration(AutoScalingConfigurationArn=arn)
+        for arn in (self.internal_cert, self.foobar_cert):
+            self.cumulo.client("acm").delete_certificate(CertificateArn=arn)
+
+
+@pytest.fixture(scope="module")
+def workload_envs(cumulo, handlers, tmp_path_factory):
+    envs = WorkloadEnvs(cumulo, handlers, tmp_path_factory.mktemp("copilot-envs"))
+    yield envs
+    envs.teardown()
+
+
+@pytest.mark.parametrize("path", workload_templates(), ids=lambda p: p.name)
+def test_workload_deploys_and_deletes(cumulo, handlers, workload_envs, tmp_path, path):
+    cfn = cumulo.client("cloudformation")
+    params, tags = workload_params(path)
+    env = params["EnvName"]
+    workload_envs.get(env)
+    literals = workload_envs.literals(path, env)
+    t = _sub_literal_arns(with_handler_code(load(path), kind_functions(path), handlers))
+    text = json.dumps(t)
+    for old, new in literals.items():
+        text = text.replace(old, new)
+    rendered = tmp_path / (path.stem + ".json")
+    rendered.write_text(text)
+    stack = f"my-app-{env}-{params['WorkloadName']}"
+    before = inventory(cumulo)
+    t0 = time.monotonic()
+    try:
+        proc = deploy(cumulo, stack, rendered, params, tags=tags, check=False)
+        assert proc.returncode == 0, f"{path.name}: {proc.stderr}\n" + "\n".join(
+            problems(cfn, stack) + problems(cfn, f"my-app-{env}"))
+        assert problems(cfn, stack) == []
+        created = time.monotonic() - t0
+    finally:
+        stack_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackId"]
+        status = delete(cfn, stack_id)
+    assert status == "DELETE_COMPLETE", f"{path.name}: {status}: " + "\n".join(problems(cfn, stack_id))
+    left = added(before, inventory(cumulo))
+    # Lambda's log groups for the custom-resource functions' output stay, as on AWS.
+    assert all(g.startswith(f"/aws/lambda/{stack}-") for g in left.pop("log-group", [])), left
+    assert left == {}, path.name
+    print(f"{path.name}: created in {created:.1f}s, deleted in {time.monotonic() - t0 - created:.1f}s")
