@@ -278,14 +278,14 @@ def test_backend_workload_drives_its_environment_through_the_env_controller(cumu
     role = workload_envs.role
     env_stack = f"{app}-{env}"
     env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
-    deploy(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False))
+    assert deploy_quick(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False)) == "CREATE_COMPLETE"
     assert "InternalLoadBalancerDNSName" not in outputs(cfn, env_stack)
     lbs_before = {lb["LoadBalancerArn"] for lb in elb.describe_load_balancers()["LoadBalancers"]}
 
     stack = f"{app}-{env}-{name}"
     literals = dict(CIDRS, **{"123456789123": "000000000000"})
-    proc = deploy(cumulo, stack, render(path, handlers, tmp_path, literals), p, tags=params["Tags"], check=False)
-    assert proc.returncode == 0, proc.stderr + "\n".join(problems(cfn, stack) + problems(cfn, env_stack))
+    status = deploy_quick(cumulo, stack, render(path, handlers, tmp_path, literals), p, tags=params["Tags"])
+    assert status == "CREATE_COMPLETE", status + "\n".join(problems(cfn, stack) + problems(cfn, env_stack))
     assert problems(cfn, stack) == []
     env_params_now = {x["ParameterKey"]: x["ParameterValue"]
                       for x in cfn.describe_stacks(StackName=env_stack)["Stacks"][0]["Parameters"]}
@@ -305,8 +305,8 @@ def test_backend_workload_drives_its_environment_through_the_env_controller(cumu
     assert env_params_now["InternalALBWorkloads"] == ""
     assert internal[0]["LoadBalancerArn"] not in {
         lb["LoadBalancerArn"] for lb in elb.describe_load_balancers()["LoadBalancers"]}
-    cfn.delete_stack(StackName=env_stack)
-    cfn.get_waiter("stack_delete_complete").wait(StackName=env_stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
+    assert delete(cfn, env_stack) == "DELETE_COMPLETE"
+    delete_retained_roles(cumulo, env_stack)
 
 
 # --- Workload stacks ---------------------------------------------------------------------------
@@ -449,6 +449,29 @@ IMAGE = "public.ecr.aws/nginx/nginx:latest"
 STACKSET_BUCKET = "stackset-bucket"
 
 
+def delete_retained_roles(cumulo, env_stack):
+    """The environment's two retained roles, deleted after the stack so its name can be deployed
+    again (as one does on AWS)."""
+    iam = cumulo.client("iam")
+    for role in (f"{env_stack}-CFNExecutionRole", f"{env_stack}-EnvManagerRole"):
+        for name in iam.list_role_policies(RoleName=role)["PolicyNames"]:
+            iam.delete_role_policy(RoleName=role, PolicyName=name)
+        iam.delete_role(RoleName=role)
+
+
+def load_workload(path):
+    """A render, or for the stack-local fragments (only Resources entries, Copilot's expected
+    parts of the Load-Balanced Web Service its stacklocal manifest renders) that service's
+    template: the gRPC service's render (the same autoscaled LBWS shape, parameters and
+    resources) with the fragments' task definition and autoscaling resources in place of its own."""
+    if not path.name.startswith("stacklocal__"):
+        return load(path)
+    t = load(COPILOT / "workloads__svc-grpc-test.stack.yml")
+    t["Resources"].update(load(COPILOT / "stacklocal__override-cf.yml"))
+    t["Resources"].update(load(path))
+    return t
+
+
 def check_static_site(cumulo, stack):
     """The site's assets were copied into its bucket by the state machine its custom resource ran."""
     bucket = cumulo.client("cloudformation").describe_stack_resource(StackName=stack, LogicalResourceId="Bucket")[
@@ -489,6 +512,7 @@ def workload_templates():
         return []
     paths = [p for p in sorted(COPILOT.glob("workloads__*.yml")) if "manifest" not in p.name]
     paths = [p for p in paths if "http-full-config" not in p.name]  # its own test above
+    paths.append(COPILOT / "stacklocal__autoscaling-svc-cf.yml")
     return sorted(paths, key=lambda p: (*env_of(p), p.name))
 
 
@@ -502,6 +526,9 @@ def env_of(path):
 def workload_params(path):
     """The render's parameters and tags (Copilot's, or the RDWS values above)."""
     name = path.name
+    if name.startswith("stacklocal__"):
+        data = json.loads((COPILOT / "stacklocal__cf.params.json").read_text())
+        return dict(data["Parameters"]), data["Tags"]
     if name.startswith("workloads__rdws-"):
         env = name.split("-")[1].split(".")[0]
         tags = {"copilot-application": "my-app", "copilot-environment": env, "copilot-service": "frontend"}
@@ -620,6 +647,7 @@ class WorkloadEnvs:
                                  self.foobar_cert})
         if env == "test":
             alb = outputs(self.cfn, "my-app-test-imported-alb")
+            self.http_listener = alb.pop("HTTPListener")
             imports = outputs(self.cfn, "my-app-test-imports")
             out.update(alb)
             out.update({"Z08230443CW11KE6JBNUA": self.zones["Root"], "sns:us-west-2:": "sns:us-east-1:",
@@ -636,12 +664,7 @@ class WorkloadEnvs:
             status = delete(self.cfn, stack)
             assert status == "DELETE_COMPLETE", f"{stack}: {status}: " + "\n".join(problems(self.cfn, stack))
         if stacks:
-            # The environment's retained roles go too, so the name can be deployed again.
-            iam = self.cumulo.client("iam")
-            for role in (f"{stacks[-1]}-CFNExecutionRole", f"{stacks[-1]}-EnvManagerRole"):
-                for name in iam.list_role_policies(RoleName=role)["PolicyNames"]:
-                    iam.delete_role_policy(RoleName=role, PolicyName=name)
-                iam.delete_role(RoleName=role)
+            delete_retained_roles(self.cumulo, stacks[-1])
 
     def teardown(self):
         self.teardown_env()
@@ -669,13 +692,13 @@ def test_workload_deploys_and_deletes(cumulo, handlers, workload_envs, tmp_path,
     env, dns = env_of(path)
     workload_envs.get(env, dns)
     literals = workload_envs.literals(path, env)
-    t = _sub_literal_arns(with_handler_code(load(path), kind_functions(path), handlers))
+    t = _sub_literal_arns(with_handler_code(load_workload(path), kind_functions(path), handlers))
     if path.name == "workloads__svc-test.stack.yml":
         # The render's mocked ALB answered one listener ARN for both of its listeners: the
         # redirect rules belong on its HTTP listener, the forwarding rules on its HTTPS one.
         for logical in ("HTTPRedirectRulePriorityAction", "HTTPListenerRedirectRuleForImportedALB",
                         "HTTPListenerRedirectRuleForImportedALB1"):
-            t["Resources"][logical]["Properties"]["ListenerArn"] = literals["HTTPListener"]
+            t["Resources"][logical]["Properties"]["ListenerArn"] = workload_envs.http_listener
     text = json.dumps(t)
     for old, new in literals.items():
         text = text.replace(old, new)
@@ -690,21 +713,6 @@ def test_workload_deploys_and_deletes(cumulo, handlers, workload_envs, tmp_path,
             problems(cfn, stack) + problems(cfn, f"my-app-{env}"))
         assert problems(cfn, stack) == []
         created = time.monotonic() - t0
-        import os
-        if os.environ.get("CW_DEBUG"):
-            ev = cfn.describe_stack_events(StackName=stack)["StackEvents"]
-            start = {}
-            spans = []
-            for e in ev[::-1]:
-                if e["ResourceStatus"] == "CREATE_IN_PROGRESS" and e["LogicalResourceId"] not in start:
-                    start[e["LogicalResourceId"]] = e["Timestamp"]
-                if e["ResourceStatus"] == "CREATE_COMPLETE" and e["LogicalResourceId"] in start:
-                    spans.append(((e["Timestamp"] - start[e["LogicalResourceId"]]).total_seconds(), e["LogicalResourceId"]))
-            print(sorted(spans)[-4:])
-            env_ev = cfn.describe_stack_events(StackName=f"my-app-{env}")["StackEvents"][:60]
-            for e in env_ev[::-1]:
-                if e["Timestamp"].timestamp() > time.time() - created - 5:
-                    print("   env", e["Timestamp"].strftime("%H:%M:%S.%f")[:-3], e["LogicalResourceId"], e["ResourceStatus"])
         if "static-site" in path.name:
             check_static_site(cumulo, stack)
     finally:
