@@ -18,6 +18,43 @@ What stands in for what Copilot would have made before (each named so it can be 
 - addresses the renders give without a prefix length (`CidrIp: 1.1.1.1`, `CidrIp: "0.0.0.0"`),
   which EC2 refuses as AWS does ("Not a valid CIDR block"; Copilot's manifest validation would
   not let a real manifest through with them), get their /32 and /0.
+
+The workload renders (test_workload_deploys_and_deletes, grouped by the environment they import
+from: one `my-app-<env>` per EnvName and DNSDelegated, shared by its workloads):
+- an app with a domain gets the basic-manifest environment; one without (DNSDelegated=false)
+  the imported-certificates render, its `cert-1`/`cert-2` our imported certificate; the my-env
+  environment's internal HTTPS listener (https-path-alias) gets that certificate too, as
+  Copilot renders it from `http.private.certificates`, which the render was made without;
+- a root `example.com` zone and a `foobar.com` zone (my-app-root-zones) stand in for the zones
+  the manifests name: `mockHostedZone`, `mockHostedZone2`, `Z08230443CW11KE6JBNUA` become the
+  example.com zone, `mockHostedZone1` the foobar.com one; static-site-test's certificate
+  (`arn:aws:acm:us-east-1:1234567890:certificate/e5a6...`) becomes one requested for foobar.com
+  and validated through that zone;
+- the renders' account `123456789123` becomes `000000000000` (RootDNSRole, topic ARNs), and the
+  topic ARNs' region `us-west-2` us-east-1 in the test environment;
+- what the renders import from the user's own stacks comes from `my-app-<env>-imports` in the
+  environment's VPC: security groups (MyUserDBAccessSecurityGroup1/2, and two for the group ids
+  svc-test's manifest names, `sg-0c10c4fe23f5e5361`, `sg-09295097b2a41b59d`), an EFS file system
+  (stack-fs-12345), the topics worker-test subscribes to (other services' publishers), and
+  values of the right shape (MyDB, MYDB, test-UserDB, stack-SSMGHUserName, stack-MongoUserName,
+  my-other-stack-exported-secret);
+- svc-test's imported ALB: a stand-in ALB with two groups, an HTTPS and an HTTP listener
+  (`MockListenerARN1`, `mockImportALBDNSName`, `mockHostedZoneID`, `mockImportALBName`,
+  `mockImportALBSG1/2` become its values); the render's mock answered one listener ARN for both
+  listeners, so its HTTP redirect rules and their priority action go on the HTTP listener;
+- rdws-prod's subnets `mockSubnetID1/2` become the environment's private subnets; the RDWS
+  renders (which have no parameters file) get the values Copilot passes for their manifest, and
+  their `high-availability/3` auto scaling configuration is made (three revisions) first;
+- `arn:${AWS::...}` written as a plain string where CloudFormation needs `!Sub` (job-test's
+  ManagedPolicyArns, the RDWS AutoScalingConfigurationArn: a render quirk) becomes the `!Sub`;
+- the Static Site's app stack set bucket (`stackset-bucket`) with a mapping file and assets is
+  made first; its bucket is emptied before the stack is deleted, as `copilot svc delete` does;
+- an empty ContainerImage parameter becomes a public image (ECS refuses an empty image);
+- the stack-local fragments (only Resources entries) are deployed inside the Load-Balanced Web
+  Service template they are parts of: the gRPC render (the same autoscaled shape and parameters)
+  with the fragments' task definition and autoscaling resources, and its literal container name
+  as `!Ref TargetContainer`;
+- the environment's two retained roles are deleted after it, so its name can be deployed again.
 """
 import json
 import re
