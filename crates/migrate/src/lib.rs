@@ -8,5 +8,7 @@
 //! The retain patch itself is pure text editing of a template and lives in
 //! `cumulo_template::retain`.
 
+pub mod changeset;
+pub mod generate;
 pub mod inventory;
 pub mod terraform;

@@ -15,6 +15,8 @@ pub enum Arg {
     Block(Map<String, Value>),
     /// Repeated nested blocks.
     Blocks(Vec<Map<String, Value>>),
+    /// An expression written as it is (`aws.us_east_1` for a resource's provider).
+    Expr(String),
 }
 
 /// A quoted HCL string.
@@ -100,6 +102,9 @@ pub fn write_arg(out: &mut String, name: &str, arg: &Arg, indent: usize) {
         }
         Arg::Block(map) => write_block(out, name, map, indent),
         Arg::Blocks(maps) => maps.iter().for_each(|m| write_block(out, name, m, indent)),
+        Arg::Expr(e) => {
+            let _ = writeln!(out, "{pad}{name} = {e}");
+        }
     }
 }
 
