@@ -187,8 +187,16 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         "{}: {} import(s); handed off: {}; kept: {}",
         args.out.display(),
         generated.imports,
-        if generated.handed_off.is_empty() { "none".to_string() } else { generated.handed_off.join(", ") },
-        if generated.kept.is_empty() { "none".to_string() } else { generated.kept.join(", ") }
+        if generated.handed_off.is_empty() {
+            "none".to_string()
+        } else {
+            generated.handed_off.join(", ")
+        },
+        if generated.kept.is_empty() {
+            "none".to_string()
+        } else {
+            generated.kept.join(", ")
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -56,18 +56,36 @@ fn expected(manifest: &Value, stack: &str) -> Result<Expected, GateError> {
     }
     let strings = |v: &Value| -> BTreeSet<String> {
         v.as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
-    let resources: Vec<&Value> = entry["resources"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    let resources: Vec<&Value> = entry["resources"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
     let created: BTreeSet<String> = resources
         .iter()
-        .filter(|r| !r["reason"].as_str().unwrap_or_default().starts_with("no physical id"))
+        .filter(|r| {
+            !r["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("no physical id")
+        })
         .filter_map(|r| r["logical_id"].as_str().map(String::from))
         .collect();
     Ok(Expected {
-        must_change: strings(&entry["retain_patch"]["retained"]).intersection(&created).cloned().collect(),
-        resources: resources.iter().filter_map(|r| r["logical_id"].as_str().map(String::from)).collect(),
+        must_change: strings(&entry["retain_patch"]["retained"])
+            .intersection(&created)
+            .cloned()
+            .collect(),
+        resources: resources
+            .iter()
+            .filter_map(|r| r["logical_id"].as_str().map(String::from))
+            .collect(),
         nested: resources
             .iter()
             .filter(|r| r["type"] == "AWS::CloudFormation::Stack")
@@ -91,9 +109,15 @@ fn change_sets(files: &[(String, Value)]) -> Result<BTreeMap<String, ChangeSet>,
     for (path, v) in files {
         let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
         let id = text("ChangeSetId").ok_or_else(|| {
-            GateError::BadInput(format!("{path}: not describe-change-set output (no ChangeSetId)"))
+            GateError::BadInput(format!(
+                "{path}: not describe-change-set output (no ChangeSetId)"
+            ))
         })?;
-        let changes = v.get("Changes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let changes = v
+            .get("Changes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         if let Some(cs) = out.get_mut(&id) {
             cs.changes.extend(changes);
             continue;
@@ -114,15 +138,26 @@ fn change_sets(files: &[(String, Value)]) -> Result<BTreeMap<String, ChangeSet>,
 }
 
 /// Gates the change sets in `files` (path, parsed JSON) for `stack` of `manifest`.
-pub fn gate(files: &[(String, Value)], manifest: &Value, stack: &str) -> Result<Verdict, GateError> {
+pub fn gate(
+    files: &[(String, Value)],
+    manifest: &Value,
+    stack: &str,
+) -> Result<Verdict, GateError> {
     let sets = change_sets(files)?;
     let roots: Vec<&ChangeSet> = sets.values().filter(|c| c.parent.is_none()).collect();
     let root = match roots.as_slice() {
         [one] => *one,
-        [] => return Err(GateError::BadInput("no root change set among the files (each has a ParentChangeSetId)".into())),
+        [] => {
+            return Err(GateError::BadInput(
+                "no root change set among the files (each has a ParentChangeSetId)".into(),
+            ));
+        }
         _ => {
             let names: Vec<&str> = roots.iter().map(|c| c.stack_name.as_str()).collect();
-            return Err(GateError::BadInput(format!("several root change sets: {}", names.join(", "))));
+            return Err(GateError::BadInput(format!(
+                "several root change sets: {}",
+                names.join(", ")
+            )));
         }
     };
     if root.stack_name != stack {
@@ -135,7 +170,10 @@ pub fn gate(files: &[(String, Value)], manifest: &Value, stack: &str) -> Result<
     let mut verdict = Verdict::default();
     let mut linked = BTreeSet::new();
     check(root, &exp, &sets, manifest, &mut verdict, &mut linked)?;
-    for cs in sets.values().filter(|c| c.parent.is_some() && !linked.contains(&c.id)) {
+    for cs in sets
+        .values()
+        .filter(|c| c.parent.is_some() && !linked.contains(&c.id))
+    {
         verdict.violations.push(format!(
             "change set {} ({}) is not linked to a nested stack change of {stack}",
             cs.id, cs.stack_name
@@ -160,7 +198,10 @@ fn check(
         )));
     }
     if cs.status != "CREATE_COMPLETE" {
-        return Err(GateError::BadInput(format!("{name}: change set status {} ({})", cs.status, cs.reason)));
+        return Err(GateError::BadInput(format!(
+            "{name}: change set status {} ({})",
+            cs.status, cs.reason
+        )));
     }
     verdict.change_sets += 1;
     let changes: Vec<&Value> = cs
@@ -171,7 +212,10 @@ fn check(
     // The resources whose policies change: a Dynamic detail caused by one of them is allowed.
     let policy_changed: BTreeSet<&str> = changes
         .iter()
-        .filter(|rc| details(rc).any(|d| POLICIES.contains(&d["Target"]["Attribute"].as_str().unwrap_or_default())))
+        .filter(|rc| {
+            details(rc)
+                .any(|d| POLICIES.contains(&d["Target"]["Attribute"].as_str().unwrap_or_default()))
+        })
         .filter_map(|rc| rc["LogicalResourceId"].as_str())
         .collect();
     let mut seen = BTreeSet::new();
@@ -180,7 +224,11 @@ fn check(
         let logical = rc["LogicalResourceId"].as_str().unwrap_or("?");
         let kind = rc["ResourceType"].as_str().unwrap_or("?");
         seen.insert(logical.to_string());
-        let mut bad = |why: String| verdict.violations.push(format!("{name}: {logical} ({kind}): {why}"));
+        let mut bad = |why: String| {
+            verdict
+                .violations
+                .push(format!("{name}: {logical} ({kind}): {why}"))
+        };
         let action = rc["Action"].as_str().unwrap_or("(none)");
         if action != "Modify" {
             bad(format!("Action {action}, not Modify"));
@@ -201,9 +249,13 @@ fn check(
             let evaluation = d["Evaluation"].as_str().unwrap_or_default();
             let causing = d["CausingEntity"].as_str().unwrap_or_default();
             if POLICIES.contains(&attribute) {
-                let recreation = d["Target"]["RequiresRecreation"].as_str().unwrap_or("Never");
+                let recreation = d["Target"]["RequiresRecreation"]
+                    .as_str()
+                    .unwrap_or("Never");
                 if recreation != "Never" {
-                    bad(format!("{attribute} change requires recreation {recreation}"));
+                    bad(format!(
+                        "{attribute} change requires recreation {recreation}"
+                    ));
                 }
                 continue;
             }
@@ -216,7 +268,9 @@ fn check(
                 && kind == "AWS::CloudFormation::Stack"
                 && exp.nested.contains(logical)
             {
-                verdict.allowed.push(format!("{name}: {logical}: TemplateURL of a patched nested stack"));
+                verdict.allowed.push(format!(
+                    "{name}: {logical}: TemplateURL of a patched nested stack"
+                ));
             } else if attribute == "Properties"
                 && evaluation == "Dynamic"
                 && source == "ResourceAttribute"
@@ -229,13 +283,27 @@ fn check(
                 property_details_ok &= attribute != "Properties";
                 bad(format!(
                     "changes {attribute}{} ({evaluation} {source}{})",
-                    if target_name.is_empty() { String::new() } else { format!(" {target_name}") },
-                    if causing.is_empty() { String::new() } else { format!(" {causing}") }
+                    if target_name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {target_name}")
+                    },
+                    if causing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {causing}")
+                    }
                 ));
             }
         }
-        for scope in rc["Scope"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-            let explained = POLICIES.contains(&scope) || (scope == "Properties" && any_property_detail && property_details_ok);
+        for scope in rc["Scope"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            let explained = POLICIES.contains(&scope)
+                || (scope == "Properties" && any_property_detail && property_details_ok);
             if !explained {
                 bad(format!("Scope {scope} is not a deletion policy"));
             }
@@ -298,7 +366,10 @@ mod tests {
     }
 
     fn root(changes: Vec<Value>) -> (String, Value) {
-        ("cs.json".into(), json!({"ChangeSetId": "cs-root", "StackName": "app", "Status": "CREATE_COMPLETE", "Changes": changes}))
+        (
+            "cs.json".into(),
+            json!({"ChangeSetId": "cs-root", "StackName": "app", "Status": "CREATE_COMPLETE", "Changes": changes}),
+        )
     }
 
     fn nested_stack_change(with_dynamic: bool) -> Value {
@@ -315,13 +386,20 @@ mod tests {
     }
 
     fn nested_file() -> (String, Value) {
-        ("nested.json".into(), json!({"ChangeSetId": "cs-nested", "StackName": "app-Nested-1", "ParentChangeSetId": "cs-root",
-            "Status": "CREATE_COMPLETE", "Changes": [policy("Queue", "AWS::SQS::Queue")]}))
+        (
+            "nested.json".into(),
+            json!({"ChangeSetId": "cs-nested", "StackName": "app-Nested-1", "ParentChangeSetId": "cs-root",
+            "Status": "CREATE_COMPLETE", "Changes": [policy("Queue", "AWS::SQS::Queue")]}),
+        )
     }
 
     fn full() -> Vec<(String, Value)> {
         vec![
-            root(vec![policy("Bucket", "AWS::S3::Bucket"), policy("Fn", "AWS::Lambda::Function"), nested_stack_change(true)]),
+            root(vec![
+                policy("Bucket", "AWS::S3::Bucket"),
+                policy("Fn", "AWS::Lambda::Function"),
+                nested_stack_change(true),
+            ]),
             nested_file(),
         ]
     }
@@ -341,50 +419,104 @@ mod tests {
         let tampered = &mut files[0].1["Changes"][0]["ResourceChange"];
         tampered["Replacement"] = json!("True");
         tampered["Details"].as_array_mut().unwrap().push(json!({"Target": {"Attribute": "Properties", "Name": "BucketName", "RequiresRecreation": "Always"}, "Evaluation": "Static", "ChangeSource": "DirectModification"}));
-        tampered["Scope"].as_array_mut().unwrap().push(json!("Properties"));
+        tampered["Scope"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Properties"));
         let v = gate(&files, &manifest(), "app").unwrap();
         let text = v.violations.join("\n");
-        assert!(text.contains("Bucket (AWS::S3::Bucket): Replacement True"), "{text}");
+        assert!(
+            text.contains("Bucket (AWS::S3::Bucket): Replacement True"),
+            "{text}"
+        );
         assert!(text.contains("changes Properties BucketName"), "{text}");
         assert!(text.contains("Scope Properties"), "{text}");
 
         let mut files = full();
         files[0].1["Changes"][1]["ResourceChange"]["Action"] = json!("Remove");
         let v = gate(&files, &manifest(), "app").unwrap();
-        assert!(v.violations.iter().any(|x| x.contains("Fn (AWS::Lambda::Function): Action Remove")), "{v:?}");
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x.contains("Fn (AWS::Lambda::Function): Action Remove")),
+            "{v:?}"
+        );
 
         // A Dynamic detail caused by a resource whose policies do not change.
         let mut files = full();
-        files[0].1["Changes"][2]["ResourceChange"]["Details"][2]["CausingEntity"] = json!("Other.Arn");
+        files[0].1["Changes"][2]["ResourceChange"]["Details"][2]["CausingEntity"] =
+            json!("Other.Arn");
         let v = gate(&files, &manifest(), "app").unwrap();
-        assert!(v.violations.iter().any(|x| x.contains("Parameters (Dynamic ResourceAttribute Other.Arn)")), "{v:?}");
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x.contains("Parameters (Dynamic ResourceAttribute Other.Arn)")),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn nested_change_sets_must_be_supplied_and_linked() {
         let v = gate(&full()[..1], &manifest(), "app").unwrap();
-        assert!(v.violations.iter().any(|x| x.contains("cs-nested was not supplied")), "{v:?}");
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x.contains("cs-nested was not supplied")),
+            "{v:?}"
+        );
         let mut files = full();
         files.push(("stray.json".into(), json!({"ChangeSetId": "cs-x", "StackName": "x", "ParentChangeSetId": "cs-other", "Status": "CREATE_COMPLETE", "Changes": [policy("Q", "AWS::SQS::Queue")]})));
         let v = gate(&files, &manifest(), "app").unwrap();
-        assert!(v.violations.iter().any(|x| x.contains("cs-x (x) is not linked")), "{v:?}");
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x.contains("cs-x (x) is not linked")),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn a_change_set_missing_a_patched_resource_is_not_the_patch() {
-        let files = vec![root(vec![policy("Bucket", "AWS::S3::Bucket"), nested_stack_change(false)]), nested_file()];
+        let files = vec![
+            root(vec![
+                policy("Bucket", "AWS::S3::Bucket"),
+                nested_stack_change(false),
+            ]),
+            nested_file(),
+        ];
         let v = gate(&files, &manifest(), "app").unwrap();
-        assert!(v.violations.iter().any(|x| x.contains("Fn is retained by the manifest's patch")), "{v:?}");
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x.contains("Fn is retained by the manifest's patch")),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn empty_and_unusable_input() {
-        let empty = vec![("e.json".into(), json!({"ChangeSetId": "c", "StackName": "app", "Status": "FAILED",
-            "StatusReason": "The submitted information didn't contain changes.", "Changes": []}))];
-        assert!(matches!(gate(&empty, &manifest(), "app"), Err(GateError::Empty(_))));
-        assert!(matches!(gate(&full(), &manifest(), "other"), Err(GateError::BadInput(m)) if m.contains("not other")));
-        assert!(matches!(gate(&[("x".into(), json!({}))], &manifest(), "app"), Err(GateError::BadInput(_))));
-        let kept = vec![("k".into(), json!({"ChangeSetId": "c", "StackName": "kept", "Status": "CREATE_COMPLETE", "Changes": [policy("A", "AWS::S3::Bucket")]}))];
-        assert!(matches!(gate(&kept, &manifest(), "kept"), Err(GateError::BadInput(m)) if m.contains("kept under")));
+        let empty = vec![(
+            "e.json".into(),
+            json!({"ChangeSetId": "c", "StackName": "app", "Status": "FAILED",
+            "StatusReason": "The submitted information didn't contain changes.", "Changes": []}),
+        )];
+        assert!(matches!(
+            gate(&empty, &manifest(), "app"),
+            Err(GateError::Empty(_))
+        ));
+        assert!(
+            matches!(gate(&full(), &manifest(), "other"), Err(GateError::BadInput(m)) if m.contains("not other"))
+        );
+        assert!(matches!(
+            gate(&[("x".into(), json!({}))], &manifest(), "app"),
+            Err(GateError::BadInput(_))
+        ));
+        let kept = vec![(
+            "k".into(),
+            json!({"ChangeSetId": "c", "StackName": "kept", "Status": "CREATE_COMPLETE", "Changes": [policy("A", "AWS::S3::Bucket")]}),
+        )];
+        assert!(
+            matches!(gate(&kept, &manifest(), "kept"), Err(GateError::BadInput(m)) if m.contains("kept under"))
+        );
     }
 }

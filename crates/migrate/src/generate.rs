@@ -70,7 +70,9 @@ pub(crate) struct Planned<'a> {
 pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, GenerateError> {
     for k in &options.keep {
         if inv.stack(k).is_none() {
-            return Err(GenerateError::BadInput(format!("--keep {k}: no such stack in the inventory")));
+            return Err(GenerateError::BadInput(format!(
+                "--keep {k}: no such stack in the inventory"
+            )));
         }
     }
     let by_id: BTreeMap<&str, &Stack> = inv.stacks.iter().map(|s| (s.id.as_str(), s)).collect();
@@ -88,10 +90,17 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
             Ok(doc) => doc.value.to_json(),
             Err(d) => {
                 let why = d.first().map(ToString::to_string).unwrap_or_default();
-                return Err(GenerateError::BadInput(format!("stack {}: its template does not parse: {why}", s.name)));
+                return Err(GenerateError::BadInput(format!(
+                    "stack {}: its template does not parse: {why}",
+                    s.name
+                )));
             }
         };
-        let resources = template.get("Resources").and_then(Value::as_object).cloned().unwrap_or_default();
+        let resources = template
+            .get("Resources")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let fates = fates::classify(s, &resources);
         let handed_off = !options.keep.contains(&root_of(s));
         if handed_off {
@@ -105,8 +114,18 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
                 }
             }
         }
-        let parent = s.parent_id.as_deref().and_then(|p| by_id.get(p)).map(|p| p.name.clone());
-        planned.push(Planned { stack: s, handed_off, parent, template, fates });
+        let parent = s
+            .parent_id
+            .as_deref()
+            .and_then(|p| by_id.get(p))
+            .map(|p| p.name.clone());
+        planned.push(Planned {
+            stack: s,
+            handed_off,
+            parent,
+            template,
+            fates,
+        });
     }
 
     let mut out = Generated::default();
@@ -173,7 +192,8 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
     }
     let (oob_text, oob_imports) = stack::out_of_band(inv, &imports, &mut names);
     if !oob_imports.is_empty() {
-        out.files.insert("terraform/out-of-band.tf".into(), oob_text);
+        out.files
+            .insert("terraform/out-of-band.tf".into(), oob_text);
         imports.extend(oob_imports);
     }
     if !refusals.is_empty() {
@@ -181,8 +201,10 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
     }
 
     let teardown = teardown_order(&planned, inv);
-    out.files.insert("terraform/versions.tf".into(), versions_tf());
-    out.files.insert("terraform/providers.tf".into(), providers_tf(inv));
+    out.files
+        .insert("terraform/versions.tf".into(), versions_tf());
+    out.files
+        .insert("terraform/providers.tf".into(), providers_tf(inv));
     out.imports = imports.len();
     let manifest = json!({
         "format_version": 1,
@@ -201,7 +223,8 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
         "report": options.report_markdown.as_ref().map(|_| "REPORT.md"),
     });
     let manifest_text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    out.files.insert("RUNBOOK.md".into(), runbook::write(inv, &manifest));
+    out.files
+        .insert("RUNBOOK.md".into(), runbook::write(inv, &manifest));
     out.files.insert("manifest.json".into(), manifest_text);
     if let Some(report) = &options.report_markdown {
         out.files.insert("REPORT.md".into(), report.clone());
@@ -211,7 +234,16 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
 
 /// A file name for a stack (stack names are `[A-Za-z][-A-Za-z0-9]*` already).
 fn file_stem(stack: &str) -> String {
-    stack.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+    stack
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn versions_tf() -> String {
@@ -228,11 +260,20 @@ pub(crate) fn region_alias(region: &str) -> String {
 }
 
 fn providers_tf(inv: &Inventory) -> String {
-    let mut regions: BTreeSet<&str> = inv.out_of_band.certificates.iter().map(|c| c.region.as_str()).collect();
+    let mut regions: BTreeSet<&str> = inv
+        .out_of_band
+        .certificates
+        .iter()
+        .map(|c| c.region.as_str())
+        .collect();
     regions.remove(inv.region.as_str());
-    let mut out = String::from("# Pinned to the inventoried account and region: a plan against any other account fails.\n");
+    let mut out = String::from(
+        "# Pinned to the inventoried account and region: a plan against any other account fails.\n",
+    );
     let block = |alias: Option<&str>, region: &str| {
-        let alias = alias.map(|a| format!("  alias               = {}\n", hcl::string(a))).unwrap_or_default();
+        let alias = alias
+            .map(|a| format!("  alias               = {}\n", hcl::string(a)))
+            .unwrap_or_default();
         format!(
             "provider \"aws\" {{\n{alias}  region              = {}\n  allowed_account_ids = [{}]\n}}\n",
             hcl::string(region),
@@ -251,7 +292,10 @@ fn providers_tf(inv: &Inventory) -> String {
 /// it; among the rest Copilot workloads and pipelines before environments before the app.
 /// Each entry lists its nested stacks, which go with it.
 fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
-    let roots: Vec<&Planned> = planned.iter().filter(|p| p.handed_off && p.parent.is_none()).collect();
+    let roots: Vec<&Planned> = planned
+        .iter()
+        .filter(|p| p.handed_off && p.parent.is_none())
+        .collect();
     let rank = |p: &Planned| match p.stack.copilot.as_ref().map(|c| c.kind) {
         Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) | None => 0,
         Some(CopilotKind::Env) => 1,
@@ -260,7 +304,11 @@ fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
     // Which root exports what (nested stacks' exports count as their root's).
     let root_name = |name: &str| -> String {
         let mut cur = name.to_string();
-        while let Some(parent) = planned.iter().find(|p| p.stack.name == cur).and_then(|p| p.parent.clone()) {
+        while let Some(parent) = planned
+            .iter()
+            .find(|p| p.stack.name == cur)
+            .and_then(|p| p.parent.clone())
+        {
             cur = parent;
         }
         cur
@@ -295,7 +343,11 @@ fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
         let pick = left
             .iter()
             .position(|p| {
-                !left.iter().any(|q| needs.get(&q.stack.name).is_some_and(|n| n.contains(&p.stack.name)))
+                !left.iter().any(|q| {
+                    needs
+                        .get(&q.stack.name)
+                        .is_some_and(|n| n.contains(&p.stack.name))
+                })
             })
             .unwrap_or(0);
         order.push(left.remove(pick));
@@ -306,7 +358,10 @@ fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
             let mut nested = Vec::new();
             let mut frontier = vec![p.stack.name.clone()];
             while let Some(parent) = frontier.pop() {
-                for c in planned.iter().filter(|c| c.parent.as_deref() == Some(parent.as_str())) {
+                for c in planned
+                    .iter()
+                    .filter(|c| c.parent.as_deref() == Some(parent.as_str()))
+                {
                     nested.push(c.stack.name.clone());
                     frontier.push(c.stack.name.clone());
                 }
@@ -314,4 +369,195 @@ fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
             json!({"stack": p.stack.name, "nested": nested})
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::seal;
+
+    const ENV: &str = r#"
+Resources:
+  Vpc: {Type: AWS::EC2::VPC, Properties: {CidrBlock: 10.0.0.0/16}}
+  Bucket: {Type: AWS::S3::Bucket, Properties: {BucketName: logs}}
+  BucketPolicy:
+    Type: AWS::S3::BucketPolicy
+    Properties:
+      Bucket: !Ref Bucket
+      PolicyDocument: {Statement: [{Effect: Allow, Resource: !Sub "${Bucket.Arn}/*"}]}
+  CleanerRole: {Type: AWS::IAM::Role, Properties: {AssumeRolePolicyDocument: {}}}
+  CleanerPolicy: {Type: AWS::IAM::Policy, Properties: {PolicyName: p, Roles: [!Ref CleanerRole], PolicyDocument: {}}}
+  CleanerFunction: {Type: AWS::Lambda::Function, Properties: {Role: !GetAtt CleanerRole.Arn, Handler: index.handler}}
+  Cleaner: {Type: Custom::BucketCleanerFunction, Properties: {ServiceToken: !GetAtt CleanerFunction.Arn, BucketName: !Ref Bucket}}
+  Handle: {Type: AWS::CloudFormation::WaitConditionHandle}
+Outputs:
+  VpcId: {Value: !Ref Vpc, Export: {Name: app-test-VpcId}}
+"#;
+    const WEB: &str = r#"
+Resources:
+  Sg: {Type: AWS::EC2::SecurityGroup, Properties: {GroupDescription: web, VpcId: !ImportValue app-test-VpcId}}
+"#;
+
+    fn resource(logical: &str, kind: &str, physical: &str) -> serde_json::Value {
+        json!({"logical_id": logical, "resource_type": kind, "physical_id": physical, "status": "CREATE_COMPLETE",
+               "live": {"state": "not_read", "reason": "test"}, "import_attributes": {}})
+    }
+
+    fn stack(
+        name: &str,
+        kind: &str,
+        template: &str,
+        resources: Vec<serde_json::Value>,
+        outputs: serde_json::Value,
+    ) -> serde_json::Value {
+        json!({"name": name, "id": format!("arn:aws:cloudformation:us-east-1:111111111111:stack/{name}/1"),
+               "status": "CREATE_COMPLETE", "template": template, "resources": resources, "outputs": outputs,
+               "copilot": {"kind": kind, "app": "app", "env": "test"}})
+    }
+
+    fn inventory(extra_web: Option<&str>) -> Inventory {
+        let env = stack(
+            "app-test",
+            "env",
+            ENV,
+            vec![
+                resource("Vpc", "AWS::EC2::VPC", "vpc-1"),
+                resource("Bucket", "AWS::S3::Bucket", "logs"),
+                resource("BucketPolicy", "AWS::S3::BucketPolicy", "logs"),
+                resource("CleanerRole", "AWS::IAM::Role", "cleaner-role"),
+                resource("CleanerPolicy", "AWS::IAM::Policy", "clean-Polic-1"),
+                resource("CleanerFunction", "AWS::Lambda::Function", "cleaner"),
+                resource(
+                    "Cleaner",
+                    "Custom::BucketCleanerFunction",
+                    "bucket-cleaner-Cleaner",
+                ),
+                resource(
+                    "Handle",
+                    "AWS::CloudFormation::WaitConditionHandle",
+                    "https://wait",
+                ),
+            ],
+            json!([{"key": "VpcId", "value": "vpc-1", "export_name": "app-test-VpcId"}]),
+        );
+        let web_template = extra_web
+            .map(|e| format!("{WEB}{e}"))
+            .unwrap_or_else(|| WEB.to_string());
+        let mut web_resources = vec![resource("Sg", "AWS::EC2::SecurityGroup", "sg-1")];
+        if extra_web.is_some() {
+            web_resources.push(resource("Odd", "AWS::Made::Up", "odd-1"));
+        }
+        let web = stack(
+            "app-test-web",
+            "workload",
+            &web_template,
+            web_resources,
+            json!([]),
+        );
+        let mut inv: Inventory = serde_json::from_value(json!({
+            "format_version": 1, "account": "111111111111", "region": "us-east-1", "taken_at": "t",
+            "taken_by": "test", "selection": {"kind": "stacks", "names": []},
+            "stacks": [env, web], "content_sha256": ""}))
+        .unwrap();
+        seal::seal(&mut inv);
+        inv
+    }
+
+    #[test]
+    fn handlers_are_manual_cleanup_and_the_rest_imports_with_references() {
+        let g = generate(&inventory(None), &Options::default()).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&g.files["manifest.json"]).unwrap();
+        let fates: BTreeMap<String, String> = manifest["stacks"][0]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["logical_id"].as_str().unwrap().into(),
+                    r["fate"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        for handler in ["Cleaner", "CleanerFunction", "CleanerRole", "CleanerPolicy"] {
+            assert_eq!(fates[handler], "manual-cleanup", "{handler}");
+        }
+        assert_eq!(fates["Handle"], "not-created");
+        assert_eq!(fates["Bucket"], "import");
+        let env_tf = &g.files["terraform/app-test.tf"];
+        // An attribute the inventory did not record refers to the imported bucket.
+        assert!(
+            env_tf.contains(r#""Resource" = "${aws_s3_bucket.app-test_Bucket.arn}/*""#),
+            "{env_tf}"
+        );
+        assert!(!env_tf.contains("Cleaner"), "{env_tf}");
+        // The workload's import of the env's export is the recorded value; workload first.
+        assert!(g.files["terraform/app-test-web.tf"].contains(r#"vpc_id = "vpc-1""#));
+        assert_eq!(
+            manifest["teardown_order"],
+            json!([{"stack": "app-test-web", "nested": []}, {"stack": "app-test", "nested": []}])
+        );
+        assert_eq!(g.imports, 4);
+        assert!(
+            g.files["RUNBOOK.md"].contains("cumulo migrate check --changeset cs-app-test.json")
+        );
+        let patch = &g.files["retain-patches/app-test.yml"];
+        assert_eq!(patch.matches("DeletionPolicy: Retain").count(), 8);
+    }
+
+    #[test]
+    fn refusals_name_what_they_refuse() {
+        // A type without a mapping blocks handing off its stack...
+        let odd = "  Odd: {Type: AWS::Made::Up}\n";
+        let err = generate(&inventory(Some(odd)), &Options::default()).unwrap_err();
+        assert!(
+            matches!(&err, GenerateError::Refused(r) if r[0].contains("Odd: AWS::Made::Up has no Terraform mapping")),
+            "{err}"
+        );
+        // ...unless the stack is kept.
+        let keep = Options {
+            keep: vec!["app-test-web".into()],
+            ..Options::default()
+        };
+        let g = generate(&inventory(Some(odd)), &keep).unwrap();
+        assert_eq!(g.kept, ["app-test-web"]);
+        // An import referring to a handler's role (deleted by hand later) is refused.
+        let uses_role =
+            "  Extra: {Type: AWS::EC2::VPC, Properties: {CidrBlock: !GetAtt CleanerRole.Arn}}\n";
+        let mut inv = inventory(None);
+        inv.stacks[0].template = ENV.replace("Outputs:", &format!("{uses_role}Outputs:"));
+        inv.stacks[0]
+            .resources
+            .push(serde_json::from_value(resource("Extra", "AWS::EC2::VPC", "vpc-2")).unwrap());
+        let err = generate(&inv, &Options::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("Extra (AWS::EC2::VPC) would be imported referencing CleanerRole"),
+            "{err}"
+        );
+        // A kept stack importing a manual-cleanup resource's export is refused.
+        let mut inv = inventory(None);
+        inv.stacks[0].template = ENV.replace(
+            "Outputs:",
+            "Outputs:\n  Fn: {Value: !Ref CleanerFunction, Export: {Name: cleaner-fn}}",
+        );
+        inv.stacks[0].outputs.push(
+            serde_json::from_value(
+                json!({"key": "Fn", "value": "cleaner", "export_name": "cleaner-fn"}),
+            )
+            .unwrap(),
+        );
+        inv.stacks[1]
+            .template
+            .push_str("Outputs:\n  F: {Value: !ImportValue cleaner-fn}\n");
+        let err = generate(&inv, &keep).unwrap_err();
+        assert!(err.to_string().contains("kept stack app-test-web imports cleaner-fn from app-test, the value of CleanerFunction"), "{err}");
+        // Bad input.
+        let bad = Options {
+            keep: vec!["nope".into()],
+            ..Options::default()
+        };
+        assert!(
+            matches!(generate(&inventory(None), &bad), Err(GenerateError::BadInput(m)) if m.contains("--keep nope"))
+        );
+    }
 }

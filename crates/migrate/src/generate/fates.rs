@@ -34,17 +34,34 @@ impl Fate {
 }
 
 /// The fate of every resource of a stack, with the reason.
-pub fn classify(stack: &Stack, resources: &serde_json::Map<String, Value>) -> BTreeMap<String, (Fate, String)> {
+pub fn classify(
+    stack: &Stack,
+    resources: &serde_json::Map<String, Value>,
+) -> BTreeMap<String, (Fate, String)> {
     let mut fates = BTreeMap::new();
     let mut handlers = BTreeSet::new();
     for r in &stack.resources {
         let fate = match lookup(&r.resource_type) {
-            _ if r.physical_id.is_none() => (Fate::NotCreated, "no physical id: never created".to_string()),
-            _ if matches!(r.live, LiveState::Gone { .. }) => {
-                (Fate::NotCreated, "its service says it no longer exists".to_string())
-            }
-            Some(To::Terraform(t)) => (Fate::Import, format!("{} (import id: {})", t.tf, crate::terraform::table::doc_url(t.tf))),
-            Some(To::NestedStack) => (Fate::NestedWrapper, "its resources are in the nested stack's own file".into()),
+            _ if r.physical_id.is_none() => (
+                Fate::NotCreated,
+                "no physical id: never created".to_string(),
+            ),
+            _ if matches!(r.live, LiveState::Gone { .. }) => (
+                Fate::NotCreated,
+                "its service says it no longer exists".to_string(),
+            ),
+            Some(To::Terraform(t)) => (
+                Fate::Import,
+                format!(
+                    "{} (import id: {})",
+                    t.tf,
+                    crate::terraform::table::doc_url(t.tf)
+                ),
+            ),
+            Some(To::NestedStack) => (
+                Fate::NestedWrapper,
+                "its resources are in the nested stack's own file".into(),
+            ),
             Some(To::CustomResource) => {
                 let token = resources
                     .get(&r.logical_id)
@@ -63,14 +80,21 @@ pub fn classify(stack: &Stack, resources: &serde_json::Map<String, Value>) -> BT
             }
             Some(To::CloudFormationOnly(why)) => (Fate::NotCreated, why.to_string()),
             Some(To::NoEquivalent(why)) => (Fate::ManualCleanup, why.to_string()),
-            None => (Fate::Blocked, format!("{} has no Terraform mapping in cumulo", r.resource_type)),
+            None => (
+                Fate::Blocked,
+                format!("{} has no Terraform mapping in cumulo", r.resource_type),
+            ),
         };
         fates.insert(r.logical_id.clone(), fate);
     }
     // The handler functions, their roles, and what exists only for them.
     let mut serving: BTreeSet<String> = handlers
         .into_iter()
-        .filter(|h| stack.resource(h).is_some_and(|r| r.resource_type == "AWS::Lambda::Function"))
+        .filter(|h| {
+            stack
+                .resource(h)
+                .is_some_and(|r| r.resource_type == "AWS::Lambda::Function")
+        })
         .collect();
     for f in serving.clone() {
         let role = resources
@@ -81,7 +105,9 @@ pub fn classify(stack: &Stack, resources: &serde_json::Map<String, Value>) -> BT
             let mut refs = Vec::new();
             references(role, &mut refs);
             serving.extend(refs.into_iter().filter(|r| {
-                stack.resource(r).is_some_and(|r| r.resource_type == "AWS::IAM::Role")
+                stack
+                    .resource(r)
+                    .is_some_and(|r| r.resource_type == "AWS::IAM::Role")
             }));
         }
     }
@@ -99,10 +125,16 @@ pub fn classify(stack: &Stack, resources: &serde_json::Map<String, Value>) -> BT
                 continue;
             }
             let mut refs = Vec::new();
-            if let Some(props) = resources.get(&r.logical_id).and_then(|d| d.get("Properties")) {
+            if let Some(props) = resources
+                .get(&r.logical_id)
+                .and_then(|d| d.get("Properties"))
+            {
                 references(props, &mut refs);
             }
-            let local: Vec<&String> = refs.iter().filter(|x| stack.resource(x).is_some()).collect();
+            let local: Vec<&String> = refs
+                .iter()
+                .filter(|x| stack.resource(x).is_some())
+                .collect();
             if !local.is_empty() && local.iter().all(|x| serving.contains(*x)) {
                 serving.insert(r.logical_id.clone());
                 grew = true;
@@ -113,13 +145,11 @@ pub fn classify(stack: &Stack, resources: &serde_json::Map<String, Value>) -> BT
         }
     }
     for logical in serving {
-        if let Some(f) = fates.get_mut(&logical) {
-            if f.0 == Fate::Import {
-                *f = (
-                    Fate::ManualCleanup,
-                    "serves a custom resource handler only: retained, then deleted by hand once the stacks are gone".into(),
-                );
-            }
+        if let Some(f) = fates.get_mut(&logical).filter(|f| f.0 == Fate::Import) {
+            *f = (
+                Fate::ManualCleanup,
+                "serves a custom resource handler only: retained, then deleted by hand once the stacks are gone".into(),
+            );
         }
     }
     fates

@@ -8,7 +8,7 @@ use crate::inventory::model::{Inventory, LiveState, Stack};
 use crate::terraform::hcl::{self, Arg, ResourceBlock};
 use crate::terraform::ids::{Subject, instances};
 use crate::terraform::resolve::{self, Lookup, references};
-use crate::terraform::table::{Resource, Shape, To, doc_url, lookup};
+use crate::terraform::table::{Id, Resource, Shape, To, doc_url, lookup};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,10 +23,51 @@ struct StackCx<'a> {
     inv: &'a Inventory,
     attributes: BTreeMap<String, Map<String, Value>>,
     conditions: BTreeMap<String, bool>,
+    /// The Terraform address of each resource this stack's file imports as exactly one
+    /// resource: an attribute the inventory did not record becomes a reference to it.
+    addresses: BTreeMap<String, (&'static str, String)>,
 }
 
+/// Fn::GetAtt names → the provider's attribute, for the references written when the inventory
+/// did not record a value.
+const ATTRIBUTES: &[(&str, &str)] = &[
+    ("Arn", "arn"),
+    ("TopicArn", "arn"),
+    ("QueueUrl", "url"),
+    ("QueueName", "name"),
+    ("TopicName", "name"),
+    ("GroupId", "id"),
+    ("VpcId", "id"),
+    ("SubnetId", "id"),
+    ("AllocationId", "allocation_id"),
+    ("DNSName", "dns_name"),
+    ("CanonicalHostedZoneID", "zone_id"),
+    ("LoadBalancerFullName", "arn_suffix"),
+    ("TargetGroupFullName", "arn_suffix"),
+    ("RoleId", "unique_id"),
+    ("NameServers", "name_servers"),
+    ("FileSystemId", "id"),
+];
+
 impl<'a> StackCx<'a> {
-    fn new(stack: &'a Stack, inv: &'a Inventory, template: &Value) -> Self {
+    fn new(
+        stack: &'a Stack,
+        inv: &'a Inventory,
+        template: &Value,
+        fates: &BTreeMap<String, (Fate, String)>,
+    ) -> Self {
+        let addresses = stack
+            .resources
+            .iter()
+            .filter(|r| matches!(fates.get(&r.logical_id), Some((Fate::Import, _))))
+            .filter_map(|r| match lookup(&r.resource_type) {
+                Some(To::Terraform(row)) if !matches!(row.id, Id::Build(_)) => Some((
+                    r.logical_id.clone(),
+                    (row.tf, tf_name(&stack.name, &r.logical_id, None)),
+                )),
+                _ => None,
+            })
+            .collect();
         let attributes = stack
             .resources
             .iter()
@@ -37,17 +78,19 @@ impl<'a> StackCx<'a> {
             inv,
             attributes,
             conditions: BTreeMap::new(),
+            addresses,
         };
         // Conditions may name each other: evaluate until nothing more resolves.
         if let Some(conds) = template.get("Conditions").and_then(Value::as_object) {
             for _ in 0..conds.len() {
                 let mut grew = false;
                 for (name, expr) in conds {
-                    if !cx.conditions.contains_key(name) {
-                        if let Ok(v) = resolve::condition(expr, &cx) {
-                            cx.conditions.insert(name.clone(), v);
-                            grew = true;
-                        }
+                    if cx.conditions.contains_key(name) {
+                        continue;
+                    }
+                    if let Ok(v) = resolve::condition(expr, &cx) {
+                        cx.conditions.insert(name.clone(), v);
+                        grew = true;
                     }
                 }
                 if !grew {
@@ -74,7 +117,9 @@ fn attributes_of(r: &crate::inventory::model::Resource) -> Map<String, Value> {
             .split('_')
             .map(|w| {
                 let mut c = w.chars();
-                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
             })
             .collect();
         out.insert(pascal, Value::String(v.clone()));
@@ -109,7 +154,8 @@ impl Lookup for StackCx<'_> {
     fn parameter(&self, name: &str) -> Option<Value> {
         let p = self.stack.parameters.iter().find(|p| p.key == name)?;
         // A NoEcho value is masked in the inventory: never write the mask as a value.
-        (!p.no_echo).then(|| Value::String(p.resolved_value.clone().unwrap_or_else(|| p.value.clone())))
+        (!p.no_echo)
+            .then(|| Value::String(p.resolved_value.clone().unwrap_or_else(|| p.value.clone())))
     }
     fn pseudo(&self, name: &str) -> Option<Value> {
         let partition = self.stack.id.split(':').nth(1).unwrap_or("aws").to_string();
@@ -129,12 +175,22 @@ impl Lookup for StackCx<'_> {
     }
     fn attribute(&self, logical: &str, attribute: &str) -> Option<Value> {
         let attrs = self.attributes.get(logical)?;
-        attrs.get(attribute).cloned().or_else(|| {
-            attrs
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(attribute))
-                .map(|(_, v)| v.clone())
-        })
+        attrs
+            .get(attribute)
+            .cloned()
+            .or_else(|| {
+                attrs
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(attribute))
+                    .map(|(_, v)| v.clone())
+            })
+            .or_else(|| {
+                let (tf, name) = self.addresses.get(logical)?;
+                let (_, attr) = ATTRIBUTES.iter().find(|(a, _)| *a == attribute)?;
+                Some(Value::String(hcl::reference(&format!(
+                    "{tf}.{name}.{attr}"
+                ))))
+            })
     }
     fn export(&self, name: &str) -> Option<Value> {
         self.inv
@@ -153,11 +209,23 @@ impl Lookup for StackCx<'_> {
 fn tf_name(stack: &str, logical: &str, suffix: Option<&str>) -> String {
     let mut name: String = format!("{stack}_{logical}")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if let Some(s) = suffix {
         name.push('_');
-        name.extend(s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }));
+        name.extend(s.chars().map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        }));
     }
     if !hcl::is_identifier(&name) {
         name.insert_str(0, "s_");
@@ -186,7 +254,11 @@ fn get_path<'v>(props: &'v Map<String, Value>, path: &str) -> Option<&'v Value> 
 
 fn snake_keys(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (hcl::snake(k), snake_keys(v))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (hcl::snake(k), snake_keys(v)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(snake_keys).collect()),
         other => other.clone(),
     }
@@ -198,7 +270,10 @@ fn camel_keys(v: &Value) -> Value {
             m.iter()
                 .map(|(k, v)| {
                     let mut c = k.chars();
-                    let k = c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default();
+                    let k = c
+                        .next()
+                        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                        .unwrap_or_default();
                     (k, camel_keys(v))
                 })
                 .collect(),
@@ -213,13 +288,19 @@ fn shaped(v: &Value, shape: Shape) -> Option<Arg> {
     Some(match shape {
         Shape::Plain | Shape::Live(_) => Arg::Value(v.clone()),
         Shape::Tags | Shape::NameValue => {
-            let (k, val) = if shape == Shape::Tags { ("Key", "Value") } else { ("Name", "Value") };
+            let (k, val) = if shape == Shape::Tags {
+                ("Key", "Value")
+            } else {
+                ("Name", "Value")
+            };
             match v {
                 Value::Object(m) => Arg::Value(Value::Object(m.clone())),
                 Value::Array(items) => Arg::Value(Value::Object(
                     items
                         .iter()
-                        .filter_map(|t| Some((t.get(k)?.as_str()?.to_string(), t.get(val)?.clone())))
+                        .filter_map(|t| {
+                            Some((t.get(k)?.as_str()?.to_string(), t.get(val)?.clone()))
+                        })
                         .collect(),
                 )),
                 _ => return None,
@@ -237,16 +318,29 @@ fn shaped(v: &Value, shape: Shape) -> Option<Arg> {
         ),
         Shape::First(key) => {
             let first = v.as_array()?.first()?;
-            Arg::Value(if key.is_empty() { first.clone() } else { first.get(key)?.clone() })
+            Arg::Value(if key.is_empty() {
+                first.clone()
+            } else {
+                first.get(key)?.clone()
+            })
         }
     })
 }
 
 /// The Terraform of one handed-off stack, or why it cannot be written.
-pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<String>) -> Result<Written, Vec<String>> {
+pub(crate) fn terraform(
+    p: &Planned,
+    inv: &Inventory,
+    names: &mut BTreeSet<String>,
+) -> Result<Written, Vec<String>> {
     let stack = p.stack;
-    let resources = p.template.get("Resources").and_then(Value::as_object).cloned().unwrap_or_default();
-    let cx = StackCx::new(stack, inv, &p.template);
+    let resources = p
+        .template
+        .get("Resources")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let cx = StackCx::new(stack, inv, &p.template, &p.fates);
     let manual: BTreeSet<&str> = p
         .fates
         .iter()
@@ -260,7 +354,10 @@ pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<Strin
     let mut imports = Vec::new();
     let mut refusals = Vec::new();
     let resolved_of = |logical: &str| -> (Map<String, Value>, Vec<String>) {
-        let raw = resources.get(logical).and_then(|d| d.get("Properties")).and_then(Value::as_object);
+        let raw = resources
+            .get(logical)
+            .and_then(|d| d.get("Properties"))
+            .and_then(Value::as_object);
         let mut ok = Map::new();
         let mut notes = Vec::new();
         for (k, v) in raw.into_iter().flatten() {
@@ -275,14 +372,25 @@ pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<Strin
         (ok, notes)
     };
     for r in &stack.resources {
-        let Some((Fate::Import, _)) = p.fates.get(&r.logical_id) else { continue };
-        let Some(To::Terraform(row)) = lookup(&r.resource_type) else { continue };
-        let raw = resources.get(&r.logical_id).and_then(|d| d.get("Properties")).cloned().unwrap_or(json!({}));
+        let Some((Fate::Import, _)) = p.fates.get(&r.logical_id) else {
+            continue;
+        };
+        let Some(To::Terraform(row)) = lookup(&r.resource_type) else {
+            continue;
+        };
+        let raw = resources
+            .get(&r.logical_id)
+            .and_then(|d| d.get("Properties"))
+            .cloned()
+            .unwrap_or(json!({}));
         // What the Terraform would hold that a hand cleanup will delete.
         let mut refs = Vec::new();
         references(&raw, &mut refs);
         for x in refs.iter().filter(|x| manual.contains(x.as_str())) {
-            let target = stack.resource(x).map(|t| t.resource_type.as_str()).unwrap_or("");
+            let target = stack
+                .resource(x)
+                .map(|t| t.resource_type.as_str())
+                .unwrap_or("");
             if !target.starts_with("Custom::") && target != "AWS::CloudFormation::CustomResource" {
                 refusals.push(format!(
                     "stack {} resource {} ({}) would be imported referencing {x} ({target}), which is manual-cleanup",
@@ -317,11 +425,27 @@ pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<Strin
             .into_iter()
             .filter(|n| {
                 let prop = n.split(':').next().unwrap_or_default();
-                row.args.iter().any(|a| a.cfn.split('.').next() == Some(prop))
+                row.args
+                    .iter()
+                    .any(|a| a.cfn.split('.').next() == Some(prop))
             })
             .collect();
+        if let Some(inst) = built.iter().find(|i| i.id.contains(hcl::REFERENCE)) {
+            refusals.push(format!(
+                "stack {} resource {} ({}): its import id {} needs an attribute the inventory did not record",
+                stack.name,
+                r.logical_id,
+                r.resource_type,
+                inst.id.replace(hcl::REFERENCE, "")
+            ));
+            continue;
+        }
         for inst in built {
-            let name = unique(names, inst.tf, tf_name(&stack.name, &r.logical_id, inst.suffix.as_deref()));
+            let name = unique(
+                names,
+                inst.tf,
+                tf_name(&stack.name, &r.logical_id, inst.suffix.as_deref()),
+            );
             let mut args: Vec<(String, Arg)> = table_args
                 .iter()
                 .filter(|(k, _)| !inst.args.iter().any(|(b, _)| b == k))
@@ -343,7 +467,11 @@ pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<Strin
                 comments: &comments,
                 args: &args,
                 prevent_destroy: row.stateful,
-                ignore_changes: if inst.tf == row.tf { row.ignore_changes } else { &[] },
+                ignore_changes: if inst.tf == row.tf {
+                    row.ignore_changes
+                } else {
+                    &[]
+                },
             }
             .write(&mut text);
             imports.push(json!({
@@ -355,12 +483,21 @@ pub(crate) fn terraform(p: &Planned, inv: &Inventory, names: &mut BTreeSet<Strin
             }));
         }
     }
-    if refusals.is_empty() { Ok(Written { text, imports }) } else { Err(refusals) }
+    if refusals.is_empty() {
+        Ok(Written { text, imports })
+    } else {
+        Err(refusals)
+    }
 }
 
 /// The table's arguments of a resource, from its resolved properties (or, for a `Live`
 /// argument, the live attribute).
-fn table_arguments(row: &Resource, props: &Map<String, Value>, cx: &StackCx, logical: &str) -> Vec<(String, Arg)> {
+fn table_arguments(
+    row: &Resource,
+    props: &Map<String, Value>,
+    cx: &StackCx,
+    logical: &str,
+) -> Vec<(String, Arg)> {
     let mut args = Vec::new();
     for a in row.args {
         if args.iter().any(|(k, _): &(String, Arg)| k == a.tf) {
@@ -385,9 +522,16 @@ pub(crate) fn kept_references(p: &Planned, planned: &[Planned], _inv: &Inventory
     imported_exports(&p.template, &mut imported);
     let mut out = Vec::new();
     for q in planned.iter().filter(|q| q.handed_off) {
-        let Some(outputs) = q.template.get("Outputs").and_then(Value::as_object) else { continue };
+        let Some(outputs) = q.template.get("Outputs").and_then(Value::as_object) else {
+            continue;
+        };
         for (key, o) in outputs {
-            let Some(export) = q.stack.outputs.iter().find(|so| &so.key == key).and_then(|so| so.export_name.clone())
+            let Some(export) = q
+                .stack
+                .outputs
+                .iter()
+                .find(|so| &so.key == key)
+                .and_then(|so| so.export_name.clone())
             else {
                 continue;
             };
@@ -440,13 +584,25 @@ pub(crate) fn imported_exports(v: &Value, out: &mut Vec<String>) {
 /// What handlers made out of band: certificates (in their own region's provider) and their
 /// DNS validation records, and the other records of the zones handed-off stacks own that no
 /// stack resource already imports.
-pub(crate) fn out_of_band(inv: &Inventory, stack_imports: &[Value], names: &mut BTreeSet<String>) -> (String, Vec<Value>) {
+pub(crate) fn out_of_band(
+    inv: &Inventory,
+    stack_imports: &[Value],
+    names: &mut BTreeSet<String>,
+) -> (String, Vec<Value>) {
     let mut text = String::from(
         "# Objects custom-resource handlers created outside CloudFormation, found by the inventory.\n# No stack owns them: deleting the stacks never touches them once the handles are retained.\n\n",
     );
     let mut imports = Vec::new();
-    let taken: BTreeSet<String> = stack_imports.iter().filter_map(|i| i.get("id")?.as_str().map(String::from)).collect();
-    let mut write = |tf: &'static str, name: String, id: String, args: Vec<(String, Arg)>, why: String, text: &mut String| {
+    let taken: BTreeSet<String> = stack_imports
+        .iter()
+        .filter_map(|i| i.get("id")?.as_str().map(String::from))
+        .collect();
+    let mut write = |tf: &'static str,
+                     name: String,
+                     id: String,
+                     args: Vec<(String, Arg)>,
+                     why: String,
+                     text: &mut String| {
         if taken.contains(&id) || imports.iter().any(|i: &Value| i["id"] == id.as_str()) {
             return;
         }
@@ -466,15 +622,28 @@ pub(crate) fn out_of_band(inv: &Inventory, stack_imports: &[Value], names: &mut 
     let mut validation_names = BTreeSet::new();
     for (i, c) in inv.out_of_band.certificates.iter().enumerate() {
         let mut args = vec![
-            ("domain_name".to_string(), Arg::Value(c.domain_name.clone().into())),
+            (
+                "domain_name".to_string(),
+                Arg::Value(c.domain_name.clone().into()),
+            ),
             ("validation_method".to_string(), Arg::Value("DNS".into())),
         ];
-        let sans: Vec<&String> = c.subject_alternative_names.iter().filter(|s| **s != c.domain_name).collect();
+        let sans: Vec<&String> = c
+            .subject_alternative_names
+            .iter()
+            .filter(|s| **s != c.domain_name)
+            .collect();
         if !sans.is_empty() {
             args.push(("subject_alternative_names".into(), Arg::Value(json!(sans))));
         }
         if c.region != inv.region {
-            args.insert(0, ("provider".into(), Arg::Expr(format!("aws.{}", region_alias(&c.region)))));
+            args.insert(
+                0,
+                (
+                    "provider".into(),
+                    Arg::Expr(format!("aws.{}", region_alias(&c.region))),
+                ),
+            );
         }
         for v in &c.validation_records {
             validation_names.insert(v.name.trim_end_matches('.').to_ascii_lowercase());
@@ -484,19 +653,26 @@ pub(crate) fn out_of_band(inv: &Inventory, stack_imports: &[Value], names: &mut 
             format!("certificate_{i}"),
             c.arn.clone(),
             args,
-            format!("certificate {} ({}), found by {}", c.domain_name, c.region, c.found_by),
+            format!(
+                "certificate {} ({}), found by {}",
+                c.domain_name, c.region, c.found_by
+            ),
             &mut text,
         );
     }
     for z in &inv.out_of_band.hosted_zones {
-        let owned = z.referenced_by.iter().any(|r| r.how.starts_with("resource:"));
+        let owned = z
+            .referenced_by
+            .iter()
+            .any(|r| r.how.starts_with("resource:"));
         for (i, rec) in z.records.iter().enumerate() {
             let name = rec.name.trim_end_matches('.').to_string();
             let apex = name.eq_ignore_ascii_case(z.name.trim_end_matches('.'));
             if apex && (rec.record_type == "NS" || rec.record_type == "SOA") {
                 continue;
             }
-            let validation = rec.record_type == "CNAME" && validation_names.contains(&name.to_ascii_lowercase());
+            let validation =
+                rec.record_type == "CNAME" && validation_names.contains(&name.to_ascii_lowercase());
             if !owned && !validation {
                 continue;
             }
@@ -504,7 +680,10 @@ pub(crate) fn out_of_band(inv: &Inventory, stack_imports: &[Value], names: &mut 
             let mut args = vec![
                 ("zone_id".to_string(), Arg::Value(z.id.clone().into())),
                 ("name".to_string(), Arg::Value(name.clone().into())),
-                ("type".to_string(), Arg::Value(rec.record_type.clone().into())),
+                (
+                    "type".to_string(),
+                    Arg::Value(rec.record_type.clone().into()),
+                ),
             ];
             if let Some(set) = &rec.set_identifier {
                 id.push('_');
@@ -519,14 +698,20 @@ pub(crate) fn out_of_band(inv: &Inventory, stack_imports: &[Value], names: &mut 
             }
             if let Some(a) = &rec.alias_target {
                 let block = json!({"name": a.dns_name, "zone_id": a.hosted_zone_id, "evaluate_target_health": a.evaluate_target_health});
-                args.push(("alias".into(), Arg::Block(block.as_object().cloned().unwrap_or_default())));
+                args.push((
+                    "alias".into(),
+                    Arg::Block(block.as_object().cloned().unwrap_or_default()),
+                ));
             }
             write(
                 "aws_route53_record",
                 format!("record_{}_{i}", z.id),
                 id,
                 args,
-                format!("{} {} in zone {} ({})", rec.record_type, rec.name, z.name, z.id),
+                format!(
+                    "{} {} in zone {} ({})",
+                    rec.record_type, rec.name, z.name, z.id
+                ),
                 &mut text,
             );
         }

@@ -19,10 +19,39 @@ pub enum Arg {
     Expr(String),
 }
 
-/// A quoted HCL string.
+/// Marks a Terraform reference inside a resolved value (`\u{1}aws_sqs_queue.q.arn\u{1}`): the
+/// value of an attribute the inventory did not record, of a resource the same Terraform
+/// imports. [`string`] writes it as an expression.
+pub const REFERENCE: char = '\u{1}';
+
+/// A resolved value standing for `expr`.
+pub fn reference(expr: &str) -> String {
+    format!("{REFERENCE}{expr}{REFERENCE}")
+}
+
+/// A quoted HCL string; a whole [`reference`] is written as its bare expression and one inside
+/// text as an interpolation.
 pub fn string(s: &str) -> String {
+    let parts: Vec<&str> = s.split(REFERENCE).collect();
+    if parts.len() == 3 && parts[0].is_empty() && parts[2].is_empty() {
+        return parts[1].to_string();
+    }
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 1 {
+            out.push_str("${");
+            out.push_str(part);
+            out.push('}');
+        } else {
+            escape_into(&mut out, part);
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn escape_into(out: &mut String, s: &str) {
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -42,8 +71,6 @@ pub fn string(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out.push('"');
-    out
 }
 
 /// Whether `s` can be written bare as a name (an identifier).
@@ -205,6 +232,12 @@ mod tests {
     fn strings_keep_template_sequences_literal() {
         assert_eq!(string(r#"a"b\c"#), r#""a\"b\\c""#);
         assert_eq!(string("${x} %{y} $z\n"), r#""$${x} %%{y} $z\n""#);
+        assert_eq!(
+            string(&reference("aws_sqs_queue.q.arn")),
+            "aws_sqs_queue.q.arn"
+        );
+        let inside = format!("{}/*", reference("aws_s3_bucket.b.arn"));
+        assert_eq!(string(&inside), r#""${aws_s3_bucket.b.arn}/*""#);
     }
 
     #[test]
