@@ -5,11 +5,15 @@ patched with `cumulo migrate retain-patch`, proved policy-only with `cumulo migr
 and then a DeleteStack leaves every resource in place."""
 import hashlib
 import json
+import os
 import shutil
+import stat
 import subprocess
 import uuid
 
-from conftest import BIN
+import pytest
+
+from conftest import BIN, CREDS
 
 TEMPLATE = """\
 # A hand-written stack: comments, short-form tags and key order must survive the patch.
@@ -111,7 +115,7 @@ def test_retain_patch_gate_and_delete_keep_every_resource(cumulo, tmp_path):
 
 # --- generate and the change-set gate, on a plain hand-written stack ---
 
-PLAIN = """\
+TF_PLAIN = """\
 AWSTemplateFormatVersion: "2010-09-09"
 Description: a hand-written stack to hand to Terraform
 Parameters:
@@ -184,50 +188,41 @@ Outputs:
 """
 
 
-def seal(inventory):
-    """The inventory's content hash as `inventory::seal` computes it: SHA-256 of the compact
-    JSON (fields in the model's order) with `content_sha256` empty."""
-    inventory["content_sha256"] = ""
-    canonical = json.dumps(inventory, separators=(",", ":"), ensure_ascii=False).encode()
-    inventory["content_sha256"] = hashlib.sha256(canonical).hexdigest()
-    return inventory
+# --- `cumulo migrate inventory` and `cumulo migrate report` -------------------------------------
 
-
-def take_inventory(cumulo, names):
-    """An inventory file of `names` in the model's shape, read through boto3 (the fixture the
-    generator is tested on; `cumulo migrate inventory` writes the same shape)."""
-    cfn = cumulo.client("cloudformation")
-    stacks = []
-    for name in names:
-        s = cfn.describe_stacks(StackName=name)["Stacks"][0]
-        template = cfn.get_template(StackName=name, TemplateStage="Original")["TemplateBody"]
-        resources = []
-        for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]:
-            entry = {"logical_id": r["LogicalResourceId"], "resource_type": r["ResourceType"]}
-            if r.get("PhysicalResourceId"):
-                entry["physical_id"] = r["PhysicalResourceId"]
-            entry["status"] = r["ResourceStatus"]
-            entry["live"] = {"state": "not_read", "reason": "test fixture"}
-            entry["import_attributes"] = {}
-            resources.append(entry)
-        stacks.append({
-            "name": s["StackName"], "id": s["StackId"], "status": s["StackStatus"],
-            "tags": dict(sorted((t["Key"], t["Value"]) for t in s.get("Tags", []))),
-            "parameters": [{"key": p["ParameterKey"], "value": p["ParameterValue"], "no_echo": False}
-                           for p in s.get("Parameters", [])],
-            "outputs": [{"key": o["OutputKey"], "value": o["OutputValue"]} for o in s.get("Outputs", [])],
-            "capabilities": s.get("Capabilities", []),
-            "termination_protection": bool(s.get("EnableTerminationProtection")),
-            "template": template if isinstance(template, str) else json.dumps(template),
-            "resources": resources,
-            "custom_resources": [],
-        })
-    return seal({
-        "format_version": 1, "account": "000000000000", "region": "us-east-1",
-        "taken_at": "2026-12-04T09:00:00Z", "endpoint": cumulo.endpoint, "taken_by": "test_migrate.py",
-        "selection": {"kind": "stacks", "names": names}, "stacks": stacks,
-        "out_of_band": {"certificates": [], "hosted_zones": []}, "content_sha256": "",
-    })
+PLAIN = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  Name: {Type: String}
+  Token: {Type: String, NoEcho: true}
+Resources:
+  Vpc:
+    Type: AWS::EC2::VPC
+    Properties: {CidrBlock: 10.42.0.0/16}
+  Subnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.42.1.0/24}
+  Group:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: web, VpcId: !Ref Vpc}
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub "${Name}-jobs"}
+  Topic:
+    Type: AWS::SNS::Topic
+  Logs:
+    Type: AWS::Logs::LogGroup
+    DeletionPolicy: Retain
+    Properties: {LogGroupName: !Sub "/${Name}/app"}
+  Setting:
+    Type: AWS::SSM::Parameter
+    Properties: {Name: !Sub "/${Name}/setting", Type: String, Value: "on"}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: !Sub "${Name}.example.org"}
+Outputs:
+  QueueUrl: {Value: !Ref Queue}
+"""
 
 
 def live(cumulo, tf, import_id):
@@ -287,11 +282,11 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     name = f"tf{uuid.uuid4().hex[:8]}"
     stack = f"{name}-plain"
     source = tmp_path / "plain.yml"
-    source.write_text(PLAIN)
+    source.write_text(TF_PLAIN)
     cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
                "--parameter-overrides", f"Name={name}", "--capabilities", "CAPABILITY_NAMED_IAM")
-    inventory = tmp_path / "inventory.json"
-    inventory.write_text(json.dumps(take_inventory(cumulo, [stack]), ensure_ascii=False))
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
 
     out = tmp_path / "out"
     gen = migrate("generate", str(inventory), "--out", str(out))
@@ -392,3 +387,122 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
     for i in imports:
         assert live(cumulo, i["to"].split(".")[0], i["id"]), i
+
+
+def take_inventory(cumulo, tmp_path, *selection):
+    out = tmp_path / "inventory.json"
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1"}
+    proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    return proc, out
+
+
+@pytest.fixture(scope="module")
+def plain_stack(cumulo, tmp_path_factory):
+    name = f"inv{uuid.uuid4().hex[:8]}"
+    stack = f"{name}-stack"
+    source = tmp_path_factory.mktemp("plain") / "template.yml"
+    source.write_text(PLAIN)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
+               "--parameter-overrides", f"Name={name}", "Token=s3cret")
+    cumulo.client("route53").change_resource_record_sets(
+        HostedZoneId=physical(cumulo, stack, "Zone"),
+        ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": {
+            "Name": f"www.{name}.example.org", "Type": "A", "TTL": 60,
+            "ResourceRecords": [{"Value": "192.0.2.1"}]}}]})
+    return name, stack
+
+
+def physical(cumulo, stack, logical):
+    return cumulo.client("cloudformation").describe_stack_resource(
+        StackName=stack, LogicalResourceId=logical)["StackResourceDetail"]["PhysicalResourceId"]
+
+
+def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_path, plain_stack):
+    name, stack = plain_stack
+    cfn = cumulo.client("cloudformation")
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    inv = json.loads(out.read_text())
+    assert inv["format_version"] == 1
+    assert inv["account"] == cumulo.client("sts").get_caller_identity()["Account"]
+    assert (inv["region"], inv["endpoint"]) == ("us-east-1", cumulo.endpoint)
+    assert len(inv["content_sha256"]) == 64
+    [s] = inv["stacks"]
+    described = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+    assert (s["name"], s["id"], s["status"]) == (stack, described["StackId"], described["StackStatus"])
+    assert s["template"] == cfn.get_template(StackName=stack, TemplateStage="Original")["TemplateBody"]
+    params = {p["key"]: p for p in s["parameters"]}
+    assert params["Name"]["value"] == name and not params["Name"]["no_echo"]
+    # The NoEcho value is what CloudFormation reports, never the value itself.
+    assert params["Token"] == {"key": "Token", "value": "****", "no_echo": True}
+    assert "s3cret" not in out.read_text()
+    assert {o["key"]: o["value"] for o in s["outputs"]} == {
+        o["OutputKey"]: o["OutputValue"] for o in described["Outputs"]}
+    listed = cfn.list_stack_resources(StackName=stack)["StackResourceSummaries"]
+    assert {r["logical_id"]: r["physical_id"] for r in s["resources"]} == {
+        r["LogicalResourceId"]: r["PhysicalResourceId"] for r in listed}
+    res = {r["logical_id"]: r for r in s["resources"]}
+    assert all(r["live"]["state"] == "described" for r in res.values()), [
+        (k, r["live"]) for k, r in res.items() if r["live"]["state"] != "described"]
+    vpc = cumulo.client("ec2").describe_vpcs(VpcIds=[res["Vpc"]["physical_id"]])["Vpcs"][0]
+    assert res["Vpc"]["live"]["calls"][0]["output"]["vpcSet"][0]["cidrBlock"] == vpc["CidrBlock"]
+    assert res["Subnet"]["import_attributes"]["subnet_id"] == physical(cumulo, stack, "Subnet")
+    queue_arn = cumulo.client("sqs").get_queue_attributes(
+        QueueUrl=res["Queue"]["physical_id"], AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
+    assert res["Logs"]["deletion_policy"] == "Retain"
+    assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
+    [zone] = inv["out_of_band"]["hosted_zones"]
+    assert zone["id"] == res["Zone"]["physical_id"].split("/")[-1]
+    assert zone["referenced_by"] == [{"stack": stack, "how": "resource:Zone"}]
+    assert {(r["name"], r["record_type"]) for r in zone["records"]} >= {(f"www.{name}.example.org.", "A")}
+
+
+def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
+    name, stack = plain_stack
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    report = tmp_path / "REPORT.md"
+    proc = migrate("report", str(out), "-o", str(report))
+    assert proc.returncode == 0, proc.stderr
+    text = report.read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+            for line in text.splitlines() if line.startswith("| ") and "AWS::" in line}
+    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone"):
+        assert rows[logical][3] == "import", rows[logical]
+    # The record someone added by hand is in a zone the stack owns but no resource of it.
+    assert f"www.{name}.example.org./A" in text and "external-reference" in text
+    # A plain DeleteStack deletes all but the retained log group.
+    delete = text.split("## What a plain DeleteStack would destroy")[1]
+    assert f"- retained: Logs (AWS::Logs::LogGroup) /{name}/app" in delete
+    assert "- deleted: Queue (AWS::SQS::Queue)" in delete
+
+
+def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack):
+    _, stack = plain_stack
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    inv["stacks"][0]["resources"] = inv["stacks"][0]["resources"][1:]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(inv))
+    proc = migrate("report", str(tampered))
+    assert proc.returncode == 2
+    assert "the inventory was changed after it was taken" in proc.stderr
+    inv["format_version"] = 99
+    tampered.write_text(json.dumps(inv))
+    proc = migrate("report", str(tampered))
+    assert proc.returncode == 2
+    assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
+
+
+def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", "no-such-stack")
+    assert proc.returncode == 2
+    assert "stack no-such-stack does not exist" in proc.stderr
+    assert not out.exists()
+    proc, _ = take_inventory(cumulo, tmp_path, "--app", "no-such-app")
+    assert proc.returncode == 2
+    assert "no stack is tagged copilot-application=no-such-app" in proc.stderr

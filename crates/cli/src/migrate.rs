@@ -6,9 +6,13 @@
 //! (`--template-diff`: a patch changes nothing else) and on a change set (`--changeset`:
 //! `cumulo_migrate::changeset`).
 //!
+//! `inventory` reads an account's stacks through the read-only client (`aws_read`) into a
+//! sealed inventory file; `report` judges one (fates, Delete handlers, cascades).
+//!
 //! Exit codes, for scripts and runbooks: 0 the check holds, 1 it does not (each difference
 //! printed) or generation was refused (each reason printed), 2 the input is unusable
-//! (unreadable or unparsable file, missing argument), 3 an empty change set (proves nothing).
+//! (unreadable or unparsable file, missing argument, an unknown stack, a stale or tampered
+//! inventory) or a refused non-read call (a bug), 3 an empty change set (proves nothing).
 
 use clap::{Args, Subcommand};
 use cumulo_template::retain::{RetainError, policy_only_difference, retain_patch};
@@ -27,6 +31,12 @@ enum MigrateCommand {
     RetainPatch(RetainPatchArgs),
     /// The change-set gate: prove a retain patch changes only the two deletion policies.
     Check(CheckArgs),
+    /// Read stacks (Copilot apps by tag, or any named stacks) into an inventory file,
+    /// through a client that can only read.
+    Inventory(InventoryArgs),
+    /// Judge an inventory: each resource's fate, the Delete handlers and what they would
+    /// destroy, env-controller cascades, and what a plain DeleteStack would destroy.
+    Report(ReportArgs),
     /// From an inventory: Terraform with import blocks, retain patches, manifest and runbook.
     Generate(GenerateArgs),
 }
@@ -41,6 +51,38 @@ struct GenerateArgs {
     /// A root stack to keep under CloudFormation (repeatable): not handed off, not patched.
     #[arg(long = "keep", value_name = "STACK")]
     keep: Vec<String>,
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["app", "stack"]))]
+struct InventoryArgs {
+    /// A Copilot application: its app, environment and workload stacks, by their tags.
+    #[arg(long)]
+    app: Option<String>,
+    /// Only these environments of the app (repeatable).
+    #[arg(long = "env", requires = "app")]
+    env: Vec<String>,
+    /// Any stacks by name (repeatable), with their nested stacks.
+    #[arg(long = "stack")]
+    stack: Vec<String>,
+    /// Where to write the inventory (created 0600).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The AWS profile to read with (default: the standard credential chain).
+    #[arg(long)]
+    profile: Option<String>,
+    /// The region (default: AWS_REGION or the profile's).
+    #[arg(long)]
+    region: Option<String>,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// An inventory file written by `cumulo migrate inventory`.
+    inventory: PathBuf,
+    /// Where to write REPORT.md (default: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -86,6 +128,8 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<ExitCode> {
             &check.template_diff[0],
             &check.template_diff[1],
         )),
+        MigrateCommand::Inventory(a) => inventory(&a),
+        MigrateCommand::Report(a) => report(&a),
         MigrateCommand::Generate(a) => generate(&a),
     }
 }
@@ -198,6 +242,106 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
             generated.kept.join(", ")
         }
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn inventory(args: &InventoryArgs) -> anyhow::Result<ExitCode> {
+    use cumulo_migrate::inventory::model::Selection;
+    use cumulo_migrate::inventory::take::{InventoryError, Request, take};
+    let selection = match &args.app {
+        Some(app) => Selection::Copilot {
+            app: app.clone(),
+            environments: args.env.clone(),
+        },
+        None => Selection::Stacks {
+            names: args.stack.clone(),
+        },
+    };
+    let client = crate::aws_read::HttpReadClient::connect(&crate::aws_read::Connection {
+        profile: args.profile.as_deref(),
+        region: args.region.as_deref(),
+    })?;
+    let request = Request {
+        selection,
+        region: client.region().to_string(),
+        endpoint: client.endpoint().map(str::to_string),
+        taken_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        taken_by: format!("cumulo {}", env!("CARGO_PKG_VERSION")),
+    };
+    let inventory = match take(&client, request) {
+        Ok(i) => i,
+        Err(InventoryError::Refused(refused)) => {
+            return Ok(refuse(format!(
+                "refused {}: {refused}. This is a bug in cumulo; nothing was changed",
+                refused.operation()
+            )));
+        }
+        Err(e @ (InventoryError::UnknownStack(_) | InventoryError::NoCopilotStacks { .. })) => {
+            return Ok(refuse(e.to_string()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let text = serde_json::to_string_pretty(&inventory)?;
+    write_private(&args.output, text.as_bytes())?;
+    let resources: usize = inventory.stacks.iter().map(|s| s.resources.len()).sum();
+    eprintln!(
+        "{}: {} stack(s), {} resource(s), {} certificate(s) and {} hosted zone(s) outside them (account {}, {})",
+        args.output.display(),
+        inventory.stacks.len(),
+        resources,
+        inventory.out_of_band.certificates.len(),
+        inventory.out_of_band.hosted_zones.len(),
+        inventory.account,
+        inventory.region
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a file only its owner can read: an inventory names accounts, ARNs and parameters.
+fn write_private(path: &PathBuf, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    // An existing file keeps its mode on open: narrow it too.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(bytes)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    Ok(())
+}
+
+fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    use cumulo_migrate::inventory::seal;
+    use cumulo_migrate::report::{assess, markdown};
+    let text = match std::fs::read_to_string(&args.inventory) {
+        Ok(t) => t,
+        Err(e) => return Ok(refuse(format!("reading {}: {e}", args.inventory.display()))),
+    };
+    let inventory = match seal::open(&text) {
+        Ok(i) => i,
+        Err(e) => return Ok(refuse(format!("{}: {e}", args.inventory.display()))),
+    };
+    let md = markdown::render(&inventory, &assess(&inventory));
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &md)
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            eprintln!(
+                "{}: report on {} stack(s)",
+                path.display(),
+                inventory.stacks.len()
+            );
+        }
+        None => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(md.as_bytes());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

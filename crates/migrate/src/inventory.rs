@@ -1,5 +1,9 @@
-//! What an account's stacks hold, taken read-only: the file's model, its seal, and (in the
-//! modules below) the reads that fill it.
+//! What an account's stacks hold, taken read-only: the file's model and seal, the reads the
+//! inventory may make (and the client seam they go through), and the taking itself.
 
+pub mod answer;
+pub mod live;
 pub mod model;
+pub mod reads;
 pub mod seal;
+pub mod take;
