@@ -330,6 +330,7 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     assert bucket['"aws_s3_bucket"'][f'"{stack}_Bucket"']["lifecycle"][0]["prevent_destroy"] is True
     assert (out / "RUNBOOK.md").read_text().count(f"--stack {stack}") >= 1
     assert manifest["teardown_order"] == [{"stack": stack, "nested": []}]
+    assert manifest["report"] == "REPORT.md" and stack in (out / "REPORT.md").read_text()
 
     # The patch differs from the deployed template only in policy lines, and its hash is the
     # manifest's.

@@ -200,9 +200,11 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         keep: args.keep.clone(),
         tool: format!("cumulo {}", env!("CARGO_PKG_VERSION")),
-        // The hook for `cumulo migrate report`: its Markdown for this inventory becomes
-        // DIR/REPORT.md (and the manifest's "report") once the report command is wired here.
-        report_markdown: None,
+        // `cumulo migrate report`'s Markdown for the same inventory becomes DIR/REPORT.md.
+        report_markdown: Some(cumulo_migrate::report::markdown::render(
+            &inventory,
+            &cumulo_migrate::report::assess(&inventory),
+        )),
     };
     let generated = match generate(&inventory, &options) {
         Ok(g) => g,

@@ -83,6 +83,8 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
         }
         cur.name.clone()
     };
+    let assessment = crate::report::assess(inv);
+    let verdict = |name: &str| assessment.stacks.iter().find(|v| v.name == name);
     let mut refusals = Vec::new();
     let mut planned = Vec::new();
     for s in &inv.stacks {
@@ -101,8 +103,12 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let fates = fates::classify(s, &resources);
-        let handed_off = !options.keep.contains(&root_of(s));
+        let fates = fates::classify(s, &resources, verdict(&s.name));
+        // Handed off unless kept by the caller or by the report (Copilot's app and pipeline
+        // stacks, kinds out of scope).
+        let root = root_of(s);
+        let handed_off = !options.keep.contains(&root)
+            && verdict(&root).is_none_or(|v| v.disposition == crate::report::Disposition::HandOff);
         if handed_off {
             for (logical, (fate, why)) in &fates {
                 if *fate == Fate::Blocked {
@@ -136,10 +142,18 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
         if !p.handed_off {
             out.kept.push(p.stack.name.clone());
             refusals.extend(stack::kept_references(p, &planned, inv));
+            let why = if options.keep.contains(&p.stack.name) {
+                "kept with --keep".to_string()
+            } else {
+                verdict(&p.stack.name)
+                    .map(|v| v.reason.clone())
+                    .unwrap_or_default()
+            };
             manifest_stacks.push(json!({
                 "name": p.stack.name,
                 "id": p.stack.id,
                 "handed_off": false,
+                "reason": why,
                 "parent": p.parent,
                 "copilot_kind": p.stack.copilot.as_ref().map(|c| c.kind),
             }));
@@ -190,7 +204,13 @@ pub fn generate(inv: &Inventory, options: &Options) -> Result<Generated, Generat
             })).collect::<Vec<_>>(),
         }));
     }
-    let (oob_text, oob_imports) = stack::out_of_band(inv, &imports, &mut names);
+    let wanted: BTreeSet<&str> = assessment
+        .out_of_band
+        .iter()
+        .filter(|o| o.fate == Fate::Import)
+        .map(|o| o.id.as_str())
+        .collect();
+    let (oob_text, oob_imports) = stack::out_of_band(inv, &wanted, &imports, &mut names);
     if !oob_imports.is_empty() {
         out.files
             .insert("terraform/out-of-band.tf".into(), oob_text);

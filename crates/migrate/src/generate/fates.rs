@@ -1,42 +1,22 @@
 //! What `generate` does with each resource, decided from the type table and the inventory:
 //! imported into Terraform, cleaned up by hand after the stack is gone (custom-resource
 //! handles and the function, role, log group and attachments that exist only to serve them),
-//! or nothing to do. The report's fates (`cumulo migrate report`) say the same in more words;
-//! this is the part `generate` needs to write Terraform and to refuse what would break.
+//! or nothing to do. The report's verdict (`cumulo migrate report`) is laid over it, so that
+//! what the report says is not imported is not imported here either.
 
 use crate::inventory::model::{LiveState, Stack};
+pub use crate::report::Fate;
+use crate::report::StackVerdict;
 use crate::terraform::resolve::references;
 use crate::terraform::table::{To, lookup};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A resource's fate, as the manifest names it (the vocabulary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    Import,
-    ManualCleanup,
-    NestedWrapper,
-    NotCreated,
-    /// No row in the table: the stack cannot be handed off (keep it with `--keep`).
-    Blocked,
-}
-
-impl Fate {
-    pub fn name(self) -> &'static str {
-        match self {
-            Fate::Import => "import",
-            Fate::ManualCleanup => "manual-cleanup",
-            Fate::NestedWrapper => "nested-wrapper",
-            Fate::NotCreated => "not-created",
-            Fate::Blocked => "blocked",
-        }
-    }
-}
-
 /// The fate of every resource of a stack, with the reason.
 pub fn classify(
     stack: &Stack,
     resources: &serde_json::Map<String, Value>,
+    report: Option<&StackVerdict>,
 ) -> BTreeMap<String, (Fate, String)> {
     let mut fates = BTreeMap::new();
     let mut handlers = BTreeSet::new();
@@ -150,6 +130,16 @@ pub fn classify(
                 Fate::ManualCleanup,
                 "serves a custom resource handler only: retained, then deleted by hand once the stacks are gone".into(),
             );
+        }
+    }
+    // What the report says is not to be imported is not imported.
+    for v in report.map(|r| r.resources.as_slice()).unwrap_or_default() {
+        let overrides = v.fate != Fate::Import && v.fate != Fate::Blocked;
+        if let Some(f) = fates
+            .get_mut(&v.logical_id)
+            .filter(|f| overrides && f.0 == Fate::Import)
+        {
+            *f = (v.fate, v.reason.clone());
         }
     }
     fates

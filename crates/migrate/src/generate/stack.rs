@@ -581,11 +581,12 @@ pub(crate) fn imported_exports(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// What handlers made out of band: certificates (in their own region's provider) and their
-/// DNS validation records, and the other records of the zones handed-off stacks own that no
-/// stack resource already imports.
+/// What handlers made out of band and the report says to import (`wanted`: certificate ARNs
+/// and `<zone id>/<name>/<type>[/<set id>]`): certificates, in their own region's provider,
+/// and DNS records, less what a stack resource already imports.
 pub(crate) fn out_of_band(
     inv: &Inventory,
+    wanted: &BTreeSet<&str>,
     stack_imports: &[Value],
     names: &mut BTreeSet<String>,
 ) -> (String, Vec<Value>) {
@@ -619,8 +620,10 @@ pub(crate) fn out_of_band(
         .write(text);
         imports.push(json!({"stack": null, "logical_id": null, "type": "out-of-band", "to": format!("{tf}.{name}"), "id": id}));
     };
-    let mut validation_names = BTreeSet::new();
     for (i, c) in inv.out_of_band.certificates.iter().enumerate() {
+        if !wanted.contains(c.arn.as_str()) {
+            continue;
+        }
         let mut args = vec![
             (
                 "domain_name".to_string(),
@@ -645,9 +648,6 @@ pub(crate) fn out_of_band(
                 ),
             );
         }
-        for v in &c.validation_records {
-            validation_names.insert(v.name.trim_end_matches('.').to_ascii_lowercase());
-        }
         write(
             "aws_acm_certificate",
             format!("certificate_{i}"),
@@ -661,21 +661,15 @@ pub(crate) fn out_of_band(
         );
     }
     for z in &inv.out_of_band.hosted_zones {
-        let owned = z
-            .referenced_by
-            .iter()
-            .any(|r| r.how.starts_with("resource:"));
         for (i, rec) in z.records.iter().enumerate() {
+            let verdict_id = match &rec.set_identifier {
+                Some(set) => format!("{}/{}/{}/{set}", z.id, rec.name, rec.record_type),
+                None => format!("{}/{}/{}", z.id, rec.name, rec.record_type),
+            };
+            if !wanted.contains(verdict_id.as_str()) {
+                continue;
+            }
             let name = rec.name.trim_end_matches('.').to_string();
-            let apex = name.eq_ignore_ascii_case(z.name.trim_end_matches('.'));
-            if apex && (rec.record_type == "NS" || rec.record_type == "SOA") {
-                continue;
-            }
-            let validation =
-                rec.record_type == "CNAME" && validation_names.contains(&name.to_ascii_lowercase());
-            if !owned && !validation {
-                continue;
-            }
             let mut id = format!("{}_{}_{}", z.id, name, rec.record_type);
             let mut args = vec![
                 ("zone_id".to_string(), Arg::Value(z.id.clone().into())),
