@@ -507,3 +507,68 @@ def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):
     proc, _ = take_inventory(cumulo, tmp_path, "--app", "no-such-app")
     assert proc.returncode == 2
     assert "no stack is tagged copilot-application=no-such-app" in proc.stderr
+
+
+NESTED_CHILD = """\
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+Outputs:
+  Arn: {Value: !GetAtt Jobs.Arn}
+"""
+
+NESTED_PARENT = """\
+Parameters:
+  ChildUrl: {Type: String}
+Resources:
+  Child:
+    Type: AWS::CloudFormation::Stack
+    Properties: {TemplateURL: !Ref ChildUrl}
+  Alerts:
+    Type: AWS::SNS::Topic
+    Properties: {DisplayName: !GetAtt Child.Outputs.Arn}
+"""
+
+
+def test_the_gate_on_a_nested_stack_needs_the_nested_change_set(cumulo, tmp_path):
+    """The parent's patch points at the uploaded nested patch (the TemplateURL change the gate
+    allows); CloudFormation plans the nested stack's Automatic change and the Dynamic change of
+    the resource that GetAtts it; the gate passes with both change sets and fails without the
+    nested one."""
+    cfn, s3 = cumulo.client("cloudformation"), cumulo.client("s3")
+    name = f"nest{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=f"{name}-templates")
+    s3.put_object(Bucket=f"{name}-templates", Key="child.yml", Body=NESTED_CHILD.encode())
+    child_url = f"{cumulo.endpoint}/{name}-templates/child.yml"
+    cfn.create_stack(StackName=name, TemplateBody=NESTED_PARENT,
+                     Parameters=[{"ParameterKey": "ChildUrl", "ParameterValue": child_url}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", name)
+    assert taken.returncode == 0, taken.stderr
+    out = tmp_path / "out"
+    gen = migrate("generate", str(inventory), "--out", str(out))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    nested = [s for s in manifest["stacks"] if s["parent"] == name]
+    assert len(nested) == 1 and manifest["teardown_order"] == [{"stack": name, "nested": [nested[0]["name"]]}]
+    assert {i["logical_id"] for i in manifest["imports"]} == {"Jobs", "Alerts"}
+
+    s3.put_object(Bucket=f"{name}-templates", Key="child-retained.yml",
+                  Body=(out / nested[0]["retain_patch"]["path"]).read_bytes())
+    cs = cfn.create_change_set(
+        StackName=name, ChangeSetName="retain", IncludeNestedStacks=True,
+        TemplateBody=(out / manifest["stacks"][0]["retain_patch"]["path"]).read_text(),
+        Parameters=[{"ParameterKey": "ChildUrl",
+                     "ParameterValue": f"{cumulo.endpoint}/{name}-templates/child-retained.yml"}])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig={"Delay": 1})
+    root = describe_change_set(cumulo, cs["Id"], tmp_path / "root.json")
+    nested_id = next(c["ResourceChange"]["ChangeSetId"] for c in json.loads(root.read_text())["Changes"]
+                     if c["ResourceChange"]["LogicalResourceId"] == "Child")
+    child = describe_change_set(cumulo, nested_id, tmp_path / "child.json")
+    args = ("--manifest", str(out / "manifest.json"), "--stack", name)
+    ok = migrate("check", "--changeset", str(root), str(child), *args)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "Alerts: DisplayName (Dynamic, caused by Child.Outputs.Arn" in ok.stdout, ok.stdout
+    assert "2 change set(s)" in ok.stdout
+    alone = migrate("check", "--changeset", str(root), *args)
+    assert alone.returncode == 1 and "was not supplied" in alone.stdout, alone.stdout

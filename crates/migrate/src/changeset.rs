@@ -263,13 +263,21 @@ fn check(
                 any_property_detail = true;
             }
             let causer = causing.split('.').next().unwrap_or_default();
-            if attribute == "Properties"
-                && target_name == "TemplateURL"
-                && kind == "AWS::CloudFormation::Stack"
-                && exp.nested.contains(logical)
-            {
+            let patched_nested =
+                kind == "AWS::CloudFormation::Stack" && exp.nested.contains(logical);
+            if attribute == "Properties" && target_name == "TemplateURL" && patched_nested {
                 verdict.allowed.push(format!(
                     "{name}: {logical}: TemplateURL of a patched nested stack"
+                ));
+            } else if attribute == "Properties"
+                && target_name.is_empty()
+                && source == "Automatic"
+                && patched_nested
+            {
+                // CloudFormation's mark on a nested stack whose own template may change: what
+                // changes is gated in the nested change set.
+                verdict.allowed.push(format!(
+                    "{name}: {logical}: Automatic (its nested change set is gated too)"
                 ));
             } else if attribute == "Properties"
                 && evaluation == "Dynamic"
@@ -379,6 +387,7 @@ mod tests {
         ];
         if with_dynamic {
             details.push(json!({"Target": {"Attribute": "Properties", "Name": "Parameters", "RequiresRecreation": "Never"}, "Evaluation": "Dynamic", "ChangeSource": "ResourceAttribute", "CausingEntity": "Fn.Arn"}));
+            details.push(json!({"Target": {"Attribute": "Properties", "RequiresRecreation": "Never"}, "Evaluation": "Dynamic", "ChangeSource": "Automatic"}));
         }
         json!({"Type": "Resource", "ResourceChange": {
             "Action": "Modify", "LogicalResourceId": "Nested", "ResourceType": "AWS::CloudFormation::Stack",
@@ -409,7 +418,7 @@ mod tests {
         let v = gate(&full(), &manifest(), "app").unwrap();
         assert_eq!(v.violations, Vec::<String>::new());
         assert_eq!((v.changes, v.change_sets), (4, 2));
-        assert_eq!(v.allowed.len(), 2, "{:?}", v.allowed);
+        assert_eq!(v.allowed.len(), 3, "{:?}", v.allowed);
         assert!(v.allowed[1].contains("caused by Fn.Arn"));
     }
 
