@@ -382,6 +382,8 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     unknown = migrate("generate", str(inventory), "--out", str(tmp_path / "y"), "--keep", "nope")
     assert unknown.returncode == 2 and "--keep nope" in unknown.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    again = migrate("generate", str(inventory), "--out", str(out))
+    assert again.returncode == 2 and "not empty" in again.stderr
 
     # Every resource is retained: deleting the stack leaves them for Terraform.
     cfn.delete_stack(StackName=stack)

@@ -104,7 +104,7 @@ struct CheckArgs {
     template_diff: Vec<PathBuf>,
     /// `aws cloudformation describe-change-set` output: the stack's change set and every
     /// nested change set it links to.
-    #[arg(long, num_args = 1.., value_name = "CS.json", requires_all = ["manifest", "stack"])]
+    #[arg(long, num_args = 1.., value_name = "CS.json", requires_all = ["manifest", "stack"], conflicts_with = "template_diff")]
     changeset: Vec<PathBuf>,
     /// The manifest `migrate generate` wrote.
     #[arg(long)]
@@ -189,6 +189,13 @@ fn changeset(args: &CheckArgs) -> ExitCode {
 
 fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     use cumulo_migrate::generate::{GenerateError, Options, generate};
+    // Files left from another run would be read by Terraform with the new ones.
+    if std::fs::read_dir(&args.out).is_ok_and(|mut d| d.next().is_some()) {
+        return Ok(refuse(format!(
+            "{} exists and is not empty: generate into a new directory",
+            args.out.display()
+        )));
+    }
     let text = match std::fs::read_to_string(&args.inventory) {
         Ok(t) => t,
         Err(e) => return Ok(refuse(format!("reading {}: {e}", args.inventory.display()))),
