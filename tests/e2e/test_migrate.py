@@ -183,6 +183,12 @@ Resources:
   Setting:
     Type: AWS::SSM::Parameter
     Properties: {Name: !Sub "/${Name}/setting", Type: String, Value: "${not a template}"}
+  IpA:
+    Type: AWS::EC2::EIP
+    Properties: {Domain: vpc}
+  IpB:
+    Type: AWS::EC2::EIP
+    Properties: {Domain: vpc}
 Outputs:
   QueueUrl: {Value: !Ref Queue}
 """
@@ -230,6 +236,8 @@ def live(cumulo, tf, import_id):
     ec2 = cumulo.client("ec2")
     if tf == "aws_vpc":
         return ec2.describe_vpcs(VpcIds=[import_id])["Vpcs"][0]["VpcId"] == import_id
+    if tf == "aws_eip":
+        return ec2_address(cumulo, import_id) is not None
     if tf == "aws_subnet":
         return ec2.describe_subnets(SubnetIds=[import_id])["Subnets"][0]["SubnetId"] == import_id
     if tf == "aws_security_group":
@@ -267,6 +275,11 @@ def live(cumulo, tf, import_id):
     raise AssertionError(f"no live check for {tf}")
 
 
+def ec2_address(cumulo, allocation_id):
+    found = cumulo.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"]
+    return found[0]["PublicIp"] if found else None
+
+
 def unq(value):
     """python-hcl2 keeps a string literal's quotes."""
     return value[1:-1] if isinstance(value, str) and value.startswith('"') else value
@@ -295,12 +308,16 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     imports = manifest["imports"]
     assert sorted(i["logical_id"] for i in imports) == sorted(
         ["Vpc", "Subnet", "Sg", "SgHttps", "Bucket", "Queue", "QueuePolicy", "Topic", "Role", "RolePolicy",
-         "Logs", "Zone", "Www", "Setting"])
+         "Logs", "Zone", "Www", "Setting", "IpA", "IpB"])
     assert f"{len(imports)} import(s)" in gen.stdout
     ids = {i["logical_id"]: i["id"] for i in imports}
     assert ids["RolePolicy"] == f"{name}-worker:queue"
     assert ids["SgHttps"].endswith("_ingress_tcp_443_443_10.0.0.0/8")
     assert ids["Www"].endswith(f"_www.{name}.example.com_CNAME")
+    # An EIP is imported by its allocation id, each its own (the inventory asks by address).
+    for ip in ("IpA", "IpB"):
+        address = physical(cumulo, stack, ip)
+        assert ec2_address(cumulo, ids[ip]) == address
 
     # The Terraform parses (python-hcl2, and terraform's own parser through fmt), pins the
     # provider and the account, and every import id names a live resource.
