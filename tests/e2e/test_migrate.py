@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from conftest import BIN, CREDS
+from test_copilot import handlers  # noqa: F401 (the fixture uploading the Copilot handlers)
 
 TEMPLATE = """\
 # A hand-written stack: comments, short-form tags and key order must survive the patch.
@@ -231,9 +232,33 @@ Outputs:
 """
 
 
+LIVE_CHECKED = {"aws_vpc", "aws_subnet", "aws_security_group", "aws_security_group_rule", "aws_s3_bucket",
+                "aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic", "aws_iam_role", "aws_iam_role_policy",
+                "aws_cloudwatch_log_group", "aws_route53_zone", "aws_route53_record", "aws_ssm_parameter",
+                "aws_eip", "aws_lb", "aws_lb_listener", "aws_lb_target_group", "aws_ecs_cluster",
+                "aws_route_table", "aws_nat_gateway", "aws_efs_file_system", "aws_acm_certificate"}
+
+
 def live(cumulo, tf, import_id):
     """Whether the resource a Terraform import id names answers its service."""
     ec2 = cumulo.client("ec2")
+    elb = cumulo.client("elbv2")
+    if tf == "aws_lb":
+        return elb.describe_load_balancers(LoadBalancerArns=[import_id])["LoadBalancers"][0]["LoadBalancerArn"] == import_id
+    if tf == "aws_lb_listener":
+        return elb.describe_listeners(ListenerArns=[import_id])["Listeners"][0]["ListenerArn"] == import_id
+    if tf == "aws_lb_target_group":
+        return elb.describe_target_groups(TargetGroupArns=[import_id])["TargetGroups"][0]["TargetGroupArn"] == import_id
+    if tf == "aws_ecs_cluster":
+        return cumulo.client("ecs").describe_clusters(clusters=[import_id])["clusters"][0]["status"] == "ACTIVE"
+    if tf == "aws_route_table":
+        return ec2.describe_route_tables(RouteTableIds=[import_id])["RouteTables"][0]["RouteTableId"] == import_id
+    if tf == "aws_nat_gateway":
+        return ec2.describe_nat_gateways(NatGatewayIds=[import_id])["NatGateways"][0]["NatGatewayId"] == import_id
+    if tf == "aws_efs_file_system":
+        return cumulo.client("efs").describe_file_systems(FileSystemId=import_id)["FileSystems"][0]["FileSystemId"] == import_id
+    if tf == "aws_acm_certificate":
+        return cumulo.client("acm").describe_certificate(CertificateArn=import_id)["Certificate"]["CertificateArn"] == import_id
     if tf == "aws_vpc":
         return ec2.describe_vpcs(VpcIds=[import_id])["Vpcs"][0]["VpcId"] == import_id
     if tf == "aws_eip":
@@ -246,8 +271,13 @@ def live(cumulo, tf, import_id):
         group, direction, protocol, low, high, source = import_id.split("_", 5)
         sg = ec2.describe_security_groups(GroupIds=[group])["SecurityGroups"][0]
         rules = sg["IpPermissions" if direction == "ingress" else "IpPermissionsEgress"]
-        return any(p["IpProtocol"] == protocol and p["FromPort"] == int(low) and p["ToPort"] == int(high)
-                   and any(r["CidrIp"] == source for r in p.get("IpRanges", [])) for p in rules)
+        source = group if source == "self" else source
+        every = protocol == "all"
+        return any((p["IpProtocol"] == "-1" if every else
+                    (p["IpProtocol"], p["FromPort"], p["ToPort"]) == (protocol, int(low), int(high)))
+                   and (any(r["CidrIp"] == source for r in p.get("IpRanges", []))
+                        or any(g["GroupId"] == source for g in p.get("UserIdGroupPairs", [])))
+                   for p in rules)
     if tf == "aws_s3_bucket":
         return cumulo.client("s3").head_bucket(Bucket=import_id)["ResponseMetadata"]["HTTPStatusCode"] == 200
     if tf == "aws_sqs_queue":
@@ -267,7 +297,8 @@ def live(cumulo, tf, import_id):
     if tf == "aws_route53_zone":
         return cumulo.client("route53").get_hosted_zone(Id=import_id)["HostedZone"]["Id"].endswith(import_id)
     if tf == "aws_route53_record":
-        zone, name, kind = import_id.split("_")
+        zone, rest = import_id.split("_", 1)
+        name, kind = rest.rsplit("_", 1)
         records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
         return any(r["Name"].rstrip(".") == name and r["Type"] == kind for r in records)
     if tf == "aws_ssm_parameter":
@@ -591,3 +622,53 @@ def test_the_gate_on_a_nested_stack_needs_the_nested_change_set(cumulo, tmp_path
     assert "2 change set(s)" in ok.stdout
     alone = migrate("check", "--changeset", str(root), *args)
     assert alone.returncode == 1 and "was not supplied" in alone.stdout, alone.stdout
+
+
+def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
+    """A Copilot environment stack (the corpus's basic manifest, its handlers the tests' own)
+    inventoried and generated: the custom resources and the functions and roles serving them
+    are left for manual cleanup, everything else is imported with ids that answer, the
+    certificate the HTTPSCert handler made and its validation records are imported out of
+    band, and the patch is policy-only."""
+    from test_copilot import APP, CIDRS, COPILOT, deploy, env_params, outputs, render
+    cfn = cumulo.client("cloudformation")
+    app = f"m{uuid.uuid4().hex[:6]}"
+    (tmp_path / "app.yml").write_text(APP)
+    deploy(cumulo, f"{app}-infrastructure-roles", tmp_path / "app.yml", {"App": app})
+    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    template = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
+    stack = f"{app}-test"
+    proc = deploy(cumulo, stack, template, env_params(app, "test", role),
+                  tags={"copilot-application": app, "copilot-environment": "test"}, check=False)
+    assert proc.returncode == 0, proc.stderr
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
+    out = tmp_path / "out"
+    gen = migrate("generate", str(inventory), "--out", str(out))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    entry = next(s for s in manifest["stacks"] if s["name"] == stack)
+    fates = {r["logical_id"]: r["fate"] for r in entry["resources"]}
+    types = {r["logical_id"]: r["type"] for r in entry["resources"]}
+    for logical, kind in types.items():
+        if kind.startswith("Custom::"):
+            assert fates[logical] == "manual-cleanup", logical
+    for function in ("CertificateValidationFunction", "DNSDelegationFunction", "CustomDomainFunction"):
+        assert fates[function] == "manual-cleanup", function
+    imported = {i["logical_id"] for i in manifest["imports"] if i["logical_id"]}
+    assert not any(types[i].startswith("Custom::") for i in imported)
+    assert {"VPC", "PublicLoadBalancer", "HTTPSListener", "Cluster", "NatGateway1Attachment"} <= imported
+    checked = 0
+    for i in manifest["imports"]:
+        tf = i["to"].split(".")[0]
+        if tf in LIVE_CHECKED:
+            assert live(cumulo, tf, i["id"]), i
+            checked += 1
+    assert checked >= 20
+    oob = [i for i in manifest["imports"] if i["type"] == "out-of-band"]
+    assert any(i["to"].startswith("aws_acm_certificate.") for i in oob), oob
+    assert any(i["to"].startswith("aws_route53_record.") for i in oob), oob
+    deployed = tmp_path / "deployed.json"
+    deployed.write_text(json.loads(inventory.read_text())["stacks"][0]["template"])
+    diff = migrate("check", "--template-diff", str(deployed), str(out / entry["retain_patch"]["path"]))
+    assert diff.returncode == 0, diff.stdout
