@@ -672,3 +672,11 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     deployed.write_text(json.loads(inventory.read_text())["stacks"][0]["template"])
     diff = migrate("check", "--template-diff", str(deployed), str(out / entry["retain_patch"]["path"]))
     assert diff.returncode == 0, diff.stdout
+    patch = (out / entry["retain_patch"]["path"]).read_text()
+    params = [{"ParameterKey": k, "UsePreviousValue": True} for k in env_params(app, "test", role)]
+    cs = cfn.create_change_set(StackName=stack, ChangeSetName="retain", TemplateBody=patch, Parameters=params,
+                               Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig={"Delay": 1, "MaxAttempts": 120})
+    described = describe_change_set(cumulo, cs["Id"], tmp_path / "cs.json")
+    gate = migrate("check", "--changeset", str(described), "--manifest", str(out / "manifest.json"), "--stack", stack)
+    assert gate.returncode == 0, gate.stdout + gate.stderr

@@ -3,7 +3,8 @@
 //! Every change must be a `Modify` with `Replacement: False` whose details are only the two
 //! deletion policies; also allowed, and listed, are a patched nested stack's TemplateURL and
 //! the Dynamic `ResourceAttribute` details CloudFormation reports on a resource that GetAtts a
-//! resource whose policies change. Nested change sets must be supplied and linked to their
+//! resource whose policies change (and the Conditional replacement such a value may report:
+//! it does not happen, the value being unchanged). Nested change sets must be supplied and linked to their
 //! parent. An empty change set is its own verdict: it proves nothing, so it never passes.
 
 use serde_json::Value;
@@ -209,15 +210,7 @@ fn check(
         .iter()
         .filter_map(|c| c.get("ResourceChange"))
         .collect();
-    // The resources whose policies change: a Dynamic detail caused by one of them is allowed.
-    let policy_changed: BTreeSet<&str> = changes
-        .iter()
-        .filter(|rc| {
-            details(rc)
-                .any(|d| POLICIES.contains(&d["Target"]["Attribute"].as_str().unwrap_or_default()))
-        })
-        .filter_map(|rc| rc["LogicalResourceId"].as_str())
-        .collect();
+    let stable = stable(&changes, exp);
     let mut seen = BTreeSet::new();
     for rc in changes {
         verdict.changes += 1;
@@ -234,7 +227,8 @@ fn check(
             bad(format!("Action {action}, not Modify"));
         }
         let replacement = rc["Replacement"].as_str().unwrap_or("(none)");
-        if replacement != "False" {
+        let conditional_ok = replacement == "Conditional" && stable.contains(logical);
+        if replacement != "False" && !conditional_ok {
             bad(format!("Replacement {replacement}, not False"));
         }
         if !exp.resources.contains(logical) {
@@ -248,60 +242,44 @@ fn check(
             let source = d["ChangeSource"].as_str().unwrap_or_default();
             let evaluation = d["Evaluation"].as_str().unwrap_or_default();
             let causing = d["CausingEntity"].as_str().unwrap_or_default();
-            if POLICIES.contains(&attribute) {
-                let recreation = d["Target"]["RequiresRecreation"]
-                    .as_str()
-                    .unwrap_or("Never");
-                if recreation != "Never" {
-                    bad(format!(
-                        "{attribute} change requires recreation {recreation}"
-                    ));
-                }
-                continue;
-            }
             if attribute == "Properties" {
                 any_property_detail = true;
             }
-            let causer = causing.split('.').next().unwrap_or_default();
-            let patched_nested =
-                kind == "AWS::CloudFormation::Stack" && exp.nested.contains(logical);
-            if attribute == "Properties" && target_name == "TemplateURL" && patched_nested {
-                verdict.allowed.push(format!(
-                    "{name}: {logical}: TemplateURL of a patched nested stack"
-                ));
-            } else if attribute == "Properties"
-                && target_name.is_empty()
-                && source == "Automatic"
-                && patched_nested
-            {
-                // CloudFormation's mark on a nested stack whose own template may change: what
-                // changes is gated in the nested change set.
-                verdict.allowed.push(format!(
-                    "{name}: {logical}: Automatic (its nested change set is gated too)"
-                ));
-            } else if attribute == "Properties"
-                && evaluation == "Dynamic"
-                && source == "ResourceAttribute"
-                && policy_changed.contains(causer)
-            {
-                verdict.allowed.push(format!(
-                    "{name}: {logical}: {target_name} (Dynamic, caused by {causing}, whose policies change)"
-                ));
-            } else {
-                property_details_ok &= attribute != "Properties";
-                bad(format!(
-                    "changes {attribute}{} ({evaluation} {source}{})",
-                    if target_name.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" {target_name}")
-                    },
-                    if causing.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" {causing}")
-                    }
-                ));
+            match classify(d, kind, logical, exp) {
+                Detail::Policy => {}
+                Detail::PolicyRecreation(r) => {
+                    bad(format!("{attribute} change requires recreation {r}"))
+                }
+                Detail::Nested(what) => verdict.allowed.push(format!("{name}: {logical}: {what}")),
+                Detail::Dynamic(cause) if stable.contains(cause) => {
+                    let recreation = d["Target"]["RequiresRecreation"]
+                        .as_str()
+                        .unwrap_or("Never");
+                    verdict.allowed.push(format!(
+                        "{name}: {logical}: {target_name} (Dynamic, caused by {causing}, whose policies change{})",
+                        if recreation == "Never" {
+                            String::new()
+                        } else {
+                            format!("; recreation {recreation} only if it changed, and it does not")
+                        }
+                    ));
+                }
+                Detail::Dynamic(_) | Detail::Other => {
+                    property_details_ok &= attribute != "Properties";
+                    bad(format!(
+                        "changes {attribute}{} ({evaluation} {source}{})",
+                        if target_name.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {target_name}")
+                        },
+                        if causing.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {causing}")
+                        }
+                    ));
+                }
             }
         }
         for scope in rc["Scope"]
@@ -340,6 +318,82 @@ fn check(
         ));
     }
     Ok(())
+}
+
+/// What one change detail is, for the gate.
+enum Detail<'a> {
+    /// DeletionPolicy/UpdateReplacePolicy, never recreating.
+    Policy,
+    /// A policy change that says it recreates (never seen; refused).
+    PolicyRecreation(&'a str),
+    /// A patched nested stack's TemplateURL, or CloudFormation's Automatic mark on it.
+    Nested(&'static str),
+    /// A value known only at execution, caused by this resource (its logical id).
+    Dynamic(&'a str),
+    Other,
+}
+
+fn classify<'a>(d: &'a Value, kind: &str, logical: &str, exp: &Expected) -> Detail<'a> {
+    let attribute = d["Target"]["Attribute"].as_str().unwrap_or_default();
+    let target_name = d["Target"]["Name"].as_str().unwrap_or_default();
+    let source = d["ChangeSource"].as_str().unwrap_or_default();
+    let patched_nested = kind == "AWS::CloudFormation::Stack" && exp.nested.contains(logical);
+    if POLICIES.contains(&attribute) {
+        return match d["Target"]["RequiresRecreation"]
+            .as_str()
+            .unwrap_or("Never")
+        {
+            "Never" => Detail::Policy,
+            other => Detail::PolicyRecreation(other),
+        };
+    }
+    if attribute != "Properties" {
+        return Detail::Other;
+    }
+    if patched_nested && target_name == "TemplateURL" {
+        return Detail::Nested("TemplateURL of a patched nested stack");
+    }
+    if patched_nested && target_name.is_empty() && source == "Automatic" {
+        // CloudFormation's mark on a nested stack whose own template may change: what changes
+        // is gated in the nested change set.
+        return Detail::Nested("Automatic (its nested change set is gated too)");
+    }
+    let dynamic = d["Evaluation"].as_str() == Some("Dynamic")
+        && matches!(source, "ResourceAttribute" | "ResourceReference");
+    match d["CausingEntity"].as_str() {
+        Some(causing) if dynamic => Detail::Dynamic(causing.split('.').next().unwrap_or_default()),
+        _ => Detail::Other,
+    }
+}
+
+/// The resources that will not change but for their policies: those whose details are all
+/// policies (or a patched nested stack's), then, until nothing is added, those whose other
+/// details are Dynamic values caused by such a resource. A value caused by a resource that
+/// only changes its policies is the value it has now, so a replacement it makes
+/// "Conditional" does not happen.
+fn stable<'a>(changes: &[&'a Value], exp: &Expected) -> BTreeSet<&'a str> {
+    let mut stable: BTreeSet<&str> = BTreeSet::new();
+    loop {
+        let before = stable.len();
+        for rc in changes {
+            let logical = rc["LogicalResourceId"].as_str().unwrap_or_default();
+            let kind = rc["ResourceType"].as_str().unwrap_or_default();
+            if stable.contains(logical) || rc["Action"].as_str() != Some("Modify") {
+                continue;
+            }
+            let settled = details(rc).all(|d| match classify(d, kind, logical, exp) {
+                Detail::Policy | Detail::Nested(_) => true,
+                Detail::Dynamic(cause) => cause != logical && stable.contains(cause),
+                Detail::PolicyRecreation(_) | Detail::Other => false,
+            });
+            if settled {
+                stable.insert(logical);
+            }
+        }
+        if stable.len() == before {
+            return stable;
+        }
+    }
 }
 
 fn details(rc: &Value) -> impl Iterator<Item = &Value> {
@@ -460,6 +514,64 @@ mod tests {
             v.violations
                 .iter()
                 .any(|x| x.contains("Parameters (Dynamic ResourceAttribute Other.Arn)")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_conditional_replacement_through_values_of_policy_only_resources_is_allowed() {
+        // Fn GetAtts Bucket (policy-only): Dynamic, createOnly, so CloudFormation says
+        // Conditional; Nested refers to Fn: stable in turn.
+        let dynamic = |cause: &str, source: &str, recreation: &str| json!({"Target": {"Attribute": "Properties", "Name": "X", "RequiresRecreation": recreation}, "Evaluation": "Dynamic", "ChangeSource": source, "CausingEntity": cause});
+        let mut fn_change = policy("Fn", "AWS::Lambda::Function");
+        fn_change["ResourceChange"]["Replacement"] = json!("Conditional");
+        fn_change["ResourceChange"]["Scope"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Properties"));
+        fn_change["ResourceChange"]["Details"]
+            .as_array_mut()
+            .unwrap()
+            .push(dynamic("Bucket.Arn", "ResourceAttribute", "Always"));
+        let mut nested = nested_stack_change(false);
+        nested["ResourceChange"]["Details"]
+            .as_array_mut()
+            .unwrap()
+            .push(dynamic("Fn", "ResourceReference", "Never"));
+        let files = vec![
+            root(vec![
+                policy("Bucket", "AWS::S3::Bucket"),
+                fn_change.clone(),
+                nested,
+            ]),
+            nested_file(),
+        ];
+        let v = gate(&files, &manifest(), "app").unwrap();
+        assert_eq!(v.violations, Vec::<String>::new());
+        assert!(
+            v.allowed
+                .iter()
+                .any(|a| a.contains("Fn: X (Dynamic, caused by Bucket.Arn")
+                    && a.contains("recreation Always only if it changed")),
+            "{:?}",
+            v.allowed
+        );
+        // With a static property change beside it, the Conditional replacement is refused.
+        fn_change["ResourceChange"]["Details"].as_array_mut().unwrap().push(json!({"Target": {"Attribute": "Properties", "Name": "Code", "RequiresRecreation": "Never"}, "Evaluation": "Static", "ChangeSource": "DirectModification"}));
+        let files = vec![
+            root(vec![
+                policy("Bucket", "AWS::S3::Bucket"),
+                fn_change,
+                nested_stack_change(false),
+            ]),
+            nested_file(),
+        ];
+        let v = gate(&files, &manifest(), "app").unwrap();
+        assert!(
+            v.violations
+                .iter()
+                .any(|x| x
+                    .contains("Fn (AWS::Lambda::Function): Replacement Conditional, not False")),
             "{v:?}"
         );
     }
