@@ -3,11 +3,18 @@ deployed to `cumulo serve` as the account: the deployed template (GetTemplate, O
 patched with `cumulo migrate retain-patch`, proved policy-only with `cumulo migrate check
 --template-diff`, applied through a change set whose changes are policy-only as AWS plans them,
 and then a DeleteStack leaves every resource in place."""
+import hashlib
 import json
+import os
+import shutil
+import stat
 import subprocess
 import uuid
 
-from conftest import BIN
+import pytest
+
+from conftest import BIN, CREDS
+from test_copilot import handlers  # noqa: F401 (the fixture uploading the Copilot handlers)
 
 TEMPLATE = """\
 # A hand-written stack: comments, short-form tags and key order must survive the patch.
@@ -105,3 +112,571 @@ def test_retain_patch_gate_and_delete_keep_every_resource(cumulo, tmp_path):
     s3.delete_bucket(Bucket=f"{name}-data")
     sqs.delete_queue(QueueUrl=url)
     ssm.delete_parameter(Name=f"/{name}/setting")
+
+
+# --- generate and the change-set gate, on a plain hand-written stack ---
+
+TF_PLAIN = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Description: a hand-written stack to hand to Terraform
+Parameters:
+  Name: {Type: String}
+Resources:
+  Vpc:
+    Type: AWS::EC2::VPC
+    Properties:
+      CidrBlock: 10.20.0.0/16
+      Tags: [{Key: team, Value: data}]
+  Subnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.20.1.0/24}
+  Sg:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: web, VpcId: !Ref Vpc}
+  SgHttps:
+    Type: AWS::EC2::SecurityGroupIngress
+    Properties: {GroupId: !Ref Sg, IpProtocol: tcp, FromPort: 443, ToPort: 443, CidrIp: 10.0.0.0/8}
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub "${Name}-data"}
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub "${Name}-jobs", VisibilityTimeout: 60}
+  QueuePolicy:
+    Type: AWS::SQS::QueuePolicy
+    Properties:
+      Queues: [!Ref Queue]
+      PolicyDocument:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {Service: sns.amazonaws.com}, Action: "sqs:SendMessage", Resource: !GetAtt Queue.Arn}]
+  Topic:
+    Type: AWS::SNS::Topic
+    Properties: {TopicName: !Sub "${Name}-events"}
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      RoleName: !Sub "${Name}-worker"
+      AssumeRolePolicyDocument:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {Service: ecs-tasks.amazonaws.com}, Action: "sts:AssumeRole"}]
+  RolePolicy:
+    Type: AWS::IAM::Policy
+    Properties:
+      PolicyName: queue
+      Roles: [!Ref Role]
+      PolicyDocument:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Action: "sqs:*", Resource: !GetAtt Queue.Arn}]
+  Logs:
+    Type: AWS::Logs::LogGroup
+    Properties: {LogGroupName: !Sub "/${Name}/app", RetentionInDays: 7}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: !Sub "${Name}.example.com"}
+  Www:
+    Type: AWS::Route53::RecordSet
+    Properties:
+      HostedZoneId: !Ref Zone
+      Name: !Sub "www.${Name}.example.com."
+      Type: CNAME
+      TTL: "300"
+      ResourceRecords: [example.org]
+  Setting:
+    Type: AWS::SSM::Parameter
+    Properties: {Name: !Sub "/${Name}/setting", Type: String, Value: "${not a template}"}
+  IpA:
+    Type: AWS::EC2::EIP
+    Properties: {Domain: vpc}
+  IpB:
+    Type: AWS::EC2::EIP
+    Properties: {Domain: vpc}
+Outputs:
+  QueueUrl: {Value: !Ref Queue}
+"""
+
+
+# --- `cumulo migrate inventory` and `cumulo migrate report` -------------------------------------
+
+PLAIN = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  Name: {Type: String}
+  Token: {Type: String, NoEcho: true}
+Resources:
+  Vpc:
+    Type: AWS::EC2::VPC
+    Properties: {CidrBlock: 10.42.0.0/16}
+  Subnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: !Ref Vpc, CidrBlock: 10.42.1.0/24}
+  Group:
+    Type: AWS::EC2::SecurityGroup
+    Properties: {GroupDescription: web, VpcId: !Ref Vpc}
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub "${Name}-jobs"}
+  Topic:
+    Type: AWS::SNS::Topic
+  Logs:
+    Type: AWS::Logs::LogGroup
+    DeletionPolicy: Retain
+    Properties: {LogGroupName: !Sub "/${Name}/app"}
+  Setting:
+    Type: AWS::SSM::Parameter
+    Properties: {Name: !Sub "/${Name}/setting", Type: String, Value: "on"}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: !Sub "${Name}.example.org"}
+Outputs:
+  QueueUrl: {Value: !Ref Queue}
+"""
+
+
+LIVE_CHECKED = {"aws_vpc", "aws_subnet", "aws_security_group", "aws_security_group_rule", "aws_s3_bucket",
+                "aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic", "aws_iam_role", "aws_iam_role_policy",
+                "aws_cloudwatch_log_group", "aws_route53_zone", "aws_route53_record", "aws_ssm_parameter",
+                "aws_eip", "aws_lb", "aws_lb_listener", "aws_lb_target_group", "aws_ecs_cluster",
+                "aws_route_table", "aws_nat_gateway", "aws_efs_file_system", "aws_acm_certificate"}
+
+
+def live(cumulo, tf, import_id):
+    """Whether the resource a Terraform import id names answers its service."""
+    ec2 = cumulo.client("ec2")
+    elb = cumulo.client("elbv2")
+    if tf == "aws_lb":
+        return elb.describe_load_balancers(LoadBalancerArns=[import_id])["LoadBalancers"][0]["LoadBalancerArn"] == import_id
+    if tf == "aws_lb_listener":
+        return elb.describe_listeners(ListenerArns=[import_id])["Listeners"][0]["ListenerArn"] == import_id
+    if tf == "aws_lb_target_group":
+        return elb.describe_target_groups(TargetGroupArns=[import_id])["TargetGroups"][0]["TargetGroupArn"] == import_id
+    if tf == "aws_ecs_cluster":
+        return cumulo.client("ecs").describe_clusters(clusters=[import_id])["clusters"][0]["status"] == "ACTIVE"
+    if tf == "aws_route_table":
+        return ec2.describe_route_tables(RouteTableIds=[import_id])["RouteTables"][0]["RouteTableId"] == import_id
+    if tf == "aws_nat_gateway":
+        return ec2.describe_nat_gateways(NatGatewayIds=[import_id])["NatGateways"][0]["NatGatewayId"] == import_id
+    if tf == "aws_efs_file_system":
+        return cumulo.client("efs").describe_file_systems(FileSystemId=import_id)["FileSystems"][0]["FileSystemId"] == import_id
+    if tf == "aws_acm_certificate":
+        return cumulo.client("acm").describe_certificate(CertificateArn=import_id)["Certificate"]["CertificateArn"] == import_id
+    if tf == "aws_vpc":
+        return ec2.describe_vpcs(VpcIds=[import_id])["Vpcs"][0]["VpcId"] == import_id
+    if tf == "aws_eip":
+        return ec2_address(cumulo, import_id) is not None
+    if tf == "aws_subnet":
+        return ec2.describe_subnets(SubnetIds=[import_id])["Subnets"][0]["SubnetId"] == import_id
+    if tf == "aws_security_group":
+        return ec2.describe_security_groups(GroupIds=[import_id])["SecurityGroups"][0]["GroupId"] == import_id
+    if tf == "aws_security_group_rule":
+        group, direction, protocol, low, high, source = import_id.split("_", 5)
+        sg = ec2.describe_security_groups(GroupIds=[group])["SecurityGroups"][0]
+        rules = sg["IpPermissions" if direction == "ingress" else "IpPermissionsEgress"]
+        source = group if source == "self" else source
+        every = protocol == "all"
+        return any((p["IpProtocol"] == "-1" if every else
+                    (p["IpProtocol"], p["FromPort"], p["ToPort"]) == (protocol, int(low), int(high)))
+                   and (any(r["CidrIp"] == source for r in p.get("IpRanges", []))
+                        or any(g["GroupId"] == source for g in p.get("UserIdGroupPairs", [])))
+                   for p in rules)
+    if tf == "aws_s3_bucket":
+        return cumulo.client("s3").head_bucket(Bucket=import_id)["ResponseMetadata"]["HTTPStatusCode"] == 200
+    if tf == "aws_sqs_queue":
+        return "QueueArn" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["All"])["Attributes"]
+    if tf == "aws_sqs_queue_policy":
+        return "Policy" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["Policy"])["Attributes"]
+    if tf == "aws_sns_topic":
+        return cumulo.client("sns").get_topic_attributes(TopicArn=import_id)["Attributes"]["TopicArn"] == import_id
+    if tf == "aws_iam_role":
+        return cumulo.client("iam").get_role(RoleName=import_id)["Role"]["RoleName"] == import_id
+    if tf == "aws_iam_role_policy":
+        role, policy = import_id.split(":")
+        return cumulo.client("iam").get_role_policy(RoleName=role, PolicyName=policy)["PolicyName"] == policy
+    if tf == "aws_cloudwatch_log_group":
+        groups = cumulo.client("logs").describe_log_groups(logGroupNamePrefix=import_id)["logGroups"]
+        return any(g["logGroupName"] == import_id for g in groups)
+    if tf == "aws_route53_zone":
+        return cumulo.client("route53").get_hosted_zone(Id=import_id)["HostedZone"]["Id"].endswith(import_id)
+    if tf == "aws_route53_record":
+        zone, rest = import_id.split("_", 1)
+        name, kind = rest.rsplit("_", 1)
+        records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
+        return any(r["Name"].rstrip(".") == name and r["Type"] == kind for r in records)
+    if tf == "aws_ssm_parameter":
+        return cumulo.client("ssm").get_parameter(Name=import_id)["Parameter"]["Name"] == import_id
+    raise AssertionError(f"no live check for {tf}")
+
+
+def ec2_address(cumulo, allocation_id):
+    found = cumulo.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"]
+    return found[0]["PublicIp"] if found else None
+
+
+def unq(value):
+    """python-hcl2 keeps a string literal's quotes."""
+    return value[1:-1] if isinstance(value, str) and value.startswith('"') else value
+
+
+def describe_change_set(cumulo, cs_id, path):
+    path.write_text(json.dumps(cumulo.aws("cloudformation", "describe-change-set", "--change-set-name", cs_id)))
+    return path
+
+
+def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    name = f"tf{uuid.uuid4().hex[:8]}"
+    stack = f"{name}-plain"
+    source = tmp_path / "plain.yml"
+    source.write_text(TF_PLAIN)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
+               "--parameter-overrides", f"Name={name}", "--capabilities", "CAPABILITY_NAMED_IAM")
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
+
+    out = tmp_path / "out"
+    gen = migrate("generate", str(inventory), "--out", str(out))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    imports = manifest["imports"]
+    assert sorted(i["logical_id"] for i in imports) == sorted(
+        ["Vpc", "Subnet", "Sg", "SgHttps", "Bucket", "Queue", "QueuePolicy", "Topic", "Role", "RolePolicy",
+         "Logs", "Zone", "Www", "Setting", "IpA", "IpB"])
+    assert f"{len(imports)} import(s)" in gen.stdout
+    ids = {i["logical_id"]: i["id"] for i in imports}
+    assert ids["RolePolicy"] == f"{name}-worker:queue"
+    assert ids["SgHttps"].endswith("_ingress_tcp_443_443_10.0.0.0/8")
+    assert ids["Www"].endswith(f"_www.{name}.example.com_CNAME")
+    # An EIP is imported by its allocation id, each its own (the inventory asks by address).
+    for ip in ("IpA", "IpB"):
+        address = physical(cumulo, stack, ip)
+        assert ec2_address(cumulo, ids[ip]) == address
+
+    # The Terraform parses (python-hcl2, and terraform's own parser through fmt), pins the
+    # provider and the account, and every import id names a live resource.
+    import hcl2
+    parsed = {}
+    for tf in (out / "terraform").glob("*.tf"):
+        with tf.open() as f:
+            parsed[tf.name] = hcl2.load(f)
+    assert unq(parsed["versions.tf"]["terraform"][0]["required_providers"][0]["aws"]["version"]) == "5.80.0"
+    provider = parsed["providers.tf"]["provider"][0]['"aws"']
+    assert unq(provider["region"]) == "us-east-1"
+    assert [unq(a) for a in provider["allowed_account_ids"]] == ["000000000000"]
+    blocks = parsed[f"{stack}.tf"]
+    assert sorted((b["to"], unq(b["id"])) for b in blocks["import"]) == sorted(
+        (f"${{{i['to']}}}", i["id"]) for i in imports)
+    declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
+    assert {i["to"] for i in imports} == declared
+    if shutil.which("terraform"):
+        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
+                             capture_output=True, text=True)
+        assert fmt.returncode == 0, fmt.stderr
+    for i in imports:
+        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
+    text = (out / "terraform" / f"{stack}.tf").read_text()
+    assert 'value = "$${not a template}"' in text  # template sequences stay literal
+    bucket = next(r for r in blocks["resource"] if '"aws_s3_bucket"' in r)
+    assert bucket['"aws_s3_bucket"'][f'"{stack}_Bucket"']["lifecycle"][0]["prevent_destroy"] is True
+    assert (out / "RUNBOOK.md").read_text().count(f"--stack {stack}") >= 1
+    assert manifest["teardown_order"] == [{"stack": stack, "nested": []}]
+    assert manifest["report"] == "REPORT.md" and stack in (out / "REPORT.md").read_text()
+
+    # The patch differs from the deployed template only in policy lines, and its hash is the
+    # manifest's.
+    entry = manifest["stacks"][0]
+    patch = out / entry["retain_patch"]["path"]
+    assert hashlib.sha256(patch.read_bytes()).hexdigest() == entry["retain_patch"]["sha256"]
+    deployed = tmp_path / "deployed.yml"
+    deployed.write_text(cfn.get_template(StackName=stack, TemplateStage="Original")["TemplateBody"])
+    diff = migrate("check", "--template-diff", str(deployed), str(patch))
+    assert diff.returncode == 0, diff.stdout + diff.stderr
+
+    # The gate passes on the change set the patch creates, fails on a tampered one, and an
+    # empty one is exit 3.
+    params = [{"ParameterKey": "Name", "UsePreviousValue": True}]
+    cs = cfn.create_change_set(StackName=stack, ChangeSetName="retain", TemplateBody=patch.read_text(),
+                               Parameters=params, Capabilities=["CAPABILITY_NAMED_IAM"])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig={"Delay": 1})
+    good = describe_change_set(cumulo, cs["Id"], tmp_path / "cs.json")
+    ok = migrate("check", "--changeset", str(good), "--manifest", str(out / "manifest.json"), "--stack", stack)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "14 change(s) in 1 change set(s)" in ok.stdout or "change(s) in 1 change set(s)" in ok.stdout
+    described = json.loads(good.read_text())
+    described["Changes"][0]["ResourceChange"]["Replacement"] = "True"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(described))
+    bad = migrate("check", "--changeset", str(tampered), "--manifest", str(out / "manifest.json"), "--stack", stack)
+    assert bad.returncode == 1 and "Replacement True, not False" in bad.stdout, bad.stdout
+    wrong = migrate("check", "--changeset", str(good), "--manifest", str(out / "manifest.json"), "--stack", "other")
+    assert wrong.returncode == 2 and "not other" in wrong.stderr
+
+    cfn.execute_change_set(ChangeSetName=cs["Id"])
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    again = cfn.create_change_set(StackName=stack, ChangeSetName="again", TemplateBody=patch.read_text(),
+                                  Parameters=params, Capabilities=["CAPABILITY_NAMED_IAM"])
+    try:
+        cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=again["Id"], WaiterConfig={"Delay": 1})
+    except Exception:  # the waiter fails on the FAILED status an empty change set ends in
+        pass
+    empty = describe_change_set(cumulo, again["Id"], tmp_path / "empty.json")
+    nothing = migrate("check", "--changeset", str(empty), "--manifest", str(out / "manifest.json"), "--stack", stack)
+    assert nothing.returncode == 3, nothing.stdout + nothing.stderr
+
+    # Bad input: a tampered inventory and an unknown stack to keep are refused with exit 2.
+    forged = json.loads(inventory.read_text())
+    forged["stacks"][0]["resources"].pop()
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    refused = migrate("generate", str(tmp_path / "forged.json"), "--out", str(tmp_path / "x"))
+    assert refused.returncode == 2 and "changed after it was taken" in refused.stderr
+    unknown = migrate("generate", str(inventory), "--out", str(tmp_path / "y"), "--keep", "nope")
+    assert unknown.returncode == 2 and "--keep nope" in unknown.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    again = migrate("generate", str(inventory), "--out", str(out))
+    assert again.returncode == 2 and "not empty" in again.stderr
+
+    # Every resource is retained: deleting the stack leaves them for Terraform.
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    for i in imports:
+        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
+
+
+def take_inventory(cumulo, tmp_path, *selection):
+    out = tmp_path / "inventory.json"
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1"}
+    proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    return proc, out
+
+
+@pytest.fixture(scope="module")
+def plain_stack(cumulo, tmp_path_factory):
+    name = f"inv{uuid.uuid4().hex[:8]}"
+    stack = f"{name}-stack"
+    source = tmp_path_factory.mktemp("plain") / "template.yml"
+    source.write_text(PLAIN)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
+               "--parameter-overrides", f"Name={name}", "Token=s3cret")
+    cumulo.client("route53").change_resource_record_sets(
+        HostedZoneId=physical(cumulo, stack, "Zone"),
+        ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": {
+            "Name": f"www.{name}.example.org", "Type": "A", "TTL": 60,
+            "ResourceRecords": [{"Value": "192.0.2.1"}]}}]})
+    return name, stack
+
+
+def physical(cumulo, stack, logical):
+    return cumulo.client("cloudformation").describe_stack_resource(
+        StackName=stack, LogicalResourceId=logical)["StackResourceDetail"]["PhysicalResourceId"]
+
+
+def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_path, plain_stack):
+    name, stack = plain_stack
+    cfn = cumulo.client("cloudformation")
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    inv = json.loads(out.read_text())
+    assert inv["format_version"] == 1
+    assert inv["account"] == cumulo.client("sts").get_caller_identity()["Account"]
+    assert (inv["region"], inv["endpoint"]) == ("us-east-1", cumulo.endpoint)
+    assert len(inv["content_sha256"]) == 64
+    [s] = inv["stacks"]
+    described = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+    assert (s["name"], s["id"], s["status"]) == (stack, described["StackId"], described["StackStatus"])
+    assert s["template"] == cfn.get_template(StackName=stack, TemplateStage="Original")["TemplateBody"]
+    params = {p["key"]: p for p in s["parameters"]}
+    assert params["Name"]["value"] == name and not params["Name"]["no_echo"]
+    # The NoEcho value is what CloudFormation reports, never the value itself.
+    assert params["Token"] == {"key": "Token", "value": "****", "no_echo": True}
+    assert "s3cret" not in out.read_text()
+    assert {o["key"]: o["value"] for o in s["outputs"]} == {
+        o["OutputKey"]: o["OutputValue"] for o in described["Outputs"]}
+    listed = cfn.list_stack_resources(StackName=stack)["StackResourceSummaries"]
+    assert {r["logical_id"]: r["physical_id"] for r in s["resources"]} == {
+        r["LogicalResourceId"]: r["PhysicalResourceId"] for r in listed}
+    res = {r["logical_id"]: r for r in s["resources"]}
+    assert all(r["live"]["state"] == "described" for r in res.values()), [
+        (k, r["live"]) for k, r in res.items() if r["live"]["state"] != "described"]
+    vpc = cumulo.client("ec2").describe_vpcs(VpcIds=[res["Vpc"]["physical_id"]])["Vpcs"][0]
+    assert res["Vpc"]["live"]["calls"][0]["output"]["vpcSet"][0]["cidrBlock"] == vpc["CidrBlock"]
+    assert res["Subnet"]["import_attributes"]["subnet_id"] == physical(cumulo, stack, "Subnet")
+    queue_arn = cumulo.client("sqs").get_queue_attributes(
+        QueueUrl=res["Queue"]["physical_id"], AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
+    assert res["Logs"]["deletion_policy"] == "Retain"
+    assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
+    [zone] = inv["out_of_band"]["hosted_zones"]
+    assert zone["id"] == res["Zone"]["physical_id"].split("/")[-1]
+    assert zone["referenced_by"] == [{"stack": stack, "how": "resource:Zone"}]
+    assert {(r["name"], r["record_type"]) for r in zone["records"]} >= {(f"www.{name}.example.org.", "A")}
+
+
+def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
+    name, stack = plain_stack
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    report = tmp_path / "REPORT.md"
+    proc = migrate("report", str(out), "-o", str(report))
+    assert proc.returncode == 0, proc.stderr
+    text = report.read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+            for line in text.splitlines() if line.startswith("| ") and "AWS::" in line}
+    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone"):
+        assert rows[logical][3] == "import", rows[logical]
+    # The record someone added by hand is in a zone the stack owns but no resource of it.
+    assert f"www.{name}.example.org./A" in text and "external-reference" in text
+    # A plain DeleteStack deletes all but the retained log group.
+    delete = text.split("## What a plain DeleteStack would destroy")[1]
+    assert f"- retained: Logs (AWS::Logs::LogGroup) /{name}/app" in delete
+    assert "- deleted: Queue (AWS::SQS::Queue)" in delete
+
+
+def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack):
+    _, stack = plain_stack
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    inv["stacks"][0]["resources"] = inv["stacks"][0]["resources"][1:]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(inv))
+    proc = migrate("report", str(tampered))
+    assert proc.returncode == 2
+    assert "the inventory was changed after it was taken" in proc.stderr
+    inv["format_version"] = 99
+    tampered.write_text(json.dumps(inv))
+    proc = migrate("report", str(tampered))
+    assert proc.returncode == 2
+    assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
+
+
+def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", "no-such-stack")
+    assert proc.returncode == 2
+    assert "stack no-such-stack does not exist" in proc.stderr
+    assert not out.exists()
+    proc, _ = take_inventory(cumulo, tmp_path, "--app", "no-such-app")
+    assert proc.returncode == 2
+    assert "no stack is tagged copilot-application=no-such-app" in proc.stderr
+
+
+NESTED_CHILD = """\
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+Outputs:
+  Arn: {Value: !GetAtt Jobs.Arn}
+"""
+
+NESTED_PARENT = """\
+Parameters:
+  ChildUrl: {Type: String}
+Resources:
+  Child:
+    Type: AWS::CloudFormation::Stack
+    Properties: {TemplateURL: !Ref ChildUrl}
+  Alerts:
+    Type: AWS::SNS::Topic
+    Properties: {DisplayName: !GetAtt Child.Outputs.Arn}
+"""
+
+
+def test_the_gate_on_a_nested_stack_needs_the_nested_change_set(cumulo, tmp_path):
+    """The parent's patch points at the uploaded nested patch (the TemplateURL change the gate
+    allows); CloudFormation plans the nested stack's Automatic change and the Dynamic change of
+    the resource that GetAtts it; the gate passes with both change sets and fails without the
+    nested one."""
+    cfn, s3 = cumulo.client("cloudformation"), cumulo.client("s3")
+    name = f"nest{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=f"{name}-templates")
+    s3.put_object(Bucket=f"{name}-templates", Key="child.yml", Body=NESTED_CHILD.encode())
+    child_url = f"{cumulo.endpoint}/{name}-templates/child.yml"
+    cfn.create_stack(StackName=name, TemplateBody=NESTED_PARENT,
+                     Parameters=[{"ParameterKey": "ChildUrl", "ParameterValue": child_url}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", name)
+    assert taken.returncode == 0, taken.stderr
+    out = tmp_path / "out"
+    gen = migrate("generate", str(inventory), "--out", str(out))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    nested = [s for s in manifest["stacks"] if s["parent"] == name]
+    assert len(nested) == 1 and manifest["teardown_order"] == [{"stack": name, "nested": [nested[0]["name"]]}]
+    assert {i["logical_id"] for i in manifest["imports"]} == {"Jobs", "Alerts"}
+
+    s3.put_object(Bucket=f"{name}-templates", Key="child-retained.yml",
+                  Body=(out / nested[0]["retain_patch"]["path"]).read_bytes())
+    cs = cfn.create_change_set(
+        StackName=name, ChangeSetName="retain", IncludeNestedStacks=True,
+        TemplateBody=(out / manifest["stacks"][0]["retain_patch"]["path"]).read_text(),
+        Parameters=[{"ParameterKey": "ChildUrl",
+                     "ParameterValue": f"{cumulo.endpoint}/{name}-templates/child-retained.yml"}])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig={"Delay": 1})
+    root = describe_change_set(cumulo, cs["Id"], tmp_path / "root.json")
+    nested_id = next(c["ResourceChange"]["ChangeSetId"] for c in json.loads(root.read_text())["Changes"]
+                     if c["ResourceChange"]["LogicalResourceId"] == "Child")
+    child = describe_change_set(cumulo, nested_id, tmp_path / "child.json")
+    args = ("--manifest", str(out / "manifest.json"), "--stack", name)
+    ok = migrate("check", "--changeset", str(root), str(child), *args)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "Alerts: DisplayName (Dynamic, caused by Child.Outputs.Arn" in ok.stdout, ok.stdout
+    assert "2 change set(s)" in ok.stdout
+    alone = migrate("check", "--changeset", str(root), *args)
+    assert alone.returncode == 1 and "was not supplied" in alone.stdout, alone.stdout
+
+
+def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
+    """A Copilot environment stack (the corpus's basic manifest, its handlers the tests' own)
+    inventoried and generated: the custom resources and the functions and roles serving them
+    are left for manual cleanup, everything else is imported with ids that answer, the
+    certificate the HTTPSCert handler made and its validation records are imported out of
+    band, and the patch is policy-only."""
+    from test_copilot import APP, CIDRS, COPILOT, deploy, env_params, outputs, render
+    cfn = cumulo.client("cloudformation")
+    app = f"m{uuid.uuid4().hex[:6]}"
+    (tmp_path / "app.yml").write_text(APP)
+    deploy(cumulo, f"{app}-infrastructure-roles", tmp_path / "app.yml", {"App": app})
+    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    template = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
+    stack = f"{app}-test"
+    proc = deploy(cumulo, stack, template, env_params(app, "test", role),
+                  tags={"copilot-application": app, "copilot-environment": "test"}, check=False)
+    assert proc.returncode == 0, proc.stderr
+    taken, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
+    out = tmp_path / "out"
+    gen = migrate("generate", str(inventory), "--out", str(out))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    entry = next(s for s in manifest["stacks"] if s["name"] == stack)
+    fates = {r["logical_id"]: r["fate"] for r in entry["resources"]}
+    types = {r["logical_id"]: r["type"] for r in entry["resources"]}
+    for logical, kind in types.items():
+        if kind.startswith("Custom::"):
+            assert fates[logical] == "manual-cleanup", logical
+    for function in ("CertificateValidationFunction", "DNSDelegationFunction", "CustomDomainFunction"):
+        assert fates[function] == "manual-cleanup", function
+    imported = {i["logical_id"] for i in manifest["imports"] if i["logical_id"]}
+    assert not any(types[i].startswith("Custom::") for i in imported)
+    assert {"VPC", "PublicLoadBalancer", "HTTPSListener", "Cluster", "NatGateway1Attachment"} <= imported
+    checked = 0
+    for i in manifest["imports"]:
+        tf = i["to"].split(".")[0]
+        if tf in LIVE_CHECKED:
+            assert live(cumulo, tf, i["id"]), i
+            checked += 1
+    assert checked >= 20
+    oob = [i for i in manifest["imports"] if i["type"] == "out-of-band"]
+    assert any(i["to"].startswith("aws_acm_certificate.") for i in oob), oob
+    assert any(i["to"].startswith("aws_route53_record.") for i in oob), oob
+    deployed = tmp_path / "deployed.json"
+    deployed.write_text(json.loads(inventory.read_text())["stacks"][0]["template"])
+    diff = migrate("check", "--template-diff", str(deployed), str(out / entry["retain_patch"]["path"]))
+    assert diff.returncode == 0, diff.stdout
+    patch = (out / entry["retain_patch"]["path"]).read_text()
+    params = [{"ParameterKey": k, "UsePreviousValue": True} for k in env_params(app, "test", role)]
+    cs = cfn.create_change_set(StackName=stack, ChangeSetName="retain", TemplateBody=patch, Parameters=params,
+                               Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"])
+    cfn.get_waiter("change_set_create_complete").wait(ChangeSetName=cs["Id"], WaiterConfig={"Delay": 1, "MaxAttempts": 120})
+    described = describe_change_set(cumulo, cs["Id"], tmp_path / "cs.json")
+    gate = migrate("check", "--changeset", str(described), "--manifest", str(out / "manifest.json"), "--stack", stack)
+    assert gate.returncode == 0, gate.stdout + gate.stderr

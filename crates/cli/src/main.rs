@@ -10,6 +10,7 @@ macro_rules! say {
 }
 
 mod assembly;
+mod aws_read;
 mod deploy;
 mod destroy;
 mod diff;

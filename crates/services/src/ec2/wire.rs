@@ -517,21 +517,25 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
                 _ => false,
             },
         ),
-        "DescribeAddresses" => describe(
-            svc,
-            region,
-            p,
-            "AllocationId",
-            "eipalloc",
-            "addressesSet",
-            |res, w, _| match res {
-                Resource::Address(a) => {
-                    address(w, a);
-                    true
-                }
-                _ => false,
-            },
-        ),
+        "DescribeAddresses" => {
+            // PublicIp.N narrows the answer as AllocationId.N does.
+            let ips = p.strings("PublicIp");
+            describe(
+                svc,
+                region,
+                p,
+                "AllocationId",
+                "eipalloc",
+                "addressesSet",
+                |res, w, _| match res {
+                    Resource::Address(a) if ips.is_empty() || ips.contains(&a.public_ip) => {
+                        address(w, a);
+                        true
+                    }
+                    _ => false,
+                },
+            )
+        }
         "DescribeNatGateways" => {
             svc.settle_nat_gateways(region)?;
             describe(

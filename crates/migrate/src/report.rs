@@ -1,0 +1,619 @@
+//! The verdict on an inventory: each stack's disposition and each resource's fate with the
+//! reason, every custom-resource Delete handler with what it would destroy, each workload's
+//! env-controller cascade, and what a plain DeleteStack would destroy. [`assess`] computes
+//! it (`generate` builds on the same [`Assessment`]); `markdown` renders it.
+
+pub mod cascade;
+pub mod markdown;
+
+use crate::copilot::{self, Handler};
+use crate::inventory::model::*;
+use crate::inventory::take::is_custom;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// What happens to a resource (or an out-of-band object) in the migration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fate {
+    /// Terraform adopts it with an `import` block.
+    Import,
+    /// It stays where it is, owned by a stack that is kept.
+    RetainUnderExistingOwner,
+    /// Nothing to import: retained on teardown and removed by hand later (custom-resource
+    /// handles and their handler functions, roles and log groups; resources already gone).
+    ManualCleanup,
+    /// Referenced but not owned by these stacks: Terraform refers to it, never imports it.
+    ExternalReference,
+    /// Out of the migration's scope: the stack is left alone.
+    Blocked,
+    /// A nested stack resource: its resources are judged in the nested stack.
+    NestedWrapper,
+    /// Never created (its condition was false) or already deleted: nothing to do.
+    NotCreated,
+}
+
+impl Fate {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fate::Import => "import",
+            Fate::RetainUnderExistingOwner => "retain-under-existing-owner",
+            Fate::ManualCleanup => "manual-cleanup",
+            Fate::ExternalReference => "external-reference",
+            Fate::Blocked => "blocked",
+            Fate::NestedWrapper => "nested-wrapper",
+            Fate::NotCreated => "not-created",
+        }
+    }
+}
+
+/// What happens to a stack as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Disposition {
+    /// Retain-patched, its resources imported into Terraform, then deleted.
+    HandOff,
+    /// Left as it is (Copilot's app and pipeline stacks).
+    Keep,
+    /// Out of scope; left alone.
+    Blocked,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Assessment {
+    pub stacks: Vec<StackVerdict>,
+    pub out_of_band: Vec<ObjectVerdict>,
+    pub cascades: Vec<cascade::Cascade>,
+    pub delete_stack: Vec<DeleteEffect>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StackVerdict {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copilot_kind: Option<CopilotKind>,
+    pub disposition: Disposition,
+    pub reason: String,
+    pub resources: Vec<ResourceVerdict>,
+    pub handlers: Vec<HandlerVerdict>,
+    /// Parameters naming resources the stack does not own.
+    pub references: Vec<ReferenceVerdict>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResourceVerdict {
+    pub logical_id: String,
+    pub resource_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub physical_id: Option<String>,
+    pub fate: Fate,
+    pub reason: String,
+}
+
+/// A custom resource's Delete handler and what it would destroy if a delete reached it.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandlerVerdict {
+    pub logical_id: String,
+    pub resource_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handler: Option<Handler>,
+    /// Copilot's source file, or the function's name for handlers this tool does not know.
+    pub code: String,
+    /// `None`: unknown code, to be treated as destructive.
+    pub destructive: Option<bool>,
+    pub on_delete: String,
+    pub would_destroy: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceVerdict {
+    pub parameter: String,
+    pub value: String,
+    pub fate: Fate,
+    pub reason: String,
+}
+
+/// An object no stack owns.
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectVerdict {
+    /// `certificate` or `record`.
+    pub kind: &'static str,
+    /// The certificate ARN, or `<zone id>/<name>/<type>[/<set id>]`.
+    pub id: String,
+    pub fate: Fate,
+    pub reason: String,
+}
+
+/// What a plain `aws cloudformation delete-stack` of one stack would do.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeleteEffect {
+    pub stack: String,
+    pub destroyed: Vec<String>,
+    pub retained: Vec<String>,
+    /// Delete handlers that would run, with what they destroy.
+    pub handlers: Vec<String>,
+}
+
+/// A template value resolved against the stack, where it is a literal or a `Ref` to a
+/// parameter or resource.
+pub(crate) fn resolve(stack: &Stack, value: &serde_json::Value) -> Option<String> {
+    if let Some(s) = value.as_str() {
+        return Some(s.to_string());
+    }
+    let name = value.get("Ref")?.as_str()?;
+    stack
+        .parameter(name)
+        .map(str::to_string)
+        .or_else(|| stack.resource(name)?.physical_id.clone())
+}
+
+/// Whether a stack is kept or blocked, inherited from its root for nested stacks.
+fn disposition(inv: &Inventory, stack: &Stack, handlers: &[Handler]) -> (Disposition, String) {
+    if let Some(parent) = stack
+        .parent_id
+        .as_ref()
+        .and_then(|p| inv.stacks.iter().find(|s| &s.id == p))
+    {
+        let parent_handlers = stack_handlers(parent);
+        let (d, reason) = disposition(inv, parent, &parent_handlers);
+        if d != Disposition::HandOff {
+            return (d, format!("nested in {}: {reason}", parent.name));
+        }
+    }
+    if let Some(feature) = copilot::blocked_feature(handlers) {
+        return (
+            Disposition::Blocked,
+            format!("the stack uses Copilot's {feature}, which this migration does not cover yet"),
+        );
+    }
+    match stack.copilot.as_ref().map(|c| c.kind) {
+        Some(CopilotKind::App) => (
+            Disposition::Keep,
+            "Copilot's app stack serves every environment (roles, app DNS zone): it stays".into(),
+        ),
+        Some(CopilotKind::Pipeline) => (
+            Disposition::Keep,
+            "a Copilot pipeline stack is not part of the application's runtime: it stays".into(),
+        ),
+        _ => (
+            Disposition::HandOff,
+            "retain-patched, imported into Terraform, then deleted".into(),
+        ),
+    }
+}
+
+fn stack_handlers(stack: &Stack) -> Vec<Handler> {
+    let kind = stack.copilot.as_ref().map(|c| c.kind);
+    let mut handlers: Vec<Handler> = stack
+        .custom_resources
+        .iter()
+        .filter_map(|c| copilot::classify(kind, c))
+        .collect();
+    if stack.copilot.is_some()
+        && stack
+            .resources
+            .iter()
+            .any(|r| r.logical_id == "BacklogPerTaskCalculatorFunction")
+    {
+        handlers.push(Handler::BacklogPerTaskCalculator);
+    }
+    handlers
+}
+
+/// The logical ids of the functions, roles and log groups that exist only to run the stack's
+/// custom resources.
+fn handler_support(stack: &Stack) -> BTreeSet<String> {
+    let mut support = BTreeSet::new();
+    for f in stack
+        .custom_resources
+        .iter()
+        .filter_map(|c| c.function.as_ref())
+    {
+        let Some(function) = stack.resources.iter().find(|r| {
+            r.resource_type == "AWS::Lambda::Function"
+                && (f.logical_id.as_deref() == Some(&r.logical_id)
+                    || r.physical_id.as_deref() == Some(f.name.as_str()))
+        }) else {
+            continue;
+        };
+        support.insert(function.logical_id.clone());
+        let role_name = f.role.as_deref().and_then(|arn| arn.rsplit('/').next());
+        let log_group = format!("/aws/lambda/{}", f.name);
+        for r in &stack.resources {
+            let pid = r.physical_id.as_deref();
+            let is_role = r.resource_type == "AWS::IAM::Role" && pid.is_some() && pid == role_name;
+            let is_log = r.resource_type == "AWS::Logs::LogGroup" && pid == Some(&log_group);
+            if is_role || is_log {
+                support.insert(r.logical_id.clone());
+            }
+        }
+    }
+    support
+}
+
+fn fate_of(
+    stack: &Stack,
+    r: &Resource,
+    disposition: Disposition,
+    why: &str,
+    support: &BTreeSet<String>,
+) -> (Fate, String) {
+    if r.physical_id.is_none() || r.status.starts_with("DELETE_") {
+        return (
+            Fate::NotCreated,
+            format!("never created or already deleted ({})", r.status),
+        );
+    }
+    if r.resource_type == "AWS::CloudFormation::Stack" {
+        let nested = r.physical_id.as_deref().unwrap_or_default();
+        let name = nested.split('/').nth(1).unwrap_or(nested);
+        return (
+            Fate::NestedWrapper,
+            format!("its resources are judged in the nested stack {name}"),
+        );
+    }
+    match disposition {
+        Disposition::Blocked => return (Fate::Blocked, why.to_string()),
+        Disposition::Keep => return (Fate::RetainUnderExistingOwner, why.to_string()),
+        Disposition::HandOff => {}
+    }
+    if is_custom(&r.resource_type) {
+        let kind = stack.copilot.as_ref().map(|c| c.kind);
+        let code = stack
+            .custom_resources
+            .iter()
+            .find(|c| c.logical_id == r.logical_id)
+            .and_then(|c| copilot::classify(kind, c))
+            .map_or("an unknown handler".to_string(), |h| {
+                h.facts().file.to_string()
+            });
+        return (
+            Fate::ManualCleanup,
+            format!(
+                "a custom-resource handle ({code}): retain-patched so no delete ever runs its handler; nothing to import"
+            ),
+        );
+    }
+    if support.contains(&r.logical_id) {
+        return (
+            Fate::ManualCleanup,
+            "runs only the stack's custom-resource handlers: retained, then removed by hand".into(),
+        );
+    }
+    if stack.copilot.is_some() && r.logical_id.starts_with("BacklogPerTask") {
+        return (
+            Fate::Import,
+            "Copilot's backlog-per-task metric publisher is load-bearing for queue scaling (the seed's ecsodus ADR-0014 imports it; its summary table's \"blocked (Worker)\" is not followed)".into(),
+        );
+    }
+    match &r.live {
+        LiveState::Gone { error_code, .. } => (
+            Fate::ManualCleanup,
+            format!("its service says it no longer exists ({error_code}): nothing to import"),
+        ),
+        LiveState::Failed { error_code, .. } => (
+            Fate::Import,
+            format!(
+                "Terraform adopts it with an import block (its live state could not be read: {error_code})"
+            ),
+        ),
+        _ => (
+            Fate::Import,
+            "Terraform adopts it with an import block".into(),
+        ),
+    }
+}
+
+/// A parameter value that names an existing AWS resource.
+fn names_a_resource(value: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "arn:",
+        "vpc-",
+        "subnet-",
+        "sg-",
+        "rtb-",
+        "igw-",
+        "nat-",
+        "eipalloc-",
+        "fs-",
+    ];
+    !value.is_empty()
+        && value
+            .split(',')
+            .all(|v| PREFIXES.iter().any(|p| v.trim().starts_with(p)))
+}
+
+fn would_destroy(inv: &Inventory, stack: &Stack, c: &CustomResource, h: Handler) -> Vec<String> {
+    let prop = |key: &str| c.properties.get(key).and_then(|v| resolve(stack, v));
+    let cert = |arn: &str| {
+        let mut out = vec![format!("certificate {arn}")];
+        if let Some(found) = inv.out_of_band.certificates.iter().find(|x| x.arn == arn) {
+            out[0] = format!("certificate {arn} ({})", found.domain_name);
+            out.extend(
+                found
+                    .validation_records
+                    .iter()
+                    .map(|v| format!("validation record {} {}", v.record_type, v.name)),
+            );
+        }
+        out
+    };
+    let pid = c.physical_id.clone().unwrap_or_default();
+    match h {
+        Handler::BucketCleaner => vec![format!(
+            "every object version and delete marker in bucket {}",
+            prop("BucketName").unwrap_or_else(|| "(unresolved)".into())
+        )],
+        Handler::DnsCertValidator | Handler::CertReplicator | Handler::WkldCertValidator
+            if pid.starts_with("arn:") =>
+        {
+            cert(&pid)
+        }
+        Handler::CustomDomain | Handler::WkldCustomDomain => aliases(prop("Aliases"))
+            .into_iter()
+            .map(|a| format!("A-alias record {a}"))
+            .collect(),
+        Handler::DnsDelegation => vec![format!("NS delegation record {pid} in the app zone")],
+        Handler::CustomDomainAppRunner => vec![format!(
+            "App Runner domain association and CNAME {} with its validation CNAMEs",
+            prop("CustomDomain").unwrap_or_default()
+        )],
+        Handler::EnvController => vec![format!(
+            "an UpdateStack of env stack {} (see the env-controller cascade)",
+            prop("EnvStack").unwrap_or_else(|| "(unresolved)".into())
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// The aliases in a Copilot `Aliases` value: a JSON map of workload to aliases, or a list.
+pub(crate) fn aliases(value: Option<String>) -> Vec<String> {
+    let Some(text) = value.filter(|v| !v.is_empty()) else {
+        return Vec::new();
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(map)) => map
+            .values()
+            .flat_map(|v| v.as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Ok(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => text.split(',').map(|s| s.trim().to_string()).collect(),
+    }
+}
+
+fn handler_verdicts(inv: &Inventory, stack: &Stack) -> Vec<HandlerVerdict> {
+    let kind = stack.copilot.as_ref().map(|c| c.kind);
+    stack
+        .custom_resources
+        .iter()
+        .map(|c| match copilot::classify(kind, c) {
+            Some(h) => {
+                let facts = h.facts();
+                HandlerVerdict {
+                    logical_id: c.logical_id.clone(),
+                    resource_type: c.resource_type.clone(),
+                    handler: Some(h),
+                    code: facts.file.to_string(),
+                    destructive: Some(facts.destructive),
+                    on_delete: facts.on_delete.to_string(),
+                    would_destroy: if facts.destructive {
+                        would_destroy(inv, stack, c, h)
+                    } else {
+                        Vec::new()
+                    },
+                }
+            }
+            None => HandlerVerdict {
+                logical_id: c.logical_id.clone(),
+                resource_type: c.resource_type.clone(),
+                handler: None,
+                code: c
+                    .function
+                    .as_ref()
+                    .map_or(c.service_token.clone(), |f| f.name.clone()),
+                destructive: None,
+                on_delete: "unknown code: treat its Delete as destructive".into(),
+                would_destroy: Vec::new(),
+            },
+        })
+        .collect()
+}
+
+fn out_of_band(inv: &Inventory, owned: &BTreeSet<String>) -> Vec<ObjectVerdict> {
+    let mut verdicts = Vec::new();
+    let mut validation: Vec<(String, String)> = Vec::new();
+    for c in &inv.out_of_band.certificates {
+        if owned.contains(&c.arn) {
+            continue;
+        }
+        for v in &c.validation_records {
+            validation.push((v.name.trim_end_matches('.').to_string(), c.arn.clone()));
+        }
+        verdicts.push(ObjectVerdict {
+            kind: "certificate",
+            id: c.arn.clone(),
+            fate: Fate::Import,
+            reason: format!(
+                "made by a handler outside CloudFormation ({}): Terraform imports it so no delete can remove it",
+                c.found_by
+            ),
+        });
+    }
+    // Load balancers of the stacks, by DNS name, for alias records pointing at them.
+    let lb_names: BTreeSet<String> = inv
+        .stacks
+        .iter()
+        .flat_map(|s| &s.resources)
+        .filter_map(|r| match &r.live {
+            LiveState::Described { calls } => calls
+                .first()
+                .and_then(|c| c.output.get("LoadBalancers"))
+                .and_then(|lbs| {
+                    crate::inventory::answer::list(Some(lbs))
+                        .first()
+                        .and_then(|lb| crate::inventory::answer::text(lb, "DNSName"))
+                }),
+            _ => None,
+        })
+        .map(|n| n.trim_end_matches('.').to_ascii_lowercase())
+        .collect();
+    let delegations: BTreeSet<String> = inv
+        .stacks
+        .iter()
+        .flat_map(|s| &s.custom_resources)
+        .filter(|c| c.resource_type == "Custom::DNSDelegationFunction")
+        .filter_map(|c| c.physical_id.clone())
+        .collect();
+    for zone in &inv.out_of_band.hosted_zones {
+        for r in &zone.records {
+            let name = r.name.trim_end_matches('.');
+            let apex = r.name == zone.name && (r.record_type == "SOA" || r.record_type == "NS");
+            if apex || owned.contains(name) || owned.contains(&r.name) {
+                continue;
+            }
+            let id = match &r.set_identifier {
+                Some(set) => format!("{}/{}/{}/{set}", zone.id, r.name, r.record_type),
+                None => format!("{}/{}/{}", zone.id, r.name, r.record_type),
+            };
+            let (fate, reason) = if let Some((_, cert)) = validation
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                (
+                    Fate::Import,
+                    format!("a DNS validation record of certificate {cert}, made by its handler"),
+                )
+            } else if r.record_type == "NS" && delegations.contains(name) {
+                (
+                    Fate::Import,
+                    "the NS delegation dns-delegation.js made for the environment".into(),
+                )
+            } else if r.alias_target.as_ref().is_some_and(|a| {
+                lb_names.contains(&a.dns_name.trim_end_matches('.').to_ascii_lowercase())
+            }) {
+                (Fate::Import, "an alias record pointing at one of the stacks' load balancers, made by a custom-domain handler".into())
+            } else {
+                (
+                    Fate::ExternalReference,
+                    format!(
+                        "in zone {}, not made by these stacks: left alone",
+                        zone.name
+                    ),
+                )
+            };
+            verdicts.push(ObjectVerdict {
+                kind: "record",
+                id,
+                fate,
+                reason,
+            });
+        }
+    }
+    verdicts
+}
+
+/// What a plain DeleteStack of `stack` would do.
+fn delete_effect(stack: &Stack, handlers: &[HandlerVerdict]) -> DeleteEffect {
+    let mut effect = DeleteEffect {
+        stack: stack.name.clone(),
+        destroyed: Vec::new(),
+        retained: Vec::new(),
+        handlers: Vec::new(),
+    };
+    for r in &stack.resources {
+        let Some(pid) = &r.physical_id else { continue };
+        if r.status.starts_with("DELETE_") || is_custom(&r.resource_type) {
+            continue;
+        }
+        let line = format!("{} ({}) {pid}", r.logical_id, r.resource_type);
+        match r.deletion_policy.as_deref() {
+            Some("Retain") | Some("RetainExceptOnCreate") => effect.retained.push(line),
+            Some("Snapshot") => effect.destroyed.push(format!("{line}, after a snapshot")),
+            _ => effect.destroyed.push(line),
+        }
+    }
+    for h in handlers {
+        let retained = stack
+            .resource(&h.logical_id)
+            .and_then(|r| r.deletion_policy.as_deref())
+            .is_some_and(|p| p.starts_with("Retain"));
+        if retained || h.destructive == Some(false) {
+            continue;
+        }
+        let what = if h.would_destroy.is_empty() {
+            h.on_delete.clone()
+        } else {
+            h.would_destroy.join("; ")
+        };
+        effect
+            .handlers
+            .push(format!("{} ({}) Delete: {what}", h.logical_id, h.code));
+    }
+    effect
+}
+
+/// Judges an inventory.
+pub fn assess(inv: &Inventory) -> Assessment {
+    // Physical ids of every stack resource: an object with one of these is owned, not out
+    // of band.
+    let owned: BTreeSet<String> = inv
+        .stacks
+        .iter()
+        .flat_map(|s| &s.resources)
+        .filter(|r| !is_custom(&r.resource_type))
+        .filter_map(|r| r.physical_id.clone())
+        .collect();
+    let mut stacks = Vec::new();
+    let mut delete_stack = Vec::new();
+    for stack in &inv.stacks {
+        let handlers = stack_handlers(stack);
+        let (disposition, why) = disposition(inv, stack, &handlers);
+        let support = handler_support(stack);
+        let resources = stack
+            .resources
+            .iter()
+            .map(|r| {
+                let (fate, reason) = fate_of(stack, r, disposition, &why, &support);
+                ResourceVerdict {
+                    logical_id: r.logical_id.clone(),
+                    resource_type: r.resource_type.clone(),
+                    physical_id: r.physical_id.clone(),
+                    fate,
+                    reason,
+                }
+            })
+            .collect();
+        let references = stack
+            .parameters
+            .iter()
+            .filter(|p| !p.no_echo && names_a_resource(&p.value))
+            .map(|p| ReferenceVerdict {
+                parameter: p.key.clone(),
+                value: p.value.clone(),
+                fate: Fate::ExternalReference,
+                reason: "the stack is given an existing resource: Terraform refers to it (a data source or a literal), never imports it".into(),
+            })
+            .collect();
+        let handler_verdicts = handler_verdicts(inv, stack);
+        delete_stack.push(delete_effect(stack, &handler_verdicts));
+        stacks.push(StackVerdict {
+            name: stack.name.clone(),
+            copilot_kind: stack.copilot.as_ref().map(|c| c.kind),
+            disposition,
+            reason: why,
+            resources,
+            handlers: handler_verdicts,
+            references,
+        });
+    }
+    Assessment {
+        stacks,
+        out_of_band: out_of_band(inv, &owned),
+        cascades: cascade::cascades(inv),
+        delete_stack,
+    }
+}

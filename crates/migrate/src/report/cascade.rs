@@ -1,0 +1,250 @@
+//! The env-controller cascade: what deleting a Copilot workload stack would remove from its
+//! environment. env-controller.js's Delete takes the workload out of every `*Workloads`
+//! parameter of the env stack and its key out of `Aliases`, then updates the env stack with
+//! the previous template; every env resource whose condition turns false is deleted. This
+//! evaluates the env template's conditions before and after that change, with the `template`
+//! crate's own evaluator.
+
+use super::{aliases, resolve};
+use crate::copilot::{self, Handler};
+use crate::inventory::model::{CopilotKind, Inventory, Stack};
+use cumulo_template::{NoSsm, Pseudo, prepare};
+use indexmap::{IndexMap, IndexSet};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cascade {
+    pub workload_stack: String,
+    pub workload: String,
+    pub env_stack: String,
+    /// Parameters the env-controller's Delete would change: (key, before, after).
+    pub parameter_changes: Vec<(String, String, String)>,
+    /// Env resources the update would delete: (logical id, type, physical id).
+    pub removed: Vec<(String, String, Option<String>)>,
+    /// Delete handlers those removals would run, and env custom resources the update would
+    /// replace.
+    pub handlers_fired: Vec<String>,
+    /// Why the cascade could not be evaluated, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// The env stack's parameters with `workload` taken out, as env-controller.js's Delete does.
+pub fn without_workload(
+    parameters: &IndexMap<String, String>,
+    workload: &str,
+) -> IndexMap<String, String> {
+    parameters
+        .iter()
+        .map(|(k, v)| {
+            let after = if k.ends_with("Workloads") {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty() && *w != workload)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            } else if k == "Aliases" {
+                match serde_json::from_str::<serde_json::Value>(v) {
+                    Ok(serde_json::Value::Object(mut map)) => {
+                        map.remove(workload);
+                        if map.is_empty() {
+                            String::new()
+                        } else {
+                            serde_json::Value::Object(map).to_string()
+                        }
+                    }
+                    _ => v.clone(),
+                }
+            } else {
+                v.clone()
+            };
+            (k.clone(), after)
+        })
+        .collect()
+}
+
+/// The resources whose conditions hold for these parameters.
+fn live_resources(
+    env: &Stack,
+    region: &str,
+    account: &str,
+    given: &IndexMap<String, String>,
+) -> Result<IndexSet<String>, String> {
+    let doc = cumulo_template::parse_template(&env.template)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
+    let uuid = env.id.rsplit('/').next().unwrap_or_default();
+    let pseudo = Pseudo::new(region, account, &env.name, uuid);
+    let prepared = prepare(doc.value, given, &IndexSet::new(), pseudo, &NoSsm)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
+    Ok(prepared.live.into_iter().collect())
+}
+
+fn env_of<'a>(
+    inv: &'a Inventory,
+    workload_stack: &Stack,
+    named: Option<String>,
+) -> Option<&'a Stack> {
+    if let Some(name) = named
+        && let Some(s) = inv.stack(&name)
+    {
+        return Some(s);
+    }
+    let c = workload_stack.copilot.as_ref()?;
+    inv.stacks.iter().find(|s| {
+        s.copilot
+            .as_ref()
+            .is_some_and(|e| e.kind == CopilotKind::Env && e.app == c.app && e.env == c.env)
+    })
+}
+
+/// `!Sub '${AppName}-${EnvName}'` with the stack's parameters.
+fn sub(stack: &Stack, value: &serde_json::Value) -> Option<String> {
+    let template = value.get("Fn::Sub")?.as_str()?;
+    let mut out = template.to_string();
+    for p in &stack.parameters {
+        out = out.replace(&format!("${{{}}}", p.key), &p.value);
+    }
+    (!out.contains("${")).then_some(out)
+}
+
+/// One cascade per workload stack with an env-controller.
+pub fn cascades(inv: &Inventory) -> Vec<Cascade> {
+    let mut out = Vec::new();
+    for stack in &inv.stacks {
+        let Some(controller) = stack
+            .custom_resources
+            .iter()
+            .find(|c| c.resource_type == "Custom::EnvControllerFunction")
+        else {
+            continue;
+        };
+        let prop = |k: &str| controller.properties.get(k);
+        let workload = prop("Workload")
+            .and_then(|v| resolve(stack, v))
+            .or_else(|| stack.copilot.as_ref()?.workload.clone())
+            .unwrap_or_default();
+        let named = prop("EnvStack").and_then(|v| resolve(stack, v).or_else(|| sub(stack, v)));
+        let mut cascade = Cascade {
+            workload_stack: stack.name.clone(),
+            workload: workload.clone(),
+            env_stack: named.clone().unwrap_or_default(),
+            parameter_changes: Vec::new(),
+            removed: Vec::new(),
+            handlers_fired: Vec::new(),
+            problem: None,
+        };
+        let Some(env) = env_of(inv, stack, named) else {
+            cascade.problem = Some("the env stack is not in the inventory".into());
+            out.push(cascade);
+            continue;
+        };
+        cascade.env_stack = env.name.clone();
+        let before: IndexMap<String, String> = env
+            .parameters
+            .iter()
+            .map(|p| (p.key.clone(), p.value.clone()))
+            .collect();
+        let after = without_workload(&before, &workload);
+        for (k, v) in &before {
+            if after.get(k) != Some(v) {
+                cascade
+                    .parameter_changes
+                    .push((k.clone(), v.clone(), after[k].clone()));
+            }
+        }
+        let evaluated = live_resources(env, &inv.region, &inv.account, &before)
+            .and_then(|b| Ok((b, live_resources(env, &inv.region, &inv.account, &after)?)));
+        let (live_before, live_after) = match evaluated {
+            Ok(pair) => pair,
+            Err(why) => {
+                cascade.problem = Some(format!(
+                    "the env template's conditions could not be evaluated: {why}"
+                ));
+                out.push(cascade);
+                continue;
+            }
+        };
+        let kind = env.copilot.as_ref().map(|c| c.kind);
+        for logical in live_before.difference(&live_after) {
+            let Some(r) = env.resource(logical) else {
+                continue;
+            };
+            if r.physical_id.is_none() {
+                continue;
+            }
+            cascade.removed.push((
+                r.logical_id.clone(),
+                r.resource_type.clone(),
+                r.physical_id.clone(),
+            ));
+            if let Some(c) = env
+                .custom_resources
+                .iter()
+                .find(|c| &c.logical_id == logical)
+                && let Some(h) = copilot::classify(kind, c)
+                && h.facts().destructive
+            {
+                let mut line = format!(
+                    "{} ({}) Delete: {}",
+                    c.logical_id,
+                    h.facts().file,
+                    h.facts().on_delete
+                );
+                if h == Handler::CustomDomain {
+                    let names = aliases(c.properties.get("Aliases").and_then(|v| resolve(env, v)));
+                    if !names.is_empty() {
+                        line.push_str(&format!(" ({})", names.join(", ")));
+                    }
+                }
+                cascade.handlers_fired.push(line);
+            }
+        }
+        // An Aliases change updates the env certificate: dns-cert-validator requests a new one
+        // and CloudFormation's cleanup deletes the old one.
+        if cascade
+            .parameter_changes
+            .iter()
+            .any(|(k, _, _)| k == "Aliases")
+            && let Some(cert) = env.custom_resources.iter().find(|c| {
+                live_after.contains(&c.logical_id)
+                    && copilot::classify(kind, c) == Some(Handler::DnsCertValidator)
+            })
+        {
+            cascade.handlers_fired.push(format!(
+                "{} (dns-cert-validator.js) is updated: a new certificate is requested and the old one {} is deleted with its unshared validation records",
+                cert.logical_id,
+                cert.physical_id.as_deref().unwrap_or("(unknown)")
+            ));
+        }
+        out.push(cascade);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workload_leaves_every_workloads_parameter_and_aliases() {
+        let before: IndexMap<String, String> = [
+            ("ALBWorkloads", "web,api"),
+            ("NATWorkloads", "web"),
+            (
+                "Aliases",
+                r#"{"web":["a.example.com"],"api":["b.example.com"]}"#,
+            ),
+            ("AppName", "web"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let after = without_workload(&before, "web");
+        assert_eq!(after["ALBWorkloads"], "api");
+        assert_eq!(after["NATWorkloads"], "");
+        assert_eq!(after["Aliases"], r#"{"api":["b.example.com"]}"#);
+        assert_eq!(after["AppName"], "web");
+        let only = without_workload(&after, "api");
+        assert_eq!(only["Aliases"], "");
+    }
+}
