@@ -265,3 +265,99 @@ def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):
     proc, _ = take_inventory(cumulo, tmp_path, "--app", "no-such-app")
     assert proc.returncode == 2
     assert "no stack is tagged copilot-application=no-such-app" in proc.stderr
+
+
+# The Copilot helpers of test_copilot.py: its app stand-in, its deploy and render, its handlers
+# fixture (the seed's handlers uploaded once per module).
+from test_copilot import APP, CIDRS, COPILOT, deploy, env_params, handlers, outputs, render  # noqa: E402,F401
+
+
+@pytest.mark.skipif(not COPILOT.is_dir(), reason=f"no Copilot corpus at {COPILOT}")
+def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo, handlers, tmp_path):
+    """An app stand-in, an environment with DNS (delegation and certificate handlers run) and a
+    Backend Service that the env-controller adds to the environment's InternalALBWorkloads:
+    inventory by the app's tags, then the report's fates, handlers and cascade."""
+    cfn = cumulo.client("cloudformation")
+    params = json.loads((COPILOT / "workloads__backend__http-full-config-params.json").read_text())
+    p = dict(params["Parameters"], ContainerImage="public.ecr.aws/nginx/nginx:latest")
+    app, env, name = p["AppName"], p["EnvName"], p["WorkloadName"]
+    app_file = tmp_path / "app.yml"
+    app_file.write_text(APP)
+    deploy(cumulo, f"{app}-infrastructure-roles", app_file, {"App": app},
+           tags={"copilot-application": app})
+    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    env_stack = f"{app}-{env}"
+    env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
+    deploy(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False),
+           tags={"copilot-application": app, "copilot-environment": env})
+    stack = f"{app}-{env}-{name}"
+    literals = dict(CIDRS, **{"123456789123": "000000000000"})
+    path = COPILOT / "workloads__backend__http-full-config-template.yml"
+    deploy(cumulo, stack, render(path, handlers, tmp_path, literals), p, tags=params["Tags"])
+
+    proc, out = take_inventory(cumulo, tmp_path, "--app", app, "--env", env)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    stacks = {s["name"]: s for s in inv["stacks"]}
+    assert {n: s["copilot"]["kind"] for n, s in stacks.items()} == {
+        f"{app}-infrastructure-roles": "app", env_stack: "env", stack: "workload"}
+    assert inv["selection"] == {"kind": "copilot", "app": app, "environments": [env]}
+    # The env's handlers, with the function and code location each custom resource runs.
+    customs = {c["logical_id"]: c for c in stacks[env_stack]["custom_resources"]}
+    assert customs["DelegateDNSAction"]["resource_type"] == "Custom::DNSDelegationFunction"
+    fn = customs["HTTPSCert"]["function"]
+    live = cumulo.client("lambda").get_function(FunctionName=fn["name"])["Configuration"]
+    assert (fn["arn"], fn["runtime"], fn["handler"]) == (live["FunctionArn"], live["Runtime"], live["Handler"])
+    assert customs["HTTPSCert"]["service_token"] == fn["arn"]
+    assert fn["code"]["s3_bucket"] == handlers
+    # The certificate HTTPSCert's handler made, found by its copilot tags, and the NS delegation
+    # the delegation handler wrote into the app's zone.
+    [cert] = [c for c in inv["out_of_band"]["certificates"] if c["arn"] == customs["HTTPSCert"]["physical_id"]]
+    assert cert["tags"]["copilot-application"] == app and cert["found_by"] == f"physical_id:{env_stack}/HTTPSCert, tags"
+    app_zone = next(z for z in inv["out_of_band"]["hosted_zones"] if z["name"] == f"{app}.example.com.")
+    assert (f"{env}.{app}.example.com.", "NS") in {(r["name"], r["record_type"]) for r in app_zone["records"]}
+    workload_env_params = {x["key"]: x["value"] for x in stacks[env_stack]["parameters"]}
+    assert workload_env_params["InternalALBWorkloads"] == name
+
+    report = tmp_path / "REPORT.md"
+    proc = migrate("report", str(out), "-o", str(report))
+    assert proc.returncode == 0, proc.stderr
+    text = report.read_text()
+    sections = {s.split("\n", 1)[0]: s for s in text.split("\n## ")}
+
+    def fates(section):
+        rows = [[c.strip() for c in line.split("|")[1:-1]] for line in sections[section].splitlines()
+                if line.startswith("| ") and "::" in line]
+        return {r[0]: r[3] for r in rows if len(r) == 5}  # the resource table, not the handlers'
+
+    app_fates = fates(f"Stack {app}-infrastructure-roles")
+    assert set(app_fates.values()) == {"retain-under-existing-owner"}
+    env_fates = fates(f"Stack {env_stack}")
+    assert env_fates["HTTPSCert"] == env_fates["DelegateDNSAction"] == "manual-cleanup"
+    assert env_fates["CertificateValidationFunction"] == "manual-cleanup"
+    assert env_fates["VPC"] == env_fates["Cluster"] == env_fates["InternalLoadBalancer"] == "import"
+    assert env_fates["PublicLoadBalancer"] == "not-created"  # ALBWorkloads is empty
+    wl_fates = fates(f"Stack {stack}")
+    assert wl_fates["EnvControllerAction"] == "manual-cleanup"
+    assert wl_fates["Service"] == wl_fates["TaskDefinition"] == "import"
+    # Destructive handlers, and what they would destroy.
+    assert f"certificate {cert['arn']}" in sections[f"Stack {env_stack}"]
+    assert f"NS delegation record {env}.{app}.example.com in the app zone" in sections[f"Stack {env_stack}"]
+    # Out-of-band objects: the certificate and the delegation are imported.
+    oob = sections["Objects outside the stacks"]
+    assert f"| certificate | {cert['arn']} | import |" in oob
+    assert f"{env}.{app}.example.com./NS | import | the NS delegation" in oob
+    # The workload's internal alias belongs to its RecordSetGroup: not an object outside.
+    assert f"{name}.{env}.{app}.internal." not in oob
+    # The cascade: deleting the workload empties InternalALBWorkloads, which deletes the
+    # environment's internal load balancer.
+    cascade = sections["Env-controller cascades"]
+    assert f"### Deleting {stack} (workload {name}) updates {env_stack}" in cascade
+    assert f"- parameter InternalALBWorkloads: `{name}` → ``" in cascade
+    assert "  - InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in cascade
+    delete = sections["What a plain DeleteStack would destroy"]
+    assert "HTTPSCert (dns-cert-validator.js) Delete: certificate" in delete
+
+    for s in (stack, env_stack, f"{app}-infrastructure-roles"):
+        cfn.delete_stack(StackName=s)
+        cfn.get_waiter("stack_delete_complete").wait(StackName=s, WaiterConfig={"Delay": 1, "MaxAttempts": 300})

@@ -134,17 +134,131 @@ pub struct DeleteEffect {
     pub handlers: Vec<String>,
 }
 
-/// A template value resolved against the stack, where it is a literal or a `Ref` to a
-/// parameter or resource.
+/// A template value resolved against the stack where the inventory can: literals, `Ref` to a
+/// parameter, resource or pseudo parameter, `Fn::Sub` (string form) and `Fn::Join` of such.
+/// `None` for anything else (`Fn::GetAtt` of a resource attribute, say).
 pub(crate) fn resolve(stack: &Stack, value: &serde_json::Value) -> Option<String> {
-    if let Some(s) = value.as_str() {
-        return Some(s.to_string());
+    resolve_in(None, stack, value)
+}
+
+/// [`resolve`], and with the inventory also `Fn::GetAtt` of a Copilot env-controller, which
+/// answers with its environment stack's outputs.
+pub(crate) fn resolve_in(
+    inv: Option<&Inventory>,
+    stack: &Stack,
+    value: &serde_json::Value,
+) -> Option<String> {
+    use serde_json::Value;
+    let by_name = |name: &str| -> Option<String> {
+        match name {
+            "AWS::StackName" => Some(stack.name.clone()),
+            "AWS::StackId" => Some(stack.id.clone()),
+            "AWS::Region" => stack.id.split(':').nth(3).map(str::to_string),
+            "AWS::AccountId" => stack.id.split(':').nth(4).map(str::to_string),
+            "AWS::Partition" => stack.id.split(':').nth(1).map(str::to_string),
+            "AWS::URLSuffix" => Some("amazonaws.com".into()),
+            _ => stack
+                .parameter(name)
+                .map(str::to_string)
+                .or_else(|| stack.resource(name)?.physical_id.clone()),
+        }
+    };
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(map) if map.len() == 1 => {
+            let (key, arg) = map.iter().next()?;
+            match key.as_str() {
+                "Ref" => by_name(arg.as_str()?),
+                "Fn::Sub" => {
+                    let mut rest = arg.as_str()?;
+                    let mut out = String::new();
+                    while let Some(start) = rest.find("${") {
+                        out.push_str(&rest[..start]);
+                        let end = rest[start..].find('}')? + start;
+                        out.push_str(&by_name(&rest[start + 2..end])?);
+                        rest = &rest[end + 1..];
+                    }
+                    out.push_str(rest);
+                    Some(out)
+                }
+                "Fn::Join" => {
+                    let parts = arg.as_array()?;
+                    let sep = parts.first()?.as_str()?;
+                    let items = parts.get(1)?.as_array()?;
+                    let resolved: Option<Vec<String>> =
+                        items.iter().map(|i| resolve_in(inv, stack, i)).collect();
+                    Some(resolved?.join(sep))
+                }
+                "Fn::GetAtt" => {
+                    let (logical, attribute) = match arg {
+                        Value::Array(parts) => (parts.first()?.as_str()?, parts.get(1)?.as_str()?),
+                        Value::String(dotted) => dotted.split_once('.')?,
+                        _ => return None,
+                    };
+                    let controller = stack.custom_resources.iter().any(|c| {
+                        c.logical_id == logical
+                            && c.resource_type == "Custom::EnvControllerFunction"
+                    });
+                    let c = stack.copilot.as_ref().filter(|_| controller)?;
+                    let env = inv?.stacks.iter().find(|s| {
+                        s.copilot.as_ref().is_some_and(|e| {
+                            e.kind == CopilotKind::Env && e.app == c.app && e.env == c.env
+                        })
+                    })?;
+                    env.outputs
+                        .iter()
+                        .find(|o| o.key == attribute)
+                        .map(|o| o.value.clone())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
-    let name = value.get("Ref")?.as_str()?;
-    stack
-        .parameter(name)
-        .map(str::to_string)
-        .or_else(|| stack.resource(name)?.physical_id.clone())
+}
+
+/// The deployed template as JSON (nothing when it does not parse).
+pub(crate) fn template_of(stack: &Stack) -> serde_json::Value {
+    cumulo_template::parse_template(&stack.template)
+        .map(|d| d.value.to_json())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Record names (lowercase, no trailing dot) the stacks' RecordSet and RecordSetGroup
+/// resources own.
+fn owned_record_names(inv: &Inventory) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let norm = |n: &str| n.trim_end_matches('.').to_ascii_lowercase();
+    for stack in &inv.stacks {
+        let doc = template_of(stack);
+        for r in &stack.resources {
+            let declared = doc
+                .get("Resources")
+                .and_then(|d| d.get(&r.logical_id))
+                .and_then(|d| d.get("Properties"));
+            match r.resource_type.as_str() {
+                "AWS::Route53::RecordSet" => {
+                    if let Some(pid) = &r.physical_id {
+                        names.insert(norm(pid));
+                    }
+                    if let Some(n) = declared.and_then(|p| p.get("Name")) {
+                        names.extend(resolve_in(Some(inv), stack, n).map(|n| norm(&n)));
+                    }
+                }
+                "AWS::Route53::RecordSetGroup" => {
+                    let sets = declared.and_then(|p| p.get("RecordSets"));
+                    for set in sets.and_then(|s| s.as_array()).into_iter().flatten() {
+                        if let Some(n) = set.get("Name") {
+                            names.extend(resolve_in(Some(inv), stack, n).map(|n| norm(&n)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    names
 }
 
 /// Whether a stack is kept or blocked, inherited from its root for nested stacks.
@@ -329,12 +443,12 @@ fn would_destroy(inv: &Inventory, stack: &Stack, c: &CustomResource, h: Handler)
         let mut out = vec![format!("certificate {arn}")];
         if let Some(found) = inv.out_of_band.certificates.iter().find(|x| x.arn == arn) {
             out[0] = format!("certificate {arn} ({})", found.domain_name);
-            out.extend(
-                found
-                    .validation_records
-                    .iter()
-                    .map(|v| format!("validation record {} {}", v.record_type, v.name)),
-            );
+            for v in &found.validation_records {
+                let line = format!("validation record {} {}", v.record_type, v.name);
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
         }
         out
     };
@@ -424,6 +538,7 @@ fn handler_verdicts(inv: &Inventory, stack: &Stack) -> Vec<HandlerVerdict> {
 }
 
 fn out_of_band(inv: &Inventory, owned: &BTreeSet<String>) -> Vec<ObjectVerdict> {
+    let records = owned_record_names(inv);
     let mut verdicts = Vec::new();
     let mut validation: Vec<(String, String)> = Vec::new();
     for c in &inv.out_of_band.certificates {
@@ -472,7 +587,7 @@ fn out_of_band(inv: &Inventory, owned: &BTreeSet<String>) -> Vec<ObjectVerdict> 
         for r in &zone.records {
             let name = r.name.trim_end_matches('.');
             let apex = r.name == zone.name && (r.record_type == "SOA" || r.record_type == "NS");
-            if apex || owned.contains(name) || owned.contains(&r.name) {
+            if apex || owned.contains(name) || records.contains(&name.to_ascii_lowercase()) {
                 continue;
             }
             let id = match &r.set_identifier {
@@ -573,7 +688,7 @@ pub fn assess(inv: &Inventory) -> Assessment {
         let handlers = stack_handlers(stack);
         let (disposition, why) = disposition(inv, stack, &handlers);
         let support = handler_support(stack);
-        let resources = stack
+        let mut resources: Vec<ResourceVerdict> = stack
             .resources
             .iter()
             .map(|r| {
@@ -587,6 +702,33 @@ pub fn assess(inv: &Inventory) -> Assessment {
                 }
             })
             .collect();
+        // Declared but never listed: CloudFormation lists no resource whose condition was
+        // false at the last deploy.
+        let doc = template_of(stack);
+        for (logical, declared) in doc
+            .get("Resources")
+            .and_then(|r| r.as_object())
+            .into_iter()
+            .flatten()
+        {
+            if stack.resource(logical).is_none() {
+                let condition = declared.get("Condition").and_then(|c| c.as_str());
+                resources.push(ResourceVerdict {
+                    logical_id: logical.clone(),
+                    resource_type: declared
+                        .get("Type")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                    physical_id: None,
+                    fate: Fate::NotCreated,
+                    reason: match condition {
+                        Some(c) => format!("its condition {c} was false at the last deploy"),
+                        None => "declared but not in the stack".into(),
+                    },
+                });
+            }
+        }
         let references = stack
             .parameters
             .iter()

@@ -97,16 +97,6 @@ fn env_of<'a>(
     })
 }
 
-/// `!Sub '${AppName}-${EnvName}'` with the stack's parameters.
-fn sub(stack: &Stack, value: &serde_json::Value) -> Option<String> {
-    let template = value.get("Fn::Sub")?.as_str()?;
-    let mut out = template.to_string();
-    for p in &stack.parameters {
-        out = out.replace(&format!("${{{}}}", p.key), &p.value);
-    }
-    (!out.contains("${")).then_some(out)
-}
-
 /// One cascade per workload stack with an env-controller.
 pub fn cascades(inv: &Inventory) -> Vec<Cascade> {
     let mut out = Vec::new();
@@ -123,7 +113,7 @@ pub fn cascades(inv: &Inventory) -> Vec<Cascade> {
             .and_then(|v| resolve(stack, v))
             .or_else(|| stack.copilot.as_ref()?.workload.clone())
             .unwrap_or_default();
-        let named = prop("EnvStack").and_then(|v| resolve(stack, v).or_else(|| sub(stack, v)));
+        let named = prop("EnvStack").and_then(|v| resolve(stack, v));
         let mut cascade = Cascade {
             workload_stack: stack.name.clone(),
             workload: workload.clone(),
