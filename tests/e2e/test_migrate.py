@@ -148,9 +148,9 @@ Outputs:
 """
 
 
-def take_inventory(cumulo, tmp_path, *selection):
+def take_inventory(cumulo, tmp_path, *selection, **extra_env):
     out = tmp_path / "inventory.json"
-    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1"}
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1", **extra_env}
     proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
                           capture_output=True, text=True, timeout=120, env=env)
     return proc, out
@@ -255,6 +255,20 @@ def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack)
     proc = migrate("report", str(tampered))
     assert proc.returncode == 2
     assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
+
+
+def test_a_call_that_is_not_a_read_is_refused_before_it_is_sent(cumulo, tmp_path, plain_stack):
+    """A bug making the inventory attempt a write (the debug build's test seam) stops the
+    command with exit 2 naming the operation; the stack is untouched."""
+    _, stack = plain_stack
+    for call, why in (("cloudformation:DeleteStack", "is not a read the inventory may make"),
+                      ("secretsmanager:GetSecretValue", "would read a secret's value")):
+        proc, out = take_inventory(cumulo, tmp_path, "--stack", stack, CUMULO_MIGRATE_TEST_ATTEMPT=call)
+        assert proc.returncode == 2
+        assert f"refused {call}: {call} {why}" in proc.stderr
+        assert not out.exists()
+    status = cumulo.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]
+    assert status == "CREATE_COMPLETE"
 
 
 def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):

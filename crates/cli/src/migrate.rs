@@ -116,6 +116,24 @@ fn inventory(args: &InventoryArgs) -> anyhow::Result<ExitCode> {
             names: args.stack.clone(),
         },
     };
+    // A test seam for the refusal path (debug builds only): the e2e tests make the command
+    // attempt a call that is not a read, as a bug would.
+    if cfg!(debug_assertions)
+        && let Ok(call) = std::env::var("CUMULO_MIGRATE_TEST_ATTEMPT")
+    {
+        let (service, operation) = call.split_once(':').unwrap_or(("", call.as_str()));
+        let attempt = cumulo_migrate::inventory::reads::ReadRequest::new(
+            service,
+            operation,
+            serde_json::json!({}),
+        );
+        if let Err(refused) = attempt {
+            return Ok(refuse(format!(
+                "refused {}: {refused}. This is a bug in cumulo; nothing was changed",
+                refused.operation()
+            )));
+        }
+    }
     let client = crate::aws_read::HttpReadClient::connect(&crate::aws_read::Connection {
         profile: args.profile.as_deref(),
         region: args.region.as_deref(),

@@ -64,19 +64,31 @@ pub fn without_workload(
 }
 
 /// The resources whose conditions hold for these parameters.
+/// The stack's template prepared with these parameters (conditions, live resources, graph).
+pub(crate) fn prepared(
+    stack: &Stack,
+    region: &str,
+    account: &str,
+    given: &IndexMap<String, String>,
+) -> Result<cumulo_template::Prepared, String> {
+    let doc = cumulo_template::parse_template(&stack.template)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
+    let uuid = stack.id.rsplit('/').next().unwrap_or_default();
+    let pseudo = Pseudo::new(region, account, &stack.name, uuid);
+    prepare(doc.value, given, &IndexSet::new(), pseudo, &NoSsm)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))
+}
+
 fn live_resources(
     env: &Stack,
     region: &str,
     account: &str,
     given: &IndexMap<String, String>,
 ) -> Result<IndexSet<String>, String> {
-    let doc = cumulo_template::parse_template(&env.template)
-        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
-    let uuid = env.id.rsplit('/').next().unwrap_or_default();
-    let pseudo = Pseudo::new(region, account, &env.name, uuid);
-    let prepared = prepare(doc.value, given, &IndexSet::new(), pseudo, &NoSsm)
-        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
-    Ok(prepared.live.into_iter().collect())
+    Ok(prepared(env, region, account, given)?
+        .live
+        .into_iter()
+        .collect())
 }
 
 fn env_of<'a>(
