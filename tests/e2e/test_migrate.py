@@ -5,6 +5,7 @@ patched with `cumulo migrate retain-patch`, proved policy-only with `cumulo migr
 and then a DeleteStack leaves every resource in place."""
 import json
 import os
+import re
 import stat
 import subprocess
 import uuid
@@ -223,10 +224,16 @@ def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
     name, stack = plain_stack
     proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
     assert proc.returncode == 0, proc.stderr
-    report = tmp_path / "REPORT.md"
-    proc = migrate("report", str(out), "-o", str(report))
+    report, html = tmp_path / "REPORT.md", tmp_path / "REPORT.html"
+    proc = migrate("report", str(out), "-o", str(report), "--html", str(html))
     assert proc.returncode == 0, proc.stderr
     text = report.read_text()
+    # The HTML graph: one node per live resource, coloured by fate, the subnet after its VPC.
+    page = html.read_text()
+    assert page.count("<rect") == 8
+    assert re.search(r'<title>Queue import</title><rect [^>]*fill="#2e7d32"/>', page)
+    column = {n: int(x) for n, x in re.findall(r'<title>(\w+) [\w-]+</title><rect x="(\d+)"', page)}
+    assert column["Vpc"] < column["Subnet"]
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
             for line in text.splitlines() if line.startswith("| ") and "AWS::" in line}
     for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone"):

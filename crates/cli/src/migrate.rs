@@ -66,6 +66,9 @@ struct ReportArgs {
     /// Where to write REPORT.md (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Also write an HTML report with each stack's resource graph, fates as colours.
+    #[arg(long)]
+    html: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -203,7 +206,13 @@ fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(e) => return Ok(refuse(format!("{}: {e}", args.inventory.display()))),
     };
-    let md = markdown::render(&inventory, &assess(&inventory));
+    let assessment = assess(&inventory);
+    if let Some(path) = &args.html {
+        let page = cumulo_migrate::report::html::render(&inventory, &assessment);
+        std::fs::write(path, page)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    let md = markdown::render(&inventory, &assessment);
     match &args.output {
         Some(path) => {
             std::fs::write(path, &md)

@@ -1,9 +1,10 @@
 //! The verdict on an inventory: each stack's disposition and each resource's fate with the
 //! reason, every custom-resource Delete handler with what it would destroy, each workload's
 //! env-controller cascade, and what a plain DeleteStack would destroy. [`assess`] computes
-//! it (`generate` builds on the same [`Assessment`]); `markdown` renders it.
+//! it (`generate` builds on the same [`Assessment`]); `markdown` and `html` render it.
 
 pub mod cascade;
+pub mod html;
 pub mod markdown;
 
 use crate::copilot::{self, Handler};
