@@ -760,3 +760,243 @@ pub fn assess(inv: &Inventory) -> Assessment {
         delete_stack,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::take::copilot_of;
+    use serde_json::json;
+
+    fn resource(logical: &str, kind: &str, pid: Option<&str>) -> Resource {
+        Resource {
+            logical_id: logical.into(),
+            resource_type: kind.into(),
+            physical_id: pid.map(str::to_string),
+            status: "CREATE_COMPLETE".into(),
+            status_reason: None,
+            last_updated_at: None,
+            deletion_policy: None,
+            update_replace_policy: None,
+            live: LiveState::Described { calls: vec![] },
+            import_attributes: Default::default(),
+        }
+    }
+
+    fn stack(name: &str, tags: &[(&str, &str)], template: &str, resources: Vec<Resource>) -> Stack {
+        let tags: std::collections::BTreeMap<String, String> = tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Stack {
+            name: name.into(),
+            id: format!("arn:aws:cloudformation:us-east-1:111122223333:stack/{name}/1"),
+            status: "CREATE_COMPLETE".into(),
+            status_reason: None,
+            description: None,
+            created_at: None,
+            last_updated_at: None,
+            copilot: copilot_of(&tags),
+            tags,
+            parameters: vec![],
+            outputs: vec![],
+            capabilities: vec![],
+            role_arn: None,
+            termination_protection: false,
+            template: template.into(),
+            parent_id: None,
+            root_id: None,
+            resources,
+            custom_resources: vec![],
+        }
+    }
+
+    fn inventory(stacks: Vec<Stack>) -> Inventory {
+        Inventory {
+            format_version: FORMAT_VERSION,
+            account: "111122223333".into(),
+            region: "us-east-1".into(),
+            taken_at: "2026-12-04T09:00:00Z".into(),
+            endpoint: None,
+            taken_by: "test".into(),
+            selection: Selection::Stacks { names: vec![] },
+            stacks,
+            out_of_band: OutOfBand::default(),
+            content_sha256: String::new(),
+        }
+    }
+
+    fn fates(a: &Assessment, stack: usize) -> Vec<(String, Fate)> {
+        a.stacks[stack]
+            .resources
+            .iter()
+            .map(|r| (r.logical_id.clone(), r.fate))
+            .collect()
+    }
+
+    const TEMPLATE: &str = r#"
+Conditions:
+  Never: !Equals [a, b]
+Resources:
+  Queue: {Type: AWS::SQS::Queue}
+  Gone: {Type: AWS::SNS::Topic}
+  Child: {Type: AWS::CloudFormation::Stack, Properties: {TemplateURL: x}}
+  Handler: {Type: AWS::Lambda::Function, Properties: {Role: !GetAtt HandlerRole.Arn}}
+  HandlerRole: {Type: AWS::IAM::Role}
+  Action: {Type: Custom::BucketCleanerFunction, Properties: {ServiceToken: !GetAtt Handler.Arn, BucketName: logs}}
+  Maybe: {Type: AWS::SQS::Queue, Condition: Never}
+"#;
+
+    #[test]
+    fn each_resource_gets_its_fate_with_handlers_and_their_support_left_for_cleanup() {
+        let mut gone = resource("Gone", "AWS::SNS::Topic", Some("arn:topic"));
+        gone.live = LiveState::Gone {
+            operation: "GetTopicAttributes".into(),
+            error_code: "NotFound".into(),
+            message: None,
+        };
+        let mut s = stack(
+            "app-test",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "test"),
+            ],
+            TEMPLATE,
+            vec![
+                resource("Queue", "AWS::SQS::Queue", Some("https://q")),
+                gone,
+                resource(
+                    "Child",
+                    "AWS::CloudFormation::Stack",
+                    Some("arn:aws:cloudformation:us-east-1:1:stack/app-test-Child-1/2"),
+                ),
+                resource("Handler", "AWS::Lambda::Function", Some("app-test-Handler")),
+                resource(
+                    "HandlerRole",
+                    "AWS::IAM::Role",
+                    Some("app-test-HandlerRole"),
+                ),
+                resource(
+                    "Action",
+                    "Custom::BucketCleanerFunction",
+                    Some("bucket-cleaner-Action"),
+                ),
+            ],
+        );
+        s.parameters.push(StackParameter {
+            key: "VpcId".into(),
+            value: "vpc-123".into(),
+            resolved_value: None,
+            no_echo: false,
+        });
+        s.custom_resources.push(CustomResource {
+            logical_id: "Action".into(),
+            resource_type: "Custom::BucketCleanerFunction".into(),
+            physical_id: Some("bucket-cleaner-Action".into()),
+            properties: json!({"ServiceToken": {"Fn::GetAtt": ["Handler", "Arn"]}, "BucketName": "logs"}),
+            service_token: "arn:aws:lambda:us-east-1:111122223333:function:app-test-Handler".into(),
+            function: Some(HandlerFunction {
+                logical_id: Some("Handler".into()),
+                name: "app-test-Handler".into(),
+                arn: "arn:aws:lambda:us-east-1:111122223333:function:app-test-Handler".into(),
+                runtime: Some("nodejs20.x".into()),
+                handler: Some("index.handler".into()),
+                role: Some("arn:aws:iam::111122223333:role/app-test-HandlerRole".into()),
+                timeout: None,
+                code: CodeLocation::default(),
+            }),
+        });
+        let a = assess(&inventory(vec![s]));
+        assert_eq!(
+            fates(&a, 0),
+            vec![
+                ("Queue".into(), Fate::Import),
+                ("Gone".into(), Fate::ManualCleanup),
+                ("Child".into(), Fate::NestedWrapper),
+                ("Handler".into(), Fate::ManualCleanup),
+                ("HandlerRole".into(), Fate::ManualCleanup),
+                ("Action".into(), Fate::ManualCleanup),
+                ("Maybe".into(), Fate::NotCreated),
+            ]
+        );
+        assert_eq!(a.stacks[0].disposition, Disposition::HandOff);
+        assert_eq!(a.stacks[0].references[0].fate, Fate::ExternalReference);
+        let h = &a.stacks[0].handlers[0];
+        assert_eq!(
+            (h.handler, h.destructive),
+            (Some(Handler::BucketCleaner), Some(true))
+        );
+        assert_eq!(
+            h.would_destroy,
+            vec!["every object version and delete marker in bucket logs"]
+        );
+        // A plain DeleteStack runs the cleaner and deletes the queue.
+        let d = &a.delete_stack[0];
+        assert!(
+            d.handlers[0].starts_with("Action (bucket-cleaner.js) Delete: every object version")
+        );
+        assert!(
+            d.destroyed
+                .iter()
+                .any(|l| l.starts_with("Queue (AWS::SQS::Queue)"))
+        );
+    }
+
+    #[test]
+    fn the_app_stack_is_kept_and_a_cdn_environment_is_blocked() {
+        let app = stack(
+            "app-infrastructure-roles",
+            &[("copilot-application", "app")],
+            "Resources:\n  Zone: {Type: AWS::Route53::HostedZone}\n",
+            vec![resource("Zone", "AWS::Route53::HostedZone", Some("Z123"))],
+        );
+        let mut env = stack(
+            "app-prod",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "prod"),
+            ],
+            "Resources:\n  Vpc: {Type: AWS::EC2::VPC}\n  CertificateReplicator: {Type: Custom::CertificateReplicatorFunction}\n",
+            vec![
+                resource("Vpc", "AWS::EC2::VPC", Some("vpc-1")),
+                resource(
+                    "CertificateReplicator",
+                    "Custom::CertificateReplicatorFunction",
+                    Some("arn:aws:acm:us-east-1:1:certificate/x"),
+                ),
+            ],
+        );
+        env.custom_resources.push(CustomResource {
+            logical_id: "CertificateReplicator".into(),
+            resource_type: "Custom::CertificateReplicatorFunction".into(),
+            physical_id: Some("arn:aws:acm:us-east-1:1:certificate/x".into()),
+            properties: json!({}),
+            service_token: String::new(),
+            function: None,
+        });
+        let a = assess(&inventory(vec![app, env]));
+        assert_eq!(a.stacks[0].disposition, Disposition::Keep);
+        assert_eq!(
+            fates(&a, 0),
+            vec![("Zone".into(), Fate::RetainUnderExistingOwner)]
+        );
+        assert_eq!(a.stacks[1].disposition, Disposition::Blocked);
+        assert!(a.stacks[1].reason.contains("CDN (CloudFront)"));
+        assert!(fates(&a, 1).iter().all(|(_, f)| *f == Fate::Blocked));
+    }
+
+    #[test]
+    fn references_resolve_subs_and_joins_against_the_stack() {
+        let mut s = stack("web", &[], "Resources: {}\n", vec![]);
+        s.parameters.push(StackParameter {
+            key: "Env".into(),
+            value: "test".into(),
+            resolved_value: None,
+            no_echo: false,
+        });
+        let sub = json!({"Fn::Sub": "${AWS::StackName}-${Env}.${AWS::Region}"});
+        assert_eq!(resolve(&s, &sub).as_deref(), Some("web-test.us-east-1"));
+        let join = json!({"Fn::Join": [".", [{"Ref": "Env"}, "example.com"]]});
+        assert_eq!(resolve(&s, &join).as_deref(), Some("test.example.com"));
+        assert_eq!(resolve(&s, &json!({"Fn::GetAtt": ["X", "Y"]})), None);
+    }
+}
