@@ -22,7 +22,7 @@ pub enum Fate {
     /// It stays where it is, owned by a stack that is kept.
     RetainUnderExistingOwner,
     /// Nothing to import: retained on teardown and removed by hand later (custom-resource
-    /// handles and their handler functions, roles and log groups; resources already gone).
+    /// handles and their handler functions, roles, policies, permissions and log groups).
     ManualCleanup,
     /// Referenced but not owned by these stacks: Terraform refers to it, never imports it.
     ExternalReference,
@@ -30,7 +30,8 @@ pub enum Fate {
     Blocked,
     /// A nested stack resource: its resources are judged in the nested stack.
     NestedWrapper,
-    /// Never created (its condition was false) or already deleted: nothing to do.
+    /// Never created (its condition was false), or gone (its service says it no longer
+    /// exists): nothing to do.
     NotCreated,
 }
 
@@ -315,8 +316,45 @@ fn stack_handlers(stack: &Stack) -> Vec<Handler> {
     handlers
 }
 
-/// The logical ids of the functions, roles and log groups that exist only to run the stack's
-/// custom resources.
+/// The logical ids a template value refers to (Ref, Fn::GetAtt, `${X}` in Fn::Sub).
+fn referenced(value: &serde_json::Value, out: &mut BTreeSet<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("Ref", Value::String(name)) => {
+                        out.insert(name.clone());
+                    }
+                    ("Fn::GetAtt", Value::Array(parts)) => {
+                        out.extend(parts.first().and_then(Value::as_str).map(str::to_string));
+                    }
+                    ("Fn::GetAtt", Value::String(dotted)) => {
+                        out.extend(dotted.split('.').next().map(str::to_string));
+                    }
+                    ("Fn::Sub", Value::String(text)) => {
+                        let mut rest = text.as_str();
+                        while let Some(start) = rest.find("${") {
+                            let Some(end) = rest[start..].find('}') else {
+                                break;
+                            };
+                            let name = &rest[start + 2..start + end];
+                            out.extend(name.split('.').next().map(str::to_string));
+                            rest = &rest[start + end + 1..];
+                        }
+                    }
+                    _ => referenced(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| referenced(i, out)),
+        _ => {}
+    }
+}
+
+/// The logical ids of what exists only to run the stack's custom resources: the handler
+/// functions, their roles and log groups, and the policies and permissions that refer to
+/// nothing else of the stack.
 fn handler_support(stack: &Stack) -> BTreeSet<String> {
     let mut support = BTreeSet::new();
     for f in stack
@@ -343,7 +381,37 @@ fn handler_support(stack: &Stack) -> BTreeSet<String> {
             }
         }
     }
-    support
+    let doc = template_of(stack);
+    loop {
+        let before = support.len();
+        for r in &stack.resources {
+            let attachment = matches!(
+                r.resource_type.as_str(),
+                "AWS::IAM::Policy" | "AWS::Lambda::Permission" | "AWS::Logs::LogGroup"
+            );
+            if !attachment || support.contains(&r.logical_id) {
+                continue;
+            }
+            let mut refs = BTreeSet::new();
+            if let Some(props) = doc
+                .get("Resources")
+                .and_then(|d| d.get(&r.logical_id))
+                .and_then(|d| d.get("Properties"))
+            {
+                referenced(props, &mut refs);
+            }
+            let local: Vec<&String> = refs
+                .iter()
+                .filter(|x| stack.resource(x).is_some())
+                .collect();
+            if !local.is_empty() && local.iter().all(|x| support.contains(*x)) {
+                support.insert(r.logical_id.clone());
+            }
+        }
+        if support.len() == before {
+            return support;
+        }
+    }
 }
 
 fn fate_of(
@@ -403,8 +471,10 @@ fn fate_of(
     }
     match &r.live {
         LiveState::Gone { error_code, .. } => (
-            Fate::ManualCleanup,
-            format!("its service says it no longer exists ({error_code}): nothing to import"),
+            Fate::NotCreated,
+            format!(
+                "its service says it no longer exists ({error_code}): nothing to import or clean up"
+            ),
         ),
         LiveState::Failed { error_code, .. } => (
             Fate::Import,
@@ -842,6 +912,8 @@ Resources:
   Child: {Type: AWS::CloudFormation::Stack, Properties: {TemplateURL: x}}
   Handler: {Type: AWS::Lambda::Function, Properties: {Role: !GetAtt HandlerRole.Arn}}
   HandlerRole: {Type: AWS::IAM::Role}
+  HandlerPolicy: {Type: AWS::IAM::Policy, Properties: {Roles: [!Ref HandlerRole], PolicyName: p}}
+  QueuePolicy: {Type: AWS::IAM::Policy, Properties: {Roles: [!Ref HandlerRole], PolicyName: !GetAtt Queue.Arn}}
   Action: {Type: Custom::BucketCleanerFunction, Properties: {ServiceToken: !GetAtt Handler.Arn, BucketName: logs}}
   Maybe: {Type: AWS::SQS::Queue, Condition: Never}
 "#;
@@ -875,6 +947,8 @@ Resources:
                     "AWS::IAM::Role",
                     Some("app-test-HandlerRole"),
                 ),
+                resource("HandlerPolicy", "AWS::IAM::Policy", Some("app-t-Hand-1")),
+                resource("QueuePolicy", "AWS::IAM::Policy", Some("app-t-Queu-1")),
                 resource(
                     "Action",
                     "Custom::BucketCleanerFunction",
@@ -910,10 +984,12 @@ Resources:
             fates(&a, 0),
             vec![
                 ("Queue".into(), Fate::Import),
-                ("Gone".into(), Fate::ManualCleanup),
+                ("Gone".into(), Fate::NotCreated),
                 ("Child".into(), Fate::NestedWrapper),
                 ("Handler".into(), Fate::ManualCleanup),
                 ("HandlerRole".into(), Fate::ManualCleanup),
+                ("HandlerPolicy".into(), Fate::ManualCleanup),
+                ("QueuePolicy".into(), Fate::Import),
                 ("Action".into(), Fate::ManualCleanup),
                 ("Maybe".into(), Fate::NotCreated),
             ]
