@@ -246,6 +246,31 @@ def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
     assert "- deleted: Queue (AWS::SQS::Queue)" in delete
 
 
+def test_nested_stacks_are_inventoried_under_their_parent(cumulo, tmp_path):
+    cfn, s3 = cumulo.client("cloudformation"), cumulo.client("s3")
+    name = f"nest{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=name)
+    child = {"Resources": {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-child"}}}}
+    s3.put_object(Bucket=name, Key="child.json", Body=json.dumps(child).encode())
+    parent = {"Resources": {"Child": {"Type": "AWS::CloudFormation::Stack",
+                                      "Properties": {"TemplateURL": f"{cumulo.endpoint}/{name}/child.json"}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(parent))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", name)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    [parent_stack, child_stack] = inv["stacks"]
+    child_id = physical(cumulo, name, "Child")
+    assert (parent_stack["name"], child_stack["id"]) == (name, child_id)
+    assert child_stack["parent_id"] == parent_stack["id"]
+    assert child_stack["resources"][0]["physical_id"] == cfn.describe_stack_resource(
+        StackName=child_id, LogicalResourceId="Queue")["StackResourceDetail"]["PhysicalResourceId"]
+    proc = migrate("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"| Child | AWS::CloudFormation::Stack | {child_id} | nested-wrapper |" in proc.stdout
+    assert "| Queue | AWS::SQS::Queue |" in proc.stdout.split(f"## Stack {child_stack['name']}")[1]
+
+
 def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack):
     _, stack = plain_stack
     proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
