@@ -144,6 +144,21 @@ Resources:
   Zone:
     Type: AWS::Route53::HostedZone
     Properties: {Name: !Sub "${Name}.example.org"}
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub "${Name}-data", VersioningConfiguration: {Status: Enabled}}
+  Key:
+    Type: AWS::KMS::Key
+    Properties:
+      KeyPolicy:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {AWS: !Sub "arn:aws:iam::${AWS::AccountId}:root"}, Action: "kms:*", Resource: "*"}]
+  Repo:
+    Type: AWS::ECR::Repository
+    Properties: {RepositoryName: !Sub "${Name}-repo"}
+  Secret:
+    Type: AWS::SecretsManager::Secret
+    Properties: {Name: !Sub "${Name}-secret", GenerateSecretString: {PasswordLength: 24}}
 Outputs:
   QueueUrl: {Value: !Ref Queue}
 """
@@ -214,6 +229,15 @@ def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_pa
     assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
     assert res["Logs"]["deletion_policy"] == "Retain"
     assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
+    # The secret is described, never read.
+    assert res["Secret"]["live"]["calls"][0]["operation"] == "DescribeSecret"
+    value = cumulo.client("secretsmanager").get_secret_value(SecretId=f"{name}-secret")["SecretString"]
+    assert value not in out.read_text()
+    assert res["Bucket"]["live"]["calls"][0]["output"] == {"Status": "Enabled"}
+    key = cumulo.client("kms").describe_key(KeyId=res["Key"]["physical_id"])["KeyMetadata"]
+    assert res["Key"]["import_attributes"]["arn"] == key["Arn"]
+    repo = cumulo.client("ecr").describe_repositories(repositoryNames=[f"{name}-repo"])["repositories"][0]
+    assert res["Repo"]["import_attributes"]["arn"] == repo["repositoryArn"]
     [zone] = inv["out_of_band"]["hosted_zones"]
     assert zone["id"] == res["Zone"]["physical_id"].split("/")[-1]
     assert zone["referenced_by"] == [{"stack": stack, "how": "resource:Zone"}]
@@ -230,13 +254,13 @@ def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
     text = report.read_text()
     # The HTML graph: one node per live resource, coloured by fate, the subnet after its VPC.
     page = html.read_text()
-    assert page.count("<rect") == 8
+    assert page.count("<rect") == 12
     assert re.search(r'<title>Queue import</title><rect [^>]*fill="#2e7d32"/>', page)
     column = {n: int(x) for n, x in re.findall(r'<title>(\w+) [\w-]+</title><rect x="(\d+)"', page)}
     assert column["Vpc"] < column["Subnet"]
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
             for line in text.splitlines() if line.startswith("| ") and "AWS::" in line}
-    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone"):
+    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone", "Bucket", "Key", "Repo", "Secret"):
         assert rows[logical][3] == "import", rows[logical]
     # The record someone added by hand is in a zone the stack owns but no resource of it.
     assert f"www.{name}.example.org./A" in text and "external-reference" in text
