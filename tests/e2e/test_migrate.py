@@ -295,6 +295,26 @@ def test_nested_stacks_are_inventoried_under_their_parent(cumulo, tmp_path):
     assert "| Queue | AWS::SQS::Queue |" in proc.stdout.split(f"## Stack {child_stack['name']}")[1]
 
 
+def test_credentials_and_region_come_from_a_named_profile(cumulo, tmp_path, plain_stack):
+    """The standard credential chain (aws-config): `--profile` reads the shared files, with no
+    credentials or region in the environment."""
+    _, stack = plain_stack
+    (tmp_path / "credentials").write_text("[mig]\naws_access_key_id = test\naws_secret_access_key = test\n")
+    (tmp_path / "config").write_text("[profile mig]\nregion = us-east-1\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"), AWS_CONFIG_FILE=str(tmp_path / "config"),
+               AWS_ENDPOINT_URL=cumulo.endpoint)
+    out = tmp_path / "inventory.json"
+    proc = subprocess.run([str(BIN), "migrate", "inventory", "--stack", stack, "--profile", "mig", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["region"] == "us-east-1"
+    proc = subprocess.run([str(BIN), "migrate", "inventory", "--stack", stack, "--profile", "nope", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1
+    assert "no region: pass --region, or set AWS_REGION or a profile's region" in proc.stderr
+
+
 def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack):
     _, stack = plain_stack
     proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
