@@ -6,6 +6,7 @@ and then a DeleteStack leaves every resource in place."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -227,6 +228,21 @@ Resources:
   Zone:
     Type: AWS::Route53::HostedZone
     Properties: {Name: !Sub "${Name}.example.org"}
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub "${Name}-data", VersioningConfiguration: {Status: Enabled}}
+  Key:
+    Type: AWS::KMS::Key
+    Properties:
+      KeyPolicy:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {AWS: !Sub "arn:aws:iam::${AWS::AccountId}:root"}, Action: "kms:*", Resource: "*"}]
+  Repo:
+    Type: AWS::ECR::Repository
+    Properties: {RepositoryName: !Sub "${Name}-repo"}
+  Secret:
+    Type: AWS::SecretsManager::Secret
+    Properties: {Name: !Sub "${Name}-secret", GenerateSecretString: {PasswordLength: 24}}
 Outputs:
   QueueUrl: {Value: !Ref Queue}
 """
@@ -440,9 +456,9 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
         assert live(cumulo, i["to"].split(".")[0], i["id"]), i
 
 
-def take_inventory(cumulo, tmp_path, *selection):
+def take_inventory(cumulo, tmp_path, *selection, **extra_env):
     out = tmp_path / "inventory.json"
-    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1"}
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1", **extra_env}
     proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
                           capture_output=True, text=True, timeout=120, env=env)
     return proc, out
@@ -505,6 +521,15 @@ def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_pa
     assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
     assert res["Logs"]["deletion_policy"] == "Retain"
     assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
+    # The secret is described, never read.
+    assert res["Secret"]["live"]["calls"][0]["operation"] == "DescribeSecret"
+    value = cumulo.client("secretsmanager").get_secret_value(SecretId=f"{name}-secret")["SecretString"]
+    assert value not in out.read_text()
+    assert res["Bucket"]["live"]["calls"][0]["output"] == {"Status": "Enabled"}
+    key = cumulo.client("kms").describe_key(KeyId=res["Key"]["physical_id"])["KeyMetadata"]
+    assert res["Key"]["import_attributes"]["arn"] == key["Arn"]
+    repo = cumulo.client("ecr").describe_repositories(repositoryNames=[f"{name}-repo"])["repositories"][0]
+    assert res["Repo"]["import_attributes"]["arn"] == repo["repositoryArn"]
     [zone] = inv["out_of_band"]["hosted_zones"]
     assert zone["id"] == res["Zone"]["physical_id"].split("/")[-1]
     assert zone["referenced_by"] == [{"stack": stack, "how": "resource:Zone"}]
@@ -515,13 +540,19 @@ def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
     name, stack = plain_stack
     proc, out = take_inventory(cumulo, tmp_path, "--stack", stack)
     assert proc.returncode == 0, proc.stderr
-    report = tmp_path / "REPORT.md"
-    proc = migrate("report", str(out), "-o", str(report))
+    report, html = tmp_path / "REPORT.md", tmp_path / "REPORT.html"
+    proc = migrate("report", str(out), "-o", str(report), "--html", str(html))
     assert proc.returncode == 0, proc.stderr
     text = report.read_text()
+    # The HTML graph: one node per live resource, coloured by fate, the subnet after its VPC.
+    page = html.read_text()
+    assert page.count("<rect") == 12
+    assert re.search(r'<title>Queue import</title><rect [^>]*fill="#2e7d32"/>', page)
+    column = {n: int(x) for n, x in re.findall(r'<title>(\w+) [\w-]+</title><rect x="(\d+)"', page)}
+    assert column["Vpc"] < column["Subnet"]
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
             for line in text.splitlines() if line.startswith("| ") and "AWS::" in line}
-    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone"):
+    for logical in ("Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone", "Bucket", "Key", "Repo", "Secret"):
         assert rows[logical][3] == "import", rows[logical]
     # The record someone added by hand is in a zone the stack owns but no resource of it.
     assert f"www.{name}.example.org./A" in text and "external-reference" in text
@@ -529,6 +560,51 @@ def test_report_gives_each_resource_its_fate(cumulo, tmp_path, plain_stack):
     delete = text.split("## What a plain DeleteStack would destroy")[1]
     assert f"- retained: Logs (AWS::Logs::LogGroup) /{name}/app" in delete
     assert "- deleted: Queue (AWS::SQS::Queue)" in delete
+
+
+def test_nested_stacks_are_inventoried_under_their_parent(cumulo, tmp_path):
+    cfn, s3 = cumulo.client("cloudformation"), cumulo.client("s3")
+    name = f"nest{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=name)
+    child = {"Resources": {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-child"}}}}
+    s3.put_object(Bucket=name, Key="child.json", Body=json.dumps(child).encode())
+    parent = {"Resources": {"Child": {"Type": "AWS::CloudFormation::Stack",
+                                      "Properties": {"TemplateURL": f"{cumulo.endpoint}/{name}/child.json"}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(parent))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
+    proc, out = take_inventory(cumulo, tmp_path, "--stack", name)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    [parent_stack, child_stack] = inv["stacks"]
+    child_id = physical(cumulo, name, "Child")
+    assert (parent_stack["name"], child_stack["id"]) == (name, child_id)
+    assert child_stack["parent_id"] == parent_stack["id"]
+    assert child_stack["resources"][0]["physical_id"] == cfn.describe_stack_resource(
+        StackName=child_id, LogicalResourceId="Queue")["StackResourceDetail"]["PhysicalResourceId"]
+    proc = migrate("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"| Child | AWS::CloudFormation::Stack | {child_id} | nested-wrapper |" in proc.stdout
+    assert "| Queue | AWS::SQS::Queue |" in proc.stdout.split(f"## Stack {child_stack['name']}")[1]
+
+
+def test_credentials_and_region_come_from_a_named_profile(cumulo, tmp_path, plain_stack):
+    """The standard credential chain (aws-config): `--profile` reads the shared files, with no
+    credentials or region in the environment."""
+    _, stack = plain_stack
+    (tmp_path / "credentials").write_text("[mig]\naws_access_key_id = test\naws_secret_access_key = test\n")
+    (tmp_path / "config").write_text("[profile mig]\nregion = us-east-1\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"), AWS_CONFIG_FILE=str(tmp_path / "config"),
+               AWS_ENDPOINT_URL=cumulo.endpoint)
+    out = tmp_path / "inventory.json"
+    proc = subprocess.run([str(BIN), "migrate", "inventory", "--stack", stack, "--profile", "mig", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["region"] == "us-east-1"
+    proc = subprocess.run([str(BIN), "migrate", "inventory", "--stack", stack, "--profile", "nope", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1
+    assert "no region: pass --region, or set AWS_REGION or a profile's region" in proc.stderr
 
 
 def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack):
@@ -547,6 +623,20 @@ def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack)
     proc = migrate("report", str(tampered))
     assert proc.returncode == 2
     assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
+
+
+def test_a_call_that_is_not_a_read_is_refused_before_it_is_sent(cumulo, tmp_path, plain_stack):
+    """A bug making the inventory attempt a write (the debug build's test seam) stops the
+    command with exit 2 naming the operation; the stack is untouched."""
+    _, stack = plain_stack
+    for call, why in (("cloudformation:DeleteStack", "is not a read the inventory may make"),
+                      ("secretsmanager:GetSecretValue", "would read a secret's value")):
+        proc, out = take_inventory(cumulo, tmp_path, "--stack", stack, CUMULO_MIGRATE_TEST_ATTEMPT=call)
+        assert proc.returncode == 2
+        assert f"refused {call}: {call} {why}" in proc.stderr
+        assert not out.exists()
+    status = cumulo.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]
+    assert status == "CREATE_COMPLETE"
 
 
 def test_an_unknown_stack_or_app_is_refused(cumulo, tmp_path):
@@ -680,3 +770,99 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     described = describe_change_set(cumulo, cs["Id"], tmp_path / "cs.json")
     gate = migrate("check", "--changeset", str(described), "--manifest", str(out / "manifest.json"), "--stack", stack)
     assert gate.returncode == 0, gate.stdout + gate.stderr
+
+
+# The Copilot helpers of test_copilot.py: its app stand-in, its deploy and render, its handlers
+# fixture (the seed's handlers uploaded once per module).
+from test_copilot import APP, CIDRS, COPILOT, deploy, env_params, outputs, render  # noqa: E402
+
+
+@pytest.mark.skipif(not COPILOT.is_dir(), reason=f"no Copilot corpus at {COPILOT}")
+def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo, handlers, tmp_path):
+    """An app stand-in, an environment with DNS (delegation and certificate handlers run) and a
+    Backend Service that the env-controller adds to the environment's InternalALBWorkloads:
+    inventory by the app's tags, then the report's fates, handlers and cascade."""
+    cfn = cumulo.client("cloudformation")
+    params = json.loads((COPILOT / "workloads__backend__http-full-config-params.json").read_text())
+    p = dict(params["Parameters"], ContainerImage="public.ecr.aws/nginx/nginx:latest")
+    app, env, name = p["AppName"], p["EnvName"], p["WorkloadName"]
+    app_file = tmp_path / "app.yml"
+    app_file.write_text(APP)
+    deploy(cumulo, f"{app}-infrastructure-roles", app_file, {"App": app},
+           tags={"copilot-application": app})
+    role = outputs(cfn, f"{app}-infrastructure-roles")["Role"]
+    env_stack = f"{app}-{env}"
+    env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp_path, dict(CIDRS))
+    deploy(cumulo, env_stack, env_path, env_params(app, env, role, workloads=False),
+           tags={"copilot-application": app, "copilot-environment": env})
+    stack = f"{app}-{env}-{name}"
+    literals = dict(CIDRS, **{"123456789123": "000000000000"})
+    path = COPILOT / "workloads__backend__http-full-config-template.yml"
+    deploy(cumulo, stack, render(path, handlers, tmp_path, literals), p, tags=params["Tags"])
+
+    proc, out = take_inventory(cumulo, tmp_path, "--app", app, "--env", env)
+    assert proc.returncode == 0, proc.stderr
+    inv = json.loads(out.read_text())
+    stacks = {s["name"]: s for s in inv["stacks"]}
+    assert {n: s["copilot"]["kind"] for n, s in stacks.items()} == {
+        f"{app}-infrastructure-roles": "app", env_stack: "env", stack: "workload"}
+    assert inv["selection"] == {"kind": "copilot", "app": app, "environments": [env]}
+    # The env's handlers, with the function and code location each custom resource runs.
+    customs = {c["logical_id"]: c for c in stacks[env_stack]["custom_resources"]}
+    assert customs["DelegateDNSAction"]["resource_type"] == "Custom::DNSDelegationFunction"
+    fn = customs["HTTPSCert"]["function"]
+    live = cumulo.client("lambda").get_function(FunctionName=fn["name"])["Configuration"]
+    assert (fn["arn"], fn["runtime"], fn["handler"]) == (live["FunctionArn"], live["Runtime"], live["Handler"])
+    assert customs["HTTPSCert"]["service_token"] == fn["arn"]
+    assert fn["code"]["s3_bucket"] == handlers
+    # The certificate HTTPSCert's handler made, found by its copilot tags, and the NS delegation
+    # the delegation handler wrote into the app's zone.
+    [cert] = [c for c in inv["out_of_band"]["certificates"] if c["arn"] == customs["HTTPSCert"]["physical_id"]]
+    assert cert["tags"]["copilot-application"] == app and cert["found_by"] == f"physical_id:{env_stack}/HTTPSCert, tags"
+    app_zone = next(z for z in inv["out_of_band"]["hosted_zones"] if z["name"] == f"{app}.example.com.")
+    assert (f"{env}.{app}.example.com.", "NS") in {(r["name"], r["record_type"]) for r in app_zone["records"]}
+    workload_env_params = {x["key"]: x["value"] for x in stacks[env_stack]["parameters"]}
+    assert workload_env_params["InternalALBWorkloads"] == name
+
+    report = tmp_path / "REPORT.md"
+    proc = migrate("report", str(out), "-o", str(report))
+    assert proc.returncode == 0, proc.stderr
+    text = report.read_text()
+    sections = {s.split("\n", 1)[0]: s for s in text.split("\n## ")}
+
+    def fates(section):
+        rows = [[c.strip() for c in line.split("|")[1:-1]] for line in sections[section].splitlines()
+                if line.startswith("| ") and "::" in line]
+        return {r[0]: r[3] for r in rows if len(r) == 5}  # the resource table, not the handlers'
+
+    app_fates = fates(f"Stack {app}-infrastructure-roles")
+    assert set(app_fates.values()) == {"retain-under-existing-owner"}
+    env_fates = fates(f"Stack {env_stack}")
+    assert env_fates["HTTPSCert"] == env_fates["DelegateDNSAction"] == "manual-cleanup"
+    assert env_fates["CertificateValidationFunction"] == "manual-cleanup"
+    assert env_fates["VPC"] == env_fates["Cluster"] == env_fates["InternalLoadBalancer"] == "import"
+    assert env_fates["PublicLoadBalancer"] == "not-created"  # ALBWorkloads is empty
+    wl_fates = fates(f"Stack {stack}")
+    assert wl_fates["EnvControllerAction"] == "manual-cleanup"
+    assert wl_fates["Service"] == wl_fates["TaskDefinition"] == "import"
+    # Destructive handlers, and what they would destroy.
+    assert f"certificate {cert['arn']}" in sections[f"Stack {env_stack}"]
+    assert f"NS delegation record {env}.{app}.example.com in the app zone" in sections[f"Stack {env_stack}"]
+    # Out-of-band objects: the certificate and the delegation are imported.
+    oob = sections["Objects outside the stacks"]
+    assert f"| certificate | {cert['arn']} | import |" in oob
+    assert f"{env}.{app}.example.com./NS | import | the NS delegation" in oob
+    # The workload's internal alias belongs to its RecordSetGroup: not an object outside.
+    assert f"{name}.{env}.{app}.internal." not in oob
+    # The cascade: deleting the workload empties InternalALBWorkloads, which deletes the
+    # environment's internal load balancer.
+    cascade = sections["Env-controller cascades"]
+    assert f"### Deleting {stack} (workload {name}) updates {env_stack}" in cascade
+    assert f"- parameter InternalALBWorkloads: `{name}` → ``" in cascade
+    assert "  - InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in cascade
+    delete = sections["What a plain DeleteStack would destroy"]
+    assert "HTTPSCert (dns-cert-validator.js) Delete: certificate" in delete
+
+    for s in (stack, env_stack, f"{app}-infrastructure-roles"):
+        cfn.delete_stack(StackName=s)
+        cfn.get_waiter("stack_delete_complete").wait(StackName=s, WaiterConfig={"Delay": 1, "MaxAttempts": 300})

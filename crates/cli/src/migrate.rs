@@ -83,6 +83,9 @@ struct ReportArgs {
     /// Where to write REPORT.md (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Also write an HTML report with each stack's resource graph, fates as colours.
+    #[arg(long)]
+    html: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -266,6 +269,24 @@ fn inventory(args: &InventoryArgs) -> anyhow::Result<ExitCode> {
             names: args.stack.clone(),
         },
     };
+    // A test seam for the refusal path (debug builds only): the e2e tests make the command
+    // attempt a call that is not a read, as a bug would.
+    if cfg!(debug_assertions)
+        && let Ok(call) = std::env::var("CUMULO_MIGRATE_TEST_ATTEMPT")
+    {
+        let (service, operation) = call.split_once(':').unwrap_or(("", call.as_str()));
+        let attempt = cumulo_migrate::inventory::reads::ReadRequest::new(
+            service,
+            operation,
+            serde_json::json!({}),
+        );
+        if let Err(refused) = attempt {
+            return Ok(refuse(format!(
+                "refused {}: {refused}. This is a bug in cumulo; nothing was changed",
+                refused.operation()
+            )));
+        }
+    }
     let client = crate::aws_read::HttpReadClient::connect(&crate::aws_read::Connection {
         profile: args.profile.as_deref(),
         region: args.region.as_deref(),
@@ -335,7 +356,13 @@ fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(e) => return Ok(refuse(format!("{}: {e}", args.inventory.display()))),
     };
-    let md = markdown::render(&inventory, &assess(&inventory));
+    let assessment = assess(&inventory);
+    if let Some(path) = &args.html {
+        let page = cumulo_migrate::report::html::render(&inventory, &assessment);
+        std::fs::write(path, page)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    let md = markdown::render(&inventory, &assessment);
     match &args.output {
         Some(path) => {
             std::fs::write(path, &md)

@@ -1,9 +1,10 @@
 //! The verdict on an inventory: each stack's disposition and each resource's fate with the
 //! reason, every custom-resource Delete handler with what it would destroy, each workload's
 //! env-controller cascade, and what a plain DeleteStack would destroy. [`assess`] computes
-//! it (`generate` builds on the same [`Assessment`]); `markdown` renders it.
+//! it (`generate` builds on the same [`Assessment`]); `markdown` and `html` render it.
 
 pub mod cascade;
+pub mod html;
 pub mod markdown;
 
 use crate::copilot::{self, Handler};
@@ -21,7 +22,7 @@ pub enum Fate {
     /// It stays where it is, owned by a stack that is kept.
     RetainUnderExistingOwner,
     /// Nothing to import: retained on teardown and removed by hand later (custom-resource
-    /// handles and their handler functions, roles and log groups; resources already gone).
+    /// handles and their handler functions, roles, policies, permissions and log groups).
     ManualCleanup,
     /// Referenced but not owned by these stacks: Terraform refers to it, never imports it.
     ExternalReference,
@@ -29,7 +30,8 @@ pub enum Fate {
     Blocked,
     /// A nested stack resource: its resources are judged in the nested stack.
     NestedWrapper,
-    /// Never created (its condition was false) or already deleted: nothing to do.
+    /// Never created (its condition was false), or gone (its service says it no longer
+    /// exists): nothing to do.
     NotCreated,
 }
 
@@ -134,17 +136,131 @@ pub struct DeleteEffect {
     pub handlers: Vec<String>,
 }
 
-/// A template value resolved against the stack, where it is a literal or a `Ref` to a
-/// parameter or resource.
+/// A template value resolved against the stack where the inventory can: literals, `Ref` to a
+/// parameter, resource or pseudo parameter, `Fn::Sub` (string form) and `Fn::Join` of such.
+/// `None` for anything else (`Fn::GetAtt` of a resource attribute, say).
 pub(crate) fn resolve(stack: &Stack, value: &serde_json::Value) -> Option<String> {
-    if let Some(s) = value.as_str() {
-        return Some(s.to_string());
+    resolve_in(None, stack, value)
+}
+
+/// [`resolve`], and with the inventory also `Fn::GetAtt` of a Copilot env-controller, which
+/// answers with its environment stack's outputs.
+pub(crate) fn resolve_in(
+    inv: Option<&Inventory>,
+    stack: &Stack,
+    value: &serde_json::Value,
+) -> Option<String> {
+    use serde_json::Value;
+    let by_name = |name: &str| -> Option<String> {
+        match name {
+            "AWS::StackName" => Some(stack.name.clone()),
+            "AWS::StackId" => Some(stack.id.clone()),
+            "AWS::Region" => stack.id.split(':').nth(3).map(str::to_string),
+            "AWS::AccountId" => stack.id.split(':').nth(4).map(str::to_string),
+            "AWS::Partition" => stack.id.split(':').nth(1).map(str::to_string),
+            "AWS::URLSuffix" => Some("amazonaws.com".into()),
+            _ => stack
+                .parameter(name)
+                .map(str::to_string)
+                .or_else(|| stack.resource(name)?.physical_id.clone()),
+        }
+    };
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(map) if map.len() == 1 => {
+            let (key, arg) = map.iter().next()?;
+            match key.as_str() {
+                "Ref" => by_name(arg.as_str()?),
+                "Fn::Sub" => {
+                    let mut rest = arg.as_str()?;
+                    let mut out = String::new();
+                    while let Some(start) = rest.find("${") {
+                        out.push_str(&rest[..start]);
+                        let end = rest[start..].find('}')? + start;
+                        out.push_str(&by_name(&rest[start + 2..end])?);
+                        rest = &rest[end + 1..];
+                    }
+                    out.push_str(rest);
+                    Some(out)
+                }
+                "Fn::Join" => {
+                    let parts = arg.as_array()?;
+                    let sep = parts.first()?.as_str()?;
+                    let items = parts.get(1)?.as_array()?;
+                    let resolved: Option<Vec<String>> =
+                        items.iter().map(|i| resolve_in(inv, stack, i)).collect();
+                    Some(resolved?.join(sep))
+                }
+                "Fn::GetAtt" => {
+                    let (logical, attribute) = match arg {
+                        Value::Array(parts) => (parts.first()?.as_str()?, parts.get(1)?.as_str()?),
+                        Value::String(dotted) => dotted.split_once('.')?,
+                        _ => return None,
+                    };
+                    let controller = stack.custom_resources.iter().any(|c| {
+                        c.logical_id == logical
+                            && c.resource_type == "Custom::EnvControllerFunction"
+                    });
+                    let c = stack.copilot.as_ref().filter(|_| controller)?;
+                    let env = inv?.stacks.iter().find(|s| {
+                        s.copilot.as_ref().is_some_and(|e| {
+                            e.kind == CopilotKind::Env && e.app == c.app && e.env == c.env
+                        })
+                    })?;
+                    env.outputs
+                        .iter()
+                        .find(|o| o.key == attribute)
+                        .map(|o| o.value.clone())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
-    let name = value.get("Ref")?.as_str()?;
-    stack
-        .parameter(name)
-        .map(str::to_string)
-        .or_else(|| stack.resource(name)?.physical_id.clone())
+}
+
+/// The deployed template as JSON (nothing when it does not parse).
+pub(crate) fn template_of(stack: &Stack) -> serde_json::Value {
+    cumulo_template::parse_template(&stack.template)
+        .map(|d| d.value.to_json())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Record names (lowercase, no trailing dot) the stacks' RecordSet and RecordSetGroup
+/// resources own.
+fn owned_record_names(inv: &Inventory) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let norm = |n: &str| n.trim_end_matches('.').to_ascii_lowercase();
+    for stack in &inv.stacks {
+        let doc = template_of(stack);
+        for r in &stack.resources {
+            let declared = doc
+                .get("Resources")
+                .and_then(|d| d.get(&r.logical_id))
+                .and_then(|d| d.get("Properties"));
+            match r.resource_type.as_str() {
+                "AWS::Route53::RecordSet" => {
+                    if let Some(pid) = &r.physical_id {
+                        names.insert(norm(pid));
+                    }
+                    if let Some(n) = declared.and_then(|p| p.get("Name")) {
+                        names.extend(resolve_in(Some(inv), stack, n).map(|n| norm(&n)));
+                    }
+                }
+                "AWS::Route53::RecordSetGroup" => {
+                    let sets = declared.and_then(|p| p.get("RecordSets"));
+                    for set in sets.and_then(|s| s.as_array()).into_iter().flatten() {
+                        if let Some(n) = set.get("Name") {
+                            names.extend(resolve_in(Some(inv), stack, n).map(|n| norm(&n)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    names
 }
 
 /// Whether a stack is kept or blocked, inherited from its root for nested stacks.
@@ -200,8 +316,45 @@ fn stack_handlers(stack: &Stack) -> Vec<Handler> {
     handlers
 }
 
-/// The logical ids of the functions, roles and log groups that exist only to run the stack's
-/// custom resources.
+/// The logical ids a template value refers to (Ref, Fn::GetAtt, `${X}` in Fn::Sub).
+fn referenced(value: &serde_json::Value, out: &mut BTreeSet<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("Ref", Value::String(name)) => {
+                        out.insert(name.clone());
+                    }
+                    ("Fn::GetAtt", Value::Array(parts)) => {
+                        out.extend(parts.first().and_then(Value::as_str).map(str::to_string));
+                    }
+                    ("Fn::GetAtt", Value::String(dotted)) => {
+                        out.extend(dotted.split('.').next().map(str::to_string));
+                    }
+                    ("Fn::Sub", Value::String(text)) => {
+                        let mut rest = text.as_str();
+                        while let Some(start) = rest.find("${") {
+                            let Some(end) = rest[start..].find('}') else {
+                                break;
+                            };
+                            let name = &rest[start + 2..start + end];
+                            out.extend(name.split('.').next().map(str::to_string));
+                            rest = &rest[start + end + 1..];
+                        }
+                    }
+                    _ => referenced(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| referenced(i, out)),
+        _ => {}
+    }
+}
+
+/// The logical ids of what exists only to run the stack's custom resources: the handler
+/// functions, their roles and log groups, and the policies and permissions that refer to
+/// nothing else of the stack.
 fn handler_support(stack: &Stack) -> BTreeSet<String> {
     let mut support = BTreeSet::new();
     for f in stack
@@ -228,7 +381,37 @@ fn handler_support(stack: &Stack) -> BTreeSet<String> {
             }
         }
     }
-    support
+    let doc = template_of(stack);
+    loop {
+        let before = support.len();
+        for r in &stack.resources {
+            let attachment = matches!(
+                r.resource_type.as_str(),
+                "AWS::IAM::Policy" | "AWS::Lambda::Permission" | "AWS::Logs::LogGroup"
+            );
+            if !attachment || support.contains(&r.logical_id) {
+                continue;
+            }
+            let mut refs = BTreeSet::new();
+            if let Some(props) = doc
+                .get("Resources")
+                .and_then(|d| d.get(&r.logical_id))
+                .and_then(|d| d.get("Properties"))
+            {
+                referenced(props, &mut refs);
+            }
+            let local: Vec<&String> = refs
+                .iter()
+                .filter(|x| stack.resource(x).is_some())
+                .collect();
+            if !local.is_empty() && local.iter().all(|x| support.contains(*x)) {
+                support.insert(r.logical_id.clone());
+            }
+        }
+        if support.len() == before {
+            return support;
+        }
+    }
 }
 
 fn fate_of(
@@ -288,8 +471,10 @@ fn fate_of(
     }
     match &r.live {
         LiveState::Gone { error_code, .. } => (
-            Fate::ManualCleanup,
-            format!("its service says it no longer exists ({error_code}): nothing to import"),
+            Fate::NotCreated,
+            format!(
+                "its service says it no longer exists ({error_code}): nothing to import or clean up"
+            ),
         ),
         LiveState::Failed { error_code, .. } => (
             Fate::Import,
@@ -329,12 +514,12 @@ fn would_destroy(inv: &Inventory, stack: &Stack, c: &CustomResource, h: Handler)
         let mut out = vec![format!("certificate {arn}")];
         if let Some(found) = inv.out_of_band.certificates.iter().find(|x| x.arn == arn) {
             out[0] = format!("certificate {arn} ({})", found.domain_name);
-            out.extend(
-                found
-                    .validation_records
-                    .iter()
-                    .map(|v| format!("validation record {} {}", v.record_type, v.name)),
-            );
+            for v in &found.validation_records {
+                let line = format!("validation record {} {}", v.record_type, v.name);
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
         }
         out
     };
@@ -424,6 +609,7 @@ fn handler_verdicts(inv: &Inventory, stack: &Stack) -> Vec<HandlerVerdict> {
 }
 
 fn out_of_band(inv: &Inventory, owned: &BTreeSet<String>) -> Vec<ObjectVerdict> {
+    let records = owned_record_names(inv);
     let mut verdicts = Vec::new();
     let mut validation: Vec<(String, String)> = Vec::new();
     for c in &inv.out_of_band.certificates {
@@ -472,7 +658,7 @@ fn out_of_band(inv: &Inventory, owned: &BTreeSet<String>) -> Vec<ObjectVerdict> 
         for r in &zone.records {
             let name = r.name.trim_end_matches('.');
             let apex = r.name == zone.name && (r.record_type == "SOA" || r.record_type == "NS");
-            if apex || owned.contains(name) || owned.contains(&r.name) {
+            if apex || owned.contains(name) || records.contains(&name.to_ascii_lowercase()) {
                 continue;
             }
             let id = match &r.set_identifier {
@@ -573,7 +759,7 @@ pub fn assess(inv: &Inventory) -> Assessment {
         let handlers = stack_handlers(stack);
         let (disposition, why) = disposition(inv, stack, &handlers);
         let support = handler_support(stack);
-        let resources = stack
+        let mut resources: Vec<ResourceVerdict> = stack
             .resources
             .iter()
             .map(|r| {
@@ -587,6 +773,33 @@ pub fn assess(inv: &Inventory) -> Assessment {
                 }
             })
             .collect();
+        // Declared but never listed: CloudFormation lists no resource whose condition was
+        // false at the last deploy.
+        let doc = template_of(stack);
+        for (logical, declared) in doc
+            .get("Resources")
+            .and_then(|r| r.as_object())
+            .into_iter()
+            .flatten()
+        {
+            if stack.resource(logical).is_none() {
+                let condition = declared.get("Condition").and_then(|c| c.as_str());
+                resources.push(ResourceVerdict {
+                    logical_id: logical.clone(),
+                    resource_type: declared
+                        .get("Type")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                    physical_id: None,
+                    fate: Fate::NotCreated,
+                    reason: match condition {
+                        Some(c) => format!("its condition {c} was false at the last deploy"),
+                        None => "declared but not in the stack".into(),
+                    },
+                });
+            }
+        }
         let references = stack
             .parameters
             .iter()
@@ -615,5 +828,251 @@ pub fn assess(inv: &Inventory) -> Assessment {
         out_of_band: out_of_band(inv, &owned),
         cascades: cascade::cascades(inv),
         delete_stack,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::take::copilot_of;
+    use serde_json::json;
+
+    fn resource(logical: &str, kind: &str, pid: Option<&str>) -> Resource {
+        Resource {
+            logical_id: logical.into(),
+            resource_type: kind.into(),
+            physical_id: pid.map(str::to_string),
+            status: "CREATE_COMPLETE".into(),
+            status_reason: None,
+            last_updated_at: None,
+            deletion_policy: None,
+            update_replace_policy: None,
+            live: LiveState::Described { calls: vec![] },
+            import_attributes: Default::default(),
+        }
+    }
+
+    fn stack(name: &str, tags: &[(&str, &str)], template: &str, resources: Vec<Resource>) -> Stack {
+        let tags: std::collections::BTreeMap<String, String> = tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Stack {
+            name: name.into(),
+            id: format!("arn:aws:cloudformation:us-east-1:111122223333:stack/{name}/1"),
+            status: "CREATE_COMPLETE".into(),
+            status_reason: None,
+            description: None,
+            created_at: None,
+            last_updated_at: None,
+            copilot: copilot_of(&tags),
+            tags,
+            parameters: vec![],
+            outputs: vec![],
+            capabilities: vec![],
+            role_arn: None,
+            termination_protection: false,
+            template: template.into(),
+            parent_id: None,
+            root_id: None,
+            resources,
+            custom_resources: vec![],
+        }
+    }
+
+    fn inventory(stacks: Vec<Stack>) -> Inventory {
+        Inventory {
+            format_version: FORMAT_VERSION,
+            account: "111122223333".into(),
+            region: "us-east-1".into(),
+            taken_at: "2026-12-04T09:00:00Z".into(),
+            endpoint: None,
+            taken_by: "test".into(),
+            selection: Selection::Stacks { names: vec![] },
+            stacks,
+            out_of_band: OutOfBand::default(),
+            content_sha256: String::new(),
+        }
+    }
+
+    fn fates(a: &Assessment, stack: usize) -> Vec<(String, Fate)> {
+        a.stacks[stack]
+            .resources
+            .iter()
+            .map(|r| (r.logical_id.clone(), r.fate))
+            .collect()
+    }
+
+    const TEMPLATE: &str = r#"
+Conditions:
+  Never: !Equals [a, b]
+Resources:
+  Queue: {Type: AWS::SQS::Queue}
+  Gone: {Type: AWS::SNS::Topic}
+  Child: {Type: AWS::CloudFormation::Stack, Properties: {TemplateURL: x}}
+  Handler: {Type: AWS::Lambda::Function, Properties: {Role: !GetAtt HandlerRole.Arn}}
+  HandlerRole: {Type: AWS::IAM::Role}
+  HandlerPolicy: {Type: AWS::IAM::Policy, Properties: {Roles: [!Ref HandlerRole], PolicyName: p}}
+  QueuePolicy: {Type: AWS::IAM::Policy, Properties: {Roles: [!Ref HandlerRole], PolicyName: !GetAtt Queue.Arn}}
+  Action: {Type: Custom::BucketCleanerFunction, Properties: {ServiceToken: !GetAtt Handler.Arn, BucketName: logs}}
+  Maybe: {Type: AWS::SQS::Queue, Condition: Never}
+"#;
+
+    #[test]
+    fn each_resource_gets_its_fate_with_handlers_and_their_support_left_for_cleanup() {
+        let mut gone = resource("Gone", "AWS::SNS::Topic", Some("arn:topic"));
+        gone.live = LiveState::Gone {
+            operation: "GetTopicAttributes".into(),
+            error_code: "NotFound".into(),
+            message: None,
+        };
+        let mut s = stack(
+            "app-test",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "test"),
+            ],
+            TEMPLATE,
+            vec![
+                resource("Queue", "AWS::SQS::Queue", Some("https://q")),
+                gone,
+                resource(
+                    "Child",
+                    "AWS::CloudFormation::Stack",
+                    Some("arn:aws:cloudformation:us-east-1:1:stack/app-test-Child-1/2"),
+                ),
+                resource("Handler", "AWS::Lambda::Function", Some("app-test-Handler")),
+                resource(
+                    "HandlerRole",
+                    "AWS::IAM::Role",
+                    Some("app-test-HandlerRole"),
+                ),
+                resource("HandlerPolicy", "AWS::IAM::Policy", Some("app-t-Hand-1")),
+                resource("QueuePolicy", "AWS::IAM::Policy", Some("app-t-Queu-1")),
+                resource(
+                    "Action",
+                    "Custom::BucketCleanerFunction",
+                    Some("bucket-cleaner-Action"),
+                ),
+            ],
+        );
+        s.parameters.push(StackParameter {
+            key: "VpcId".into(),
+            value: "vpc-123".into(),
+            resolved_value: None,
+            no_echo: false,
+        });
+        s.custom_resources.push(CustomResource {
+            logical_id: "Action".into(),
+            resource_type: "Custom::BucketCleanerFunction".into(),
+            physical_id: Some("bucket-cleaner-Action".into()),
+            properties: json!({"ServiceToken": {"Fn::GetAtt": ["Handler", "Arn"]}, "BucketName": "logs"}),
+            service_token: "arn:aws:lambda:us-east-1:111122223333:function:app-test-Handler".into(),
+            function: Some(HandlerFunction {
+                logical_id: Some("Handler".into()),
+                name: "app-test-Handler".into(),
+                arn: "arn:aws:lambda:us-east-1:111122223333:function:app-test-Handler".into(),
+                runtime: Some("nodejs20.x".into()),
+                handler: Some("index.handler".into()),
+                role: Some("arn:aws:iam::111122223333:role/app-test-HandlerRole".into()),
+                timeout: None,
+                code: CodeLocation::default(),
+            }),
+        });
+        let a = assess(&inventory(vec![s]));
+        assert_eq!(
+            fates(&a, 0),
+            vec![
+                ("Queue".into(), Fate::Import),
+                ("Gone".into(), Fate::NotCreated),
+                ("Child".into(), Fate::NestedWrapper),
+                ("Handler".into(), Fate::ManualCleanup),
+                ("HandlerRole".into(), Fate::ManualCleanup),
+                ("HandlerPolicy".into(), Fate::ManualCleanup),
+                ("QueuePolicy".into(), Fate::Import),
+                ("Action".into(), Fate::ManualCleanup),
+                ("Maybe".into(), Fate::NotCreated),
+            ]
+        );
+        assert_eq!(a.stacks[0].disposition, Disposition::HandOff);
+        assert_eq!(a.stacks[0].references[0].fate, Fate::ExternalReference);
+        let h = &a.stacks[0].handlers[0];
+        assert_eq!(
+            (h.handler, h.destructive),
+            (Some(Handler::BucketCleaner), Some(true))
+        );
+        assert_eq!(
+            h.would_destroy,
+            vec!["every object version and delete marker in bucket logs"]
+        );
+        // A plain DeleteStack runs the cleaner and deletes the queue.
+        let d = &a.delete_stack[0];
+        assert!(
+            d.handlers[0].starts_with("Action (bucket-cleaner.js) Delete: every object version")
+        );
+        assert!(
+            d.destroyed
+                .iter()
+                .any(|l| l.starts_with("Queue (AWS::SQS::Queue)"))
+        );
+    }
+
+    #[test]
+    fn the_app_stack_is_kept_and_a_cdn_environment_is_blocked() {
+        let app = stack(
+            "app-infrastructure-roles",
+            &[("copilot-application", "app")],
+            "Resources:\n  Zone: {Type: AWS::Route53::HostedZone}\n",
+            vec![resource("Zone", "AWS::Route53::HostedZone", Some("Z123"))],
+        );
+        let mut env = stack(
+            "app-prod",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "prod"),
+            ],
+            "Resources:\n  Vpc: {Type: AWS::EC2::VPC}\n  CertificateReplicator: {Type: Custom::CertificateReplicatorFunction}\n",
+            vec![
+                resource("Vpc", "AWS::EC2::VPC", Some("vpc-1")),
+                resource(
+                    "CertificateReplicator",
+                    "Custom::CertificateReplicatorFunction",
+                    Some("arn:aws:acm:us-east-1:1:certificate/x"),
+                ),
+            ],
+        );
+        env.custom_resources.push(CustomResource {
+            logical_id: "CertificateReplicator".into(),
+            resource_type: "Custom::CertificateReplicatorFunction".into(),
+            physical_id: Some("arn:aws:acm:us-east-1:1:certificate/x".into()),
+            properties: json!({}),
+            service_token: String::new(),
+            function: None,
+        });
+        let a = assess(&inventory(vec![app, env]));
+        assert_eq!(a.stacks[0].disposition, Disposition::Keep);
+        assert_eq!(
+            fates(&a, 0),
+            vec![("Zone".into(), Fate::RetainUnderExistingOwner)]
+        );
+        assert_eq!(a.stacks[1].disposition, Disposition::Blocked);
+        assert!(a.stacks[1].reason.contains("CDN (CloudFront)"));
+        assert!(fates(&a, 1).iter().all(|(_, f)| *f == Fate::Blocked));
+    }
+
+    #[test]
+    fn references_resolve_subs_and_joins_against_the_stack() {
+        let mut s = stack("web", &[], "Resources: {}\n", vec![]);
+        s.parameters.push(StackParameter {
+            key: "Env".into(),
+            value: "test".into(),
+            resolved_value: None,
+            no_echo: false,
+        });
+        let sub = json!({"Fn::Sub": "${AWS::StackName}-${Env}.${AWS::Region}"});
+        assert_eq!(resolve(&s, &sub).as_deref(), Some("web-test.us-east-1"));
+        let join = json!({"Fn::Join": [".", [{"Ref": "Env"}, "example.com"]]});
+        assert_eq!(resolve(&s, &join).as_deref(), Some("test.example.com"));
+        assert_eq!(resolve(&s, &json!({"Fn::GetAtt": ["X", "Y"]})), None);
     }
 }

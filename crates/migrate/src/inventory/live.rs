@@ -86,8 +86,14 @@ fn plan_for(resource_type: &str, id: &str) -> Option<Plan> {
             json!({"NatGatewayId.1": id}),
             vec![("id", pid.clone()), ("gateway_id", pid)],
         ),
-        // An EIP's physical id is its public IP; Terraform imports it by allocation id,
-        // which the answer gives.
+        // An EIP's physical id is its allocation id or (older stacks) its public IP;
+        // Terraform imports it by allocation id, which the answer gives either way.
+        "AWS::EC2::EIP" if id.starts_with("eipalloc-") => plan(
+            "ec2",
+            "DescribeAddresses",
+            json!({"AllocationId.1": id}),
+            vec![("allocation_id", pid.clone()), ("id", pid)],
+        ),
         "AWS::EC2::EIP" => plan(
             "ec2",
             "DescribeAddresses",
@@ -258,7 +264,7 @@ fn plan_for(resource_type: &str, id: &str) -> Option<Plan> {
 
 /// Identifiers only the answer gives (an ARN when the physical id is a name, an EIP's
 /// allocation id).
-fn answer_attrs(resource_type: &str, answer: &Value) -> Vec<(&'static str, String)> {
+fn answer_attrs(resource_type: &str, id: &str, answer: &Value) -> Vec<(&'static str, String)> {
     let first = |key: &str| list(answer.get(key)).first().copied().cloned();
     let pick = |v: Option<Value>, key: &str| v.as_ref().and_then(|v| text(v, key));
     let found: Vec<(&'static str, Option<String>)> = match resource_type {
@@ -275,7 +281,14 @@ fn answer_attrs(resource_type: &str, answer: &Value) -> Vec<(&'static str, Strin
             "arn",
             answer.get("Attributes").and_then(|a| text(a, "QueueArn")),
         )],
-        "AWS::Logs::LogGroup" => vec![("arn", pick(first("logGroups"), "arn"))],
+        // The read is by prefix: only the group of exactly this name counts.
+        "AWS::Logs::LogGroup" => vec![(
+            "arn",
+            list(answer.get("logGroups"))
+                .into_iter()
+                .find(|g| text(g, "logGroupName").as_deref() == Some(id))
+                .and_then(|g| text(g, "arn")),
+        )],
         "AWS::KMS::Key" => vec![(
             "arn",
             answer.get("KeyMetadata").and_then(|k| text(k, "Arn")),
@@ -336,7 +349,7 @@ pub fn describe(
     let request = ReadRequest::new(plan.service, plan.operation, plan.input.clone())?;
     let live = match client.call(&request) {
         Ok(output) => {
-            for (k, v) in answer_attrs(resource_type, &output) {
+            for (k, v) in answer_attrs(resource_type, physical_id, &output) {
                 import_attributes.insert(k.to_string(), v);
             }
             LiveState::Described {

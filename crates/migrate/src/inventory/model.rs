@@ -353,7 +353,8 @@ pub struct Certificate {
     /// The DNS validation records ACM asks for, one per domain.
     #[serde(default)]
     pub validation_records: Vec<ValidationRecord>,
-    /// Why the inventory took it: `tags` (copilot tags matched) or `physical_id:<stack>/<id>`.
+    /// Why the inventory took it: `physical_id:<stack>/<logical id>` (a custom resource's
+    /// physical id is its ARN), `tags` (the copilot tags matched), or both, comma-separated.
     pub found_by: String,
 }
 

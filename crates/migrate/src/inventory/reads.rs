@@ -104,7 +104,6 @@ pub static READS: &[ReadOp] = &[
     op("cloudformation", "DescribeStacks", CFN),
     op("cloudformation", "GetTemplate", CFN),
     op("cloudformation", "ListStackResources", CFN),
-    op("cloudformation", "DescribeStackResource", CFN),
     op("ec2", "DescribeVpcs", EC2),
     op("ec2", "DescribeSubnets", EC2),
     op("ec2", "DescribeSecurityGroups", EC2),

@@ -530,7 +530,10 @@ fn certificates(
                     || t.get("copilot-environment")
                         .is_none_or(|e| environments.contains(e)));
             if ours {
-                wanted.entry(arn.clone()).or_insert_with(|| "tags".into());
+                wanted
+                    .entry(arn.clone())
+                    .and_modify(|why| why.push_str(", tags"))
+                    .or_insert_with(|| "tags".into());
             }
             tags_of.insert(arn, t);
         }

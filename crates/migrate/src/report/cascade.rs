@@ -64,19 +64,31 @@ pub fn without_workload(
 }
 
 /// The resources whose conditions hold for these parameters.
+/// The stack's template prepared with these parameters (conditions, live resources, graph).
+pub(crate) fn prepared(
+    stack: &Stack,
+    region: &str,
+    account: &str,
+    given: &IndexMap<String, String>,
+) -> Result<cumulo_template::Prepared, String> {
+    let doc = cumulo_template::parse_template(&stack.template)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
+    let uuid = stack.id.rsplit('/').next().unwrap_or_default();
+    let pseudo = Pseudo::new(region, account, &stack.name, uuid);
+    prepare(doc.value, given, &IndexSet::new(), pseudo, &NoSsm)
+        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))
+}
+
 fn live_resources(
     env: &Stack,
     region: &str,
     account: &str,
     given: &IndexMap<String, String>,
 ) -> Result<IndexSet<String>, String> {
-    let doc = cumulo_template::parse_template(&env.template)
-        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
-    let uuid = env.id.rsplit('/').next().unwrap_or_default();
-    let pseudo = Pseudo::new(region, account, &env.name, uuid);
-    let prepared = prepare(doc.value, given, &IndexSet::new(), pseudo, &NoSsm)
-        .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
-    Ok(prepared.live.into_iter().collect())
+    Ok(prepared(env, region, account, given)?
+        .live
+        .into_iter()
+        .collect())
 }
 
 fn env_of<'a>(
@@ -97,16 +109,6 @@ fn env_of<'a>(
     })
 }
 
-/// `!Sub '${AppName}-${EnvName}'` with the stack's parameters.
-fn sub(stack: &Stack, value: &serde_json::Value) -> Option<String> {
-    let template = value.get("Fn::Sub")?.as_str()?;
-    let mut out = template.to_string();
-    for p in &stack.parameters {
-        out = out.replace(&format!("${{{}}}", p.key), &p.value);
-    }
-    (!out.contains("${")).then_some(out)
-}
-
 /// One cascade per workload stack with an env-controller.
 pub fn cascades(inv: &Inventory) -> Vec<Cascade> {
     let mut out = Vec::new();
@@ -123,7 +125,7 @@ pub fn cascades(inv: &Inventory) -> Vec<Cascade> {
             .and_then(|v| resolve(stack, v))
             .or_else(|| stack.copilot.as_ref()?.workload.clone())
             .unwrap_or_default();
-        let named = prop("EnvStack").and_then(|v| resolve(stack, v).or_else(|| sub(stack, v)));
+        let named = prop("EnvStack").and_then(|v| resolve(stack, v));
         let mut cascade = Cascade {
             workload_stack: stack.name.clone(),
             workload: workload.clone(),
@@ -246,5 +248,187 @@ mod tests {
         assert_eq!(after["AppName"], "web");
         let only = without_workload(&after, "api");
         assert_eq!(only["Aliases"], "");
+    }
+}
+
+#[cfg(test)]
+mod cascade_tests {
+    use super::*;
+    use crate::inventory::model::*;
+    use crate::inventory::take::copilot_of;
+    use serde_json::json;
+
+    const ENV: &str = r#"
+Parameters:
+  ALBWorkloads: {Type: String}
+  NATWorkloads: {Type: String}
+  Aliases: {Type: String}
+Conditions:
+  CreateALB: !Not [!Equals [!Ref ALBWorkloads, ""]]
+  CreateNAT: !Not [!Equals [!Ref NATWorkloads, ""]]
+  ManagedAliases: !And [!Condition CreateALB, !Not [!Equals [!Ref Aliases, ""]]]
+Resources:
+  Vpc: {Type: AWS::EC2::VPC}
+  PublicLoadBalancer: {Type: AWS::ElasticLoadBalancingV2::LoadBalancer, Condition: CreateALB}
+  NatGateway1: {Type: AWS::EC2::NatGateway, Condition: CreateNAT}
+  CustomDomainAction:
+    Type: Custom::CustomDomainFunction
+    Condition: ManagedAliases
+    Properties: {ServiceToken: x, Aliases: !Ref Aliases, PublicAccessHostedZone: Z1}
+  HTTPSCert:
+    Type: Custom::CertificateValidationFunction
+    Properties: {ServiceToken: x, Aliases: !Ref Aliases, EnvHostedZoneId: Z2}
+"#;
+
+    fn resource(logical: &str, kind: &str) -> Resource {
+        Resource {
+            logical_id: logical.into(),
+            resource_type: kind.into(),
+            physical_id: Some(format!("{logical}-id")),
+            status: "CREATE_COMPLETE".into(),
+            status_reason: None,
+            last_updated_at: None,
+            deletion_policy: None,
+            update_replace_policy: None,
+            live: LiveState::Described { calls: vec![] },
+            import_attributes: Default::default(),
+        }
+    }
+
+    fn custom(logical: &str, kind: &str, properties: serde_json::Value) -> CustomResource {
+        CustomResource {
+            logical_id: logical.into(),
+            resource_type: kind.into(),
+            physical_id: Some(format!("{logical}-id")),
+            properties,
+            service_token: "x".into(),
+            function: None,
+        }
+    }
+
+    fn stack(name: &str, tags: &[(&str, &str)], template: &str) -> Stack {
+        let tags: std::collections::BTreeMap<String, String> = tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Stack {
+            name: name.into(),
+            id: format!("arn:aws:cloudformation:us-east-1:111122223333:stack/{name}/1"),
+            status: "UPDATE_COMPLETE".into(),
+            status_reason: None,
+            description: None,
+            created_at: None,
+            last_updated_at: None,
+            copilot: copilot_of(&tags),
+            tags,
+            parameters: vec![],
+            outputs: vec![],
+            capabilities: vec![],
+            role_arn: None,
+            termination_protection: false,
+            template: template.into(),
+            parent_id: None,
+            root_id: None,
+            resources: vec![],
+            custom_resources: vec![],
+        }
+    }
+
+    fn param(key: &str, value: &str) -> StackParameter {
+        StackParameter {
+            key: key.into(),
+            value: value.into(),
+            resolved_value: None,
+            no_echo: false,
+        }
+    }
+
+    #[test]
+    fn the_last_alb_workload_leaving_deletes_the_alb_and_fires_the_alias_handler() {
+        let mut env = stack(
+            "app-test",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "test"),
+            ],
+            ENV,
+        );
+        env.parameters = vec![
+            param("ALBWorkloads", "web"),
+            param("NATWorkloads", "web,api"),
+            param("Aliases", r#"{"web":["www.example.com"]}"#),
+        ];
+        env.resources = ["Vpc", "PublicLoadBalancer", "NatGateway1"]
+            .iter()
+            .map(|l| resource(l, "AWS::Other"))
+            .chain([
+                resource("CustomDomainAction", "Custom::CustomDomainFunction"),
+                resource("HTTPSCert", "Custom::CertificateValidationFunction"),
+            ])
+            .collect();
+        env.custom_resources = vec![
+            custom(
+                "CustomDomainAction",
+                "Custom::CustomDomainFunction",
+                json!({"Aliases": {"Ref": "Aliases"}, "PublicAccessHostedZone": "Z1"}),
+            ),
+            custom(
+                "HTTPSCert",
+                "Custom::CertificateValidationFunction",
+                json!({"Aliases": {"Ref": "Aliases"}, "EnvHostedZoneId": "Z2"}),
+            ),
+        ];
+        let mut web = stack(
+            "app-test-web",
+            &[
+                ("copilot-application", "app"),
+                ("copilot-environment", "test"),
+                ("copilot-service", "web"),
+            ],
+            "Resources: {}\n",
+        );
+        web.parameters = vec![param("WorkloadName", "web")];
+        web.custom_resources = vec![custom(
+            "EnvControllerAction",
+            "Custom::EnvControllerFunction",
+            json!({"Workload": {"Ref": "WorkloadName"}, "EnvStack": {"Fn::Sub": "app-test"}}),
+        )];
+        let inv = Inventory {
+            format_version: FORMAT_VERSION,
+            account: "111122223333".into(),
+            region: "us-east-1".into(),
+            taken_at: String::new(),
+            endpoint: None,
+            taken_by: String::new(),
+            selection: Selection::Stacks { names: vec![] },
+            stacks: vec![env, web],
+            out_of_band: OutOfBand::default(),
+            content_sha256: String::new(),
+        };
+        let [c] = cascades(&inv).try_into().unwrap();
+        assert_eq!(
+            (c.workload.as_str(), c.env_stack.as_str()),
+            ("web", "app-test")
+        );
+        assert_eq!(c.problem, None);
+        assert_eq!(
+            c.parameter_changes,
+            vec![
+                ("ALBWorkloads".into(), "web".into(), "".into()),
+                ("NATWorkloads".into(), "web,api".into(), "api".into()),
+                (
+                    "Aliases".into(),
+                    r#"{"web":["www.example.com"]}"#.into(),
+                    "".into()
+                ),
+            ]
+        );
+        // NAT stays (api still needs it); the ALB and the alias handle go.
+        let removed: Vec<&str> = c.removed.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(removed, vec!["PublicLoadBalancer", "CustomDomainAction"]);
+        assert_eq!(c.handlers_fired.len(), 2);
+        assert!(c.handlers_fired[0].starts_with("CustomDomainAction (custom-domain.js) Delete"));
+        assert!(c.handlers_fired[0].ends_with("(www.example.com)"));
+        assert!(c.handlers_fired[1].starts_with("HTTPSCert (dns-cert-validator.js) is updated"));
     }
 }
