@@ -93,7 +93,7 @@ pub fn download(ctx: &Ctx<'_>, bucket: &str, key: &str) -> ApiResult {
         .unwrap_or_else(|| "application/octet-stream".into());
     let mut r = respond(StatusCode::OK, &content_type, got.body);
     let file = key.rsplit('/').next().unwrap_or(key);
-    let encoded = percent_encoding::utf8_percent_encode(file, percent_encoding::NON_ALPHANUMERIC);
+    let encoded = crate::web::encode(file);
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename*=UTF-8''{encoded}")) {
         r.headers_mut().insert(header::CONTENT_DISPOSITION, v);
     }

@@ -265,9 +265,7 @@ fn resource_json(r: &StackResourceView) -> Value {
 
 /// The console page showing a resource, for the types the console has a view of.
 pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
-    let enc = |s: &str| {
-        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
+    let enc = crate::web::encode;
     match resource_type {
         "AWS::S3::Bucket" => Some(format!("/_cumulo/console/s3/{}", enc(physical_id))),
         "AWS::SQS::Queue" => {
@@ -424,9 +422,7 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         .ok_or_else(|| ApiError::bad_request("Query parameter q is required"))?
         .to_lowercase();
     let hit = |s: &str| s.to_lowercase().contains(&q);
-    let enc = |s: &str| {
-        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
+    let enc = crate::web::encode;
     let mut results = Vec::new();
     for s in summaries(ctx).await? {
         if s.stack_status.as_str() == "DELETE_COMPLETE" {
@@ -477,7 +473,7 @@ mod tests {
     fn views_link_the_types_the_console_shows() {
         assert_eq!(
             service_view("AWS::S3::Bucket", "my-bucket").as_deref(),
-            Some("/_cumulo/console/s3/my%2Dbucket")
+            Some("/_cumulo/console/s3/my-bucket")
         );
         assert_eq!(
             service_view("AWS::SQS::Queue", "http://localhost:4566/000000000000/q1").as_deref(),

@@ -208,6 +208,18 @@ fn valid_region(r: &str) -> bool {
             .is_ok_and(|n| n > 0 && n < 100)
 }
 
+/// What `encodeURIComponent` leaves alone, so links read like the names they hold.
+const COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A name as one path segment of a console link.
+pub fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, COMPONENT).to_string()
+}
+
 /// The path's segments after `prefix`, percent-decoded (an ARN or an S3 key arrives encoded);
 /// `None` when a segment is not UTF-8 after decoding.
 pub fn segments(path: &str, prefix: &str) -> Option<Vec<String>> {
