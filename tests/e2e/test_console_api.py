@@ -371,3 +371,17 @@ def test_nothing_is_served_under_verify_signatures():
         assert r.status_code == 401 and "verify" in r.text
     finally:
         server.stop()
+
+
+def test_console_command_prints_the_url_without_a_browser(cumulo):
+    import os
+    import subprocess
+
+    from conftest import BIN
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    out = subprocess.run([str(BIN), "console", "--port", str(cumulo.port)], capture_output=True, text=True, env=env, timeout=10)
+    assert out.returncode == 0, out.stderr
+    url = out.stdout.strip()
+    assert url == f"http://localhost:{cumulo.port}/_cumulo/console/"
+    assert requests.get(url, timeout=10).status_code == 200
