@@ -360,15 +360,34 @@ def test_pages_are_served_and_unknown_pages_are_404(cumulo, stacks):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
 
 
-def test_nothing_is_served_under_verify_signatures():
-    server = CumuloServer(extra_args=["--verify-signatures"]).start()
+def test_verify_signatures_needs_a_console_login():
+    server = CumuloServer(extra_args=["--verify-signatures", "--credentials", "AKID:s3cret"]).start()
     try:
-        r = requests.get(f"{server.endpoint}{API}/stacks", timeout=10)
+        api = f"{server.endpoint}{API}"
+        r = requests.get(f"{api}/stacks", timeout=10)
         assert r.status_code == 401 and error(r) == "Unauthorized"
-        r = requests.post(f"{server.endpoint}{API}/sqs/queues/q/purge", headers=CONSOLE, timeout=10)
+        r = requests.post(f"{api}/sqs/queues/q/purge", headers=CONSOLE, timeout=10)
         assert r.status_code == 401
         r = requests.get(f"{server.endpoint}/_cumulo/console/", timeout=10)
-        assert r.status_code == 401 and "verify" in r.text
+        assert r.status_code == 401 and 'data-page="login"' in r.text
+        assert requests.get(f"{server.endpoint}/_cumulo/console/assets/login.js", timeout=10).status_code == 200
+        for body, headers, status, code in [
+            ({"access_key_id": "AKID", "secret_access_key": "wrong"}, CONSOLE, 401, "InvalidCredentials"),
+            ({"access_key_id": "test", "secret_access_key": "test"}, CONSOLE, 401, "InvalidCredentials"),
+            ({"access_key_id": "AKID", "secret_access_key": "s3cret"}, {"Origin": "http://evil.example"}, 403, "Forbidden"),
+        ]:
+            r = requests.post(f"{api}/login", json=body, headers=headers, timeout=10)
+            assert (r.status_code, error(r)) == (status, code)
+            assert "set-cookie" not in r.headers
+        session = requests.Session()
+        r = session.post(f"{api}/login", json={"access_key_id": "AKID", "secret_access_key": "s3cret"}, headers=CONSOLE, timeout=10)
+        assert r.status_code == 200, r.text
+        assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Strict" in r.headers["set-cookie"]
+        assert session.get(f"{api}/stacks", timeout=10).json() == {"stacks": []}
+        assert session.get(f"{server.endpoint}/_cumulo/console/", timeout=10).status_code == 200
+        # A made-up session is no session.
+        r = requests.get(f"{api}/stacks", cookies={"cumulo_console": "0" * 32}, timeout=10)
+        assert r.status_code == 401
     finally:
         server.stop()
 

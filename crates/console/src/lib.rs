@@ -8,12 +8,14 @@
 //! the binary (`assets/`): no build step, no Node.js, no CDN.
 //!
 //! Safety: state-changing calls pass a CSRF check ([`web::check_origin`]); with
-//! `--verify-signatures` everything here answers 401 (no login yet), so state is never served
-//! to a caller the AWS endpoint would refuse.
+//! `--verify-signatures` everything but the login and the static assets needs a session signed
+//! in with one of the configured credentials ([`login`]), so state is never served to a caller
+//! the AWS endpoint would refuse.
 
 mod api;
 mod graph;
 mod live;
+mod login;
 mod pages;
 mod s3;
 mod sqs;
@@ -34,11 +36,15 @@ pub const CONSOLE_PREFIX: &str = "/_cumulo/console";
 /// The console over one gateway's services.
 pub struct Console {
     gateway: Arc<Gateway>,
+    sessions: login::Sessions,
 }
 
 impl Console {
     pub fn new(gateway: Arc<Gateway>) -> Self {
-        Console { gateway }
+        Console {
+            gateway,
+            sessions: login::Sessions::default(),
+        }
     }
 
     /// Whether a request path is the console's rather than an AWS API's.
@@ -50,8 +56,18 @@ impl Console {
 
     /// Answers one console or API request (`serves` said yes).
     pub async fn handle(&self, req: AwsRequest) -> ::http::Response<Body> {
-        if self.gateway.config().signing_keys.is_some() {
-            return web::unauthorized(req.raw_path.starts_with(API_PREFIX));
+        if let Some(keys) = &self.gateway.config().signing_keys {
+            if req.raw_path == login::LOGIN_PATH {
+                return self.sessions.login(&req, keys);
+            }
+            let asset = req.raw_path.starts_with("/_cumulo/console/assets/");
+            if !asset && !self.sessions.signed_in(&req) {
+                return if req.raw_path.starts_with(API_PREFIX) {
+                    web::unauthorized()
+                } else {
+                    pages::login()
+                };
+            }
         }
         if req.raw_path.starts_with(API_PREFIX) {
             api::handle(&self.gateway, req).await

@@ -54,6 +54,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/sqs.js"),
     ),
     (
+        "login.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/login.js"),
+    ),
+    (
         "search.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/search.js"),
@@ -135,6 +140,13 @@ fn shell(page: &str, subject: &str, title: &str) -> Response<Body> {
             "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
         ),
     );
+    r
+}
+
+/// The login form, for any page asked for without a session under `--verify-signatures`.
+pub fn login() -> Response<Body> {
+    let mut r = shell("login", "", "Sign in");
+    *r.status_mut() = StatusCode::UNAUTHORIZED;
     r
 }
 

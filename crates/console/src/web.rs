@@ -117,24 +117,13 @@ pub fn error_response(e: &ApiError) -> Response<Body> {
     respond(e.status, "application/json", body.to_string())
 }
 
-/// Everything under the console answers 401 while the endpoint verifies signatures: no login
-/// exists yet, and serving state to a caller the AWS endpoint would refuse is not an option.
-pub fn unauthorized(api: bool) -> Response<Body> {
-    let message = "The console is not available while cumulo serve verifies signatures \
-                   (--verify-signatures): console login is not implemented yet";
-    if api {
-        error_response(&ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "Unauthorized",
-            message,
-        ))
-    } else {
-        respond(
-            StatusCode::UNAUTHORIZED,
-            "text/html; charset=utf-8",
-            format!("<!doctype html><title>cumulo console</title><h1>401</h1><p>{message}</p>"),
-        )
-    }
+/// An API call without a console session while the endpoint verifies signatures.
+pub fn unauthorized() -> Response<Body> {
+    error_response(&ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "Unauthorized",
+        "Sign in to the console: cumulo serve verifies signatures (--verify-signatures)",
+    ))
 }
 
 /// The query parameters of a request, decoded, with typed readers that refuse malformed values.
