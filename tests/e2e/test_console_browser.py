@@ -3,6 +3,7 @@ selenium): a stack that deploys and one whose resource fails and rolls back, che
 the page's DOM against what boto3 reports; a bucket's listing; a message sent from the console
 and received with boto3; the stacks list following a new stack live. Screenshots of each page
 go to tests/e2e/artifacts/ (git-ignored)."""
+import json
 import pathlib
 import shutil
 import time
@@ -228,3 +229,37 @@ def test_search_and_error_pages(browser, cumulo, stacks):
     assert "StackNotFound" in alert.text and "does not exist" in alert.text
     page(browser, cumulo, "/no/such/page")
     assert "No such page" in wait(browser, "#content .error")[0].text
+
+
+def test_update_rollback_on_the_timeline(browser, cumulo):
+    cfn = cumulo.client("cloudformation")
+    name = f"con-upd-{uid()}"
+    first = {"Resources": {"Keep": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-keep"}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(first))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    second = json.loads(json.dumps(first))
+    second["Resources"]["Bad"] = {
+        "Type": "AWS::SQS::Queue",
+        "Properties": {"QueueName": f"{name}-bad", "MessageRetentionPeriod": 1},
+    }
+    cfn.update_stack(StackName=name, TemplateBody=json.dumps(second))
+    deadline = time.time() + 30
+    while cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] != "UPDATE_ROLLBACK_COMPLETE":
+        assert time.time() < deadline, "the update did not roll back"
+        time.sleep(0.3)
+    page(browser, cumulo, f"/stacks/{name}")
+    wait(browser, '#events-timeline .tl-row[data-logical-id="Bad"]')
+    assert browser.find_element(By.CSS_SELECTOR, "#overview .status").text == "UPDATE_ROLLBACK_COMPLETE"
+    stack_row = browser.find_element(By.CSS_SELECTOR, f'#events-timeline .tl-row[data-logical-id="{name}"]')
+    phases = [b.get_attribute("data-status") for b in stack_row.find_elements(By.CSS_SELECTOR, ".tl-bar")]
+    assert phases == ["CREATE_COMPLETE", "UPDATE_IN_PROGRESS", "UPDATE_ROLLBACK_IN_PROGRESS", "UPDATE_ROLLBACK_COMPLETE"]
+    bad = browser.find_element(By.CSS_SELECTOR, '#events-timeline .tl-row[data-logical-id="Bad"]')
+    reason = next(
+        e["ResourceStatusReason"]
+        for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+        if e["LogicalResourceId"] == "Bad" and e["ResourceStatus"] == "CREATE_FAILED"
+    )
+    assert bad.find_element(By.CSS_SELECTOR, ".failure").text == f"CREATE_FAILED: {reason}"
+    browser.execute_script("document.getElementById('sec-events').scrollIntoView()")
+    shot(browser, "stack-update-rollback-timeline")
+    cfn.delete_stack(StackName=name)
