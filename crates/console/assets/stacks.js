@@ -26,8 +26,13 @@ export async function render({ content }) {
     } }), " show deleted stacks");
   const holder = el("div", { id: "stacks" });
   content.replaceChildren(toggle, holder);
+  let drawn = "";
   const draw = (stacks) => {
+    // The stream's first event repeats what the page just read: redraw only what changed.
     const shown = showDeleted ? stacks : stacks.filter((s) => s.status !== "DELETE_COMPLETE");
+    const text = JSON.stringify(shown);
+    if (text === drawn) return;
+    drawn = text;
     holder.replaceChildren(shown.length
       ? table(["Stack", "Status", "Reason", "Created", "Updated"], rows(shown, 0, []), { id: "stacks-table" })
       : el("p", { class: "empty" }, "No stacks in this region."));
