@@ -57,6 +57,7 @@ EXPECTED = {
     "cumulo deploy template.yaml": ["[+] 90", "IN_SYNC", "demo: DELETE_COMPLETE"],
     "npx cdk bootstrap": ["bootstrapped", "CdkApp", "destroyed"],
     "cumulo migrate retain-patch": ["every resource retained", "app-data-"],
+    "cumulo console --print": ["/_cumulo/console/", '"message_id"', '"body":"hi"', '"state":"visible"'],
 }
 
 

@@ -11,6 +11,7 @@ macro_rules! say {
 
 mod assembly;
 mod aws_read;
+mod console;
 mod deploy;
 mod destroy;
 mod diff;
@@ -46,6 +47,8 @@ struct Cli {
 enum Command {
     /// Serve a local AWS endpoint (LocalStack conventions, port 4566).
     Serve(serve::ServeArgs),
+    /// Open the browser console of a running `cumulo serve` (or print its URL).
+    Console(console::ConsoleArgs),
     /// Check templates: print every problem as file:line:column and exit 1 if any.
     Validate(validate::ValidateArgs),
     /// Print a template with intrinsics resolved and its provisioning order, as JSON.
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
+        Command::Console(args) => console::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Render(args) => render::run(args),
         Command::Deploy(args) => deploy::run(args),

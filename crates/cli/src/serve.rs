@@ -10,10 +10,11 @@
 use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
+use cumulo_console::Console;
 use cumulo_services::{Config, Gateway, Refusal, SigningKeys};
 use cumulo_store::{Durability, Store};
 use cumulo_wire::AwsRequest;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -201,6 +202,9 @@ pub(crate) async fn accept_loop(
     stop: impl std::future::Future<Output = ()>,
 ) {
     tokio::pin!(stop);
+    // The console is a thin router over the gateway's catalog: it builds nothing until a
+    // console request needs a service.
+    let console = Arc::new(Console::new(gateway.clone()));
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -217,12 +221,14 @@ pub(crate) async fn accept_loop(
         };
         let _ = stream.set_nodelay(true);
         let gateway = gateway.clone();
+        let console = console.clone();
         let limits = limits.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| {
                 let gateway = gateway.clone();
+                let console = console.clone();
                 let limits = limits.clone();
-                async move { Ok::<_, Infallible>(answer(&gateway, &limits, req).await) }
+                async move { Ok::<_, Infallible>(answer(&gateway, &console, &limits, req).await) }
             });
             // A client that hangs up mid-request is its own business; nothing to report.
             let _ = http1::Builder::new()
@@ -269,11 +275,15 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     }
 }
 
+/// An AWS answer (whole) or a console one (whole, or a stream of server-sent events).
+type Answer = hyper::Response<Either<Full<Bytes>, cumulo_console::Body>>;
+
 async fn answer(
     gateway: &Gateway,
+    console: &Console,
     limits: &Limits,
     req: hyper::Request<Incoming>,
-) -> hyper::Response<Full<Bytes>> {
+) -> Answer {
     let (parts, body) = req.into_parts();
     let host = parts
         .headers
@@ -323,9 +333,12 @@ async fn answer(
     };
     let resp = match refusal {
         Some(r) => gateway.refuse(aws, r),
+        None if Console::serves(&aws.raw_path) => {
+            return console.handle(aws).await.map(Either::Right);
+        }
         None => gateway.handle(aws).await,
     };
-    let mut out = hyper::Response::new(Full::new(resp.body));
+    let mut out = hyper::Response::new(Either::Left(Full::new(resp.body)));
     *out.status_mut() = resp.status;
     *out.headers_mut() = resp.headers;
     out

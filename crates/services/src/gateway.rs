@@ -110,8 +110,9 @@ pub struct Gateway {
     config: Config,
     /// Custom resources' pending requests, answered through their ResponseURLs.
     responses: Arc<crate::custom::Responses>,
-    /// The catalog the services come from, which knows which are built yet; `None` for a
-    /// gateway over given services (all of them running).
+    /// The catalog the services come from: it knows which are built yet (the health report)
+    /// and hands typed handles to in-process readers beside the AWS APIs (the console); `None`
+    /// for a gateway over given services (all of them running).
     catalog: Option<Arc<Catalog>>,
 }
 
@@ -167,6 +168,12 @@ impl Gateway {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The catalog this gateway routes to (built services and not-yet-built slots), for
+    /// in-process readers that call services' typed operations, such as the console.
+    pub fn catalog(&self) -> Option<&Arc<Catalog>> {
+        self.catalog.as_ref()
     }
 
     /// The service registered under a signing name.
@@ -428,6 +435,19 @@ impl Gateway {
     }
 
     fn health(&self, req: &AwsRequest) -> AwsResponse {
+        let (store_ok, body) = self.health_report();
+        let status = if store_ok {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        };
+        AwsResponse::new(status, "application/json", body.to_string())
+            .with_header("x-amzn-requestid", &req.request_id)
+    }
+
+    /// The health report `/_cumulo/health` answers with, and whether the store is usable. It
+    /// builds no service: one not built yet is `available`.
+    pub fn health_report(&self) -> (bool, serde_json::Value) {
         let mut services = serde_json::Map::new();
         let mut started = match &self.catalog {
             Some(catalog) => catalog.started(),
@@ -451,13 +471,7 @@ impl Gateway {
             "edition": "cumulo",
             "version": env!("CARGO_PKG_VERSION"),
         });
-        let status = if store_ok {
-            StatusCode::OK
-        } else {
-            StatusCode::SERVICE_UNAVAILABLE
-        };
-        AwsResponse::new(status, "application/json", body.to_string())
-            .with_header("x-amzn-requestid", &req.request_id)
+        (store_ok, body)
     }
 }
 

@@ -407,6 +407,51 @@ impl SqsService {
         Ok(Some(out))
     }
 
+    /// Up to `max` messages in queue order as they are, for looking without consuming: no
+    /// receive count, visibility or receipt changes, nothing written. Not an AWS operation
+    /// (AWS has no way to look without receiving); the console's peek.
+    pub fn peek_messages(
+        &self,
+        caller: &Caller,
+        url: &str,
+        max: usize,
+    ) -> Result<Vec<PeekedMessage>, AwsError> {
+        self.with_queue(caller, url, |q| {
+            let now = now_ms();
+            Ok(q.messages
+                .values()
+                .take(max)
+                .map(|m| PeekedMessage {
+                    message_id: m.id.clone(),
+                    body: m.body.clone(),
+                    md5_of_body: m.md5_of_body.clone(),
+                    sent_timestamp_ms: m.sent_ms,
+                    receive_count: m.receive_count,
+                    state: if m.in_flight(now) {
+                        "in_flight"
+                    } else if m.delayed(now) {
+                        "delayed"
+                    } else {
+                        "visible"
+                    },
+                    group_id: m.group_id.clone(),
+                    attributes: m
+                        .attributes
+                        .iter()
+                        .map(|(k, v)| {
+                            let value = v.string_value.clone().unwrap_or_else(|| {
+                                use base64::Engine;
+                                base64::engine::general_purpose::STANDARD
+                                    .encode(v.binary_value.as_deref().unwrap_or_default())
+                            });
+                            (k.clone(), value)
+                        })
+                        .collect(),
+                })
+                .collect())
+        })
+    }
+
     /// DeleteMessage. As the API reference says, only the most recent receipt handle deletes:
     /// an older one (or one for a message already gone) succeeds without deleting anything.
     pub fn delete_message(&self, caller: &Caller, url: &str, handle: &str) -> Result<(), AwsError> {

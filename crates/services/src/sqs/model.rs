@@ -53,6 +53,22 @@ pub struct ReceiveMessageInput {
     pub receive_request_attempt_id: Option<String>,
 }
 
+/// A message as a look into the queue shows it (the console's peek): what it holds and where
+/// it is in its life, without a receipt handle, because looking is not a receive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeekedMessage {
+    pub message_id: String,
+    pub body: String,
+    pub md5_of_body: String,
+    pub sent_timestamp_ms: i64,
+    pub receive_count: i64,
+    /// `visible` (receivable now), `in_flight` (received, not yet visible again) or `delayed`.
+    pub state: &'static str,
+    pub group_id: Option<String>,
+    /// Message attribute names and their string (or base64 binary) values.
+    pub attributes: Vec<(String, String)>,
+}
+
 /// A message as ReceiveMessage returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceivedMessage {

@@ -255,3 +255,35 @@ async fn failed_batch_entries_change_nothing() {
     let got = svc.receive_message(&c, &url, &receive_all()).await.unwrap();
     assert_eq!(got.len(), 1);
 }
+
+#[tokio::test]
+async fn peek_shows_messages_without_receiving_them() {
+    let store = Arc::new(Store::in_memory().unwrap());
+    let svc = service(&store);
+    let c = caller();
+    let url = svc
+        .create_queue(&c, "peeked", &BTreeMap::new(), &BTreeMap::new())
+        .await
+        .unwrap();
+    svc.send_message(&c, &url, &body("one")).unwrap();
+    svc.send_message(&c, &url, &body("two")).unwrap();
+    let peeked = svc.peek_messages(&c, &url, 10).unwrap();
+    let bodies: Vec<_> = peeked.iter().map(|m| m.body.as_str()).collect();
+    assert_eq!(bodies, ["one", "two"]);
+    assert!(
+        peeked
+            .iter()
+            .all(|m| m.state == "visible" && m.receive_count == 0)
+    );
+    assert_eq!(svc.peek_messages(&c, &url, 1).unwrap().len(), 1);
+    // Still there to receive, first time.
+    let got = svc.receive_message(&c, &url, &receive_all()).await.unwrap();
+    assert_eq!(got.len(), 2);
+    let peeked = svc.peek_messages(&c, &url, 10).unwrap();
+    assert!(
+        peeked
+            .iter()
+            .all(|m| m.state == "in_flight" && m.receive_count == 1)
+    );
+    assert!(svc.peek_messages(&c, "/000000000000/nope", 10).is_err());
+}

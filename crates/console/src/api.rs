@@ -1,0 +1,121 @@
+//! The JSON API, version 1: routes `/_cumulo/api/v1/...` to the handlers of each area. Paths,
+//! query parameters and answers are documented in README.md ("The console and its API"); a
+//! change that breaks a client is a new version beside this one.
+
+use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
+use crate::{live, s3, sqs, stacks};
+use cumulo_services::Gateway;
+use cumulo_wire::AwsRequest;
+use http::Method;
+use serde_json::json;
+use std::sync::Arc;
+
+const V1: &str = "/_cumulo/api/v1/";
+
+/// What every handler gets: the services, the caller's region and how the caller reached us.
+pub struct Ctx<'a> {
+    pub gateway: &'a Arc<Gateway>,
+    pub req: &'a AwsRequest,
+    pub region: String,
+}
+
+impl Ctx<'_> {
+    pub fn account_id(&self) -> &str {
+        &self.gateway.config().account_id
+    }
+
+    /// A catalogued service's typed handle, built now if this is its first use.
+    pub fn service<S: cumulo_services::catalog::Listed>(&self) -> Result<Arc<S>, ApiError> {
+        let catalog = self.gateway.catalog().ok_or_else(|| {
+            ApiError::new(
+                ::http::StatusCode::SERVICE_UNAVAILABLE,
+                "ServiceUnavailable",
+                "This endpoint has no service catalog",
+            )
+        })?;
+        catalog.get::<S>().map_err(|e| {
+            ApiError::new(
+                ::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalFailure",
+                format!("The {} service could not start: {e}", S::SERVICE.name),
+            )
+        })
+    }
+}
+
+pub async fn handle(gateway: &Arc<Gateway>, req: AwsRequest) -> ::http::Response<crate::Body> {
+    match route(gateway, &req).await {
+        Ok(r) => r,
+        Err(e) => error_response(&e),
+    }
+}
+
+async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
+    let Some(rest) = req.raw_path.strip_prefix(V1) else {
+        return Err(ApiError::not_found(
+            "NotFound",
+            format!(
+                "No API at {}; this endpoint serves version 1 under {V1}",
+                req.raw_path
+            ),
+        ));
+    };
+    check_origin(req)?;
+    let segs = web::segments(rest, "")
+        .ok_or_else(|| ApiError::bad_request("The path is not valid UTF-8"))?;
+    let ctx = Ctx {
+        gateway,
+        req,
+        region: Query::of(req).region(&gateway.config().default_region)?,
+    };
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let m = &req.method;
+    match (m, segs.as_slice()) {
+        (&Method::GET, ["health"]) => health(&ctx),
+        (&Method::GET, ["search"]) => stacks::search(&ctx).await,
+        (&Method::GET, ["events", "stream"]) => live::stream(&ctx),
+        (&Method::GET, ["stacks"]) => stacks::list(&ctx).await,
+        (&Method::GET, ["stacks", name]) => stacks::one(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "events"]) => stacks::events(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "resources"]) => stacks::resources(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "template"]) => stacks::template(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "changesets"]) => stacks::change_sets(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "graph"]) => stacks::graph(&ctx, name).await,
+        (&Method::GET, ["s3", "buckets"]) => s3::buckets(&ctx),
+        (&Method::GET, ["s3", "buckets", bucket, "objects"]) => s3::objects(&ctx, bucket),
+        (&Method::GET, ["s3", "buckets", bucket, "objects", key @ ..]) if !key.is_empty() => {
+            s3::download(&ctx, bucket, &object_key(rest))
+        }
+        (&Method::PUT, ["s3", "buckets", bucket, "objects", key @ ..]) if !key.is_empty() => {
+            s3::upload(&ctx, bucket, &object_key(rest))
+        }
+        (&Method::GET, ["sqs", "queues"]) => sqs::queues(&ctx),
+        (&Method::GET, ["sqs", "queues", name]) => sqs::queue(&ctx, name),
+        (&Method::GET, ["sqs", "queues", name, "messages"]) => sqs::peek(&ctx, name),
+        (&Method::POST, ["sqs", "queues", name, "messages"]) => sqs::send(&ctx, name),
+        (&Method::POST, ["sqs", "queues", name, "purge"]) => sqs::purge(&ctx, name),
+        _ => Err(ApiError::not_found(
+            "NotFound",
+            format!("No API operation {} {}", req.method, req.raw_path),
+        )),
+    }
+}
+
+/// An S3 key is everything after `/objects/`, decoded once: keys may hold `/` and empty
+/// segments, which the segment split would lose.
+fn object_key(rest: &str) -> String {
+    let raw = rest.split_once("/objects/").map_or("", |(_, k)| k);
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// The endpoint's health report (the services built so far among all, the store) plus what
+/// the console's header shows: the default region and the data directory.
+fn health(ctx: &Ctx<'_>) -> ApiResult {
+    let (_, mut report) = ctx.gateway.health_report();
+    report["default_region"] = json!(ctx.gateway.config().default_region);
+    report["region"] = json!(ctx.region);
+    report["account_id"] = json!(ctx.account_id());
+    json_ok(&report)
+}

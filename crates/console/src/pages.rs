@@ -1,0 +1,182 @@
+//! The console's pages: one server-rendered HTML shell per page (header, navigation, the page's
+//! name and subject as data attributes) and the static assets, all compiled into the binary.
+//! The shell's script module reads the API and renders the page.
+
+use crate::web::{Body, respond};
+use cumulo_wire::AwsRequest;
+use http::{HeaderValue, Method, Response, StatusCode, header};
+
+/// Every asset, by file name: what `assets/` holds, compiled in.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "console.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/console.css"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/app.js"),
+    ),
+    (
+        "stacks.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/stacks.js"),
+    ),
+    (
+        "stack.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/stack.js"),
+    ),
+    (
+        "timeline.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/timeline.js"),
+    ),
+    (
+        "graph.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/graph.js"),
+    ),
+    (
+        "highlight.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/highlight.js"),
+    ),
+    (
+        "s3.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/s3.js"),
+    ),
+    (
+        "sqs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/sqs.js"),
+    ),
+    (
+        "login.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/login.js"),
+    ),
+    (
+        "search.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/search.js"),
+    ),
+];
+
+const SHELL: &str = include_str!("../assets/shell.html");
+
+pub fn handle(req: &AwsRequest) -> Response<Body> {
+    if !matches!(req.method, Method::GET | Method::HEAD) {
+        return page_error(StatusCode::METHOD_NOT_ALLOWED, "Pages are read with GET");
+    }
+    let Some(rest) = req.raw_path.strip_prefix(crate::CONSOLE_PREFIX) else {
+        return page_error(StatusCode::NOT_FOUND, "No such page");
+    };
+    if rest.is_empty() {
+        let mut r = respond(StatusCode::MOVED_PERMANENTLY, "text/plain", "");
+        r.headers_mut().insert(
+            header::LOCATION,
+            HeaderValue::from_static("/_cumulo/console/"),
+        );
+        return r;
+    }
+    let Some(segs) = crate::web::segments(rest, "/") else {
+        return page_error(StatusCode::BAD_REQUEST, "The path is not valid UTF-8");
+    };
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    match segs.as_slice() {
+        [] => shell("stacks", "", "Stacks"),
+        ["stacks", name] => shell("stack", name, name),
+        ["s3"] => shell("s3", "", "S3 buckets"),
+        ["s3", bucket] => shell("s3", bucket, bucket),
+        ["sqs"] => shell("sqs", "", "SQS queues"),
+        ["sqs", queue] => shell("sqs", queue, queue),
+        ["search"] => shell("search", "", "Search"),
+        ["assets", file] => asset(file),
+        _ => page_error(StatusCode::NOT_FOUND, "No such page"),
+    }
+}
+
+fn asset(file: &str) -> Response<Body> {
+    match ASSETS.iter().find(|(name, _, _)| *name == file) {
+        Some((_, content_type, text)) => {
+            let mut r = respond(StatusCode::OK, content_type, *text);
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            r
+        }
+        None => page_error(StatusCode::NOT_FOUND, "No such asset"),
+    }
+}
+
+/// Text safe inside an HTML attribute or element.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn shell(page: &str, subject: &str, title: &str) -> Response<Body> {
+    let html = SHELL
+        .replace("{{page}}", page)
+        .replace("{{subject}}", &escape(subject))
+        .replace("{{title}}", &escape(title));
+    let mut r = respond(StatusCode::OK, "text/html; charset=utf-8", html);
+    // Scripts only from here: a value shown on a page (a tag, a message body) can never run.
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
+        ),
+    );
+    r
+}
+
+/// The login form, for any page asked for without a session under `--verify-signatures`.
+pub fn login() -> Response<Body> {
+    let mut r = shell("login", "", "Sign in");
+    *r.status_mut() = StatusCode::UNAUTHORIZED;
+    r
+}
+
+fn page_error(status: StatusCode, message: &str) -> Response<Body> {
+    let html = SHELL
+        .replace("{{page}}", "error")
+        .replace("{{subject}}", &escape(message))
+        .replace(
+            "{{title}}",
+            &format!("{} {}", status.as_u16(), escape(message)),
+        );
+    respond(status, "text/html; charset=utf-8", html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_are_escaped_into_the_shell() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        let r = shell("stack", "<script>", "t");
+        let Body::Whole(Some(b)) = r.into_body() else {
+            panic!("whole body")
+        };
+        let text = String::from_utf8(b.to_vec()).unwrap();
+        assert!(text.contains("data-subject=\"&lt;script&gt;\""));
+        assert!(!text.contains("<script>\""));
+    }
+}

@@ -1,0 +1,489 @@
+//! Stacks through the engine's typed methods (what DescribeStacks & co. answer with): the list
+//! with nested stacks under their parents, one stack, its events, resources, templates, change
+//! sets and resource graph, and the search across stacks and the services the console shows.
+
+use crate::api::Ctx;
+use crate::graph;
+use crate::web::{ApiError, ApiResult, Query, json_ok};
+use chrono::{DateTime, SecondsFormat, Utc};
+use cumulo_engine::{
+    Caller, ChangeSetRef, DescribeChangeSetInput, DescribeStackEventsInput, DescribeStacksInput,
+    Engine, EngineError, GetTemplateInput, ListChangeSetsInput, ListStackResourcesInput,
+    ListStacksInput, StackEvent, StackResourceView, StackSummary,
+};
+use cumulo_services::cloudformation::CloudFormationService;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+/// Pages read at most from a paginated engine call: a stack with more events than this shows
+/// its newest ones (each engine page holds 100).
+const MAX_PAGES: usize = 50;
+
+pub fn engine(ctx: &Ctx<'_>) -> Result<Engine, ApiError> {
+    Ok(ctx.service::<CloudFormationService>()?.engine().clone())
+}
+
+fn caller(ctx: &Ctx<'_>) -> Caller {
+    Caller {
+        region: ctx.region.clone(),
+        account_id: ctx.account_id().to_string(),
+        request_id: ctx.req.request_id.clone(),
+        host: ctx.req.host.clone(),
+    }
+}
+
+/// The engine's refusal as an API error: an unknown stack is a 404.
+fn engine_error(e: EngineError) -> ApiError {
+    let status = http::StatusCode::from_u16(e.status).unwrap_or(http::StatusCode::BAD_REQUEST);
+    if e.code == "ValidationError" && e.message.ends_with("does not exist") {
+        return ApiError::not_found("StackNotFound", e.message);
+    }
+    ApiError::new(status, e.code, e.message)
+}
+
+pub fn time(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn opt_time(t: &Option<DateTime<Utc>>) -> Value {
+    t.as_ref().map_or(Value::Null, |t| json!(time(t)))
+}
+
+/// Every stack summary of the region (ListStacks, every page).
+pub async fn summaries(ctx: &Ctx<'_>) -> Result<Vec<StackSummary>, ApiError> {
+    let engine = engine(ctx)?;
+    let caller = caller(ctx);
+    let mut out = Vec::new();
+    let mut next_token = None;
+    for _ in 0..MAX_PAGES {
+        let page = engine
+            .list_stacks(
+                &caller,
+                ListStacksInput {
+                    stack_status_filter: Vec::new(),
+                    next_token,
+                },
+            )
+            .await
+            .map_err(engine_error)?;
+        out.extend(page.stack_summaries);
+        next_token = page.next_token;
+        if next_token.is_none() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn summary_json(s: &StackSummary) -> Value {
+    json!({
+        "name": s.stack_name,
+        "id": s.stack_id,
+        "status": s.stack_status.as_str(),
+        "status_reason": s.stack_status_reason,
+        "description": s.template_description,
+        "creation_time": time(&s.creation_time),
+        "last_updated_time": opt_time(&s.last_updated_time),
+        "deletion_time": opt_time(&s.deletion_time),
+        "parent_id": s.parent_id,
+        "root_id": s.root_id,
+        "drift_status": s.drift.status,
+        "nested": [],
+    })
+}
+
+/// `GET stacks[?deleted=true]`: root stacks newest first, each nested stack under its parent.
+pub async fn list(ctx: &Ctx<'_>) -> ApiResult {
+    let deleted = Query::of(ctx.req).flag("deleted", false)?;
+    json_ok(&json!({ "stacks": stack_tree(ctx, deleted).await? }))
+}
+
+pub async fn stack_tree(ctx: &Ctx<'_>, deleted: bool) -> Result<Vec<Value>, ApiError> {
+    let all: Vec<StackSummary> = summaries(ctx)
+        .await?
+        .into_iter()
+        .filter(|s| deleted || s.stack_status.as_str() != "DELETE_COMPLETE")
+        .collect();
+    Ok(nest(&all))
+}
+
+/// Nested stacks under their parents (a child whose parent is not listed is a root).
+fn nest(all: &[StackSummary]) -> Vec<Value> {
+    let ids: std::collections::HashSet<&str> = all.iter().map(|s| s.stack_id.as_str()).collect();
+    let mut children: HashMap<&str, Vec<&StackSummary>> = HashMap::new();
+    let mut roots = Vec::new();
+    for s in all {
+        match s.parent_id.as_deref().filter(|p| ids.contains(p)) {
+            Some(p) => children.entry(p).or_default().push(s),
+            None => roots.push(s),
+        }
+    }
+    fn build(s: &StackSummary, children: &HashMap<&str, Vec<&StackSummary>>) -> Value {
+        let mut v = summary_json(s);
+        if let Some(kids) = children.get(s.stack_id.as_str()) {
+            v["nested"] = kids.iter().map(|k| build(k, children)).collect();
+        }
+        v
+    }
+    roots.iter().map(|s| build(s, &children)).collect()
+}
+
+/// `GET stacks/{name-or-id}`: DescribeStacks' view (NoEcho parameters masked `****` by the
+/// engine, as AWS masks them).
+pub async fn one(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let engine = engine(ctx)?;
+    let out = engine
+        .describe_stacks(
+            &caller(ctx),
+            DescribeStacksInput {
+                stack_name: Some(name.to_string()),
+                next_token: None,
+            },
+        )
+        .await
+        .map_err(engine_error)?;
+    let s = out
+        .stacks
+        .first()
+        .ok_or_else(|| engine_error(EngineError::stack_not_found(name)))?;
+    json_ok(&json!({
+        "name": s.stack_name,
+        "id": s.stack_id,
+        "status": s.stack_status.as_str(),
+        "status_reason": s.stack_status_reason,
+        "description": s.description,
+        "creation_time": time(&s.creation_time),
+        "last_updated_time": opt_time(&s.last_updated_time),
+        "deletion_time": opt_time(&s.deletion_time),
+        "parameters": s.parameters.iter().map(|p| json!({
+            "key": p.key, "value": p.value, "resolved_value": p.resolved_value,
+        })).collect::<Vec<_>>(),
+        "outputs": s.outputs.iter().map(|o| json!({
+            "key": o.key, "value": o.value, "description": o.description,
+            "export_name": o.export_name,
+        })).collect::<Vec<_>>(),
+        "tags": s.tags.iter().map(|t| json!({"key": t.key, "value": t.value})).collect::<Vec<_>>(),
+        "capabilities": s.capabilities,
+        "disable_rollback": s.disable_rollback,
+        "termination_protection": s.enable_termination_protection,
+        "parent_id": s.parent_id,
+        "root_id": s.root_id,
+        "drift_status": s.drift.status,
+        "change_set_id": s.change_set_id,
+    }))
+}
+
+/// Every event of the stack, newest first (DescribeStackEvents, every page).
+pub async fn all_events(ctx: &Ctx<'_>, name: &str) -> Result<Vec<StackEvent>, ApiError> {
+    let engine = engine(ctx)?;
+    let caller = caller(ctx);
+    let mut out = Vec::new();
+    let mut next_token = None;
+    for _ in 0..MAX_PAGES {
+        let page = engine
+            .describe_stack_events(
+                &caller,
+                DescribeStackEventsInput {
+                    stack_name: name.to_string(),
+                    next_token,
+                },
+            )
+            .await
+            .map_err(engine_error)?;
+        out.extend(page.stack_events);
+        next_token = page.next_token;
+        if next_token.is_none() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// `GET stacks/{name}/events`: newest first, as DescribeStackEvents.
+pub async fn events(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let events: Vec<Value> = all_events(ctx, name)
+        .await?
+        .iter()
+        .map(|e| {
+            json!({
+                "event_id": e.event_id,
+                "logical_id": e.logical_resource_id,
+                "physical_id": e.physical_resource_id,
+                "type": e.resource_type,
+                "timestamp": time(&e.timestamp),
+                "status": e.resource_status,
+                "status_reason": e.resource_status_reason,
+            })
+        })
+        .collect();
+    json_ok(&json!({ "events": events }))
+}
+
+async fn stack_resources(ctx: &Ctx<'_>, name: &str) -> Result<Vec<StackResourceView>, ApiError> {
+    let engine = engine(ctx)?;
+    let caller = caller(ctx);
+    let mut out = Vec::new();
+    let mut next_token = None;
+    for _ in 0..MAX_PAGES {
+        let page = engine
+            .list_stack_resources(
+                &caller,
+                ListStackResourcesInput {
+                    stack_name: name.to_string(),
+                    next_token,
+                },
+            )
+            .await
+            .map_err(engine_error)?;
+        out.extend(page.stack_resource_summaries);
+        next_token = page.next_token;
+        if next_token.is_none() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Whether cumulo created the resource as a stub or with no local effect: its status reason
+/// says so with a `cumulo:` prefix.
+fn stubbed(reason: Option<&str>) -> bool {
+    reason.is_some_and(|r| r.starts_with("cumulo:"))
+}
+
+fn resource_json(r: &StackResourceView) -> Value {
+    json!({
+        "logical_id": r.logical_resource_id,
+        "physical_id": r.physical_resource_id,
+        "type": r.resource_type,
+        "status": r.resource_status,
+        "status_reason": r.resource_status_reason,
+        "last_updated": time(&r.last_updated_timestamp),
+        "stubbed": stubbed(r.resource_status_reason.as_deref()),
+        "view": r.physical_resource_id.as_deref().and_then(|p| service_view(&r.resource_type, p)),
+    })
+}
+
+/// The console page showing a resource, for the types the console has a view of.
+pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
+    let enc = crate::web::encode;
+    match resource_type {
+        "AWS::S3::Bucket" => Some(format!("/_cumulo/console/s3/{}", enc(physical_id))),
+        "AWS::SQS::Queue" => {
+            let name = physical_id.rsplit('/').next().filter(|n| !n.is_empty())?;
+            Some(format!("/_cumulo/console/sqs/{}", enc(name)))
+        }
+        "AWS::CloudFormation::Stack" => {
+            Some(format!("/_cumulo/console/stacks/{}", enc(physical_id)))
+        }
+        _ => None,
+    }
+}
+
+/// `GET stacks/{name}/resources`.
+pub async fn resources(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let list: Vec<Value> = stack_resources(ctx, name)
+        .await?
+        .iter()
+        .map(resource_json)
+        .collect();
+    json_ok(&json!({ "resources": list }))
+}
+
+async fn template_text(ctx: &Ctx<'_>, name: &str, stage: &str) -> Result<String, ApiError> {
+    let out = engine(ctx)?
+        .get_template(
+            &caller(ctx),
+            GetTemplateInput {
+                stack_name: Some(name.to_string()),
+                change_set_name: None,
+                template_stage: Some(stage.to_string()),
+            },
+        )
+        .await
+        .map_err(engine_error)?;
+    Ok(out.template_body)
+}
+
+/// `GET stacks/{name}/template`: the template as submitted and as processed (transforms run).
+pub async fn template(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let original = template_text(ctx, name, "Original").await?;
+    let processed = template_text(ctx, name, "Processed").await?;
+    json_ok(&json!({ "original": original, "processed": processed }))
+}
+
+/// `GET stacks/{name}/changesets`: each change set with its changes.
+pub async fn change_sets(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let engine = engine(ctx)?;
+    let caller = caller(ctx);
+    let list = engine
+        .list_change_sets(
+            &caller,
+            ListChangeSetsInput {
+                stack_name: name.to_string(),
+                next_token: None,
+            },
+        )
+        .await
+        .map_err(engine_error)?;
+    let mut out = Vec::new();
+    for s in list.summaries {
+        let changes = engine
+            .describe_change_set(
+                &caller,
+                DescribeChangeSetInput {
+                    change_set: ChangeSetRef {
+                        change_set_name: s.change_set_id.clone(),
+                        stack_name: Some(s.stack_id.clone()),
+                    },
+                    next_token: None,
+                    include_property_values: false,
+                },
+            )
+            .await
+            .map(|v| {
+                v.changes
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "action": c.action,
+                            "logical_id": c.logical_resource_id,
+                            "physical_id": c.physical_resource_id,
+                            "type": c.resource_type,
+                            "replacement": c.replacement,
+                            "scope": c.scope,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        out.push(json!({
+            "name": s.change_set_name,
+            "id": s.change_set_id,
+            "status": s.status,
+            "execution_status": s.execution_status,
+            "status_reason": s.status_reason,
+            "creation_time": time(&s.creation_time),
+            "description": s.description,
+            "changes": changes,
+        }));
+    }
+    json_ok(&json!({ "change_sets": out }))
+}
+
+/// `GET stacks/{name}/graph`: the processed template's resources and their dependencies,
+/// each node with the resource's current status.
+pub async fn graph(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let text = template_text(ctx, name, "Processed").await?;
+    let resources = stack_resources(ctx, name).await?;
+    let (nodes, edges) = graph::of_template(&text).map_err(|m| {
+        ApiError::new(
+            http::StatusCode::UNPROCESSABLE_ENTITY,
+            "TemplateUnreadable",
+            m,
+        )
+    })?;
+    let by_id: HashMap<&str, &StackResourceView> = resources
+        .iter()
+        .map(|r| (r.logical_resource_id.as_str(), r))
+        .collect();
+    let nodes: Vec<Value> = nodes
+        .iter()
+        .map(|n| {
+            let mut v = json!({"id": n.id, "type": n.resource_type, "level": n.level});
+            match by_id.get(n.id.as_str()) {
+                Some(r) => {
+                    let r = resource_json(r);
+                    for k in ["status", "status_reason", "physical_id", "stubbed", "view"] {
+                        v[k] = r[k].clone();
+                    }
+                }
+                None => {
+                    v["status"] = Value::Null;
+                    v["stubbed"] = json!(false);
+                }
+            }
+            v
+        })
+        .collect();
+    let edges: Vec<Value> = edges
+        .iter()
+        .map(|e| json!({"from": e.from, "to": e.to, "kinds": e.kinds}))
+        .collect();
+    json_ok(&json!({ "nodes": nodes, "edges": edges }))
+}
+
+/// `GET search?q=`: stacks by name or id, stack resources by logical or physical id, buckets
+/// and queues by name, URL or ARN (case-insensitive substring).
+pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
+    let q = Query::of(ctx.req)
+        .get("q")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .ok_or_else(|| ApiError::bad_request("Query parameter q is required"))?
+        .to_lowercase();
+    let hit = |s: &str| s.to_lowercase().contains(&q);
+    let enc = crate::web::encode;
+    let mut results = Vec::new();
+    for s in summaries(ctx).await? {
+        if s.stack_status.as_str() == "DELETE_COMPLETE" {
+            continue;
+        }
+        if hit(&s.stack_name) || hit(&s.stack_id) {
+            results.push(json!({
+                "kind": "stack", "name": s.stack_name, "id": s.stack_id,
+                "view": format!("/_cumulo/console/stacks/{}", enc(&s.stack_name)),
+            }));
+        }
+        for r in stack_resources(ctx, &s.stack_id).await.unwrap_or_default() {
+            let physical = r.physical_resource_id.as_deref().unwrap_or("");
+            if hit(&r.logical_resource_id) || hit(physical) {
+                results.push(json!({
+                    "kind": "resource", "name": r.logical_resource_id, "id": physical,
+                    "type": r.resource_type, "stack": s.stack_name,
+                    "view": service_view(&r.resource_type, physical).unwrap_or_else(||
+                        format!("/_cumulo/console/stacks/{}", enc(&s.stack_name))),
+                }));
+            }
+        }
+    }
+    for b in crate::s3::bucket_names(ctx)? {
+        if hit(&b) || hit(&format!("arn:aws:s3:::{b}")) {
+            results.push(json!({
+                "kind": "bucket", "name": b, "id": format!("arn:aws:s3:::{b}"),
+                "view": format!("/_cumulo/console/s3/{}", enc(&b)),
+            }));
+        }
+    }
+    for (name, url, arn) in crate::sqs::queue_names(ctx)? {
+        if hit(&name) || hit(&url) || hit(&arn) {
+            results.push(json!({
+                "kind": "queue", "name": name, "id": arn,
+                "view": format!("/_cumulo/console/sqs/{}", enc(&name)),
+            }));
+        }
+    }
+    json_ok(&json!({ "results": results }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_link_the_types_the_console_shows() {
+        assert_eq!(
+            service_view("AWS::S3::Bucket", "my-bucket").as_deref(),
+            Some("/_cumulo/console/s3/my-bucket")
+        );
+        assert_eq!(
+            service_view("AWS::SQS::Queue", "http://localhost:4566/000000000000/q1").as_deref(),
+            Some("/_cumulo/console/sqs/q1")
+        );
+        assert_eq!(service_view("AWS::SNS::Topic", "arn"), None);
+        assert!(stubbed(Some(
+            "cumulo: AWS::X::Y is not emulated; nothing was created"
+        )));
+        assert!(!stubbed(Some("Resource creation Initiated")));
+        assert!(!stubbed(None));
+    }
+}

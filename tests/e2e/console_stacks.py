@@ -1,0 +1,103 @@
+"""Stacks the console tests look at (API and browser): one that deploys (parameters with a NoEcho
+one, outputs, tags, a stubbed type, a nested stack, references of every kind) and one whose
+resource fails so the stack rolls back."""
+import json
+import uuid
+
+import botocore.exceptions
+
+WAIT = {"Delay": 1, "MaxAttempts": 60}
+
+GOOD = """
+Parameters:
+  Secret:
+    Type: String
+    NoEcho: true
+    Default: hunter2
+  Env:
+    Type: String
+    Default: dev
+Resources:
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: {p}-bucket
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: {p}-queue
+      Tags:
+        - Key: env
+          Value: !Ref Env
+  Param:
+    Type: AWS::SSM::Parameter
+    DependsOn: Bucket
+    Properties:
+      Name: /{p}/queue-arn
+      Type: String
+      Value: !GetAtt Queue.Arn
+  Named:
+    Type: AWS::SSM::Parameter
+    Properties:
+      Name: /{p}/named
+      Type: String
+      Value: !Sub "${{Secret}} for ${{Param}}"
+  Stub:
+    Type: AWS::Redshift::Cluster
+    Properties:
+      ClusterType: single-node
+  Child:
+    Type: AWS::CloudFormation::Stack
+    Properties:
+      TemplateURL: {child_url}
+Outputs:
+  BucketName:
+    Value: !Ref Bucket
+  QueueUrl:
+    Value: !Ref Queue
+    Description: the queue
+"""
+
+CHILD = json.dumps({"Resources": {"Topic": {"Type": "AWS::SNS::Topic"}}})
+
+FAILING = """
+Resources:
+  Good:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: {p}-good
+  Bad:
+    Type: AWS::SQS::Queue
+    DependsOn: Good
+    Properties:
+      QueueName: {p}-bad
+      VisibilityTimeout: 999999
+"""
+
+
+def uid():
+    return uuid.uuid4().hex[:8]
+
+
+def deploy(cumulo):
+    """Deploys both stacks; returns their names."""
+    cfn, s3 = cumulo.client("cloudformation"), cumulo.client("s3")
+    p = f"con-{uid()}"
+    s3.create_bucket(Bucket=f"{p}-templates")
+    s3.put_object(Bucket=f"{p}-templates", Key="child.json", Body=CHILD.encode())
+    child_url = f"{cumulo.endpoint}/{p}-templates/child.json"
+    cfn.create_stack(
+        StackName=p,
+        TemplateBody=GOOD.format(p=p, child_url=child_url),
+        Tags=[{"Key": "owner", "Value": "console-test"}],
+    )
+    cfn.get_waiter("stack_create_complete").wait(StackName=p, WaiterConfig=WAIT)
+    failing = f"{p}-fail"
+    cfn.create_stack(StackName=failing, TemplateBody=FAILING.format(p=p))
+    try:
+        cfn.get_waiter("stack_create_complete").wait(StackName=failing, WaiterConfig=WAIT)
+        raise AssertionError("the failing stack was created")
+    except botocore.exceptions.WaiterError:
+        pass
+    assert cfn.describe_stacks(StackName=failing)["Stacks"][0]["StackStatus"] == "ROLLBACK_COMPLETE"
+    return p, failing

@@ -1,0 +1,265 @@
+"""The console in a real headless Chromium (Debian's chromium + chromium-driver, driven by
+selenium): a stack that deploys and one whose resource fails and rolls back, checked through
+the page's DOM against what boto3 reports; a bucket's listing; a message sent from the console
+and received with boto3; the stacks list following a new stack live. Screenshots of each page
+go to tests/e2e/artifacts/ (git-ignored)."""
+import json
+import pathlib
+import shutil
+import time
+import urllib.parse
+
+import pytest
+from console_stacks import deploy, uid
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
+
+
+def chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    binary, driver_path = chromium(), shutil.which("chromedriver")
+    if not binary or not driver_path:
+        pytest.fail("chromium and chromedriver are required (scripts/test installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_path), options=options)
+    driver.set_page_load_timeout(20)
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def stacks(cumulo):
+    return deploy(cumulo)
+
+
+def wait(driver, css, timeout=15, count=1):
+    """The elements matching `css` once there are at least `count` of them."""
+    found = WebDriverWait(driver, timeout).until(
+        lambda d: (lambda e: e if len(e) >= count else None)(d.find_elements(By.CSS_SELECTOR, css))
+    )
+    return found
+
+
+def shot(driver, name):
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def page(driver, cumulo, path):
+    driver.get(f"{cumulo.endpoint}/_cumulo/console{path}")
+
+
+def test_stacks_list_shows_statuses_nesting_and_follows_live(browser, cumulo, stacks):
+    good, failing = stacks
+    cfn = cumulo.client("cloudformation")
+    page(browser, cumulo, "/")
+    wait(browser, f'tr[data-stack="{failing}"]')
+    for name in (good, failing):
+        row = browser.find_element(By.CSS_SELECTOR, f'tr[data-stack="{name}"]')
+        badge = row.find_element(By.CSS_SELECTOR, ".status")
+        assert badge.text == cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"]
+    assert "st-rollback" in browser.find_element(By.CSS_SELECTOR, f'tr[data-stack="{failing}"] .status').get_attribute("class")
+    assert "st-ok" in browser.find_element(By.CSS_SELECTOR, f'tr[data-stack="{good}"] .status').get_attribute("class")
+    # The nested stack is the row right under its parent, indented.
+    rows = browser.find_elements(By.CSS_SELECTOR, "#stacks-table tbody tr")
+    i = [r.get_attribute("data-stack") for r in rows].index(good)
+    assert "depth-1" in rows[i + 1].get_attribute("class")
+    assert rows[i + 1].get_attribute("data-stack").startswith(f"{good}-Child")
+    # Health and data directory in the header.
+    assert "store ok" in browser.find_element(By.ID, "health").text
+    assert browser.find_element(By.ID, "datadir").text.startswith("data: ")
+    shot(browser, "stacks")
+
+    # Live: a stack created now appears without a reload.
+    marker = browser.execute_script("return window.performance.timeOrigin")
+    fresh = f"con-live-{uid()}"
+    cfn.create_stack(StackName=fresh, TemplateBody='{"Resources": {"T": {"Type": "AWS::SNS::Topic"}}}')
+    row = wait(browser, f'tr[data-stack="{fresh}"]', timeout=10)[0]
+    assert browser.execute_script("return window.performance.timeOrigin") == marker
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, f'tr[data-stack="{fresh}"] .status').text == "CREATE_COMPLETE"
+    )
+    assert row is not None
+    cfn.delete_stack(StackName=fresh)
+
+
+def test_failed_stack_timeline_and_graph(browser, cumulo, stacks):
+    _, failing = stacks
+    cfn = cumulo.client("cloudformation")
+    page(browser, cumulo, f"/stacks/{failing}")
+    wait(browser, "#events-timeline .tl-row")
+    assert browser.find_element(By.CSS_SELECTOR, "#overview .status").text == "ROLLBACK_COMPLETE"
+    events = cfn.describe_stack_events(StackName=failing)["StackEvents"]
+    reason = next(
+        e["ResourceStatusReason"] for e in events if e["LogicalResourceId"] == "Bad" and e["ResourceStatus"] == "CREATE_FAILED"
+    )
+    bad = browser.find_element(By.CSS_SELECTOR, '#events-timeline .tl-row[data-logical-id="Bad"]')
+    statuses = [b.get_attribute("data-status") for b in bad.find_elements(By.CSS_SELECTOR, ".tl-bar")]
+    assert "CREATE_FAILED" in statuses
+    failed_bar = bad.find_element(By.CSS_SELECTOR, '.tl-bar[data-status="CREATE_FAILED"]')
+    assert "st-failed" in failed_bar.get_attribute("class")
+    assert bad.find_element(By.CSS_SELECTOR, ".failure").text == f"CREATE_FAILED: {reason}"
+    # Good was created, then deleted by the rollback: two bars on its row.
+    good = browser.find_element(By.CSS_SELECTOR, '#events-timeline .tl-row[data-logical-id="Good"]')
+    assert [b.get_attribute("data-status") for b in good.find_elements(By.CSS_SELECTOR, ".tl-bar")] == [
+        "CREATE_COMPLETE",
+        "DELETE_COMPLETE",
+    ]
+    # Every event is in the log, as boto3 lists them.
+    ids = [r.get_attribute("data-event-id") for r in browser.find_elements(By.CSS_SELECTOR, "#events-table tr")]
+    assert ids == [e["EventId"] for e in events]
+    # The graph: both resources, the DependsOn edge, statuses as DescribeStackResources says.
+    nodes = {n.get_attribute("data-logical-id"): n for n in wait(browser, "#resource-graph g.node", count=2)}
+    assert set(nodes) == {"Good", "Bad"}
+    edge = browser.find_element(By.CSS_SELECTOR, '#resource-graph g.edge[data-from="Bad"][data-to="Good"]')
+    assert edge.get_attribute("data-kinds") == "DependsOn"
+    aws = {r["LogicalResourceId"]: r["ResourceStatus"] for r in cfn.describe_stack_resources(StackName=failing)["StackResources"]}
+    for k, n in nodes.items():
+        assert n.get_attribute("data-status") == aws.get(k, ""), k
+        assert n.is_displayed() and n.size["width"] > 100, k
+    browser.execute_script("document.getElementById('sec-events').scrollIntoView()")
+    shot(browser, "stack-failed-timeline")
+    browser.execute_script("document.getElementById('sec-graph').scrollIntoView()")
+    shot(browser, "stack-failed-graph")
+
+
+def test_good_stack_parameters_graph_and_template(browser, cumulo, stacks):
+    good, _ = stacks
+    cfn = cumulo.client("cloudformation")
+    page(browser, cumulo, f"/stacks/{good}")
+    wait(browser, "#resource-graph g.node", count=6)
+    params = {
+        r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[1].text
+        for r in browser.find_elements(By.CSS_SELECTOR, "#parameters tbody tr")
+    }
+    aws = cfn.describe_stacks(StackName=good)["Stacks"][0]
+    assert params == {p["ParameterKey"]: p["ParameterValue"] for p in aws["Parameters"]}
+    assert params["Secret"] == "****"
+    outputs = [r.find_elements(By.TAG_NAME, "td")[1].text for r in browser.find_elements(By.CSS_SELECTOR, "#outputs tbody tr")]
+    assert sorted(outputs) == sorted(o["OutputValue"] for o in aws["Outputs"])
+    for node in browser.find_elements(By.CSS_SELECTOR, "#resource-graph g.node"):
+        assert node.is_displayed() and node.size["width"] > 100, node.get_attribute("data-logical-id")
+    stub = browser.find_element(By.CSS_SELECTOR, '#resource-graph g.node[data-logical-id="Stub"]')
+    assert "stubbed" in stub.get_attribute("class")
+    assert "cumulo: AWS::Redshift::Cluster is not emulated" in stub.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+    # The bucket's node links to the bucket's view.
+    link = browser.find_element(By.CSS_SELECTOR, '#resource-graph a:has(g.node[data-logical-id="Bucket"])')
+    assert link.get_dom_attribute("href") == f"/_cumulo/console/s3/{good}-bucket"
+    template = wait(browser, "#template-text .hl-tag")
+    assert "!GetAtt" in [t.text for t in template]
+    assert "stub" in browser.find_element(By.CSS_SELECTOR, '#resources-table tr[data-logical-id="Stub"]').text
+    browser.execute_script("document.getElementById('sec-graph').scrollIntoView()")
+    shot(browser, "stack-graph")
+    browser.execute_script("document.getElementById('sec-template').scrollIntoView()")
+    shot(browser, "stack-template")
+
+
+def test_bucket_listing_matches_list_objects(browser, cumulo, stacks):
+    good, _ = stacks
+    s3 = cumulo.client("s3")
+    bucket = f"{good}-bucket"
+    for key in ["readme.txt", "data/a.json", "data/b.json", "zeta.bin"]:
+        s3.put_object(Bucket=bucket, Key=key, Body=key.encode() * 3)
+    page(browser, cumulo, f"/s3/{bucket}")
+    rows = wait(browser, "#objects-table tr[data-key]", count=2)
+    aws = s3.list_objects_v2(Bucket=bucket, Delimiter="/")
+    assert [r.get_attribute("data-key") for r in rows] == [o["Key"] for o in aws["Contents"]]
+    sizes = [r.find_element(By.CSS_SELECTOR, "td.num").text for r in rows]
+    assert sizes == [str(o["Size"]) for o in aws["Contents"]]
+    folders = [f.text for f in browser.find_elements(By.CSS_SELECTOR, "#objects-table tr.folder")]
+    assert folders == [p["Prefix"] for p in aws["CommonPrefixes"]]
+    shot(browser, "s3-objects")
+    browser.find_element(By.LINK_TEXT, "data/").click()
+    rows = wait(browser, "#objects-table tr[data-key]", count=2)
+    assert [r.get_attribute("data-key") for r in rows] == ["data/a.json", "data/b.json"]
+
+
+def test_send_from_the_console_and_receive_with_boto3(browser, cumulo, stacks):
+    good, _ = stacks
+    sqs = cumulo.client("sqs")
+    name = f"{good}-queue"
+    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    page(browser, cumulo, f"/sqs/{urllib.parse.quote(name)}")
+    box = wait(browser, "#send-body")[0]
+    text = f"hello from chromium {uid()}"
+    box.send_keys(text)
+    browser.find_element(By.ID, "send-button").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "sqs-status").text.startswith("Sent message"))
+    sent_id = browser.find_element(By.ID, "sqs-status").text.split()[-1]
+    # Peeked on the page, not consumed.
+    row = wait(browser, f'#messages-table tr[data-message-id="{sent_id}"]')[0]
+    assert text in row.text and "visible" in row.text
+    attrs = {
+        r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[1].text
+        for r in browser.find_elements(By.CSS_SELECTOR, "#attributes-table tbody tr")
+    }
+    assert attrs["QueueArn"] == sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    shot(browser, "sqs-queue")
+    got = []
+    deadline = time.time() + 5
+    while time.time() < deadline and not any(m["MessageId"] == sent_id for m in got):
+        got += sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages", [])
+    mine = [m for m in got if m["MessageId"] == sent_id]
+    assert len(mine) == 1 and mine[0]["Body"] == text
+    for m in got:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+
+
+def test_search_and_error_pages(browser, cumulo, stacks):
+    good, _ = stacks
+    page(browser, cumulo, "/")
+    box = wait(browser, "#search-box")[0]
+    box.send_keys(f"{good}-bucket\n")
+    rows = wait(browser, "#search-results tr[data-kind]", count=2)
+    assert {r.get_attribute("data-kind") for r in rows} == {"bucket", "resource"}
+    shot(browser, "search")
+    page(browser, cumulo, f"/stacks/nope-{uid()}")
+    alert = wait(browser, "#overview .error")[0]
+    assert "StackNotFound" in alert.text and "does not exist" in alert.text
+    page(browser, cumulo, "/no/such/page")
+    assert "No such page" in wait(browser, "#content .error")[0].text
+
+
+def test_update_rollback_on_the_timeline(browser, cumulo):
+    cfn = cumulo.client("cloudformation")
+    name = f"con-upd-{uid()}"
+    first = {"Resources": {"Keep": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-keep"}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(first))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    second = json.loads(json.dumps(first))
+    second["Resources"]["Bad"] = {
+        "Type": "AWS::SQS::Queue",
+        "Properties": {"QueueName": f"{name}-bad", "MessageRetentionPeriod": 1},
+    }
+    cfn.update_stack(StackName=name, TemplateBody=json.dumps(second))
+    deadline = time.time() + 30
+    while cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] != "UPDATE_ROLLBACK_COMPLETE":
+        assert time.time() < deadline, "the update did not roll back"
+        time.sleep(0.3)
+    page(browser, cumulo, f"/stacks/{name}")
+    wait(browser, '#events-timeline .tl-row[data-logical-id="Bad"]')
+    assert browser.find_element(By.CSS_SELECTOR, "#overview .status").text == "UPDATE_ROLLBACK_COMPLETE"
+    stack_row = browser.find_element(By.CSS_SELECTOR, f'#events-timeline .tl-row[data-logical-id="{name}"]')
+    phases = [b.get_attribute("data-status") for b in stack_row.find_elements(By.CSS_SELECTOR, ".tl-bar")]
+    assert phases == ["CREATE_COMPLETE", "UPDATE_IN_PROGRESS", "UPDATE_ROLLBACK_IN_PROGRESS", "UPDATE_ROLLBACK_COMPLETE"]
+    bad = browser.find_element(By.CSS_SELECTOR, '#events-timeline .tl-row[data-logical-id="Bad"]')
+    reason = next(
+        e["ResourceStatusReason"]
+        for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+        if e["LogicalResourceId"] == "Bad" and e["ResourceStatus"] == "CREATE_FAILED"
+    )
+    assert bad.find_element(By.CSS_SELECTOR, ".failure").text == f"CREATE_FAILED: {reason}"
+    browser.execute_script("document.getElementById('sec-events').scrollIntoView()")
+    shot(browser, "stack-update-rollback-timeline")
+    cfn.delete_stack(StackName=name)
