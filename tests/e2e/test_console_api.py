@@ -360,6 +360,274 @@ def test_pages_are_served_and_unknown_pages_are_404(cumulo, stacks):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
 
 
+def post(cumulo, path, status=200, headers=CONSOLE, **kw):
+    r = requests.post(cumulo.endpoint + API + path, headers=headers, timeout=30, **kw)
+    assert r.status_code == status, (path, r.status_code, r.text)
+    return r
+
+
+def test_sns_topics_with_attributes_and_subscriptions(cumulo):
+    sns, sqs = cumulo.client("sns"), cumulo.client("sqs")
+    name = f"con-topic-{uid()}"
+    arn = sns.create_topic(Name=name, Attributes={"DisplayName": "Console"}, Tags=[{"Key": "team", "Value": "a"}])["TopicArn"]
+    qarn = sqs.get_queue_attributes(
+        QueueUrl=sqs.create_queue(QueueName=f"{name}-q")["QueueUrl"], AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    sub = sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, Attributes={"RawMessageDelivery": "true"})["SubscriptionArn"]
+    sns.subscribe(TopicArn=arn, Protocol="email", Endpoint="someone@example.com")
+    listed = {t["name"]: t for t in get(cumulo, "/sns/topics")["topics"]}
+    assert listed[name]["arn"] == arn and listed[name]["display_name"] == "Console"
+    assert (listed[name]["subscriptions_confirmed"], listed[name]["subscriptions_pending"]) == ("1", "1")
+    for subject in (name, arn):
+        mine = get(cumulo, "/sns/topics/" + q(subject))
+        assert mine["arn"] == arn
+    assert mine["attributes"] == sns.get_topic_attributes(TopicArn=arn)["Attributes"]
+    assert mine["tags"] == {"team": "a"}
+    aws = {s["Endpoint"]: s for s in sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"]}
+    subs = {s["endpoint"]: s for s in mine["subscriptions"]}
+    assert set(subs) == set(aws) == {qarn, "someone@example.com"}
+    assert subs[qarn]["arn"] == sub and subs[qarn]["protocol"] == "sqs"
+    assert subs[qarn]["attributes"] == sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+    assert subs["someone@example.com"]["arn"] == "PendingConfirmation"
+    r = requests.get(f"{cumulo.endpoint}{API}/sns/topics/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NotFound"
+
+
+def test_dynamodb_tables_scan_query_and_paging(cumulo):
+    ddb = cumulo.client("dynamodb")
+    name = f"con-table-{uid()}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        Tags=[{"Key": "team", "Value": "b"}],
+    )
+    for pk in ("a", "b"):
+        for sk in range(5):
+            ddb.put_item(TableName=name, Item={"pk": {"S": pk}, "sk": {"N": str(sk)}, "v": {"S": f"{pk}{sk}"}})
+    listed = {t["name"]: t for t in get(cumulo, "/dynamodb/tables")["tables"]}
+    assert listed[name]["item_count"] == 10 and listed[name]["status"] == "ACTIVE"
+    assert listed[name]["billing_mode"] == "PAY_PER_REQUEST"
+    mine = get(cumulo, f"/dynamodb/tables/{name}")
+    aws = ddb.describe_table(TableName=name)["Table"]
+    assert mine["table"]["TableArn"] == aws["TableArn"] and mine["table"]["KeySchema"] == aws["KeySchema"]
+    assert mine["tags"] == [{"key": "team", "value": "b"}]
+
+    seen, start = [], None
+    while True:
+        page = get(cumulo, f"/dynamodb/tables/{name}/items", limit=3, **({"start": json.dumps(start)} if start else {}))
+        assert page["operation"] == "Scan" and len(page["items"]) <= 3
+        seen += page["items"]
+        start = page["last_evaluated_key"]
+        if not start:
+            break
+    assert sorted(seen, key=json.dumps) == sorted(ddb.scan(TableName=name)["Items"], key=json.dumps)
+
+    values = json.dumps({":pk": {"S": "b"}, ":lo": {"N": "2"}})
+    page = get(cumulo, f"/dynamodb/tables/{name}/items", key_condition="pk = :pk AND sk >= :lo", values=values, forward="false")
+    aws = ddb.query(TableName=name, KeyConditionExpression="pk = :pk AND sk >= :lo",
+                    ExpressionAttributeValues=json.loads(values), ScanIndexForward=False)["Items"]
+    assert page["operation"] == "Query" and page["items"] == aws
+    assert [i["sk"]["N"] for i in page["items"]] == ["4", "3", "2"]
+    page = get(cumulo, f"/dynamodb/tables/{name}/items", filter="#v = :v",
+               names=json.dumps({"#v": "v"}), values=json.dumps({":v": {"S": "a3"}}))
+    assert [i["v"]["S"] for i in page["items"]] == ["a3"] and page["scanned_count"] == 10
+
+    base = f"{cumulo.endpoint}{API}/dynamodb/tables"
+    for params in [{"limit": "0"}, {"limit": "x"}, {"start": "not json"}, {"values": "[1]"}, {"forward": "maybe"}]:
+        r = requests.get(f"{base}/{name}/items", params=params, timeout=10)
+        assert r.status_code == 400 and error(r) == "BadRequest", params
+    r = requests.get(f"{base}/{name}/items", params={"key_condition": "nokey = :x", "values": json.dumps({":x": {"S": "1"}})}, timeout=10)
+    assert r.status_code == 400 and error(r) == "ValidationException"
+    for path in [f"/nope-{uid()}", f"/nope-{uid()}/items"]:
+        r = requests.get(base + path, timeout=10)
+        assert r.status_code == 400 and error(r) == "ResourceNotFoundException", path
+    assert ddb.describe_table(TableName=name)["Table"]["ItemCount"] == 10
+
+
+def test_ssm_parameters_hide_secure_strings_until_revealed(cumulo):
+    ssm = cumulo.client("ssm")
+    p = f"/con-{uid()}"
+    ssm.put_parameter(Name=f"{p}/plain", Value="visible", Type="String", Description="plain one")
+    ssm.put_parameter(Name=f"{p}/plain", Value="visible2", Type="String", Overwrite=True)
+    ssm.put_parameter(Name=f"{p}/secure", Value="s3cr3t-value", Type="SecureString", Tags=[{"Key": "k", "Value": "v"}])
+    listed = {x["name"]: x for x in get(cumulo, "/ssm/parameters")["parameters"]}
+    assert listed[f"{p}/plain"]["value"] == "visible2" and listed[f"{p}/plain"]["version"] == 2
+    assert listed[f"{p}/secure"]["value"] == "****" and listed[f"{p}/secure"]["hidden"] is True
+    r = requests.get(f"{cumulo.endpoint}{API}/ssm/parameters", timeout=10)
+    assert "s3cr3t-value" not in r.text
+    plain = get(cumulo, "/ssm/parameters/" + q(f"{p}/plain"))
+    aws = ssm.get_parameter(Name=f"{p}/plain")["Parameter"]
+    assert (plain["value"], plain["version"], plain["arn"], plain["type"]) == (aws["Value"], aws["Version"], aws["ARN"], aws["Type"])
+    assert [v["version"] for v in plain["versions"]] == [1, 2]
+    described = ssm.describe_parameters(ParameterFilters=[{"Key": "Name", "Values": [f"{p}/plain"]}])["Parameters"][0]
+    assert plain["description"] == described.get("Description")
+    r = requests.get(f"{cumulo.endpoint}{API}/ssm/parameters/" + q(f"{p}/secure"), timeout=10)
+    assert r.status_code == 200 and "s3cr3t-value" not in r.text
+    secure = r.json()
+    assert secure["value"] == "****" and secure["tags"] == {"k": "v"}
+    # Revealing is a separate POST behind the CSRF check.
+    reveal = f"/ssm/parameters/{q(p + '/secure')}/reveal"
+    for headers in ({}, {"Origin": "http://evil.example"}):
+        r = post(cumulo, reveal, status=403, headers=headers)
+        assert error(r) == "Forbidden" and "s3cr3t-value" not in r.text
+    assert requests.get(cumulo.endpoint + API + reveal, timeout=10).status_code == 404
+    assert post(cumulo, reveal).json()["value"] == "s3cr3t-value"
+    assert ssm.get_parameter(Name=f"{p}/secure", WithDecryption=True)["Parameter"]["Value"] == "s3cr3t-value"
+    for path in [f"/ssm/parameters/{q(p + '/none')}"]:
+        r = requests.get(cumulo.endpoint + API + path, timeout=10)
+        assert r.status_code == 404 and error(r) == "ParameterNotFound"
+    r = post(cumulo, f"/ssm/parameters/{q(p + '/none')}/reveal", status=404)
+    assert error(r) == "ParameterNotFound"
+
+
+def test_secrets_are_hidden_until_revealed(cumulo):
+    sm = cumulo.client("secretsmanager")
+    name = f"con/secret-{uid()}"
+    arn = sm.create_secret(Name=name, SecretString='{"password": "pa55"}', Description="db",
+                           Tags=[{"Key": "k", "Value": "v"}])["ARN"]
+    r = requests.get(f"{cumulo.endpoint}{API}/secretsmanager/secrets", timeout=10)
+    assert r.status_code == 200 and "pa55" not in r.text
+    listed = {x["name"]: x for x in r.json()["secrets"]}
+    assert listed[name]["arn"] == arn and listed[name]["description"] == "db"
+    for subject in (name, arn):
+        r = requests.get(f"{cumulo.endpoint}{API}/secretsmanager/secrets/{q(subject)}", timeout=10)
+        assert r.status_code == 200 and "pa55" not in r.text
+    mine = r.json()
+    aws = sm.describe_secret(SecretId=arn)
+    assert mine["tags"] == [{"key": "k", "value": "v"}]
+    assert {v["version_id"]: v["stages"] for v in mine["versions"]} == aws["VersionIdsToStages"]
+    reveal = f"/secretsmanager/secrets/{q(arn)}/reveal"
+    r = post(cumulo, reveal, status=403, headers={"Origin": "http://evil.example"})
+    assert "pa55" not in r.text
+    got = post(cumulo, reveal).json()
+    assert got["secret_string"] == '{"password": "pa55"}' and got["secret_binary"] is None
+    assert got["version_id"] == sm.get_secret_value(SecretId=arn)["VersionId"]
+    r = post(cumulo, f"/secretsmanager/secrets/{q('nope-' + uid())}/reveal", status=400)
+    assert error(r) == "ResourceNotFoundException"
+    r = post(cumulo, reveal + "?version_id=nope", status=400)
+    assert error(r) == "ResourceNotFoundException"
+
+
+PY_HANDLER = """
+def handler(event, context):
+    print("console says", event.get("say"))
+    if event.get("fail"):
+        raise ValueError("asked to fail")
+    return {"echo": event}
+"""
+
+
+def test_lambda_configuration_and_invoke(cumulo):
+    import io
+    import zipfile
+
+    lam = cumulo.client("lambda")
+    name = f"con-fn-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", PY_HANDLER)
+    lam.create_function(FunctionName=name, Runtime="python3.11", Role="arn:aws:iam::000000000000:role/r",
+                        Handler="app.handler", Code={"ZipFile": buf.getvalue()},
+                        Environment={"Variables": {"MODE": "test"}}, Tags={"team": "c"})
+    lam.get_waiter("function_active_v2").wait(FunctionName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    listed = {f["name"]: f for f in get(cumulo, "/lambda/functions")["functions"]}
+    assert listed[name]["runtime"] == "python3.11" and listed[name]["state"] == "Active"
+    mine = get(cumulo, f"/lambda/functions/{name}")
+    aws = lam.get_function_configuration(FunctionName=name)
+    aws.pop("ResponseMetadata")
+    assert mine["configuration"] == json.loads(json.dumps(aws))
+    assert mine["tags"] == {"team": "c"} and mine["log_group"] == f"/aws/lambda/{name}"
+
+    base = f"/lambda/functions/{name}/invoke"
+    r = post(cumulo, base, data=json.dumps({"say": "hello"}))
+    out = r.json()
+    assert out["payload_json"] == {"echo": {"say": "hello"}} and out["function_error"] is None
+    assert "console says hello" in out["log_tail"] and out["executed_version"] == "$LATEST"
+    out = post(cumulo, base, data=json.dumps({"fail": True})).json()
+    assert out["function_error"] == "Unhandled" and out["payload_json"]["errorMessage"] == "asked to fail"
+    r = post(cumulo, base, status=400, data="not json")
+    assert error(r) == "InvalidRequestContentException"
+    r = post(cumulo, base, status=403, headers={"Origin": "http://evil.example"}, data="{}")
+    assert error(r) == "Forbidden"
+    r = post(cumulo, f"/lambda/functions/nope-{uid()}/invoke", status=404, data="{}")
+    assert error(r) == "ResourceNotFoundException"
+    r = requests.get(f"{cumulo.endpoint}{API}/lambda/functions/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "ResourceNotFoundException"
+    # The invocations' logs are in the function's log group, which the Logs view shows.
+    events = get(cumulo, f"/logs/groups/{q('/aws/lambda/' + name)}/events", filter="console")["events"]
+    assert any("console says hello" in e["message"] for e in events)
+
+
+def test_logs_groups_streams_and_events(cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con/{uid()}"
+    logs.create_log_group(logGroupName=group, tags={"team": "d"})
+    logs.put_retention_policy(logGroupName=group, retentionInDays=7)
+    for stream in ("s1", "s2"):
+        logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    import time
+
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName="s1",
+                        logEvents=[{"timestamp": now + i, "message": f"line {i} ERROR" if i % 2 else f"line {i}"} for i in range(5)])
+    logs.put_log_events(logGroupName=group, logStreamName="s2", logEvents=[{"timestamp": now + 10, "message": "other"}])
+    listed = {g["name"]: g for g in get(cumulo, "/logs/groups")["groups"]}
+    aws = logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"][0]
+    assert listed[group]["arn"] == aws["arn"] and listed[group]["retention_in_days"] == 7
+    streams = get(cumulo, f"/logs/groups/{q(group)}/streams")
+    assert [s["name"] for s in streams["streams"]] == ["s2", "s1"]  # latest event first
+    events = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true")
+    aws = logs.get_log_events(logGroupName=group, logStreamName="s1", startFromHead=True)
+    assert [e["message"] for e in events["events"]] == [e["message"] for e in aws["events"]]
+    assert [e["timestamp"] for e in events["events"]] == [now + i for i in range(5)]
+    page = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true", limit=2)
+    assert [e["message"] for e in page["events"]] == ["line 0", "line 1 ERROR"]
+    nxt = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true", limit=2,
+              next_token=page["next_forward_token"])
+    assert [e["message"] for e in nxt["events"]] == ["line 2", "line 3 ERROR"]
+    hits = get(cumulo, f"/logs/groups/{q(group)}/events", filter="ERROR")["events"]
+    assert [(e["stream"], e["message"]) for e in hits] == [("s1", "line 1 ERROR"), ("s1", "line 3 ERROR")]
+    tail = get(cumulo, f"/logs/groups/{q(group)}/events", start_time=str(now + 4))["events"]
+    assert [e["message"] for e in tail] == ["line 4", "other"]
+    for params in [{"start_time": "yesterday"}, {"limit": "0"}, {"start_time": "-5"}]:
+        r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q(group)}/events", params=params, timeout=10)
+        assert r.status_code == 400 and error(r) == "BadRequest", params
+    r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q(group)}/streams/nope/events", timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+    for path in ["/streams", "/events"]:
+        r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q('/nope/' + uid())}{path}", timeout=10)
+        assert r.status_code == 400 and error(r) == "ResourceNotFoundException", path
+
+
+def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
+    good, _ = stacks
+    # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
+    child = cfn.describe_stack_resource(StackName=good, LogicalResourceId="Child")["StackResourceDetail"]["PhysicalResourceId"]
+    topic_arn = cfn.describe_stack_resource(StackName=child, LogicalResourceId="Topic")["StackResourceDetail"]["PhysicalResourceId"]
+    topic_name = topic_arn.rsplit(":", 1)[1]
+    nodes = {n["id"]: n for n in get(cumulo, f"/stacks/{q(child)}/graph")["nodes"]}
+    assert nodes["Topic"]["view"] == f"/_cumulo/console/sns/{topic_name}"
+    nodes = {n["id"]: n for n in get(cumulo, f"/stacks/{good}/graph")["nodes"]}
+    assert nodes["Param"]["view"] == f"/_cumulo/console/ssm/{q('/' + good + '/queue-arn')}"
+    hits = get(cumulo, "/search", q=topic_arn)["results"]
+    assert ("topic", topic_name) in {(h["kind"], h["name"]) for h in hits}
+    hits = get(cumulo, "/search", q=f"/{good}/NAMED")["results"]
+    assert {(h["kind"], h["name"], h["view"]) for h in hits if h["kind"] == "parameter"} == {
+        ("parameter", f"/{good}/named", f"/_cumulo/console/ssm/{q('/' + good + '/named')}")
+    }
+    sm = cumulo.client("secretsmanager")
+    name = f"con-find-{uid()}"
+    arn = sm.create_secret(Name=name, SecretString="x")["ARN"]
+    hits = get(cumulo, "/search", q=arn)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
+    for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}"]:
+        r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
+        assert r.status_code == 200 and 'data-page="' in r.text, path
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js"]:
+        assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
+
+
 def test_verify_signatures_needs_a_console_login():
     server = CumuloServer(extra_args=["--verify-signatures", "--credentials", "AKID:s3cret"]).start()
     try:

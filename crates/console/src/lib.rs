@@ -13,11 +13,16 @@
 //! the AWS endpoint would refuse.
 
 mod api;
+mod dynamodb;
 mod graph;
+mod lambda;
 mod live;
 mod login;
+mod logs;
 mod pages;
 mod s3;
+mod secrets;
+mod sns;
 mod sqs;
 mod stacks;
 mod web;

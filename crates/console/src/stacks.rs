@@ -275,6 +275,20 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
         "AWS::CloudFormation::Stack" => {
             Some(format!("/_cumulo/console/stacks/{}", enc(physical_id)))
         }
+        "AWS::SNS::Topic" => {
+            let name = physical_id.rsplit(':').next().filter(|n| !n.is_empty())?;
+            Some(format!("/_cumulo/console/sns/{}", enc(name)))
+        }
+        "AWS::DynamoDB::Table" | "AWS::DynamoDB::GlobalTable" => {
+            Some(format!("/_cumulo/console/dynamodb/{}", enc(physical_id)))
+        }
+        "AWS::SSM::Parameter" => Some(format!("/_cumulo/console/ssm/{}", enc(physical_id))),
+        "AWS::SecretsManager::Secret" => Some(format!(
+            "/_cumulo/console/secretsmanager/{}",
+            enc(physical_id)
+        )),
+        "AWS::Lambda::Function" => Some(format!("/_cumulo/console/lambda/{}", enc(physical_id))),
+        "AWS::Logs::LogGroup" => Some(format!("/_cumulo/console/logs/{}", enc(physical_id))),
         _ => None,
     }
 }
@@ -462,7 +476,52 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             }));
         }
     }
+    let named = [
+        ("topic", "sns", named_arns(crate::sns::topic_arns(ctx)?)),
+        ("table", "dynamodb", table_arns(ctx)?),
+        ("parameter", "ssm", crate::secrets::parameter_names(ctx)?),
+        (
+            "secret",
+            "secretsmanager",
+            crate::secrets::secret_names(ctx)?,
+        ),
+        ("function", "lambda", crate::lambda::function_names(ctx)?),
+        ("log-group", "logs", crate::logs::group_names(ctx)?),
+    ];
+    for (kind, page, list) in named {
+        for (name, arn) in list {
+            if hit(&name) || hit(&arn) {
+                // A secret's page is reached by ARN (its name need not be unique over time).
+                let subject = if kind == "secret" { &arn } else { &name };
+                results.push(json!({
+                    "kind": kind, "name": name, "id": arn,
+                    "view": format!("/_cumulo/console/{page}/{}", enc(subject)),
+                }));
+            }
+        }
+    }
     json_ok(&json!({ "results": results }))
+}
+
+/// `(name, arn)` from ARNs whose last `:` part is the name (SNS topics).
+fn named_arns(arns: Vec<String>) -> Vec<(String, String)> {
+    arns.into_iter()
+        .map(|a| (a.rsplit(':').next().unwrap_or_default().to_string(), a))
+        .collect()
+}
+
+fn table_arns(ctx: &Ctx<'_>) -> Result<Vec<(String, String)>, ApiError> {
+    Ok(crate::dynamodb::table_names(ctx)?
+        .into_iter()
+        .map(|n| {
+            let arn = format!(
+                "arn:aws:dynamodb:{}:{}:table/{n}",
+                ctx.region,
+                ctx.account_id()
+            );
+            (n, arn)
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -479,7 +538,15 @@ mod tests {
             service_view("AWS::SQS::Queue", "http://localhost:4566/000000000000/q1").as_deref(),
             Some("/_cumulo/console/sqs/q1")
         );
-        assert_eq!(service_view("AWS::SNS::Topic", "arn"), None);
+        assert_eq!(
+            service_view("AWS::SNS::Topic", "arn:aws:sns:us-east-1:000000000000:t1").as_deref(),
+            Some("/_cumulo/console/sns/t1")
+        );
+        assert_eq!(
+            service_view("AWS::Logs::LogGroup", "/aws/lambda/f").as_deref(),
+            Some("/_cumulo/console/logs/%2Faws%2Flambda%2Ff")
+        );
+        assert_eq!(service_view("AWS::IAM::Role", "r"), None);
         assert!(stubbed(Some(
             "cumulo: AWS::X::Y is not emulated; nothing was created"
         )));
