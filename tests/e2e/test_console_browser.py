@@ -263,3 +263,75 @@ def test_update_rollback_on_the_timeline(browser, cumulo):
     browser.execute_script("document.getElementById('sec-events').scrollIntoView()")
     shot(browser, "stack-update-rollback-timeline")
     cfn.delete_stack(StackName=name)
+
+
+def test_parameter_and_secret_stay_hidden_until_revealed(browser, cumulo):
+    ssm, sm = cumulo.client("ssm"), cumulo.client("secretsmanager")
+    name = f"/con-b-{uid()}/db-password"
+    ssm.put_parameter(Name=name, Value="param-s3cret", Type="SecureString")
+    page(browser, cumulo, f"/ssm/{urllib.parse.quote(name, safe='')}")
+    value = wait(browser, "#secure-value")[0]
+    assert value.text == "****" and "param-s3cret" not in browser.page_source
+    browser.find_element(By.ID, "secure-value-reveal").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "secure-value").text == "param-s3cret")
+    shot(browser, "ssm-parameter")
+
+    arn = sm.create_secret(Name=f"con-b-{uid()}", SecretString='{"user": "u", "password": "sm-s3cret"}')["ARN"]
+    page(browser, cumulo, f"/secretsmanager/{urllib.parse.quote(arn, safe='')}")
+    assert wait(browser, "#secret-string")[0].text == "****"
+    assert "sm-s3cret" not in browser.page_source
+    versions = browser.find_elements(By.CSS_SELECTOR, "#versions-table tbody tr")
+    assert len(versions) == 1 and "AWSCURRENT" in versions[0].text
+    browser.find_element(By.ID, "secret-string-reveal").click()
+    WebDriverWait(browser, 10).until(lambda d: "sm-s3cret" in d.find_element(By.ID, "secret-string").text)
+    assert json.loads(browser.find_element(By.ID, "secret-string").text) == json.loads(
+        sm.get_secret_value(SecretId=arn)["SecretString"]
+    )
+    shot(browser, "secret")
+
+
+def test_dynamodb_items_query_and_lambda_invoke(browser, cumulo):
+    import io
+    import zipfile
+
+    ddb = cumulo.client("dynamodb")
+    table = f"con-b-{uid()}"
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    for i in range(3):
+        ddb.put_item(TableName=table, Item={"pk": {"S": f"k{i}"}, "n": {"N": str(i)}})
+    page(browser, cumulo, f"/dynamodb/{table}")
+    rows = wait(browser, "#items-table tbody tr", count=3)
+    assert sorted(r.find_element(By.CSS_SELECTOR, 'td[data-column="pk"]').text for r in rows) == ["k0", "k1", "k2"]
+    browser.find_element(By.ID, "key_condition").send_keys("pk = :pk")
+    browser.find_element(By.ID, "values").send_keys('{":pk": {"S": "k1"}}')
+    browser.find_element(By.ID, "items-run").click()
+    WebDriverWait(browser, 10).until(lambda d: "Query: 1 items" in d.find_element(By.ID, "items-count").text)
+    assert [r.text for r in browser.find_elements(By.CSS_SELECTOR, '#items-table td[data-column="n"]')] == ["1"]
+    shot(browser, "dynamodb-table")
+
+    lam = cumulo.client("lambda")
+    fn = f"con-b-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def handler(e, c):\n    print('browser invoked')\n    return {'doubled': e['n'] * 2}\n")
+    lam.create_function(FunctionName=fn, Runtime="python3.11", Role="arn:aws:iam::000000000000:role/r",
+                        Handler="app.handler", Code={"ZipFile": buf.getvalue()})
+    lam.get_waiter("function_active_v2").wait(FunctionName=fn, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    page(browser, cumulo, f"/lambda/{fn}")
+    payload = wait(browser, "#invoke-payload")[0]
+    payload.clear()
+    payload.send_keys('{"n": 21}')
+    browser.find_element(By.ID, "invoke-button").click()
+    status = wait(browser, "#invoke-status")[0]
+    assert status.text.startswith("Succeeded")
+    assert json.loads(browser.find_element(By.ID, "invoke-response").text) == {"doubled": 42}
+    assert "browser invoked" in browser.find_element(By.ID, "invoke-log").text
+    shot(browser, "lambda-function")
+    # Its log group's page shows the invocation's output.
+    browser.find_element(By.LINK_TEXT, f"/aws/lambda/{fn}").click()
+    WebDriverWait(browser, 15).until(
+        lambda d: any("browser invoked" in c.text for c in d.find_elements(By.CSS_SELECTOR, "#events-table td.log"))
+    )
+    shot(browser, "log-group")
