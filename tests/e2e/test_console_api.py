@@ -600,6 +600,76 @@ def test_logs_groups_streams_and_events(cumulo):
         assert r.status_code == 400 and error(r) == "ResourceNotFoundException", path
 
 
+def test_iam_roles_and_policies(cumulo):
+    iam = cumulo.client("iam")
+    name = f"con-role-{uid()}"
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    role_arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Tags=[{"Key": "k", "Value": "v"}])["Role"]["Arn"]
+    iam.put_role_policy(RoleName=name, PolicyName="inline", PolicyDocument=json.dumps(doc))
+    policy_arn = iam.create_policy(PolicyName=f"{name}-p", PolicyDocument=json.dumps(doc))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=name, PolicyArn=policy_arn)
+    listed = {r["name"]: r for r in get(cumulo, "/iam/roles")["roles"]}
+    assert listed[name]["arn"] == role_arn
+    mine = get(cumulo, f"/iam/roles/{name}")
+    assert mine["assume_role_policy"] == trust and mine["tags"] == [{"key": "k", "value": "v"}]
+    assert mine["inline_policies"] == [{"name": "inline", "document": doc}]
+    assert mine["attached_policies"] == [p["PolicyArn"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]]
+    assert policy_arn in {p["arn"] for p in get(cumulo, "/iam/policies")["policies"]}
+    assert "arn:aws:iam::aws:policy/AdministratorAccess" not in {p["arn"] for p in get(cumulo, "/iam/policies")["policies"]}
+    assert "arn:aws:iam::aws:policy/AdministratorAccess" in {p["arn"] for p in get(cumulo, "/iam/policies", scope="AWS")["policies"]}
+    pol = get(cumulo, "/iam/policies/" + q(policy_arn))
+    assert pol["document"] == doc and pol["attachment_count"] == 1
+    assert pol["default_version"] == iam.get_policy(PolicyArn=policy_arn)["Policy"]["DefaultVersionId"]
+    r = requests.get(f"{cumulo.endpoint}{API}/iam/roles/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NoSuchEntity"
+    r = requests.get(f"{cumulo.endpoint}{API}/iam/policies", params={"scope": "mine"}, timeout=10)
+    assert r.status_code == 400 and error(r) == "BadRequest"
+
+
+def test_kms_keys_and_eventbridge_rules(cumulo):
+    kms, events = cumulo.client("kms"), cumulo.client("events")
+    key = kms.create_key(Description="console key", Tags=[{"TagKey": "k", "TagValue": "v"}])["KeyMetadata"]
+    alias = f"alias/con-{uid()}"
+    kms.create_alias(AliasName=alias, TargetKeyId=key["KeyId"])
+    listed = {k["key_id"]: k for k in get(cumulo, "/kms/keys")["keys"]}
+    assert listed[key["KeyId"]]["aliases"] == [alias] and listed[key["KeyId"]]["key_state"] == "Enabled"
+    for subject in (key["KeyId"], key["Arn"], alias):
+        mine = get(cumulo, "/kms/keys/" + q(subject))
+        assert mine["key_id"] == key["KeyId"]
+    aws = kms.describe_key(KeyId=key["KeyId"])["KeyMetadata"]
+    assert mine["metadata"]["Arn"] == aws["Arn"] and mine["metadata"]["Description"] == "console key"
+    assert mine["metadata"]["KeyState"] == aws["KeyState"]
+    assert mine["policy"] == json.loads(kms.get_key_policy(KeyId=key["KeyId"], PolicyName="default")["Policy"])
+    assert mine["tags"] == [{"key": "k", "value": "v"}]
+    r = requests.get(f"{cumulo.endpoint}{API}/kms/keys/{q('alias/nope-' + uid())}", timeout=10)
+    assert r.status_code == 400 and error(r) == "NotFoundException"
+
+    rule = f"con-rule-{uid()}"
+    pattern = {"source": ["my.app"]}
+    events.put_rule(Name=rule, EventPattern=json.dumps(pattern), Description="d")
+    events.put_targets(Rule=rule, Targets=[{"Id": "t1", "Arn": "arn:aws:sqs:us-east-1:000000000000:q", "Input": '{"a": 1}'}])
+    bus = f"con-bus-{uid()}"
+    events.create_event_bus(Name=bus)
+    events.put_rule(Name="on-bus", EventBusName=bus, EventPattern=json.dumps({"source": ["other"]}), State="DISABLED")
+    buses = {b["name"]: b for b in get(cumulo, "/events/rules")["event_buses"]}
+    assert rule in {r["name"] for r in buses["default"]["rules"]}
+    assert [(r["name"], r["state"], r["event_pattern"]) for r in buses[bus]["rules"]] == [("on-bus", "DISABLED", {"source": ["other"]})]
+    mine = get(cumulo, f"/events/rules/{rule}")
+    aws = events.describe_rule(Name=rule)
+    assert (mine["arn"], mine["state"], mine["event_pattern"]) == (aws["Arn"], aws["State"], pattern)
+    assert [(t["id"], t["arn"], t["input"]) for t in mine["targets"]] == [
+        (t["Id"], t["Arn"], t["Input"]) for t in events.list_targets_by_rule(Rule=rule)["Targets"]
+    ]
+    on_bus = events.describe_rule(Name="on-bus", EventBusName=bus)["Arn"]
+    assert get(cumulo, "/events/rules/on-bus", bus=bus)["arn"] == on_bus
+    assert get(cumulo, "/events/rules/" + q(f"{bus}|on-bus"))["arn"] == on_bus
+    hits = get(cumulo, "/search", q=on_bus)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("rule", f"/_cumulo/console/events/{q(bus + '|on-bus')}")]
+    r = requests.get(f"{cumulo.endpoint}{API}/events/rules/on-bus", timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -621,10 +691,11 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     arn = sm.create_secret(Name=name, SecretString="x")["ARN"]
     hits = get(cumulo, "/search", q=arn)["results"]
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
-    for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}"]:
+    for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
+                 "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

@@ -3,7 +3,7 @@
 //! change that breaks a client is a new version beside this one.
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
-use crate::{dynamodb, lambda, live, logs, s3, secrets, sns, sqs, stacks};
+use crate::{dynamodb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks};
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
 use http::Method;
@@ -120,6 +120,14 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
             logs::stream_events(&ctx, group, stream)
         }
         (&Method::GET, ["logs", "groups", group, "events"]) => logs::group_events(&ctx, group),
+        (&Method::GET, ["iam", "roles"]) => iam::roles(&ctx),
+        (&Method::GET, ["iam", "roles", name]) => iam::role(&ctx, name),
+        (&Method::GET, ["iam", "policies"]) => iam::policies(&ctx),
+        (&Method::GET, ["iam", "policies", arn]) => iam::policy(&ctx, arn),
+        (&Method::GET, ["kms", "keys"]) => kms::keys(&ctx),
+        (&Method::GET, ["kms", "keys", id]) => kms::key(&ctx, id),
+        (&Method::GET, ["events", "rules"]) => events::rules(&ctx),
+        (&Method::GET, ["events", "rules", name]) => events::rule(&ctx, name),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

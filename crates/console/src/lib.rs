@@ -14,7 +14,10 @@
 
 mod api;
 mod dynamodb;
+mod events;
 mod graph;
+mod iam;
+mod kms;
 mod lambda;
 mod live;
 mod login;

@@ -289,6 +289,13 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
         )),
         "AWS::Lambda::Function" => Some(format!("/_cumulo/console/lambda/{}", enc(physical_id))),
         "AWS::Logs::LogGroup" => Some(format!("/_cumulo/console/logs/{}", enc(physical_id))),
+        "AWS::IAM::Role" => Some(format!("/_cumulo/console/iam/roles/{}", enc(physical_id))),
+        "AWS::IAM::ManagedPolicy" => Some(format!(
+            "/_cumulo/console/iam/policies/{}",
+            enc(physical_id)
+        )),
+        "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
+        "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
     }
 }
@@ -488,6 +495,38 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         ("function", "lambda", crate::lambda::function_names(ctx)?),
         ("log-group", "logs", crate::logs::group_names(ctx)?),
     ];
+    let rules = crate::events::rule_names(ctx)?
+        .into_iter()
+        .map(|(name, arn, bus)| {
+            let id = if bus == "default" {
+                name.clone()
+            } else {
+                format!("{bus}|{name}")
+            };
+            (name, arn, format!("events/{}", enc(&id)))
+        });
+    let roles = crate::iam::role_names(ctx)?.into_iter().map(|(name, arn)| {
+        let view = format!("iam/roles/{}", enc(&name));
+        (name, arn, view)
+    });
+    let keys = crate::kms::key_ids(ctx)?.into_iter().map(|(id, arn)| {
+        let view = format!("kms/{}", enc(&id));
+        (id, arn, view)
+    });
+    for (kind, list) in [
+        ("rule", rules.collect::<Vec<_>>()),
+        ("role", roles.collect()),
+        ("key", keys.collect()),
+    ] {
+        for (name, arn, view) in list {
+            if hit(&name) || hit(&arn) {
+                results.push(json!({
+                    "kind": kind, "name": name, "id": arn,
+                    "view": format!("/_cumulo/console/{view}"),
+                }));
+            }
+        }
+    }
     for (kind, page, list) in named {
         for (name, arn) in list {
             if hit(&name) || hit(&arn) {
@@ -546,7 +585,11 @@ mod tests {
             service_view("AWS::Logs::LogGroup", "/aws/lambda/f").as_deref(),
             Some("/_cumulo/console/logs/%2Faws%2Flambda%2Ff")
         );
-        assert_eq!(service_view("AWS::IAM::Role", "r"), None);
+        assert_eq!(
+            service_view("AWS::Events::Rule", "bus|r").as_deref(),
+            Some("/_cumulo/console/events/bus%7Cr")
+        );
+        assert_eq!(service_view("AWS::EC2::VPC", "vpc-1"), None);
         assert!(stubbed(Some(
             "cumulo: AWS::X::Y is not emulated; nothing was created"
         )));
