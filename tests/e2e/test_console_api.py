@@ -670,6 +670,58 @@ def test_kms_keys_and_eventbridge_rules(cumulo):
     assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
 
 
+SFN_DEFINITION = {
+    "StartAt": "Check",
+    "States": {
+        "Check": {"Type": "Choice", "Choices": [{"Variable": "$.fail", "BooleanEquals": True, "Next": "Boom"}], "Default": "Done"},
+        "Boom": {"Type": "Fail", "Error": "Asked", "Cause": "the input said so"},
+        "Done": {"Type": "Pass", "Result": {"ok": True}, "End": True},
+    },
+}
+
+
+def run_execution(sfn, machine, payload):
+    import time
+
+    arn = sfn.start_execution(stateMachineArn=machine, input=json.dumps(payload))["executionArn"]
+    for _ in range(100):
+        if sfn.describe_execution(executionArn=arn)["status"] != "RUNNING":
+            return arn
+        time.sleep(0.1)
+    raise AssertionError("the execution did not finish")
+
+
+def test_step_functions_machines_executions_and_history(cumulo):
+    sfn = cumulo.client("stepfunctions")
+    name = f"con-sm-{uid()}"
+    machine = sfn.create_state_machine(name=name, definition=json.dumps(SFN_DEFINITION),
+                                       roleArn="arn:aws:iam::000000000000:role/sfn")["stateMachineArn"]
+    ok = run_execution(sfn, machine, {"fail": False})
+    failed = run_execution(sfn, machine, {"fail": True})
+    listed = {m["name"]: m for m in get(cumulo, "/stepfunctions/machines")["state_machines"]}
+    assert listed[name]["arn"] == machine and listed[name]["type"] == "STANDARD"
+    for subject in (name, machine):
+        mine = get(cumulo, "/stepfunctions/machines/" + q(subject))
+    assert mine["definition"] == SFN_DEFINITION and mine["role_arn"] == "arn:aws:iam::000000000000:role/sfn"
+    aws = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert [(x["arn"], x["status"]) for x in mine["executions"]] == [(x["executionArn"], x["status"]) for x in aws]
+    x = get(cumulo, "/stepfunctions/executions/" + q(ok))
+    assert (x["status"], x["input"], x["output"]) == ("SUCCEEDED", {"fail": False}, {"ok": True})
+    history = sfn.get_execution_history(executionArn=ok)["events"]
+    assert [(e["id"], e["type"]) for e in x["history"]] == [(e["id"], e["type"]) for e in history]
+    entered = [e["stateEnteredEventDetails"]["name"] for e in x["history"] if "stateEnteredEventDetails" in e]
+    assert entered == ["Check", "Done"]
+    x = get(cumulo, "/stepfunctions/executions/" + q(failed))
+    aws = sfn.describe_execution(executionArn=failed)
+    assert (x["status"], x["error"], x["cause"]) == (aws["status"], "Asked", "the input said so")
+    hits = get(cumulo, "/search", q=name)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("state-machine", f"/_cumulo/console/stepfunctions/{name}")]
+    r = requests.get(f"{cumulo.endpoint}{API}/stepfunctions/machines/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "StateMachineDoesNotExist"
+    r = requests.get(f"{cumulo.endpoint}{API}/stepfunctions/executions/" + q(ok + "x"), timeout=10)
+    assert r.status_code == 400 and error(r) == "ExecutionDoesNotExist"
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -692,10 +744,11 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     hits = get(cumulo, "/search", q=arn)["results"]
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
     for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
-                 "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r"]:
+                 "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
+                 "/stepfunctions/", "/stepfunctions/m", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

@@ -335,3 +335,26 @@ def test_dynamodb_items_query_and_lambda_invoke(browser, cumulo):
         lambda d: any("browser invoked" in c.text for c in d.find_elements(By.CSS_SELECTOR, "#events-table td.log"))
     )
     shot(browser, "log-group")
+
+
+def test_state_machine_graph_and_execution(browser, cumulo):
+    from test_console_api import SFN_DEFINITION, run_execution
+
+    sfn = cumulo.client("stepfunctions")
+    name = f"con-b-{uid()}"
+    machine = sfn.create_state_machine(name=name, definition=json.dumps(SFN_DEFINITION),
+                                       roleArn="arn:aws:iam::000000000000:role/sfn")["stateMachineArn"]
+    arn = run_execution(sfn, machine, {"fail": True})
+    page(browser, cumulo, f"/stepfunctions/{name}")
+    nodes = wait(browser, "#resource-graph g.node", count=3)
+    assert sorted(n.get_attribute("data-logical-id") for n in nodes) == ["Boom", "Check", "Done"]
+    edges = {(e.get_attribute("data-from"), e.get_attribute("data-to")) for e in browser.find_elements(By.CSS_SELECTOR, "#resource-graph g.edge")}
+    assert edges == {("Check", "Boom"), ("Check", "Done")}
+    row = wait(browser, "#executions-table tbody tr")[0]
+    assert row.find_element(By.CSS_SELECTOR, ".status").text == sfn.describe_execution(executionArn=arn)["status"] == "FAILED"
+    row.find_element(By.TAG_NAME, "a").click()
+    wait(browser, "#history-table tbody tr", count=3)
+    statuses = {n.get_attribute("data-logical-id"): n.get_attribute("data-status") for n in browser.find_elements(By.CSS_SELECTOR, "#resource-graph g.node")}
+    assert statuses == {"Check": "SUCCEEDED", "Boom": "FAILED", "Done": ""}
+    assert "Asked" in browser.find_element(By.ID, "execution-error").text
+    shot(browser, "state-machine-execution")

@@ -3,7 +3,9 @@
 //! change that breaks a client is a new version beside this one.
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
-use crate::{dynamodb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks};
+use crate::{
+    dynamodb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks, stepfunctions,
+};
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
 use http::Method;
@@ -128,6 +130,9 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["kms", "keys", id]) => kms::key(&ctx, id),
         (&Method::GET, ["events", "rules"]) => events::rules(&ctx),
         (&Method::GET, ["events", "rules", name]) => events::rule(&ctx, name),
+        (&Method::GET, ["stepfunctions", "machines"]) => stepfunctions::machines(&ctx),
+        (&Method::GET, ["stepfunctions", "machines", name]) => stepfunctions::machine(&ctx, name),
+        (&Method::GET, ["stepfunctions", "executions", arn]) => stepfunctions::execution(&ctx, arn),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

@@ -28,6 +28,7 @@ mod secrets;
 mod sns;
 mod sqs;
 mod stacks;
+mod stepfunctions;
 mod web;
 
 pub use web::Body;

@@ -104,6 +104,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/events.js"),
     ),
     (
+        "stepfunctions.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/stepfunctions.js"),
+    ),
+    (
         "login.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/login.js"),
@@ -162,6 +167,9 @@ pub fn handle(req: &AwsRequest) -> Response<Body> {
         ["kms", id] => shell("kms", id, id),
         ["events"] => shell("events", "", "EventBridge rules"),
         ["events", rule] => shell("events", rule, rule),
+        ["stepfunctions"] => shell("stepfunctions", "", "Step Functions state machines"),
+        ["stepfunctions", name] => shell("stepfunctions", name, name),
+        ["stepfunctions", "executions", arn] => shell("stepfunctions", arn, arn),
         ["search"] => shell("search", "", "Search"),
         ["assets", file] => asset(file),
         _ => page_error(StatusCode::NOT_FOUND, "No such page"),

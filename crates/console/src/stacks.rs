@@ -294,6 +294,10 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
             "/_cumulo/console/iam/policies/{}",
             enc(physical_id)
         )),
+        "AWS::StepFunctions::StateMachine" => {
+            let name = physical_id.rsplit(':').next().filter(|n| !n.is_empty())?;
+            Some(format!("/_cumulo/console/stepfunctions/{}", enc(name)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -494,6 +498,11 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         ),
         ("function", "lambda", crate::lambda::function_names(ctx)?),
         ("log-group", "logs", crate::logs::group_names(ctx)?),
+        (
+            "state-machine",
+            "stepfunctions",
+            crate::stepfunctions::machine_names(ctx)?,
+        ),
     ];
     let rules = crate::events::rule_names(ctx)?
         .into_iter()
