@@ -722,6 +722,51 @@ def test_step_functions_machines_executions_and_history(cumulo):
     assert r.status_code == 400 and error(r) == "ExecutionDoesNotExist"
 
 
+def test_route53_acm_and_api_gateway(cumulo):
+    r53, acm = cumulo.client("route53"), cumulo.client("acm")
+    domain = f"con-{uid()}.example.com"
+    zone_id = r53.create_hosted_zone(Name=domain, CallerReference=uid())["HostedZone"]["Id"].split("/")[-1]
+    r53.change_resource_record_sets(HostedZoneId=zone_id, ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": {
+        "Name": f"www.{domain}", "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": "192.0.2.1"}]}}]})
+    listed = {z["Id"]: z for z in get(cumulo, "/route53/zones")["hosted_zones"]}
+    assert listed[f"/hostedzone/{zone_id}"]["Name"] == f"{domain}."
+    mine = get(cumulo, f"/route53/zones/{zone_id}")
+    aws = r53.list_resource_record_sets(HostedZoneId=zone_id)["ResourceRecordSets"]
+    assert mine["ResourceRecordSets"] == aws and len(aws) == 3  # SOA, NS and the A record
+    assert mine["DelegationSet"]["NameServers"] == r53.get_hosted_zone(Id=zone_id)["DelegationSet"]["NameServers"]
+    r = requests.get(f"{cumulo.endpoint}{API}/route53/zones/ZNOPE{uid().upper()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NoSuchHostedZone"
+
+    cert = acm.request_certificate(DomainName=f"api.{domain}", ValidationMethod="DNS")["CertificateArn"]
+    assert cert in {c["CertificateArn"] for c in get(cumulo, "/acm/certificates")["certificates"]}
+    mine = get(cumulo, "/acm/certificates/" + q(cert))
+    aws = acm.describe_certificate(CertificateArn=cert)["Certificate"]
+    assert (mine["DomainName"], mine["Status"]) == (aws["DomainName"], aws["Status"])
+    r = requests.get(f"{cumulo.endpoint}{API}/acm/certificates/" + q(cert[:-4] + "0000"), timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+
+    apigw, v2 = cumulo.client("apigateway"), cumulo.client("apigatewayv2")
+    rest = apigw.create_rest_api(name=f"con-rest-{uid()}")["id"]
+    root = apigw.get_resources(restApiId=rest)["items"][0]["id"]
+    res = apigw.create_resource(restApiId=rest, parentId=root, pathPart="items")["id"]
+    apigw.put_method(restApiId=rest, resourceId=res, httpMethod="GET", authorizationType="NONE")
+    http = v2.create_api(Name=f"con-http-{uid()}", ProtocolType="HTTP")["ApiId"]
+    v2.create_route(ApiId=http, RouteKey="GET /things")
+    listed = get(cumulo, "/apigateway/apis")
+    assert rest in {a["id"] for a in listed["rest_apis"]} and http in {a["apiId"] for a in listed["apis"]}
+    mine = get(cumulo, f"/apigateway/apis/{rest}")
+    assert mine["kind"] == "REST"
+    assert {r["path"]: sorted(r.get("resourceMethods", {})) for r in mine["resources"]} == {"/": [], "/items": ["GET"]}
+    mine = get(cumulo, f"/apigateway/apis/{http}")
+    assert mine["kind"] == "HTTP" and [r["routeKey"] for r in mine["routes"]] == [
+        r["RouteKey"] for r in v2.get_routes(ApiId=http)["Items"]
+    ]
+    r = requests.get(f"{cumulo.endpoint}{API}/apigateway/apis/nope{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NotFoundException"
+    hits = {(h["kind"], h["id"]) for h in get(cumulo, "/search", q=domain)["results"]}
+    assert ("hosted-zone", zone_id) in hits and ("certificate", cert) in hits
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -745,10 +790,10 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
     for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
                  "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
-                 "/stepfunctions/", "/stepfunctions/m", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
+                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

@@ -4,7 +4,8 @@
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
-    dynamodb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks, stepfunctions,
+    dynamodb, edge, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
+    stepfunctions,
 };
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
@@ -133,6 +134,12 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["stepfunctions", "machines"]) => stepfunctions::machines(&ctx),
         (&Method::GET, ["stepfunctions", "machines", name]) => stepfunctions::machine(&ctx, name),
         (&Method::GET, ["stepfunctions", "executions", arn]) => stepfunctions::execution(&ctx, arn),
+        (&Method::GET, ["route53", "zones"]) => edge::zones(&ctx),
+        (&Method::GET, ["route53", "zones", id]) => edge::zone(&ctx, id),
+        (&Method::GET, ["acm", "certificates"]) => edge::certificates(&ctx),
+        (&Method::GET, ["acm", "certificates", arn]) => edge::certificate(&ctx, arn),
+        (&Method::GET, ["apigateway", "apis"]) => edge::apis(&ctx),
+        (&Method::GET, ["apigateway", "apis", id]) => edge::api(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

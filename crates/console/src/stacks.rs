@@ -298,6 +298,15 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
             let name = physical_id.rsplit(':').next().filter(|n| !n.is_empty())?;
             Some(format!("/_cumulo/console/stepfunctions/{}", enc(name)))
         }
+        "AWS::Route53::HostedZone" => {
+            Some(format!("/_cumulo/console/route53/{}", enc(physical_id)))
+        }
+        "AWS::CertificateManager::Certificate" => {
+            Some(format!("/_cumulo/console/acm/{}", enc(physical_id)))
+        }
+        "AWS::ApiGateway::RestApi" | "AWS::ApiGatewayV2::Api" => {
+            Some(format!("/_cumulo/console/apigateway/{}", enc(physical_id)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -522,6 +531,37 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         let view = format!("kms/{}", enc(&id));
         (id, arn, view)
     });
+    let zones = crate::edge::all_zones(ctx)?.into_iter().map(|z| {
+        let id = z["Id"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("/hostedzone/")
+            .to_string();
+        let name = z["Name"].as_str().unwrap_or_default().to_string();
+        (name, id.clone(), format!("route53/{}", enc(&id)))
+    });
+    let certificates = crate::edge::all_certificates(ctx)?.into_iter().map(|c| {
+        let arn = c["CertificateArn"].as_str().unwrap_or_default().to_string();
+        let name = c["DomainName"].as_str().unwrap_or_default().to_string();
+        (name, arn.clone(), format!("acm/{}", enc(&arn)))
+    });
+    let apis = crate::edge::api_names(ctx)?
+        .into_iter()
+        .map(|(name, id, _)| (name, id.clone(), format!("apigateway/{}", enc(&id))));
+    for (kind, list) in [
+        ("hosted-zone", zones.collect::<Vec<_>>()),
+        ("certificate", certificates.collect()),
+        ("api", apis.collect()),
+    ] {
+        for (name, id, view) in list {
+            if hit(&name) || hit(&id) {
+                results.push(json!({
+                    "kind": kind, "name": name, "id": id,
+                    "view": format!("/_cumulo/console/{view}"),
+                }));
+            }
+        }
+    }
     for (kind, list) in [
         ("rule", rules.collect::<Vec<_>>()),
         ("role", roles.collect()),
