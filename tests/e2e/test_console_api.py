@@ -767,6 +767,29 @@ def test_route53_acm_and_api_gateway(cumulo):
     assert ("hosted-zone", zone_id) in hits and ("certificate", cert) in hits
 
 
+def test_ecs_clusters_services_and_tasks(cumulo):
+    ecs = cumulo.client("ecs")
+    name = f"con-cluster-{uid()}"
+    ecs.create_cluster(clusterName=name, tags=[{"key": "k", "value": "v"}])
+    td = ecs.register_task_definition(family=f"{name}-td", containerDefinitions=[
+        {"name": "app", "image": "public.ecr.aws/docker/library/busybox:latest", "memory": 128}])["taskDefinition"]["taskDefinitionArn"]
+    ecs.create_service(cluster=name, serviceName="web", taskDefinition=td, desiredCount=0)
+    listed = {c["clusterName"]: c for c in get(cumulo, "/ecs/clusters")["clusters"]}
+    aws = ecs.describe_clusters(clusters=[name])["clusters"][0]
+    assert listed[name]["clusterArn"] == aws["clusterArn"] and listed[name]["activeServicesCount"] == 1
+    mine = get(cumulo, f"/ecs/clusters/{name}")
+    assert mine["cluster"]["tags"] == [{"key": "k", "value": "v"}]
+    aws = ecs.describe_services(cluster=name, services=["web"])["services"][0]
+    assert [(s["serviceName"], s["serviceArn"], s["desiredCount"], s["taskDefinition"]) for s in mine["services"]] == [
+        (aws["serviceName"], aws["serviceArn"], 0, td)
+    ]
+    assert mine["tasks"] == []
+    r = requests.get(f"{cumulo.endpoint}{API}/ecs/clusters/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "ClusterNotFoundException"
+    hits = get(cumulo, "/search", q=name)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("cluster", f"/_cumulo/console/ecs/{name}")]
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -790,10 +813,10 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
     for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
                  "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
-                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
+                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

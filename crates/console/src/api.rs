@@ -4,7 +4,7 @@
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
-    dynamodb, edge, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
+    dynamodb, ecs, edge, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
     stepfunctions,
 };
 use cumulo_services::Gateway;
@@ -140,6 +140,8 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["acm", "certificates", arn]) => edge::certificate(&ctx, arn),
         (&Method::GET, ["apigateway", "apis"]) => edge::apis(&ctx),
         (&Method::GET, ["apigateway", "apis", id]) => edge::api(&ctx, id),
+        (&Method::GET, ["ecs", "clusters"]) => ecs::clusters(&ctx),
+        (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

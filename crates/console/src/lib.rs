@@ -14,6 +14,7 @@
 
 mod api;
 mod dynamodb;
+mod ecs;
 mod edge;
 mod events;
 mod graph;

@@ -124,6 +124,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/apigateway.js"),
     ),
     (
+        "ecs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/ecs.js"),
+    ),
+    (
         "login.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/login.js"),
@@ -191,6 +196,8 @@ pub fn handle(req: &AwsRequest) -> Response<Body> {
         ["acm", arn] => shell("acm", arn, arn),
         ["apigateway"] => shell("apigateway", "", "API Gateway APIs"),
         ["apigateway", id] => shell("apigateway", id, id),
+        ["ecs"] => shell("ecs", "", "ECS clusters"),
+        ["ecs", cluster] => shell("ecs", cluster, cluster),
         ["search"] => shell("search", "", "Search"),
         ["assets", file] => asset(file),
         _ => page_error(StatusCode::NOT_FOUND, "No such page"),

@@ -307,6 +307,12 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
         "AWS::ApiGateway::RestApi" | "AWS::ApiGatewayV2::Api" => {
             Some(format!("/_cumulo/console/apigateway/{}", enc(physical_id)))
         }
+        "AWS::ECS::Cluster" => Some(format!("/_cumulo/console/ecs/{}", enc(physical_id))),
+        "AWS::ECS::Service" => {
+            // arn:aws:ecs:REGION:ACCOUNT:service/CLUSTER/NAME: the cluster's page lists it.
+            let cluster = physical_id.split('/').nth(1).filter(|c| !c.is_empty())?;
+            Some(format!("/_cumulo/console/ecs/{}", enc(cluster)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -507,6 +513,7 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         ),
         ("function", "lambda", crate::lambda::function_names(ctx)?),
         ("log-group", "logs", crate::logs::group_names(ctx)?),
+        ("cluster", "ecs", crate::ecs::cluster_names(ctx)?),
         (
             "state-machine",
             "stepfunctions",
