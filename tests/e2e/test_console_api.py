@@ -790,6 +790,34 @@ def test_ecs_clusters_services_and_tasks(cumulo):
     assert [(h["kind"], h["view"]) for h in hits] == [("cluster", f"/_cumulo/console/ecs/{name}")]
 
 
+def test_load_balancers_with_listeners_rules_and_targets(cumulo):
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elbv2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    subnets = [s["SubnetId"] for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]][:2]
+    name = f"con-lb-{uid()}"
+    lb = elb.create_load_balancer(Name=name, Subnets=subnets)["LoadBalancers"][0]["LoadBalancerArn"]
+    tg = elb.create_target_group(Name=f"tg-{uid()}", Protocol="HTTP", Port=80, VpcId=vpc, TargetType="ip")["TargetGroups"][0]["TargetGroupArn"]
+    elb.register_targets(TargetGroupArn=tg, Targets=[{"Id": "172.31.0.10"}])
+    listener = elb.create_listener(LoadBalancerArn=lb, Protocol="HTTP", Port=80,
+                                   DefaultActions=[{"Type": "forward", "TargetGroupArn": tg}])["Listeners"][0]["ListenerArn"]
+    elb.create_rule(ListenerArn=listener, Priority=10, Conditions=[{"Field": "path-pattern", "Values": ["/api/*"]}],
+                    Actions=[{"Type": "fixed-response", "FixedResponseConfig": {"StatusCode": "200"}}])
+    listed = {b["LoadBalancerName"]: b for b in get(cumulo, "/elb/loadbalancers")["load_balancers"]}
+    assert listed[name]["LoadBalancerArn"] == lb
+    for subject in (name, lb):
+        mine = get(cumulo, "/elb/loadbalancers/" + q(subject))
+        assert mine["load_balancer"]["LoadBalancerArn"] == lb
+    [l] = mine["listeners"]
+    assert (l["ListenerArn"], l["Port"]) == (listener, 80)
+    aws = elb.describe_rules(ListenerArn=listener)["Rules"]
+    assert [(r["Priority"], r["RuleArn"]) for r in l["Rules"]] == [(r["Priority"], r["RuleArn"]) for r in aws]
+    [g] = mine["target_groups"]
+    aws = elb.describe_target_health(TargetGroupArn=tg)["TargetHealthDescriptions"]
+    assert g["TargetGroupArn"] == tg and g["TargetHealthDescriptions"] == aws
+    r = requests.get(f"{cumulo.endpoint}{API}/elb/loadbalancers/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -813,10 +841,10 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
     for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
                  "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
-                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
+                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", "/elb/", "/elb/x", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js", "elb.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

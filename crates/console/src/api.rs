@@ -4,7 +4,7 @@
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
-    dynamodb, ecs, edge, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
+    dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
     stepfunctions,
 };
 use cumulo_services::Gateway;
@@ -142,6 +142,8 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["apigateway", "apis", id]) => edge::api(&ctx, id),
         (&Method::GET, ["ecs", "clusters"]) => ecs::clusters(&ctx),
         (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
+        (&Method::GET, ["elb", "loadbalancers"]) => elb::load_balancers(&ctx),
+        (&Method::GET, ["elb", "loadbalancers", id]) => elb::load_balancer(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

@@ -16,6 +16,7 @@ mod api;
 mod dynamodb;
 mod ecs;
 mod edge;
+mod elb;
 mod events;
 mod graph;
 mod iam;

@@ -129,6 +129,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/ecs.js"),
     ),
     (
+        "elb.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/elb.js"),
+    ),
+    (
         "login.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/login.js"),
@@ -198,6 +203,8 @@ pub fn handle(req: &AwsRequest) -> Response<Body> {
         ["apigateway", id] => shell("apigateway", id, id),
         ["ecs"] => shell("ecs", "", "ECS clusters"),
         ["ecs", cluster] => shell("ecs", cluster, cluster),
+        ["elb"] => shell("elb", "", "Load balancers"),
+        ["elb", lb] => shell("elb", lb, lb),
         ["search"] => shell("search", "", "Search"),
         ["assets", file] => asset(file),
         _ => page_error(StatusCode::NOT_FOUND, "No such page"),

@@ -313,6 +313,9 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
             let cluster = physical_id.split('/').nth(1).filter(|c| !c.is_empty())?;
             Some(format!("/_cumulo/console/ecs/{}", enc(cluster)))
         }
+        "AWS::ElasticLoadBalancingV2::LoadBalancer" => {
+            Some(format!("/_cumulo/console/elb/{}", enc(physical_id)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -555,8 +558,20 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
     let apis = crate::edge::api_names(ctx)?
         .into_iter()
         .map(|(name, id, _)| (name, id.clone(), format!("apigateway/{}", enc(&id))));
+    let balancers = crate::elb::all(ctx)?.into_iter().map(|lb| {
+        let arn = lb["LoadBalancerArn"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let name = lb["LoadBalancerName"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (name, arn.clone(), format!("elb/{}", enc(&arn)))
+    });
     for (kind, list) in [
-        ("hosted-zone", zones.collect::<Vec<_>>()),
+        ("load-balancer", balancers.collect::<Vec<_>>()),
+        ("hosted-zone", zones.collect()),
         ("certificate", certificates.collect()),
         ("api", apis.collect()),
     ] {
