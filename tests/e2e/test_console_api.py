@@ -818,6 +818,36 @@ def test_load_balancers_with_listeners_rules_and_targets(cumulo):
     assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
 
 
+def test_vpc_map_with_subnets_and_route_tables(cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.42.0.0/16", TagSpecifications=[
+        {"ResourceType": "vpc", "Tags": [{"Key": "Name", "Value": "con-map"}]}])["Vpc"]["VpcId"]
+    public = ec2.create_subnet(VpcId=vpc, CidrBlock="10.42.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    private = ec2.create_subnet(VpcId=vpc, CidrBlock="10.42.2.0/24", AvailabilityZone="us-east-1b")["Subnet"]["SubnetId"]
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    rtb = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    ec2.create_route(RouteTableId=rtb, DestinationCidrBlock="0.0.0.0/0", GatewayId=igw)
+    ec2.associate_route_table(RouteTableId=rtb, SubnetId=public)
+    assert vpc in {v["VpcId"] for v in get(cumulo, "/ec2/vpcs")["Vpcs"]}
+    mine = get(cumulo, f"/ec2/vpcs/{vpc}")["vpc"]
+    assert mine["CidrBlock"] == "10.42.0.0/16" and mine["Tags"] == [{"Key": "Name", "Value": "con-map"}]
+    assert {s["SubnetId"]: s["CidrBlock"] for s in mine["Subnets"]} == {public: "10.42.1.0/24", private: "10.42.2.0/24"}
+    aws = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["RouteTables"]
+    tables = {t["RouteTableId"]: t for t in mine["RouteTables"]}
+    assert set(tables) == {t["RouteTableId"] for t in aws}
+    assert [a["SubnetId"] for a in tables[rtb]["Associations"]] == [public]
+    assert {(r.get("DestinationCidrBlock"), r["Target"]) for r in tables[rtb]["Routes"]} == {("10.42.0.0/16", "local"), ("0.0.0.0/0", igw)}
+    [main] = [t for t in aws if any(a.get("Main") for a in t.get("Associations", []))]
+    assert tables[main["RouteTableId"]]["Main"] is True
+    r = requests.get(f"{cumulo.endpoint}{API}/ec2/vpcs/vpc-0000nope", timeout=10)
+    assert r.status_code == 400 and error(r) == "InvalidVpcID.NotFound"
+    hits = {(h["kind"], h["id"], h["view"]) for h in get(cumulo, "/search", q="con-map")["results"]}
+    assert ("network", vpc, f"/_cumulo/console/ec2/{vpc}") in hits
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=private)["results"]}
+    assert hits == {("network", f"/_cumulo/console/ec2/{vpc}")}
+
+
 def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
     good, _ = stacks
     # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
@@ -841,10 +871,10 @@ def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn)
     assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
     for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
                  "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
-                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", "/elb/", "/elb/x", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
+                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", "/elb/", "/elb/x", "/ec2/", "/ec2/vpc-1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
-    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js", "elb.js"]:
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js", "elb.js", "vpc.js"]:
         assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
 
 

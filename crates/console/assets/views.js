@@ -4,7 +4,7 @@ import { api, el, link } from "./app.js";
 
 /** A two-column table of an object's (or a `[{key, value}]` list's) entries. */
 export function pairs(obj, id) {
-  const entries = Array.isArray(obj) ? obj.map((t) => [t.key, t.value]) : Object.entries(obj || {});
+  const entries = Array.isArray(obj) ? obj.map((t) => [t.key ?? t.Key, t.value ?? t.Value]) : Object.entries(obj || {});
   if (!entries.length) return el("p", { class: "empty" }, "None.");
   return el("table", { id },
     el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Value"))),

@@ -5,7 +5,7 @@
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
     dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
-    stepfunctions,
+    stepfunctions, vpc,
 };
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
@@ -144,6 +144,8 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
         (&Method::GET, ["elb", "loadbalancers"]) => elb::load_balancers(&ctx),
         (&Method::GET, ["elb", "loadbalancers", id]) => elb::load_balancer(&ctx, id),
+        (&Method::GET, ["ec2", "vpcs"]) => vpc::vpcs(&ctx),
+        (&Method::GET, ["ec2", "vpcs", id]) => vpc::vpc(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

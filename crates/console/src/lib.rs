@@ -32,6 +32,7 @@ mod sns;
 mod sqs;
 mod stacks;
 mod stepfunctions;
+mod vpc;
 mod web;
 
 pub use web::Body;

@@ -134,6 +134,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/elb.js"),
     ),
     (
+        "vpc.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/vpc.js"),
+    ),
+    (
         "login.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/login.js"),
@@ -205,6 +210,8 @@ pub fn handle(req: &AwsRequest) -> Response<Body> {
         ["ecs", cluster] => shell("ecs", cluster, cluster),
         ["elb"] => shell("elb", "", "Load balancers"),
         ["elb", lb] => shell("elb", lb, lb),
+        ["ec2"] => shell("vpc", "", "VPCs"),
+        ["ec2", vpc] => shell("vpc", vpc, vpc),
         ["search"] => shell("search", "", "Search"),
         ["assets", file] => asset(file),
         _ => page_error(StatusCode::NOT_FOUND, "No such page"),

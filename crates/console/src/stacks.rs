@@ -316,6 +316,7 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
         "AWS::ElasticLoadBalancingV2::LoadBalancer" => {
             Some(format!("/_cumulo/console/elb/{}", enc(physical_id)))
         }
+        "AWS::EC2::VPC" => Some(format!("/_cumulo/console/ec2/{}", enc(physical_id))),
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -569,8 +570,12 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             .to_string();
         (name, arn.clone(), format!("elb/{}", enc(&arn)))
     });
+    let network = crate::vpc::network_ids(ctx)?
+        .into_iter()
+        .map(|(id, name, vpc)| (name, id, format!("ec2/{}", enc(&vpc))));
     for (kind, list) in [
-        ("load-balancer", balancers.collect::<Vec<_>>()),
+        ("network", network.collect::<Vec<_>>()),
+        ("load-balancer", balancers.collect()),
         ("hosted-zone", zones.collect()),
         ("certificate", certificates.collect()),
         ("api", apis.collect()),
@@ -660,7 +665,7 @@ mod tests {
             service_view("AWS::Events::Rule", "bus|r").as_deref(),
             Some("/_cumulo/console/events/bus%7Cr")
         );
-        assert_eq!(service_view("AWS::EC2::VPC", "vpc-1"), None);
+        assert_eq!(service_view("AWS::EC2::Instance", "i-1"), None);
         assert!(stubbed(Some(
             "cumulo: AWS::X::Y is not emulated; nothing was created"
         )));
