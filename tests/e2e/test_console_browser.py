@@ -358,3 +358,22 @@ def test_state_machine_graph_and_execution(browser, cumulo):
     assert statuses == {"Check": "SUCCEEDED", "Boom": "FAILED", "Done": ""}
     assert "Asked" in browser.find_element(By.ID, "execution-error").text
     shot(browser, "state-machine-execution")
+
+
+def test_vpc_map_marks_public_subnets_and_search_finds_them(browser, cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
+    public = ec2.create_subnet(VpcId=vpc, CidrBlock="10.77.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    private = ec2.create_subnet(VpcId=vpc, CidrBlock="10.77.2.0/24", AvailabilityZone="us-east-1b")["Subnet"]["SubnetId"]
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    rtb = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    ec2.create_route(RouteTableId=rtb, DestinationCidrBlock="0.0.0.0/0", GatewayId=igw)
+    ec2.associate_route_table(RouteTableId=rtb, SubnetId=public)
+    page(browser, cumulo, f"/search?q={private}")
+    wait(browser, "#search-results tbody tr")[0].find_element(By.TAG_NAME, "a").click()
+    cards = {c.get_attribute("data-subnet"): c for c in wait(browser, "#vpc-map .subnet", count=2)}
+    assert "public" in cards[public].get_attribute("class") and cards[public].get_attribute("data-route-table") == rtb
+    assert f"0.0.0.0/0 → {igw}" in cards[public].text
+    assert "public" not in cards[private].get_attribute("class") and "(main)" in cards[private].text
+    shot(browser, "vpc-map")

@@ -12,7 +12,8 @@ fn map(ctx: &Ctx<'_>) -> Result<Value, ApiError> {
         .map_err(ApiError::from_aws)
 }
 
-/// `(id, name tag)` of every VPC and subnet of the region, for the search.
+/// `(id, name, vpc id)` of every VPC and subnet of the region, for the search: the name is the
+/// Name tag, or the id where there is none.
 pub fn network_ids(ctx: &Ctx<'_>) -> Result<Vec<(String, String, String)>, ApiError> {
     let m = map(ctx)?;
     let name = |v: &Value| {
@@ -20,6 +21,9 @@ pub fn network_ids(ctx: &Ctx<'_>) -> Result<Vec<(String, String, String)>, ApiEr
             .as_array()
             .and_then(|t| t.iter().find(|t| t["Key"] == "Name"))
             .and_then(|t| t["Value"].as_str())
+            .filter(|n| !n.is_empty())
+            .or(v["SubnetId"].as_str())
+            .or(v["VpcId"].as_str())
             .unwrap_or_default()
             .to_string()
     };
