@@ -377,3 +377,51 @@ def test_vpc_map_marks_public_subnets_and_search_finds_them(browser, cumulo):
     assert f"0.0.0.0/0 → {igw}" in cards[public].text
     assert "public" not in cards[private].get_attribute("class") and "(main)" in cards[private].text
     shot(browser, "vpc-map")
+
+
+def test_every_service_page_renders_what_the_api_holds(browser, cumulo):
+    """Each list page and one detail page per service render their table with no error (the
+    services other tests of this module fill may also be empty when run alone)."""
+    p = f"con-b-{uid()}"
+    topic = cumulo.client("sns").create_topic(Name=p)["TopicArn"]
+    cumulo.client("logs").create_log_group(logGroupName=f"/{p}/logs")
+    iam = cumulo.client("iam")
+    iam.create_role(RoleName=p, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "ecs-tasks.amazonaws.com"}, "Action": "sts:AssumeRole"}]}))
+    key = cumulo.client("kms").create_key()["KeyMetadata"]["KeyId"]
+    cumulo.client("events").put_rule(Name=p, ScheduleExpression="rate(1 hour)")
+    zone = cumulo.client("route53").create_hosted_zone(Name=f"{p}.example.com", CallerReference=p)["HostedZone"]["Id"].split("/")[-1]
+    cert = cumulo.client("acm").request_certificate(DomainName=f"{p}.example.com")["CertificateArn"]
+    api_id = cumulo.client("apigatewayv2").create_api(Name=p, ProtocolType="HTTP")["ApiId"]
+    cumulo.client("apigatewayv2").create_route(ApiId=api_id, RouteKey="GET /x")
+    cumulo.client("ecs").create_cluster(clusterName=p)
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elbv2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    subnets = [s["SubnetId"] for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]][:2]
+    lb = elb.create_load_balancer(Name=p[:32], Subnets=subnets)["LoadBalancers"][0]["LoadBalancerArn"]
+    elb.create_listener(LoadBalancerArn=lb, Protocol="HTTP", Port=80,
+                        DefaultActions=[{"Type": "fixed-response", "FixedResponseConfig": {"StatusCode": "404"}}])
+    q = lambda s: urllib.parse.quote(s, safe="")  # noqa: E731
+    pages = [
+        ("/sns/", "#topics-table"), (f"/sns/{p}", "#attributes-table"),
+        ("/dynamodb/", "#tables-table, #content p.empty"), ("/ssm/", "#parameters-table, #content p.empty"), ("/secretsmanager/", "#secrets-table, #content p.empty"),
+        ("/lambda/", "#functions-table, #content p.empty"), ("/logs/", "#groups-table"), (f"/logs/{q('/' + p + '/logs')}", "#events-table"),
+        ("/iam/", "#roles-table"), (f"/iam/roles/{p}", "#trust-policy"),
+        ("/kms/", "#keys-table"), (f"/kms/{key}", "#metadata-table"),
+        ("/events/", ".rules-table"), (f"/events/{p}", "#tags-table"),
+        ("/stepfunctions/", "#machines-table, #content p.empty"), ("/route53/", "#zones-table"), (f"/route53/{zone}", "#records-table"),
+        ("/acm/", "#certificates-table"), (f"/acm/{q(cert)}", "#validation-table"),
+        ("/apigateway/", "#apis-table"), (f"/apigateway/{api_id}", "#routes-table"),
+        ("/ecs/", "#clusters-table"), (f"/ecs/{p}", "#tags-table"),
+        ("/elb/", "#load-balancers-table"), (f"/elb/{q(lb)}", "#listeners"),
+        ("/ec2/", "#vpcs-table"), (f"/ec2/{vpc}", "#vpc-map"),
+    ]
+    for path, css in pages:
+        page(browser, cumulo, path)
+        wait(browser, css)
+        assert not browser.find_elements(By.CSS_SELECTOR, "#content .error"), path
+    page(browser, cumulo, f"/sns/{p}")
+    assert wait(browser, '#attributes-table tr[data-key="TopicArn"] td.value')[0].text == topic
+    page(browser, cumulo, f"/apigateway/{api_id}")
+    assert [r.get_attribute("data-route") for r in wait(browser, "#routes-table tbody tr")] == ["GET /x"]
+    shot(browser, "api-gateway")

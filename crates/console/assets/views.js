@@ -5,7 +5,7 @@ import { api, el, link } from "./app.js";
 /** A two-column table of an object's (or a `[{key, value}]` list's) entries. */
 export function pairs(obj, id) {
   const entries = Array.isArray(obj) ? obj.map((t) => [t.key ?? t.Key, t.value ?? t.Value]) : Object.entries(obj || {});
-  if (!entries.length) return el("p", { class: "empty" }, "None.");
+  if (!entries.length) return el("p", { class: "empty", id }, "None.");
   return el("table", { id },
     el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Value"))),
     el("tbody", {}, entries.map(([k, v]) => el("tr", { "data-key": k },
