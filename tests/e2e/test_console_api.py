@@ -554,6 +554,10 @@ def test_lambda_configuration_and_invoke(cumulo):
     assert error(r) == "ResourceNotFoundException"
     r = requests.get(f"{cumulo.endpoint}{API}/lambda/functions/nope-{uid()}", timeout=10)
     assert r.status_code == 404 and error(r) == "ResourceNotFoundException"
+    # Recent invocations come from the REPORT lines of its log group, newest first.
+    recent = get(cumulo, f"/lambda/functions/{name}")["recent_invocations"]
+    assert len(recent) == 2 and all(r["report"].startswith("REPORT RequestId: " + r["request_id"]) for r in recent)
+    assert recent[0]["timestamp"] >= recent[1]["timestamp"]
     # The invocations' logs are in the function's log group, which the Logs view shows.
     events = get(cumulo, f"/logs/groups/{q('/aws/lambda/' + name)}/events", filter="console")["events"]
     assert any("console says hello" in e["message"] for e in events)

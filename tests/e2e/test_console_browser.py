@@ -329,6 +329,9 @@ def test_dynamodb_items_query_and_lambda_invoke(browser, cumulo):
     assert json.loads(browser.find_element(By.ID, "invoke-response").text) == {"doubled": 42}
     assert "browser invoked" in browser.find_element(By.ID, "invoke-log").text
     shot(browser, "lambda-function")
+    page(browser, cumulo, f"/lambda/{fn}")
+    [row] = wait(browser, "#invocations-table tbody tr")
+    assert "Duration" in row.text
     # Its log group's page shows the invocation's output.
     browser.find_element(By.LINK_TEXT, f"/aws/lambda/{fn}").click()
     WebDriverWait(browser, 15).until(

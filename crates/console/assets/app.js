@@ -29,7 +29,7 @@ export async function api(path, options = {}) {
 
 /** A console link keeping the region. */
 export function link(path) {
-  return region() ? `${path}?region=${encodeURIComponent(region())}` : path;
+  return region() ? `${path}${path.includes("?") ? "&" : "?"}region=${encodeURIComponent(region())}` : path;
 }
 
 /** `el("a", {href, class}, child...)`: an HTML element; children are nodes or text. */

@@ -43,6 +43,12 @@ async function fn(name, content) {
     el("h2", {}, "Invoke"),
     el("p", { class: "muted" }, "Runs the function with this event (a RequestResponse invocation)."),
     form, result,
+    el("h2", {}, "Recent invocations"),
+    f.recent_invocations.length
+      ? table(["Time", "Request ID", "Report"], f.recent_invocations.map((r) => el("tr", { "data-request-id": r.request_id },
+        el("td", {}, r.time || ""), el("td", { class: "value" }, view(`logs/${encodeURIComponent(f.log_group)}?stream=${encodeURIComponent(r.stream)}`, r.request_id)),
+        el("td", { class: "value" }, r.report))), { id: "invocations-table" })
+      : el("p", { class: "empty", id: "invocations-table" }, "No invocations logged yet."),
     el("h2", {}, "Environment"), pairs((c.Environment || {}).Variables || {}, "environment-table"),
     el("h2", {}, "Tags"), pairs(f.tags, "tags-table"),
     el("h2", {}, "Configuration"), json(c, "function-configuration"));

@@ -7,6 +7,7 @@ use crate::web::{ApiError, ApiResult, json_ok};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use cumulo_services::lambda::{InvocationType, LambdaService};
+use cumulo_services::logs::{FilterInput, LogsService};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -74,12 +75,69 @@ pub fn function(ctx: &Ctx<'_>, name: &str) -> ApiResult {
                 configuration["FunctionName"].as_str().unwrap_or(name)
             ))
         });
+    let recent = recent_invocations(ctx, log_group.as_str().unwrap_or_default())?;
     json_ok(&json!({
         "name": configuration["FunctionName"],
         "configuration": configuration,
         "tags": tags,
         "log_group": log_group,
+        "recent_invocations": recent,
     }))
+}
+
+/// How many invocations the function page lists.
+const RECENT: usize = 20;
+
+/// The function's last invocations, newest first, from the `REPORT` lines its runtime writes to
+/// its log group (request id, stream, when, and the line: duration, billed duration, memory),
+/// read through CloudWatch Logs' FilterLogEvents; none while the group does not exist yet.
+fn recent_invocations(ctx: &Ctx<'_>, group: &str) -> Result<Vec<Value>, ApiError> {
+    let logs = ctx.service::<LogsService>()?;
+    if logs.log_group(&ctx.region, group).is_err() {
+        return Ok(Vec::new());
+    }
+    let mut reports = Vec::new();
+    let mut next_token = None;
+    loop {
+        let page = logs
+            .filter_log_events(
+                &ctx.region,
+                FilterInput {
+                    group: group.to_string(),
+                    pattern: Some("REPORT RequestId".to_string()),
+                    next_token,
+                    ..Default::default()
+                },
+            )
+            .map_err(ApiError::from_aws)?;
+        reports.extend(page.events);
+        match page.next_token {
+            Some(t) => next_token = Some(t),
+            None => break,
+        }
+    }
+    reports.sort_by_key(|e| std::cmp::Reverse(e.timestamp));
+    Ok(reports
+        .into_iter()
+        .take(RECENT)
+        .map(|e| {
+            let request_id = e
+                .message
+                .split_whitespace()
+                .skip_while(|w| *w != "RequestId:")
+                .nth(1)
+                .unwrap_or_default()
+                .to_string();
+            json!({
+                "request_id": request_id,
+                "timestamp": e.timestamp,
+                "time": chrono::DateTime::from_timestamp_millis(e.timestamp)
+                    .map(|t| crate::stacks::time(&t)),
+                "stream": e.stream,
+                "report": e.message.trim_end(),
+            })
+        })
+        .collect())
 }
 
 /// `POST lambda/functions/{name or ARN}/invoke`: the body is the event (JSON, as Lambda takes
