@@ -472,7 +472,8 @@ def test_ssm_parameters_hide_secure_strings_until_revealed(cumulo):
         r = post(cumulo, reveal, status=403, headers=headers)
         assert error(r) == "Forbidden" and "s3cr3t-value" not in r.text
     assert requests.get(cumulo.endpoint + API + reveal, timeout=10).status_code == 404
-    assert post(cumulo, reveal).json()["value"] == "s3cr3t-value"
+    r = post(cumulo, reveal)
+    assert r.json()["value"] == "s3cr3t-value" and r.headers["cache-control"] == "no-store"
     assert ssm.get_parameter(Name=f"{p}/secure", WithDecryption=True)["Parameter"]["Value"] == "s3cr3t-value"
     for path in [f"/ssm/parameters/{q(p + '/none')}"]:
         r = requests.get(cumulo.endpoint + API + path, timeout=10)

@@ -133,3 +133,22 @@ pub fn policy(ctx: &Ctx<'_>, arn: &str) -> ApiResult {
         "tags": tags(&p.tags),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::document;
+    use serde_json::json;
+
+    #[test]
+    fn documents_are_parsed_as_given_or_url_decoded() {
+        assert_eq!(
+            document(r#"{"Version":"2012-10-17"}"#),
+            json!({"Version": "2012-10-17"})
+        );
+        assert_eq!(
+            document("%7B%22Version%22%3A%222012-10-17%22%7D"),
+            json!({"Version": "2012-10-17"})
+        );
+        assert_eq!(document("not json"), json!("not json"));
+    }
+}

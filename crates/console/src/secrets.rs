@@ -18,6 +18,16 @@ use std::sync::Arc;
 /// What a hidden value shows instead.
 const HIDDEN: &str = "****";
 
+/// A revealed value's answer: never stored by a cache (a browser's or a proxy's).
+fn revealed(value: &Value) -> ApiResult {
+    let mut r = json_ok(value)?;
+    r.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
+    Ok(r)
+}
+
 fn ms(t: i64) -> Value {
     chrono::DateTime::from_timestamp_millis(t)
         .map_or(Value::Null, |t| json!(crate::stacks::time(&t)))
@@ -173,7 +183,7 @@ pub fn reveal_parameter(ctx: &Ctx<'_>, name: &str) -> ApiResult {
             }
             _ => ApiError::from_aws(e),
         })?;
-    json_ok(&json!({ "name": v.name, "version": v.version, "value": v.value }))
+    revealed(&json!({ "name": v.name, "version": v.version, "value": v.value }))
 }
 
 /// `(name, arn)` of every secret of the region (ListSecrets, every page).
@@ -264,7 +274,7 @@ pub fn reveal_secret(ctx: &Ctx<'_>, id: &str) -> ApiResult {
         SecretValueInput::String(s) => (Some(s.clone()), None),
         SecretValueInput::Binary(b) => (None, Some(BASE64.encode(b))),
     };
-    json_ok(&json!({
+    revealed(&json!({
         "name": v.name,
         "arn": v.arn,
         "version_id": v.version_id,
