@@ -44,7 +44,8 @@ from: one `my-app-<env>` per EnvName and DNSDelegated, shared by its workloads):
   listeners, so its HTTP redirect rules and their priority action go on the HTTP listener;
 - rdws-prod's subnets `mockSubnetID1/2` become the environment's private subnets; the RDWS
   renders (which have no parameters file) get the values Copilot passes for their manifest, and
-  their `high-availability/3` auto scaling configuration is made (three revisions) first;
+  their `high-availability/3` auto scaling configuration is made (three revisions) first, and
+  named by its newest revision's number where the session's server had used some before;
 - `arn:${AWS::...}` written as a plain string where CloudFormation needs `!Sub` (job-test's
   ManagedPolicyArns, the RDWS AutoScalingConfigurationArn: a render quirk) becomes the `!Sub`;
 - the Static Site's app stack set bucket (`stackset-bucket`) with a mapping file and assets is
@@ -622,10 +623,15 @@ class WorkloadEnvs:
         s3.put_object(Bucket=STACKSET_BUCKET, Key="mappingfile", Body=json.dumps([
             {"path": "local-assets/index", "destPath": "index.html", "contentType": "text/html"},
             {"path": "local-assets/style", "destPath": "style.css"}]).encode())
-        # The RDWS manifest's `count: high-availability/3`: revision 3 of that configuration.
+        # The RDWS manifest's `count: high-availability/3`: revision 3 of that configuration. The
+        # session's server may already have used revisions of the name (test_apprunner's, deleted:
+        # as on AWS, a deleted revision's number is not given again), so the newest made here
+        # stands for revision 3.
         ar = cumulo.client("apprunner")
-        self.scaling = [ar.create_auto_scaling_configuration(AutoScalingConfigurationName="high-availability")[
-            "AutoScalingConfiguration"]["AutoScalingConfigurationArn"] for _ in range(3)]
+        made = [ar.create_auto_scaling_configuration(AutoScalingConfigurationName="high-availability")[
+            "AutoScalingConfiguration"] for _ in range(3)]
+        self.scaling = [m["AutoScalingConfigurationArn"] for m in made]
+        self.scaling_revision = made[-1]["AutoScalingConfigurationRevision"]
         acm = cumulo.client("acm")
         # The internal listener's certificate (Copilot's `http.private.certificates`).
         self.internal_cert = acm.import_certificate(Certificate=CERT.read_bytes(), PrivateKey=KEY.read_bytes())[
@@ -699,6 +705,9 @@ class WorkloadEnvs:
         if env == "prod":
             private = outputs(self.cfn, "my-app-prod")["PrivateSubnets"].split(",")
             out.update({"mockSubnetID1": private[0], "mockSubnetID2": private[1]})
+        if path.name.startswith("workloads__rdws-"):
+            out["autoscalingconfiguration/high-availability/3"] = \
+                f"autoscalingconfiguration/high-availability/{self.scaling_revision}"
         return out
 
     def teardown_env(self):

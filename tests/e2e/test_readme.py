@@ -57,6 +57,7 @@ EXPECTED = {
     "cumulo deploy template.yaml": ["[+] 90", "IN_SYNC", "demo: DELETE_COMPLETE"],
     "npx cdk bootstrap": ["bootstrapped", "CdkApp", "destroyed"],
     "cumulo migrate retain-patch": ["every resource retained", "app-data-"],
+    "cumulo migrate inventory --stack web": ["1 stack(s), 2 resource(s)", "2 import(s); handed off: web"],
     "cumulo console --print": ["/_cumulo/console/", '"message_id"', '"body":"hi"', '"state":"visible"'],
 }
 

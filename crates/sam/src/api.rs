@@ -201,24 +201,7 @@ pub fn add_implicit_apis(
         .get_mut(IMPLICIT_HTTP_API)
         .and_then(Value::as_object_mut)
     {
-        let pick = |list: &[(String, Option<Value>)], order: &[&str]| -> Option<&'static str> {
-            let given: Vec<&str> = list
-                .iter()
-                .filter(|(a, _)| a == IMPLICIT_HTTP_API)
-                .filter_map(|(_, p)| p.as_ref().and_then(Value::as_str))
-                .collect();
-            order.iter().find(|o| given.contains(o)).map(|o| match *o {
-                "Retain" => "Retain",
-                "Snapshot" => "Snapshot",
-                _ => "Delete",
-            })
-        };
-        if let Some(p) = pick(&deletion, &["Retain", "Delete"]) {
-            api.insert("DeletionPolicy".into(), json!(p));
-        }
-        if let Some(p) = pick(&replace, &["Retain", "Snapshot", "Delete"]) {
-            api.insert("UpdateReplacePolicy".into(), json!(p));
-        }
+        crate::resource::inherit_policies(api, IMPLICIT_HTTP_API, &deletion, &replace);
     }
     let empty = resources
         .get(IMPLICIT_HTTP_API)

@@ -228,3 +228,31 @@ pub fn truthy(v: Option<&Value>) -> bool {
         Some(Value::Number(n)) => n.as_f64() != Some(0.0),
     }
 }
+
+/// An implicit API takes the strongest deletion and replace policies of the functions whose
+/// events made it (`deletion`/`replace`: each event's API id and its function's policy).
+pub(crate) fn inherit_policies(
+    api: &mut Map<String, Value>,
+    api_id: &str,
+    deletion: &[(String, Option<Value>)],
+    replace: &[(String, Option<Value>)],
+) {
+    let pick = |list: &[(String, Option<Value>)], order: &[&str]| -> Option<&'static str> {
+        let given: Vec<&str> = list
+            .iter()
+            .filter(|(a, _)| a == api_id)
+            .filter_map(|(_, p)| p.as_ref().and_then(Value::as_str))
+            .collect();
+        order.iter().find(|o| given.contains(o)).map(|o| match *o {
+            "Retain" => "Retain",
+            "Snapshot" => "Snapshot",
+            _ => "Delete",
+        })
+    };
+    if let Some(p) = pick(deletion, &["Retain", "Delete"]) {
+        api.insert("DeletionPolicy".into(), json!(p));
+    }
+    if let Some(p) = pick(replace, &["Retain", "Snapshot", "Delete"]) {
+        api.insert("UpdateReplacePolicy".into(), json!(p));
+    }
+}

@@ -10,6 +10,120 @@ pub(crate) fn api_id_string(v: &Value) -> Option<&str> {
     }
 }
 
+/// What an Api event names, read the same way for a function's and a state machine's.
+struct Route {
+    path: String,
+    /// Lower-cased, as the translator compares methods.
+    method: String,
+    /// `RestApiId` as written (the implicit API's `Ref` when absent), for the permission's ARN.
+    raw_api: Value,
+    api_id: String,
+}
+
+impl Route {
+    /// Refuses a property the event type does not define, then reads the route.
+    fn read(sam: &Sam, event: &Event, allowed: &[&str]) -> Result<Self, String> {
+        if let Some(p) = event.props.keys().find(|p| !allowed.contains(&p.as_str())) {
+            return Err(invalid(
+                &event.id,
+                format!("property {p} not defined for resource of type Api"),
+            ));
+        }
+        let text = |key: &str| {
+            event
+                .props
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let raw_api = event
+            .props
+            .get("RestApiId")
+            .cloned()
+            .unwrap_or(json!({"Ref": IMPLICIT}));
+        let Some(api_id) = api_id_string(&raw_api).map(str::to_string) else {
+            return Err(invalid_event(
+                sam.id,
+                event.name,
+                "A RestApiId that is not a reference to an API of the template is not supported by cumulo's SAM transform.",
+            ));
+        };
+        Ok(Route {
+            path: text("Path"),
+            method: text("Method").to_lowercase(),
+            raw_api,
+            api_id,
+        })
+    }
+
+    /// The API the event names, which must be a resource of the template.
+    fn api<'a>(&self, event: &Event, api: Option<&'a Value>) -> Result<&'a Value, String> {
+        api.filter(|a| a.is_object()).ok_or_else(|| {
+            invalid(
+                &event.id,
+                "RestApiId property of Api event must reference a valid resource in the same template.",
+            )
+        })
+    }
+
+    /// The route's method in the body being edited (`m` normalized), which `add_path` made.
+    fn method_in<'e>(&self, editor: &'e mut Editor, m: &str) -> Result<&'e mut Dict, String> {
+        let path = &self.path;
+        editor.method_mut(path, m).ok_or_else(|| {
+            invalid(
+                &self.api_id,
+                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
+            )
+        })
+    }
+
+    /// The event's `Auth` applied to its method, against the API's own (`api_auth`).
+    fn add_auth(
+        &self,
+        sam: &Sam,
+        event: &Event,
+        editor: &mut Editor,
+        auth: &Value,
+        api_auth: Option<&Value>,
+    ) -> Result<(), String> {
+        auth::add_event_auth(
+            sam,
+            event,
+            editor,
+            auth,
+            api_auth,
+            (&self.path, &self.method),
+        )
+    }
+
+    /// Wraps the whole method in the target's condition, as the translator does last.
+    fn make_method_conditional(&self, editor: &mut Editor, m: &str, condition: &Option<Py>) {
+        if let Some(c) = condition
+            && let Some(item) = editor.path_item_mut(&self.path)
+            && let Some(def) = item.get(m).cloned()
+        {
+            item.set(m, false, make_conditional(c.clone(), def));
+        }
+    }
+}
+
+/// The API's `Auth`, its parameters resolved.
+fn api_auth(t: &Translation, api_props: &Value) -> Option<Value> {
+    api_props
+        .get("Auth")
+        .map(|a| crate::intrinsics::resolve_params(a, &t.params))
+}
+
+/// A target's `Condition`, which wraps its integration and method.
+fn condition_of(attrs: &Map<String, Value>, id: &str) -> Result<Option<Py>, String> {
+    match attrs.get("Condition") {
+        None => Ok(None),
+        Some(Value::String(c)) => Ok(Some(Py::uni(c))),
+        Some(_) => Err(unsupported(id, "A Condition that is not a string")),
+    }
+}
+
 pub(crate) const EVENT_PROPERTIES: [&str; 9] = [
     "Path",
     "Method",
@@ -31,53 +145,23 @@ pub fn function_event(
     target: &Target,
     live: &Map<String, Value>,
 ) -> Result<Vec<Res>, String> {
-    for p in event.props.keys() {
-        if !EVENT_PROPERTIES.contains(&p.as_str()) {
-            return Err(invalid(
-                &event.id,
-                format!("property {p} not defined for resource of type Api"),
-            ));
-        }
-    }
+    let route = Route::read(sam, event, &EVENT_PROPERTIES)?;
     let streaming = event
         .props
         .get("ResponseTransferMode")
         .and_then(Value::as_str)
         == Some("RESPONSE_STREAM");
-    let path = event
-        .props
-        .get("Path")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let method = event
-        .props
-        .get("Method")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_lowercase();
-    let raw_api = event
-        .props
-        .get("RestApiId")
-        .cloned()
-        .unwrap_or(json!({"Ref": IMPLICIT}));
-    let Some(api_id) = api_id_string(&raw_api).map(str::to_string) else {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "A RestApiId that is not a reference to an API of the template is not supported by cumulo's SAM transform.",
-        ));
-    };
-    let Some(api) = live.get(&api_id).filter(|a| a.is_object()) else {
-        return Err(invalid(
-            &event.id,
-            "RestApiId property of Api event must reference a valid resource in the same template.",
-        ));
-    };
+    let api = route.api(event, live.get(&route.api_id))?;
+    let Route {
+        path,
+        method,
+        raw_api,
+        api_id,
+    } = &route;
     let api_props = api.get("Properties").cloned().unwrap_or(json!({}));
     let suffix = match api_props.get("StageName") {
         Some(Value::String(s)) if s.is_empty() => {
-            return Err(invalid(&api_id, "StageName cannot be empty."));
+            return Err(invalid(api_id, "StageName cannot be empty."));
         }
         Some(Value::String(s)) => s.clone(),
         _ => "Stage".to_string(),
@@ -113,26 +197,22 @@ pub fn function_event(
     );
     let managed = truthy(api_props.get("__MANAGE_SWAGGER"));
     let merge = truthy(api_props.get("MergeDefinitions"));
-    let body = t.rest.bodies.get(&api_id).cloned();
+    let body = t.rest.bodies.get(api_id).cloned();
     if (managed || merge)
         && let Some(body) = body
     {
         // MergeDefinitions: the event's method is generated on SAM's skeleton, then merged
         // into the API's own body.
         let generated = if merge { skeleton() } else { body.clone() };
-        let mut editor = Editor::new(&generated).map_err(|e| invalid(&api_id, e))?;
-        if editor.has_integration(&path, &method) {
+        let mut editor = Editor::new(&generated).map_err(|e| invalid(api_id, e))?;
+        if editor.has_integration(path, method) {
             return Err(invalid_event(
                 sam.id,
                 event.name,
                 format!("API method \"{method}\" defined multiple times for path \"{path}\"."),
             ));
         }
-        let condition = match target.attrs.get("Condition") {
-            None => None,
-            Some(Value::String(c)) => Some(Py::uni(c)),
-            Some(_) => return Err(unsupported(sam.id, "A Condition that is not a string")),
-        };
+        let condition = condition_of(&target.attrs, sam.id)?;
         let function_arn = target.arn();
         let shorthand = match function_arn.get("Ref").and_then(Value::as_str) {
             Some(r) => format!("${{{r}}}"),
@@ -155,15 +235,10 @@ pub fn function_event(
             Py::Str(uri, !target.is_alias),
         )]);
         editor
-            .add_path(&path, true, &method, true)
-            .map_err(|e| invalid(&api_id, e))?;
-        let (m, _) = normalize(&method, true);
-        let Some(definition) = editor.method_mut(&path, &m) else {
-            return Err(invalid(
-                &api_id,
-                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
-            ));
-        };
+            .add_path(path, true, method, true)
+            .map_err(|e| invalid(api_id, e))?;
+        let (m, _) = normalize(method, true);
+        let definition = route.method_in(&mut editor, &m)?;
         let mut integration = Dict::py27();
         integration.set("type", false, Py::str("aws_proxy"));
         integration.set("httpMethod", false, Py::str("POST"));
@@ -176,9 +251,7 @@ pub fn function_event(
         if streaming {
             integration.set("responseTransferMode", false, Py::str("STREAM"));
         }
-        let api_auth = api_props
-            .get("Auth")
-            .map(|a| crate::intrinsics::resolve_params(a, &t.params));
+        let api_auth = api_auth(t, &api_props);
         if let Some(c) = auth::integration_credentials(
             event.props.get("Auth"),
             api_auth.as_ref(),
@@ -188,28 +261,11 @@ pub fn function_event(
         }
         definition.set(INTEGRATION, false, Py::Dict(integration));
         definition.setdefault("responses", false, Py::Dict(Dict::py27()));
-        if let Some(c) = &condition
-            && let Some(item) = editor.path_item_mut(&path)
-            && let Some(def) = item.get(&m).cloned()
-        {
-            item.set(&m, false, make_conditional(c.clone(), def));
-        }
+        route.make_method_conditional(&mut editor, &m, &condition);
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
-            auth::add_event_auth(
-                sam,
-                event,
-                &mut editor,
-                auth,
-                api_auth.as_ref(),
-                (&path, &method),
-            )?;
+            route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
         }
-        let Some(definition) = editor.method_mut(&path, &m) else {
-            return Err(invalid(
-                &api_id,
-                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
-            ));
-        };
+        let definition = route.method_in(&mut editor, &m)?;
         if let Some(timeout) = event
             .props
             .get("TimeoutInMillis")
@@ -219,14 +275,9 @@ pub fn function_event(
             i.set("timeoutInMillis", false, Py::from_template(timeout));
         }
         if let Some(model) = event.props.get("RequestModel").filter(|v| truthy(Some(v))) {
-            request_model(event, &mut editor, &api_props, (&path, &m), model)?;
+            request_model(event, &mut editor, &api_props, (path, &m), model)?;
         }
-        let Some(definition) = editor.method_mut(&path, &m) else {
-            return Err(invalid(
-                &api_id,
-                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
-            ));
-        };
+        let definition = route.method_in(&mut editor, &m)?;
         if let Some(params) = event
             .props
             .get("RequestParameters")
@@ -235,7 +286,7 @@ pub fn function_event(
             request_parameters(sam.id, event, definition, params)?;
         }
         let result = if merge {
-            merged_definitions(&api_id, body, &editor, &path, &method)?
+            merged_definitions(api_id, body, &editor, path, method)?
         } else {
             editor.swagger()
         };
@@ -244,7 +295,7 @@ pub fn function_event(
     // OverrideApiAuth: the event's Auth applied (again) to the API's own body.
     let auth = event.props.get("Auth").filter(|a| truthy(Some(a)));
     if let Some(auth) = auth.filter(|a| a.get("OverrideApiAuth").is_some_and(|o| truthy(Some(o))))
-        && let Some(body) = t.rest.bodies.get(&api_id).filter(|b| b.truthy())
+        && let Some(body) = t.rest.bodies.get(api_id).filter(|b| b.truthy())
     {
         if !["Authorizer", "ApiKeyRequired", "ResourcePolicy"]
             .iter()
@@ -255,18 +306,9 @@ pub fn function_event(
                 "Must define one of: Authorizer, ApiKeyRequired or ResourcePolicy when using the OverrideApiAuth property.",
             ));
         }
-        let mut editor = Editor::new(body).map_err(|e| invalid(&api_id, e))?;
-        let api_auth = api_props
-            .get("Auth")
-            .map(|a| crate::intrinsics::resolve_params(a, &t.params));
-        auth::add_event_auth(
-            sam,
-            event,
-            &mut editor,
-            auth,
-            api_auth.as_ref(),
-            (&path, &method),
-        )?;
+        let mut editor = Editor::new(body).map_err(|e| invalid(api_id, e))?;
+        let api_auth = api_auth(t, &api_props);
+        route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
         t.rest.bodies.insert(api_id.clone(), editor.swagger());
     }
     // `_get_function_names`: every Api event naming a RestApiId adds the FunctionName.
@@ -577,58 +619,28 @@ pub fn state_machine_event(
     event: &Event,
     target: &str,
 ) -> Result<Vec<Res>, String> {
-    for p in event.props.keys() {
-        if !STATE_MACHINE_EVENT_PROPERTIES.contains(&p.as_str()) {
-            return Err(invalid(
-                &event.id,
-                format!("property {p} not defined for resource of type Api"),
-            ));
-        }
-    }
+    let route = Route::read(sam, event, &STATE_MACHINE_EVENT_PROPERTIES)?;
     if target != sam.id {
         return Err(unsupported(
             sam.id,
             "An Api event of a state machine targeting its alias",
         ));
     }
-    let path = event
-        .props
-        .get("Path")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let method = event
-        .props
-        .get("Method")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_lowercase();
-    let raw_api = event
-        .props
-        .get("RestApiId")
-        .cloned()
-        .unwrap_or(json!({"Ref": IMPLICIT}));
-    let Some(api_id) = api_id_string(&raw_api).map(str::to_string) else {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "A RestApiId that is not a reference to an API of the template is not supported by cumulo's SAM transform.",
-        ));
-    };
-    let Some(api) = t
-        .original
-        .pointer(&format!("/Resources/{api_id}"))
-        .filter(|a| a.is_object())
-        .cloned()
-    else {
-        return Err(invalid(
-            &event.id,
-            "RestApiId property of Api event must reference a valid resource in the same template.",
-        ));
-    };
+    let api = route
+        .api(
+            event,
+            t.original.pointer(&format!("/Resources/{}", route.api_id)),
+        )?
+        .clone();
+    let Route {
+        path,
+        method,
+        api_id,
+        ..
+    } = &route;
     let api_props = api.get("Properties").cloned().unwrap_or(json!({}));
     if matches!(api_props.get("StageName"), Some(Value::String(s)) if s.is_empty()) {
-        return Err(invalid(&api_id, "StageName cannot be empty."));
+        return Err(invalid(api_id, "StageName cannot be empty."));
     }
     let role_id = format!("{}Role", event.id);
     let mut role = Res::new(&role_id, "AWS::IAM::Role", sam.passthrough());
@@ -646,19 +658,15 @@ pub fn state_machine_event(
             .filter(|v| truthy(Some(v))),
     );
     let managed = truthy(api_props.get("__MANAGE_SWAGGER"));
-    if managed && let Some(body) = t.rest.bodies.get(&api_id) {
-        let mut editor = Editor::new(body).map_err(|e| invalid(&api_id, e))?;
-        if editor.has_integration(&path, &method) {
+    if managed && let Some(body) = t.rest.bodies.get(api_id) {
+        let mut editor = Editor::new(body).map_err(|e| invalid(api_id, e))?;
+        if editor.has_integration(path, method) {
             return Err(invalid(
                 &event.id,
                 format!("API method \"{method}\" defined multiple times for path \"{path}\"."),
             ));
         }
-        let condition = match sam.attrs.get("Condition") {
-            None => None,
-            Some(Value::String(c)) => Some(Py::uni(c)),
-            Some(_) => return Err(unsupported(sam.id, "A Condition that is not a string")),
-        };
+        let condition = condition_of(&sam.attrs, sam.id)?;
         let template = if truthy(event.props.get("UnescapeMappingTemplate")) {
             format!(
                 "{{\"input\": \"$util.escapeJavaScript($input.json('$')).replaceAll(\"\\\\'\",\"'\")\", \"stateMachineArn\": \"${{{}}}\"}}",
@@ -671,15 +679,10 @@ pub fn state_machine_event(
             )
         };
         editor
-            .add_path(&path, true, &method, true)
-            .map_err(|e| invalid(&api_id, e))?;
-        let (m, _) = normalize(&method, true);
-        let Some(definition) = editor.method_mut(&path, &m) else {
-            return Err(invalid(
-                &api_id,
-                format!("Value of '{path}' path must be a dictionary according to Swagger spec."),
-            ));
-        };
+            .add_path(path, true, method, true)
+            .map_err(|e| invalid(api_id, e))?;
+        let (m, _) = normalize(method, true);
+        let definition = route.method_in(&mut editor, &m)?;
         let status = |code: &str| {
             let mut d = Dict::py27();
             d.update(vec![("statusCode".into(), false, Py::str(code))]);
@@ -724,26 +727,12 @@ pub fn state_machine_event(
                 Py::plain(&json!({"application/json": {"Fn::Sub": template}})),
             )]);
         }
-        if let Some(c) = &condition
-            && let Some(item) = editor.path_item_mut(&path)
-            && let Some(def) = item.get(&m).cloned()
-        {
-            item.set(&m, false, make_conditional(c.clone(), def));
-        }
+        route.make_method_conditional(&mut editor, &m, &condition);
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
-            let api_auth = api_props
-                .get("Auth")
-                .map(|a| crate::intrinsics::resolve_params(a, &t.params));
-            auth::add_event_auth(
-                sam,
-                event,
-                &mut editor,
-                auth,
-                api_auth.as_ref(),
-                (&path, &method),
-            )?;
+            let api_auth = api_auth(t, &api_props);
+            route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
         }
-        t.rest.bodies.insert(api_id, editor.swagger());
+        t.rest.bodies.insert(api_id.clone(), editor.swagger());
     }
     Ok(vec![role])
 }

@@ -229,24 +229,7 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
         }
     }
     if let Some(api) = resources.get_mut(IMPLICIT).and_then(Value::as_object_mut) {
-        let pick = |list: &[(String, Option<Value>)], order: &[&str]| -> Option<&'static str> {
-            let given: Vec<&str> = list
-                .iter()
-                .filter(|(a, _)| a == IMPLICIT)
-                .filter_map(|(_, p)| p.as_ref().and_then(Value::as_str))
-                .collect();
-            order.iter().find(|o| given.contains(o)).map(|o| match *o {
-                "Retain" => "Retain",
-                "Snapshot" => "Snapshot",
-                _ => "Delete",
-            })
-        };
-        if let Some(p) = pick(&deletion, &["Retain", "Delete"]) {
-            api.insert("DeletionPolicy".into(), json!(p));
-        }
-        if let Some(p) = pick(&replace, &["Retain", "Snapshot", "Delete"]) {
-            api.insert("UpdateReplacePolicy".into(), json!(p));
-        }
+        crate::resource::inherit_policies(api, IMPLICIT, &deletion, &replace);
     }
     // `_maybe_add_condition_to_implicit_api`: the implicit API exists only under its events'
     // conditions, when every one of them has one.

@@ -11,6 +11,7 @@ use super::model::{
 };
 use super::names::function_arn;
 use super::{Lambda, LambdaService, code};
+use crate::providers::declared::{self, Answer, Declared, Made};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{
     ProviderServices, already_exists, check_known, endpoint_host, failed, given_or_generated_name,
@@ -52,10 +53,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
         LAYER_VERSION,
         Arc::new(LayerVersionProvider { core: core.clone() }),
     );
-    r.register(
-        INVOKE_CONFIG,
-        Arc::new(InvokeConfigProvider { core: core.clone() }),
-    );
+    declared::register(r, InvokeConfig(core.clone()));
     r.register(MAPPING, Arc::new(MappingProvider { core }));
 }
 
@@ -1177,9 +1175,7 @@ impl Provider for MappingProvider {
 
 // --- AWS::Lambda::EventInvokeConfig ----------------------------------------------------------
 
-struct InvokeConfigProvider {
-    core: Arc<Lambda>,
-}
+struct InvokeConfig(Arc<Lambda>);
 
 const INVOKE_CONFIG_KNOWN: &[&str] = &[
     "FunctionName",
@@ -1193,7 +1189,6 @@ const INVOKE_CONFIG_KNOWN: &[&str] = &[
 fn invoke_config_input(
     props: &Map<String, Value>,
 ) -> Result<(String, String, EventInvokeInput), ProviderError> {
-    check_known(INVOKE_CONFIG, props, INVOKE_CONFIG_KNOWN, &[])?;
     let mut input = EventInvokeInput {
         maximum_retry_attempts: int(props, "MaximumRetryAttempts")?,
         maximum_event_age: int(props, "MaximumEventAgeInSeconds")?,
@@ -1221,68 +1216,53 @@ fn invoke_config_input(
     ))
 }
 
+/// FunctionName and Qualifier are createOnly; everything else changes in place.
 #[async_trait::async_trait]
-impl Provider for InvokeConfigProvider {
-    async fn create(
-        &self,
-        ctx: &ProviderContext,
-        properties: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let props = object(INVOKE_CONFIG, properties)?;
-        let (function, qualifier, input) = invoke_config_input(&props)?;
-        let physical_id = format!("{function}|{qualifier}");
+impl Declared for InvokeConfig {
+    const TYPE: &'static str = INVOKE_CONFIG;
+    const SERVICE: &'static str = "Lambda";
+    const PROPERTIES: &'static [&'static str] = INVOKE_CONFIG_KNOWN;
+    const NOT_FOUND: &'static [&'static str] = &["ResourceNotFoundException"];
+
+    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+        let (function, qualifier, input) = invoke_config_input(props)?;
+        let id = format!("{function}|{qualifier}");
         if self
-            .core
+            .0
             .get_event_invoke_config(&ctx.region, &function, Some(&qualifier))
             .is_ok()
         {
-            return Err(already_exists(ctx, &physical_id));
+            return Err(already_exists(ctx, &id).into());
         }
-        self.core
-            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)
-            .map_err(|e| fail(ctx, e))?;
-        Ok(ProviderOutcome {
-            physical_id,
-            ..Default::default()
-        })
+        self.0
+            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)?;
+        Ok(Made::new(id))
     }
 
-    /// FunctionName and Qualifier are createOnly: an update replaces the settings in place.
     async fn update(
         &self,
         ctx: &ProviderContext,
-        physical_id: &str,
-        _old: &Value,
-        new: &Value,
-    ) -> Result<ProviderOutcome, ProviderError> {
-        let props = object(INVOKE_CONFIG, new)?;
-        let (function, qualifier, input) = invoke_config_input(&props)?;
-        self.core
-            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)
-            .map_err(|e| fail(ctx, e))?;
-        Ok(ProviderOutcome {
-            physical_id: physical_id.to_string(),
-            ..Default::default()
-        })
+        id: &str,
+        _old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        let (function, qualifier, input) = invoke_config_input(new)?;
+        self.0
+            .put_event_invoke_config(&ctx.region, &function, Some(&qualifier), &input)?;
+        Ok(Made::new(id))
     }
 
     async fn delete(
         &self,
         ctx: &ProviderContext,
-        _physical_id: &str,
-        properties: &Value,
-    ) -> Result<(), ProviderError> {
-        let props = object(INVOKE_CONFIG, properties)?;
-        let function = required(&props, "FunctionName")?;
-        let qualifier = required(&props, "Qualifier")?;
-        match self
-            .core
-            .delete_event_invoke_config(&ctx.region, &function, Some(&qualifier))
-        {
-            Ok(()) => Ok(()),
-            Err(e) if e.status == http::StatusCode::NOT_FOUND => Ok(()),
-            Err(e) => Err(fail(ctx, e)),
-        }
+        _id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<()> {
+        let function = required(props, "FunctionName")?;
+        let qualifier = required(props, "Qualifier")?;
+        Ok(self
+            .0
+            .delete_event_invoke_config(&ctx.region, &function, Some(&qualifier))?)
     }
 }
 

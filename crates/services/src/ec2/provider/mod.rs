@@ -17,7 +17,7 @@ mod compute;
 mod network;
 mod tagged;
 
-use tagged::{Tagged, TaggedKind};
+use tagged::{Tagged, TaggedKind, vpc_child};
 
 const SERVICE: &str = "Ec2";
 
@@ -354,27 +354,13 @@ impl Subnet {
     }
 }
 
-struct RouteTable;
-
-impl TaggedKind for RouteTable {
-    const TYPE: &'static str = "AWS::EC2::RouteTable";
-    const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const ID_ATTRIBUTE: &'static str = "RouteTableId";
-
-    fn create(
-        ec2: &Ec2Service,
-        ctx: &ProviderContext,
-        props: &Map<String, Value>,
-        tags: Tags,
-    ) -> Answer<String> {
-        let t = ec2.create_route_table(&ctx.region, &required(props, "VpcId")?, tags)?;
-        Ok(t.id)
-    }
-
-    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
-        Ok(ec2.delete_route_table(region, id)?)
-    }
-}
+vpc_child!(
+    RouteTable,
+    "AWS::EC2::RouteTable",
+    "RouteTableId",
+    create_route_table,
+    delete_route_table
+);
 
 /// AWS::EC2::Route: Ref is `<table>|<destination>`, as CloudFormation's handler names it.
 struct RouteDecl(Arc<Ec2Service>);

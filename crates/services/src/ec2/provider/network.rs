@@ -2,7 +2,7 @@
 //! associations, DHCP options and their VPC association, egress-only gateways, VPC and subnet
 //! CIDR blocks, VPC endpoints, flow logs, peering connections and prefix lists.
 
-use super::tagged::{Tagged, TaggedKind};
+use super::tagged::{Tagged, TaggedKind, vpc_child};
 use super::{SERVICE, TAGGED_NOT_FOUND, boolean, create_tags, int, retag};
 use crate::ec2::Ec2Service;
 use crate::ec2::endpoints::{EndpointChange, EndpointRequest, dns_entries};
@@ -36,27 +36,13 @@ fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, Provide
     Ok(list(props, key)?.iter().filter_map(scalar_value).collect())
 }
 
-struct Acl;
-
-impl TaggedKind for Acl {
-    const TYPE: &'static str = "AWS::EC2::NetworkAcl";
-    const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const ID_ATTRIBUTE: &'static str = "Id";
-
-    fn create(
-        ec2: &Ec2Service,
-        ctx: &ProviderContext,
-        props: &Map<String, Value>,
-        tags: Tags,
-    ) -> Answer<String> {
-        let a = ec2.create_network_acl(&ctx.region, &required(props, "VpcId")?, tags)?;
-        Ok(a.id)
-    }
-
-    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
-        Ok(ec2.delete_network_acl(region, id)?)
-    }
-}
+vpc_child!(
+    Acl,
+    "AWS::EC2::NetworkAcl",
+    "Id",
+    create_network_acl,
+    delete_network_acl
+);
 
 /// AWS::EC2::NetworkAclEntry: Ref is `<acl>|<egress>|<rule number>`, which names it.
 struct AclEntryDecl(Arc<Ec2Service>);
@@ -267,27 +253,13 @@ impl Declared for DhcpAssociation {
     }
 }
 
-struct EgressGateway;
-
-impl TaggedKind for EgressGateway {
-    const TYPE: &'static str = "AWS::EC2::EgressOnlyInternetGateway";
-    const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
-    const ID_ATTRIBUTE: &'static str = "Id";
-
-    fn create(
-        ec2: &Ec2Service,
-        ctx: &ProviderContext,
-        props: &Map<String, Value>,
-        tags: Tags,
-    ) -> Answer<String> {
-        let g = ec2.create_egress_only_gateway(&ctx.region, &required(props, "VpcId")?, tags)?;
-        Ok(g.id)
-    }
-
-    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
-        Ok(ec2.delete_egress_only_gateway(region, id)?)
-    }
-}
+vpc_child!(
+    EgressGateway,
+    "AWS::EC2::EgressOnlyInternetGateway",
+    "Id",
+    create_egress_only_gateway,
+    delete_egress_only_gateway
+);
 
 const IPAM: &str = "cumulo does not emulate IPAM";
 

@@ -33,6 +33,40 @@ pub(super) trait TaggedKind: Send + Sync + 'static {
     fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()>;
 }
 
+/// Declares a [`TaggedKind`] made in a VPC from `VpcId` and `Tags` alone (a route table, a
+/// network ACL, an egress-only gateway): only its type, id attribute and the service's create
+/// and delete operations differ.
+macro_rules! vpc_child {
+    ($kind:ident, $type:literal, $id_attribute:literal, $create:ident, $delete:ident) => {
+        struct $kind;
+
+        impl $crate::ec2::provider::tagged::TaggedKind for $kind {
+            const TYPE: &'static str = $type;
+            const PROPERTIES: &'static [&'static str] = &["VpcId", "Tags"];
+            const ID_ATTRIBUTE: &'static str = $id_attribute;
+
+            fn create(
+                ec2: &$crate::ec2::Ec2Service,
+                ctx: &cumulo_engine::ProviderContext,
+                props: &serde_json::Map<String, serde_json::Value>,
+                tags: $crate::ec2::model::Tags,
+            ) -> $crate::providers::declared::Answer<String> {
+                let vpc = $crate::providers::required(props, "VpcId")?;
+                Ok(ec2.$create(&ctx.region, &vpc, tags)?.id)
+            }
+
+            fn delete(
+                ec2: &$crate::ec2::Ec2Service,
+                region: &str,
+                id: &str,
+            ) -> $crate::providers::declared::Answer<()> {
+                Ok(ec2.$delete(region, id)?)
+            }
+        }
+    };
+}
+pub(super) use vpc_child;
+
 /// The provider of a [`TaggedKind`].
 pub(super) struct Tagged<K>(Arc<Ec2Service>, PhantomData<fn() -> K>);
 
