@@ -360,6 +360,529 @@ def test_pages_are_served_and_unknown_pages_are_404(cumulo, stacks):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
 
 
+def post(cumulo, path, status=200, headers=CONSOLE, **kw):
+    r = requests.post(cumulo.endpoint + API + path, headers=headers, timeout=30, **kw)
+    assert r.status_code == status, (path, r.status_code, r.text)
+    return r
+
+
+def test_sns_topics_with_attributes_and_subscriptions(cumulo):
+    sns, sqs = cumulo.client("sns"), cumulo.client("sqs")
+    name = f"con-topic-{uid()}"
+    arn = sns.create_topic(Name=name, Attributes={"DisplayName": "Console"}, Tags=[{"Key": "team", "Value": "a"}])["TopicArn"]
+    qarn = sqs.get_queue_attributes(
+        QueueUrl=sqs.create_queue(QueueName=f"{name}-q")["QueueUrl"], AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+    sub = sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, Attributes={"RawMessageDelivery": "true"})["SubscriptionArn"]
+    sns.subscribe(TopicArn=arn, Protocol="email", Endpoint="someone@example.com")
+    listed = {t["name"]: t for t in get(cumulo, "/sns/topics")["topics"]}
+    assert listed[name]["arn"] == arn and listed[name]["display_name"] == "Console"
+    assert (listed[name]["subscriptions_confirmed"], listed[name]["subscriptions_pending"]) == ("1", "1")
+    for subject in (name, arn):
+        mine = get(cumulo, "/sns/topics/" + q(subject))
+        assert mine["arn"] == arn
+    assert mine["attributes"] == sns.get_topic_attributes(TopicArn=arn)["Attributes"]
+    assert mine["tags"] == {"team": "a"}
+    aws = {s["Endpoint"]: s for s in sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"]}
+    subs = {s["endpoint"]: s for s in mine["subscriptions"]}
+    assert set(subs) == set(aws) == {qarn, "someone@example.com"}
+    assert subs[qarn]["arn"] == sub and subs[qarn]["protocol"] == "sqs"
+    assert subs[qarn]["attributes"] == sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+    assert subs["someone@example.com"]["arn"] == "PendingConfirmation"
+    r = requests.get(f"{cumulo.endpoint}{API}/sns/topics/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NotFound"
+
+
+def test_dynamodb_tables_scan_query_and_paging(cumulo):
+    ddb = cumulo.client("dynamodb")
+    name = f"con-table-{uid()}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        Tags=[{"Key": "team", "Value": "b"}],
+    )
+    for pk in ("a", "b"):
+        for sk in range(5):
+            ddb.put_item(TableName=name, Item={"pk": {"S": pk}, "sk": {"N": str(sk)}, "v": {"S": f"{pk}{sk}"}})
+    listed = {t["name"]: t for t in get(cumulo, "/dynamodb/tables")["tables"]}
+    assert listed[name]["item_count"] == 10 and listed[name]["status"] == "ACTIVE"
+    assert listed[name]["billing_mode"] == "PAY_PER_REQUEST"
+    mine = get(cumulo, f"/dynamodb/tables/{name}")
+    aws = ddb.describe_table(TableName=name)["Table"]
+    assert mine["table"]["TableArn"] == aws["TableArn"] and mine["table"]["KeySchema"] == aws["KeySchema"]
+    assert mine["tags"] == [{"key": "team", "value": "b"}]
+
+    seen, start = [], None
+    while True:
+        page = get(cumulo, f"/dynamodb/tables/{name}/items", limit=3, **({"start": json.dumps(start)} if start else {}))
+        assert page["operation"] == "Scan" and len(page["items"]) <= 3
+        seen += page["items"]
+        start = page["last_evaluated_key"]
+        if not start:
+            break
+    assert sorted(seen, key=json.dumps) == sorted(ddb.scan(TableName=name)["Items"], key=json.dumps)
+
+    values = json.dumps({":pk": {"S": "b"}, ":lo": {"N": "2"}})
+    page = get(cumulo, f"/dynamodb/tables/{name}/items", key_condition="pk = :pk AND sk >= :lo", values=values, forward="false")
+    aws = ddb.query(TableName=name, KeyConditionExpression="pk = :pk AND sk >= :lo",
+                    ExpressionAttributeValues=json.loads(values), ScanIndexForward=False)["Items"]
+    assert page["operation"] == "Query" and page["items"] == aws
+    assert [i["sk"]["N"] for i in page["items"]] == ["4", "3", "2"]
+    page = get(cumulo, f"/dynamodb/tables/{name}/items", filter="#v = :v",
+               names=json.dumps({"#v": "v"}), values=json.dumps({":v": {"S": "a3"}}))
+    assert [i["v"]["S"] for i in page["items"]] == ["a3"] and page["scanned_count"] == 10
+
+    base = f"{cumulo.endpoint}{API}/dynamodb/tables"
+    for params in [{"limit": "0"}, {"limit": "x"}, {"start": "not json"}, {"values": "[1]"}, {"forward": "maybe"}]:
+        r = requests.get(f"{base}/{name}/items", params=params, timeout=10)
+        assert r.status_code == 400 and error(r) == "BadRequest", params
+    r = requests.get(f"{base}/{name}/items", params={"key_condition": "nokey = :x", "values": json.dumps({":x": {"S": "1"}})}, timeout=10)
+    assert r.status_code == 400 and error(r) == "ValidationException"
+    for path in [f"/nope-{uid()}", f"/nope-{uid()}/items"]:
+        r = requests.get(base + path, timeout=10)
+        assert r.status_code == 400 and error(r) == "ResourceNotFoundException", path
+    assert ddb.describe_table(TableName=name)["Table"]["ItemCount"] == 10
+
+
+def test_ssm_parameters_hide_secure_strings_until_revealed(cumulo):
+    ssm = cumulo.client("ssm")
+    p = f"/con-{uid()}"
+    ssm.put_parameter(Name=f"{p}/plain", Value="visible", Type="String", Description="plain one")
+    ssm.put_parameter(Name=f"{p}/plain", Value="visible2", Type="String", Overwrite=True)
+    ssm.put_parameter(Name=f"{p}/secure", Value="s3cr3t-value", Type="SecureString", Tags=[{"Key": "k", "Value": "v"}])
+    listed = {x["name"]: x for x in get(cumulo, "/ssm/parameters")["parameters"]}
+    assert listed[f"{p}/plain"]["value"] == "visible2" and listed[f"{p}/plain"]["version"] == 2
+    assert listed[f"{p}/secure"]["value"] == "****" and listed[f"{p}/secure"]["hidden"] is True
+    r = requests.get(f"{cumulo.endpoint}{API}/ssm/parameters", timeout=10)
+    assert "s3cr3t-value" not in r.text
+    plain = get(cumulo, "/ssm/parameters/" + q(f"{p}/plain"))
+    aws = ssm.get_parameter(Name=f"{p}/plain")["Parameter"]
+    assert (plain["value"], plain["version"], plain["arn"], plain["type"]) == (aws["Value"], aws["Version"], aws["ARN"], aws["Type"])
+    assert [v["version"] for v in plain["versions"]] == [1, 2]
+    described = ssm.describe_parameters(ParameterFilters=[{"Key": "Name", "Values": [f"{p}/plain"]}])["Parameters"][0]
+    assert plain["description"] == described.get("Description")
+    r = requests.get(f"{cumulo.endpoint}{API}/ssm/parameters/" + q(f"{p}/secure"), timeout=10)
+    assert r.status_code == 200 and "s3cr3t-value" not in r.text
+    secure = r.json()
+    assert secure["value"] == "****" and secure["tags"] == {"k": "v"}
+    # Revealing is a separate POST behind the CSRF check.
+    reveal = f"/ssm/parameters/{q(p + '/secure')}/reveal"
+    for headers in ({}, {"Origin": "http://evil.example"}):
+        r = post(cumulo, reveal, status=403, headers=headers)
+        assert error(r) == "Forbidden" and "s3cr3t-value" not in r.text
+    assert requests.get(cumulo.endpoint + API + reveal, timeout=10).status_code == 404
+    r = post(cumulo, reveal)
+    assert r.json()["value"] == "s3cr3t-value" and r.headers["cache-control"] == "no-store"
+    assert ssm.get_parameter(Name=f"{p}/secure", WithDecryption=True)["Parameter"]["Value"] == "s3cr3t-value"
+    for path in [f"/ssm/parameters/{q(p + '/none')}"]:
+        r = requests.get(cumulo.endpoint + API + path, timeout=10)
+        assert r.status_code == 404 and error(r) == "ParameterNotFound"
+    r = post(cumulo, f"/ssm/parameters/{q(p + '/none')}/reveal", status=404)
+    assert error(r) == "ParameterNotFound"
+
+
+def test_secrets_are_hidden_until_revealed(cumulo):
+    sm = cumulo.client("secretsmanager")
+    name = f"con/secret-{uid()}"
+    arn = sm.create_secret(Name=name, SecretString='{"password": "pa55"}', Description="db",
+                           Tags=[{"Key": "k", "Value": "v"}])["ARN"]
+    r = requests.get(f"{cumulo.endpoint}{API}/secretsmanager/secrets", timeout=10)
+    assert r.status_code == 200 and "pa55" not in r.text
+    listed = {x["name"]: x for x in r.json()["secrets"]}
+    assert listed[name]["arn"] == arn and listed[name]["description"] == "db"
+    for subject in (name, arn):
+        r = requests.get(f"{cumulo.endpoint}{API}/secretsmanager/secrets/{q(subject)}", timeout=10)
+        assert r.status_code == 200 and "pa55" not in r.text
+    mine = r.json()
+    aws = sm.describe_secret(SecretId=arn)
+    assert mine["tags"] == [{"key": "k", "value": "v"}]
+    assert {v["version_id"]: v["stages"] for v in mine["versions"]} == aws["VersionIdsToStages"]
+    reveal = f"/secretsmanager/secrets/{q(arn)}/reveal"
+    r = post(cumulo, reveal, status=403, headers={"Origin": "http://evil.example"})
+    assert "pa55" not in r.text
+    got = post(cumulo, reveal).json()
+    assert got["secret_string"] == '{"password": "pa55"}' and got["secret_binary"] is None
+    assert got["version_id"] == sm.get_secret_value(SecretId=arn)["VersionId"]
+    r = post(cumulo, f"/secretsmanager/secrets/{q('nope-' + uid())}/reveal", status=400)
+    assert error(r) == "ResourceNotFoundException"
+    r = post(cumulo, reveal + "?version_id=nope", status=400)
+    assert error(r) == "ResourceNotFoundException"
+
+
+PY_HANDLER = """
+def handler(event, context):
+    print("console says", event.get("say"))
+    if event.get("fail"):
+        raise ValueError("asked to fail")
+    return {"echo": event}
+"""
+
+
+def test_lambda_configuration_and_invoke(cumulo):
+    import io
+    import zipfile
+
+    lam = cumulo.client("lambda")
+    name = f"con-fn-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", PY_HANDLER)
+    lam.create_function(FunctionName=name, Runtime="python3.11", Role="arn:aws:iam::000000000000:role/r",
+                        Handler="app.handler", Code={"ZipFile": buf.getvalue()},
+                        Environment={"Variables": {"MODE": "test"}}, Tags={"team": "c"})
+    lam.get_waiter("function_active_v2").wait(FunctionName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    listed = {f["name"]: f for f in get(cumulo, "/lambda/functions")["functions"]}
+    assert listed[name]["runtime"] == "python3.11" and listed[name]["state"] == "Active"
+    mine = get(cumulo, f"/lambda/functions/{name}")
+    aws = lam.get_function_configuration(FunctionName=name)
+    aws.pop("ResponseMetadata")
+    assert mine["configuration"] == json.loads(json.dumps(aws))
+    assert mine["tags"] == {"team": "c"} and mine["log_group"] == f"/aws/lambda/{name}"
+
+    base = f"/lambda/functions/{name}/invoke"
+    r = post(cumulo, base, data=json.dumps({"say": "hello"}))
+    out = r.json()
+    assert out["payload_json"] == {"echo": {"say": "hello"}} and out["function_error"] is None
+    assert "console says hello" in out["log_tail"] and out["executed_version"] == "$LATEST"
+    out = post(cumulo, base, data=json.dumps({"fail": True})).json()
+    assert out["function_error"] == "Unhandled" and out["payload_json"]["errorMessage"] == "asked to fail"
+    r = post(cumulo, base, status=400, data="not json")
+    assert error(r) == "InvalidRequestContentException"
+    r = post(cumulo, base, status=403, headers={"Origin": "http://evil.example"}, data="{}")
+    assert error(r) == "Forbidden"
+    r = post(cumulo, f"/lambda/functions/nope-{uid()}/invoke", status=404, data="{}")
+    assert error(r) == "ResourceNotFoundException"
+    r = requests.get(f"{cumulo.endpoint}{API}/lambda/functions/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "ResourceNotFoundException"
+    # Recent invocations come from the REPORT lines of its log group, newest first.
+    recent = get(cumulo, f"/lambda/functions/{name}")["recent_invocations"]
+    assert len(recent) == 2 and all(r["report"].startswith("REPORT RequestId: " + r["request_id"]) for r in recent)
+    assert recent[0]["timestamp"] >= recent[1]["timestamp"]
+    # The invocations' logs are in the function's log group, which the Logs view shows.
+    events = get(cumulo, f"/logs/groups/{q('/aws/lambda/' + name)}/events", filter="console")["events"]
+    assert any("console says hello" in e["message"] for e in events)
+
+
+def test_logs_groups_streams_and_events(cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con/{uid()}"
+    logs.create_log_group(logGroupName=group, tags={"team": "d"})
+    logs.put_retention_policy(logGroupName=group, retentionInDays=7)
+    for stream in ("s1", "s2"):
+        logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    import time
+
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName="s1",
+                        logEvents=[{"timestamp": now + i, "message": f"line {i} ERROR" if i % 2 else f"line {i}"} for i in range(5)])
+    logs.put_log_events(logGroupName=group, logStreamName="s2", logEvents=[{"timestamp": now + 10, "message": "other"}])
+    listed = {g["name"]: g for g in get(cumulo, "/logs/groups")["groups"]}
+    aws = logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"][0]
+    assert listed[group]["arn"] == aws["arn"] and listed[group]["retention_in_days"] == 7
+    streams = get(cumulo, f"/logs/groups/{q(group)}/streams")
+    assert [s["name"] for s in streams["streams"]] == ["s2", "s1"]  # latest event first
+    events = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true")
+    aws = logs.get_log_events(logGroupName=group, logStreamName="s1", startFromHead=True)
+    assert [e["message"] for e in events["events"]] == [e["message"] for e in aws["events"]]
+    assert [e["timestamp"] for e in events["events"]] == [now + i for i in range(5)]
+    page = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true", limit=2)
+    assert [e["message"] for e in page["events"]] == ["line 0", "line 1 ERROR"]
+    nxt = get(cumulo, f"/logs/groups/{q(group)}/streams/s1/events", start_from_head="true", limit=2,
+              next_token=page["next_forward_token"])
+    assert [e["message"] for e in nxt["events"]] == ["line 2", "line 3 ERROR"]
+    hits = get(cumulo, f"/logs/groups/{q(group)}/events", filter="ERROR")["events"]
+    assert [(e["stream"], e["message"]) for e in hits] == [("s1", "line 1 ERROR"), ("s1", "line 3 ERROR")]
+    tail = get(cumulo, f"/logs/groups/{q(group)}/events", start_time=str(now + 4))["events"]
+    assert [e["message"] for e in tail] == ["line 4", "other"]
+    for params in [{"start_time": "yesterday"}, {"limit": "0"}, {"start_time": "-5"}]:
+        r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q(group)}/events", params=params, timeout=10)
+        assert r.status_code == 400 and error(r) == "BadRequest", params
+    r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q(group)}/streams/nope/events", timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+    for path in ["/streams", "/events"]:
+        r = requests.get(f"{cumulo.endpoint}{API}/logs/groups/{q('/nope/' + uid())}{path}", timeout=10)
+        assert r.status_code == 400 and error(r) == "ResourceNotFoundException", path
+
+
+def test_iam_roles_and_policies(cumulo):
+    iam = cumulo.client("iam")
+    name = f"con-role-{uid()}"
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    role_arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Tags=[{"Key": "k", "Value": "v"}])["Role"]["Arn"]
+    iam.put_role_policy(RoleName=name, PolicyName="inline", PolicyDocument=json.dumps(doc))
+    policy_arn = iam.create_policy(PolicyName=f"{name}-p", PolicyDocument=json.dumps(doc))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=name, PolicyArn=policy_arn)
+    listed = {r["name"]: r for r in get(cumulo, "/iam/roles")["roles"]}
+    assert listed[name]["arn"] == role_arn
+    mine = get(cumulo, f"/iam/roles/{name}")
+    assert mine["assume_role_policy"] == trust and mine["tags"] == [{"key": "k", "value": "v"}]
+    assert mine["inline_policies"] == [{"name": "inline", "document": doc}]
+    assert mine["attached_policies"] == [p["PolicyArn"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]]
+    assert policy_arn in {p["arn"] for p in get(cumulo, "/iam/policies")["policies"]}
+    assert "arn:aws:iam::aws:policy/AdministratorAccess" not in {p["arn"] for p in get(cumulo, "/iam/policies")["policies"]}
+    assert "arn:aws:iam::aws:policy/AdministratorAccess" in {p["arn"] for p in get(cumulo, "/iam/policies", scope="AWS")["policies"]}
+    pol = get(cumulo, "/iam/policies/" + q(policy_arn))
+    assert pol["document"] == doc and pol["attachment_count"] == 1
+    assert pol["default_version"] == iam.get_policy(PolicyArn=policy_arn)["Policy"]["DefaultVersionId"]
+    r = requests.get(f"{cumulo.endpoint}{API}/iam/roles/nope-{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NoSuchEntity"
+    r = requests.get(f"{cumulo.endpoint}{API}/iam/policies", params={"scope": "mine"}, timeout=10)
+    assert r.status_code == 400 and error(r) == "BadRequest"
+
+
+def test_kms_keys_and_eventbridge_rules(cumulo):
+    kms, events = cumulo.client("kms"), cumulo.client("events")
+    key = kms.create_key(Description="console key", Tags=[{"TagKey": "k", "TagValue": "v"}])["KeyMetadata"]
+    alias = f"alias/con-{uid()}"
+    kms.create_alias(AliasName=alias, TargetKeyId=key["KeyId"])
+    listed = {k["key_id"]: k for k in get(cumulo, "/kms/keys")["keys"]}
+    assert listed[key["KeyId"]]["aliases"] == [alias] and listed[key["KeyId"]]["key_state"] == "Enabled"
+    for subject in (key["KeyId"], key["Arn"], alias):
+        mine = get(cumulo, "/kms/keys/" + q(subject))
+        assert mine["key_id"] == key["KeyId"]
+    aws = kms.describe_key(KeyId=key["KeyId"])["KeyMetadata"]
+    assert mine["metadata"]["Arn"] == aws["Arn"] and mine["metadata"]["Description"] == "console key"
+    assert mine["metadata"]["KeyState"] == aws["KeyState"]
+    assert mine["policy"] == json.loads(kms.get_key_policy(KeyId=key["KeyId"], PolicyName="default")["Policy"])
+    assert mine["tags"] == [{"key": "k", "value": "v"}]
+    r = requests.get(f"{cumulo.endpoint}{API}/kms/keys/{q('alias/nope-' + uid())}", timeout=10)
+    assert r.status_code == 400 and error(r) == "NotFoundException"
+
+    rule = f"con-rule-{uid()}"
+    pattern = {"source": ["my.app"]}
+    events.put_rule(Name=rule, EventPattern=json.dumps(pattern), Description="d")
+    events.put_targets(Rule=rule, Targets=[{"Id": "t1", "Arn": "arn:aws:sqs:us-east-1:000000000000:q", "Input": '{"a": 1}'}])
+    bus = f"con-bus-{uid()}"
+    events.create_event_bus(Name=bus)
+    events.put_rule(Name="on-bus", EventBusName=bus, EventPattern=json.dumps({"source": ["other"]}), State="DISABLED")
+    buses = {b["name"]: b for b in get(cumulo, "/events/rules")["event_buses"]}
+    assert rule in {r["name"] for r in buses["default"]["rules"]}
+    assert [(r["name"], r["state"], r["event_pattern"]) for r in buses[bus]["rules"]] == [("on-bus", "DISABLED", {"source": ["other"]})]
+    mine = get(cumulo, f"/events/rules/{rule}")
+    aws = events.describe_rule(Name=rule)
+    assert (mine["arn"], mine["state"], mine["event_pattern"]) == (aws["Arn"], aws["State"], pattern)
+    assert [(t["id"], t["arn"], t["input"]) for t in mine["targets"]] == [
+        (t["Id"], t["Arn"], t["Input"]) for t in events.list_targets_by_rule(Rule=rule)["Targets"]
+    ]
+    on_bus = events.describe_rule(Name="on-bus", EventBusName=bus)["Arn"]
+    assert get(cumulo, "/events/rules/on-bus", bus=bus)["arn"] == on_bus
+    assert get(cumulo, "/events/rules/" + q(f"{bus}|on-bus"))["arn"] == on_bus
+    hits = get(cumulo, "/search", q=on_bus)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("rule", f"/_cumulo/console/events/{q(bus + '|on-bus')}")]
+    r = requests.get(f"{cumulo.endpoint}{API}/events/rules/on-bus", timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+
+
+SFN_DEFINITION = {
+    "StartAt": "Check",
+    "States": {
+        "Check": {"Type": "Choice", "Choices": [{"Variable": "$.fail", "BooleanEquals": True, "Next": "Boom"}], "Default": "Done"},
+        "Boom": {"Type": "Fail", "Error": "Asked", "Cause": "the input said so"},
+        "Done": {"Type": "Pass", "Result": {"ok": True}, "End": True},
+    },
+}
+
+
+def run_execution(sfn, machine, payload):
+    import time
+
+    arn = sfn.start_execution(stateMachineArn=machine, input=json.dumps(payload))["executionArn"]
+    for _ in range(100):
+        if sfn.describe_execution(executionArn=arn)["status"] != "RUNNING":
+            return arn
+        time.sleep(0.1)
+    raise AssertionError("the execution did not finish")
+
+
+def test_step_functions_machines_executions_and_history(cumulo):
+    sfn = cumulo.client("stepfunctions")
+    name = f"con-sm-{uid()}"
+    machine = sfn.create_state_machine(name=name, definition=json.dumps(SFN_DEFINITION),
+                                       roleArn="arn:aws:iam::000000000000:role/sfn")["stateMachineArn"]
+    ok = run_execution(sfn, machine, {"fail": False})
+    failed = run_execution(sfn, machine, {"fail": True})
+    listed = {m["name"]: m for m in get(cumulo, "/stepfunctions/machines")["state_machines"]}
+    assert listed[name]["arn"] == machine and listed[name]["type"] == "STANDARD"
+    for subject in (name, machine):
+        mine = get(cumulo, "/stepfunctions/machines/" + q(subject))
+    assert mine["definition"] == SFN_DEFINITION and mine["role_arn"] == "arn:aws:iam::000000000000:role/sfn"
+    aws = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert [(x["arn"], x["status"]) for x in mine["executions"]] == [(x["executionArn"], x["status"]) for x in aws]
+    x = get(cumulo, "/stepfunctions/executions/" + q(ok))
+    assert (x["status"], x["input"], x["output"]) == ("SUCCEEDED", {"fail": False}, {"ok": True})
+    history = sfn.get_execution_history(executionArn=ok)["events"]
+    assert [(e["id"], e["type"]) for e in x["history"]] == [(e["id"], e["type"]) for e in history]
+    entered = [e["stateEnteredEventDetails"]["name"] for e in x["history"] if "stateEnteredEventDetails" in e]
+    assert entered == ["Check", "Done"]
+    x = get(cumulo, "/stepfunctions/executions/" + q(failed))
+    aws = sfn.describe_execution(executionArn=failed)
+    assert (x["status"], x["error"], x["cause"]) == (aws["status"], "Asked", "the input said so")
+    hits = get(cumulo, "/search", q=name)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("state-machine", f"/_cumulo/console/stepfunctions/{name}")]
+    r = requests.get(f"{cumulo.endpoint}{API}/stepfunctions/machines/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "StateMachineDoesNotExist"
+    r = requests.get(f"{cumulo.endpoint}{API}/stepfunctions/executions/" + q(ok + "x"), timeout=10)
+    assert r.status_code == 400 and error(r) == "ExecutionDoesNotExist"
+
+
+def test_route53_acm_and_api_gateway(cumulo):
+    r53, acm = cumulo.client("route53"), cumulo.client("acm")
+    domain = f"con-{uid()}.example.com"
+    zone_id = r53.create_hosted_zone(Name=domain, CallerReference=uid())["HostedZone"]["Id"].split("/")[-1]
+    r53.change_resource_record_sets(HostedZoneId=zone_id, ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": {
+        "Name": f"www.{domain}", "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": "192.0.2.1"}]}}]})
+    listed = {z["Id"]: z for z in get(cumulo, "/route53/zones")["hosted_zones"]}
+    assert listed[f"/hostedzone/{zone_id}"]["Name"] == f"{domain}."
+    mine = get(cumulo, f"/route53/zones/{zone_id}")
+    aws = r53.list_resource_record_sets(HostedZoneId=zone_id)["ResourceRecordSets"]
+    assert mine["ResourceRecordSets"] == aws and len(aws) == 3  # SOA, NS and the A record
+    assert mine["DelegationSet"]["NameServers"] == r53.get_hosted_zone(Id=zone_id)["DelegationSet"]["NameServers"]
+    r = requests.get(f"{cumulo.endpoint}{API}/route53/zones/ZNOPE{uid().upper()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NoSuchHostedZone"
+
+    cert = acm.request_certificate(DomainName=f"api.{domain}", ValidationMethod="DNS")["CertificateArn"]
+    assert cert in {c["CertificateArn"] for c in get(cumulo, "/acm/certificates")["certificates"]}
+    mine = get(cumulo, "/acm/certificates/" + q(cert))
+    aws = acm.describe_certificate(CertificateArn=cert)["Certificate"]
+    assert (mine["DomainName"], mine["Status"]) == (aws["DomainName"], aws["Status"])
+    r = requests.get(f"{cumulo.endpoint}{API}/acm/certificates/" + q(cert[:-4] + "0000"), timeout=10)
+    assert r.status_code == 400 and error(r) == "ResourceNotFoundException"
+
+    apigw, v2 = cumulo.client("apigateway"), cumulo.client("apigatewayv2")
+    rest = apigw.create_rest_api(name=f"con-rest-{uid()}")["id"]
+    root = apigw.get_resources(restApiId=rest)["items"][0]["id"]
+    res = apigw.create_resource(restApiId=rest, parentId=root, pathPart="items")["id"]
+    apigw.put_method(restApiId=rest, resourceId=res, httpMethod="GET", authorizationType="NONE")
+    http = v2.create_api(Name=f"con-http-{uid()}", ProtocolType="HTTP")["ApiId"]
+    v2.create_route(ApiId=http, RouteKey="GET /things")
+    listed = get(cumulo, "/apigateway/apis")
+    assert rest in {a["id"] for a in listed["rest_apis"]} and http in {a["apiId"] for a in listed["apis"]}
+    mine = get(cumulo, f"/apigateway/apis/{rest}")
+    assert mine["kind"] == "REST"
+    assert {r["path"]: sorted(r.get("resourceMethods", {})) for r in mine["resources"]} == {"/": [], "/items": ["GET"]}
+    mine = get(cumulo, f"/apigateway/apis/{http}")
+    assert mine["kind"] == "HTTP" and [r["routeKey"] for r in mine["routes"]] == [
+        r["RouteKey"] for r in v2.get_routes(ApiId=http)["Items"]
+    ]
+    r = requests.get(f"{cumulo.endpoint}{API}/apigateway/apis/nope{uid()}", timeout=10)
+    assert r.status_code == 404 and error(r) == "NotFoundException"
+    hits = {(h["kind"], h["id"]) for h in get(cumulo, "/search", q=domain)["results"]}
+    assert ("hosted-zone", zone_id) in hits and ("certificate", cert) in hits
+
+
+def test_ecs_clusters_services_and_tasks(cumulo):
+    ecs = cumulo.client("ecs")
+    name = f"con-cluster-{uid()}"
+    ecs.create_cluster(clusterName=name, tags=[{"key": "k", "value": "v"}])
+    td = ecs.register_task_definition(family=f"{name}-td", containerDefinitions=[
+        {"name": "app", "image": "public.ecr.aws/docker/library/busybox:latest", "memory": 128}])["taskDefinition"]["taskDefinitionArn"]
+    ecs.create_service(cluster=name, serviceName="web", taskDefinition=td, desiredCount=0)
+    listed = {c["clusterName"]: c for c in get(cumulo, "/ecs/clusters")["clusters"]}
+    aws = ecs.describe_clusters(clusters=[name])["clusters"][0]
+    assert listed[name]["clusterArn"] == aws["clusterArn"] and listed[name]["activeServicesCount"] == 1
+    mine = get(cumulo, f"/ecs/clusters/{name}")
+    assert mine["cluster"]["tags"] == [{"key": "k", "value": "v"}]
+    aws = ecs.describe_services(cluster=name, services=["web"])["services"][0]
+    assert [(s["serviceName"], s["serviceArn"], s["desiredCount"], s["taskDefinition"]) for s in mine["services"]] == [
+        (aws["serviceName"], aws["serviceArn"], 0, td)
+    ]
+    assert mine["tasks"] == []
+    r = requests.get(f"{cumulo.endpoint}{API}/ecs/clusters/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "ClusterNotFoundException"
+    hits = get(cumulo, "/search", q=name)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("cluster", f"/_cumulo/console/ecs/{name}")]
+
+
+def test_load_balancers_with_listeners_rules_and_targets(cumulo):
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elbv2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    subnets = [s["SubnetId"] for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]][:2]
+    name = f"con-lb-{uid()}"
+    lb = elb.create_load_balancer(Name=name, Subnets=subnets)["LoadBalancers"][0]["LoadBalancerArn"]
+    tg = elb.create_target_group(Name=f"tg-{uid()}", Protocol="HTTP", Port=80, VpcId=vpc, TargetType="ip")["TargetGroups"][0]["TargetGroupArn"]
+    elb.register_targets(TargetGroupArn=tg, Targets=[{"Id": "172.31.0.10"}])
+    listener = elb.create_listener(LoadBalancerArn=lb, Protocol="HTTP", Port=80,
+                                   DefaultActions=[{"Type": "forward", "TargetGroupArn": tg}])["Listeners"][0]["ListenerArn"]
+    elb.create_rule(ListenerArn=listener, Priority=10, Conditions=[{"Field": "path-pattern", "Values": ["/api/*"]}],
+                    Actions=[{"Type": "fixed-response", "FixedResponseConfig": {"StatusCode": "200"}}])
+    listed = {b["LoadBalancerName"]: b for b in get(cumulo, "/elb/loadbalancers")["load_balancers"]}
+    assert listed[name]["LoadBalancerArn"] == lb
+    for subject in (name, lb):
+        mine = get(cumulo, "/elb/loadbalancers/" + q(subject))
+        assert mine["load_balancer"]["LoadBalancerArn"] == lb
+    [l] = mine["listeners"]
+    assert (l["ListenerArn"], l["Port"]) == (listener, 80)
+    aws = elb.describe_rules(ListenerArn=listener)["Rules"]
+    assert [(r["Priority"], r["RuleArn"]) for r in l["Rules"]] == [(r["Priority"], r["RuleArn"]) for r in aws]
+    [g] = mine["target_groups"]
+    aws = elb.describe_target_health(TargetGroupArn=tg)["TargetHealthDescriptions"]
+    assert g["TargetGroupArn"] == tg and g["TargetHealthDescriptions"] == aws
+    r = requests.get(f"{cumulo.endpoint}{API}/elb/loadbalancers/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
+
+
+def test_vpc_map_with_subnets_and_route_tables(cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.42.0.0/16", TagSpecifications=[
+        {"ResourceType": "vpc", "Tags": [{"Key": "Name", "Value": "con-map"}]}])["Vpc"]["VpcId"]
+    public = ec2.create_subnet(VpcId=vpc, CidrBlock="10.42.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    private = ec2.create_subnet(VpcId=vpc, CidrBlock="10.42.2.0/24", AvailabilityZone="us-east-1b")["Subnet"]["SubnetId"]
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    rtb = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    ec2.create_route(RouteTableId=rtb, DestinationCidrBlock="0.0.0.0/0", GatewayId=igw)
+    ec2.associate_route_table(RouteTableId=rtb, SubnetId=public)
+    assert vpc in {v["VpcId"] for v in get(cumulo, "/ec2/vpcs")["Vpcs"]}
+    mine = get(cumulo, f"/ec2/vpcs/{vpc}")["vpc"]
+    assert mine["CidrBlock"] == "10.42.0.0/16" and mine["Tags"] == [{"Key": "Name", "Value": "con-map"}]
+    assert {s["SubnetId"]: s["CidrBlock"] for s in mine["Subnets"]} == {public: "10.42.1.0/24", private: "10.42.2.0/24"}
+    aws = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["RouteTables"]
+    tables = {t["RouteTableId"]: t for t in mine["RouteTables"]}
+    assert set(tables) == {t["RouteTableId"] for t in aws}
+    assert [a["SubnetId"] for a in tables[rtb]["Associations"]] == [public]
+    assert {(r.get("DestinationCidrBlock"), r["Target"]) for r in tables[rtb]["Routes"]} == {("10.42.0.0/16", "local"), ("0.0.0.0/0", igw)}
+    [main] = [t for t in aws if any(a.get("Main") for a in t.get("Associations", []))]
+    assert tables[main["RouteTableId"]]["Main"] is True
+    r = requests.get(f"{cumulo.endpoint}{API}/ec2/vpcs/vpc-0000nope", timeout=10)
+    assert r.status_code == 400 and error(r) == "InvalidVpcID.NotFound"
+    hits = {(h["kind"], h["id"], h["view"]) for h in get(cumulo, "/search", q="con-map")["results"]}
+    assert ("network", vpc, f"/_cumulo/console/ec2/{vpc}") in hits
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=private)["results"]}
+    assert hits == {("network", f"/_cumulo/console/ec2/{vpc}")}
+
+
+def test_new_views_are_searchable_and_linked_from_the_graph(cumulo, stacks, cfn):
+    good, _ = stacks
+    # The child stack's topic links to the SNS view; the SSM parameters to the SSM view.
+    child = cfn.describe_stack_resource(StackName=good, LogicalResourceId="Child")["StackResourceDetail"]["PhysicalResourceId"]
+    topic_arn = cfn.describe_stack_resource(StackName=child, LogicalResourceId="Topic")["StackResourceDetail"]["PhysicalResourceId"]
+    topic_name = topic_arn.rsplit(":", 1)[1]
+    nodes = {n["id"]: n for n in get(cumulo, f"/stacks/{q(child)}/graph")["nodes"]}
+    assert nodes["Topic"]["view"] == f"/_cumulo/console/sns/{topic_name}"
+    nodes = {n["id"]: n for n in get(cumulo, f"/stacks/{good}/graph")["nodes"]}
+    assert nodes["Param"]["view"] == f"/_cumulo/console/ssm/{q('/' + good + '/queue-arn')}"
+    hits = get(cumulo, "/search", q=topic_arn)["results"]
+    assert ("topic", topic_name) in {(h["kind"], h["name"]) for h in hits}
+    hits = get(cumulo, "/search", q=f"/{good}/NAMED")["results"]
+    assert {(h["kind"], h["name"], h["view"]) for h in hits if h["kind"] == "parameter"} == {
+        ("parameter", f"/{good}/named", f"/_cumulo/console/ssm/{q('/' + good + '/named')}")
+    }
+    sm = cumulo.client("secretsmanager")
+    name = f"con-find-{uid()}"
+    arn = sm.create_secret(Name=name, SecretString="x")["ARN"]
+    hits = get(cumulo, "/search", q=arn)["results"]
+    assert [(h["kind"], h["view"]) for h in hits] == [("secret", f"/_cumulo/console/secretsmanager/{q(arn)}")]
+    for path in ["/sns/", "/dynamodb/", "/ssm/", "/secretsmanager/", "/lambda/", "/logs/", f"/logs/{q('/a/b')}", f"/sns/{topic_name}",
+                 "/iam/", "/iam/roles/r", f"/iam/policies/{q('arn:aws:iam::aws:policy/x')}", "/kms/", "/kms/k", "/events/", "/events/r",
+                 "/stepfunctions/", "/stepfunctions/m", "/route53/", "/route53/Z1", "/acm/", "/apigateway/", "/apigateway/a1", "/ecs/", "/ecs/c1", "/elb/", "/elb/x", "/ec2/", "/ec2/vpc-1", f"/stepfunctions/executions/{q('arn:aws:states:x')}"]:
+        r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
+        assert r.status_code == 200 and 'data-page="' in r.text, path
+    for asset in ["views.js", "sns.js", "dynamodb.js", "ssm.js", "secretsmanager.js", "lambda.js", "logs.js", "iam.js", "kms.js", "events.js", "stepfunctions.js", "route53.js", "acm.js", "apigateway.js", "ecs.js", "elb.js", "vpc.js"]:
+        assert requests.get(f"{cumulo.endpoint}/_cumulo/console/assets/{asset}", timeout=10).status_code == 200
+
+
 def test_verify_signatures_needs_a_console_login():
     server = CumuloServer(extra_args=["--verify-signatures", "--credentials", "AKID:s3cret"]).start()
     try:

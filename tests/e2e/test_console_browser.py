@@ -263,3 +263,168 @@ def test_update_rollback_on_the_timeline(browser, cumulo):
     browser.execute_script("document.getElementById('sec-events').scrollIntoView()")
     shot(browser, "stack-update-rollback-timeline")
     cfn.delete_stack(StackName=name)
+
+
+def test_parameter_and_secret_stay_hidden_until_revealed(browser, cumulo):
+    ssm, sm = cumulo.client("ssm"), cumulo.client("secretsmanager")
+    name = f"/con-b-{uid()}/db-password"
+    ssm.put_parameter(Name=name, Value="param-s3cret", Type="SecureString")
+    page(browser, cumulo, f"/ssm/{urllib.parse.quote(name, safe='')}")
+    value = wait(browser, "#secure-value")[0]
+    assert value.text == "****" and "param-s3cret" not in browser.page_source
+    browser.find_element(By.ID, "secure-value-reveal").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "secure-value").text == "param-s3cret")
+    shot(browser, "ssm-parameter")
+
+    arn = sm.create_secret(Name=f"con-b-{uid()}", SecretString='{"user": "u", "password": "sm-s3cret"}')["ARN"]
+    page(browser, cumulo, f"/secretsmanager/{urllib.parse.quote(arn, safe='')}")
+    assert wait(browser, "#secret-string")[0].text == "****"
+    assert "sm-s3cret" not in browser.page_source
+    versions = browser.find_elements(By.CSS_SELECTOR, "#versions-table tbody tr")
+    assert len(versions) == 1 and "AWSCURRENT" in versions[0].text
+    browser.find_element(By.ID, "secret-string-reveal").click()
+    WebDriverWait(browser, 10).until(lambda d: "sm-s3cret" in d.find_element(By.ID, "secret-string").text)
+    assert json.loads(browser.find_element(By.ID, "secret-string").text) == json.loads(
+        sm.get_secret_value(SecretId=arn)["SecretString"]
+    )
+    shot(browser, "secret")
+
+
+def test_dynamodb_items_query_and_lambda_invoke(browser, cumulo):
+    import io
+    import zipfile
+
+    ddb = cumulo.client("dynamodb")
+    table = f"con-b-{uid()}"
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    for i in range(3):
+        ddb.put_item(TableName=table, Item={"pk": {"S": f"k{i}"}, "n": {"N": str(i)}})
+    page(browser, cumulo, f"/dynamodb/{table}")
+    rows = wait(browser, "#items-table tbody tr", count=3)
+    assert sorted(r.find_element(By.CSS_SELECTOR, 'td[data-column="pk"]').text for r in rows) == ["k0", "k1", "k2"]
+    browser.find_element(By.ID, "key_condition").send_keys("pk = :pk")
+    browser.find_element(By.ID, "values").send_keys('{":pk": {"S": "k1"}}')
+    browser.find_element(By.ID, "items-run").click()
+    WebDriverWait(browser, 10).until(lambda d: "Query: 1 items" in d.find_element(By.ID, "items-count").text)
+    assert [r.text for r in browser.find_elements(By.CSS_SELECTOR, '#items-table td[data-column="n"]')] == ["1"]
+    shot(browser, "dynamodb-table")
+
+    lam = cumulo.client("lambda")
+    fn = f"con-b-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def handler(e, c):\n    print('browser invoked')\n    return {'doubled': e['n'] * 2}\n")
+    lam.create_function(FunctionName=fn, Runtime="python3.11", Role="arn:aws:iam::000000000000:role/r",
+                        Handler="app.handler", Code={"ZipFile": buf.getvalue()})
+    lam.get_waiter("function_active_v2").wait(FunctionName=fn, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    page(browser, cumulo, f"/lambda/{fn}")
+    payload = wait(browser, "#invoke-payload")[0]
+    payload.clear()
+    payload.send_keys('{"n": 21}')
+    browser.find_element(By.ID, "invoke-button").click()
+    status = wait(browser, "#invoke-status")[0]
+    assert status.text.startswith("Succeeded")
+    assert json.loads(browser.find_element(By.ID, "invoke-response").text) == {"doubled": 42}
+    assert "browser invoked" in browser.find_element(By.ID, "invoke-log").text
+    shot(browser, "lambda-function")
+    page(browser, cumulo, f"/lambda/{fn}")
+    [row] = wait(browser, "#invocations-table tbody tr")
+    assert "Duration" in row.text
+    # Its log group's page shows the invocation's output.
+    browser.find_element(By.LINK_TEXT, f"/aws/lambda/{fn}").click()
+    WebDriverWait(browser, 15).until(
+        lambda d: any("browser invoked" in c.text for c in d.find_elements(By.CSS_SELECTOR, "#events-table td.log"))
+    )
+    shot(browser, "log-group")
+
+
+def test_state_machine_graph_and_execution(browser, cumulo):
+    from test_console_api import SFN_DEFINITION, run_execution
+
+    sfn = cumulo.client("stepfunctions")
+    name = f"con-b-{uid()}"
+    machine = sfn.create_state_machine(name=name, definition=json.dumps(SFN_DEFINITION),
+                                       roleArn="arn:aws:iam::000000000000:role/sfn")["stateMachineArn"]
+    arn = run_execution(sfn, machine, {"fail": True})
+    page(browser, cumulo, f"/stepfunctions/{name}")
+    nodes = wait(browser, "#resource-graph g.node", count=3)
+    assert sorted(n.get_attribute("data-logical-id") for n in nodes) == ["Boom", "Check", "Done"]
+    edges = {(e.get_attribute("data-from"), e.get_attribute("data-to")) for e in browser.find_elements(By.CSS_SELECTOR, "#resource-graph g.edge")}
+    assert edges == {("Check", "Boom"), ("Check", "Done")}
+    row = wait(browser, "#executions-table tbody tr")[0]
+    assert row.find_element(By.CSS_SELECTOR, ".status").text == sfn.describe_execution(executionArn=arn)["status"] == "FAILED"
+    row.find_element(By.TAG_NAME, "a").click()
+    wait(browser, "#history-table tbody tr", count=3)
+    statuses = {n.get_attribute("data-logical-id"): n.get_attribute("data-status") for n in browser.find_elements(By.CSS_SELECTOR, "#resource-graph g.node")}
+    assert statuses == {"Check": "SUCCEEDED", "Boom": "FAILED", "Done": ""}
+    assert "Asked" in browser.find_element(By.ID, "execution-error").text
+    shot(browser, "state-machine-execution")
+
+
+def test_vpc_map_marks_public_subnets_and_search_finds_them(browser, cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
+    public = ec2.create_subnet(VpcId=vpc, CidrBlock="10.77.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    private = ec2.create_subnet(VpcId=vpc, CidrBlock="10.77.2.0/24", AvailabilityZone="us-east-1b")["Subnet"]["SubnetId"]
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    rtb = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    ec2.create_route(RouteTableId=rtb, DestinationCidrBlock="0.0.0.0/0", GatewayId=igw)
+    ec2.associate_route_table(RouteTableId=rtb, SubnetId=public)
+    page(browser, cumulo, f"/search?q={private}")
+    wait(browser, "#search-results tbody tr")[0].find_element(By.TAG_NAME, "a").click()
+    cards = {c.get_attribute("data-subnet"): c for c in wait(browser, "#vpc-map .subnet", count=2)}
+    assert "public" in cards[public].get_attribute("class") and cards[public].get_attribute("data-route-table") == rtb
+    assert f"0.0.0.0/0 → {igw}" in cards[public].text
+    assert "public" not in cards[private].get_attribute("class") and "(main)" in cards[private].text
+    shot(browser, "vpc-map")
+
+
+def test_every_service_page_renders_what_the_api_holds(browser, cumulo):
+    """Each list page and one detail page per service render their table with no error (the
+    services other tests of this module fill may also be empty when run alone)."""
+    p = f"con-b-{uid()}"
+    topic = cumulo.client("sns").create_topic(Name=p)["TopicArn"]
+    cumulo.client("logs").create_log_group(logGroupName=f"/{p}/logs")
+    iam = cumulo.client("iam")
+    iam.create_role(RoleName=p, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "ecs-tasks.amazonaws.com"}, "Action": "sts:AssumeRole"}]}))
+    key = cumulo.client("kms").create_key()["KeyMetadata"]["KeyId"]
+    cumulo.client("events").put_rule(Name=p, ScheduleExpression="rate(1 hour)")
+    zone = cumulo.client("route53").create_hosted_zone(Name=f"{p}.example.com", CallerReference=p)["HostedZone"]["Id"].split("/")[-1]
+    cert = cumulo.client("acm").request_certificate(DomainName=f"{p}.example.com")["CertificateArn"]
+    api_id = cumulo.client("apigatewayv2").create_api(Name=p, ProtocolType="HTTP")["ApiId"]
+    cumulo.client("apigatewayv2").create_route(ApiId=api_id, RouteKey="GET /x")
+    cumulo.client("ecs").create_cluster(clusterName=p)
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elbv2")
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "isDefault", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    subnets = [s["SubnetId"] for s in ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Subnets"]][:2]
+    lb = elb.create_load_balancer(Name=p[:32], Subnets=subnets)["LoadBalancers"][0]["LoadBalancerArn"]
+    elb.create_listener(LoadBalancerArn=lb, Protocol="HTTP", Port=80,
+                        DefaultActions=[{"Type": "fixed-response", "FixedResponseConfig": {"StatusCode": "404"}}])
+    q = lambda s: urllib.parse.quote(s, safe="")  # noqa: E731
+    pages = [
+        ("/sns/", "#topics-table"), (f"/sns/{p}", "#attributes-table"),
+        ("/dynamodb/", "#tables-table, #content p.empty"), ("/ssm/", "#parameters-table, #content p.empty"), ("/secretsmanager/", "#secrets-table, #content p.empty"),
+        ("/lambda/", "#functions-table, #content p.empty"), ("/logs/", "#groups-table"), (f"/logs/{q('/' + p + '/logs')}", "#events-table"),
+        ("/iam/", "#roles-table"), (f"/iam/roles/{p}", "#trust-policy"),
+        ("/kms/", "#keys-table"), (f"/kms/{key}", "#metadata-table"),
+        ("/events/", ".rules-table"), (f"/events/{p}", "#tags-table"),
+        ("/stepfunctions/", "#machines-table, #content p.empty"), ("/route53/", "#zones-table"), (f"/route53/{zone}", "#records-table"),
+        ("/acm/", "#certificates-table"), (f"/acm/{q(cert)}", "#validation-table"),
+        ("/apigateway/", "#apis-table"), (f"/apigateway/{api_id}", "#routes-table"),
+        ("/ecs/", "#clusters-table"), (f"/ecs/{p}", "#tags-table"),
+        ("/elb/", "#load-balancers-table"), (f"/elb/{q(lb)}", "#listeners"),
+        ("/ec2/", "#vpcs-table"), (f"/ec2/{vpc}", "#vpc-map"),
+    ]
+    for path, css in pages:
+        page(browser, cumulo, path)
+        wait(browser, css)
+        assert not browser.find_elements(By.CSS_SELECTOR, "#content .error"), path
+    page(browser, cumulo, f"/sns/{p}")
+    assert wait(browser, '#attributes-table tr[data-key="TopicArn"] td.value')[0].text == topic
+    page(browser, cumulo, f"/apigateway/{api_id}")
+    assert [r.get_attribute("data-route") for r in wait(browser, "#routes-table tbody tr")] == ["GET /x"]
+    shot(browser, "api-gateway")

@@ -29,7 +29,7 @@ export async function api(path, options = {}) {
 
 /** A console link keeping the region. */
 export function link(path) {
-  return region() ? `${path}?region=${encodeURIComponent(region())}` : path;
+  return region() ? `${path}${path.includes("?") ? "&" : "?"}region=${encodeURIComponent(region())}` : path;
 }
 
 /** `el("a", {href, class}, child...)`: an HTML element; children are nodes or text. */
@@ -59,6 +59,10 @@ function fill(node, attrs, children) {
 /** The colour class of an AWS status name. */
 export function statusClass(s) {
   if (!s) return "st-none";
+  // Step Functions' execution and state statuses.
+  if (s === "SUCCEEDED") return "st-ok";
+  if (s === "RUNNING") return "st-progress";
+  if (s === "TIMED_OUT" || s === "ABORTED") return "st-failed";
   if (s.includes("FAILED")) return "st-failed";
   if (s.includes("ROLLBACK")) return "st-rollback";
   if (s.endsWith("IN_PROGRESS")) return "st-progress";

@@ -6,7 +6,9 @@ import { el, link, statusClass, svg as s } from "./app.js";
 
 const W = 190, H = 46, GAP_X = 70, GAP_Y = 22, PAD = 16;
 
-export function graph({ nodes, edges }) {
+/** `flow`: edges run left to right from `from` to `to` (a state machine's transitions) rather
+ * than from a dependent back to its dependency; `legend` replaces the resource legend. */
+export function graph({ nodes, edges }, { flow = false, legend: text = null } = {}) {
   if (!nodes.length) return el("p", { class: "empty" }, "No resources.");
   const columns = [];
   for (const n of nodes) (columns[n.level] ||= []).push(n);
@@ -23,7 +25,8 @@ export function graph({ nodes, edges }) {
     const a = pos.get(e.from), b = pos.get(e.to);
     if (!a || !b) continue;
     // From the dependent's left side to the dependency's right side.
-    const x1 = a.x, y1 = a.y + H / 2, x2 = b.x + W, y2 = b.y + H / 2;
+    const [x1, x2] = flow ? [a.x + W, b.x] : [a.x, b.x + W];
+    const y1 = a.y + H / 2, y2 = b.y + H / 2;
     const mx = (x1 + x2) / 2;
     drawing.append(s("g", { class: "edge", "data-from": e.from, "data-to": e.to, "data-kinds": e.kinds.join(" ") },
       s("path", { d: `M ${x1} ${y1} C ${mx} ${y1}, ${mx} ${y2}, ${x2} ${y2}`, "marker-end": "url(#arrow)" }),
@@ -42,7 +45,7 @@ export function graph({ nodes, edges }) {
       drawing.append(a);
     } else drawing.append(g);
   }
-  const legend = el("p", { class: "legend" }, "Arrows point from a resource to what it depends on. ",
+  const legend = text ? el("p", { class: "legend" }, text) : el("p", { class: "legend" }, "Arrows point from a resource to what it depends on. ",
     el("span", { class: "stub-mark" }, "Dashed"), ": stubbed or inert (cumulo: reason in the tooltip).");
   return el("div", { class: "graph-wrap" }, drawing, legend);
 }

@@ -3,7 +3,10 @@
 //! change that breaks a client is a new version beside this one.
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
-use crate::{live, s3, sqs, stacks};
+use crate::{
+    dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
+    stepfunctions, vpc,
+};
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
 use http::Method;
@@ -94,6 +97,55 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["sqs", "queues", name, "messages"]) => sqs::peek(&ctx, name),
         (&Method::POST, ["sqs", "queues", name, "messages"]) => sqs::send(&ctx, name),
         (&Method::POST, ["sqs", "queues", name, "purge"]) => sqs::purge(&ctx, name),
+        (&Method::GET, ["sns", "topics"]) => sns::topics(&ctx),
+        (&Method::GET, ["sns", "topics", topic]) => sns::topic(&ctx, topic),
+        (&Method::GET, ["dynamodb", "tables"]) => dynamodb::tables(&ctx),
+        (&Method::GET, ["dynamodb", "tables", table]) => dynamodb::table(&ctx, table),
+        (&Method::GET, ["dynamodb", "tables", table, "items"]) => dynamodb::items(&ctx, table),
+        (&Method::GET, ["ssm", "parameters"]) => secrets::parameters(&ctx),
+        (&Method::GET, ["ssm", "parameters", name]) => secrets::parameter(&ctx, name),
+        (&Method::POST, ["ssm", "parameters", name, "reveal"]) => {
+            secrets::reveal_parameter(&ctx, name)
+        }
+        (&Method::GET, ["secretsmanager", "secrets"]) => secrets::secrets(&ctx),
+        (&Method::GET, ["secretsmanager", "secrets", id]) => secrets::secret(&ctx, id),
+        (&Method::POST, ["secretsmanager", "secrets", id, "reveal"]) => {
+            secrets::reveal_secret(&ctx, id)
+        }
+        (&Method::GET, ["lambda", "functions"]) => lambda::functions(&ctx),
+        (&Method::GET, ["lambda", "functions", name]) => lambda::function(&ctx, name),
+        (&Method::POST, ["lambda", "functions", name, "invoke"]) => {
+            lambda::invoke(&ctx, name).await
+        }
+        (&Method::GET, ["logs", "groups"]) => logs::groups(&ctx),
+        (&Method::GET, ["logs", "groups", group, "streams"]) => logs::streams(&ctx, group),
+        (&Method::GET, ["logs", "groups", group, "streams", stream, "events"]) => {
+            logs::stream_events(&ctx, group, stream)
+        }
+        (&Method::GET, ["logs", "groups", group, "events"]) => logs::group_events(&ctx, group),
+        (&Method::GET, ["iam", "roles"]) => iam::roles(&ctx),
+        (&Method::GET, ["iam", "roles", name]) => iam::role(&ctx, name),
+        (&Method::GET, ["iam", "policies"]) => iam::policies(&ctx),
+        (&Method::GET, ["iam", "policies", arn]) => iam::policy(&ctx, arn),
+        (&Method::GET, ["kms", "keys"]) => kms::keys(&ctx),
+        (&Method::GET, ["kms", "keys", id]) => kms::key(&ctx, id),
+        (&Method::GET, ["events", "rules"]) => events::rules(&ctx),
+        (&Method::GET, ["events", "rules", name]) => events::rule(&ctx, name),
+        (&Method::GET, ["stepfunctions", "machines"]) => stepfunctions::machines(&ctx),
+        (&Method::GET, ["stepfunctions", "machines", name]) => stepfunctions::machine(&ctx, name),
+        (&Method::GET, ["stepfunctions", "executions", arn]) => stepfunctions::execution(&ctx, arn),
+        (&Method::GET, ["route53", "zones"]) => edge::zones(&ctx),
+        (&Method::GET, ["route53", "zones", id]) => edge::zone(&ctx, id),
+        (&Method::GET, ["acm", "certificates"]) => edge::certificates(&ctx),
+        (&Method::GET, ["acm", "certificates", arn]) => edge::certificate(&ctx, arn),
+        (&Method::GET, ["apigateway", "apis"]) => edge::apis(&ctx),
+        (&Method::GET, ["apigateway", "apis", id]) => edge::api(&ctx, id),
+        (&Method::GET, ["ecs", "clusters"]) => ecs::clusters(&ctx),
+        (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
+        (&Method::GET, ["elb", "loadbalancers"]) => elb::load_balancers(&ctx),
+        (&Method::GET, ["elb", "loadbalancers", id]) => elb::load_balancer(&ctx, id),
+        (&Method::GET, ["ec2", "vpcs"]) => vpc::vpcs(&ctx),
+        (&Method::GET, ["ec2", "vpcs", id]) => vpc::vpc(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

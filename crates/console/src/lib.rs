@@ -13,13 +13,26 @@
 //! the AWS endpoint would refuse.
 
 mod api;
+mod dynamodb;
+mod ecs;
+mod edge;
+mod elb;
+mod events;
 mod graph;
+mod iam;
+mod kms;
+mod lambda;
 mod live;
 mod login;
+mod logs;
 mod pages;
 mod s3;
+mod secrets;
+mod sns;
 mod sqs;
 mod stacks;
+mod stepfunctions;
+mod vpc;
 mod web;
 
 pub use web::Body;

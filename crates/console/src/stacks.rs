@@ -275,6 +275,50 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
         "AWS::CloudFormation::Stack" => {
             Some(format!("/_cumulo/console/stacks/{}", enc(physical_id)))
         }
+        "AWS::SNS::Topic" => {
+            let name = physical_id.rsplit(':').next().filter(|n| !n.is_empty())?;
+            Some(format!("/_cumulo/console/sns/{}", enc(name)))
+        }
+        "AWS::DynamoDB::Table" | "AWS::DynamoDB::GlobalTable" => {
+            Some(format!("/_cumulo/console/dynamodb/{}", enc(physical_id)))
+        }
+        "AWS::SSM::Parameter" => Some(format!("/_cumulo/console/ssm/{}", enc(physical_id))),
+        "AWS::SecretsManager::Secret" => Some(format!(
+            "/_cumulo/console/secretsmanager/{}",
+            enc(physical_id)
+        )),
+        "AWS::Lambda::Function" => Some(format!("/_cumulo/console/lambda/{}", enc(physical_id))),
+        "AWS::Logs::LogGroup" => Some(format!("/_cumulo/console/logs/{}", enc(physical_id))),
+        "AWS::IAM::Role" => Some(format!("/_cumulo/console/iam/roles/{}", enc(physical_id))),
+        "AWS::IAM::ManagedPolicy" => Some(format!(
+            "/_cumulo/console/iam/policies/{}",
+            enc(physical_id)
+        )),
+        "AWS::StepFunctions::StateMachine" => {
+            let name = physical_id.rsplit(':').next().filter(|n| !n.is_empty())?;
+            Some(format!("/_cumulo/console/stepfunctions/{}", enc(name)))
+        }
+        "AWS::Route53::HostedZone" => {
+            Some(format!("/_cumulo/console/route53/{}", enc(physical_id)))
+        }
+        "AWS::CertificateManager::Certificate" => {
+            Some(format!("/_cumulo/console/acm/{}", enc(physical_id)))
+        }
+        "AWS::ApiGateway::RestApi" | "AWS::ApiGatewayV2::Api" => {
+            Some(format!("/_cumulo/console/apigateway/{}", enc(physical_id)))
+        }
+        "AWS::ECS::Cluster" => Some(format!("/_cumulo/console/ecs/{}", enc(physical_id))),
+        "AWS::ECS::Service" => {
+            // arn:aws:ecs:REGION:ACCOUNT:service/CLUSTER/NAME: the cluster's page lists it.
+            let cluster = physical_id.split('/').nth(1).filter(|c| !c.is_empty())?;
+            Some(format!("/_cumulo/console/ecs/{}", enc(cluster)))
+        }
+        "AWS::ElasticLoadBalancingV2::LoadBalancer" => {
+            Some(format!("/_cumulo/console/elb/{}", enc(physical_id)))
+        }
+        "AWS::EC2::VPC" => Some(format!("/_cumulo/console/ec2/{}", enc(physical_id))),
+        "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
+        "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
     }
 }
@@ -462,7 +506,137 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             }));
         }
     }
+    let named = [
+        ("topic", "sns", named_arns(crate::sns::topic_arns(ctx)?)),
+        ("table", "dynamodb", table_arns(ctx)?),
+        ("parameter", "ssm", crate::secrets::parameter_names(ctx)?),
+        (
+            "secret",
+            "secretsmanager",
+            crate::secrets::secret_names(ctx)?,
+        ),
+        ("function", "lambda", crate::lambda::function_names(ctx)?),
+        ("log-group", "logs", crate::logs::group_names(ctx)?),
+        ("cluster", "ecs", crate::ecs::cluster_names(ctx)?),
+        (
+            "state-machine",
+            "stepfunctions",
+            crate::stepfunctions::machine_names(ctx)?,
+        ),
+    ];
+    let rules = crate::events::rule_names(ctx)?
+        .into_iter()
+        .map(|(name, arn, bus)| {
+            let id = if bus == "default" {
+                name.clone()
+            } else {
+                format!("{bus}|{name}")
+            };
+            (name, arn, format!("events/{}", enc(&id)))
+        });
+    let roles = crate::iam::role_names(ctx)?.into_iter().map(|(name, arn)| {
+        let view = format!("iam/roles/{}", enc(&name));
+        (name, arn, view)
+    });
+    let keys = crate::kms::key_ids(ctx)?.into_iter().map(|(id, arn)| {
+        let view = format!("kms/{}", enc(&id));
+        (id, arn, view)
+    });
+    let zones = crate::edge::all_zones(ctx)?.into_iter().map(|z| {
+        let id = z["Id"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("/hostedzone/")
+            .to_string();
+        let name = z["Name"].as_str().unwrap_or_default().to_string();
+        (name, id.clone(), format!("route53/{}", enc(&id)))
+    });
+    let certificates = crate::edge::all_certificates(ctx)?.into_iter().map(|c| {
+        let arn = c["CertificateArn"].as_str().unwrap_or_default().to_string();
+        let name = c["DomainName"].as_str().unwrap_or_default().to_string();
+        (name, arn.clone(), format!("acm/{}", enc(&arn)))
+    });
+    let apis = crate::edge::api_names(ctx)?
+        .into_iter()
+        .map(|(name, id, _)| (name, id.clone(), format!("apigateway/{}", enc(&id))));
+    let balancers = crate::elb::all(ctx)?.into_iter().map(|lb| {
+        let arn = lb["LoadBalancerArn"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let name = lb["LoadBalancerName"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (name, arn.clone(), format!("elb/{}", enc(&arn)))
+    });
+    let network = crate::vpc::network_ids(ctx)?
+        .into_iter()
+        .map(|(id, name, vpc)| (name, id, format!("ec2/{}", enc(&vpc))));
+    for (kind, list) in [
+        ("network", network.collect::<Vec<_>>()),
+        ("load-balancer", balancers.collect()),
+        ("hosted-zone", zones.collect()),
+        ("certificate", certificates.collect()),
+        ("api", apis.collect()),
+    ] {
+        for (name, id, view) in list {
+            if hit(&name) || hit(&id) {
+                results.push(json!({
+                    "kind": kind, "name": name, "id": id,
+                    "view": format!("/_cumulo/console/{view}"),
+                }));
+            }
+        }
+    }
+    for (kind, list) in [
+        ("rule", rules.collect::<Vec<_>>()),
+        ("role", roles.collect()),
+        ("key", keys.collect()),
+    ] {
+        for (name, arn, view) in list {
+            if hit(&name) || hit(&arn) {
+                results.push(json!({
+                    "kind": kind, "name": name, "id": arn,
+                    "view": format!("/_cumulo/console/{view}"),
+                }));
+            }
+        }
+    }
+    for (kind, page, list) in named {
+        for (name, arn) in list {
+            if hit(&name) || hit(&arn) {
+                // A secret's page is reached by ARN (its name need not be unique over time).
+                let subject = if kind == "secret" { &arn } else { &name };
+                results.push(json!({
+                    "kind": kind, "name": name, "id": arn,
+                    "view": format!("/_cumulo/console/{page}/{}", enc(subject)),
+                }));
+            }
+        }
+    }
     json_ok(&json!({ "results": results }))
+}
+
+/// `(name, arn)` from ARNs whose last `:` part is the name (SNS topics).
+fn named_arns(arns: Vec<String>) -> Vec<(String, String)> {
+    arns.into_iter()
+        .map(|a| (a.rsplit(':').next().unwrap_or_default().to_string(), a))
+        .collect()
+}
+
+fn table_arns(ctx: &Ctx<'_>) -> Result<Vec<(String, String)>, ApiError> {
+    Ok(crate::dynamodb::table_names(ctx)?
+        .into_iter()
+        .map(|n| {
+            let arn = format!(
+                "arn:aws:dynamodb:{}:{}:table/{n}",
+                ctx.region,
+                ctx.account_id()
+            );
+            (n, arn)
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -479,7 +653,19 @@ mod tests {
             service_view("AWS::SQS::Queue", "http://localhost:4566/000000000000/q1").as_deref(),
             Some("/_cumulo/console/sqs/q1")
         );
-        assert_eq!(service_view("AWS::SNS::Topic", "arn"), None);
+        assert_eq!(
+            service_view("AWS::SNS::Topic", "arn:aws:sns:us-east-1:000000000000:t1").as_deref(),
+            Some("/_cumulo/console/sns/t1")
+        );
+        assert_eq!(
+            service_view("AWS::Logs::LogGroup", "/aws/lambda/f").as_deref(),
+            Some("/_cumulo/console/logs/%2Faws%2Flambda%2Ff")
+        );
+        assert_eq!(
+            service_view("AWS::Events::Rule", "bus|r").as_deref(),
+            Some("/_cumulo/console/events/bus%7Cr")
+        );
+        assert_eq!(service_view("AWS::EC2::Instance", "i-1"), None);
         assert!(stubbed(Some(
             "cumulo: AWS::X::Y is not emulated; nothing was created"
         )));

@@ -1213,6 +1213,76 @@ impl Ec2Service {
     pub(crate) fn records(&self, region: &str) -> Result<Vec<Resource>, AwsError> {
         self.read(region, |r| Ok(r.items.values().cloned().collect()))
     }
+
+    /// The region's network for the console's VPC map: each VPC with its subnets and route
+    /// tables, in the Describe operations' member names (a route's target, which AWS spreads
+    /// over GatewayId/NatGatewayId/..., is one `Target`).
+    pub fn network_map(&self, region: &str) -> Result<serde_json::Value, AwsError> {
+        use serde_json::json;
+        let tags = |t: &Tags| -> Vec<serde_json::Value> {
+            t.iter()
+                .map(|(k, v)| json!({"Key": k, "Value": v}))
+                .collect()
+        };
+        self.read(region, |r| {
+            let mut vpcs = Vec::new();
+            for item in r.items.values() {
+                let Resource::Vpc(v) = item else { continue };
+                let subnets: Vec<_> = r
+                    .items
+                    .values()
+                    .filter_map(|i| match i {
+                        Resource::Subnet(s) if s.vpc_id == v.id => Some(json!({
+                            "SubnetId": s.id,
+                            "CidrBlock": s.cidr,
+                            "AvailabilityZone": s.availability_zone,
+                            "DefaultForAz": s.default_for_az,
+                            "MapPublicIpOnLaunch": s.map_public_ip_on_launch,
+                            "Tags": tags(&s.tags),
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                let tables: Vec<_> = r
+                    .items
+                    .values()
+                    .filter_map(|i| match i {
+                        Resource::RouteTable(t) if t.vpc_id == v.id => Some(json!({
+                            "RouteTableId": t.id,
+                            "Main": t.is_main(),
+                            "Routes": t.routes.iter().map(|rt| {
+                                let destination = if rt.destination.starts_with("pl-") {
+                                    "DestinationPrefixListId"
+                                } else if rt.destination.contains(':') {
+                                    "DestinationIpv6CidrBlock"
+                                } else {
+                                    "DestinationCidrBlock"
+                                };
+                                json!({destination: rt.destination, "Target": rt.target, "Origin": rt.origin})
+                            }).collect::<Vec<_>>(),
+                            "Associations": t.associations.iter().map(|a| json!({
+                                "RouteTableAssociationId": a.id,
+                                "SubnetId": a.subnet_id,
+                                "GatewayId": a.gateway_id,
+                                "Main": a.subnet_id.is_none() && a.gateway_id.is_none(),
+                            })).collect::<Vec<_>>(),
+                            "Tags": tags(&t.tags),
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                vpcs.push(json!({
+                    "VpcId": v.id,
+                    "CidrBlock": v.cidr,
+                    "IsDefault": v.is_default,
+                    "Tags": tags(&v.tags),
+                    "Subnets": subnets,
+                    "RouteTables": tables,
+                }));
+            }
+            Ok(json!({ "Vpcs": vpcs }))
+        })
+    }
 }
 
 fn vpc_view(v: &Vpc) -> VpcView {

@@ -20,6 +20,12 @@ mod wire;
 
 pub use ops::{CreateKeyInput, KeyView};
 
+/// DescribeKey's `KeyMetadata` for a key, for readers outside the wire (the console) that show
+/// what the AWS API reports.
+pub fn key_metadata(view: &KeyView) -> serde_json::Value {
+    wire::key_metadata(view)
+}
+
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};

@@ -193,6 +193,19 @@ fn code_location(host: &str, sha: &str) -> String {
     format!("http://{host}/_cumulo/lambda/code/{enc}")
 }
 
+impl Lambda {
+    /// GetFunctionConfiguration's answer for a function's `$LATEST`, for readers outside the
+    /// wire (the console) that show what the AWS API reports.
+    pub fn function_configuration(
+        &self,
+        region: &str,
+        name_or_arn: &str,
+    ) -> Result<Value, AwsError> {
+        let f = self.function(region, name_or_arn)?;
+        Ok(configuration(self, region, &f, "$LATEST", &f.latest, false))
+    }
+}
+
 /// FunctionConfiguration for one version.
 pub(super) fn configuration(
     core: &Lambda,
