@@ -1,0 +1,605 @@
+//! `cumulo migrate rehearse`: the runbook replayed on a local twin of the account before anyone
+//! touches the account. The CLI builds the twin (an in-process cumulo over a temporary
+//! directory) and drives it; this module holds what is decided without I/O: the order stacks
+//! are deployed in, which recorded runtimes AWS no longer lets anyone create, where nested
+//! stacks' templates must be found, snapshots of the objects no stack owns and what went
+//! missing between two of them, the proof that every import id still resolves, and
+//! REHEARSAL.md.
+
+use crate::inventory::model::{CopilotKind, Inventory, LiveState, Stack};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// Root stacks in the order a twin is built: a stack exporting a value before every stack
+/// importing it; among the rest Copilot's app before its environments before their workloads
+/// (the order Copilot deploys them), then by name. Nested stacks come with their parents.
+pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
+    let by_id: BTreeMap<&str, &Stack> = inv.stacks.iter().map(|s| (s.id.as_str(), s)).collect();
+    let root_of = |s: &Stack| -> String {
+        let mut cur = s;
+        while let Some(p) = cur.parent_id.as_deref().and_then(|p| by_id.get(p)) {
+            cur = p;
+        }
+        cur.name.clone()
+    };
+    let mut exporter: BTreeMap<&str, String> = BTreeMap::new();
+    for s in &inv.stacks {
+        for o in &s.outputs {
+            if let Some(e) = &o.export_name {
+                exporter.insert(e.as_str(), root_of(s));
+            }
+        }
+    }
+    // root -> the roots whose exports it imports.
+    let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for s in &inv.stacks {
+        let me = root_of(s);
+        for name in imported_names(&s.template) {
+            if let Some(from) = exporter.get(name.as_str()).filter(|f| **f != me) {
+                needs.entry(me.clone()).or_default().insert(from.clone());
+            }
+        }
+    }
+    let rank = |s: &Stack| match s.copilot.as_ref().map(|c| c.kind) {
+        Some(CopilotKind::App) => 0,
+        Some(CopilotKind::Env) => 1,
+        Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) | None => 2,
+    };
+    let mut left: Vec<&Stack> = inv.stacks.iter().filter(|s| s.parent_id.is_none()).collect();
+    left.sort_by_key(|s| (rank(s), s.name.clone()));
+    let mut order = Vec::new();
+    while !left.is_empty() {
+        // Next: the first stack that needs no stack still left (a cycle takes the first).
+        let pick = left
+            .iter()
+            .position(|s| {
+                needs
+                    .get(&s.name)
+                    .is_none_or(|n| !left.iter().any(|q| n.contains(&q.name)))
+            })
+            .unwrap_or(0);
+        order.push(left.remove(pick));
+    }
+    order
+}
+
+/// The export names a template's `Fn::ImportValue`s name literally.
+fn imported_names(template: &str) -> Vec<String> {
+    let Ok(doc) = cumulo_template::parse_template(template) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    walk_imports(&doc.value.to_json(), &mut out);
+    out
+}
+
+fn walk_imports(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(name)) = m.get("Fn::ImportValue") {
+                out.push(name.clone());
+            }
+            m.values().for_each(|x| walk_imports(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| walk_imports(x, out)),
+        _ => {}
+    }
+}
+
+/// Runtimes AWS Lambda no longer lets a function be created with (AWS's runtime deprecation
+/// table, "block function create", as of December 2026): the twin creates them anyway, since
+/// the rehearsal must run the code the account runs, and says so.
+const REFUSED_ON_CREATE: &[&str] = &[
+    "nodejs",
+    "nodejs4.3",
+    "nodejs4.3-edge",
+    "nodejs6.10",
+    "nodejs8.10",
+    "nodejs10.x",
+    "nodejs12.x",
+    "nodejs14.x",
+    "nodejs16.x",
+    "nodejs18.x",
+    "nodejs20.x",
+    "python2.7",
+    "python3.6",
+    "python3.7",
+    "python3.8",
+    "python3.9",
+    "java8",
+    "dotnetcore1.0",
+    "dotnetcore2.0",
+    "dotnetcore2.1",
+    "dotnetcore3.1",
+    "dotnet5.0",
+    "dotnet6",
+    "dotnet7",
+    "go1.x",
+    "ruby2.5",
+    "ruby2.7",
+    "ruby3.2",
+    "provided",
+];
+
+/// Whether AWS refuses to create a function with this runtime today.
+pub fn refused_on_create(runtime: &str) -> bool {
+    REFUSED_ON_CREATE.contains(&runtime)
+}
+
+/// The bucket and key an S3 template URL names, in the URL forms CloudFormation accepts
+/// (path style with or without a region, virtual-hosted style).
+pub fn s3_location(url: &str) -> Option<(String, String)> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let (host, path) = rest.split_once('/')?;
+    let path = path.split('?').next().unwrap_or(path);
+    let host = host.split(':').next().unwrap_or(host);
+    if host.starts_with("s3.") || host.starts_with("s3-") || host == "s3.amazonaws.com" {
+        let (bucket, key) = path.split_once('/')?;
+        return (!bucket.is_empty() && !key.is_empty()).then(|| (bucket.into(), key.into()));
+    }
+    let (bucket, _) = host.split_once(".s3")?;
+    (!bucket.is_empty() && !path.is_empty()).then(|| (bucket.into(), path.into()))
+}
+
+/// Where each nested stack's recorded template must be put for its parent's TemplateURL to
+/// find it on the twin: `(nested stack, bucket, key)`, or the nested stack and why not.
+pub fn nested_templates(inv: &Inventory) -> Vec<Result<(&Stack, String, String), (String, String)>> {
+    let mut out = Vec::new();
+    for child in inv.stacks.iter().filter(|s| s.parent_id.is_some()) {
+        let Some(parent) = inv
+            .stacks
+            .iter()
+            .find(|p| Some(p.id.as_str()) == child.parent_id.as_deref())
+        else {
+            out.push(Err((child.name.clone(), "its parent is not in the inventory".into())));
+            continue;
+        };
+        let logical = parent
+            .resources
+            .iter()
+            .find(|r| r.physical_id.as_deref() == Some(child.id.as_str()))
+            .map(|r| r.logical_id.clone());
+        let url = logical.as_ref().and_then(|l| {
+            let doc = cumulo_template::parse_template(&parent.template).ok()?;
+            let t = doc.value.to_json();
+            t["Resources"][l.as_str()]["Properties"]["TemplateURL"]
+                .as_str()
+                .map(String::from)
+        });
+        match url.as_deref().and_then(s3_location) {
+            Some((bucket, key)) => out.push(Ok((child, bucket, key))),
+            None => out.push(Err((
+                child.name.clone(),
+                format!(
+                    "{}'s TemplateURL for it is not a literal S3 URL",
+                    parent.name
+                ),
+            ))),
+        }
+    }
+    out
+}
+
+/// Objects that outlive any stack, keyed `<kind> <id>` (`bucket b`, `object s3://b/k`,
+/// `zone Z1`, `record <zone>_<name>_<type>[_<set>]` in Terraform's import id format,
+/// `certificate <arn>`), each with a description for the report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct World {
+    pub objects: BTreeMap<String, String>,
+}
+
+impl World {
+    pub fn add(&mut self, key: String, description: String) {
+        self.objects.insert(key, description);
+    }
+
+    /// What `self` held that `after` does not, as (key, description).
+    pub fn gone_in(&self, after: &World) -> Vec<(String, String)> {
+        self.objects
+            .iter()
+            .filter(|(k, _)| !after.objects.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+/// A record's key in a [`World`]: the Terraform AWS provider's `aws_route53_record` import id
+/// (`ZONEID_name_TYPE[_SETID]`, the name without its trailing dot).
+pub fn record_key(zone_id: &str, name: &str, record_type: &str, set: Option<&str>) -> String {
+    let mut key = format!(
+        "record {zone_id}_{}_{record_type}",
+        name.trim_end_matches('.')
+    );
+    if let Some(s) = set {
+        key.push('_');
+        key.push_str(s);
+    }
+    key
+}
+
+/// One import of the plan, checked on the twin after teardown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportCheck {
+    /// The Terraform address (`aws_vpc.web_Vpc`): the same in the account's plan and the twin's.
+    pub to: String,
+    /// The import id in the account's manifest.
+    pub account_id: String,
+    /// The twin's import id for the same address.
+    pub twin_id: String,
+    pub holds: bool,
+    /// How it was checked, or why it does not hold.
+    pub how: String,
+}
+
+/// Checks every import of the account's manifest against the twin after teardown: the twin's
+/// manifest must plan the same addresses; a stack resource's import holds when its service
+/// still describes it (`describe(type, physical id)` on the twin); an out-of-band object's
+/// when the twin's `after` world still holds it.
+pub fn check_imports(
+    account: &Value,
+    twin: &Value,
+    twin_inventory: &Inventory,
+    after: &World,
+    describe: &mut dyn FnMut(&str, &str) -> LiveState,
+) -> Vec<ImportCheck> {
+    let list = |m: &Value| -> Vec<Value> { m["imports"].as_array().cloned().unwrap_or_default() };
+    let twin_imports = list(twin);
+    let mut out = Vec::new();
+    for i in list(account) {
+        let to = i["to"].as_str().unwrap_or_default().to_string();
+        let account_id = i["id"].as_str().unwrap_or_default().to_string();
+        let mut check = ImportCheck {
+            to: to.clone(),
+            account_id,
+            twin_id: String::new(),
+            holds: false,
+            how: String::new(),
+        };
+        let Some(t) = twin_imports.iter().find(|t| t["to"] == to.as_str()) else {
+            check.how = "the twin's plan has no such import: the twin differs from the account".into();
+            out.push(check);
+            continue;
+        };
+        check.twin_id = t["id"].as_str().unwrap_or_default().to_string();
+        let kind = to.split('.').next().unwrap_or_default();
+        if t["type"] == "out-of-band" {
+            let key = match kind {
+                "aws_acm_certificate" => format!("certificate {}", check.twin_id),
+                "aws_route53_record" => format!("record {}", check.twin_id),
+                other => format!("{other} {}", check.twin_id),
+            };
+            check.holds = after.objects.contains_key(&key);
+            check.how = if check.holds {
+                "still listed by its service".into()
+            } else {
+                "gone from its service".into()
+            };
+            out.push(check);
+            continue;
+        }
+        let stack = t["stack"].as_str().unwrap_or_default();
+        let logical = t["logical_id"].as_str().unwrap_or_default();
+        let resource = twin_inventory
+            .stack(stack)
+            .and_then(|s| s.resource(logical));
+        let Some((rtype, physical)) = resource.and_then(|r| {
+            r.physical_id
+                .as_deref()
+                .map(|p| (r.resource_type.as_str(), p))
+        }) else {
+            check.how = format!("{stack}/{logical} has no physical id on the twin");
+            out.push(check);
+            continue;
+        };
+        match describe(rtype, physical) {
+            LiveState::Described { calls } => {
+                check.holds = true;
+                check.how = format!(
+                    "{} answers for {physical}",
+                    calls.first().map(|c| c.operation.as_str()).unwrap_or("a read")
+                );
+            }
+            LiveState::Gone {
+                operation,
+                error_code,
+                ..
+            } => check.how = format!("gone: {operation} answers {error_code} for {physical}"),
+            LiveState::Failed {
+                operation,
+                error_code,
+                message,
+            } => {
+                check.how = format!(
+                    "not proven: {operation} failed with {error_code} {}",
+                    message.unwrap_or_default()
+                )
+            }
+            LiveState::NotRead { reason } => check.how = format!("not proven: {reason}"),
+        }
+        out.push(check);
+    }
+    out
+}
+
+/// What one rehearsal did and found, for the terminal and REHEARSAL.md.
+#[derive(Debug, Default)]
+pub struct Rehearsal {
+    pub account: String,
+    pub region: String,
+    pub taken_at: String,
+    /// What the twin could not reproduce or did differently from AWS (code not held,
+    /// runtimes AWS refuses, masked NoEcho values, seeded objects).
+    pub notes: Vec<String>,
+    /// The root stacks deployed on each twin, in order.
+    pub deployed: Vec<String>,
+    /// Per patched stack: what the gate said and whether the change set ran.
+    pub patched: Vec<String>,
+    /// Per stack deleted on the patched twin: its final status.
+    pub teardown: Vec<String>,
+    pub imports: Vec<ImportCheck>,
+    /// Requests sent to custom-resource handlers on the patched twin after it was built.
+    pub handler_requests: Vec<String>,
+    /// Out-of-band objects gone on the patched twin.
+    pub gone: Vec<(String, String)>,
+    pub careless: Careless,
+    /// Why the rehearsal does not pass (empty: it passes).
+    pub failures: Vec<String>,
+}
+
+/// The plain `DeleteStack` of every handed-off stack, on a second twin, without patches.
+#[derive(Debug, Default)]
+pub struct Careless {
+    /// Per stack deleted: its final status and reason.
+    pub deleted: Vec<String>,
+    /// Stack resources their service no longer knows after the delete.
+    pub destroyed: Vec<String>,
+    /// Stack resources still there (retained by their own policy, or their delete failed).
+    pub survived: Vec<String>,
+    /// Requests sent to custom-resource handlers by the deletes (`Delete` ones destroy).
+    pub handler_requests: Vec<String>,
+    /// Out-of-band objects gone.
+    pub gone: Vec<(String, String)>,
+}
+
+fn bullets(out: &mut String, items: &[String], none: &str) {
+    if items.is_empty() {
+        let _ = writeln!(out, "- {none}");
+    }
+    for i in items {
+        let _ = writeln!(out, "- {i}");
+    }
+}
+
+/// REHEARSAL.md.
+pub fn markdown(r: &Rehearsal) -> String {
+    let mut out = String::new();
+    let verdict = if r.failures.is_empty() {
+        "PASSES"
+    } else {
+        "FAILS"
+    };
+    let _ = writeln!(out, "# Rehearsal on a local twin: the plan {verdict}\n");
+    let _ = writeln!(
+        out,
+        "Account `{}`, region `{}`, inventory taken {}. Two fresh twins were built from the inventory \
+         (each stack from its recorded template and parameters): on the first the runbook's \
+         CloudFormation steps ran (retain patches through gated change sets, then teardown); on the \
+         second a plain `DeleteStack` of every handed-off stack, as a careless user would run it.\n",
+        r.account, r.region, r.taken_at
+    );
+    if !r.failures.is_empty() {
+        let _ = writeln!(out, "## Failures\n");
+        bullets(&mut out, &r.failures, "none");
+        out.push('\n');
+    }
+    let _ = writeln!(out, "## The twin\n");
+    let _ = writeln!(out, "Stacks deployed, in order: {}.\n", r.deployed.join(", "));
+    bullets(&mut out, &r.notes, "nothing to note: the twin is the inventory");
+    let _ = writeln!(out, "\n## Retain patches through the gate\n");
+    bullets(&mut out, &r.patched, "no stack is handed off");
+    let _ = writeln!(out, "\n## Teardown\n");
+    bullets(&mut out, &r.teardown, "nothing deleted");
+    let _ = writeln!(out, "\n## Proof\n");
+    let held = r.imports.iter().filter(|i| i.holds).count();
+    let _ = writeln!(
+        out,
+        "Import ids resolving through the twin's API after teardown: {held} of {}.\n",
+        r.imports.len()
+    );
+    let _ = writeln!(out, "| Terraform address | account import id | twin import id | holds | how |");
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for i in &r.imports {
+        let _ = writeln!(
+            out,
+            "| `{}` | `{}` | `{}` | {} | {} |",
+            i.to,
+            i.account_id,
+            i.twin_id,
+            if i.holds { "yes" } else { "**no**" },
+            i.how.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nCustom-resource handler requests sent during the patches and teardown (none may be a Delete):\n"
+    );
+    bullets(&mut out, &r.handler_requests, "none");
+    let _ = writeln!(out, "\nOut-of-band objects gone (none may be):\n");
+    let gone: Vec<String> = r.gone.iter().map(|(_, d)| d.clone()).collect();
+    bullets(&mut out, &gone, "none");
+    let c = &r.careless;
+    let _ = writeln!(out, "\n## What a plain DeleteStack would destroy\n");
+    bullets(&mut out, &c.deleted, "no stack deleted");
+    let _ = writeln!(out, "\nStack resources destroyed:\n");
+    bullets(&mut out, &c.destroyed, "none");
+    let _ = writeln!(out, "\nStack resources that survived:\n");
+    bullets(&mut out, &c.survived, "none");
+    let _ = writeln!(out, "\nCustom-resource handler requests the deletes sent:\n");
+    bullets(&mut out, &c.handler_requests, "none");
+    let _ = writeln!(out, "\nOut-of-band objects destroyed:\n");
+    let gone: Vec<String> = c.gone.iter().map(|(_, d)| d.clone()).collect();
+    bullets(&mut out, &gone, "none");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::model::ReadCall;
+    use serde_json::json;
+
+    fn inventory(stacks: Vec<Value>) -> Inventory {
+        serde_json::from_value(json!({
+            "format_version": 1, "account": "1", "region": "us-east-1", "taken_at": "t",
+            "taken_by": "test", "selection": {"kind": "stacks", "names": []},
+            "stacks": stacks, "content_sha256": ""}))
+        .unwrap()
+    }
+
+    fn stack(name: &str, template: &str, extra: Value) -> Value {
+        let mut s = json!({"name": name, "id": format!("arn:s/{name}"), "status": "CREATE_COMPLETE",
+                           "template": template});
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        s
+    }
+
+    #[test]
+    fn exporters_come_before_importers_and_copilot_apps_before_workloads() {
+        let inv = inventory(vec![
+            stack("a-web", "Resources: {}\n", json!({"copilot": {"kind": "workload", "app": "a"}})),
+            stack(
+                "consumer",
+                "Resources:\n  Q: {Type: AWS::SQS::Queue, Properties: {QueueName: !ImportValue shared-name}}\n",
+                json!({}),
+            ),
+            stack("a-test", "Resources: {}\n", json!({"copilot": {"kind": "env", "app": "a"}})),
+            stack(
+                "producer",
+                "Resources: {}\n",
+                json!({"outputs": [{"key": "N", "value": "x", "export_name": "shared-name"}]}),
+            ),
+            stack("child", "Resources: {}\n", json!({"parent_id": "arn:s/producer"})),
+        ]);
+        let names: Vec<&str> = deploy_order(&inv).iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a-test", "a-web", "producer", "consumer"]);
+    }
+
+    #[test]
+    fn nodejs20_is_refused_on_create_and_nodejs22_is_not() {
+        assert!(refused_on_create("nodejs20.x"));
+        assert!(refused_on_create("python3.8"));
+        assert!(!refused_on_create("nodejs22.x"));
+        assert!(!refused_on_create("python3.13"));
+    }
+
+    #[test]
+    fn template_urls_in_every_s3_form() {
+        for url in [
+            "https://s3.amazonaws.com/b/k/t.yml",
+            "https://s3.us-west-2.amazonaws.com/b/k/t.yml",
+            "https://b.s3.amazonaws.com/k/t.yml",
+            "https://b.s3.eu-west-1.amazonaws.com/k/t.yml",
+            "http://s3.localhost.localstack.cloud:4566/b/k/t.yml",
+        ] {
+            assert_eq!(s3_location(url), Some(("b".into(), "k/t.yml".into())), "{url}");
+        }
+        assert_eq!(s3_location("https://example.com/t.yml"), None);
+        assert_eq!(s3_location("not a url"), None);
+    }
+
+    #[test]
+    fn nested_templates_are_found_through_the_parents_literal_url() {
+        let parent = stack(
+            "p",
+            "Resources:\n  Addons: {Type: AWS::CloudFormation::Stack, Properties: {TemplateURL: https://s3.amazonaws.com/art/addons.yml}}\n",
+            json!({"resources": [{"logical_id": "Addons", "resource_type": "AWS::CloudFormation::Stack",
+                    "physical_id": "arn:s/p-Addons", "status": "CREATE_COMPLETE",
+                    "live": {"state": "not_read", "reason": "t"}}]}),
+        );
+        let child = stack("p-Addons", "Resources: {}\n", json!({"parent_id": "arn:s/p"}));
+        let inv = inventory(vec![parent, child]);
+        let found = nested_templates(&inv);
+        let Ok((s, bucket, key)) = &found[0] else {
+            panic!("{found:?}")
+        };
+        assert_eq!((s.name.as_str(), bucket.as_str(), key.as_str()), ("p-Addons", "art", "addons.yml"));
+    }
+
+    #[test]
+    fn what_is_gone_is_what_the_later_world_lacks() {
+        let mut before = World::default();
+        before.add(record_key("Z1", "www.example.org.", "A", None), "www A".into());
+        before.add("object s3://b/k".into(), "s3://b/k".into());
+        let mut after = World::default();
+        after.add("object s3://b/k".into(), "s3://b/k".into());
+        after.add("certificate arn:new".into(), "new".into());
+        assert_eq!(
+            before.gone_in(&after),
+            [("record Z1_www.example.org_A".to_string(), "www A".to_string())]
+        );
+    }
+
+    #[test]
+    fn imports_hold_when_the_twin_still_describes_them() {
+        let twin_inv = inventory(vec![stack(
+            "s",
+            "Resources: {}\n",
+            json!({"resources": [
+                {"logical_id": "Vpc", "resource_type": "AWS::EC2::VPC", "physical_id": "vpc-twin",
+                 "status": "CREATE_COMPLETE", "live": {"state": "not_read", "reason": "t"}},
+                {"logical_id": "Q", "resource_type": "AWS::SQS::Queue", "physical_id": "q-twin",
+                 "status": "CREATE_COMPLETE", "live": {"state": "not_read", "reason": "t"}}]}),
+        )]);
+        let account = json!({"imports": [
+            {"stack": "s", "logical_id": "Vpc", "type": "AWS::EC2::VPC", "to": "aws_vpc.s_Vpc", "id": "vpc-real"},
+            {"stack": "s", "logical_id": "Q", "type": "AWS::SQS::Queue", "to": "aws_sqs_queue.s_Q", "id": "q-real"},
+            {"stack": null, "logical_id": null, "type": "out-of-band", "to": "aws_route53_record.www", "id": "ZR_www.x_A"},
+            {"stack": "s", "logical_id": "Gone", "type": "AWS::SNS::Topic", "to": "aws_sns_topic.s_T", "id": "t"}]});
+        let twin = json!({"imports": [
+            {"stack": "s", "logical_id": "Vpc", "type": "AWS::EC2::VPC", "to": "aws_vpc.s_Vpc", "id": "vpc-twin"},
+            {"stack": "s", "logical_id": "Q", "type": "AWS::SQS::Queue", "to": "aws_sqs_queue.s_Q", "id": "q-twin"},
+            {"stack": null, "logical_id": null, "type": "out-of-band", "to": "aws_route53_record.www", "id": "ZT_www.x_A"}]});
+        let mut after = World::default();
+        after.add(record_key("ZT", "www.x.", "A", None), "www".into());
+        let mut describe = |t: &str, p: &str| match t {
+            "AWS::EC2::VPC" => LiveState::Described {
+                calls: vec![ReadCall {
+                    service: "ec2".into(),
+                    operation: "DescribeVpcs".into(),
+                    input: json!({}),
+                    output: json!({}),
+                }],
+            },
+            _ => LiveState::Gone {
+                operation: "GetQueueAttributes".into(),
+                error_code: "NonExistentQueue".into(),
+                message: Some(p.into()),
+            },
+        };
+        let checks = check_imports(&account, &twin, &twin_inv, &after, &mut describe);
+        let holds: Vec<(&str, bool)> = checks.iter().map(|c| (c.to.as_str(), c.holds)).collect();
+        assert_eq!(
+            holds,
+            [
+                ("aws_vpc.s_Vpc", true),
+                ("aws_sqs_queue.s_Q", false),
+                ("aws_route53_record.www", true),
+                ("aws_sns_topic.s_T", false)
+            ]
+        );
+        assert_eq!(checks[0].twin_id, "vpc-twin");
+        assert!(checks[1].how.contains("NonExistentQueue"), "{}", checks[1].how);
+        assert!(checks[3].how.contains("differs from the account"));
+        let md = markdown(&Rehearsal {
+            imports: checks,
+            failures: vec!["x".into()],
+            ..Rehearsal::default()
+        });
+        assert!(md.contains("the plan FAILS") && md.contains("2 of 4"), "{md}");
+    }
+}
