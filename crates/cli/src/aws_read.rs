@@ -100,6 +100,28 @@ impl HttpReadClient {
         })
     }
 
+    /// A client of one endpoint (a rehearsal's twin, served on loopback) with fixed local
+    /// credentials: no credential chain is consulted.
+    pub fn local(endpoint: &str, region: &str) -> anyhow::Result<HttpReadClient> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_provider_and_native_roots(rustls::crypto::ring::default_provider())
+            .context("loading the system's root certificates")?
+            .https_or_http()
+            .enable_http1()
+            .build();
+        Ok(HttpReadClient {
+            runtime,
+            http: Client::builder(TokioExecutor::new()).build(connector),
+            credentials: Credentials::new("test", "test", None, None, "cumulo-twin"),
+            region: region.to_string(),
+            endpoint: Some(endpoint.trim_end_matches('/').to_string()),
+        })
+    }
+
     pub fn region(&self) -> &str {
         &self.region
     }

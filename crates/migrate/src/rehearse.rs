@@ -46,7 +46,11 @@ pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
         Some(CopilotKind::Env) => 1,
         Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) | None => 2,
     };
-    let mut left: Vec<&Stack> = inv.stacks.iter().filter(|s| s.parent_id.is_none()).collect();
+    let mut left: Vec<&Stack> = inv
+        .stacks
+        .iter()
+        .filter(|s| s.parent_id.is_none())
+        .collect();
     left.sort_by_key(|s| (rank(s), s.name.clone()));
     let mut order = Vec::new();
     while !left.is_empty() {
@@ -144,9 +148,13 @@ pub fn s3_location(url: &str) -> Option<(String, String)> {
     (!bucket.is_empty() && !path.is_empty()).then(|| (bucket.into(), path.into()))
 }
 
+/// Where a nested stack's recorded template goes: `(nested stack, bucket, key)`, or the
+/// nested stack's name and why it cannot be placed.
+pub type Placement<'a> = Result<(&'a Stack, String, String), (String, String)>;
+
 /// Where each nested stack's recorded template must be put for its parent's TemplateURL to
-/// find it on the twin: `(nested stack, bucket, key)`, or the nested stack and why not.
-pub fn nested_templates(inv: &Inventory) -> Vec<Result<(&Stack, String, String), (String, String)>> {
+/// find it on the twin.
+pub fn nested_templates(inv: &Inventory) -> Vec<Placement<'_>> {
     let mut out = Vec::new();
     for child in inv.stacks.iter().filter(|s| s.parent_id.is_some()) {
         let Some(parent) = inv
@@ -154,7 +162,10 @@ pub fn nested_templates(inv: &Inventory) -> Vec<Result<(&Stack, String, String),
             .iter()
             .find(|p| Some(p.id.as_str()) == child.parent_id.as_deref())
         else {
-            out.push(Err((child.name.clone(), "its parent is not in the inventory".into())));
+            out.push(Err((
+                child.name.clone(),
+                "its parent is not in the inventory".into(),
+            )));
             continue;
         };
         let logical = parent
@@ -220,6 +231,17 @@ pub fn record_key(zone_id: &str, name: &str, record_type: &str, set: Option<&str
     key
 }
 
+/// Whether a read says the resource is still there: described, and not a KMS key awaiting
+/// deletion (DescribeKey answers for one until its waiting period ends, but it is destroyed).
+pub fn still_there(state: &LiveState) -> bool {
+    match state {
+        LiveState::Described { calls } => !calls
+            .iter()
+            .any(|c| c.output["KeyMetadata"]["KeyState"] == "PendingDeletion"),
+        _ => false,
+    }
+}
+
 /// One import of the plan, checked on the twin after teardown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportCheck {
@@ -259,7 +281,8 @@ pub fn check_imports(
             how: String::new(),
         };
         let Some(t) = twin_imports.iter().find(|t| t["to"] == to.as_str()) else {
-            check.how = "the twin's plan has no such import: the twin differs from the account".into();
+            check.how =
+                "the twin's plan has no such import: the twin differs from the account".into();
             out.push(check);
             continue;
         };
@@ -295,11 +318,21 @@ pub fn check_imports(
             continue;
         };
         match describe(rtype, physical) {
+            LiveState::Described { calls }
+                if !still_there(&LiveState::Described {
+                    calls: calls.clone(),
+                }) =>
+            {
+                check.how = format!("destroyed: {physical} is pending deletion");
+            }
             LiveState::Described { calls } => {
                 check.holds = true;
                 check.how = format!(
                     "{} answers for {physical}",
-                    calls.first().map(|c| c.operation.as_str()).unwrap_or("a read")
+                    calls
+                        .first()
+                        .map(|c| c.operation.as_str())
+                        .unwrap_or("a read")
                 );
             }
             LiveState::Gone {
@@ -396,8 +429,16 @@ pub fn markdown(r: &Rehearsal) -> String {
         out.push('\n');
     }
     let _ = writeln!(out, "## The twin\n");
-    let _ = writeln!(out, "Stacks deployed, in order: {}.\n", r.deployed.join(", "));
-    bullets(&mut out, &r.notes, "nothing to note: the twin is the inventory");
+    let _ = writeln!(
+        out,
+        "Stacks deployed, in order: {}.\n",
+        r.deployed.join(", ")
+    );
+    bullets(
+        &mut out,
+        &r.notes,
+        "nothing to note: the twin is the inventory",
+    );
     let _ = writeln!(out, "\n## Retain patches through the gate\n");
     bullets(&mut out, &r.patched, "no stack is handed off");
     let _ = writeln!(out, "\n## Teardown\n");
@@ -409,7 +450,10 @@ pub fn markdown(r: &Rehearsal) -> String {
         "Import ids resolving through the twin's API after teardown: {held} of {}.\n",
         r.imports.len()
     );
-    let _ = writeln!(out, "| Terraform address | account import id | twin import id | holds | how |");
+    let _ = writeln!(
+        out,
+        "| Terraform address | account import id | twin import id | holds | how |"
+    );
     let _ = writeln!(out, "|---|---|---|---|---|");
     for i in &r.imports {
         let _ = writeln!(
@@ -437,7 +481,10 @@ pub fn markdown(r: &Rehearsal) -> String {
     bullets(&mut out, &c.destroyed, "none");
     let _ = writeln!(out, "\nStack resources that survived:\n");
     bullets(&mut out, &c.survived, "none");
-    let _ = writeln!(out, "\nCustom-resource handler requests the deletes sent:\n");
+    let _ = writeln!(
+        out,
+        "\nCustom-resource handler requests the deletes sent:\n"
+    );
     bullets(&mut out, &c.handler_requests, "none");
     let _ = writeln!(out, "\nOut-of-band objects destroyed:\n");
     let gone: Vec<String> = c.gone.iter().map(|(_, d)| d.clone()).collect();
@@ -471,19 +518,31 @@ mod tests {
     #[test]
     fn exporters_come_before_importers_and_copilot_apps_before_workloads() {
         let inv = inventory(vec![
-            stack("a-web", "Resources: {}\n", json!({"copilot": {"kind": "workload", "app": "a"}})),
+            stack(
+                "a-web",
+                "Resources: {}\n",
+                json!({"copilot": {"kind": "workload", "app": "a"}}),
+            ),
             stack(
                 "consumer",
                 "Resources:\n  Q: {Type: AWS::SQS::Queue, Properties: {QueueName: !ImportValue shared-name}}\n",
                 json!({}),
             ),
-            stack("a-test", "Resources: {}\n", json!({"copilot": {"kind": "env", "app": "a"}})),
+            stack(
+                "a-test",
+                "Resources: {}\n",
+                json!({"copilot": {"kind": "env", "app": "a"}}),
+            ),
             stack(
                 "producer",
                 "Resources: {}\n",
                 json!({"outputs": [{"key": "N", "value": "x", "export_name": "shared-name"}]}),
             ),
-            stack("child", "Resources: {}\n", json!({"parent_id": "arn:s/producer"})),
+            stack(
+                "child",
+                "Resources: {}\n",
+                json!({"parent_id": "arn:s/producer"}),
+            ),
         ]);
         let names: Vec<&str> = deploy_order(&inv).iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["a-test", "a-web", "producer", "consumer"]);
@@ -506,7 +565,11 @@ mod tests {
             "https://b.s3.eu-west-1.amazonaws.com/k/t.yml",
             "http://s3.localhost.localstack.cloud:4566/b/k/t.yml",
         ] {
-            assert_eq!(s3_location(url), Some(("b".into(), "k/t.yml".into())), "{url}");
+            assert_eq!(
+                s3_location(url),
+                Some(("b".into(), "k/t.yml".into())),
+                "{url}"
+            );
         }
         assert_eq!(s3_location("https://example.com/t.yml"), None);
         assert_eq!(s3_location("not a url"), None);
@@ -521,26 +584,39 @@ mod tests {
                     "physical_id": "arn:s/p-Addons", "status": "CREATE_COMPLETE",
                     "live": {"state": "not_read", "reason": "t"}}]}),
         );
-        let child = stack("p-Addons", "Resources: {}\n", json!({"parent_id": "arn:s/p"}));
+        let child = stack(
+            "p-Addons",
+            "Resources: {}\n",
+            json!({"parent_id": "arn:s/p"}),
+        );
         let inv = inventory(vec![parent, child]);
         let found = nested_templates(&inv);
         let Ok((s, bucket, key)) = &found[0] else {
             panic!("{found:?}")
         };
-        assert_eq!((s.name.as_str(), bucket.as_str(), key.as_str()), ("p-Addons", "art", "addons.yml"));
+        assert_eq!(
+            (s.name.as_str(), bucket.as_str(), key.as_str()),
+            ("p-Addons", "art", "addons.yml")
+        );
     }
 
     #[test]
     fn what_is_gone_is_what_the_later_world_lacks() {
         let mut before = World::default();
-        before.add(record_key("Z1", "www.example.org.", "A", None), "www A".into());
+        before.add(
+            record_key("Z1", "www.example.org.", "A", None),
+            "www A".into(),
+        );
         before.add("object s3://b/k".into(), "s3://b/k".into());
         let mut after = World::default();
         after.add("object s3://b/k".into(), "s3://b/k".into());
         after.add("certificate arn:new".into(), "new".into());
         assert_eq!(
             before.gone_in(&after),
-            [("record Z1_www.example.org_A".to_string(), "www A".to_string())]
+            [(
+                "record Z1_www.example.org_A".to_string(),
+                "www A".to_string()
+            )]
         );
     }
 
@@ -593,13 +669,20 @@ mod tests {
             ]
         );
         assert_eq!(checks[0].twin_id, "vpc-twin");
-        assert!(checks[1].how.contains("NonExistentQueue"), "{}", checks[1].how);
+        assert!(
+            checks[1].how.contains("NonExistentQueue"),
+            "{}",
+            checks[1].how
+        );
         assert!(checks[3].how.contains("differs from the account"));
         let md = markdown(&Rehearsal {
             imports: checks,
             failures: vec!["x".into()],
             ..Rehearsal::default()
         });
-        assert!(md.contains("the plan FAILS") && md.contains("2 of 4"), "{md}");
+        assert!(
+            md.contains("the plan FAILS") && md.contains("2 of 4"),
+            "{md}"
+        );
     }
 }
