@@ -924,3 +924,99 @@ def test_rehearse_refuses_a_tampered_inventory(cumulo, tmp_path, plain_stack):
     assert done.returncode == 2
     assert "changed after it was taken" in done.stderr
     assert not (tmp_path / "r").exists()
+
+
+# A hand-written stack whose custom resource makes a DNS record out of band and whose Delete
+# handler is destructive (it removes the record and empties the bucket, as Copilot's
+# custom-domain and bucket-cleaner handlers do), on a runtime AWS no longer creates.
+DESTRUCTIVE = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  Name: {Type: String}
+Resources:
+  Data:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub "${Name}-logs"}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: !Sub "${Name}.example.net"}
+  AppRecordRole:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {Service: lambda.amazonaws.com}, Action: "sts:AssumeRole"}]
+  AppRecordFunction:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: python3.9
+      Handler: index.handler
+      Timeout: 60
+      Role: !GetAtt AppRecordRole.Arn
+      Code:
+        ZipFile: |
+          import json, urllib.request, boto3
+          def handler(event, context):
+              p = event["ResourceProperties"]
+              def change(action):
+                  boto3.client("route53").change_resource_record_sets(HostedZoneId=p["ZoneId"], ChangeBatch={"Changes": [
+                      {"Action": action, "ResourceRecordSet": {"Name": p["RecordName"], "Type": "A", "TTL": 60,
+                                                               "ResourceRecords": [{"Value": "192.0.2.10"}]}}]})
+              if event["RequestType"] == "Delete":
+                  change("DELETE")
+                  s3 = boto3.client("s3")
+                  for o in s3.list_objects_v2(Bucket=p["BucketName"]).get("Contents", []):
+                      s3.delete_object(Bucket=p["BucketName"], Key=o["Key"])
+              else:
+                  change("UPSERT")
+              body = json.dumps({"Status": "SUCCESS", "PhysicalResourceId": "app-record", "StackId": event["StackId"],
+                                 "RequestId": event["RequestId"], "LogicalResourceId": event["LogicalResourceId"]})
+              urllib.request.urlopen(urllib.request.Request(event["ResponseURL"], data=body.encode(), method="PUT",
+                                                            headers={"Content-Type": ""}))
+  AppRecord:
+    Type: Custom::AppRecord
+    Properties:
+      ServiceToken: !GetAtt AppRecordFunction.Arn
+      ZoneId: !Ref Zone
+      RecordName: !Sub "app.${Name}.example.net"
+      BucketName: !Ref Data
+"""
+
+
+def test_rehearse_proves_a_destructive_delete_handler_never_runs_on_the_patched_path(cumulo, tmp_path):
+    name = f"rh{uuid.uuid4().hex[:8]}"
+    stack = f"{name}-stack"
+    source = tmp_path / "template.yml"
+    source.write_text(DESTRUCTIVE)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
+               "--parameter-overrides", f"Name={name}", "--capabilities", "CAPABILITY_IAM")
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "rehearsal"
+    done = rehearse(inventory, out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    md = (out / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    assert f"{stack}/AppRecordFunction: runtime python3.9, which AWS no longer accepts on create" in md
+    assert f"{stack}/AppRecord: its handler" in md and "runs the inline code" in md
+    patched, careless = md.split("## What a plain DeleteStack would destroy")
+    # The handler ran once on each twin's build (its Create), never on the patched path.
+    proof = patched.split("## Proof")[1]
+    assert "(none may be a Delete):\n\n- none" in proof, proof
+    assert "Out-of-band objects gone (none may be):\n\n- none" in proof, proof
+    assert "custom-resource Delete requests on the patched twin: 0" in done.stdout
+    # The careless delete ran the handler, which took the record and the bucket's contents
+    # with it, so the bucket and the zone went too.
+    assert f"- Delete {stack}/AppRecord (Custom::AppRecord)" in careless, careless
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"record app.{name}.example.net. A in {name}.example.net." in gone, gone
+    assert f"object s3://{name}-logs/cumulo-rehearsal/marker.txt" in gone, gone
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{stack}/AppRecord (Custom::AppRecord) app-record (custom resource: its Delete handler ran)" in destroyed
+    for logical in ("Data", "Zone", "AppRecordFunction", "AppRecordRole"):
+        assert f"{stack}/{logical} (" in destroyed, (logical, careless)
+    assert f"{stack}: DELETE_COMPLETE" in careless
+    # The account's record is untouched.
+    zone = physical(cumulo, stack, "Zone")
+    records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
+    assert any(r["Name"] == f"app.{name}.example.net." for r in records)

@@ -841,6 +841,29 @@ fn change_set_json(v: &ChangeSetView) -> Value {
     out
 }
 
+/// Drops the buckets and zones that are stack resources (reported as resources) from a
+/// list of objects gone, leaving what no stack owns.
+fn out_of_band(gone: Vec<(String, String)>, twin_inv: &Inventory) -> Vec<(String, String)> {
+    let owned: BTreeSet<String> = twin_inv
+        .stacks
+        .iter()
+        .flat_map(|s| &s.resources)
+        .filter_map(|r| {
+            let id = r.physical_id.as_deref()?;
+            match r.resource_type.as_str() {
+                "AWS::S3::Bucket" => Some(format!("bucket {id}")),
+                "AWS::Route53::HostedZone" => {
+                    Some(format!("zone {}", id.rsplit('/').next().unwrap_or(id)))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    gone.into_iter()
+        .filter(|(k, _)| !owned.contains(k))
+        .collect()
+}
+
 /// Reads one resource on the twin, as the inventory read it on the account.
 fn describer(client: &HttpReadClient) -> impl FnMut(&str, &str) -> LiveState + '_ {
     move |rtype, physical| match live::describe(client, rtype, physical) {
@@ -939,7 +962,7 @@ fn patched(
             .push(format!("a custom-resource Delete handler ran: {h}"));
     }
     let after = twin.world(&inv.region)?;
-    r.gone = before.gone_in(&after);
+    r.gone = out_of_band(before.gone_in(&after), &twin_inv);
     for (_, d) in &r.gone {
         r.failures.push(format!("gone on the patched twin: {d}"));
     }
@@ -988,7 +1011,7 @@ fn careless(
     }
     r.careless.handler_requests = twin.handler_requests(sent_before);
     let after = twin.world(&inv.region)?;
-    r.careless.gone = before.gone_in(&after);
+    r.careless.gone = out_of_band(before.gone_in(&after), &twin_inv);
     let client = HttpReadClient::local(&twin.endpoint, &inv.region)?;
     let mut describe = describer(&client);
     let handed: BTreeSet<&str> = manifest["stacks"]
@@ -1011,6 +1034,23 @@ fn careless(
                 "{}/{} ({}) {physical}",
                 s.name, res.logical_id, res.resource_type
             );
+            if cumulo_migrate::inventory::take::is_custom(&res.resource_type) {
+                let sent = r
+                    .careless
+                    .handler_requests
+                    .iter()
+                    .any(|h| h.starts_with(&format!("Delete {}/{} ", s.name, res.logical_id)));
+                if sent {
+                    r.careless
+                        .destroyed
+                        .push(format!("{line} (custom resource: its Delete handler ran)"));
+                } else {
+                    r.careless
+                        .survived
+                        .push(format!("{line} (custom resource: no Delete was sent)"));
+                }
+                continue;
+            }
             match describe(&res.resource_type, physical) {
                 LiveState::Gone { .. } => r.careless.destroyed.push(line),
                 state @ LiveState::Described { .. } if !still_there(&state) => r
