@@ -285,6 +285,34 @@ impl HttpReadClient {
     }
 }
 
+impl HttpReadClient {
+    /// GETs a presigned URL (a function's code, as GetFunction's Code.Location names it): a
+    /// read by construction, unsigned since the URL carries its own authorization.
+    pub fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
+        self.runtime.block_on(async {
+            let req = http::Request::get(url)
+                .body(Full::new(Bytes::new()))
+                .map_err(|e| e.to_string())?;
+            let response = tokio::time::timeout(Duration::from_secs(60), self.http.request(req))
+                .await
+                .map_err(|_| "timed out after 60 s".to_string())?
+                .map_err(|e| e.to_string())?;
+            let status = response.status();
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| e.to_string())?
+                .to_bytes();
+            if status.is_success() {
+                Ok(body.to_vec())
+            } else {
+                Err(format!("HTTP {status}"))
+            }
+        })
+    }
+}
+
 impl ReadClient for HttpReadClient {
     fn call(&self, request: &ReadRequest) -> Result<Value, CallError> {
         self.runtime.block_on(self.send(request))

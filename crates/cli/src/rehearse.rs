@@ -33,8 +33,8 @@ use cumulo_migrate::inventory::live;
 use cumulo_migrate::inventory::model::{Inventory, LiveState, Selection};
 use cumulo_migrate::inventory::take::{Request, take};
 use cumulo_migrate::rehearse::{
-    Rehearsal, World, check_imports, deploy_order, markdown, nested_templates, record_key,
-    refused_on_create, still_there,
+    Rehearsal, World, check_imports, code_sha256, deploy_order, markdown, nested_templates,
+    record_key, refused_on_create, s3_code, still_there,
 };
 use cumulo_services::acm::AcmService;
 use cumulo_services::route53::Route53Service;
@@ -104,9 +104,10 @@ pub fn run(args: &RehearseArgs) -> anyhow::Result<ExitCode> {
         ..Rehearsal::default()
     };
     r.notes = code_notes(&inv);
+    let packages = fetch_packages(&inv, &mut r.notes)?;
     r.deployed = deploy_order(&inv).iter().map(|s| s.name.clone()).collect();
-    patched(&rt, &inv, &plan, &manifest, &options(), &mut r)?;
-    careless(&rt, &inv, &manifest, &mut r)?;
+    patched(&rt, &inv, &packages, &plan, &manifest, &options(), &mut r)?;
+    careless(&rt, &inv, &packages, &manifest, &mut r)?;
 
     let md = markdown(&r);
     if let Some(dir) = &args.out {
@@ -180,9 +181,9 @@ fn code_notes(inv: &Inventory) -> Vec<String> {
                     "{}/{}: its handler {} runs the inline code the template records",
                     s.name, cr.logical_id, f.name
                 ));
-            } else {
+            } else if f.code.s3_bucket.is_none() || f.code.s3_key.is_none() {
                 notes.push(format!(
-                    "{}/{}: the inventory does not hold the code of its handler {} (only its location): the twin cannot run it",
+                    "{}/{}: the inventory holds neither the code of its handler {} nor a literal S3 location for it: the twin cannot run it",
                     s.name, cr.logical_id, f.name
                 ));
             }
@@ -215,6 +216,65 @@ fn code_notes(inv: &Inventory) -> Vec<String> {
     notes
 }
 
+/// A function package the twin must hold where its template's Code names it.
+struct Package {
+    bucket: String,
+    key: String,
+    bytes: Vec<u8>,
+}
+
+/// The packages of the functions whose templates take their code from S3, read from
+/// GetFunction's Code.Location as the inventory recorded it and checked against the recorded
+/// CodeSha256. The location is presigned and short-lived on AWS: an expired one is named.
+fn fetch_packages(inv: &Inventory, notes: &mut Vec<String>) -> anyhow::Result<Vec<Package>> {
+    let wanted = s3_code(inv);
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let client = HttpReadClient::local("http://127.0.0.1", &inv.region)?;
+    let mut out: Vec<Package> = Vec::new();
+    for w in wanted {
+        let at = format!("{}/{} (s3://{}/{})", w.stack, w.logical_id, w.bucket, w.key);
+        if out.iter().any(|p| p.bucket == w.bucket && p.key == w.key) {
+            continue;
+        }
+        let Some(url) = &w.location else {
+            notes.push(format!(
+                "{at}: the inventory recorded no code location: the twin cannot create the function"
+            ));
+            continue;
+        };
+        match client.fetch(url) {
+            Ok(bytes) => {
+                let sha = code_sha256(&bytes);
+                if w.sha256.as_deref().is_some_and(|want| want != sha) {
+                    notes.push(format!(
+                        "{at}: the code read from its location is not the recorded package (CodeSha256 {sha}, not {}): not used",
+                        w.sha256.as_deref().unwrap_or_default()
+                    ));
+                    continue;
+                }
+                notes.push(format!(
+                    "{at}: code read from GetFunction's Code.Location (CodeSha256 {sha}, as recorded){}",
+                    w.runtime
+                        .as_deref()
+                        .map(|r| format!(", runtime {r}"))
+                        .unwrap_or_default()
+                ));
+                out.push(Package {
+                    bucket: w.bucket,
+                    key: w.key,
+                    bytes,
+                });
+            }
+            Err(e) => notes.push(format!(
+                "{at}: its code location could not be read ({e}; AWS's expires minutes after the inventory was taken): take the inventory again just before rehearsing"
+            )),
+        }
+    }
+    Ok(out)
+}
+
 /// A directory removed when dropped.
 struct TempDir(PathBuf);
 
@@ -237,6 +297,7 @@ impl Twin {
     fn build(
         rt: &tokio::runtime::Runtime,
         inv: &Inventory,
+        packages: &[Package],
         notes: &mut Vec<String>,
     ) -> anyhow::Result<Result<Twin, String>> {
         let dir = std::env::temp_dir().join(format!("cumulo-rehearse-{}", uuid::Uuid::new_v4()));
@@ -264,6 +325,10 @@ impl Twin {
                     "nested stack {stack}: its recorded template cannot be placed for its parent: {why}"
                 )),
             }
+        }
+        for p in packages {
+            use crate::target::Target;
+            rt.block_on(twin.target.publish(&p.bucket, &p.key, p.bytes.clone()))?;
         }
         twin.put_ssm_parameters(rt, inv)?;
         for s in deploy_order(inv) {
@@ -372,21 +437,31 @@ impl Twin {
             .and_then(|o| o.stacks.into_iter().next())
     }
 
-    /// `: <logical id> <status>: <reason>` of the stack's first failed event, if any.
+    /// `: <logical id> <status>: <reason>` of the stack's first failed event, if any (every
+    /// page read: the first failure is the oldest).
     async fn first_failure(&self, stack_id: &str) -> String {
-        let input = DescribeStackEventsInput {
-            stack_name: stack_id.to_string(),
-            next_token: None,
-        };
-        let Ok(page) = self
-            .target
-            .engine()
-            .describe_stack_events(&self.target.caller_of(), input)
-            .await
-        else {
-            return String::new();
-        };
-        page.stack_events
+        let mut events = Vec::new();
+        let mut token = None;
+        loop {
+            let input = DescribeStackEventsInput {
+                stack_name: stack_id.to_string(),
+                next_token: token.take(),
+            };
+            let Ok(page) = self
+                .target
+                .engine()
+                .describe_stack_events(&self.target.caller_of(), input)
+                .await
+            else {
+                break;
+            };
+            events.extend(page.stack_events);
+            match page.next_token {
+                Some(t) => token = Some(t),
+                None => break,
+            }
+        }
+        events
             .iter()
             .rev()
             .find(|e| e.resource_status.ends_with("_FAILED") && e.resource_status_reason.is_some())
@@ -878,12 +953,13 @@ fn describer(client: &HttpReadClient) -> impl FnMut(&str, &str) -> LiveState + '
 fn patched(
     rt: &tokio::runtime::Runtime,
     inv: &Inventory,
+    packages: &[Package],
     plan: &Generated,
     manifest: &Value,
     options: &Options,
     r: &mut Rehearsal,
 ) -> anyhow::Result<()> {
-    let twin = match Twin::build(rt, inv, &mut r.notes)? {
+    let twin = match Twin::build(rt, inv, packages, &mut r.notes)? {
         Ok(t) => t,
         Err(why) => {
             r.failures.push(why);
@@ -989,11 +1065,12 @@ fn patched(
 fn careless(
     rt: &tokio::runtime::Runtime,
     inv: &Inventory,
+    packages: &[Package],
     manifest: &Value,
     r: &mut Rehearsal,
 ) -> anyhow::Result<()> {
     let mut notes = Vec::new();
-    let twin = match Twin::build(rt, inv, &mut notes)? {
+    let twin = match Twin::build(rt, inv, packages, &mut notes)? {
         Ok(t) => t,
         Err(why) => {
             r.failures.push(format!("the careless twin: {why}"));

@@ -131,6 +131,90 @@ pub fn refused_on_create(runtime: &str) -> bool {
     REFUSED_ON_CREATE.contains(&runtime)
 }
 
+/// A package's `CodeSha256` as Lambda reports it (the SHA-256 of the zip, base64), to check
+/// fetched code against what the inventory recorded.
+pub fn code_sha256(package: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let digest = Sha256::digest(package);
+    let mut out = String::new();
+    for chunk in digest.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A function whose code the template takes from S3 by literal bucket and key: where the
+/// twin must hold the package, and where the account's package can be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct S3Code {
+    pub stack: String,
+    pub logical_id: String,
+    pub bucket: String,
+    pub key: String,
+    /// GetFunction's Code.Location as the inventory recorded it (presigned, short-lived).
+    pub location: Option<String>,
+    /// GetFunction's Configuration.CodeSha256.
+    pub sha256: Option<String>,
+    pub runtime: Option<String>,
+}
+
+/// Every Lambda function of the inventory's templates whose Code is a literal S3Bucket and
+/// S3Key, with what the inventory's GetFunction read says of its package.
+pub fn s3_code(inv: &Inventory) -> Vec<S3Code> {
+    let mut out = Vec::new();
+    for s in &inv.stacks {
+        let Ok(doc) = cumulo_template::parse_template(&s.template) else {
+            continue;
+        };
+        let t = doc.value.to_json();
+        for (logical, res) in t["Resources"].as_object().into_iter().flatten() {
+            if res["Type"] != "AWS::Lambda::Function" {
+                continue;
+            }
+            let code = &res["Properties"]["Code"];
+            let (Some(bucket), Some(key)) = (code["S3Bucket"].as_str(), code["S3Key"].as_str())
+            else {
+                continue;
+            };
+            let read = s.resource(logical).and_then(|r| match &r.live {
+                LiveState::Described { calls } => calls
+                    .iter()
+                    .find(|c| c.operation == "GetFunction")
+                    .map(|c| c.output.clone()),
+                _ => None,
+            });
+            let text = |v: &Value| v.as_str().map(String::from);
+            out.push(S3Code {
+                stack: s.name.clone(),
+                logical_id: logical.clone(),
+                bucket: bucket.to_string(),
+                key: key.to_string(),
+                location: read.as_ref().and_then(|o| text(&o["Code"]["Location"])),
+                sha256: read
+                    .as_ref()
+                    .and_then(|o| text(&o["Configuration"]["CodeSha256"])),
+                runtime: read
+                    .as_ref()
+                    .and_then(|o| text(&o["Configuration"]["Runtime"])),
+            });
+        }
+    }
+    out
+}
+
 /// The bucket and key an S3 template URL names, in the URL forms CloudFormation accepts
 /// (path style with or without a region, virtual-hosted style).
 pub fn s3_location(url: &str) -> Option<(String, String)> {
@@ -554,6 +638,42 @@ mod tests {
         assert!(refused_on_create("python3.8"));
         assert!(!refused_on_create("nodejs22.x"));
         assert!(!refused_on_create("python3.13"));
+    }
+
+    #[test]
+    fn code_sha256_is_lambdas_base64_digest() {
+        // printf 'abc' | openssl dgst -sha256 -binary | base64
+        assert_eq!(
+            code_sha256(b"abc"),
+            "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
+        );
+        assert_eq!(code_sha256(b"").len(), 44);
+    }
+
+    #[test]
+    fn functions_with_literal_s3_code_and_their_recorded_package() {
+        let template = "Resources:\n  F: {Type: AWS::Lambda::Function, Properties: {Code: {S3Bucket: art, S3Key: f.zip}}}\n  G: {Type: AWS::Lambda::Function, Properties: {Code: {ZipFile: x}}}\n";
+        let inv = inventory(vec![stack(
+            "s",
+            template,
+            json!({"resources": [{"logical_id": "F", "resource_type": "AWS::Lambda::Function",
+                "physical_id": "f", "status": "CREATE_COMPLETE", "live": {"state": "described", "calls": [
+                    {"service": "lambda", "operation": "GetFunction", "input": {},
+                     "output": {"Code": {"Location": "http://x/code"},
+                                "Configuration": {"CodeSha256": "abc=", "Runtime": "nodejs20.x"}}}]}}]}),
+        )]);
+        assert_eq!(
+            s3_code(&inv),
+            [S3Code {
+                stack: "s".into(),
+                logical_id: "F".into(),
+                bucket: "art".into(),
+                key: "f.zip".into(),
+                location: Some("http://x/code".into()),
+                sha256: Some("abc=".into()),
+                runtime: Some("nodejs20.x".into()),
+            }]
+        );
     }
 
     #[test]
