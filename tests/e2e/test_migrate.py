@@ -771,6 +771,37 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     gate = migrate("check", "--changeset", str(described), "--manifest", str(out / "manifest.json"), "--stack", stack)
     assert gate.returncode == 0, gate.stdout + gate.stderr
 
+    # The rehearsal needs the app stack too: the delegation handler assumes its DNS role.
+    (tmp_path / "both").mkdir()
+    taken, both = take_inventory(cumulo, tmp_path / "both", "--stack", f"{app}-infrastructure-roles",
+                                 "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
+    rehearsed = rehearse(both, tmp_path / "rehearsal")
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    # The twin ran the handlers' real code on the runtime AWS no longer creates.
+    assert f"{stack}/DNSDelegationFunction: runtime nodejs20.x, which AWS no longer accepts on create" in md
+    assert f"{stack}/CertificateValidationFunction (s3://{handlers}/dns-cert-validator.js.zip): code read" in md
+    imports = re.search(r"imports resolving on the twin after teardown: (\d+) of (\d+)", rehearsed.stdout)
+    assert imports and imports[1] == imports[2] and int(imports[1]) >= 50, rehearsed.stdout
+    assert "custom-resource Delete requests on the patched twin: 0" in rehearsed.stdout
+    assert f"{stack}: the gate passed" in md
+    # Teardown deletes the environment before the stack whose role it was given.
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    assert teardown.index(f"- {stack}: DELETE_COMPLETE") < teardown.index(f"- {app}-infrastructure-roles: DELETE_COMPLETE")
+    # The careless DeleteStack runs the destructive handlers: the ALB, the certificate, its
+    # validation records, the alias and the NS delegation go.
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    for handle in ("HTTPSCert", "DelegateDNSAction", "CustomDomainAction"):
+        assert f"- Delete {stack}/{handle} (" in careless, handle
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{stack}/PublicLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"- certificate test.{app}.example.com (arn:aws:acm:" in gone, gone
+    assert re.search(rf"- record _[0-9a-f]+\.test\.{app}\.example\.com\. CNAME", gone), gone
+    assert f"- record test.{app}.example.com. NS in {app}.example.com." in gone, gone
+
 
 # The Copilot helpers of test_copilot.py: its app stand-in, its deploy and render, its handlers
 # fixture (the seed's handlers uploaded once per module).
@@ -919,6 +950,11 @@ def test_rehearse_refuses_a_tampered_inventory(cumulo, tmp_path, plain_stack):
     _, stack = plain_stack
     proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
     assert proc.returncode == 0, proc.stderr
+    unknown = rehearse(inventory, tmp_path / "r", "--keep", "no-such-stack")
+    assert unknown.returncode == 2 and "--keep no-such-stack: no such stack" in unknown.stderr
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert rehearse(inventory, a_file).returncode == 2
     inventory.write_text(inventory.read_text().replace('"us-east-1"', '"eu-west-1"'))
     done = rehearse(inventory, tmp_path / "r")
     assert done.returncode == 2

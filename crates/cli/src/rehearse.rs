@@ -34,7 +34,7 @@ use cumulo_migrate::inventory::model::{Inventory, LiveState, Selection};
 use cumulo_migrate::inventory::take::{Request, take};
 use cumulo_migrate::rehearse::{
     Rehearsal, World, check_imports, code_sha256, deploy_order, markdown, nested_templates,
-    record_key, refused_on_create, s3_code, still_there,
+    record_key, refused_on_create, resolve_import, s3_code, still_there,
 };
 use cumulo_services::acm::AcmService;
 use cumulo_services::route53::Route53Service;
@@ -1045,10 +1045,12 @@ fn patched(
     let client = HttpReadClient::local(&twin.endpoint, &inv.region)?;
     r.imports = check_imports(
         manifest,
+        inv,
         &twin_manifest,
         &twin_inv,
         &after,
         &mut describer(&client),
+        &mut |tf, id| resolve_import(&client, tf, id),
     );
     for i in r.imports.iter().filter(|i| !i.holds) {
         r.failures.push(format!(

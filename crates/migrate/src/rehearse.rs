@@ -12,8 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Root stacks in the order a twin is built: a stack exporting a value before every stack
-/// importing it; among the rest Copilot's app before its environments before their workloads
-/// (the order Copilot deploys them), then by name. Nested stacks come with their parents.
+/// importing it, and a stack whose output another takes as a parameter value before that one;
+/// among the rest stacks no tool made, then Copilot's app before its environments before
+/// their workloads (the order Copilot deploys them), then by name. Nested stacks come with
+/// their parents.
 pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
     let by_id: BTreeMap<&str, &Stack> = inv.stacks.iter().map(|s| (s.id.as_str(), s)).collect();
     let root_of = |s: &Stack| -> String {
@@ -41,10 +43,56 @@ pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
             }
         }
     }
+    // A parameter whose value is another stack's output was most likely given that output
+    // (Copilot passes the app stack's role ARNs to environments this way).
+    let roots: Vec<&Stack> = inv
+        .stacks
+        .iter()
+        .filter(|s| s.parent_id.is_none())
+        .collect();
+    for s in &roots {
+        for p in &s.parameters {
+            for other in roots.iter().filter(|o| o.name != s.name) {
+                if other
+                    .outputs
+                    .iter()
+                    .any(|o| !o.value.is_empty() && o.value == p.value)
+                {
+                    needs
+                        .entry(s.name.clone())
+                        .or_default()
+                        .insert(other.name.clone());
+                }
+            }
+        }
+    }
+    // Copilot's own order: an environment after its app, a workload after its environment.
+    for s in &roots {
+        let Some(me) = &s.copilot else { continue };
+        for other in roots.iter().filter(|o| o.name != s.name) {
+            let Some(them) = &other.copilot else { continue };
+            let before = them.app == me.app
+                && match (me.kind, them.kind) {
+                    (CopilotKind::Env, CopilotKind::App) => true,
+                    (CopilotKind::Workload | CopilotKind::Pipeline, CopilotKind::App) => true,
+                    (CopilotKind::Workload, CopilotKind::Env) => them.env == me.env,
+                    _ => false,
+                };
+            if before {
+                needs
+                    .entry(s.name.clone())
+                    .or_default()
+                    .insert(other.name.clone());
+            }
+        }
+    }
+    // Stacks no tool names (shared networks, say) first, then Copilot's app, environments and
+    // workloads.
     let rank = |s: &Stack| match s.copilot.as_ref().map(|c| c.kind) {
-        Some(CopilotKind::App) => 0,
-        Some(CopilotKind::Env) => 1,
-        Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) | None => 2,
+        None => 0,
+        Some(CopilotKind::App) => 1,
+        Some(CopilotKind::Env) => 2,
+        Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) => 3,
     };
     let mut left: Vec<&Stack> = inv
         .stacks
@@ -326,6 +374,206 @@ pub fn still_there(state: &LiveState) -> bool {
     }
 }
 
+/// Resolves a Terraform import id through the twin's API for the types whose stack physical
+/// id alone has no Describe (routes, associations, rules, attachments, EFS, log resource
+/// policies): `None` when no resolver is known, else `Ok(how)` or `Err(why not)`.
+pub fn resolve_import(
+    client: &dyn crate::inventory::reads::ReadClient,
+    tf: &str,
+    id: &str,
+) -> Option<Result<String, String>> {
+    use crate::inventory::reads::ReadRequest;
+    let read = |service: &str, operation: &str, input: Value| -> Result<Value, String> {
+        let request = ReadRequest::new(service, operation, input).map_err(|e| e.to_string())?;
+        client
+            .call(&request)
+            .map_err(|e| format!("{operation} answers {}", e.code))
+    };
+    let list = |v: &Value| -> Vec<Value> {
+        match v {
+            Value::Array(a) => a.clone(),
+            Value::Null => Vec::new(),
+            other => vec![other.clone()],
+        }
+    };
+    let found = |ok: bool, what: String| {
+        if ok {
+            Ok(format!("{what} answers with it"))
+        } else {
+            Err(format!("{what} does not list it"))
+        }
+    };
+    let table = |rtb: &str| -> Result<Value, String> {
+        let out = read(
+            "ec2",
+            "DescribeRouteTables",
+            serde_json::json!({"RouteTableId.1": rtb}),
+        )?;
+        list(&out["routeTableSet"])
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("DescribeRouteTables does not list {rtb}"))
+    };
+    Some(match tf {
+        "aws_route" => {
+            let (rtb, cidr) = id.split_once('_')?;
+            table(rtb).and_then(|t| {
+                let ok = list(&t["routeSet"]).iter().any(|r| {
+                    r["destinationCidrBlock"] == cidr || r["destinationIpv6CidrBlock"] == cidr
+                });
+                found(ok, format!("DescribeRouteTables ({rtb}, route {cidr})"))
+            })
+        }
+        "aws_route_table_association" => {
+            let (subnet, rtb) = id.split_once('/')?;
+            table(rtb).and_then(|t| {
+                let ok = list(&t["associationSet"])
+                    .iter()
+                    .any(|a| a["subnetId"] == subnet);
+                found(
+                    ok,
+                    format!("DescribeRouteTables ({rtb}, association of {subnet})"),
+                )
+            })
+        }
+        "aws_internet_gateway_attachment" => {
+            let (igw, vpc) = id.split_once(':')?;
+            read(
+                "ec2",
+                "DescribeInternetGateways",
+                serde_json::json!({"InternetGatewayId.1": igw}),
+            )
+            .and_then(|out| {
+                let ok = list(&out["internetGatewaySet"])
+                    .iter()
+                    .any(|g| list(&g["attachmentSet"]).iter().any(|a| a["vpcId"] == vpc));
+                found(
+                    ok,
+                    format!("DescribeInternetGateways ({igw} attached to {vpc})"),
+                )
+            })
+        }
+        "aws_security_group_rule" => {
+            // sg_ingress_tcp_443_443_10.0.0.0/8, `all` for every protocol, `self` for the group.
+            let parts: Vec<&str> = id.splitn(6, '_').collect();
+            let [sg, direction, protocol, low, high, source] = parts.as_slice() else {
+                return None;
+            };
+            let source = if *source == "self" { *sg } else { *source };
+            read(
+                "ec2",
+                "DescribeSecurityGroups",
+                serde_json::json!({"GroupId.1": sg}),
+            )
+            .and_then(|out| {
+                let group = list(&out["securityGroupInfo"]).into_iter().next();
+                let key = if *direction == "ingress" {
+                    "ipPermissions"
+                } else {
+                    "ipPermissionsEgress"
+                };
+                let ok = group.is_some_and(|g| {
+                    list(&g[key]).iter().any(|p| {
+                        let proto = p["ipProtocol"].as_str().unwrap_or_default();
+                        let ports = *protocol == "all"
+                            || (p["fromPort"].as_str() == Some(*low)
+                                && p["toPort"].as_str() == Some(*high));
+                        let proto_ok = (*protocol == "all" && proto == "-1") || proto == *protocol;
+                        let from = list(&p["ipRanges"]).iter().any(|r| r["cidrIp"] == source)
+                            || list(&p["ipv6Ranges"])
+                                .iter()
+                                .any(|r| r["cidrIpv6"] == source)
+                            || list(&p["groups"]).iter().any(|r| r["groupId"] == source);
+                        proto_ok && ports && from
+                    })
+                });
+                found(
+                    ok,
+                    format!("DescribeSecurityGroups ({sg} {direction} rule)"),
+                )
+            })
+        }
+        "aws_efs_file_system" => read(
+            "elasticfilesystem",
+            "DescribeFileSystems",
+            serde_json::json!({"FileSystemId": id}),
+        )
+        .and_then(|out| {
+            let ok = list(&out["FileSystems"])
+                .iter()
+                .any(|f| f["FileSystemId"] == id);
+            found(ok, format!("DescribeFileSystems ({id})"))
+        }),
+        "aws_efs_mount_target" => read(
+            "elasticfilesystem",
+            "DescribeMountTargets",
+            serde_json::json!({"MountTargetId": id}),
+        )
+        .and_then(|out| {
+            let ok = list(&out["MountTargets"])
+                .iter()
+                .any(|m| m["MountTargetId"] == id);
+            found(ok, format!("DescribeMountTargets ({id})"))
+        }),
+        "aws_cloudwatch_log_resource_policy" => {
+            read("logs", "DescribeResourcePolicies", serde_json::json!({})).and_then(|out| {
+                let ok = list(&out["resourcePolicies"])
+                    .iter()
+                    .any(|p| p["policyName"] == id);
+                found(ok, format!("DescribeResourcePolicies ({id})"))
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// What an out-of-band import names, the same on the account and on the twin although their
+/// ids differ: a certificate by its domain; a record by its zone's name, its name (an ACM
+/// validation label `_<hex>` made generic, each certificate having its own) and type.
+pub fn out_of_band_signature(inv: &Inventory, to: &str, id: &str) -> Option<String> {
+    let kind = to.split('.').next().unwrap_or_default();
+    match kind {
+        "aws_acm_certificate" => inv
+            .out_of_band
+            .certificates
+            .iter()
+            .find(|c| c.arn == id)
+            .map(|c| format!("certificate {}", c.domain_name)),
+        "aws_route53_record" => {
+            let (zone_id, rest) = id.split_once('_')?;
+            let zone = inv
+                .out_of_band
+                .hosted_zones
+                .iter()
+                .find(|z| z.id == zone_id)?;
+            let (name, rtype) = rest.rsplit_once('_')?;
+            let (name, rtype) = if rtype.chars().all(|c| c.is_ascii_uppercase()) {
+                (name, rtype)
+            } else {
+                // A set identifier follows the type.
+                name.rsplit_once('_')?
+            };
+            let generic: Vec<String> = name
+                .split('.')
+                .map(|label| {
+                    let hex = label.strip_prefix('_').unwrap_or_default();
+                    if hex.len() >= 16 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+                        "_*".to_string()
+                    } else {
+                        label.to_string()
+                    }
+                })
+                .collect();
+            Some(format!(
+                "record {} {} {rtype}",
+                zone.name,
+                generic.join(".")
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// One import of the plan, checked on the twin after teardown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportCheck {
@@ -346,10 +594,12 @@ pub struct ImportCheck {
 /// when the twin's `after` world still holds it.
 pub fn check_imports(
     account: &Value,
+    account_inventory: &Inventory,
     twin: &Value,
     twin_inventory: &Inventory,
     after: &World,
     describe: &mut dyn FnMut(&str, &str) -> LiveState,
+    resolve: &mut dyn FnMut(&str, &str) -> Option<Result<String, String>>,
 ) -> Vec<ImportCheck> {
     let list = |m: &Value| -> Vec<Value> { m["imports"].as_array().cloned().unwrap_or_default() };
     let twin_imports = list(twin);
@@ -364,14 +614,30 @@ pub fn check_imports(
             holds: false,
             how: String::new(),
         };
-        let Some(t) = twin_imports.iter().find(|t| t["to"] == to.as_str()) else {
+        // Out-of-band objects' addresses carry the account's ids: match them by what they name.
+        let by_signature = || {
+            let want = out_of_band_signature(account_inventory, &to, &check.account_id)?;
+            twin_imports.iter().find(|t| {
+                t["type"] == "out-of-band"
+                    && out_of_band_signature(
+                        twin_inventory,
+                        t["to"].as_str().unwrap_or_default(),
+                        t["id"].as_str().unwrap_or_default(),
+                    )
+                    .as_deref()
+                        == Some(want.as_str())
+            })
+        };
+        let same_address = twin_imports.iter().find(|t| t["to"] == to.as_str());
+        let Some(t) = same_address.or_else(by_signature) else {
             check.how =
                 "the twin's plan has no such import: the twin differs from the account".into();
             out.push(check);
             continue;
         };
         check.twin_id = t["id"].as_str().unwrap_or_default().to_string();
-        let kind = to.split('.').next().unwrap_or_default();
+        let twin_to = t["to"].as_str().unwrap_or_default();
+        let kind = twin_to.split('.').next().unwrap_or_default();
         if t["type"] == "out-of-band" {
             let key = match kind {
                 "aws_acm_certificate" => format!("certificate {}", check.twin_id),
@@ -434,7 +700,14 @@ pub fn check_imports(
                     message.unwrap_or_default()
                 )
             }
-            LiveState::NotRead { reason } => check.how = format!("not proven: {reason}"),
+            LiveState::NotRead { reason } => match resolve(kind, &check.twin_id) {
+                Some(Ok(how)) => {
+                    check.holds = true;
+                    check.how = how;
+                }
+                Some(Err(why)) => check.how = format!("gone: {why}"),
+                None => check.how = format!("not proven: {reason}"),
+            },
         }
         out.push(check);
     }
@@ -605,7 +878,13 @@ mod tests {
             stack(
                 "a-web",
                 "Resources: {}\n",
-                json!({"copilot": {"kind": "workload", "app": "a"}}),
+                json!({"copilot": {"kind": "workload", "app": "a", "env": "test"}}),
+            ),
+            stack(
+                "b-roles",
+                "Resources: {}\n",
+                json!({"outputs": [{"key": "Role", "value": "arn:aws:iam::1:role/dns"}],
+                       "copilot": {"kind": "workload", "app": "b", "env": "x"}}),
             ),
             stack(
                 "consumer",
@@ -615,7 +894,8 @@ mod tests {
             stack(
                 "a-test",
                 "Resources: {}\n",
-                json!({"copilot": {"kind": "env", "app": "a"}}),
+                json!({"copilot": {"kind": "env", "app": "a", "env": "test"},
+                       "parameters": [{"key": "DNSRole", "value": "arn:aws:iam::1:role/dns"}]}),
             ),
             stack(
                 "producer",
@@ -629,7 +909,10 @@ mod tests {
             ),
         ]);
         let names: Vec<&str> = deploy_order(&inv).iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["a-test", "a-web", "producer", "consumer"]);
+        assert_eq!(
+            names,
+            ["producer", "consumer", "b-roles", "a-test", "a-web"]
+        );
     }
 
     #[test]
@@ -674,6 +957,89 @@ mod tests {
                 runtime: Some("nodejs20.x".into()),
             }]
         );
+    }
+
+    #[test]
+    fn out_of_band_objects_are_matched_by_what_they_name() {
+        let mut inv = inventory(vec![]);
+        inv.out_of_band = serde_json::from_value(json!({
+            "certificates": [{"arn": "arn:c1", "region": "us-east-1", "domain_name": "test.app.example.com",
+                              "status": "ISSUED", "found_by": "tags"}],
+            "hosted_zones": [{"id": "ZA", "name": "app.example.com."}]}))
+        .unwrap();
+        let sig = |to: &str, id: &str| out_of_band_signature(&inv, to, id);
+        assert_eq!(
+            sig("aws_acm_certificate.cert_0", "arn:c1").as_deref(),
+            Some("certificate test.app.example.com")
+        );
+        assert_eq!(
+            sig(
+                "aws_route53_record.record_ZA_2",
+                "ZA__7450508bb68d77970c7d8d38dd097d0a.test.app.example.com_CNAME"
+            )
+            .as_deref(),
+            Some("record app.example.com. _*.test.app.example.com CNAME")
+        );
+        assert_eq!(
+            sig("aws_route53_record.r", "ZA_www.app.example.com_A_blue").as_deref(),
+            Some("record app.example.com. www.app.example.com A")
+        );
+        assert_eq!(sig("aws_route53_record.r", "ZB_x_A"), None);
+    }
+
+    struct Fake(Value);
+
+    impl crate::inventory::reads::ReadClient for Fake {
+        fn call(
+            &self,
+            _: &crate::inventory::reads::ReadRequest,
+        ) -> Result<Value, crate::inventory::reads::CallError> {
+            Ok(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn import_ids_without_a_describe_resolve_through_their_parents_reads() {
+        let tables = Fake(
+            json!({"routeTableSet": [{"routeSet": [{"destinationCidrBlock": "0.0.0.0/0"}],
+            "associationSet": {"subnetId": "subnet-1"}}]}),
+        );
+        assert!(matches!(
+            resolve_import(&tables, "aws_route", "rtb-1_0.0.0.0/0"),
+            Some(Ok(_))
+        ));
+        assert!(matches!(
+            resolve_import(&tables, "aws_route", "rtb-1_10.0.0.0/8"),
+            Some(Err(_))
+        ));
+        assert!(matches!(
+            resolve_import(&tables, "aws_route_table_association", "subnet-1/rtb-1"),
+            Some(Ok(_))
+        ));
+        let groups = Fake(json!({"securityGroupInfo": [{"ipPermissions": [
+            {"ipProtocol": "-1", "groups": [{"groupId": "sg-1"}]},
+            {"ipProtocol": "tcp", "fromPort": "443", "toPort": "443", "ipRanges": [{"cidrIp": "10.0.0.0/8"}]}]}]}));
+        for id in [
+            "sg-1_ingress_all_0_65536_self",
+            "sg-1_ingress_tcp_443_443_10.0.0.0/8",
+        ] {
+            assert!(
+                matches!(
+                    resolve_import(&groups, "aws_security_group_rule", id),
+                    Some(Ok(_))
+                ),
+                "{id}"
+            );
+        }
+        assert!(matches!(
+            resolve_import(
+                &groups,
+                "aws_security_group_rule",
+                "sg-1_egress_tcp_443_443_10.0.0.0/8"
+            ),
+            Some(Err(_))
+        ));
+        assert!(resolve_import(&groups, "aws_made_up", "x").is_none());
     }
 
     #[test]
@@ -777,7 +1143,16 @@ mod tests {
                 message: Some(p.into()),
             },
         };
-        let checks = check_imports(&account, &twin, &twin_inv, &after, &mut describe);
+        let mut resolve = |_: &str, _: &str| None;
+        let checks = check_imports(
+            &account,
+            &twin_inv,
+            &twin,
+            &twin_inv,
+            &after,
+            &mut describe,
+            &mut resolve,
+        );
         let holds: Vec<(&str, bool)> = checks.iter().map(|c| (c.to.as_str(), c.holds)).collect();
         assert_eq!(
             holds,
