@@ -374,6 +374,9 @@ pub fn still_there(state: &LiveState) -> bool {
     }
 }
 
+/// How an import id resolved: `Ok(how)` or `Err(why not)`.
+pub type Resolved = Result<String, String>;
+
 /// Resolves a Terraform import id through the twin's API for the types whose stack physical
 /// id alone has no Describe (routes, associations, rules, attachments, EFS, log resource
 /// policies): `None` when no resolver is known, else `Ok(how)` or `Err(why not)`.
@@ -381,7 +384,7 @@ pub fn resolve_import(
     client: &dyn crate::inventory::reads::ReadClient,
     tf: &str,
     id: &str,
-) -> Option<Result<String, String>> {
+) -> Option<Resolved> {
     use crate::inventory::reads::ReadRequest;
     let read = |service: &str, operation: &str, input: Value| -> Result<Value, String> {
         let request = ReadRequest::new(service, operation, input).map_err(|e| e.to_string())?;
@@ -599,7 +602,7 @@ pub fn check_imports(
     twin_inventory: &Inventory,
     after: &World,
     describe: &mut dyn FnMut(&str, &str) -> LiveState,
-    resolve: &mut dyn FnMut(&str, &str) -> Option<Result<String, String>>,
+    resolve: &mut dyn FnMut(&str, &str) -> Option<Resolved>,
 ) -> Vec<ImportCheck> {
     let list = |m: &Value| -> Vec<Value> { m["imports"].as_array().cloned().unwrap_or_default() };
     let twin_imports = list(twin);
