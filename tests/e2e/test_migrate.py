@@ -894,6 +894,32 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
     delete = sections["What a plain DeleteStack would destroy"]
     assert "HTTPSCert (dns-cert-validator.js) Delete: certificate" in delete
 
+    # The rehearsal: the app stack kept (Copilot's app stack stays), the workload and the
+    # environment patched through the gate and deleted on the twin with every import resolving
+    # and no Delete handler run; the careless delete runs the env-controller, the certificate,
+    # delegation and rule-priority handlers, and takes the internal ALB with it.
+    rehearsed = rehearse(out, tmp_path / "rehearsal")
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert f"Stacks deployed, in order: {app}-infrastructure-roles, {env_stack}, {stack}." in md
+    assert f"{stack}/EnvControllerFunction (s3://{handlers}/env-controller.js.zip): code read" in md
+    counted = re.search(r"imports resolving on the twin after teardown: (\d+) of (\d+)", rehearsed.stdout)
+    assert counted and counted[1] == counted[2], rehearsed.stdout
+    assert "custom-resource Delete requests on the patched twin: 0" in rehearsed.stdout
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    assert teardown.index(f"- {stack}: DELETE_COMPLETE") < teardown.index(f"- {env_stack}: DELETE_COMPLETE")
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    for handle in (f"{stack}/EnvControllerAction", f"{env_stack}/HTTPSCert", f"{env_stack}/DelegateDNSAction"):
+        assert f"- Delete {handle} (" in careless, handle
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{env_stack}/InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
+    assert f"{env_stack}/Cluster (AWS::ECS::Cluster)" in destroyed
+    survived = careless.split("Stack resources that survived:")[1].split("Custom-resource handler")[0]
+    assert "not checked" not in survived, survived
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"- certificate {env}.{app}.example.com (arn:aws:acm:" in gone, gone
+    assert f"- record {env}.{app}.example.com. NS in {app}.example.com." in gone, gone
+
     for s in (stack, env_stack, f"{app}-infrastructure-roles"):
         cfn.delete_stack(StackName=s)
         cfn.get_waiter("stack_delete_complete").wait(StackName=s, WaiterConfig={"Delay": 1, "MaxAttempts": 300})

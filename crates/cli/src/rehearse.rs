@@ -107,7 +107,7 @@ pub fn run(args: &RehearseArgs) -> anyhow::Result<ExitCode> {
     let packages = fetch_packages(&inv, &mut r.notes)?;
     r.deployed = deploy_order(&inv).iter().map(|s| s.name.clone()).collect();
     patched(&rt, &inv, &packages, &plan, &manifest, &options(), &mut r)?;
-    careless(&rt, &inv, &packages, &manifest, &mut r)?;
+    careless(&rt, &inv, &packages, &manifest, &options(), &mut r)?;
 
     let md = markdown(&r);
     if let Some(dir) = &args.out {
@@ -1069,6 +1069,7 @@ fn careless(
     inv: &Inventory,
     packages: &[Package],
     manifest: &Value,
+    options: &Options,
     r: &mut Rehearsal,
 ) -> anyhow::Result<()> {
     let mut notes = Vec::new();
@@ -1093,6 +1094,12 @@ fn careless(
     r.careless.gone = out_of_band(before.gone_in(&after), &twin_inv);
     let client = HttpReadClient::local(&twin.endpoint, &inv.region)?;
     let mut describe = describer(&client);
+    // The careless twin's own import ids, for the types no Describe reads by physical id.
+    let twin_imports: Vec<Value> = generate(&twin_inv, options)
+        .ok()
+        .and_then(|g| serde_json::from_str::<Value>(&g.files["manifest.json"]).ok())
+        .and_then(|m| m["imports"].as_array().cloned())
+        .unwrap_or_default();
     let handed: BTreeSet<&str> = manifest["stacks"]
         .as_array()
         .into_iter()
@@ -1135,12 +1142,35 @@ fn careless(
                 state @ LiveState::Described { .. } if !still_there(&state) => r
                     .careless
                     .destroyed
-                    .push(format!("{line} (pending deletion)")),
+                    .push(format!("{line} (deleted: pending deletion or INACTIVE)")),
                 LiveState::Described { .. } => r.careless.survived.push(line),
-                LiveState::NotRead { reason } => r
-                    .careless
-                    .survived
-                    .push(format!("{line}: not checked ({reason})")),
+                LiveState::NotRead { reason } => {
+                    let resolved = twin_imports
+                        .iter()
+                        .filter(|i| {
+                            i["stack"] == s.name.as_str()
+                                && i["logical_id"] == res.logical_id.as_str()
+                        })
+                        .map(|i| {
+                            let tf = i["to"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .split('.')
+                                .next()
+                                .unwrap_or_default();
+                            resolve_import(&client, tf, i["id"].as_str().unwrap_or_default())
+                        })
+                        .collect::<Option<Vec<_>>>()
+                        .filter(|v| !v.is_empty());
+                    match resolved {
+                        Some(v) if v.iter().all(Result::is_err) => r.careless.destroyed.push(line),
+                        Some(_) => r.careless.survived.push(line),
+                        None => r
+                            .careless
+                            .survived
+                            .push(format!("{line}: not checked ({reason})")),
+                    }
+                }
                 LiveState::Failed { error_code, .. } => r
                     .careless
                     .survived

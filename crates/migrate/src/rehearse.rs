@@ -237,6 +237,10 @@ pub fn s3_code(inv: &Inventory) -> Vec<S3Code> {
             else {
                 continue;
             };
+            // A function its condition left out was never created: nothing to place.
+            if s.resource(logical).is_none_or(|r| r.physical_id.is_none()) {
+                continue;
+            }
             let read = s.resource(logical).and_then(|r| match &r.live {
                 LiveState::Described { calls } => calls
                     .iter()
@@ -363,13 +367,19 @@ pub fn record_key(zone_id: &str, name: &str, record_type: &str, set: Option<&str
     key
 }
 
-/// Whether a read says the resource is still there: described, and not a KMS key awaiting
-/// deletion (DescribeKey answers for one until its waiting period ends, but it is destroyed).
+/// Whether a read says the resource is still there: described, and not what a service keeps
+/// answering for after a delete (a KMS key pending deletion, an INACTIVE ECS cluster or
+/// service).
 pub fn still_there(state: &LiveState) -> bool {
     match state {
-        LiveState::Described { calls } => !calls
-            .iter()
-            .any(|c| c.output["KeyMetadata"]["KeyState"] == "PendingDeletion"),
+        LiveState::Described { calls } => !calls.iter().any(|c| {
+            c.output["KeyMetadata"]["KeyState"] == "PendingDeletion"
+                || ["clusters", "services"].iter().any(|k| {
+                    c.output[*k]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|x| x["status"] == "INACTIVE"))
+                })
+        }),
         _ => false,
     }
 }
@@ -496,6 +506,26 @@ pub fn resolve_import(
                 )
             })
         }
+        "aws_route53_record" => {
+            let (zone, name, rtype, set) = record_id_parts(id)?;
+            read(
+                "route53",
+                "ListResourceRecordSets",
+                serde_json::json!({"Id": zone, "name": name, "type": rtype}),
+            )
+            .and_then(|out| {
+                let ok = list(&out["ResourceRecordSets"]).iter().any(|r| {
+                    r["Name"].as_str().map(|n| n.trim_end_matches('.'))
+                        == Some(name.trim_end_matches('.'))
+                        && r["Type"] == rtype
+                        && set.is_none_or(|s| r["SetIdentifier"] == s)
+                });
+                found(
+                    ok,
+                    format!("ListResourceRecordSets ({zone} {name} {rtype})"),
+                )
+            })
+        }
         "aws_efs_file_system" => read(
             "elasticfilesystem",
             "DescribeFileSystems",
@@ -530,6 +560,18 @@ pub fn resolve_import(
     })
 }
 
+/// The zone, name, type and set identifier of an `aws_route53_record` import id
+/// (`ZONEID_name_TYPE[_SETID]`).
+fn record_id_parts(id: &str) -> Option<(&str, &str, &str, Option<&str>)> {
+    let (zone, rest) = id.split_once('_')?;
+    let (name, last) = rest.rsplit_once('_')?;
+    if last.chars().all(|c| c.is_ascii_uppercase()) {
+        return Some((zone, name, last, None));
+    }
+    let (name, rtype) = name.rsplit_once('_')?;
+    Some((zone, name, rtype, Some(last)))
+}
+
 /// What an out-of-band import names, the same on the account and on the twin although their
 /// ids differ: a certificate by its domain; a record by its zone's name, its name (an ACM
 /// validation label `_<hex>` made generic, each certificate having its own) and type.
@@ -543,19 +585,12 @@ pub fn out_of_band_signature(inv: &Inventory, to: &str, id: &str) -> Option<Stri
             .find(|c| c.arn == id)
             .map(|c| format!("certificate {}", c.domain_name)),
         "aws_route53_record" => {
-            let (zone_id, rest) = id.split_once('_')?;
+            let (zone_id, name, rtype, _) = record_id_parts(id)?;
             let zone = inv
                 .out_of_band
                 .hosted_zones
                 .iter()
                 .find(|z| z.id == zone_id)?;
-            let (name, rtype) = rest.rsplit_once('_')?;
-            let (name, rtype) = if rtype.chars().all(|c| c.is_ascii_uppercase()) {
-                (name, rtype)
-            } else {
-                // A set identifier follows the type.
-                name.rsplit_once('_')?
-            };
             let generic: Vec<String> = name
                 .split('.')
                 .map(|label| {
@@ -676,7 +711,8 @@ pub fn check_imports(
                     calls: calls.clone(),
                 }) =>
             {
-                check.how = format!("destroyed: {physical} is pending deletion");
+                check.how =
+                    format!("destroyed: {physical} is deleted (pending deletion or INACTIVE)");
             }
             LiveState::Described { calls } => {
                 check.holds = true;
@@ -1043,6 +1079,20 @@ mod tests {
             Some(Err(_))
         ));
         assert!(resolve_import(&groups, "aws_made_up", "x").is_none());
+        let records =
+            Fake(json!({"ResourceRecordSets": [{"Name": "a.example.org.", "Type": "A"}]}));
+        assert!(matches!(
+            resolve_import(&records, "aws_route53_record", "Z1_a.example.org_A"),
+            Some(Ok(_))
+        ));
+        assert!(matches!(
+            resolve_import(&records, "aws_route53_record", "Z1_b.example.org_A"),
+            Some(Err(_))
+        ));
+        assert_eq!(
+            record_id_parts("Z1_a_b.x_A_blue"),
+            Some(("Z1", "a_b.x", "A", Some("blue")))
+        );
     }
 
     #[test]
