@@ -585,6 +585,13 @@ def test_nested_stacks_are_inventoried_under_their_parent(cumulo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"| Child | AWS::CloudFormation::Stack | {child_id} | nested-wrapper |" in proc.stdout
     assert "| Queue | AWS::SQS::Queue |" in proc.stdout.split(f"## Stack {child_stack['name']}")[1]
+    # Rehearsed: the child's patch served at the parent's TemplateURL goes through the
+    # parent's change set (nested change set linked and gated), and the child's queue stays.
+    done = rehearse(out, tmp_path / "rehearsal")
+    assert done.returncode == 0, done.stdout + done.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert f"- {name}: the gate passed (2 change(s) in 2 change set(s)" in md, md
+    assert f"`aws_sqs_queue.{child_stack['name']}_Queue`" in md
 
 
 def test_credentials_and_region_come_from_a_named_profile(cumulo, tmp_path, plain_stack):

@@ -939,6 +939,43 @@ fn out_of_band(gone: Vec<(String, String)>, twin_inv: &Inventory) -> Vec<(String
         .collect()
 }
 
+/// The twin's name of each nested stack of the account (nested stacks' names are generated):
+/// the stack its twin parent's resource of the same logical id made.
+fn nested_names(account: &Inventory, twin: &Inventory) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let twin_name = |name: &str, out: &[(String, String)]| -> String {
+        out.iter()
+            .find(|(a, _)| a == name)
+            .map_or(name.to_string(), |(_, t)| t.clone())
+    };
+    for child in account.stacks.iter().filter(|s| s.parent_id.is_some()) {
+        let Some(parent) = account
+            .stacks
+            .iter()
+            .find(|p| Some(p.id.as_str()) == child.parent_id.as_deref())
+        else {
+            continue;
+        };
+        let Some(logical) = parent
+            .resources
+            .iter()
+            .find(|r| r.physical_id.as_deref() == Some(child.id.as_str()))
+        else {
+            continue;
+        };
+        let parent_twin = twin_name(&parent.name, &out);
+        let found = twin
+            .stack(&parent_twin)
+            .and_then(|p| p.resource(&logical.logical_id))
+            .and_then(|r| r.physical_id.as_deref())
+            .and_then(|id| twin.stacks.iter().find(|s| s.id == id));
+        if let Some(t) = found {
+            out.push((child.name.clone(), t.name.clone()));
+        }
+    }
+    out
+}
+
 /// Reads one resource on the twin, as the inventory read it on the account.
 fn describer(client: &HttpReadClient) -> impl FnMut(&str, &str) -> LiveState + '_ {
     move |rtype, physical| match live::describe(client, rtype, physical) {
@@ -1004,6 +1041,22 @@ fn patched(
                 .push(format!("{name}: no patch {path} in the plan"));
             continue;
         };
+        // The runbook's nested step: each nested stack's patch served where its parent's
+        // TemplateURL points, so the parent's change set carries it.
+        for (child, bucket, key) in nested_templates(inv).into_iter().flatten() {
+            let patch = manifest["stacks"]
+                .as_array()
+                .and_then(|a| a.iter().find(|m| m["name"] == child.name.as_str()))
+                .and_then(|m| m["retain_patch"]["path"].as_str())
+                .and_then(|p| plan.files.get(p));
+            if let Some(patch) = patch {
+                use crate::target::Target;
+                rt.block_on(
+                    twin.target
+                        .publish(&bucket, &key, patch.clone().into_bytes()),
+                )?;
+            }
+        }
         match rt.block_on(twin.patch(name, text, inv, &twin_manifest)) {
             Ok(line) => {
                 r.patched.push(line);
@@ -1046,6 +1099,7 @@ fn patched(
     r.imports = check_imports(
         manifest,
         inv,
+        &nested_names(inv, &twin_inv),
         &twin_manifest,
         &twin_inv,
         &after,

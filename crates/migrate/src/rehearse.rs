@@ -276,7 +276,9 @@ pub fn s3_location(url: &str) -> Option<(String, String)> {
     let (host, path) = rest.split_once('/')?;
     let path = path.split('?').next().unwrap_or(path);
     let host = host.split(':').next().unwrap_or(host);
-    if host.starts_with("s3.") || host.starts_with("s3-") || host == "s3.amazonaws.com" {
+    // Path style on S3's hosts, and on a local endpoint (`cumulo serve`, LocalStack).
+    let local = host == "localhost" || host.starts_with("127.") || host.ends_with(".localhost");
+    if host.starts_with("s3.") || host.starts_with("s3-") || local {
         let (bucket, key) = path.split_once('/')?;
         return (!bucket.is_empty() && !key.is_empty()).then(|| (bucket.into(), key.into()));
     }
@@ -633,6 +635,7 @@ pub struct ImportCheck {
 pub fn check_imports(
     account: &Value,
     account_inventory: &Inventory,
+    nested_names: &[(String, String)],
     twin: &Value,
     twin_inventory: &Inventory,
     after: &World,
@@ -666,7 +669,11 @@ pub fn check_imports(
                         == Some(want.as_str())
             })
         };
-        let same_address = twin_imports.iter().find(|t| t["to"] == to.as_str());
+        // A nested stack's name is generated: its addresses carry the twin's name there.
+        let twin_to = nested_names
+            .iter()
+            .fold(to.clone(), |acc, (a, t)| acc.replace(a.as_str(), t));
+        let same_address = twin_imports.iter().find(|t| t["to"] == twin_to.as_str());
         let Some(t) = same_address.or_else(by_signature) else {
             check.how =
                 "the twin's plan has no such import: the twin differs from the account".into();
@@ -1103,6 +1110,7 @@ mod tests {
             "https://b.s3.amazonaws.com/k/t.yml",
             "https://b.s3.eu-west-1.amazonaws.com/k/t.yml",
             "http://s3.localhost.localstack.cloud:4566/b/k/t.yml",
+            "http://127.0.0.1:4566/b/k/t.yml",
         ] {
             assert_eq!(
                 s3_location(url),
@@ -1200,6 +1208,7 @@ mod tests {
         let checks = check_imports(
             &account,
             &twin_inv,
+            &[],
             &twin,
             &twin_inv,
             &after,
