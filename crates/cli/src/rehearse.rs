@@ -33,7 +33,7 @@ use cumulo_migrate::inventory::live;
 use cumulo_migrate::inventory::model::{Inventory, LiveState, Selection};
 use cumulo_migrate::inventory::take::{Request, take};
 use cumulo_migrate::rehearse::{
-    Rehearsal, World, check_imports, code_sha256, deploy_order, markdown, nested_templates,
+    Plans, Rehearsal, World, check_imports, code_sha256, deploy_order, markdown, nested_templates,
     record_key, refused_on_create, resolve_import, s3_code, still_there,
 };
 use cumulo_services::acm::AcmService;
@@ -1096,16 +1096,17 @@ fn patched(
         r.failures.push(format!("gone on the patched twin: {d}"));
     }
     let client = HttpReadClient::local(&twin.endpoint, &inv.region)?;
-    r.imports = check_imports(
-        manifest,
-        inv,
-        &nested_names(inv, &twin_inv),
-        &twin_manifest,
-        &twin_inv,
-        &after,
-        &mut describer(&client),
-        &mut |tf, id| resolve_import(&client, tf, id),
-    );
+    let nested = nested_names(inv, &twin_inv);
+    let plans = Plans {
+        account: manifest,
+        account_inventory: inv,
+        nested_names: &nested,
+        twin: &twin_manifest,
+        twin_inventory: &twin_inv,
+    };
+    r.imports = check_imports(&plans, &after, &mut describer(&client), &mut |tf, id| {
+        resolve_import(&client, tf, id)
+    });
     for i in r.imports.iter().filter(|i| !i.holds) {
         r.failures.push(format!(
             "import {} ({}) does not resolve: {}",

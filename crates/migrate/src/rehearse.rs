@@ -628,20 +628,36 @@ pub struct ImportCheck {
     pub how: String,
 }
 
+/// The two plans the import proof compares: the account's (what the user will run) and the
+/// twin's (the same stacks deployed again, with the twin's ids).
+pub struct Plans<'a> {
+    /// The account's manifest (`generate` on the account's inventory).
+    pub account: &'a Value,
+    pub account_inventory: &'a Inventory,
+    /// `(account name, twin name)` of each nested stack (their names are generated).
+    pub nested_names: &'a [(String, String)],
+    pub twin: &'a Value,
+    pub twin_inventory: &'a Inventory,
+}
+
 /// Checks every import of the account's manifest against the twin after teardown: the twin's
 /// manifest must plan the same addresses; a stack resource's import holds when its service
-/// still describes it (`describe(type, physical id)` on the twin); an out-of-band object's
-/// when the twin's `after` world still holds it.
+/// still describes it (`describe(type, physical id)` on the twin) or, for a type no Describe
+/// reads by physical id, when its twin import id resolves (`resolve`); an out-of-band
+/// object's when the twin's `after` world still holds it.
 pub fn check_imports(
-    account: &Value,
-    account_inventory: &Inventory,
-    nested_names: &[(String, String)],
-    twin: &Value,
-    twin_inventory: &Inventory,
+    plans: &Plans,
     after: &World,
     describe: &mut dyn FnMut(&str, &str) -> LiveState,
     resolve: &mut dyn FnMut(&str, &str) -> Option<Resolved>,
 ) -> Vec<ImportCheck> {
+    let Plans {
+        account,
+        account_inventory,
+        nested_names,
+        twin,
+        twin_inventory,
+    } = *plans;
     let list = |m: &Value| -> Vec<Value> { m["imports"].as_array().cloned().unwrap_or_default() };
     let twin_imports = list(twin);
     let mut out = Vec::new();
@@ -1205,16 +1221,14 @@ mod tests {
             },
         };
         let mut resolve = |_: &str, _: &str| None;
-        let checks = check_imports(
-            &account,
-            &twin_inv,
-            &[],
-            &twin,
-            &twin_inv,
-            &after,
-            &mut describe,
-            &mut resolve,
-        );
+        let plans = Plans {
+            account: &account,
+            account_inventory: &twin_inv,
+            nested_names: &[],
+            twin: &twin,
+            twin_inventory: &twin_inv,
+        };
+        let checks = check_imports(&plans, &after, &mut describe, &mut resolve);
         let holds: Vec<(&str, bool)> = checks.iter().map(|c| (c.to.as_str(), c.holds)).collect();
         assert_eq!(
             holds,
