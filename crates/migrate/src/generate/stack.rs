@@ -50,24 +50,6 @@ const ATTRIBUTES: &[(&str, &str)] = &[
 ];
 
 impl<'a> StackCx<'a> {
-    /// Copilot's env-controller answers with its environment stack's outputs (the seed:
-    /// "return the new env Outputs"), so `!GetAtt EnvControllerAction.<Output>` is that
-    /// output of the `<app>-<env>` stack as inventoried.
-    fn env_controller_output(&self, logical: &str, attribute: &str) -> Option<Value> {
-        let r = self.stack.resource(logical)?;
-        if r.resource_type != "Custom::EnvControllerFunction" {
-            return None;
-        }
-        let c = self.stack.copilot.as_ref()?;
-        let env = self
-            .inv
-            .stack(&format!("{}-{}", c.app, c.env.as_deref()?))?;
-        env.outputs
-            .iter()
-            .find(|o| o.key == attribute)
-            .map(|o| Value::String(o.value.clone()))
-    }
-
     fn new(
         stack: &'a Stack,
         inv: &'a Inventory,
@@ -202,7 +184,10 @@ impl Lookup for StackCx<'_> {
                     .find(|(k, _)| k.eq_ignore_ascii_case(attribute))
                     .map(|(_, v)| v.clone())
             })
-            .or_else(|| self.env_controller_output(logical, attribute))
+            .or_else(|| {
+                crate::copilot::env_controller_output(self.inv, self.stack, logical, attribute)
+                    .map(Value::String)
+            })
             .or_else(|| {
                 let (tf, name) = self.addresses.get(logical)?;
                 let (_, attr) = ATTRIBUTES.iter().find(|(a, _)| *a == attribute)?;
