@@ -585,6 +585,13 @@ def test_nested_stacks_are_inventoried_under_their_parent(cumulo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"| Child | AWS::CloudFormation::Stack | {child_id} | nested-wrapper |" in proc.stdout
     assert "| Queue | AWS::SQS::Queue |" in proc.stdout.split(f"## Stack {child_stack['name']}")[1]
+    # Rehearsed: the child's patch served at the parent's TemplateURL goes through the
+    # parent's change set (nested change set linked and gated), and the child's queue stays.
+    done = rehearse(out, tmp_path / "rehearsal")
+    assert done.returncode == 0, done.stdout + done.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert f"- {name}: the gate passed (2 change(s) in 2 change set(s)" in md, md
+    assert f"`aws_sqs_queue.{child_stack['name']}_Queue`" in md
 
 
 def test_credentials_and_region_come_from_a_named_profile(cumulo, tmp_path, plain_stack):
@@ -771,6 +778,37 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     gate = migrate("check", "--changeset", str(described), "--manifest", str(out / "manifest.json"), "--stack", stack)
     assert gate.returncode == 0, gate.stdout + gate.stderr
 
+    # The rehearsal needs the app stack too: the delegation handler assumes its DNS role.
+    (tmp_path / "both").mkdir()
+    taken, both = take_inventory(cumulo, tmp_path / "both", "--stack", f"{app}-infrastructure-roles",
+                                 "--stack", stack)
+    assert taken.returncode == 0, taken.stderr
+    rehearsed = rehearse(both, tmp_path / "rehearsal")
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    # The twin ran the handlers' real code on the runtime AWS no longer creates.
+    assert f"{stack}/DNSDelegationFunction: runtime nodejs20.x, which AWS no longer accepts on create" in md
+    assert f"{stack}/CertificateValidationFunction (s3://{handlers}/dns-cert-validator.js.zip): code read" in md
+    imports = re.search(r"imports resolving on the twin after teardown: (\d+) of (\d+)", rehearsed.stdout)
+    assert imports and imports[1] == imports[2] and int(imports[1]) >= 50, rehearsed.stdout
+    assert "custom-resource Delete requests on the patched twin: 0" in rehearsed.stdout
+    assert f"{stack}: the gate passed" in md
+    # Teardown deletes the environment before the stack whose role it was given.
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    assert teardown.index(f"- {stack}: DELETE_COMPLETE") < teardown.index(f"- {app}-infrastructure-roles: DELETE_COMPLETE")
+    # The careless DeleteStack runs the destructive handlers: the ALB, the certificate, its
+    # validation records, the alias and the NS delegation go.
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    for handle in ("HTTPSCert", "DelegateDNSAction", "CustomDomainAction"):
+        assert f"- Delete {stack}/{handle} (" in careless, handle
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{stack}/PublicLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"- certificate test.{app}.example.com (arn:aws:acm:" in gone, gone
+    assert re.search(rf"- record _[0-9a-f]+\.test\.{app}\.example\.com\. CNAME", gone), gone
+    assert f"- record test.{app}.example.com. NS in {app}.example.com." in gone, gone
+
 
 # The Copilot helpers of test_copilot.py: its app stand-in, its deploy and render, its handlers
 # fixture (the seed's handlers uploaded once per module).
@@ -863,6 +901,191 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
     delete = sections["What a plain DeleteStack would destroy"]
     assert "HTTPSCert (dns-cert-validator.js) Delete: certificate" in delete
 
+    # The rehearsal: the app stack kept (Copilot's app stack stays), the workload and the
+    # environment patched through the gate and deleted on the twin with every import resolving
+    # and no Delete handler run; the careless delete runs the env-controller, the certificate,
+    # delegation and rule-priority handlers, and takes the internal ALB with it.
+    rehearsed = rehearse(out, tmp_path / "rehearsal")
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (tmp_path / "rehearsal" / "REHEARSAL.md").read_text()
+    assert f"Stacks deployed, in order: {app}-infrastructure-roles, {env_stack}, {stack}." in md
+    assert f"{stack}/EnvControllerFunction (s3://{handlers}/env-controller.js.zip): code read" in md
+    counted = re.search(r"imports resolving on the twin after teardown: (\d+) of (\d+)", rehearsed.stdout)
+    assert counted and counted[1] == counted[2], rehearsed.stdout
+    assert "custom-resource Delete requests on the patched twin: 0" in rehearsed.stdout
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    assert teardown.index(f"- {stack}: DELETE_COMPLETE") < teardown.index(f"- {env_stack}: DELETE_COMPLETE")
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    for handle in (f"{stack}/EnvControllerAction", f"{env_stack}/HTTPSCert", f"{env_stack}/DelegateDNSAction"):
+        assert f"- Delete {handle} (" in careless, handle
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{env_stack}/InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
+    assert f"{env_stack}/Cluster (AWS::ECS::Cluster)" in destroyed
+    survived = careless.split("Stack resources that survived:")[1].split("Custom-resource handler")[0]
+    assert "not checked" not in survived, survived
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"- certificate {env}.{app}.example.com (arn:aws:acm:" in gone, gone
+    assert f"- record {env}.{app}.example.com. NS in {app}.example.com." in gone, gone
+
     for s in (stack, env_stack, f"{app}-infrastructure-roles"):
         cfn.delete_stack(StackName=s)
         cfn.get_waiter("stack_delete_complete").wait(StackName=s, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
+
+
+# --- rehearse: the runbook on a local twin, and the careless DeleteStack ---
+
+def rehearse(inventory, out, *extra):
+    return subprocess.run([str(BIN), "migrate", "rehearse", str(inventory), "--out", str(out), *extra],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_rehearse_a_plain_stack_keeps_everything_and_shows_what_a_plain_delete_destroys(
+        cumulo, tmp_path, plain_stack):
+    name, stack = plain_stack
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "rehearsal"
+    done = rehearse(inventory, out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    md = (out / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    imports = json.loads(subprocess.run(
+        [str(BIN), "migrate", "generate", str(inventory), "--out", str(tmp_path / "gen")],
+        capture_output=True, text=True, timeout=60).stdout and
+        (tmp_path / "gen" / "manifest.json").read_text())["imports"]
+    assert f"imports resolving on the twin after teardown: {len(imports)} of {len(imports)}" in done.stdout
+    for i in imports:
+        assert f"`{i['id']}`" in md, i
+    assert f"{stack}: the gate passed" in md and f"{stack}: DELETE_COMPLETE" in md
+    # The record made by hand in the stack's zone was seeded into the twin and survived.
+    assert f"www.{name}.example.org" not in md.split("## What a plain DeleteStack")[0].split("Out-of-band objects gone")[1]
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    survived = careless.split("Stack resources that survived:")[1].split("Custom-resource handler")[0]
+    # DeletionPolicy: Retain of its own; the bucket holds the rehearsal's marker and the zone the
+    # record made by hand, so as on AWS their deletes fail and the stack ends DELETE_FAILED.
+    for logical in ("Logs", "Bucket", "Zone"):
+        assert f"{stack}/{logical} (" in survived, (logical, careless)
+    # What else the delete reached before it failed depends on its parallel order; each
+    # resource is reported exactly once, and what it reached is gone.
+    reported = re.findall(rf"- {stack}/(\w+) \(", destroyed + survived)
+    assert sorted(reported) == sorted(["Vpc", "Subnet", "Group", "Queue", "Topic", "Logs", "Setting", "Zone",
+                                       "Bucket", "Key", "Repo", "Secret"]), careless
+    assert len(re.findall(rf"- {stack}/", destroyed)) >= 4, careless
+    assert f"{stack}: DELETE_FAILED: " in careless, careless
+    assert "Custom-resource handler requests the deletes sent:\n\n- none" in careless
+    # The account itself was not touched.
+    cfn = cumulo.client("cloudformation")
+    assert cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+
+
+def test_rehearse_refuses_a_tampered_inventory(cumulo, tmp_path, plain_stack):
+    _, stack = plain_stack
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    unknown = rehearse(inventory, tmp_path / "r", "--keep", "no-such-stack")
+    assert unknown.returncode == 2 and "--keep no-such-stack: no such stack" in unknown.stderr
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert rehearse(inventory, a_file).returncode == 2
+    inventory.write_text(inventory.read_text().replace('"us-east-1"', '"eu-west-1"'))
+    done = rehearse(inventory, tmp_path / "r")
+    assert done.returncode == 2
+    assert "changed after it was taken" in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+# A hand-written stack whose custom resource makes a DNS record out of band and whose Delete
+# handler is destructive (it removes the record and empties the bucket, as Copilot's
+# custom-domain and bucket-cleaner handlers do), on a runtime AWS no longer creates.
+DESTRUCTIVE = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  Name: {Type: String}
+Resources:
+  Data:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub "${Name}-logs"}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: !Sub "${Name}.example.net"}
+  AppRecordRole:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {Service: lambda.amazonaws.com}, Action: "sts:AssumeRole"}]
+  AppRecordFunction:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: python3.9
+      Handler: index.handler
+      Timeout: 60
+      Role: !GetAtt AppRecordRole.Arn
+      Code:
+        ZipFile: |
+          import json, urllib.request, boto3
+          def handler(event, context):
+              p = event["ResourceProperties"]
+              def change(action):
+                  boto3.client("route53").change_resource_record_sets(HostedZoneId=p["ZoneId"], ChangeBatch={"Changes": [
+                      {"Action": action, "ResourceRecordSet": {"Name": p["RecordName"], "Type": "A", "TTL": 60,
+                                                               "ResourceRecords": [{"Value": "192.0.2.10"}]}}]})
+              if event["RequestType"] == "Delete":
+                  change("DELETE")
+                  s3 = boto3.client("s3")
+                  for o in s3.list_objects_v2(Bucket=p["BucketName"]).get("Contents", []):
+                      s3.delete_object(Bucket=p["BucketName"], Key=o["Key"])
+              else:
+                  change("UPSERT")
+              body = json.dumps({"Status": "SUCCESS", "PhysicalResourceId": "app-record", "StackId": event["StackId"],
+                                 "RequestId": event["RequestId"], "LogicalResourceId": event["LogicalResourceId"]})
+              urllib.request.urlopen(urllib.request.Request(event["ResponseURL"], data=body.encode(), method="PUT",
+                                                            headers={"Content-Type": ""}))
+  AppRecord:
+    Type: Custom::AppRecord
+    Properties:
+      ServiceToken: !GetAtt AppRecordFunction.Arn
+      ZoneId: !Ref Zone
+      RecordName: !Sub "app.${Name}.example.net"
+      BucketName: !Ref Data
+"""
+
+
+def test_rehearse_proves_a_destructive_delete_handler_never_runs_on_the_patched_path(cumulo, tmp_path):
+    name = f"rh{uuid.uuid4().hex[:8]}"
+    stack = f"{name}-stack"
+    source = tmp_path / "template.yml"
+    source.write_text(DESTRUCTIVE)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(source),
+               "--parameter-overrides", f"Name={name}", "--capabilities", "CAPABILITY_IAM")
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "rehearsal"
+    done = rehearse(inventory, out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    md = (out / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    assert f"{stack}/AppRecordFunction: runtime python3.9, which AWS no longer accepts on create" in md
+    assert f"{stack}/AppRecord: its handler" in md and "runs the inline code" in md
+    patched, careless = md.split("## What a plain DeleteStack would destroy")
+    # The handler ran once on each twin's build (its Create), never on the patched path.
+    proof = patched.split("## Proof")[1]
+    assert "(none may be a Delete):\n\n- none" in proof, proof
+    assert "Out-of-band objects gone (none may be):\n\n- none" in proof, proof
+    assert "custom-resource Delete requests on the patched twin: 0" in done.stdout
+    # The careless delete ran the handler, which took the record and the bucket's contents
+    # with it, so the bucket and the zone went too.
+    assert f"- Delete {stack}/AppRecord (Custom::AppRecord)" in careless, careless
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    assert f"record app.{name}.example.net. A in {name}.example.net." in gone, gone
+    assert f"object s3://{name}-logs/cumulo-rehearsal/marker.txt" in gone, gone
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    assert f"{stack}/AppRecord (Custom::AppRecord) app-record (custom resource: its Delete handler ran)" in destroyed
+    for logical in ("Data", "Zone", "AppRecordFunction", "AppRecordRole"):
+        assert f"{stack}/{logical} (" in destroyed, (logical, careless)
+    assert f"{stack}: DELETE_COMPLETE" in careless
+    # The account's record is untouched.
+    zone = physical(cumulo, stack, "Zone")
+    records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
+    assert any(r["Name"] == f"app.{name}.example.net." for r in records)

@@ -100,6 +100,28 @@ impl HttpReadClient {
         })
     }
 
+    /// A client of one endpoint (a rehearsal's twin, served on loopback) with fixed local
+    /// credentials: no credential chain is consulted.
+    pub fn local(endpoint: &str, region: &str) -> anyhow::Result<HttpReadClient> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_provider_and_native_roots(rustls::crypto::ring::default_provider())
+            .context("loading the system's root certificates")?
+            .https_or_http()
+            .enable_http1()
+            .build();
+        Ok(HttpReadClient {
+            runtime,
+            http: Client::builder(TokioExecutor::new()).build(connector),
+            credentials: Credentials::new("test", "test", None, None, "cumulo-twin"),
+            region: region.to_string(),
+            endpoint: Some(endpoint.trim_end_matches('/').to_string()),
+        })
+    }
+
     pub fn region(&self) -> &str {
         &self.region
     }
@@ -260,6 +282,34 @@ impl HttpReadClient {
         let (instructions, _) = sign(signable, &params).map_err(transport)?.into_parts();
         instructions.apply_to_request_http1x(req);
         Ok(())
+    }
+}
+
+impl HttpReadClient {
+    /// GETs a presigned URL (a function's code, as GetFunction's Code.Location names it): a
+    /// read by construction, unsigned since the URL carries its own authorization.
+    pub fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
+        self.runtime.block_on(async {
+            let req = http::Request::get(url)
+                .body(Full::new(Bytes::new()))
+                .map_err(|e| e.to_string())?;
+            let response = tokio::time::timeout(Duration::from_secs(60), self.http.request(req))
+                .await
+                .map_err(|_| "timed out after 60 s".to_string())?
+                .map_err(|e| e.to_string())?;
+            let status = response.status();
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| e.to_string())?
+                .to_bytes();
+            if status.is_success() {
+                Ok(body.to_vec())
+            } else {
+                Err(format!("HTTP {status}"))
+            }
+        })
     }
 }
 

@@ -20,6 +20,7 @@ mod import;
 mod lock;
 mod migrate;
 mod progress;
+mod rehearse;
 mod render;
 mod serve;
 mod target;

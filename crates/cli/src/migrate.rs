@@ -39,6 +39,10 @@ enum MigrateCommand {
     Report(ReportArgs),
     /// From an inventory: Terraform with import blocks, retain patches, manifest and runbook.
     Generate(GenerateArgs),
+    /// Rehearse the plan on local twins of the account: retain patches through gated change
+    /// sets and teardown (proving every import survives and no Delete handler runs), and the
+    /// careless plain DeleteStack (reporting what it destroys).
+    Rehearse(crate::rehearse::RehearseArgs),
 }
 
 #[derive(Args)]
@@ -134,6 +138,7 @@ pub fn run(args: MigrateArgs) -> anyhow::Result<ExitCode> {
         MigrateCommand::Inventory(a) => inventory(&a),
         MigrateCommand::Report(a) => report(&a),
         MigrateCommand::Generate(a) => generate(&a),
+        MigrateCommand::Rehearse(a) => crate::rehearse::run(&a),
     }
 }
 

@@ -103,6 +103,10 @@ pub struct LocalTarget {
     engine: Engine,
     region: String,
     account_id: String,
+    /// Every service of this target, for reads through their typed operations.
+    catalog: Arc<Catalog>,
+    /// `host:port` of the gateway served while the target is open, if it is.
+    served_at: Option<String>,
     /// The gateway served while a deploy or destroy runs (see [`Listener`]).
     _listener: Option<Listener>,
 }
@@ -132,6 +136,12 @@ impl LocalTarget {
     /// gateway is also served on an ephemeral loopback port (see [`Listener`]); that needs a
     /// running tokio runtime.
     pub fn open(dir: &Path, region: &str, serve: bool) -> anyhow::Result<Self> {
+        Self::open_as(dir, region, &Config::default().account_id, serve)
+    }
+
+    /// [`LocalTarget::open`] acting as another account: a rehearsal's twin takes the
+    /// inventoried account's id, so ARNs the recorded templates and parameters spell resolve.
+    pub fn open_as(dir: &Path, region: &str, account: &str, serve: bool) -> anyhow::Result<Self> {
         let store = match Store::open(dir, Durability::Process) {
             Ok(s) => Arc::new(s),
             Err(StoreError::InUse { .. }) => bail!(
@@ -142,7 +152,10 @@ impl LocalTarget {
             Err(e) => return Err(e).context(format!("opening {}", dir.display())),
         };
         lock::migrate(&store)?;
-        let config = Config::default();
+        let config = Config {
+            account_id: account.to_string(),
+            ..Config::default()
+        };
         let socket = if serve {
             let s = std::net::TcpListener::bind(("127.0.0.1", 0))
                 .context("binding the deploy's loopback listener")?;
@@ -161,7 +174,7 @@ impl LocalTarget {
                 sync_wait: Duration::ZERO,
                 ..EngineConfig::default()
             },
-            callback_host,
+            callback_host: callback_host.clone(),
             ..catalog::Context::new(store.clone(), config.clone())
         });
         // The engine, and with it every service a provider acts on, is built now.
@@ -188,8 +201,28 @@ impl LocalTarget {
             engine,
             region: region.to_string(),
             account_id: config.account_id,
+            catalog,
+            served_at: callback_host,
             _listener: listener,
         })
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// `host:port` of the gateway this target serves, when opened serving.
+    pub fn served_at(&self) -> Option<&str> {
+        self.served_at.as_deref()
+    }
+
+    /// A caller of this target's account and region, for the engine's typed operations.
+    pub fn caller_of(&self) -> Caller {
+        self.caller()
     }
 
     pub fn account_id(&self) -> &str {

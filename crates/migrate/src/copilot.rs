@@ -242,10 +242,54 @@ pub fn blocked_feature(handlers: &[Handler]) -> Option<&'static str> {
     handlers.iter().find_map(|h| h.facts().blocked_feature)
 }
 
+/// What `!GetAtt <EnvControllerAction>.<Output>` of a workload stack is: the env-controller
+/// answers with its environment stack's outputs (the seed: "return the new env Outputs"), so
+/// the output of that name of the `<app>-<env>` stack as inventoried.
+pub fn env_controller_output(
+    inv: &crate::inventory::model::Inventory,
+    stack: &crate::inventory::model::Stack,
+    logical: &str,
+    attribute: &str,
+) -> Option<String> {
+    let r = stack.resource(logical)?;
+    if r.resource_type != "Custom::EnvControllerFunction" {
+        return None;
+    }
+    let c = stack.copilot.as_ref()?;
+    let env = inv.stack(&format!("{}-{}", c.app, c.env.as_deref()?))?;
+    env.outputs
+        .iter()
+        .find(|o| o.key == attribute)
+        .map(|o| o.value.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn env_controller_attributes_are_the_environment_stacks_outputs() {
+        let inv: crate::inventory::model::Inventory = serde_json::from_value(json!({
+            "format_version": 1, "account": "1", "region": "us-east-1", "taken_at": "t", "taken_by": "t",
+            "selection": {"kind": "stacks", "names": []}, "content_sha256": "",
+            "stacks": [
+                {"name": "app-test", "id": "e", "status": "CREATE_COMPLETE", "template": "",
+                 "outputs": [{"key": "InternalWorkloadsHostedZone", "value": "Z9"}]},
+                {"name": "app-test-api", "id": "w", "status": "CREATE_COMPLETE", "template": "",
+                 "copilot": {"kind": "workload", "app": "app", "env": "test", "workload": "api"},
+                 "resources": [{"logical_id": "EnvControllerAction", "resource_type": "Custom::EnvControllerFunction",
+                                "status": "CREATE_COMPLETE", "live": {"state": "not_read", "reason": "t"}}]}]}))
+        .unwrap();
+        let wl = &inv.stacks[1];
+        let out = |attr: &str| env_controller_output(&inv, wl, "EnvControllerAction", attr);
+        assert_eq!(out("InternalWorkloadsHostedZone").as_deref(), Some("Z9"));
+        assert_eq!(out("Nope"), None);
+        assert_eq!(
+            env_controller_output(&inv, wl, "Other", "InternalWorkloadsHostedZone"),
+            None
+        );
+    }
 
     fn custom(resource_type: &str, properties: serde_json::Value) -> CustomResource {
         CustomResource {

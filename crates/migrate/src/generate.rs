@@ -12,7 +12,7 @@ pub mod fates;
 mod runbook;
 mod stack;
 
-use crate::inventory::model::{CopilotKind, Inventory, Stack};
+use crate::inventory::model::{Inventory, Stack};
 use crate::terraform::hcl;
 use fates::Fate;
 use serde_json::{Value, json};
@@ -308,70 +308,20 @@ fn providers_tf(inv: &Inventory) -> String {
     out
 }
 
-/// Root stacks to delete, dependents first: a stack importing another's export goes before
-/// it; among the rest Copilot workloads and pipelines before environments before the app.
+/// Root stacks to delete, dependents first: the reverse of the order they can be deployed in
+/// (`rehearse::deploy_order`: exporters before importers, a stack whose output another takes
+/// as a parameter before that one, Copilot's app before environments before workloads).
 /// Each entry lists its nested stacks, which go with it.
 fn teardown_order(planned: &[Planned], inv: &Inventory) -> Vec<Value> {
-    let roots: Vec<&Planned> = planned
+    let order: Vec<&Planned> = crate::rehearse::deploy_order(inv)
         .iter()
-        .filter(|p| p.handed_off && p.parent.is_none())
+        .rev()
+        .filter_map(|s| {
+            planned
+                .iter()
+                .find(|p| p.handed_off && p.parent.is_none() && p.stack.name == s.name)
+        })
         .collect();
-    let rank = |p: &Planned| match p.stack.copilot.as_ref().map(|c| c.kind) {
-        Some(CopilotKind::Workload) | Some(CopilotKind::Pipeline) | None => 0,
-        Some(CopilotKind::Env) => 1,
-        Some(CopilotKind::App) => 2,
-    };
-    // Which root exports what (nested stacks' exports count as their root's).
-    let root_name = |name: &str| -> String {
-        let mut cur = name.to_string();
-        while let Some(parent) = planned
-            .iter()
-            .find(|p| p.stack.name == cur)
-            .and_then(|p| p.parent.clone())
-        {
-            cur = parent;
-        }
-        cur
-    };
-    let mut exporter = BTreeMap::new();
-    for s in &inv.stacks {
-        for o in &s.outputs {
-            if let Some(e) = &o.export_name {
-                exporter.insert(e.clone(), root_name(&s.name));
-            }
-        }
-    }
-    // importer -> the roots whose exports it imports.
-    let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for p in planned {
-        let mut names = Vec::new();
-        stack::imported_exports(&p.template, &mut names);
-        for n in names {
-            if let Some(from) = exporter.get(&n) {
-                let me = root_name(&p.stack.name);
-                if *from != me {
-                    needs.entry(me).or_default().insert(from.clone());
-                }
-            }
-        }
-    }
-    let mut order: Vec<&Planned> = Vec::new();
-    let mut left: Vec<&Planned> = roots;
-    left.sort_by_key(|p| (rank(p), p.stack.name.clone()));
-    while !left.is_empty() {
-        // Next: the first stack no remaining stack imports from.
-        let pick = left
-            .iter()
-            .position(|p| {
-                !left.iter().any(|q| {
-                    needs
-                        .get(&q.stack.name)
-                        .is_some_and(|n| n.contains(&p.stack.name))
-                })
-            })
-            .unwrap_or(0);
-        order.push(left.remove(pick));
-    }
     order
         .into_iter()
         .map(|p| {

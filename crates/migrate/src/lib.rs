@@ -18,5 +18,6 @@ pub mod changeset;
 pub mod copilot;
 pub mod generate;
 pub mod inventory;
+pub mod rehearse;
 pub mod report;
 pub mod terraform;

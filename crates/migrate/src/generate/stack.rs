@@ -185,6 +185,10 @@ impl Lookup for StackCx<'_> {
                     .map(|(_, v)| v.clone())
             })
             .or_else(|| {
+                crate::copilot::env_controller_output(self.inv, self.stack, logical, attribute)
+                    .map(Value::String)
+            })
+            .or_else(|| {
                 let (tf, name) = self.addresses.get(logical)?;
                 let (_, attr) = ATTRIBUTES.iter().find(|(a, _)| *a == attribute)?;
                 Some(Value::String(hcl::reference(&format!(

@@ -161,6 +161,21 @@ pub static READS: &[ReadOp] = &[
     op("servicediscovery", "GetNamespace", CLOUDMAP),
     op("servicediscovery", "GetService", CLOUDMAP),
     op("events", "DescribeRule", EVENTS),
+    op("logs", "DescribeResourcePolicies", LOGS),
+    op(
+        "elasticfilesystem",
+        "DescribeFileSystems",
+        Protocol::RestJson {
+            path: "/2015-02-01/file-systems",
+        },
+    ),
+    op(
+        "elasticfilesystem",
+        "DescribeMountTargets",
+        Protocol::RestJson {
+            path: "/2015-02-01/mount-targets",
+        },
+    ),
 ];
 
 /// Why a call was refused before it reached the wire.

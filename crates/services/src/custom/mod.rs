@@ -15,7 +15,7 @@ pub mod provider;
 pub(crate) mod responses;
 
 pub use provider::CustomResourceProvider;
-pub use responses::Responses;
+pub use responses::{Responses, Sent};
 
 /// Where custom resource handlers PUT their responses: `{RESPONSE_PATH}{token}`.
 pub const RESPONSE_PATH: &str = "/_cumulo/cfn-response/";

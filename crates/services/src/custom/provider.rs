@@ -112,6 +112,14 @@ impl CustomResourceProvider {
         if let Some(o) = old {
             request["OldResourceProperties"] = stringify(&Value::Object(o.clone()));
         }
+        self.responses.record(super::Sent {
+            request_type: request_type.to_string(),
+            stack_id: ctx.stack_id.clone(),
+            logical_id: ctx.logical_id.clone(),
+            resource_type: ctx.resource_type.clone(),
+            physical_id: physical_id.map(str::to_string),
+            service_token: token.clone(),
+        });
         let result = self.deliver(ctx, &token, &request, &host, &mut rx).await;
         self.responses.forget(&response_token);
         let answer = result?;

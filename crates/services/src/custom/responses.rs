@@ -4,7 +4,7 @@ use cumulo_wire::{AwsRequest, AwsResponse};
 use http::{Method, StatusCode};
 use md5::{Digest, Md5};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 use tokio::sync::oneshot;
 
@@ -14,9 +14,41 @@ pub type Answer = Result<Value, String>;
 #[derive(Default)]
 pub struct Responses {
     waiting: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
+    sent: Mutex<VecDeque<Sent>>,
 }
 
+/// One request CloudFormation sent a custom resource's handler: the record `cumulo migrate
+/// rehearse` proves from that no Delete handler ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// `Create`, `Update` or `Delete`.
+    pub request_type: String,
+    pub stack_id: String,
+    pub logical_id: String,
+    pub resource_type: String,
+    pub physical_id: Option<String>,
+    pub service_token: String,
+}
+
+/// How many requests [`Responses::sent`] remembers (the oldest are forgotten first).
+const SENT_KEPT: usize = 10_000;
+
 impl Responses {
+    /// Records a request as it is sent.
+    pub fn record(&self, sent: Sent) {
+        let mut log = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        if log.len() == SENT_KEPT {
+            log.pop_front();
+        }
+        log.push_back(sent);
+    }
+
+    /// The requests sent to handlers by this process, oldest first.
+    pub fn sent(&self) -> Vec<Sent> {
+        let log = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        log.iter().cloned().collect()
+    }
+
     /// A fresh token and the receiver its response will arrive on.
     pub fn expect(&self) -> (String, oneshot::Receiver<Answer>) {
         let token = uuid::Uuid::new_v4().simple().to_string();
