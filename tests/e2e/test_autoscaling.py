@@ -236,6 +236,60 @@ def test_policies_scheduled_actions_hooks_and_mixed_instances(asg, subnets, temp
     assert not any(p["AutoScalingGroupName"] == name for p in asg.describe_policies()["ScalingPolicies"])
 
 
+def test_target_tracking_policies_own_their_cloudwatch_alarms(asg, cumulo, subnets, template):
+    """As on AWS: a target-tracking policy makes `TargetTracking-<group>-AlarmHigh-<uuid>` (3 of 3
+    minutes above the target) and `-AlarmLow-` (15 of 15 below 90% of it) with the policy as their
+    action; an update keeps their names, DisableScaleIn drops the low one, and deleting the
+    policy or its group deletes them."""
+    cw = cumulo.client("cloudwatch")
+    name = f"tt-{uuid.uuid4().hex[:8]}"
+    asg.create_auto_scaling_group(AutoScalingGroupName=name, MinSize=0, MaxSize=2, VPCZoneIdentifier=subnets[0],
+                                  LaunchTemplate={"LaunchTemplateId": template[0]})
+    cpu = {"PredefinedMetricSpecification": {"PredefinedMetricType": "ASGAverageCPUUtilization"}, "TargetValue": 50.0}
+    made = asg.put_scaling_policy(AutoScalingGroupName=name, PolicyName="cpu", PolicyType="TargetTrackingScaling",
+                                  TargetTrackingConfiguration=cpu)
+    names = sorted(a["AlarmName"] for a in made["Alarms"])
+    assert [n.rsplit("-", 5)[0] for n in names] == [f"TargetTracking-{name}-AlarmHigh", f"TargetTracking-{name}-AlarmLow"]
+    alarms = {a["AlarmName"]: a for a in cw.describe_alarms(AlarmNames=names)["MetricAlarms"]}
+    high, low = alarms[names[0]], alarms[names[1]]
+    assert (high["Namespace"], high["MetricName"], high["Statistic"], high["Period"]) == ("AWS/EC2", "CPUUtilization", "Average", 60)
+    assert high["Dimensions"] == [{"Name": "AutoScalingGroupName", "Value": name}]
+    assert (high["ComparisonOperator"], high["Threshold"], high["EvaluationPeriods"]) == ("GreaterThanThreshold", 50.0, 3)
+    assert (low["ComparisonOperator"], low["Threshold"], low["EvaluationPeriods"]) == ("LessThanThreshold", 45.0, 15)
+    assert high["AlarmActions"] == [made["PolicyARN"]] and high["AlarmDescription"].startswith("DO NOT EDIT OR DELETE.")
+    [policy] = asg.describe_policies(AutoScalingGroupName=name, PolicyNames=["cpu"])["ScalingPolicies"]
+    assert sorted(a["AlarmName"] for a in policy["Alarms"]) == names
+    assert all(a["AlarmARN"].endswith(f":alarm:{a['AlarmName']}") for a in policy["Alarms"])
+
+    # An update keeps the high alarm's name; without scale-in the low one goes.
+    again = asg.put_scaling_policy(AutoScalingGroupName=name, PolicyName="cpu", PolicyType="TargetTrackingScaling",
+                                   TargetTrackingConfiguration=dict(cpu, TargetValue=70.0, DisableScaleIn=True))
+    assert [a["AlarmName"] for a in again["Alarms"]] == [names[0]]
+    assert cw.describe_alarms(AlarmNames=[names[0]])["MetricAlarms"][0]["Threshold"] == 70.0
+    assert cw.describe_alarms(AlarmNames=[names[1]])["MetricAlarms"] == []
+
+    # A type AWS does not define is refused, and nothing changes.
+    bad = dict(cpu, PredefinedMetricSpecification={"PredefinedMetricType": "ASGAverageDiskUsage"})
+    e = error(asg.put_scaling_policy, AutoScalingGroupName=name, PolicyName="disk", PolicyType="TargetTrackingScaling",
+              TargetTrackingConfiguration=bad)
+    assert e["Code"] == "ValidationError" and "predefinedMetricType" in e["Message"]
+    assert [p["PolicyName"] for p in asg.describe_policies(AutoScalingGroupName=name)["ScalingPolicies"]] == ["cpu"]
+
+    asg.delete_policy(AutoScalingGroupName=name, PolicyName="cpu")
+    assert cw.describe_alarms(AlarmNamePrefix=f"TargetTracking-{name}-")["MetricAlarms"] == []
+
+    # A group's deletion takes its policies' alarms with it.
+    rps = asg.put_scaling_policy(AutoScalingGroupName=name, PolicyName="rps", PolicyType="TargetTrackingScaling",
+                                 TargetTrackingConfiguration={"TargetValue": 100.0, "PredefinedMetricSpecification": {
+                                     "PredefinedMetricType": "ALBRequestCountPerTarget",
+                                     "ResourceLabel": "app/web/0123456789abcdef/targetgroup/tg/fedcba9876543210"}})
+    [first] = cw.describe_alarms(AlarmNames=[rps["Alarms"][0]["AlarmName"]])["MetricAlarms"]
+    assert (first["Namespace"], first["MetricName"], first["Statistic"]) == ("AWS/ApplicationELB", "RequestCountPerTarget", "Sum")
+    assert first["Dimensions"] == [{"Name": "TargetGroup", "Value": "targetgroup/tg/fedcba9876543210"}]
+    asg.delete_auto_scaling_group(AutoScalingGroupName=name, ForceDelete=True)
+    assert cw.describe_alarms(AlarmNamePrefix=f"TargetTracking-{name}-")["MetricAlarms"] == []
+
+
 def test_instances_attach_and_detach(asg, ec2, subnets, template):
     lt_id, _ = template
     name = f"att-{uuid.uuid4().hex[:8]}"

@@ -4,6 +4,7 @@
 
 use super::AutoScalingService;
 use super::state::{Kind, Record, Region};
+use crate::cloudwatch::target_tracking as tt;
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
 
@@ -298,23 +299,14 @@ impl AutoScalingService {
             let mut alarms = Vec::new();
             for k in dependents {
                 if let Some(rec) = r.records.remove(&k) {
-                    alarms.extend(alarm_names(&rec.body));
+                    alarms.extend(tt::alarm_names(&rec.body));
                 }
                 touched.push(k);
             }
             Ok(alarms)
         })?;
-        self.delete_alarms(region, &alarms);
+        tt::delete_alarms(&self.cloudwatch, region, &alarms);
         Ok(json!({}))
-    }
-
-    fn delete_alarms(&self, region: &str, names: &[String]) {
-        for n in names {
-            // An alarm someone already deleted is gone either way.
-            let _ = self
-                .cloudwatch
-                .call(region, "DeleteAlarms", &json!({"AlarmNames": [n]}));
-        }
     }
 
     pub(super) fn put_scaling_policy(
@@ -412,21 +404,21 @@ impl AutoScalingService {
                     t.resource
                 )
             });
-        let old_alarms = existing.as_ref().map(alarm_names).unwrap_or_default();
+        let old_alarms = existing.as_ref().map(tt::alarm_names).unwrap_or_default();
         let mut alarms = Vec::new();
         if let (Some(cfg), "TargetTrackingScaling") = (tt, kind) {
-            let made = self.target_tracking_alarms(region, &t, cfg, &policy_arn, &old_alarms)?;
-            alarms = made;
+            let metric = metric_of(&t, cfg);
+            alarms = tt::put_alarms(
+                &self.cloudwatch,
+                region,
+                t.resource,
+                cfg,
+                &metric,
+                &policy_arn,
+                &old_alarms,
+            )?;
         }
-        let stale: Vec<String> = old_alarms
-            .into_iter()
-            .filter(|o| {
-                !alarms
-                    .iter()
-                    .any(|a: &Value| a["AlarmName"].as_str() == Some(o))
-            })
-            .collect();
-        self.delete_alarms(region, &stale);
+        tt::delete_alarms(&self.cloudwatch, region, &tt::stale(old_alarms, &alarms));
         let mut body = json!({
             "PolicyARN": policy_arn,
             "PolicyName": name,
@@ -457,54 +449,6 @@ impl AutoScalingService {
             Ok(())
         })?;
         Ok(answer)
-    }
-
-    /// The AlarmHigh/AlarmLow pair AWS makes for a target-tracking policy, made (or updated,
-    /// keeping their names) through CloudWatch.
-    fn target_tracking_alarms(
-        &self,
-        region: &str,
-        t: &Target<'_>,
-        cfg: &Value,
-        policy_arn: &str,
-        old: &[String],
-    ) -> Result<Vec<Value>, AwsError> {
-        let target = cfg["TargetValue"].as_f64().unwrap_or(0.0);
-        let metric = metric_of(t, cfg);
-        let mut made = Vec::new();
-        let kinds: &[(&str, &str, f64, i64)] = &[
-            ("AlarmHigh", "GreaterThanThreshold", target, 3),
-            ("AlarmLow", "LessThanThreshold", target * 0.9, 15),
-        ];
-        for (suffix, op, threshold, periods) in kinds {
-            if *suffix == "AlarmLow" && cfg["DisableScaleIn"].as_bool() == Some(true) {
-                continue;
-            }
-            let marker = format!("TargetTracking-{}-{suffix}-", t.resource);
-            let name = old
-                .iter()
-                .find(|o| o.starts_with(&marker))
-                .cloned()
-                .unwrap_or_else(|| format!("{marker}{}", uuid::Uuid::new_v4()));
-            let mut input = json!({
-                "AlarmName": name,
-                "AlarmDescription": format!("DO NOT EDIT OR DELETE. For TargetTrackingScaling policy {policy_arn}."),
-                "ActionsEnabled": true,
-                "AlarmActions": [policy_arn],
-                "EvaluationPeriods": periods,
-                "DatapointsToAlarm": periods,
-                "Threshold": threshold,
-                "ComparisonOperator": op,
-            });
-            for (k, v) in &metric {
-                input[k] = v.clone();
-            }
-            self.cloudwatch.call(region, "PutMetricAlarm", &input)?;
-            made.push(
-                json!({"AlarmName": name, "AlarmARN": self.cloudwatch.alarm_arn(region, &name)}),
-            );
-        }
-        Ok(made)
     }
 
     pub(super) fn describe_scaling_policies(
@@ -547,9 +491,9 @@ impl AutoScalingService {
                 ))
             })?;
             touched.push(key.clone());
-            Ok(alarm_names(&rec.body))
+            Ok(tt::alarm_names(&rec.body))
         })?;
-        self.delete_alarms(region, &alarms);
+        tt::delete_alarms(&self.cloudwatch, region, &alarms);
         Ok(json!({}))
     }
 
@@ -721,53 +665,12 @@ impl AutoScalingService {
     }
 }
 
-fn alarm_names(body: &Value) -> Vec<String> {
-    body["Alarms"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|a| a["AlarmName"].as_str().map(str::to_string))
-        .collect()
-}
-
 /// The alarm members naming the metric a target-tracking configuration tracks: a single
 /// metric (`Namespace`, `MetricName`, `Dimensions`, `Statistic`, `Unit`, `Period`), or a
 /// customized spec's metric math as `Metrics` (each MetricStat on AWS's 60-second period).
 fn metric_of(t: &Target<'_>, cfg: &Value) -> Map<String, Value> {
-    let mut out = Map::new();
-    if let Some(c) = cfg
-        .get("CustomizedMetricSpecification")
-        .filter(|v| !v.is_null())
-    {
-        if let Some(queries) = c["Metrics"].as_array().filter(|m| !m.is_empty()) {
-            let queries: Vec<Value> = queries
-                .iter()
-                .map(|q| {
-                    let mut q = q.clone();
-                    if q.get("MetricStat").is_some_and(Value::is_object) {
-                        q["MetricStat"]["Period"] = json!(60);
-                    }
-                    q
-                })
-                .collect();
-            out.insert("Metrics".into(), json!(queries));
-            return out;
-        }
-        for k in ["Namespace", "MetricName", "Unit"] {
-            if let Some(v) = c.get(k).filter(|v| !v.is_null()) {
-                out.insert(k.into(), v.clone());
-            }
-        }
-        out.insert(
-            "Dimensions".into(),
-            c.get("Dimensions").cloned().unwrap_or(json!([])),
-        );
-        out.insert(
-            "Statistic".into(),
-            json!(c["Statistic"].as_str().unwrap_or("Average")),
-        );
-        out.insert("Period".into(), json!(60));
-        return out;
+    if let Some(metric) = tt::customized(cfg) {
+        return metric;
     }
     let p = &cfg["PredefinedMetricSpecification"];
     let kind = p["PredefinedMetricType"].as_str().unwrap_or("");
@@ -823,10 +726,5 @@ fn metric_of(t: &Target<'_>, cfg: &Value) -> Map<String, Value> {
         }
         other => ("AWS/ApplicationAutoScaling", other, json!([]), "Average"),
     };
-    out.insert("Namespace".into(), json!(ns));
-    out.insert("MetricName".into(), json!(name));
-    out.insert("Dimensions".into(), dims);
-    out.insert("Statistic".into(), json!(stat));
-    out.insert("Period".into(), json!(60));
-    out
+    tt::predefined(ns, name, dims, stat)
 }

@@ -9,13 +9,16 @@
 //! are EC2's (`instances`: launched and terminated through EC2's typed operations, so
 //! `aws ec2 describe-instances` lists them), registered with the group's ELBv2 target groups and
 //! classic load balancers. No virtual machine runs; scaling policies and scheduled actions are
-//! kept and answered, and a policy runs only through ExecutePolicy (no CloudWatch alarm fires).
+//! kept and answered, and a policy runs only through ExecutePolicy. A target-tracking policy
+//! owns AWS's two CloudWatch alarms, made through CloudWatch's typed operations and deleted
+//! with the policy or its group; no alarm fires on a clock, so nothing scales by itself.
 
 mod instances;
 mod ops;
 pub(crate) mod provider;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::cloudwatch::CloudWatchService;
 use crate::ec2::Ec2Service;
 use crate::elasticloadbalancing::ElbService;
 use crate::{Config, GatewayError, Service};
@@ -73,6 +76,8 @@ pub struct AutoScalingService {
     account_id: String,
     ec2: Arc<Ec2Service>,
     elb: Arc<ElbService>,
+    /// Where target-tracking policies' alarms live.
+    cloudwatch: Arc<CloudWatchService>,
 }
 
 impl AutoScalingService {
@@ -81,6 +86,7 @@ impl AutoScalingService {
         config: &Config,
         ec2: Arc<Ec2Service>,
         elb: Arc<ElbService>,
+        cloudwatch: Arc<CloudWatchService>,
     ) -> Result<Self, StoreError> {
         store.migrate("autoscaling", MIGRATIONS)?;
         let mut regions = HashMap::new();
@@ -109,6 +115,7 @@ impl AutoScalingService {
             account_id: config.account_id.clone(),
             ec2,
             elb,
+            cloudwatch,
         })
     }
 
@@ -176,10 +183,16 @@ impl Catalogued for AutoScalingService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = (Arc<Ec2Service>, Arc<ElbService>);
+    type Deps = (Arc<Ec2Service>, Arc<ElbService>, Arc<CloudWatchService>);
 
-    fn build(context: &Context, (ec2, elb): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config, ec2, elb)?)
+    fn build(context: &Context, (ec2, elb, cloudwatch): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(
+            context.store.clone(),
+            &context.config,
+            ec2,
+            elb,
+            cloudwatch,
+        )?)
     }
 }
 
@@ -225,7 +238,9 @@ mod tests {
         let ec2 = Arc::new(Ec2Service::new(store.clone(), &config).unwrap());
         let acm = Arc::new(crate::acm::AcmService::new(store.clone(), &config).unwrap());
         let elb = Arc::new(ElbService::new(store.clone(), &config, ec2.clone(), acm).unwrap());
-        let asg = AutoScalingService::new(store, &config, ec2.clone(), elb.clone()).unwrap();
+        let cloudwatch = Arc::new(CloudWatchService::new(store.clone(), &config).unwrap());
+        let asg =
+            AutoScalingService::new(store, &config, ec2.clone(), elb.clone(), cloudwatch).unwrap();
         ec2.default_vpc(R).unwrap();
         let subnets: Vec<String> = ec2
             .records(R)

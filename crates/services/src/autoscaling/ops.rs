@@ -6,6 +6,7 @@
 
 use super::instances::Launched;
 use super::{AutoScalingService, Region};
+use crate::cloudwatch::target_tracking as tt;
 use crate::ec2::Resource;
 use cumulo_wire::AwsError;
 use serde_json::{Map, Value, json};
@@ -955,7 +956,7 @@ fn delete_group(svc: &AutoScalingService, region: &str, input: &Value) -> Result
         .get("ForceDelete")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    svc.change(region, |r| {
+    let alarms = svc.change(region, |r| {
         let g = group(r, &name)?.clone();
         if g["DeletionProtection"] == "prevent-all-deletion"
             || (g["DeletionProtection"] == "prevent-force-deletion" && force)
@@ -979,12 +980,21 @@ fn delete_group(svc: &AutoScalingService, region: &str, input: &Value) -> Result
         }
         r.groups.remove(&name);
         let prefix = format!("{name}/");
+        let alarms: Vec<String> = r
+            .policies
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .flat_map(|(_, p)| tt::alarm_names(p))
+            .collect();
         r.policies.retain(|k, _| !k.starts_with(&prefix));
         r.scheduled.retain(|k, _| !k.starts_with(&prefix));
         r.hooks.retain(|k, _| !k.starts_with(&prefix));
         r.warm_pools.remove(&name);
-        Ok(json!({}))
-    })
+        Ok(alarms)
+    })?;
+    // The group's policies go with it, and so do their alarms.
+    tt::delete_alarms(&svc.cloudwatch, region, &alarms);
+    Ok(json!({}))
 }
 
 fn set_desired(
@@ -1144,7 +1154,7 @@ fn policy_body(
     body["PolicyARN"] = json!(arn);
     body["PolicyType"] = json!(kind);
     body["Enabled"] = input.get("Enabled").cloned().unwrap_or(json!(true));
-    // No CloudWatch service runs beside Auto Scaling yet, so a policy has no alarms.
+    // A target-tracking policy's alarms are made by the caller, through CloudWatch.
     body["Alarms"] = json!([]);
     if kind == "StepScaling" && body.get("MetricAggregationType").is_none() {
         body["MetricAggregationType"] = json!("Average");
@@ -1157,6 +1167,78 @@ fn policy_body(
         body["TargetTrackingConfiguration"]["DisableScaleIn"] = json!(false);
     }
     Ok(body)
+}
+
+/// PutScalingPolicy: the policy, and for target tracking its alarms through CloudWatch (made
+/// before the policy is stored, so a refused alarm stores nothing; an update keeps their names).
+fn put_scaling_policy(
+    svc: &AutoScalingService,
+    region: &str,
+    input: &Value,
+) -> Result<Value, AwsError> {
+    let group_name = required(input, "AutoScalingGroupName")?.to_string();
+    let name = required(input, "PolicyName")?.to_string();
+    let key = format!("{group_name}/{name}");
+    let (mut body, old) = svc.read(region, |r| {
+        group(r, &group_name)?;
+        let existing = r.policies.get(&key);
+        let body = policy_body(svc, region, input, existing)?;
+        Ok((body, existing.map(tt::alarm_names).unwrap_or_default()))
+    })?;
+    let cfg = &body["TargetTrackingConfiguration"];
+    let alarms = if body["PolicyType"] == "TargetTrackingScaling" {
+        let metric = match tt::customized(cfg) {
+            Some(metric) => metric,
+            None => predefined_metric(&group_name, cfg)?,
+        };
+        let arn = body["PolicyARN"].as_str().unwrap_or_default();
+        tt::put_alarms(
+            &svc.cloudwatch,
+            region,
+            &group_name,
+            cfg,
+            &metric,
+            arn,
+            &old,
+        )?
+    } else {
+        Vec::new()
+    };
+    tt::delete_alarms(&svc.cloudwatch, region, &tt::stale(old, &alarms));
+    body["Alarms"] = json!(alarms);
+    let out = json!({"PolicyARN": body["PolicyARN"], "Alarms": body["Alarms"]});
+    svc.change(region, |r| {
+        group(r, &group_name)?;
+        r.policies.insert(key, body);
+        Ok(out)
+    })
+}
+
+/// The metric a predefined target-tracking type tracks for a group, as AWS's alarms name it.
+fn predefined_metric(group_name: &str, cfg: &Value) -> Result<Map<String, Value>, AwsError> {
+    let p = &cfg["PredefinedMetricSpecification"];
+    let by_group = || json!([{"Name": "AutoScalingGroupName", "Value": group_name}]);
+    Ok(match p["PredefinedMetricType"].as_str().unwrap_or("") {
+        "ASGAverageCPUUtilization" => {
+            tt::predefined("AWS/EC2", "CPUUtilization", by_group(), "Average")
+        }
+        "ASGAverageNetworkIn" => tt::predefined("AWS/EC2", "NetworkIn", by_group(), "Average"),
+        "ASGAverageNetworkOut" => tt::predefined("AWS/EC2", "NetworkOut", by_group(), "Average"),
+        "ALBRequestCountPerTarget" => {
+            // ResourceLabel: app/<lb>/<id>/targetgroup/<tg>/<id>; the dimension is its tail.
+            let label = p["ResourceLabel"].as_str().unwrap_or("");
+            let tg = label
+                .split_once("/targetgroup/")
+                .map_or(label, |(_, tg)| tg);
+            let dims = json!([{"Name": "TargetGroup", "Value": format!("targetgroup/{tg}")}]);
+            tt::predefined("AWS/ApplicationELB", "RequestCountPerTarget", dims, "Sum")
+        }
+        other => {
+            return Err(validation(format!(
+                "1 validation error detected: Value '{other}' at 'targetTrackingConfiguration.predefinedMetricSpecification.predefinedMetricType' failed to satisfy constraint: Member must satisfy enum value set: [ASGAverageCPUUtilization, ASGAverageNetworkIn, ASGAverageNetworkOut, ALBRequestCountPerTarget]"
+            )));
+        }
+    })
 }
 
 /// The desired capacity a policy's adjustment gives, within the group's bounds.
@@ -1600,18 +1682,7 @@ pub(crate) fn dispatch(
                 Ok(if op.ends_with("Standby") { json!({"Activities": []}) } else { json!({}) })
             })
         }
-        "PutScalingPolicy" => {
-            let group_name = required(input, "AutoScalingGroupName")?.to_string();
-            let name = required(input, "PolicyName")?.to_string();
-            let key = format!("{group_name}/{name}");
-            svc.change(region, |r| {
-                group(r, &group_name)?;
-                let body = policy_body(svc, region, input, r.policies.get(&key))?;
-                let out = json!({"PolicyARN": body["PolicyARN"], "Alarms": []});
-                r.policies.insert(key, body);
-                Ok(out)
-            })
-        }
+        "PutScalingPolicy" => put_scaling_policy(svc, region, input),
         "DescribePolicies" => {
             let group_name = text(input, "AutoScalingGroupName");
             let names = strings(input, "PolicyNames");
@@ -1641,13 +1712,14 @@ pub(crate) fn dispatch(
         }
         "DeletePolicy" => {
             let name = required(input, "PolicyName")?;
-            svc.change(region, |r| {
+            let alarms = svc.change(region, |r| {
                 let key = find_policy(r, text(input, "AutoScalingGroupName"), name)
                     .map(|(k, _)| k.clone())
                     .ok_or_else(|| validation(format!("Policy {name} not found")))?;
-                r.policies.remove(&key);
-                Ok(json!({}))
-            })
+                Ok(r.policies.remove(&key).map(|p| tt::alarm_names(&p)))
+            })?;
+            tt::delete_alarms(&svc.cloudwatch, region, &alarms.unwrap_or_default());
+            Ok(json!({}))
         }
         "ExecutePolicy" => execute_policy(svc, region, input),
         "PutScheduledUpdateGroupAction" => {

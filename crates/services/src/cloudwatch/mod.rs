@@ -18,6 +18,7 @@ mod ops;
 pub(crate) mod provider;
 mod queries;
 mod state;
+pub mod target_tracking;
 mod wire;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
