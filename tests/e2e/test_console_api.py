@@ -651,7 +651,8 @@ def test_kms_keys_and_eventbridge_rules(cumulo):
     assert r.status_code == 400 and error(r) == "NotFoundException"
 
     rule = f"con-rule-{uid()}"
-    pattern = {"source": ["my.app"]}
+    # A source of its own: the session's server is shared, and the rule's target does not exist.
+    pattern = {"source": [f"console.{uid()}"]}
     events.put_rule(Name=rule, EventPattern=json.dumps(pattern), Description="d")
     events.put_targets(Rule=rule, Targets=[{"Id": "t1", "Arn": "arn:aws:sqs:us-east-1:000000000000:q", "Input": '{"a": 1}'}])
     bus = f"con-bus-{uid()}"
@@ -821,6 +822,9 @@ def test_load_balancers_with_listeners_rules_and_targets(cumulo):
     assert g["TargetGroupArn"] == tg and g["TargetHealthDescriptions"] == aws
     r = requests.get(f"{cumulo.endpoint}{API}/elb/loadbalancers/nope-{uid()}", timeout=10)
     assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
+    # The session's server is shared: the default subnets' addresses go back (test_ec2 counts them).
+    elb.delete_load_balancer(LoadBalancerArn=lb)
+    elb.delete_target_group(TargetGroupArn=tg)
 
 
 def test_vpc_map_with_subnets_and_route_tables(cumulo):

@@ -428,3 +428,5 @@ def test_every_service_page_renders_what_the_api_holds(browser, cumulo):
     page(browser, cumulo, f"/apigateway/{api_id}")
     assert [r.get_attribute("data-route") for r in wait(browser, "#routes-table tbody tr")] == ["GET /x"]
     shot(browser, "api-gateway")
+    # The session's server is shared: the default subnets' addresses go back (test_ec2 counts them).
+    elb.delete_load_balancer(LoadBalancerArn=lb)
