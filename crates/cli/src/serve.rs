@@ -237,6 +237,7 @@ pub(crate) async fn accept_loop(
                 .max_buf_size(HTTP_BUFFER)
                 .max_headers(1000)
                 .serve_connection(TokioIo::new(stream), svc)
+                .with_upgrades()
                 .await;
         });
     }
@@ -282,8 +283,15 @@ async fn answer(
     gateway: &Gateway,
     console: &Console,
     limits: &Limits,
-    req: hyper::Request<Incoming>,
+    mut req: hyper::Request<Incoming>,
 ) -> Answer {
+    // A WebSocket upgrade (API Gateway's WebSocket APIs): the socket is taken over after the
+    // 101 answer, if the gateway gives one.
+    let wants_upgrade = req
+        .headers()
+        .get(http::header::UPGRADE)
+        .is_some_and(|u| u.as_bytes().eq_ignore_ascii_case(b"websocket"));
+    let on_upgrade = wants_upgrade.then(|| hyper::upgrade::on(&mut req));
     let (parts, body) = req.into_parts();
     let host = parts
         .headers
@@ -336,7 +344,19 @@ async fn answer(
         None if Console::serves(&aws.raw_path) => {
             return console.handle(aws).await.map(Either::Right);
         }
-        None => gateway.handle(aws).await,
+        None => match (on_upgrade, gateway.websocket(&aws).await) {
+            (Some(on_upgrade), Some(Ok((resp, session)))) => {
+                tokio::spawn(async move {
+                    match on_upgrade.await {
+                        Ok(upgraded) => session.run(TokioIo::new(upgraded)).await,
+                        Err(_) => session.abandon().await,
+                    }
+                });
+                resp
+            }
+            (_, Some(Err(resp))) => resp,
+            _ => gateway.handle(aws).await,
+        },
     };
     let mut out = hyper::Response::new(Either::Left(Full::new(resp.body)));
     *out.status_mut() = resp.status;

@@ -218,6 +218,47 @@ impl Gateway {
         resp
     }
 
+    /// A WebSocket upgrade request to a WebSocket API's stage (either data-plane URL form):
+    /// `None` when the request is anything else (the HTTP layer then answers it through
+    /// [`Gateway::handle`]), else the 101 answer with the session to run over the upgraded
+    /// socket, or the refusal.
+    pub async fn websocket(&self, req: &AwsRequest) -> Option<crate::WebSocketUpgrade> {
+        if !crate::apigatewayv2::websocket::is_upgrade(req) {
+            return None;
+        }
+        let mut req = req.clone();
+        if let Some(api_id) = crate::apigateway::invoke::api_of_host(&req.host) {
+            req.raw_path = format!(
+                "{}{api_id}{}",
+                crate::apigateway::EXECUTE_API_PATH,
+                req.raw_path
+            );
+        }
+        if !req
+            .raw_path
+            .starts_with(crate::apigateway::EXECUTE_API_PATH)
+        {
+            return None;
+        }
+        req.region = self.config.default_region.clone();
+        req.account_id = self.config.account_id.clone();
+        let svc = self
+            .catalog
+            .as_ref()?
+            .get::<crate::apigateway::ApiGatewayService>()
+            .ok()?;
+        let mut upgrade = svc.websocket(&req).await?;
+        let request_id = req.request_id.clone();
+        match &mut upgrade {
+            Ok((resp, _)) | Err(resp) => {
+                if !resp.headers.contains_key("x-amzn-requestid") {
+                    resp.set_header("x-amzn-RequestId", &request_id);
+                }
+            }
+        }
+        Some(upgrade)
+    }
+
     /// URLs called without a signature: API Gateway's data plane, and cumulo's own URLs that
     /// stand in for AWS's presigned ones: Lambda's code downloads (GetFunction's `Code.Location`), custom resources'
     /// ResponseURLs and WaitConditionHandles' URLs.

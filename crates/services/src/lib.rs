@@ -41,6 +41,7 @@ pub mod ssm;
 pub mod stepfunctions;
 pub mod sts;
 
+pub use apigatewayv2::websocket::{Session as WebSocketSession, Upgrade as WebSocketUpgrade};
 pub use gateway::{Config, Gateway, GatewayError, Refusal, SigningKeys};
 
 use cumulo_wire::{AwsRequest, AwsResponse};

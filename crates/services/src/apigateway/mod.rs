@@ -46,6 +46,8 @@ pub struct ApiGatewayService {
     pub(crate) lambda: Arc<LambdaService>,
     /// Lambda authorizer answers by (authorizer id, identity), with their expiry.
     pub(crate) auth_cache: invoke::AuthCache,
+    /// WebSocket APIs' open connections (process state: a restart closes them).
+    pub(crate) connections: crate::apigatewayv2::connections::Connections,
 }
 
 impl ApiGatewayService {
@@ -65,6 +67,7 @@ impl ApiGatewayService {
             account_id: config.account_id.clone(),
             lambda,
             auth_cache: invoke::AuthCache::default(),
+            connections: Default::default(),
         })
     }
 
@@ -95,6 +98,40 @@ impl ApiGatewayService {
         let regions = self.lock();
         let empty = Region::default();
         f(regions.get(region).unwrap_or(&empty))
+    }
+
+    /// An upgrade request to the data plane (`/_aws/execute-api/<api-id>/<stage>`): `None` when
+    /// it is not for a WebSocket API (it is then served as plain HTTP, as AWS serves REST and
+    /// HTTP APIs), else `$connect`'s decision.
+    pub async fn websocket(
+        self: Arc<Self>,
+        req: &AwsRequest,
+    ) -> Option<crate::apigatewayv2::websocket::Upgrade> {
+        let rest = req.raw_path.strip_prefix(EXECUTE_API_PATH)?;
+        let (api_id, below) = rest.split_once('/').unwrap_or((rest, ""));
+        let region = self.region_of_api(api_id)?;
+        let websocket = self.read(&region, |r| {
+            r.v2_apis
+                .get(api_id)
+                .is_some_and(|a| a.doc["protocolType"] == "WEBSOCKET")
+        });
+        if !websocket {
+            return None;
+        }
+        let stage = below.trim_end_matches('/');
+        let port = req.host.rsplit_once(':').map_or("4566", |(_, p)| p);
+        let domain = format!("{api_id}.execute-api.localhost:{port}");
+        Some(
+            crate::apigatewayv2::websocket::connect(
+                self.clone(),
+                req,
+                &region,
+                api_id,
+                stage,
+                domain,
+            )
+            .await,
+        )
     }
 
     /// The region holding an API of this id (v1 or v2): the data plane's URL names no region.

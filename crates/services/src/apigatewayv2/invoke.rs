@@ -264,10 +264,7 @@ pub(crate) async fn handle(
         return not_found();
     };
     if api_doc["protocolType"] == "WEBSOCKET" {
-        return message(
-            501,
-            "cumulo: WebSocket APIs are stored but not served (no WebSocket data plane)",
-        );
+        return websocket_http(svc, req, api_id, below);
     }
     if api_doc["disableExecuteApiEndpoint"] == true {
         return message(403, "Forbidden");
@@ -310,6 +307,26 @@ pub(crate) async fn handle(
     let request_id = uuid::Uuid::new_v4().to_string();
     resp.set_header("apigw-requestid", &request_id);
     resp
+}
+
+/// Plain HTTP to a WebSocket API's stage: the @connections management API at
+/// `/<stage>/@connections/<id>` (connections are per stage), and AWS's 403 for anything else
+/// (a WebSocket endpoint serves only upgrades, which the HTTP layer hands to
+/// [`super::websocket`]).
+fn websocket_http(
+    svc: &ApiGatewayService,
+    req: &AwsRequest,
+    api_id: &str,
+    below: &str,
+) -> AwsResponse {
+    let rest = below.trim_start_matches('/');
+    let (stage, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    match tail.strip_prefix("@connections/") {
+        Some(id) if !id.is_empty() && !id.contains('/') => {
+            super::connections::manage(&svc.connections, req, api_id, stage, id)
+        }
+        _ => message(403, "Forbidden"),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
