@@ -14,6 +14,13 @@ const https = require('https');
 const hosts = new Set((process.env.CUMULO_ENDPOINT_HOSTS || '').split(',').filter(Boolean));
 const port = Number(process.env.CUMULO_ENDPOINT_PORT || '4566');
 
+// API Gateway's data plane at `<api-id>.execute-api.<cumulo host>` (a WebSocket API's
+// @connections endpoint, which functions address as `https://${domainName}/${stage}`) is cumulo too.
+function isCumulo(host) {
+  const m = /^[^.]+\.execute-api\.(.+)$/.exec(host);
+  return hosts.has(host) || (m !== null && hosts.has(m[1]));
+}
+
 function targetHost(options) {
   if (typeof options === 'string') return new URL(options).hostname;
   if (options instanceof URL) return options.hostname;
@@ -44,7 +51,7 @@ for (const name of ['request', 'get']) {
   const original = https[name];
   https[name] = function routed(...args) {
     const host = targetHost(args[0]);
-    if (host && hosts.has(host)) {
+    if (host && isCumulo(host)) {
       const [options, callback] = toHttp(args);
       return http[name](options, callback);
     }

@@ -1,0 +1,356 @@
+"""API Gateway WebSocket APIs end to end: real WebSocket clients (websocket-client) on both
+data-plane URL forms, a Node.js Lambda answering through the @connections API with the AWS SDK
+v3 (PostToConnection from the function), route selection, $default, $disconnect, a REQUEST
+authorizer on $connect, GoneException, and a stack deployed with `aws cloudformation deploy`."""
+import json
+import pathlib
+import tempfile
+import time
+import urllib.parse
+
+import botocore.config
+import botocore.exceptions
+import boto3
+import pytest
+import websocket
+from conftest import CumuloServer
+from test_apigateway import ROLE, lambda_uri, uid, zip_of
+
+# The SDK v3 client the functions require, installed on first use into a cache kept across runs.
+SDK_CACHE = pathlib.Path.home() / ".cache" / "cumulo-e2e-node-sdk"
+
+HANDLER = """
+const { ApiGatewayManagementApiClient, PostToConnectionCommand } = require('@aws-sdk/client-apigatewaymanagementapi');
+exports.handler = async (event) => {
+  const ctx = event.requestContext;
+  console.log('EVENT ' + ctx.eventType + ' ' + ctx.connectionId + ' ' + JSON.stringify(event));
+  if (ctx.eventType === 'CONNECT') {
+    const q = event.queryStringParameters || {};
+    return q.refuse ? { statusCode: 400, body: 'refused' } : { statusCode: 200 };
+  }
+  if (ctx.eventType === 'DISCONNECT') return { statusCode: 200 };
+  if (ctx.routeKey === 'boom') throw new Error('boom');
+  if (ctx.routeKey === 'twoway') return { statusCode: 200, body: 'two-way:' + event.body };
+  // AWS's sample code: the callback URL from the event's domain name and stage.
+  const client = new ApiGatewayManagementApiClient({ endpoint: `https://${ctx.domainName}/${ctx.stage}` });
+  await client.send(new PostToConnectionCommand({ ConnectionId: ctx.connectionId, Data: JSON.stringify({
+    route: ctx.routeKey, eventType: ctx.eventType, body: event.body, messageId: ctx.messageId,
+    apiId: ctx.apiId, stage: ctx.stage, connectedAt: ctx.connectedAt, requestId: ctx.requestId,
+    authorizer: ctx.authorizer || null }) }));
+  return { statusCode: 200 };
+};
+"""
+
+AUTHORIZER = """
+exports.handler = async (event) => ({
+  principalId: 'user-1',
+  policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke',
+    Effect: event.headers.Auth === 'let-me-in' ? 'Allow' : 'Deny', Resource: event.methodArn }] },
+  context: { tier: 'gold' },
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with tempfile.TemporaryDirectory() as d:
+        s = CumuloServer(data_dir=pathlib.Path(d) / "data", env={"CUMULO_NODE_SDK_DIR": str(SDK_CACHE)}).start()
+        yield s
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def lam(server):
+    return server.client("lambda", read_timeout=300)
+
+
+@pytest.fixture(scope="module")
+def v2(server):
+    return server.client("apigatewayv2")
+
+
+def node_function(lam, source):
+    name = f"ws-{uid()}"
+    lam.create_function(FunctionName=name, Runtime="nodejs20.x", Role=ROLE, Handler="index.handler",
+                        Code={"ZipFile": zip_of({"index.js": source})}, Timeout=300)
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    return lam.get_function(FunctionName=name)["Configuration"]["FunctionArn"]
+
+
+@pytest.fixture(scope="module")
+def handler(lam):
+    return node_function(lam, HANDLER)
+
+
+def make_api(v2, fn, stage="prod", authorizer_fn=None):
+    api = v2.create_api(Name=f"ws-{uid()}", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")
+    api_id = api["ApiId"]
+    integ = v2.create_integration(ApiId=api_id, IntegrationType="AWS_PROXY", IntegrationUri=lambda_uri(fn))
+    target = f"integrations/{integ['IntegrationId']}"
+    connect = {}
+    if authorizer_fn:
+        auth = v2.create_authorizer(ApiId=api_id, Name="gate", AuthorizerType="REQUEST",
+                                    AuthorizerUri=lambda_uri(authorizer_fn),
+                                    IdentitySource=["route.request.header.Auth"])
+        connect = {"AuthorizationType": "CUSTOM", "AuthorizerId": auth["AuthorizerId"]}
+    v2.create_route(ApiId=api_id, RouteKey="$connect", Target=target, **connect)
+    for key in ["$disconnect", "$default", "echo", "boom"]:
+        v2.create_route(ApiId=api_id, RouteKey=key, Target=target)
+    v2.create_route(ApiId=api_id, RouteKey="twoway", Target=target, RouteResponseSelectionExpression="$default")
+    v2.create_route(ApiId=api_id, RouteKey="nowhere")
+    dep = v2.create_deployment(ApiId=api_id)
+    v2.create_stage(ApiId=api_id, StageName=stage, DeploymentId=dep["DeploymentId"])
+    return api_id
+
+
+def ws_url(server, api_id, stage="prod"):
+    return f"ws://127.0.0.1:{server.port}/_aws/execute-api/{api_id}/{stage}"
+
+
+def connect(url, **kw):
+    return websocket.create_connection(url, timeout=60, **kw)
+
+
+def management(server, api_id, stage="prod"):
+    return boto3.client("apigatewaymanagementapi", region_name="us-east-1",
+                        endpoint_url=f"{server.endpoint}/_aws/execute-api/{api_id}/{stage}",
+                        aws_access_key_id="test", aws_secret_access_key="test",
+                        config=botocore.config.Config(retries={"max_attempts": 1}))
+
+
+def logged(server, fn, needle, timeout=20):
+    """The function's log lines containing `needle` (waits for them)."""
+    logs = server.client("logs")
+    group = "/aws/lambda/" + fn.split(":")[-1]
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            events = logs.filter_log_events(logGroupName=group)["events"]
+        except logs.exceptions.ResourceNotFoundException:
+            events = []
+        lines = [e["message"] for e in events if needle in e["message"]]
+        if lines:
+            return lines
+        time.sleep(0.2)
+    return []
+
+
+def connection_ids(server, fn):
+    """The connection ids of the CONNECT events the function logged, oldest first."""
+    return [line.split("EVENT CONNECT ", 1)[1].split()[0] for line in logged(server, fn, "EVENT CONNECT ")]
+
+
+def test_routes_echo_default_errors_and_disconnect(server, v2, handler):
+    api_id = make_api(v2, handler)
+    ws = connect(ws_url(server, api_id), header=["User-Agent: ws-test/1"])
+    try:
+        # A routed message: the function answers through PostToConnection.
+        ws.send(json.dumps({"action": "echo", "n": 1}))
+        got = json.loads(ws.recv())
+        assert (got["route"], got["eventType"], got["apiId"], got["stage"]) == ("echo", "MESSAGE", api_id, "prod")
+        assert json.loads(got["body"]) == {"action": "echo", "n": 1} and got["messageId"]
+        connection_id = connection_ids(server, handler)[-1]
+        # Not JSON, and an action no route has: $default.
+        ws.send("plain text")
+        assert json.loads(ws.recv())["route"] == "$default"
+        ws.send(json.dumps({"action": "unknown"}))
+        assert json.loads(ws.recv())["route"] == "$default"
+        # A failing function, and a route without an integration: AWS's error frame.
+        ws.send(json.dumps({"action": "boom"}))
+        frame = json.loads(ws.recv())
+        assert frame["message"] == "Internal server error" and frame["connectionId"] == connection_id
+        assert frame["requestId"]
+        ws.send(json.dumps({"action": "nowhere"}))
+        assert json.loads(ws.recv())["message"] == "Internal server error"
+        # A two-way route sends the function's body back.
+        ws.send(json.dumps({"action": "twoway"}))
+        assert ws.recv() == 'two-way:{"action": "twoway"}'
+        # The management API sees the connection.
+        mgmt = management(server, api_id)
+        info = mgmt.get_connection(ConnectionId=connection_id)
+        assert info["Identity"] == {"SourceIp": "127.0.0.1", "UserAgent": "ws-test/1"}
+        assert info["ConnectedAt"] <= info["LastActiveAt"]
+        mgmt.post_to_connection(ConnectionId=connection_id, Data=b"from outside")
+        assert ws.recv() == "from outside"
+    finally:
+        ws.close()
+    # $disconnect ran with the connection's id; the connection is gone.
+    assert logged(server, handler, f"EVENT DISCONNECT {connection_id}")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        management(server, api_id).post_to_connection(ConnectionId=connection_id, Data=b"x")
+    assert (e.value.response["Error"]["Code"], e.value.response["ResponseMetadata"]["HTTPStatusCode"]) == ("GoneException", 410)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        management(server, api_id).get_connection(ConnectionId="nope")
+    assert e.value.response["Error"]["Code"] == "GoneException"
+
+
+def test_host_form_and_delete_connection(server, v2, handler):
+    api_id = make_api(v2, handler, stage="dev")
+    host = f"{api_id}.execute-api.localhost:{server.port}"
+    ws = connect(f"ws://127.0.0.1:{server.port}/dev", host=host)
+    ws.send(json.dumps({"action": "echo"}))
+    got = json.loads(ws.recv())
+    assert got["route"] == "echo"
+    ids = connection_ids(server, handler)
+    # The host form of the management endpoint (`https://{api-id}.execute-api.{region}.amazonaws.com/{stage}`
+    # on AWS): this test's resolver does not know `*.localhost`, so it sends the Host header itself.
+    def get(connection_id):
+        return server.raw("GET", f"/dev/@connections/{urllib.parse.quote(connection_id)}", headers=[("Host", host)])
+    mine = [i for i in ids if get(i).status == 200]
+    assert len(mine) == 1
+    assert json.loads(get(mine[0]).body)["identity"]["sourceIp"] == "127.0.0.1"
+    gone = get("nope")
+    assert gone.status == 410 and gone.headers["x-amzn-errortype"].startswith("GoneException")
+    mgmt = management(server, api_id, "dev")
+    # Another stage does not reach this connection.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        management(server, api_id, "prod").get_connection(ConnectionId=mine[0])
+    assert e.value.response["Error"]["Code"] == "GoneException"
+    mgmt.delete_connection(ConnectionId=mine[0])
+    # The server closes the socket (a normal close frame).
+    opcode, data = ws.recv_data(control_frame=True)
+    assert opcode == websocket.ABNF.OPCODE_CLOSE and int.from_bytes(data[:2], "big") == 1000
+    ws.close()
+    assert logged(server, handler, f"EVENT DISCONNECT {mine[0]}")
+
+
+def test_refusals(server, v2, handler, lam):
+    api_id = make_api(v2, handler)
+    # $connect's integration answers 400: the upgrade is refused with it.
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        connect(ws_url(server, api_id) + "?refuse=1")
+    assert e.value.status_code == 400
+    # An unknown stage or API.
+    for url in (ws_url(server, api_id, "nostage"), ws_url(server, "nosuchapi0", "prod")):
+        with pytest.raises(websocket.WebSocketBadStatusException) as e:
+            connect(url)
+        assert e.value.status_code == 403
+    # A REQUEST authorizer on $connect: no identity source 401, denied 403, allowed connects and
+    # its context reaches the routes' events.
+    gated = make_api(v2, handler, authorizer_fn=node_function(lam, AUTHORIZER))
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        connect(ws_url(server, gated))
+    assert e.value.status_code == 401
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        connect(ws_url(server, gated), header=["Auth: wrong"])
+    assert e.value.status_code == 403
+    ws = connect(ws_url(server, gated), header=["Auth: let-me-in"])
+    try:
+        ws.send(json.dumps({"action": "echo"}))
+        got = json.loads(ws.recv())
+        assert got["authorizer"]["principalId"] == "user-1" and got["authorizer"]["tier"] == "gold"
+    finally:
+        ws.close()
+    # Plain HTTP to a WebSocket stage is not served.
+    status = server.raw("GET", f"/_aws/execute-api/{api_id}/prod").status
+    assert status == 403
+
+
+TEMPLATE = """
+AWSTemplateFormatVersion: '2010-09-09'
+Resources:
+  Fn:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: nodejs20.x
+      Handler: index.handler
+      Role: arn:aws:iam::000000000000:role/lambda
+      Code:
+        ZipFile: |
+          exports.handler = async (event) => ({ statusCode: 200, body: 'stack:' + event.body });
+  Api:
+    Type: AWS::ApiGatewayV2::Api
+    Properties:
+      Name: !Sub '${AWS::StackName}-ws'
+      ProtocolType: WEBSOCKET
+      RouteSelectionExpression: $request.body.action
+  Integration:
+    Type: AWS::ApiGatewayV2::Integration
+    Properties:
+      ApiId: !Ref Api
+      IntegrationType: AWS_PROXY
+      IntegrationUri: !Sub 'arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations'
+  DefaultRoute:
+    Type: AWS::ApiGatewayV2::Route
+    Properties:
+      ApiId: !Ref Api
+      RouteKey: $default
+      RouteResponseSelectionExpression: $default
+      Target: !Sub 'integrations/${Integration}'
+  Deployment:
+    Type: AWS::ApiGatewayV2::Deployment
+    DependsOn: DefaultRoute
+    Properties:
+      ApiId: !Ref Api
+  Stage:
+    Type: AWS::ApiGatewayV2::Stage
+    Properties:
+      ApiId: !Ref Api
+      StageName: live
+      DeploymentId: !Ref Deployment
+  Permission:
+    Type: AWS::Lambda::Permission
+    Properties:
+      Action: lambda:InvokeFunction
+      FunctionName: !Ref Fn
+      Principal: apigateway.amazonaws.com
+      SourceArn: !Sub 'arn:aws:execute-api:${AWS::Region}:${AWS::AccountId}:${Api}/*'
+Outputs:
+  ApiId:
+    Value: !Ref Api
+  Endpoint:
+    Value: !GetAtt Api.ApiEndpoint
+"""
+
+
+def test_cloudformation_stack_answers_over_websocket(server, tmp_path):
+    stack = f"ws-{uid()}"
+    path = tmp_path / "ws.yaml"
+    path.write_text(TEMPLATE)
+    server.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path))
+    cfn = server.client("cloudformation")
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    api_id = out["ApiId"]
+    assert out["Endpoint"] == f"ws://{api_id}.execute-api.localhost:{server.port}"
+    v2 = server.client("apigatewayv2")
+    assert v2.get_api(ApiId=api_id)["ProtocolType"] == "WEBSOCKET"
+    ws = connect(ws_url(server, api_id, "live"))
+    try:
+        ws.send("hello")
+        assert ws.recv() == "stack:hello"
+    finally:
+        ws.close()
+    server.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    server.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", stack)
+    assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    with pytest.raises(websocket.WebSocketBadStatusException):
+        connect(ws_url(server, api_id, "live"))
+
+
+def test_restart_closes_connections_and_keeps_the_api(tmp_path):
+    """Connections are live process state: a restart closes them; the API still answers."""
+    s = CumuloServer(data_dir=tmp_path / "data").start()
+    try:
+        fn_src = "exports.handler = async (e) => ({ statusCode: 200, body: 'again:' + e.body });"
+        lam = s.client("lambda")
+        fn = node_function(lam, fn_src)
+        v2 = s.client("apigatewayv2")
+        api = v2.create_api(Name="r", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")
+        integ = v2.create_integration(ApiId=api["ApiId"], IntegrationType="AWS_PROXY", IntegrationUri=lambda_uri(fn))
+        v2.create_route(ApiId=api["ApiId"], RouteKey="$default", Target=f"integrations/{integ['IntegrationId']}",
+                        RouteResponseSelectionExpression="$default")
+        v2.create_stage(ApiId=api["ApiId"], StageName="prod", AutoDeploy=True)
+        ws = connect(ws_url(s, api["ApiId"]))
+        ws.send("a")
+        assert ws.recv() == "again:a"
+        s.stop()
+        with pytest.raises((websocket.WebSocketConnectionClosedException, ConnectionError, OSError)):
+            ws.send("b")
+            ws.recv()
+        s.start()
+        ws = connect(ws_url(s, api["ApiId"]))
+        ws.send("c")
+        assert ws.recv() == "again:c"
+        ws.close()
+    finally:
+        s.stop()
