@@ -26,7 +26,9 @@ exports.handler = async (event) => {
   console.log('EVENT ' + ctx.eventType + ' ' + ctx.connectionId + ' ' + JSON.stringify(event));
   if (ctx.eventType === 'CONNECT') {
     const q = event.queryStringParameters || {};
-    return q.refuse ? { statusCode: 400, body: 'refused' } : { statusCode: 200 };
+    if (q.refuse) return { statusCode: 400, body: 'refused' };
+    // AWS's subprotocol example: the answer's headers reach the 101.
+    return q.proto ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': q.proto } } : { statusCode: 200 };
   }
   if (ctx.eventType === 'DISCONNECT') return { statusCode: 200 };
   if (ctx.routeKey === 'boom') throw new Error('boom');
@@ -244,6 +246,31 @@ def test_refusals(server, v2, handler, lam):
     # Plain HTTP to a WebSocket stage is not served.
     status = server.raw("GET", f"/_aws/execute-api/{api_id}/prod").status
     assert status == 403
+
+
+def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
+    ws = connect(ws_url(server, make_api(v2, handler)) + "?proto=myprotocol", subprotocols=["myprotocol"])
+    assert ws.getsubprotocol() == "myprotocol"
+    ws.close()
+    # A MOCK $connect accepts; without a $default route an unmatched frame is AWS's Forbidden.
+    api_id = v2.create_api(Name=f"ws-{uid()}", ProtocolType="WEBSOCKET", RouteSelectionExpression="${request.body.action}")["ApiId"]
+    mock = v2.create_integration(ApiId=api_id, IntegrationType="MOCK",
+                                 RequestTemplates={"200": '{"statusCode": 200}'})
+    v2.create_route(ApiId=api_id, RouteKey="$connect", Target=f"integrations/{mock['IntegrationId']}")
+    v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True)
+    ws = connect(ws_url(server, api_id))
+    try:
+        ws.send(json.dumps({"action": "missing"}))
+        frame = json.loads(ws.recv())
+        assert frame["message"] == "Forbidden" and frame["connectionId"] and frame["requestId"]
+        mgmt = management(server, api_id)
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            mgmt.post_to_connection(ConnectionId=frame["connectionId"], Data=b"x" * (128 * 1024 + 1))
+        assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 413
+        mgmt.post_to_connection(ConnectionId=frame["connectionId"], Data=b"still here")
+        assert ws.recv() == "still here"
+    finally:
+        ws.close()
 
 
 TEMPLATE = """
