@@ -32,7 +32,7 @@ exports.handler = async (event) => {
   }
   if (ctx.eventType === 'DISCONNECT') return { statusCode: 200 };
   if (ctx.routeKey === 'boom') throw new Error('boom');
-  if (ctx.routeKey === 'twoway') return { statusCode: 200, body: 'two-way:' + event.body };
+  if (ctx.routeKey === 'twoway' || ctx.routeKey === 'halfway') return { statusCode: 200, body: 'two-way:' + event.body };
   // AWS's sample code: the callback URL from the event's domain name and stage.
   const client = new ApiGatewayManagementApiClient({ endpoint: `https://${ctx.domainName}/${ctx.stage}` });
   await client.send(new PostToConnectionCommand({ ConnectionId: ctx.connectionId, Data: JSON.stringify({
@@ -98,7 +98,10 @@ def make_api(v2, fn, stage="prod", authorizer_fn=None):
     v2.create_route(ApiId=api_id, RouteKey="$connect", Target=target, **connect)
     for key in ["$disconnect", "$default", "echo", "boom"]:
         v2.create_route(ApiId=api_id, RouteKey=key, Target=target)
-    v2.create_route(ApiId=api_id, RouteKey="twoway", Target=target, RouteResponseSelectionExpression="$default")
+    two = v2.create_route(ApiId=api_id, RouteKey="twoway", Target=target, RouteResponseSelectionExpression="$default")
+    v2.create_route_response(ApiId=api_id, RouteId=two["RouteId"], RouteResponseKey="$default")
+    # A response selection expression without a route response is still one-way.
+    v2.create_route(ApiId=api_id, RouteKey="halfway", Target=target, RouteResponseSelectionExpression="$default")
     v2.create_route(ApiId=api_id, RouteKey="nowhere")
     dep = v2.create_deployment(ApiId=api_id)
     v2.create_stage(ApiId=api_id, StageName=stage, DeploymentId=dep["DeploymentId"])
@@ -165,6 +168,7 @@ def test_routes_echo_default_errors_and_disconnect(server, v2, handler):
         ws.send(json.dumps({"action": "nowhere"}))
         assert json.loads(ws.recv())["message"] == "Internal server error"
         # A two-way route sends the function's body back.
+        ws.send(json.dumps({"action": "halfway"}))
         ws.send(json.dumps({"action": "twoway"}))
         assert ws.recv() == 'two-way:{"action": "twoway"}'
         # The management API sees the connection.
@@ -248,6 +252,29 @@ def test_refusals(server, v2, handler, lam):
     assert status == 403
 
 
+def test_route_responses_control_plane(v2):
+    api_id = v2.create_api(Name=f"ws-{uid()}", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")["ApiId"]
+    route = v2.create_route(ApiId=api_id, RouteKey="$default", RouteResponseSelectionExpression="$default")
+    rr = v2.create_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseKey="$default")
+    assert rr["RouteResponseKey"] == "$default" and rr["RouteResponseId"]
+    with pytest.raises(v2.exceptions.ConflictException):
+        v2.create_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseKey="$default")
+    with pytest.raises(v2.exceptions.BadRequestException):
+        v2.create_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseKey="")
+    items = v2.get_route_responses(ApiId=api_id, RouteId=route["RouteId"])["Items"]
+    assert [i["RouteResponseId"] for i in items] == [rr["RouteResponseId"]]
+    # The route itself does not carry its responses.
+    assert "RouteResponses" not in v2.get_route(ApiId=api_id, RouteId=route["RouteId"])
+    updated = v2.update_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseId=rr["RouteResponseId"],
+                                       ModelSelectionExpression="$request.body.m")
+    assert updated["ModelSelectionExpression"] == "$request.body.m"
+    v2.delete_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseId=rr["RouteResponseId"])
+    with pytest.raises(v2.exceptions.NotFoundException) as e:
+        v2.get_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseId=rr["RouteResponseId"])
+    assert e.value.response["Error"]["Message"] == f"Invalid RouteResponse identifier specified {rr['RouteResponseId']}"
+    assert v2.get_route_responses(ApiId=api_id, RouteId=route["RouteId"])["Items"] == []
+
+
 def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
     ws = connect(ws_url(server, make_api(v2, handler)) + "?proto=myprotocol", subprotocols=["myprotocol"])
     assert ws.getsubprotocol() == "myprotocol"
@@ -304,9 +331,15 @@ Resources:
       RouteKey: $default
       RouteResponseSelectionExpression: $default
       Target: !Sub 'integrations/${Integration}'
+  DefaultRouteResponse:
+    Type: AWS::ApiGatewayV2::RouteResponse
+    Properties:
+      ApiId: !Ref Api
+      RouteId: !Ref DefaultRoute
+      RouteResponseKey: $default
   Deployment:
     Type: AWS::ApiGatewayV2::Deployment
-    DependsOn: DefaultRoute
+    DependsOn: DefaultRouteResponse
     Properties:
       ApiId: !Ref Api
   Stage:
@@ -364,8 +397,9 @@ def test_restart_closes_connections_and_keeps_the_api(tmp_path):
         v2 = s.client("apigatewayv2")
         api = v2.create_api(Name="r", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")
         integ = v2.create_integration(ApiId=api["ApiId"], IntegrationType="AWS_PROXY", IntegrationUri=lambda_uri(fn))
-        v2.create_route(ApiId=api["ApiId"], RouteKey="$default", Target=f"integrations/{integ['IntegrationId']}",
-                        RouteResponseSelectionExpression="$default")
+        route = v2.create_route(ApiId=api["ApiId"], RouteKey="$default", Target=f"integrations/{integ['IntegrationId']}",
+                                RouteResponseSelectionExpression="$default")
+        v2.create_route_response(ApiId=api["ApiId"], RouteId=route["RouteId"], RouteResponseKey="$default")
         v2.create_stage(ApiId=api["ApiId"], StageName="prod", AutoDeploy=True)
         ws = connect(ws_url(s, api["ApiId"]))
         ws.send("a")

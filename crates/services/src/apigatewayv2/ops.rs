@@ -48,6 +48,25 @@ const API_MAPPINGS: Nested = Nested {
     prune: false,
 };
 
+/// A WebSocket route's responses (two-way routes), kept inside the route's document so that a
+/// deployment's snapshot of the routes carries them to the data plane.
+const ROUTE_RESPONSES: Nested = Nested {
+    member: "routeResponses",
+    missing: |id| format!("Invalid RouteResponse identifier specified {id}"),
+    prune: true,
+};
+const ROUTE_RESPONSE_FIELDS: &[&str] = &[
+    "routeResponseKey",
+    "modelSelectionExpression",
+    "responseModels",
+    "responseParameters",
+];
+
+/// A route as Get* answers it: without its nested route responses.
+fn route_view(doc: &Value) -> Value {
+    ROUTE_RESPONSES.without(doc)
+}
+
 const API_FIELDS: &[&str] = &[
     "name",
     "description",
@@ -384,11 +403,104 @@ impl ApiGatewayService {
     }
 
     pub fn get_routes(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.records(&ROUTES, region, api_id)
+        self.v2(region, api_id, |api| {
+            Ok(items(ROUTES.docs(api).iter().map(route_view).collect()))
+        })
     }
 
     pub fn get_route(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
-        self.record(&ROUTES, region, api_id, id)
+        self.v2(region, api_id, |api| Ok(route_view(&ROUTES.doc(api, id)?)))
+    }
+
+    // ---- route responses (WebSocket APIs' two-way routes) ----
+
+    pub fn create_route_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        route_id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
+        let key = s(input, "routeResponseKey").unwrap_or("").to_string();
+        if key.is_empty() {
+            return Err(bad_request("RouteResponseKey is required"));
+        }
+        self.with_v2(region, api_id, |api| {
+            let route = ROUTES.get_mut(api, route_id)?;
+            if ROUTE_RESPONSES
+                .docs(route)
+                .iter()
+                .any(|r| s(r, "routeResponseKey") == Some(key.as_str()))
+            {
+                return Err(conflict(format!(
+                    "RouteResponse with key {key} already exists for this Route"
+                )));
+            }
+            let id = ids::seven();
+            let mut m = Map::new();
+            m.insert("routeResponseId".into(), id.clone().into());
+            copy(&mut m, input, ROUTE_RESPONSE_FIELDS);
+            let doc = Value::Object(m);
+            ROUTE_RESPONSES.insert(route, &id, doc.clone());
+            auto_deploy(api);
+            Ok(doc)
+        })
+    }
+
+    pub fn get_route_responses(
+        &self,
+        region: &str,
+        api_id: &str,
+        route_id: &str,
+    ) -> Result<Value, AwsError> {
+        self.v2(region, api_id, |api| {
+            Ok(items(ROUTE_RESPONSES.docs(ROUTES.get(api, route_id)?)))
+        })
+    }
+
+    pub fn get_route_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        route_id: &str,
+        id: &str,
+    ) -> Result<Value, AwsError> {
+        self.v2(region, api_id, |api| {
+            ROUTE_RESPONSES.doc(ROUTES.get(api, route_id)?, id)
+        })
+    }
+
+    pub fn update_route_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        route_id: &str,
+        id: &str,
+        input: &Value,
+    ) -> Result<Value, AwsError> {
+        self.with_v2(region, api_id, |api| {
+            let doc = ROUTE_RESPONSES.get_mut(ROUTES.get_mut(api, route_id)?, id)?;
+            if let Some(m) = doc.as_object_mut() {
+                copy(m, input, ROUTE_RESPONSE_FIELDS);
+            }
+            let out = doc.clone();
+            auto_deploy(api);
+            Ok(out)
+        })
+    }
+
+    pub fn delete_route_response(
+        &self,
+        region: &str,
+        api_id: &str,
+        route_id: &str,
+        id: &str,
+    ) -> Result<(), AwsError> {
+        self.with_v2(region, api_id, |api| {
+            ROUTE_RESPONSES.remove(ROUTES.get_mut(api, route_id)?, id)?;
+            auto_deploy(api);
+            Ok(())
+        })
     }
 
     pub fn update_route(
@@ -406,7 +518,7 @@ impl ApiGatewayService {
             check_route_refs(api, input)?;
             let doc = ROUTES.merge(api, id, input, ROUTE_FIELDS)?;
             auto_deploy(api);
-            Ok(doc)
+            Ok(route_view(&doc))
         })
     }
 

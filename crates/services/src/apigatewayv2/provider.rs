@@ -159,6 +159,33 @@ fn route_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Mad
     Ok(Made::new(id).with("RouteId", id))
 }
 
+fn route_response_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
+    let r = env.svc.create_route_response(
+        env.region(),
+        str_prop(p, "ApiId"),
+        str_prop(p, "RouteId"),
+        &input(p, &["apiId", "routeId"]),
+    )?;
+    let id = r["routeResponseId"].as_str().unwrap_or("").to_string();
+    Ok(Made::new(&id).with("RouteResponseId", id))
+}
+
+fn route_response_update(
+    env: &Env<'_>,
+    id: &str,
+    old: &Props,
+    new: &Props,
+) -> Result<Made, AwsError> {
+    env.svc.update_route_response(
+        env.region(),
+        str_prop(new, "ApiId"),
+        str_prop(new, "RouteId"),
+        id,
+        &changes(old, new, &["apiId", "routeId"]),
+    )?;
+    Ok(Made::new(id).with("RouteResponseId", id))
+}
+
 fn integration_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
     let i =
         env.svc
@@ -328,6 +355,28 @@ pub(crate) static SPECS: &[Spec] = &[
         create: route_create,
         update: route_update,
         delete: |env, id, p| env.svc.delete_route(env.region(), str_prop(p, "ApiId"), id),
+    },
+    Spec {
+        type_name: "AWS::ApiGatewayV2::RouteResponse",
+        properties: &[
+            "ApiId",
+            "RouteId",
+            "RouteResponseKey",
+            "ModelSelectionExpression",
+            "ResponseModels",
+            "ResponseParameters",
+        ],
+        unsupported: &[],
+        create: route_response_create,
+        update: route_response_update,
+        delete: |env, id, p| {
+            env.svc.delete_route_response(
+                env.region(),
+                str_prop(p, "ApiId"),
+                str_prop(p, "RouteId"),
+                id,
+            )
+        },
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Integration",

@@ -3,8 +3,8 @@
 //! the upgrade with that status), then every frame is routed by the API's route selection
 //! expression (`$default` when nothing matches), and `$disconnect` runs when the socket closes.
 //! Lambda integrations (AWS_PROXY) get AWS's WebSocket proxy events (eventType CONNECT, MESSAGE,
-//! DISCONNECT); a route with a route response selection expression (two-way) sends the
-//! function's `body` back on the socket. Errors are the frames AWS sends:
+//! DISCONNECT); a two-way route (a route response selection expression and a `$default` route
+//! response) sends the function's `body` back on the socket. Errors are the frames AWS sends:
 //! `{"message": "Internal server error", "connectionId": ..., "requestId": ...}`.
 //!
 //! The stage's current deployment is read at each event, so a redeploy applies to open
@@ -229,9 +229,14 @@ impl Link {
         let event = json!({"requestContext": ctx, "body": body, "isBase64Encoded": binary});
         match self.integrate(integration, &event).await {
             Ok(answer) => {
+                // Two-way: the route selects a route response (`$default`, the only key
+                // WebSocket APIs support) and has it.
                 let two_way = route["routeResponseSelectionExpression"]
                     .as_str()
-                    .is_some_and(|e| !e.is_empty());
+                    .is_some_and(|e| !e.is_empty())
+                    && route["routeResponses"]
+                        .as_object()
+                        .is_some_and(|m| m.values().any(|r| r["routeResponseKey"] == "$default"));
                 if two_way {
                     let text = match &answer {
                         Value::Object(m) => match m.get("body") {

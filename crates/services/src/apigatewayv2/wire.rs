@@ -42,6 +42,21 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
             ok(svc.update_route(region, id, r, &body(req)?)?)
         }
         (&Method::DELETE, ["apis", id, "routes", r]) => gone(svc.delete_route(region, id, r)),
+        (&Method::POST, ["apis", id, "routes", r, "routeresponses"]) => {
+            created(svc.create_route_response(region, id, r, &body(req)?)?)
+        }
+        (&Method::GET, ["apis", id, "routes", r, "routeresponses"]) => {
+            ok(svc.get_route_responses(region, id, r)?)
+        }
+        (&Method::GET, ["apis", id, "routes", r, "routeresponses", rr]) => {
+            ok(svc.get_route_response(region, id, r, rr)?)
+        }
+        (&Method::PATCH, ["apis", id, "routes", r, "routeresponses", rr]) => {
+            ok(svc.update_route_response(region, id, r, rr, &body(req)?)?)
+        }
+        (&Method::DELETE, ["apis", id, "routes", r, "routeresponses", rr]) => {
+            gone(svc.delete_route_response(region, id, r, rr))
+        }
         (&Method::POST, ["apis", id, "integrations"]) => {
             created(svc.create_integration(region, id, &body(req)?)?)
         }
