@@ -296,6 +296,10 @@ def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
         assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 413
         mgmt.post_to_connection(ConnectionId=frame["connectionId"], Data=b"still here")
         assert ws.recv() == "still here"
+        # A binary frame: AWS disconnects the client with 1003.
+        ws.send_binary(b"\x00\x01")
+        opcode, data = ws.recv_data(control_frame=True)
+        assert opcode == websocket.ABNF.OPCODE_CLOSE and int.from_bytes(data[:2], "big") == 1003
     finally:
         ws.close()
 

@@ -195,17 +195,13 @@ impl Link {
         }
     }
 
-    /// One frame from the client: routed, integrated, answered when the route is two-way.
-    async fn on_message(self: Arc<Self>, body: String, binary: bool) {
+    /// One text frame from the client: routed, integrated, answered when the route is two-way.
+    async fn on_message(self: Arc<Self>, body: String) {
         let request_id = uuid::Uuid::new_v4().to_string();
         let Some(dep) = deployed(&self.svc, &self.region, &self.api_id, &self.stage) else {
             return self.error_frame("Forbidden", &request_id);
         };
-        let key = if binary {
-            None
-        } else {
-            select_route_key(&dep.selection, &body)
-        };
+        let key = select_route_key(&dep.selection, &body);
         let route = key
             .as_deref()
             .filter(|k| !matches!(*k, "$connect" | "$disconnect"))
@@ -220,13 +216,7 @@ impl Link {
         };
         let mut ctx = self.context(&route_key, "MESSAGE", &request_id);
         ctx["messageId"] = new_connection_id().into();
-        let body = if binary {
-            use base64::Engine;
-            base64::engine::general_purpose::STANDARD.encode(body.as_bytes())
-        } else {
-            body
-        };
-        let event = json!({"requestContext": ctx, "body": body, "isBase64Encoded": binary});
+        let event = json!({"requestContext": ctx, "body": body, "isBase64Encoded": false});
         match self.integrate(integration, &event).await {
             Ok(answer) => {
                 // Two-way: the route selects a route response (`$default`, the only key
@@ -500,12 +490,15 @@ impl Session {
                 incoming = ws.next() => match incoming {
                     Some(Ok(Message::Text(text))) => {
                         link.conn.touch();
-                        tokio::spawn(link.clone().on_message(text.to_string(), false));
+                        tokio::spawn(link.clone().on_message(text.to_string()));
                     }
-                    Some(Ok(Message::Binary(bytes))) => {
-                        link.conn.touch();
-                        let text = String::from_utf8_lossy(&bytes).into_owned();
-                        tokio::spawn(link.clone().on_message(text, true));
+                    // AWS takes no binary frames: it disconnects the client with 1003.
+                    Some(Ok(Message::Binary(_))) => {
+                        let _ = ws.send(Message::Close(Some(CloseFrame {
+                            code: CloseCode::Unsupported,
+                            reason: "".into(),
+                        }))).await;
+                        break (1003, String::new());
                     }
                     Some(Ok(Message::Close(frame))) => {
                         break match frame {
