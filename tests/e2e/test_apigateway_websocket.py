@@ -306,6 +306,10 @@ def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
 
 TEMPLATE = """
 AWSTemplateFormatVersion: '2010-09-09'
+Parameters:
+  Prefix:
+    Type: String
+    Default: stack
 Resources:
   Fn:
     Type: AWS::Lambda::Function
@@ -315,7 +319,10 @@ Resources:
       Role: arn:aws:iam::000000000000:role/lambda
       Code:
         ZipFile: |
-          exports.handler = async (event) => ({ statusCode: 200, body: 'stack:' + event.body });
+          exports.handler = async (event) => ({ statusCode: 200, body: process.env.PREFIX + ':' + event.body });
+      Environment:
+        Variables:
+          PREFIX: !Ref Prefix
   Api:
     Type: AWS::ApiGatewayV2::Api
     Properties:
@@ -384,9 +391,21 @@ def test_cloudformation_stack_answers_over_websocket(server, tmp_path):
         assert ws.recv() == "stack:hello"
     finally:
         ws.close()
+    # An update reaches the open API: the function's new answer comes back.
+    server.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path),
+               "--parameter-overrides", "Prefix=updated")
+    ws = connect(ws_url(server, api_id, "live"))
+    try:
+        ws.send("again")
+        assert ws.recv() == "updated:again"
+    finally:
+        ws.close()
+    fn = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="Fn")["StackResourceDetail"]["PhysicalResourceId"]
     server.aws("cloudformation", "delete-stack", "--stack-name", stack)
     server.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", stack)
     assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    with pytest.raises(botocore.exceptions.ClientError):
+        server.client("lambda").get_function(FunctionName=fn)
     with pytest.raises(websocket.WebSocketBadStatusException):
         connect(ws_url(server, api_id, "live"))
 

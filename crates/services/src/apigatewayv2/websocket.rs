@@ -166,7 +166,7 @@ impl Link {
     /// payload), `Err` the status AWS reports for its failure.
     async fn integrate(&self, integration: &Value, event: &Value) -> Result<Value, u16> {
         match integration["integrationType"].as_str().unwrap_or("") {
-            "AWS_PROXY" | "AWS" => {
+            "AWS_PROXY" => {
                 let uri = integration["integrationUri"].as_str().unwrap_or("");
                 let function = if uri.starts_with("arn:aws:lambda:") {
                     Some(uri)
