@@ -284,9 +284,25 @@ def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
     mock = v2.create_integration(ApiId=api_id, IntegrationType="MOCK",
                                  RequestTemplates={"200": '{"statusCode": 200}'})
     v2.create_route(ApiId=api_id, RouteKey="$connect", Target=f"integrations/{mock['IntegrationId']}")
+    # A two-way MOCK route: the request template's statusCode picks the integration response whose
+    # template answers.
+    echo = v2.create_integration(ApiId=api_id, IntegrationType="MOCK", TemplateSelectionExpression="\\$default",
+                                 RequestTemplates={"$default": '{"statusCode": $input.json(\'$.code\')}'})
+    for key, template in [("$default", "fine $input.path('$.code')"), ("/4\\d\\d/", "denied $context.routeKey")]:
+        v2.create_integration_response(ApiId=api_id, IntegrationId=echo["IntegrationId"], IntegrationResponseKey=key,
+                                       ResponseTemplates={"$default": template}, TemplateSelectionExpression="\\$default")
+    route = v2.create_route(ApiId=api_id, RouteKey="mock", Target=f"integrations/{echo['IntegrationId']}",
+                            RouteResponseSelectionExpression="$default")
+    v2.create_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseKey="$default")
+    assert "IntegrationResponses" not in v2.get_integration(ApiId=api_id, IntegrationId=echo["IntegrationId"])
+    assert len(v2.get_integration_responses(ApiId=api_id, IntegrationId=echo["IntegrationId"])["Items"]) == 2
     v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True)
     ws = connect(ws_url(server, api_id))
     try:
+        ws.send(json.dumps({"action": "mock", "code": 200}))
+        assert ws.recv() == "fine 200"
+        ws.send(json.dumps({"action": "mock", "code": 403}))
+        assert ws.recv() == "denied mock"
         ws.send(json.dumps({"action": "missing"}))
         frame = json.loads(ws.recv())
         assert frame["message"] == "Forbidden" and frame["connectionId"] and frame["requestId"]
@@ -348,9 +364,39 @@ Resources:
       ApiId: !Ref Api
       RouteId: !Ref DefaultRoute
       RouteResponseKey: $default
+  PingIntegration:
+    Type: AWS::ApiGatewayV2::Integration
+    Properties:
+      ApiId: !Ref Api
+      IntegrationType: MOCK
+      TemplateSelectionExpression: \\$default
+      RequestTemplates:
+        $default: '{"statusCode": 200}'
+  PingIntegrationResponse:
+    Type: AWS::ApiGatewayV2::IntegrationResponse
+    Properties:
+      ApiId: !Ref Api
+      IntegrationId: !Ref PingIntegration
+      IntegrationResponseKey: $default
+      TemplateSelectionExpression: \\$default
+      ResponseTemplates:
+        $default: pong
+  PingRoute:
+    Type: AWS::ApiGatewayV2::Route
+    Properties:
+      ApiId: !Ref Api
+      RouteKey: ping
+      RouteResponseSelectionExpression: $default
+      Target: !Sub 'integrations/${PingIntegration}'
+  PingRouteResponse:
+    Type: AWS::ApiGatewayV2::RouteResponse
+    Properties:
+      ApiId: !Ref Api
+      RouteId: !Ref PingRoute
+      RouteResponseKey: $default
   Deployment:
     Type: AWS::ApiGatewayV2::Deployment
-    DependsOn: DefaultRouteResponse
+    DependsOn: [DefaultRouteResponse, PingRouteResponse, PingIntegrationResponse]
     Properties:
       ApiId: !Ref Api
   Stage:
@@ -389,6 +435,8 @@ def test_cloudformation_stack_answers_over_websocket(server, tmp_path):
     try:
         ws.send("hello")
         assert ws.recv() == "stack:hello"
+        ws.send(json.dumps({"action": "ping"}))
+        assert ws.recv() == "pong"
     finally:
         ws.close()
     # An update reaches the open API: the function's new answer comes back.

@@ -48,23 +48,64 @@ const API_MAPPINGS: Nested = Nested {
     prune: false,
 };
 
-/// A WebSocket route's responses (two-way routes), kept inside the route's document so that a
-/// deployment's snapshot of the routes carries them to the data plane.
-const ROUTE_RESPONSES: Nested = Nested {
-    member: "routeResponses",
-    missing: |id| format!("Invalid RouteResponse identifier specified {id}"),
-    prune: true,
-};
-const ROUTE_RESPONSE_FIELDS: &[&str] = &[
-    "routeResponseKey",
-    "modelSelectionExpression",
-    "responseModels",
-    "responseParameters",
-];
+/// The responses a WebSocket route or integration holds (a two-way route's route responses,
+/// an integration's integration responses), kept inside the parent's document so that a
+/// deployment's snapshot carries them to the data plane. Declared once per kind; one set of
+/// operations serves both.
+pub struct Responses {
+    parent: Kind<V2Api>,
+    nested: Nested,
+    /// The member naming the response's id and its key (`routeResponseId`, `routeResponseKey`).
+    id: &'static str,
+    key: &'static str,
+    fields: &'static [&'static str],
+    /// The parent's name in AWS's messages (`Route`, `Integration`).
+    parent_name: &'static str,
+    name: &'static str,
+}
 
-/// A route as Get* answers it: without its nested route responses.
-fn route_view(doc: &Value) -> Value {
-    ROUTE_RESPONSES.without(doc)
+pub const ROUTE_RESPONSES: Responses = Responses {
+    parent: ROUTES,
+    nested: Nested {
+        member: "routeResponses",
+        missing: |id| format!("Invalid RouteResponse identifier specified {id}"),
+        prune: true,
+    },
+    id: "routeResponseId",
+    key: "routeResponseKey",
+    fields: &[
+        "routeResponseKey",
+        "modelSelectionExpression",
+        "responseModels",
+        "responseParameters",
+    ],
+    parent_name: "Route",
+    name: "RouteResponse",
+};
+
+pub const INTEGRATION_RESPONSES: Responses = Responses {
+    parent: INTEGRATIONS,
+    nested: Nested {
+        member: "integrationResponses",
+        missing: |id| format!("Invalid IntegrationResponse identifier specified {id}"),
+        prune: true,
+    },
+    id: "integrationResponseId",
+    key: "integrationResponseKey",
+    fields: &[
+        "integrationResponseKey",
+        "contentHandlingStrategy",
+        "responseParameters",
+        "responseTemplates",
+        "templateSelectionExpression",
+    ],
+    parent_name: "Integration",
+    name: "IntegrationResponse",
+};
+
+/// A route or integration as Get* answers it: without its nested responses.
+fn view(r: &Responses, doc: &Value) -> Value {
+    r.nested.without(doc)
 }
 
 const API_FIELDS: &[&str] = &[
@@ -404,84 +445,97 @@ impl ApiGatewayService {
 
     pub fn get_routes(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
         self.v2(region, api_id, |api| {
-            Ok(items(ROUTES.docs(api).iter().map(route_view).collect()))
+            Ok(items(
+                ROUTES
+                    .docs(api)
+                    .iter()
+                    .map(|d| view(&ROUTE_RESPONSES, d))
+                    .collect(),
+            ))
         })
     }
 
     pub fn get_route(&self, region: &str, api_id: &str, id: &str) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |api| Ok(route_view(&ROUTES.doc(api, id)?)))
+        self.v2(region, api_id, |api| {
+            Ok(view(&ROUTE_RESPONSES, &ROUTES.doc(api, id)?))
+        })
     }
 
-    // ---- route responses (WebSocket APIs' two-way routes) ----
+    // ---- route and integration responses (WebSocket APIs) ----
 
-    pub fn create_route_response(
+    pub fn create_response(
         &self,
+        r: &Responses,
         region: &str,
         api_id: &str,
-        route_id: &str,
+        parent_id: &str,
         input: &Value,
     ) -> Result<Value, AwsError> {
-        let key = s(input, "routeResponseKey").unwrap_or("").to_string();
+        let key = s(input, r.key).unwrap_or("").to_string();
         if key.is_empty() {
-            return Err(bad_request("RouteResponseKey is required"));
+            return Err(bad_request(format!("{}Key is required", r.name)));
         }
         self.with_v2(region, api_id, |api| {
-            let route = ROUTES.get_mut(api, route_id)?;
-            if ROUTE_RESPONSES
-                .docs(route)
+            let parent = r.parent.get_mut(api, parent_id)?;
+            if r.nested
+                .docs(parent)
                 .iter()
-                .any(|r| s(r, "routeResponseKey") == Some(key.as_str()))
+                .any(|x| s(x, r.key) == Some(key.as_str()))
             {
                 return Err(conflict(format!(
-                    "RouteResponse with key {key} already exists for this Route"
+                    "{} with key {key} already exists for this {}",
+                    r.name, r.parent_name
                 )));
             }
             let id = ids::seven();
             let mut m = Map::new();
-            m.insert("routeResponseId".into(), id.clone().into());
-            copy(&mut m, input, ROUTE_RESPONSE_FIELDS);
+            m.insert(r.id.into(), id.clone().into());
+            copy(&mut m, input, r.fields);
             let doc = Value::Object(m);
-            ROUTE_RESPONSES.insert(route, &id, doc.clone());
+            r.nested.insert(parent, &id, doc.clone());
             auto_deploy(api);
             Ok(doc)
         })
     }
 
-    pub fn get_route_responses(
+    pub fn get_responses(
         &self,
+        r: &Responses,
         region: &str,
         api_id: &str,
-        route_id: &str,
+        parent_id: &str,
     ) -> Result<Value, AwsError> {
         self.v2(region, api_id, |api| {
-            Ok(items(ROUTE_RESPONSES.docs(ROUTES.get(api, route_id)?)))
+            Ok(items(r.nested.docs(r.parent.get(api, parent_id)?)))
         })
     }
 
-    pub fn get_route_response(
+    pub fn get_response(
         &self,
+        r: &Responses,
         region: &str,
         api_id: &str,
-        route_id: &str,
+        parent_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
         self.v2(region, api_id, |api| {
-            ROUTE_RESPONSES.doc(ROUTES.get(api, route_id)?, id)
+            r.nested.doc(r.parent.get(api, parent_id)?, id)
         })
     }
 
-    pub fn update_route_response(
+    pub fn update_response(
         &self,
+        r: &Responses,
         region: &str,
         api_id: &str,
-        route_id: &str,
+        parent_id: &str,
         id: &str,
         input: &Value,
     ) -> Result<Value, AwsError> {
         self.with_v2(region, api_id, |api| {
-            let doc = ROUTE_RESPONSES.get_mut(ROUTES.get_mut(api, route_id)?, id)?;
+            let doc = r.nested.get_mut(r.parent.get_mut(api, parent_id)?, id)?;
             if let Some(m) = doc.as_object_mut() {
-                copy(m, input, ROUTE_RESPONSE_FIELDS);
+                copy(m, input, r.fields);
             }
             let out = doc.clone();
             auto_deploy(api);
@@ -489,15 +543,16 @@ impl ApiGatewayService {
         })
     }
 
-    pub fn delete_route_response(
+    pub fn delete_response(
         &self,
+        r: &Responses,
         region: &str,
         api_id: &str,
-        route_id: &str,
+        parent_id: &str,
         id: &str,
     ) -> Result<(), AwsError> {
         self.with_v2(region, api_id, |api| {
-            ROUTE_RESPONSES.remove(ROUTES.get_mut(api, route_id)?, id)?;
+            r.nested.remove(r.parent.get_mut(api, parent_id)?, id)?;
             auto_deploy(api);
             Ok(())
         })
@@ -518,7 +573,7 @@ impl ApiGatewayService {
             check_route_refs(api, input)?;
             let doc = ROUTES.merge(api, id, input, ROUTE_FIELDS)?;
             auto_deploy(api);
-            Ok(route_view(&doc))
+            Ok(view(&ROUTE_RESPONSES, &doc))
         })
     }
 
@@ -570,7 +625,15 @@ impl ApiGatewayService {
     }
 
     pub fn get_integrations(&self, region: &str, api_id: &str) -> Result<Value, AwsError> {
-        self.records(&INTEGRATIONS, region, api_id)
+        self.v2(region, api_id, |api| {
+            Ok(items(
+                INTEGRATIONS
+                    .docs(api)
+                    .iter()
+                    .map(|d| view(&INTEGRATION_RESPONSES, d))
+                    .collect(),
+            ))
+        })
     }
 
     pub fn get_integration_v2(
@@ -579,7 +642,9 @@ impl ApiGatewayService {
         api_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.record(&INTEGRATIONS, region, api_id, id)
+        self.v2(region, api_id, |api| {
+            Ok(view(&INTEGRATION_RESPONSES, &INTEGRATIONS.doc(api, id)?))
+        })
     }
 
     pub fn update_integration_v2(
@@ -592,7 +657,7 @@ impl ApiGatewayService {
         self.with_v2(region, api_id, |api| {
             let doc = INTEGRATIONS.merge(api, id, input, INTEGRATION_FIELDS)?;
             auto_deploy(api);
-            Ok(doc)
+            Ok(view(&INTEGRATION_RESPONSES, &doc))
         })
     }
 

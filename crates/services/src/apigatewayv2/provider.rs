@@ -2,6 +2,7 @@
 //! provider in [`crate::apigateway::provider`]. The v2 API's member names are the properties'
 //! names in camel case, so most types hand their properties over as they are.
 
+use super::ops::{INTEGRATION_RESPONSES, ROUTE_RESPONSES, Responses};
 use crate::apigateway::provider::{
     Env, Made, Props, Spec, all_tags, api_input, prop_error, str_prop,
 };
@@ -159,31 +160,49 @@ fn route_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Mad
     Ok(Made::new(id).with("RouteId", id))
 }
 
-fn route_response_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let r = env.svc.create_route_response(
+/// A route's or an integration's response: `parent` is the property naming the parent's id.
+fn response_create(
+    env: &Env<'_>,
+    p: &Props,
+    r: &Responses,
+    parent: &str,
+    id_attr: &str,
+) -> Result<Made, AwsError> {
+    let parent_member = lower_first(parent);
+    let doc = env.svc.create_response(
+        r,
         env.region(),
         str_prop(p, "ApiId"),
-        str_prop(p, "RouteId"),
-        &input(p, &["apiId", "routeId"]),
+        str_prop(p, parent),
+        &input(p, &["apiId", &parent_member]),
     )?;
-    let id = r["routeResponseId"].as_str().unwrap_or("").to_string();
-    Ok(Made::new(&id).with("RouteResponseId", id))
+    let id = doc[lower_first(id_attr)].as_str().unwrap_or("").to_string();
+    Ok(Made::new(&id).with(id_attr, id))
 }
 
-fn route_response_update(
+fn response_update(
     env: &Env<'_>,
-    id: &str,
-    old: &Props,
-    new: &Props,
+    (id, old, new): (&str, &Props, &Props),
+    r: &Responses,
+    parent: &str,
+    id_attr: &str,
 ) -> Result<Made, AwsError> {
-    env.svc.update_route_response(
+    env.svc.update_response(
+        r,
         env.region(),
         str_prop(new, "ApiId"),
-        str_prop(new, "RouteId"),
+        str_prop(new, parent),
         id,
-        &changes(old, new, &["apiId", "routeId"]),
+        &changes(old, new, &["apiId", &lower_first(parent)]),
     )?;
-    Ok(Made::new(id).with("RouteResponseId", id))
+    Ok(Made::new(id).with(id_attr, id))
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+        .unwrap_or_default()
 }
 
 fn integration_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
@@ -367,15 +386,56 @@ pub(crate) static SPECS: &[Spec] = &[
             "ResponseParameters",
         ],
         unsupported: &[],
-        create: route_response_create,
-        update: route_response_update,
-        delete: |env, id, p| {
-            env.svc.delete_route_response(
-                env.region(),
-                str_prop(p, "ApiId"),
-                str_prop(p, "RouteId"),
-                id,
+        create: |env, p| response_create(env, p, &ROUTE_RESPONSES, "RouteId", "RouteResponseId"),
+        update: |env, id, old, new| {
+            response_update(
+                env,
+                (id, old, new),
+                &ROUTE_RESPONSES,
+                "RouteId",
+                "RouteResponseId",
             )
+        },
+        delete: |env, id, p| {
+            let (api, route) = (str_prop(p, "ApiId"), str_prop(p, "RouteId"));
+            env.svc
+                .delete_response(&ROUTE_RESPONSES, env.region(), api, route, id)
+        },
+    },
+    Spec {
+        type_name: "AWS::ApiGatewayV2::IntegrationResponse",
+        properties: &[
+            "ApiId",
+            "IntegrationId",
+            "IntegrationResponseKey",
+            "ContentHandlingStrategy",
+            "ResponseParameters",
+            "ResponseTemplates",
+            "TemplateSelectionExpression",
+        ],
+        unsupported: &[],
+        create: |env, p| {
+            response_create(
+                env,
+                p,
+                &INTEGRATION_RESPONSES,
+                "IntegrationId",
+                "IntegrationResponseId",
+            )
+        },
+        update: |env, id, old, new| {
+            response_update(
+                env,
+                (id, old, new),
+                &INTEGRATION_RESPONSES,
+                "IntegrationId",
+                "IntegrationResponseId",
+            )
+        },
+        delete: |env, id, p| {
+            let (api, integ) = (str_prop(p, "ApiId"), str_prop(p, "IntegrationId"));
+            env.svc
+                .delete_response(&INTEGRATION_RESPONSES, env.region(), api, integ, id)
         },
     },
     Spec {

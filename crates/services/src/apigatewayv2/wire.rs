@@ -1,6 +1,7 @@
 //! The REST-JSON adapter of the v2 control plane (`/v2/...` paths of botocore's
 //! `apigatewayv2/2018-11-29`): 201 for Create*, 204 for Delete*.
 
+use super::ops::{INTEGRATION_RESPONSES, ROUTE_RESPONSES, Responses};
 use crate::apigateway::ApiGatewayService;
 use crate::apigateway::wire::{answer, body, segments};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
@@ -11,6 +12,38 @@ pub(crate) fn handle(svc: &ApiGatewayService, req: &AwsRequest) -> AwsResponse {
     match route(svc, req) {
         Ok(r) => r,
         Err(e) => e.into_response(Protocol::RestJson, &req.request_id),
+    }
+}
+
+/// `/routes/{id}/routeresponses[/{id}]` and `/integrations/{id}/integrationresponses[/{id}]`.
+fn responses(
+    svc: &ApiGatewayService,
+    req: &AwsRequest,
+    r: &Responses,
+    method: &Method,
+    api: &str,
+    parent: &str,
+    rest: &[&str],
+) -> Result<AwsResponse, AwsError> {
+    let region = req.region.as_str();
+    match (method, rest) {
+        (&Method::POST, []) => Ok(answer(
+            201,
+            svc.create_response(r, region, api, parent, &body(req)?)?,
+        )),
+        (&Method::GET, []) => Ok(answer(200, svc.get_responses(r, region, api, parent)?)),
+        (&Method::GET, [id]) => Ok(answer(200, svc.get_response(r, region, api, parent, id)?)),
+        (&Method::PATCH, [id]) => Ok(answer(
+            200,
+            svc.update_response(r, region, api, parent, id, &body(req)?)?,
+        )),
+        (&Method::DELETE, [id]) => svc
+            .delete_response(r, region, api, parent, id)
+            .map(|()| AwsResponse::empty(StatusCode::NO_CONTENT)),
+        _ => Err(AwsError::not_implemented(
+            "apigateway",
+            &format!("{} {}", req.method, req.raw_path),
+        )),
     }
 }
 
@@ -42,20 +75,8 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
             ok(svc.update_route(region, id, r, &body(req)?)?)
         }
         (&Method::DELETE, ["apis", id, "routes", r]) => gone(svc.delete_route(region, id, r)),
-        (&Method::POST, ["apis", id, "routes", r, "routeresponses"]) => {
-            created(svc.create_route_response(region, id, r, &body(req)?)?)
-        }
-        (&Method::GET, ["apis", id, "routes", r, "routeresponses"]) => {
-            ok(svc.get_route_responses(region, id, r)?)
-        }
-        (&Method::GET, ["apis", id, "routes", r, "routeresponses", rr]) => {
-            ok(svc.get_route_response(region, id, r, rr)?)
-        }
-        (&Method::PATCH, ["apis", id, "routes", r, "routeresponses", rr]) => {
-            ok(svc.update_route_response(region, id, r, rr, &body(req)?)?)
-        }
-        (&Method::DELETE, ["apis", id, "routes", r, "routeresponses", rr]) => {
-            gone(svc.delete_route_response(region, id, r, rr))
+        (m, ["apis", id, "routes", r, "routeresponses", rest @ ..]) => {
+            responses(svc, req, &ROUTE_RESPONSES, m, id, r, rest)
         }
         (&Method::POST, ["apis", id, "integrations"]) => {
             created(svc.create_integration(region, id, &body(req)?)?)
@@ -70,6 +91,17 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         (&Method::DELETE, ["apis", id, "integrations", i]) => {
             gone(svc.delete_integration_v2(region, id, i))
         }
+        (
+            m,
+            [
+                "apis",
+                id,
+                "integrations",
+                i,
+                "integrationresponses",
+                rest @ ..,
+            ],
+        ) => responses(svc, req, &INTEGRATION_RESPONSES, m, id, i, rest),
         (&Method::POST, ["apis", id, "stages"]) => {
             created(svc.create_stage_v2(region, id, &body(req)?)?)
         }
