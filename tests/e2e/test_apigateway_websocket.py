@@ -458,6 +458,28 @@ def test_cloudformation_stack_answers_over_websocket(server, tmp_path):
         connect(ws_url(server, api_id, "live"))
 
 
+def test_management_api_is_signed_when_signatures_are_verified(tmp_path):
+    """@connections is IAM-signed on AWS (the data plane is not): with --verify-signatures an
+    unsigned call is refused and a signed one reaches the API."""
+    s = CumuloServer(data_dir=tmp_path / "data", extra_args=["--verify-signatures"]).start()
+    try:
+        v2 = s.client("apigatewayv2")
+        api_id = v2.create_api(Name="s", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")["ApiId"]
+        v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True)
+        unsigned = s.raw("GET", f"/_aws/execute-api/{api_id}/prod/@connections/abc")
+        assert unsigned.status == 403 and b"Missing Authentication Token" in unsigned.body
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            management(s, api_id).get_connection(ConnectionId="abc")
+        assert e.value.response["Error"]["Code"] == "GoneException"
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            boto3.client("apigatewaymanagementapi", region_name="us-east-1",
+                         endpoint_url=f"{s.endpoint}/_aws/execute-api/{api_id}/prod",
+                         aws_access_key_id="test", aws_secret_access_key="wrong").get_connection(ConnectionId="abc")
+        assert e.value.response["Error"]["Code"] == "InvalidSignatureException"
+    finally:
+        s.stop()
+
+
 def test_restart_closes_connections_and_keeps_the_api(tmp_path):
     """Connections are live process state: a restart closes them; the API still answers."""
     s = CumuloServer(data_dir=tmp_path / "data").start()

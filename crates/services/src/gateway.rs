@@ -265,6 +265,16 @@ impl Gateway {
     async fn cumulo_url(&self, req: &mut AwsRequest) -> Option<AwsResponse> {
         // API Gateway's data plane: `<api-id>.execute-api.<host>/<stage>/<path>` and
         // `/_aws/execute-api/<api-id>/<stage>/<path>`, unsigned as on AWS.
+        let host_form = crate::apigateway::invoke::api_of_host(&req.host).is_some();
+        if (host_form
+            || req
+                .raw_path
+                .starts_with(crate::apigateway::EXECUTE_API_PATH))
+            && req.raw_path.contains("/@connections/")
+            && let Some(refused) = self.refuse_unsigned_management(req)
+        {
+            return Some(refused);
+        }
         if let Some(api_id) = crate::apigateway::invoke::api_of_host(&req.host) {
             req.raw_path = format!(
                 "{}{api_id}{}",
@@ -299,6 +309,19 @@ impl Gateway {
             );
         }
         None
+    }
+
+    /// The @connections management API is signed (`execute-api`) on AWS, unlike the data plane:
+    /// with `--verify-signatures` an unsigned or badly signed call is refused. Checked before the
+    /// host form's path is rewritten, since the signature covers the path as sent.
+    fn refuse_unsigned_management(&self, req: &AwsRequest) -> Option<AwsResponse> {
+        self.config.signing_keys.as_ref()?;
+        let err = self
+            .parse_auth(req)
+            .and_then(|a| self.authenticate(&a, req, "execute-api"))
+            .err()?;
+        let header = req.header("authorization").is_some();
+        Some(self.render("apigateway", req, sig_error(err, "apigateway", req, header)))
     }
 
     /// Answers a request the HTTP layer refused, in the protocol of the service it was for.
