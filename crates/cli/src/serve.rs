@@ -344,19 +344,25 @@ async fn answer(
         None if Console::serves(&aws.raw_path) => {
             return console.handle(aws).await.map(Either::Right);
         }
-        None => match (on_upgrade, gateway.websocket(&aws).await) {
-            (Some(on_upgrade), Some(Ok((resp, session)))) => {
-                tokio::spawn(async move {
-                    match on_upgrade.await {
-                        Ok(upgraded) => session.run(TokioIo::new(upgraded)).await,
-                        Err(_) => session.abandon().await,
-                    }
-                });
-                resp
+        None => {
+            let upgrade = match on_upgrade {
+                Some(on_upgrade) => gateway.websocket(&aws).await.map(|u| (on_upgrade, u)),
+                None => None,
+            };
+            match upgrade {
+                Some((on_upgrade, Ok((resp, session)))) => {
+                    tokio::spawn(async move {
+                        match on_upgrade.await {
+                            Ok(upgraded) => session.run(TokioIo::new(upgraded)).await,
+                            Err(_) => session.abandon().await,
+                        }
+                    });
+                    resp
+                }
+                Some((_, Err(resp))) => resp,
+                None => gateway.handle(aws).await,
             }
-            (_, Some(Err(resp))) => resp,
-            _ => gateway.handle(aws).await,
-        },
+        }
     };
     let mut out = hyper::Response::new(Either::Left(Full::new(resp.body)));
     *out.status_mut() = resp.status;
