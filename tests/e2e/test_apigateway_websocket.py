@@ -318,6 +318,14 @@ def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
         assert opcode == websocket.ABNF.OPCODE_CLOSE and int.from_bytes(data[:2], "big") == 1003
     finally:
         ws.close()
+    # A message over 128 KB: closed with 1009.
+    ws = connect(ws_url(server, api_id))
+    try:
+        ws.send("x" * (128 * 1024 + 1))
+        opcode, data = ws.recv_data(control_frame=True)
+        assert opcode == websocket.ABNF.OPCODE_CLOSE and int.from_bytes(data[:2], "big") == 1009
+    finally:
+        ws.close()
 
 
 TEMPLATE = """

@@ -442,8 +442,9 @@ impl Session {
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let config = WebSocketConfig::default()
-            .max_message_size(Some(MAX_MESSAGE))
-            .max_frame_size(Some(MAX_MESSAGE));
+            // Only the message is limited: a frame is read whole before its message is
+            // refused, so the close frame reaches a client that is still sending.
+            .max_message_size(Some(MAX_MESSAGE));
         let mut ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
         let link = self.link.clone();
         let (code, reason) = loop {
@@ -468,6 +469,14 @@ impl Session {
                         };
                     }
                     Some(Ok(_)) => link.conn.touch(),
+                    // Over AWS's 128 KB message limit: closed with 1009.
+                    Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
+                        let _ = ws.send(Message::Close(Some(CloseFrame {
+                            code: CloseCode::Size,
+                            reason: "Message too big".into(),
+                        }))).await;
+                        break (1009, "Message too big".to_string());
+                    }
                     Some(Err(_)) | None => break (1006, "Connection was closed abnormally".to_string()),
                 },
                 out = self.inbox.recv() => match out {
