@@ -37,9 +37,20 @@ pub struct Connection {
     pub outbox: mpsc::UnboundedSender<Outbound>,
 }
 
+/// AWS's limits on a connection: 10 minutes idle, 2 hours in all.
+pub const IDLE_TIMEOUT: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
+pub const MAX_DURATION: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+
 impl Connection {
     pub fn touch(&self) {
         *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = chrono::Utc::now();
+    }
+
+    /// How long until AWS's limits end the connection (zero when they already have).
+    pub fn time_left(&self, now: chrono::DateTime<chrono::Utc>) -> std::time::Duration {
+        let last = *self.last_active.lock().unwrap_or_else(|p| p.into_inner());
+        let end = (last + IDLE_TIMEOUT).min(self.connected_at + MAX_DURATION);
+        (end - now).to_std().unwrap_or_default()
     }
 }
 
@@ -152,6 +163,27 @@ mod tests {
         let id = new_connection_id();
         assert_eq!(id.len(), 16);
         assert!(id.ends_with('='));
+    }
+
+    #[test]
+    fn idle_and_total_limits() {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let t0 = chrono::Utc::now();
+        let c = Connection {
+            api_id: "a".into(),
+            stage: "s".into(),
+            connected_at: t0,
+            last_active: Mutex::new(t0),
+            source_ip: String::new(),
+            user_agent: String::new(),
+            outbox: tx,
+        };
+        assert_eq!(c.time_left(t0).as_secs(), 600);
+        // Activity pushes the idle limit, never past two hours from the connect.
+        *c.last_active.lock().unwrap() = t0 + chrono::TimeDelta::minutes(115);
+        let now = t0 + chrono::TimeDelta::minutes(116);
+        assert_eq!(c.time_left(now).as_secs(), 4 * 60);
+        assert_eq!(c.time_left(t0 + chrono::TimeDelta::hours(3)).as_secs(), 0);
     }
 
     #[test]

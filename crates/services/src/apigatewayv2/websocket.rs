@@ -479,6 +479,14 @@ impl Session {
                     }
                     Some(Err(_)) | None => break (1006, "Connection was closed abnormally".to_string()),
                 },
+                // AWS's idle (10 min) and total (2 h) limits: "Going away".
+                _ = tokio::time::sleep(link.conn.time_left(chrono::Utc::now())) => {
+                    let _ = ws.send(Message::Close(Some(CloseFrame {
+                        code: CloseCode::Away,
+                        reason: "Going away".into(),
+                    }))).await;
+                    break (1001, "Going away".to_string());
+                }
                 out = self.inbox.recv() => match out {
                     Some(Outbound::Text(t)) => { let _ = ws.send(Message::text(t)).await; }
                     Some(Outbound::Binary(b)) => { let _ = ws.send(Message::binary(b)).await; }
