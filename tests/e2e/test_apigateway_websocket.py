@@ -247,6 +247,12 @@ def test_refusals(server, v2, handler, lam):
         assert got["authorizer"]["principalId"] == "user-1" and got["authorizer"]["tier"] == "gold"
     finally:
         ws.close()
+    # An API whose execute-api endpoint is disabled refuses connections.
+    v2.update_api(ApiId=api_id, DisableExecuteApiEndpoint=True)
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        connect(ws_url(server, api_id))
+    assert e.value.status_code == 403
+    v2.update_api(ApiId=api_id, DisableExecuteApiEndpoint=False)
     # Plain HTTP to a WebSocket stage is not served.
     status = server.raw("GET", f"/_aws/execute-api/{api_id}/prod").status
     assert status == 403

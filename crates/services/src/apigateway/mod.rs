@@ -110,13 +110,19 @@ impl ApiGatewayService {
         let rest = req.raw_path.strip_prefix(EXECUTE_API_PATH)?;
         let (api_id, below) = rest.split_once('/').unwrap_or((rest, ""));
         let region = self.region_of_api(api_id)?;
-        let websocket = self.read(&region, |r| {
-            r.v2_apis
-                .get(api_id)
-                .is_some_and(|a| a.doc["protocolType"] == "WEBSOCKET")
+        let (websocket, disabled) = self.read(&region, |r| {
+            r.v2_apis.get(api_id).map_or((false, false), |a| {
+                (
+                    a.doc["protocolType"] == "WEBSOCKET",
+                    a.doc["disableExecuteApiEndpoint"] == true,
+                )
+            })
         });
         if !websocket {
             return None;
+        }
+        if disabled {
+            return Some(Err(invoke::message(403, "Forbidden")));
         }
         let stage = below.trim_end_matches('/');
         let port = req.host.rsplit_once(':').map_or("4566", |(_, p)| p);
