@@ -113,7 +113,8 @@ def ws_url(server, api_id, stage="prod"):
 
 
 def connect(url, **kw):
-    return websocket.create_connection(url, timeout=60, **kw)
+    # Generous: on a fresh machine the first function's require() installs the SDK client.
+    return websocket.create_connection(url, timeout=300, **kw)
 
 
 def management(server, api_id, stage="prod"):
