@@ -25,7 +25,7 @@ pub const MIGRATIONS: &[&str] = &["
         data TEXT NOT NULL,
         PRIMARY KEY (region, tbl, k)
     );
-"];
+", super::streams::MIGRATION];
 
 /// A table is identified by its region and name (one account per server).
 pub type TableKey = (String, String);
