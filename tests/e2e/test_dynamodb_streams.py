@@ -1,0 +1,125 @@
+"""DynamoDB Streams through boto3's `dynamodbstreams` client: the records every item write makes
+(view types, AWS's record shape), iterators, errors as AWS words them, disabling a stream, and
+records surviving a restart and kill -9."""
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+def uniq(prefix="s"):
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def make_table(ddb, view="NEW_AND_OLD_IMAGES", name=None):
+    name = name or uniq()
+    t = ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": view})["TableDescription"]
+    return name, t["LatestStreamArn"]
+
+
+def read_all(streams, arn, kind="TRIM_HORIZON", **kw):
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType=kind, **kw)["ShardIterator"]
+    return streams.get_records(ShardIterator=it)
+
+
+def test_every_write_records_in_order_with_aws_shape(cumulo):
+    ddb, streams = cumulo.client("dynamodb"), cumulo.client("dynamodbstreams")
+    name, arn = make_table(ddb)
+    assert ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"] == arn
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}, "v": {"N": "1"}})
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}, "v": {"N": "1"}})  # unchanged: no record
+    ddb.update_item(TableName=name, Key={"id": {"S": "a"}}, UpdateExpression="SET v = :v",
+                    ExpressionAttributeValues={":v": {"N": "2"}})
+    ddb.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": {"id": {"S": "b"}}}}]})
+    ddb.transact_write_items(TransactItems=[{"Delete": {"TableName": name, "Key": {"id": {"S": "b"}}}}])
+    ddb.delete_item(TableName=name, Key={"id": {"S": "a"}})
+    records = read_all(streams, arn)["Records"]
+    assert [r["eventName"] for r in records] == ["INSERT", "MODIFY", "INSERT", "REMOVE", "REMOVE"]
+    first = records[0]
+    assert first["eventSource"] == "aws:dynamodb" and first["eventVersion"] == "1.1"
+    assert first["awsRegion"] == "us-east-1" and len(first["eventID"]) == 32
+    d = first["dynamodb"]
+    assert d["Keys"] == {"id": {"S": "a"}} and d["NewImage"] == {"id": {"S": "a"}, "v": {"N": "1"}}
+    assert "OldImage" not in d and d["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    assert d["SizeBytes"] == 3 + 6  # Keys + NewImage in DynamoDB item bytes (the number 1 is 2)
+    assert records[1]["dynamodb"]["OldImage"]["v"] == {"N": "1"}
+    assert records[1]["dynamodb"]["NewImage"]["v"] == {"N": "2"}
+    seqs = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 5
+    # AFTER_SEQUENCE_NUMBER / AT_SEQUENCE_NUMBER / LATEST and Limit with NextShardIterator.
+    after = read_all(streams, arn, "AFTER_SEQUENCE_NUMBER", SequenceNumber=records[2]["dynamodb"]["SequenceNumber"])
+    assert [r["eventName"] for r in after["Records"]] == ["REMOVE", "REMOVE"]
+    at = read_all(streams, arn, "AT_SEQUENCE_NUMBER", SequenceNumber=records[1]["dynamodb"]["SequenceNumber"])
+    assert len(at["Records"]) == 4
+    latest = read_all(streams, arn, "LATEST")
+    assert latest["Records"] == [] and latest["NextShardIterator"]
+    ddb.put_item(TableName=name, Item={"id": {"S": "c"}})
+    got = streams.get_records(ShardIterator=latest["NextShardIterator"], Limit=1)
+    assert [r["dynamodb"]["Keys"]["id"]["S"] for r in got["Records"]] == ["c"]
+
+
+@pytest.mark.parametrize("view,has_new,has_old", [
+    ("KEYS_ONLY", False, False), ("NEW_IMAGE", True, False), ("OLD_IMAGE", False, True)])
+def test_view_types(cumulo, view, has_new, has_old):
+    ddb, streams = cumulo.client("dynamodb"), cumulo.client("dynamodbstreams")
+    name, arn = make_table(ddb, view)
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}, "v": {"S": "1"}})
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}, "v": {"S": "2"}})
+    modify = read_all(streams, arn)["Records"][1]["dynamodb"]
+    assert ("NewImage" in modify) == has_new and ("OldImage" in modify) == has_old
+    assert modify["StreamViewType"] == view and modify["Keys"] == {"id": {"S": "a"}}
+
+
+def test_list_describe_disable_and_errors(cumulo):
+    ddb, streams = cumulo.client("dynamodb"), cumulo.client("dynamodbstreams")
+    name, arn = make_table(ddb, "KEYS_ONLY")
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}})
+    listed = streams.list_streams(TableName=name)["Streams"]
+    assert listed == [{"StreamArn": arn, "TableName": name, "StreamLabel": arn.rsplit("/", 1)[1]}]
+    desc = streams.describe_stream(StreamArn=arn)["StreamDescription"]
+    assert desc["StreamStatus"] == "ENABLED" and desc["TableName"] == name
+    assert desc["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
+    assert "EndingSequenceNumber" not in desc["Shards"][0]["SequenceNumberRange"]
+    shard = desc["Shards"][0]["ShardId"]
+    ddb.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
+    desc = streams.describe_stream(StreamArn=arn)["StreamDescription"]
+    assert desc["StreamStatus"] == "DISABLED"
+    assert "EndingSequenceNumber" in desc["Shards"][0]["SequenceNumberRange"]
+    ddb.put_item(TableName=name, Item={"id": {"S": "b"}})  # no stream now: no record
+    got = read_all(streams, arn)
+    assert len(got["Records"]) == 1 and "NextShardIterator" not in got  # closed shard, read to its end
+
+    missing = arn.rsplit("/", 1)[0] + "/2024-11-18T14:36:44.149"
+    with pytest.raises(ClientError) as e:
+        streams.describe_stream(StreamArn=missing)
+    assert e.value.response["Error"] == {
+        "Code": "ResourceNotFoundException",
+        "Message": f"Requested resource not found: Stream: {missing} not found"}
+    with pytest.raises(ClientError) as e:
+        streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="AT_SEQUENCE_NUMBER")
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    with pytest.raises(ClientError) as e:
+        streams.get_records(ShardIterator="not-an-iterator")
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_records_survive_restart_and_kill_9(fresh_server):
+    server = fresh_server.start()
+    ddb = server.client("dynamodb")
+    name, arn = make_table(ddb)
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}})
+    server.stop()
+    server.start()
+    ddb = server.client("dynamodb")
+    ddb.put_item(TableName=name, Item={"id": {"S": "b"}})
+    server.kill9()
+    server.start()
+    records = read_all(server.client("dynamodbstreams"), arn)["Records"]
+    assert [r["dynamodb"]["Keys"]["id"]["S"] for r in records] == ["a", "b"]
+    seqs = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert seqs[0] < seqs[1]
