@@ -26,6 +26,7 @@ pub mod schema;
 pub mod state;
 pub mod streams;
 mod streams_ops;
+pub use streams_ops::RecordsPage;
 pub mod tables;
 pub mod value;
 mod wire;

@@ -92,7 +92,7 @@ pub fn seq_text(seq: u64) -> String {
     (SEQ_BASE + seq as u128).to_string()
 }
 
-fn parse_seq(s: &str) -> Option<u64> {
+pub fn parse_seq(s: &str) -> Option<u64> {
     let n: u128 = s.parse().ok()?;
     n.checked_sub(SEQ_BASE).and_then(|n| u64::try_from(n).ok())
 }
