@@ -123,3 +123,112 @@ def test_records_survive_restart_and_kill_9(fresh_server):
     assert [r["dynamodb"]["Keys"]["id"]["S"] for r in records] == ["a", "b"]
     seqs = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert seqs[0] < seqs[1]
+
+
+# ------------------------------------------------------------ Lambda event source mappings
+
+import io
+import json
+import time
+import zipfile
+
+ROLE = "arn:aws:iam::000000000000:role/lambda-role"
+
+NODE_RECORDER = """
+exports.handler = async (event) => {
+  console.log('GOT ' + JSON.stringify(event));
+  if (event.Records.some(r => r.dynamodb.Keys.id.S === 'fail')) { throw new Error('refused'); }
+  return {};
+};
+"""
+
+
+def node_function(lam):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("index.js", NODE_RECORDER)
+    name = uniq("fn")
+    lam.create_function(FunctionName=name, Runtime="nodejs20.x", Role=ROLE, Handler="index.handler",
+                        Code={"ZipFile": buf.getvalue()})
+    lam.get_waiter("function_active_v2").wait(FunctionName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    return name
+
+
+def batches(logs, function, want, timeout=20):
+    """The events the function logged (`GOT <event>` lines), once `want` records arrived."""
+    deadline = time.time() + timeout
+    while True:
+        got = []
+        try:
+            for s in logs.describe_log_streams(logGroupName=f"/aws/lambda/{function}")["logStreams"]:
+                for e in logs.get_log_events(logGroupName=f"/aws/lambda/{function}",
+                                             logStreamName=s["logStreamName"], startFromHead=True)["events"]:
+                    if "GOT " in e["message"]:
+                        got.append((e["timestamp"], json.loads(e["message"].split("GOT ", 1)[1])))
+        except ClientError:
+            pass
+        got = [b for _, b in sorted(got, key=lambda x: x[0])]
+        if sum(len(b["Records"]) for b in got) >= want or time.time() > deadline:
+            return got
+        time.sleep(0.2)
+
+
+def test_mapping_delivers_stream_records_in_order_with_filters_and_retries(cumulo):
+    ddb, lam, logs, sqs = (cumulo.client(s) for s in ("dynamodb", "lambda", "logs", "sqs"))
+    name, arn = make_table(ddb)
+    ddb.put_item(TableName=name, Item={"id": {"S": "before"}})  # LATEST: not delivered
+    fn = node_function(lam)
+    dlq = sqs.create_queue(QueueName=uniq("dlq"))["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    m = lam.create_event_source_mapping(
+        EventSourceArn=arn, FunctionName=fn, StartingPosition="LATEST", BatchSize=10,
+        MaximumRetryAttempts=1, DestinationConfig={"OnFailure": {"Destination": dlq_arn}},
+        FilterCriteria={"Filters": [{"Pattern": json.dumps({"eventName": ["INSERT", "MODIFY"]})}]})
+    assert m["StartingPosition"] == "LATEST" and m["MaximumRetryAttempts"] == 1
+    assert m["DestinationConfig"] == {"OnFailure": {"Destination": dlq_arn}}
+    assert lam.get_event_source_mapping(UUID=m["UUID"])["FilterCriteria"]["Filters"][0]["Pattern"]
+    ddb.put_item(TableName=name, Item={"id": {"S": "a"}, "v": {"N": "1"}})
+    got = batches(logs, fn, 1)
+    ddb.update_item(TableName=name, Key={"id": {"S": "a"}}, UpdateExpression="SET v = :v",
+                    ExpressionAttributeValues={":v": {"N": "2"}})
+    ddb.delete_item(TableName=name, Key={"id": {"S": "a"}})  # filtered out
+    ddb.put_item(TableName=name, Item={"id": {"S": "fail"}})  # refused twice, then to the DLQ
+    ddb.put_item(TableName=name, Item={"id": {"S": "z"}})
+    got = batches(logs, fn, 5)
+    records = [r for b in got for r in b["Records"]]
+    keys = [(r["eventName"], r["dynamodb"]["Keys"]["id"]["S"]) for r in records]
+    # "fail" arrives twice (first try and one retry, maybe batched with "z"), then z alone after it.
+    assert keys[:2] == [("INSERT", "a"), ("MODIFY", "a")], keys
+    assert keys.count(("INSERT", "fail")) == 2 and keys[-1] == ("INSERT", "z"), keys
+    assert "before" not in [k for _, k in keys] and ("REMOVE", "a") not in keys
+    first = records[0]
+    assert first["eventSourceARN"] == arn and first["eventSource"] == "aws:dynamodb"
+    assert first["dynamodb"]["NewImage"] == {"id": {"S": "a"}, "v": {"N": "1"}}
+    msgs = sqs.receive_message(QueueUrl=dlq, WaitTimeSeconds=5)["Messages"]
+    info = json.loads(msgs[0]["Body"])
+    assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
+    assert info["DDBStreamBatchInfo"]["streamArn"] == arn and info["DDBStreamBatchInfo"]["batchSize"] >= 1
+    lam.update_event_source_mapping(UUID=m["UUID"], Enabled=False)
+    assert lam.get_event_source_mapping(UUID=m["UUID"])["State"] == "Disabled"
+    lam.delete_event_source_mapping(UUID=m["UUID"])
+
+
+def test_mapping_errors(cumulo):
+    ddb, lam = cumulo.client("dynamodb"), cumulo.client("lambda")
+    _, arn = make_table(ddb)
+    fn = node_function(lam)
+    with pytest.raises(ClientError) as e:
+        lam.create_event_source_mapping(
+            EventSourceArn="arn:aws:kinesis:us-east-1:000000000000:stream/s", FunctionName=fn,
+            StartingPosition="LATEST")
+    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
+    assert "Kinesis is not emulated" in e.value.response["Error"]["Message"]
+    with pytest.raises(ClientError) as e:
+        lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=fn)
+    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
+    with pytest.raises(ClientError) as e:
+        lam.create_event_source_mapping(
+            EventSourceArn=arn, FunctionName=fn, StartingPosition="LATEST",
+            FilterCriteria={"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]})
+    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
+    assert lam.list_event_source_mappings(EventSourceArn=arn)["EventSourceMappings"] == []
