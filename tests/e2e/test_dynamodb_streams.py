@@ -232,3 +232,94 @@ def test_mapping_errors(cumulo):
             FilterCriteria={"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]})
     assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
     assert lam.list_event_source_mappings(EventSourceArn=arn)["EventSourceMappings"] == []
+
+
+# ------------------------------------------------------------------ SAM and CloudFormation
+
+SAM_TEMPLATE = """
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Table:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+      BillingMode: PAY_PER_REQUEST
+      StreamSpecification: {StreamViewType: NEW_IMAGE}
+  Recorder:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: nodejs20.x
+      Handler: index.handler
+      InlineCode: |
+        exports.handler = async (event) => { console.log('GOT ' + JSON.stringify(event)); return {}; };
+      Events:
+        Changes:
+          Type: DynamoDB
+          Properties:
+            Stream: !GetAtt Table.StreamArn
+            StartingPosition: TRIM_HORIZON
+            BatchSize: BATCH
+            FilterCriteria: {Filters: [{Pattern: '{"eventName": ["INSERT"]}'}]}
+Outputs:
+  Table: {Value: !Ref Table}
+  StreamArn: {Value: !GetAtt Table.StreamArn}
+  Function: {Value: !Ref Recorder}
+"""
+
+
+def deploy(cumulo, tmp_path, stack, body, check=True):
+    path = tmp_path / f"{uniq('t')}.yaml"
+    path.write_text(body)
+    return cumulo.aws("cloudformation", "deploy", "--template-file", str(path), "--stack-name", stack,
+                      "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND", check=check)
+
+
+def test_sam_dynamodb_event_deploys_delivers_updates_and_deletes(cumulo, tmp_path):
+    cfn, ddb, lam, logs = (cumulo.client(s) for s in ("cloudformation", "dynamodb", "lambda", "logs"))
+    stack = uniq("sam-ddb")
+    deploy(cumulo, tmp_path, stack, SAM_TEMPLATE.replace("BATCH", "5"))
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"]}
+    assert ddb.describe_table(TableName=out["Table"])["Table"]["LatestStreamArn"] == out["StreamArn"]
+    mappings = lam.list_event_source_mappings(FunctionName=out["Function"])["EventSourceMappings"]
+    assert len(mappings) == 1 and mappings[0]["EventSourceArn"] == out["StreamArn"]
+    assert mappings[0]["BatchSize"] == 5 and mappings[0]["StartingPosition"] == "TRIM_HORIZON"
+    ddb.put_item(TableName=out["Table"], Item={"id": {"S": "one"}})
+    ddb.delete_item(TableName=out["Table"], Key={"id": {"S": "one"}})
+    ddb.put_item(TableName=out["Table"], Item={"id": {"S": "two"}})
+    got = batches(logs, out["Function"], 2)
+    records = [r for b in got for r in b["Records"]]
+    assert [r["dynamodb"]["NewImage"]["id"]["S"] for r in records] == ["one", "two"]
+    assert all(r["eventName"] == "INSERT" and r["eventSourceARN"] == out["StreamArn"] for r in records)
+
+    deploy(cumulo, tmp_path, stack, SAM_TEMPLATE.replace("BATCH", "7"))
+    assert lam.get_event_source_mapping(UUID=mappings[0]["UUID"])["BatchSize"] == 7
+
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    assert lam.list_event_source_mappings(EventSourceArn=out["StreamArn"])["EventSourceMappings"] == []
+    with pytest.raises(ClientError):
+        ddb.describe_table(TableName=out["Table"])
+
+
+def test_sam_kinesis_event_fails_naming_kinesis(cumulo, tmp_path):
+    body = """
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: nodejs20.x
+      Handler: index.handler
+      InlineCode: "exports.handler = async () => 1;"
+      Events:
+        Records:
+          Type: Kinesis
+          Properties: {Stream: arn:aws:kinesis:us-east-1:000000000000:stream/s, StartingPosition: LATEST}
+"""
+    stack = uniq("sam-kin")
+    proc = deploy(cumulo, tmp_path, stack, body, check=False)
+    assert proc.returncode != 0
+    events = cumulo.client("cloudformation").describe_stack_events(StackName=stack)["StackEvents"]
+    reasons = [e.get("ResourceStatusReason", "") for e in events if e["ResourceStatus"] == "CREATE_FAILED"]
+    assert any("Kinesis is not emulated" in r for r in reasons), reasons
