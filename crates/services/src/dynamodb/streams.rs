@@ -221,7 +221,11 @@ impl Streams {
         }
         let Some(now) = now else { return };
         for s in self.by_arn.values_mut() {
-            while s.records.front().is_some_and(|r| r.at < now - RETENTION_SECS) {
+            while s
+                .records
+                .front()
+                .is_some_and(|r| r.at < now - RETENTION_SECS)
+            {
                 s.records.pop_front();
                 pending.trim_before = Some(now - RETENTION_SECS);
             }
@@ -390,8 +394,14 @@ impl Iterator {
             .map_err(|_| invalid())?;
         let raw = String::from_utf8(raw).map_err(|_| invalid())?;
         let mut parts = raw.splitn(4, '|');
-        let created_ms = parts.next().and_then(|p| p.parse().ok()).ok_or_else(invalid)?;
-        let from_seq = parts.next().and_then(|p| p.parse().ok()).ok_or_else(invalid)?;
+        let created_ms = parts
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(invalid)?;
+        let from_seq = parts
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(invalid)?;
         let shard_id = parts.next().ok_or_else(invalid)?.to_string();
         let arn = parts.next().ok_or_else(invalid)?.to_string();
         Ok(Iterator {
@@ -492,7 +502,10 @@ pub fn read(stream: &Stream, it: &Iterator, limit: usize) -> (Vec<Value>, Option
     } else {
         Some(next)
     };
-    (records.into_iter().map(|r| r.record.clone()).collect(), next)
+    (
+        records.into_iter().map(|r| r.record.clone()).collect(),
+        next,
+    )
 }
 
 /// DescribeStream's `StreamDescription`.
@@ -534,8 +547,14 @@ mod tests {
 
     fn item(id: &str, v: &str) -> Item {
         let mut i = Item::new();
-        i.insert("id".into(), AttrValue::from_json(&json!({"S": id})).expect("id"));
-        i.insert("v".into(), AttrValue::from_json(&json!({"S": v})).expect("v"));
+        i.insert(
+            "id".into(),
+            AttrValue::from_json(&json!({"S": id})).expect("id"),
+        );
+        i.insert(
+            "v".into(),
+            AttrValue::from_json(&json!({"S": v})).expect("v"),
+        );
         i
     }
 
@@ -574,7 +593,9 @@ mod tests {
         assert_eq!(Iterator::decode(&it.encode()).expect("decode"), it);
         assert!(Iterator::decode("garbage!").is_err());
         assert!(it.check_fresh(1_000 + ITERATOR_TTL_MS).is_ok());
-        let e = it.check_fresh(2_000 + ITERATOR_TTL_MS).expect_err("expired");
+        let e = it
+            .check_fresh(2_000 + ITERATOR_TTL_MS)
+            .expect_err("expired");
         assert_eq!(e.code, "ExpiredIteratorException");
 
         let m = meta();

@@ -86,7 +86,9 @@ impl DynamoDbService {
     /// DescribeStream (one shard per stream).
     pub fn describe_stream(&self, arn: &str, limit_to: Option<i64>) -> Result<Value, AwsError> {
         limit(limit_to, 100, "limit")?;
-        self.with_streams(|st| Ok(json!({ "StreamDescription": streams::description(st.get(arn)?) })))
+        self.with_streams(|st| {
+            Ok(json!({ "StreamDescription": streams::description(st.get(arn)?) }))
+        })
     }
 
     /// GetShardIterator.
@@ -102,7 +104,9 @@ impl DynamoDbService {
             if s.shard_id != shard_id {
                 return Err(AwsError::bad_request(
                     "ResourceNotFoundException",
-                    format!("Requested resource not found: Shard: {shard_id} in Stream: {arn} not found"),
+                    format!(
+                        "Requested resource not found: Shard: {shard_id} in Stream: {arn} not found"
+                    ),
                 ));
             }
             let from_seq = streams::start_position(s, st.next_seq, kind, seq)?;

@@ -5,8 +5,8 @@
 //! the batch to reappear after the queue's visibility timeout. DynamoDB stream sources are
 //! polled by `esm_streams`; Kinesis is not emulated, so its stream ARNs are refused.
 
-use super::invoke::InvocationType;
 use super::esm_streams::{self, is_dynamodb_stream, passes, patterns};
+use super::invoke::InvocationType;
 use super::model::{EventSourceMapping, StreamSettings};
 use super::names::{function_arn, parse_function};
 use super::ops::{invalid_parameter, validation};
@@ -50,14 +50,23 @@ impl MappingInput {
     fn stream_settings_given(&self) -> Option<&'static str> {
         [
             (self.starting_position.is_some(), "StartingPosition"),
-            (self.maximum_retry_attempts.is_some(), "MaximumRetryAttempts"),
+            (
+                self.maximum_retry_attempts.is_some(),
+                "MaximumRetryAttempts",
+            ),
             (
                 self.bisect_batch_on_function_error.is_some(),
                 "BisectBatchOnFunctionError",
             ),
             (self.on_failure.is_some(), "DestinationConfig"),
-            (self.maximum_record_age.is_some(), "MaximumRecordAgeInSeconds"),
-            (self.parallelization_factor.is_some(), "ParallelizationFactor"),
+            (
+                self.maximum_record_age.is_some(),
+                "MaximumRecordAgeInSeconds",
+            ),
+            (
+                self.parallelization_factor.is_some(),
+                "ParallelizationFactor",
+            ),
             (self.tumbling_window.is_some(), "TumblingWindowInSeconds"),
         ]
         .into_iter()

@@ -31,7 +31,10 @@ pub fn passes(filters: &[crate::events::Pattern], record: &Value) -> bool {
 
 /// The mapping's filter patterns, parsed (checked when the mapping is created or updated).
 pub fn patterns(criteria: Option<&Value>) -> Result<Vec<crate::events::Pattern>, AwsError> {
-    let Some(filters) = criteria.and_then(|c| c.get("Filters")).and_then(Value::as_array) else {
+    let Some(filters) = criteria
+        .and_then(|c| c.get("Filters"))
+        .and_then(Value::as_array)
+    else {
         return Ok(Vec::new());
     };
     filters
@@ -315,7 +318,9 @@ mod tests {
             "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/2026-01-01T00:00:00.000"
         ));
         assert!(!is_dynamodb_stream("arn:aws:sqs:us-east-1:000000000000:q"));
-        assert!(!is_dynamodb_stream("arn:aws:dynamodb:us-east-1:000000000000:table/t"));
+        assert!(!is_dynamodb_stream(
+            "arn:aws:dynamodb:us-east-1:000000000000:table/t"
+        ));
         let criteria = json!({"Filters": [{"Pattern": "{\"eventName\": [\"INSERT\"]}"}]});
         let f = patterns(Some(&criteria)).expect("patterns");
         assert!(passes(&f, &json!({"eventName": "INSERT"})));

@@ -17,7 +17,8 @@ fn service() -> LambdaService {
     let s3 = Arc::new(crate::s3::S3Service::new(store.clone(), &config).expect("s3"));
     let logs = Arc::new(crate::logs::LogsService::new(store.clone(), &config).expect("logs"));
     let ddb = Arc::new(crate::dynamodb::DynamoDbService::new(store.clone(), &config).expect("ddb"));
-    let sns = Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs.clone()).expect("sns"));
+    let sns =
+        Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs.clone()).expect("sns"));
     LambdaService::new(store, &config, s3, sqs, logs, ddb, sns).expect("lambda")
 }
 

@@ -140,8 +140,16 @@ mod tests {
             creation_time: 0,
         };
         let events = [
-            Delivered { id: 1, timestamp: 10, message: "ok" },
-            Delivered { id: 2, timestamp: 11, message: "ERROR bad" },
+            Delivered {
+                id: 1,
+                timestamp: 10,
+                message: "ok",
+            },
+            Delivered {
+                id: 2,
+                timestamp: 11,
+                message: "ERROR bad",
+            },
         ];
         let m = data_message("000000000000", "/g", "s", &filter, &events).expect("matched");
         assert_eq!(m["logEvents"].as_array().map(Vec::len), Some(1));
