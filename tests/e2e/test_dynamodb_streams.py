@@ -323,3 +323,14 @@ Resources:
     events = cumulo.client("cloudformation").describe_stack_events(StackName=stack)["StackEvents"]
     reasons = [e.get("ResourceStatusReason", "") for e in events if e["ResourceStatus"] == "CREATE_FAILED"]
     assert any("Kinesis is not emulated" in r for r in reasons), reasons
+
+
+def test_ttl_deletion_records_a_service_remove(cumulo):
+    ddb, streams = cumulo.client("dynamodb"), cumulo.client("dynamodbstreams")
+    name, arn = make_table(ddb, "OLD_IMAGE")
+    ddb.put_item(TableName=name, Item={"id": {"S": "old"}, "exp": {"N": str(int(time.time()) - 60)}})
+    ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    assert "Item" not in ddb.get_item(TableName=name, Key={"id": {"S": "old"}})
+    remove = read_all(streams, arn)["Records"][-1]
+    assert remove["eventName"] == "REMOVE" and remove["dynamodb"]["OldImage"]["id"] == {"S": "old"}
+    assert remove["userIdentity"] == {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}

@@ -185,7 +185,8 @@ pub fn build_record(
         "dynamodb": d,
     });
     if by_ttl {
-        r["userIdentity"] = json!({"type": "Service", "principalId": "dynamodb.amazonaws.com"});
+        // The API's Identity shape; Lambda's event spells it `type`/`principalId`.
+        r["userIdentity"] = json!({"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"});
     }
     Some(r)
 }
@@ -576,7 +577,7 @@ mod tests {
         assert_eq!(r["dynamodb"]["NewImage"]["v"], json!({"S": "2"}));
         let r = build_record(&m, "OLD_IMAGE", Some(&a), None, 3, 1.0, true).expect("remove");
         assert_eq!(r["eventName"], "REMOVE");
-        assert_eq!(r["userIdentity"]["principalId"], "dynamodb.amazonaws.com");
+        assert_eq!(r["userIdentity"]["PrincipalId"], "dynamodb.amazonaws.com");
         assert!(r["dynamodb"].get("NewImage").is_none());
         // A write that changes nothing records nothing.
         assert!(build_record(&m, "NEW_IMAGE", Some(&a), Some(&a), 4, 1.0, false).is_none());

@@ -2,7 +2,7 @@
 //! DynamoDB's typed operations from its checkpoint (`StreamSettings::position`, stored with the
 //! mapping, so a restart resumes where delivery stopped), drops the records FilterCriteria does
 //! not match, and invokes the function with `{"Records": [...]}` (each record with its
-//! `eventSourceARN`), synchronously, one batch at a time, so records arrive in stream order.
+//! `eventSourceARN`, a TTL deletion's `userIdentity` spelt as Lambda's event spells it), synchronously, one batch at a time, so records arrive in stream order.
 //!
 //! A batch the function fails is retried, in order, until it succeeds or its retries are spent
 //! (`MaximumRetryAttempts`, -1 for ever as AWS's default); with `BisectBatchOnFunctionError`
@@ -106,6 +106,10 @@ pub(super) async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Recei
             .map(|r| {
                 let mut r = r.clone();
                 r["eventSourceARN"] = json!(m.event_source_arn);
+                if let Some(id) = r.get("userIdentity").cloned() {
+                    r["userIdentity"] =
+                        json!({"type": id["Type"], "principalId": id["PrincipalId"]});
+                }
                 r
             })
             .collect();
