@@ -334,3 +334,22 @@ def test_ttl_deletion_records_a_service_remove(cumulo):
     remove = read_all(streams, arn)["Records"][-1]
     assert remove["eventName"] == "REMOVE" and remove["dynamodb"]["OldImage"]["id"] == {"S": "old"}
     assert remove["userIdentity"] == {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
+
+
+def test_mapping_resumes_from_its_checkpoint_after_restart(fresh_server):
+    server = fresh_server.start()
+    ddb, lam = server.client("dynamodb"), server.client("lambda")
+    name, arn = make_table(ddb)
+    fn = node_function(lam)
+    lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=fn, StartingPosition="TRIM_HORIZON")
+    ddb.put_item(TableName=name, Item={"id": {"S": "first"}})
+    assert len(batches(server.client("logs"), fn, 1)) == 1
+    time.sleep(0.5)  # the checkpoint is written once the invocation returns (at-least-once, as AWS)
+    server.kill9()
+    server.start()
+    ddb = server.client("dynamodb")
+    ddb.put_item(TableName=name, Item={"id": {"S": "second"}})
+    server.client("lambda").list_functions()  # Lambda starts, and with it the mapping's poller
+    got = batches(server.client("logs"), fn, 2)
+    keys = [r["dynamodb"]["Keys"]["id"]["S"] for b in got for r in b["Records"]]
+    assert keys == ["first", "second"]  # "first" is not delivered again
