@@ -86,6 +86,7 @@ def test_list_describe_disable_and_errors(cumulo):
     assert desc["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
     assert "EndingSequenceNumber" not in desc["Shards"][0]["SequenceNumberRange"]
     shard = desc["Shards"][0]["ShardId"]
+    assert streams.describe_stream(StreamArn=arn, ExclusiveStartShardId=shard)["StreamDescription"]["Shards"] == []
     ddb.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
     desc = streams.describe_stream(StreamArn=arn)["StreamDescription"]
     assert desc["StreamStatus"] == "DISABLED"

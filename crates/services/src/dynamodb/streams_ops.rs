@@ -83,11 +83,21 @@ impl DynamoDbService {
         })
     }
 
-    /// DescribeStream (one shard per stream).
-    pub fn describe_stream(&self, arn: &str, limit_to: Option<i64>) -> Result<Value, AwsError> {
+    /// DescribeStream (one shard per stream: after `ExclusiveStartShardId` naming it, none).
+    pub fn describe_stream(
+        &self,
+        arn: &str,
+        limit_to: Option<i64>,
+        start_after: Option<&str>,
+    ) -> Result<Value, AwsError> {
         limit(limit_to, 100, "limit")?;
         self.with_streams(|st| {
-            Ok(json!({ "StreamDescription": streams::description(st.get(arn)?) }))
+            let s = st.get(arn)?;
+            let mut d = streams::description(s);
+            if start_after == Some(s.shard_id.as_str()) {
+                d["Shards"] = json!([]);
+            }
+            Ok(json!({ "StreamDescription": d }))
         })
     }
 
@@ -195,7 +205,11 @@ pub(super) fn dispatch(
             limit,
             b.get("ExclusiveStartStreamArn").and_then(Value::as_str),
         ),
-        "DescribeStream" => svc.describe_stream(string(b, "StreamArn")?, limit),
+        "DescribeStream" => svc.describe_stream(
+            string(b, "StreamArn")?,
+            limit,
+            b.get("ExclusiveStartShardId").and_then(Value::as_str),
+        ),
         "GetShardIterator" => {
             let arn = string(b, "StreamArn")?;
             let shard = string(b, "ShardId")?;

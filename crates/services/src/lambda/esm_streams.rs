@@ -244,7 +244,7 @@ fn on_failure(
     };
     let shard = core
         .dynamodb
-        .describe_stream(&m.event_source_arn, None)
+        .describe_stream(&m.event_source_arn, None, None)
         .ok()
         .and_then(|d| {
             d.pointer("/StreamDescription/Shards/0/ShardId")
