@@ -224,15 +224,30 @@ def test_mapping_errors(cumulo):
             StartingPosition="LATEST")
     assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
     assert "Kinesis is not emulated" in e.value.response["Error"]["Message"]
+    def refused(**kw):
+        with pytest.raises(ClientError) as e:
+            lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=fn, **kw)
+        return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
+
+    # Codes and messages as recorded against AWS (aws-recordings/lambda_/event_source_mapping).
+    assert refused() == ("InvalidParameterValueException",
+                         "1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null.")
+    assert refused(StartingPosition="AT_TIMESTAMP") == (
+        "InvalidParameterValueException", f"Unsupported starting position for arn type: {arn}")
+    assert refused(StartingPosition="LATEST", FilterCriteria={"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]}) == (
+        "InvalidParameterValueException", "Invalid filter pattern definition.")
+    missing = arn.rsplit("/", 1)[0] + "/2025-02-22T03:03:25.490"
     with pytest.raises(ClientError) as e:
-        lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=fn)
-    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
-    with pytest.raises(ClientError) as e:
-        lam.create_event_source_mapping(
-            EventSourceArn=arn, FunctionName=fn, StartingPosition="LATEST",
-            FilterCriteria={"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]})
-    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
+        lam.create_event_source_mapping(EventSourceArn=missing, FunctionName=fn, StartingPosition="LATEST")
+    assert e.value.response["Error"]["Message"] == f"Stream not found: {missing}"
     assert lam.list_event_source_mappings(EventSourceArn=arn)["EventSourceMappings"] == []
+    first = lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=fn, StartingPosition="LATEST")
+    assert first["BatchSize"] == 100 and first["MaximumRetryAttempts"] == -1
+    assert first["DestinationConfig"] == {"OnFailure": {}} and first["BisectBatchOnFunctionError"] is False
+    assert refused(StartingPosition="LATEST") == ("ResourceConflictException", (
+        f'The event source arn (" {arn} ") and function (" {fn} ") provided mapping already exists. '
+        f'Please update or delete the existing mapping with UUID {first["UUID"]}'))
+    lam.delete_event_source_mapping(UUID=first["UUID"])
 
 
 # ------------------------------------------------------------------ SAM and CloudFormation

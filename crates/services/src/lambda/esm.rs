@@ -191,12 +191,36 @@ impl Lambda {
         let mut settings = StreamSettings::default();
         if stream {
             let position = input.starting_position.clone().ok_or_else(|| {
-                invalid_parameter("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null")
+                invalid_parameter("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null.")
             })?;
-            if !matches!(position.as_str(), "TRIM_HORIZON" | "LATEST") {
-                return Err(invalid_parameter(format!(
-                    "Unsupported starting position for DynamoDB streams: {position}"
-                )));
+            match position.as_str() {
+                "TRIM_HORIZON" | "LATEST" => {}
+                "AT_TIMESTAMP" => {
+                    return Err(invalid_parameter(format!(
+                        "Unsupported starting position for arn type: {source}"
+                    )));
+                }
+                other => {
+                    return Err(validation(
+                        "startingPosition",
+                        other,
+                        "Member must satisfy enum value set: [LATEST, AT_TIMESTAMP, TRIM_HORIZON]",
+                    ));
+                }
+            }
+            let taken = self.lock().mappings.values().find_map(|m| {
+                (m.event_source_arn == source
+                    && parse_function(&m.function_name).ok() == parse_function(&function).ok())
+                .then(|| m.uuid.clone())
+            });
+            if let Some(uuid) = taken {
+                return Err(AwsError::new(
+                    StatusCode::CONFLICT,
+                    "ResourceConflictException",
+                    format!(
+                        "The event source arn (\" {source} \") and function (\" {function} \") provided mapping already exists. Please update or delete the existing mapping with UUID {uuid}"
+                    ),
+                ));
             }
             input.apply_stream(&mut settings)?;
             settings.position = Some(esm_streams::starting_checkpoint(self, &source, &position)?);
@@ -602,7 +626,7 @@ fn filterable(record: &Value) -> Value {
 
 /// The message ids of `{"batchItemFailures": [{"itemIdentifier": id}]}`; `None` when the
 /// answer is not of that shape.
-fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
+pub(super) fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
     let v: Value = serde_json::from_slice(payload).ok()?;
     match v.get("batchItemFailures") {
         None | Some(Value::Null) => Some(Vec::new()),

@@ -8,7 +8,9 @@
 //! (`MaximumRetryAttempts`, -1 for ever as AWS's default); with `BisectBatchOnFunctionError`
 //! each failure halves the batch first (without counting as a retry while it can still halve,
 //! as AWS). A batch whose retries are spent goes, described as AWS describes it, to the
-//! `DestinationConfig.OnFailure` queue or topic, and delivery moves past it.
+//! `DestinationConfig.OnFailure` queue or topic, and delivery moves past it. With
+//! ReportBatchItemFailures, the `batchItemFailures` the function answers (sequence numbers)
+//! move the checkpoint to the lowest one named and retry from there, as AWS does.
 
 use super::Lambda;
 use super::invoke::InvocationType;
@@ -41,9 +43,9 @@ pub fn patterns(criteria: Option<&Value>) -> Result<Vec<crate::events::Pattern>,
         .iter()
         .map(|f| {
             let text = f.get("Pattern").and_then(Value::as_str).unwrap_or("{}");
-            crate::events::Pattern::parse(text).map_err(|e| {
-                super::ops::invalid_parameter(format!("Invalid filter pattern definition. {}", e.0))
-            })
+            // AWS's message names no reason.
+            crate::events::Pattern::parse(text)
+                .map_err(|_| super::ops::invalid_parameter("Invalid filter pattern definition."))
         })
         .collect()
 }
@@ -51,6 +53,13 @@ pub fn patterns(criteria: Option<&Value>) -> Result<Vec<crate::events::Pattern>,
 enum Outcome {
     Done,
     Failed(Option<String>),
+    /// ReportBatchItemFailures named this sequence number (the lowest it named): what came
+    /// before it is done, and the batch is retried from it.
+    Partial(u64),
+}
+
+fn parse_seq(s: &str) -> Option<u64> {
+    crate::dynamodb::streams::parse_seq(s)
 }
 
 pub(super) async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) {
@@ -124,6 +133,29 @@ pub(super) async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Recei
                 narrowed = None;
                 checkpoint(&core, &uuid, next);
             }
+            Outcome::Partial(seq) if seq >= next => {
+                // A sequence number outside the batch: nothing of it failed.
+                attempts = 0;
+                narrowed = None;
+                checkpoint(&core, &uuid, next);
+            }
+            Outcome::Partial(seq) => {
+                checkpoint(&core, &uuid, seq.max(position));
+                attempts += 1;
+                let max = m.stream.maximum_retry_attempts.unwrap_or(-1);
+                if max >= 0 && attempts > max {
+                    let rest: Vec<Value> = records
+                        .iter()
+                        .filter(|r| last_seq(std::slice::from_ref(r)).is_some_and(|s| s >= seq))
+                        .cloned()
+                        .collect();
+                    on_failure(&core, &m, &rest, attempts, None);
+                    attempts = 0;
+                    checkpoint(&core, &uuid, next);
+                } else if wait(&mut wake, Duration::from_millis(500)).await.is_err() {
+                    return;
+                }
+            }
             Outcome::Failed(error) => {
                 if m.stream.bisect_batch_on_function_error && records.len() > 1 {
                     narrowed = Some(records.len() / 2);
@@ -185,7 +217,7 @@ fn last_seq(records: &[Value]) -> Option<u64> {
         .last()?
         .pointer("/dynamodb/SequenceNumber")?
         .as_str()
-        .and_then(crate::dynamodb::streams::parse_seq)
+        .and_then(parse_seq)
 }
 
 async fn invoke(core: &Arc<Lambda>, m: &EventSourceMapping, records: &[Value]) -> Outcome {
@@ -203,6 +235,16 @@ async fn invoke(core: &Arc<Lambda>, m: &EventSourceMapping, records: &[Value]) -
     match result {
         Ok(invoked) => match invoked.output {
             Some(out) if out.function_error.is_some() => Outcome::Failed(out.function_error),
+            Some(out) if m.report_batch_item_failures => {
+                match super::esm::batch_item_failures(&out.payload) {
+                    Some(failed) => match failed.iter().filter_map(|f| parse_seq(f)).min() {
+                        None => Outcome::Done,
+                        Some(seq) => Outcome::Partial(seq),
+                    },
+                    // An answer that cannot be read fails the whole batch, as on AWS.
+                    None => Outcome::Failed(None),
+                }
+            }
             _ => Outcome::Done,
         },
         Err(e) => Outcome::Failed(Some(e.code)),
@@ -307,9 +349,9 @@ fn on_failure(
 
 /// The checkpoint a new mapping starts from (its StartingPosition).
 pub fn starting_checkpoint(core: &Lambda, arn: &str, position: &str) -> Result<u64, AwsError> {
-    core.dynamodb.stream_start(arn, position).map_err(|e| {
-        super::ops::invalid_parameter(format!("Stream not found: {arn} ({})", e.message))
-    })
+    core.dynamodb
+        .stream_start(arn, position)
+        .map_err(|_| super::ops::invalid_parameter(format!("Stream not found: {arn}")))
 }
 
 #[cfg(test)]
