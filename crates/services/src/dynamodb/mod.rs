@@ -102,7 +102,6 @@ impl DynamoDbService {
         }
         let mut streams = self.lock_streams();
         let mut pending = streams::Pending::default();
-        streams.reconcile(tables, None, &mut pending);
         streams.records_for(tables, &changes, by_ttl, &mut pending);
         let written = self.store.write(|tx| {
             state::write_changes(tx, &changes)?;

@@ -192,9 +192,9 @@ pub fn build_record(
 }
 
 impl Streams {
-    /// Registers the tables' current streams and closes the streams no table has enabled any
-    /// more; with `now`, also drops what is past retention. What changed is added to `pending`.
-    pub fn reconcile(&mut self, tables: &Tables, now: Option<f64>, pending: &mut Pending) {
+    /// Registers the tables' current streams, closes the streams no table has enabled any more
+    /// and drops what is past retention at `now`. What changed is added to `pending`.
+    pub fn reconcile(&mut self, tables: &Tables, now: f64, pending: &mut Pending) {
         let enabled: BTreeMap<String, &TableMeta> = tables
             .values()
             .filter_map(|t| enabled_arn(&t.meta).map(|a| (a, &t.meta)))
@@ -220,7 +220,6 @@ impl Streams {
                 pending.streams.push(s.clone());
             }
         }
-        let Some(now) = now else { return };
         for s in self.by_arn.values_mut() {
             while s
                 .records
@@ -265,6 +264,14 @@ impl Streams {
             let Some(arn) = enabled_arn(&table.meta) else {
                 continue;
             };
+            if !self.by_arn.contains_key(&arn) {
+                // The table's stream, first written to: registered now (the full reconcile
+                // runs with the Streams API's reads, not on every write).
+                let label = table.meta.stream_label.clone().unwrap_or_default();
+                let s = new_stream(&table.meta, arn.clone(), label, self.next_seq);
+                pending.streams.push(s.clone());
+                self.by_arn.insert(arn.clone(), s);
+            }
             let Some(stream) = self.by_arn.get(&arn) else {
                 continue;
             };
@@ -581,6 +588,43 @@ mod tests {
         assert!(r["dynamodb"].get("NewImage").is_none());
         // A write that changes nothing records nothing.
         assert!(build_record(&m, "NEW_IMAGE", Some(&a), Some(&a), 4, 1.0, false).is_none());
+    }
+
+    #[test]
+    fn streams_follow_their_tables_and_expire_after_24_hours() {
+        let m = meta();
+        let arn = m.stream_arn().expect("arn");
+        let mut tables = Tables::new();
+        tables.insert(
+            (m.region.clone(), m.name.clone()),
+            crate::dynamodb::state::Table::new(m.clone()),
+        );
+        let mut st = Streams::default();
+        let now = super::super::now_secs();
+        let mut p = Pending::default();
+        st.reconcile(&tables, now, &mut p);
+        assert_eq!(p.streams.len(), 1);
+        assert!(st.get(&arn).expect("registered").disabled_at.is_none());
+        st.by_arn
+            .get_mut(&arn)
+            .expect("s")
+            .records
+            .push_back(StoredRecord {
+                seq: 0,
+                at: now - RETENTION_SECS - 1.0,
+                record: json!(0),
+            });
+        // The table goes: its stream closes; a day later, its old record and then the stream go.
+        tables.clear();
+        let mut p = Pending::default();
+        st.reconcile(&tables, now, &mut p);
+        assert!(st.get(&arn).expect("kept").disabled_at.is_some());
+        assert!(st.get(&arn).expect("kept").records.is_empty());
+        assert!(p.trim_before.is_some());
+        let mut p = Pending::default();
+        st.reconcile(&tables, now + RETENTION_SECS + 1.0, &mut p);
+        assert!(st.get(&arn).is_err());
+        assert_eq!(p.removed, vec![arn]);
     }
 
     #[test]

@@ -39,7 +39,7 @@ impl DynamoDbService {
         let tables = self.lock();
         let mut st = self.lock_streams();
         let mut pending = Pending::default();
-        st.reconcile(&tables, Some(super::now_secs()), &mut pending);
+        st.reconcile(&tables, super::now_secs(), &mut pending);
         if !pending.streams.is_empty()
             || !pending.removed.is_empty()
             || pending.trim_before.is_some()
