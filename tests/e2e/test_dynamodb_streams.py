@@ -138,7 +138,7 @@ ROLE = "arn:aws:iam::000000000000:role/lambda-role"
 NODE_RECORDER = """
 exports.handler = async (event) => {
   console.log('GOT ' + JSON.stringify(event));
-  if (event.Records.some(r => r.dynamodb.Keys.id.S === 'fail')) { throw new Error('refused'); }
+  if (event.Records.some(r => r.dynamodb && r.dynamodb.Keys.id.S === 'fail')) { throw new Error('refused'); }
   return {};
 };
 """
@@ -385,3 +385,25 @@ def test_mapping_resumes_from_its_checkpoint_after_restart(fresh_server):
     got = batches(server.client("logs"), fn, 2)
     keys = [r["dynamodb"]["Keys"]["id"]["S"] for b in got for r in b["Records"]]
     assert keys == ["first", "second"]  # "first" is not delivered again
+
+
+def test_filter_criteria_applies_to_sqs_mappings_too(cumulo):
+    """Messages no filter matches are deleted without an invocation; a JSON body is matched as
+    the JSON it holds, as on AWS."""
+    lam, logs, sqs = (cumulo.client(s) for s in ("lambda", "logs", "sqs"))
+    fn = node_function(lam)
+    url = sqs.create_queue(QueueName=uniq("q"))["QueueUrl"]
+    q_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    m = lam.create_event_source_mapping(
+        EventSourceArn=q_arn, FunctionName=fn, BatchSize=1,
+        FilterCriteria={"Filters": [{"Pattern": json.dumps({"body": {"kind": ["keep"]}})}]})
+    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"kind": "drop"}))
+    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"kind": "keep"}))
+    got = batches(logs, fn, 1)
+    time.sleep(0.5)
+    bodies = [json.loads(r["body"])["kind"] for b in got for r in b["Records"]]
+    assert bodies == ["keep"]
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages",
+                                                                   "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
+    assert attrs == {"ApproximateNumberOfMessages": "0", "ApproximateNumberOfMessagesNotVisible": "0"}
+    lam.delete_event_source_mapping(UUID=m["UUID"])
