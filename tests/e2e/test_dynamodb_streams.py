@@ -407,3 +407,24 @@ def test_filter_criteria_applies_to_sqs_mappings_too(cumulo):
                                                                    "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
     assert attrs == {"ApproximateNumberOfMessages": "0", "ApproximateNumberOfMessagesNotVisible": "0"}
     lam.delete_event_source_mapping(UUID=m["UUID"])
+
+
+def test_bisect_isolates_the_failing_record_and_sns_receives_it(cumulo):
+    ddb, lam, logs, sqs, sns = (cumulo.client(s) for s in ("dynamodb", "lambda", "logs", "sqs", "sns"))
+    name, arn = make_table(ddb, "KEYS_ONLY")
+    fn = node_function(lam)
+    topic = sns.create_topic(Name=uniq("failed"))["TopicArn"]
+    url = sqs.create_queue(QueueName=uniq("sink"))["QueueUrl"]
+    q_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=q_arn, Attributes={"RawMessageDelivery": "true"})
+    ddb.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": {"id": {"S": k}}}} for k in ("fail", "ok")]})
+    lam.create_event_source_mapping(
+        EventSourceArn=arn, FunctionName=fn, StartingPosition="TRIM_HORIZON", BatchSize=2,
+        MaximumRetryAttempts=0, BisectBatchOnFunctionError=True,
+        DestinationConfig={"OnFailure": {"Destination": topic}})
+    got = batches(logs, fn, 4)
+    keys = [[r["dynamodb"]["Keys"]["id"]["S"] for r in b["Records"]] for b in got]
+    assert keys == [["fail", "ok"], ["fail"], ["ok"]], keys
+    info = json.loads(sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5)["Messages"][0]["Body"])
+    assert info["DDBStreamBatchInfo"]["batchSize"] == 1
+    assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
