@@ -653,14 +653,6 @@ def test_aws_cli_round_trip(cumulo):
     assert name in cumulo.aws("dynamodb", "list-tables")["TableNames"]
 
 
-def test_streams_api_answers_501(cumulo):
-    streams = cumulo.client("dynamodbstreams")
-    with pytest.raises(ClientError) as e:
-        streams.list_streams()
-    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 501
-    assert "ListStreams" in e.value.response["Error"]["Message"]
-
-
 # ---------------------------------------------------------------- durability
 
 

@@ -1,8 +1,8 @@
 """CloudWatch Logs subscription filters (Put/Describe/DeleteSubscriptionFilter) and
 AWS::Logs::SubscriptionFilter: stored and reported, refused with the codes and messages AWS answered
 (../shared/aws-recordings/logs/test_logs_subscription_filters.snapshot.json), kept across a restart,
-and deployed, updated and deleted through `aws cloudformation deploy`. Nothing is delivered to the
-destinations (see README)."""
+and deployed, updated and deleted through `aws cloudformation deploy`; a Lambda destination
+receives the matching events (Kinesis and Firehose destinations are stored only, see README)."""
 import uuid
 
 import botocore.exceptions
@@ -131,3 +131,65 @@ def test_cloudformation_deploy_update_delete(cumulo, logs, tmp_path):
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig=WAIT)
     assert error(logs.describe_subscription_filters, logGroupName=out["Group"])[0] == "ResourceNotFoundException"
+
+
+NODE_SINK = """
+const zlib = require('zlib');
+exports.handler = async (event) => {
+  const data = JSON.parse(zlib.gunzipSync(Buffer.from(event.awslogs.data, 'base64')).toString());
+  console.log('DELIVERED ' + JSON.stringify(data));
+  return {};
+};
+"""
+
+
+def test_lambda_destination_receives_matching_events(cumulo, logs, tmp_path):
+    """PutLogEvents delivers the events a filter matches to its Lambda function, as AWS's
+    base64(gzip(DATA_MESSAGE)) `awslogs` payload; unmatched events are not sent."""
+    import io
+    import json
+    import time
+    import zipfile
+
+    lam = cumulo.client("lambda")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("index.js", NODE_SINK)
+    fn = f"sink-{uid()}"
+    arn = lam.create_function(FunctionName=fn, Runtime="nodejs20.x", Role=ROLE, Handler="index.handler",
+                              Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    lam.get_waiter("function_active_v2").wait(FunctionName=fn, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    group = f"/app/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName="s1")
+    logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR",
+                                 destinationArn=arn)
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName="s1", logEvents=[
+        {"timestamp": now, "message": "all fine"},
+        {"timestamp": now + 1, "message": "ERROR disk full"},
+        {"timestamp": now + 2, "message": "ERROR again"},
+    ])
+    deadline = time.time() + 20
+    delivered = []
+    while not delivered and time.time() < deadline:
+        time.sleep(0.2)
+        try:
+            streams = logs.describe_log_streams(logGroupName=f"/aws/lambda/{fn}")["logStreams"]
+        except botocore.exceptions.ClientError:
+            continue
+        for s in streams:
+            for e in logs.get_log_events(logGroupName=f"/aws/lambda/{fn}", logStreamName=s["logStreamName"],
+                                         startFromHead=True)["events"]:
+                if "DELIVERED " in e["message"]:
+                    delivered.append(json.loads(e["message"].split("DELIVERED ", 1)[1]))
+    assert len(delivered) == 1, delivered
+    data = delivered[0]
+    assert data["messageType"] == "DATA_MESSAGE" and data["owner"] == "000000000000"
+    assert data["logGroup"] == group and data["logStream"] == "s1"
+    assert data["subscriptionFilters"] == ["errors"]
+    assert [e["message"] for e in data["logEvents"]] == ["ERROR disk full", "ERROR again"]
+    assert [e["timestamp"] for e in data["logEvents"]] == [now + 1, now + 2]
+    # The ids are FilterLogEvents' eventIds of the same events.
+    ids = {e["eventId"] for e in logs.filter_log_events(logGroupName=group, filterPattern="ERROR")["events"]}
+    assert {e["id"] for e in data["logEvents"]} == ids

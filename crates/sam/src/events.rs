@@ -115,6 +115,13 @@ pub fn translate(
             props,
         };
         let generated = match ty {
+            "Kinesis" if t.ctx.refuse_unemulated => {
+                return Err(invalid_event(
+                    sam.id,
+                    name,
+                    "Event type 'Kinesis' is not supported: Amazon Kinesis is not emulated by cumulo.",
+                ));
+            }
             "SQS" | "Kinesis" | "DynamoDB" => pull(t, sam, &event, target, role)?,
             "SNS" => sns(t, sam, &event, target, role)?,
             "S3" => s3(sam, &event, target, live)?,

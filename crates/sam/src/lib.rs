@@ -36,6 +36,11 @@ pub struct Context {
     pub partition: String,
     /// The operation's parameter values (the template's defaults fill the rest).
     pub parameters: Map<String, Value>,
+    /// Refuse the events whose source the deployment target does not emulate (a Kinesis
+    /// stream), failing the change set naming it, instead of translating them as AWS's
+    /// translator does into resources that would fail at deploy. Set by the engine; rendering
+    /// and the comparison with `samtranslator` leave it off.
+    pub refuse_unemulated: bool,
 }
 
 impl Context {
@@ -44,6 +49,7 @@ impl Context {
             region: region.to_string(),
             partition: partition_of(region).to_string(),
             parameters: Map::new(),
+            refuse_unemulated: false,
         }
     }
 }

@@ -78,6 +78,10 @@ pub struct Context {
     pub responses: Arc<Responses>,
     /// See [`ProviderServices::callback_host`].
     pub callback_host: Option<String>,
+    /// The catalog this context belongs to (set by [`Catalog::new`]), for the few deliveries
+    /// that go against the dependency order: Logs invoking a subscription filter's Lambda
+    /// function, where Lambda depends on Logs. Reached only at delivery time, never at build.
+    pub catalog: std::sync::Weak<Catalog>,
 }
 
 impl Context {
@@ -88,6 +92,7 @@ impl Context {
             engine: EngineConfig::default(),
             responses: Arc::default(),
             callback_host: None,
+            catalog: std::sync::Weak::new(),
         }
     }
 }
@@ -118,8 +123,8 @@ macro_rules! catalog {
 
         impl Catalog {
             pub fn new(context: Context) -> Arc<Self> {
-                Arc::new(Catalog {
-                    context,
+                Arc::new_cyclic(|catalog| Catalog {
+                    context: Context { catalog: catalog.clone(), ..context },
                     $($p: Lazy::default(),)*
                     $($o: Lazy::default(),)*
                 })

@@ -179,6 +179,7 @@ impl Runner<'_> {
             region: self.caller.region.clone(),
             partition: cumulo_sam::partition_of(&self.caller.region).to_string(),
             parameters: self.values.clone(),
+            refuse_unemulated: true,
         };
         let out = cumulo_sam::transform(&fragment.to_json(), &ctx).map_err(|failure| {
             EngineError::validation(format!("Transform {SERVERLESS} failed with: {failure}"))

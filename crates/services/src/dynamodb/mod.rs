@@ -9,8 +9,9 @@
 //! (attribute values, exact decimal numbers), `expr` and `eval` (the expression languages).
 //! `wire` only decodes requests and encodes responses.
 //!
-//! DynamoDB Streams (`DynamoDBStreams_20120810.*`) shares the signing name; its operations answer
-//! 501: a table's stream settings and ARN are kept, no stream records are produced.
+//! DynamoDB Streams (`DynamoDBStreams_20120810.*`) shares the signing name: `streams` builds the
+//! stream records every item change of a table with a stream enabled commits with it, and
+//! serves them (`streams_ops`).
 
 mod batch;
 pub mod errors;
@@ -23,6 +24,9 @@ pub mod read;
 mod reserved;
 pub mod schema;
 pub mod state;
+pub mod streams;
+mod streams_ops;
+pub use streams_ops::RecordsPage;
 pub mod tables;
 pub mod value;
 mod wire;
@@ -47,6 +51,8 @@ pub struct DynamoDbService {
     /// fingerprint, when it succeeded). A retry with the same token and request is answered
     /// without being applied again, as DynamoDB's idempotency window; kept in memory only.
     tx_tokens: Mutex<HashMap<String, (String, Instant)>>,
+    /// Every stream and its records; locked after `tables` when both are held.
+    streams: Mutex<streams::Streams>,
 }
 
 type Tables = HashMap<TableKey, Table>;
@@ -54,7 +60,9 @@ type Tables = HashMap<TableKey, Table>;
 impl DynamoDbService {
     pub fn new(store: Arc<Store>, _config: &Config) -> Result<Self, StoreError> {
         store.migrate("dynamodb", state::MIGRATIONS)?;
-        let (tables, problems) = store.read(state::load)?;
+        let (tables, mut problems) = store.read(state::load)?;
+        let (streams, more) = store.read(streams::load)?;
+        problems.extend(more);
         for p in problems {
             eprintln!("cumulo: dynamodb: skipped unreadable stored record: {p}");
         }
@@ -62,6 +70,7 @@ impl DynamoDbService {
             store,
             tables: Mutex::new(tables),
             tx_tokens: Mutex::new(HashMap::new()),
+            streams: Mutex::new(streams),
         })
     }
 
@@ -71,14 +80,41 @@ impl DynamoDbService {
         self.tables.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn lock_streams(&self) -> MutexGuard<'_, streams::Streams> {
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Commits a request's item changes, then applies them to memory.
     fn commit(&self, tables: &mut Tables, changes: Vec<Change>) -> Result<(), AwsError> {
+        self.commit_by(tables, changes, false)
+    }
+
+    /// Commits item changes with their stream records (`by_ttl`: made by TTL, which the
+    /// records' `userIdentity` says) in one transaction, then applies both to memory.
+    fn commit_by(
+        &self,
+        tables: &mut Tables,
+        changes: Vec<Change>,
+        by_ttl: bool,
+    ) -> Result<(), AwsError> {
         if changes.is_empty() {
             return Ok(());
         }
-        self.store
-            .write(|tx| state::write_changes(tx, &changes))
-            .map_err(|e| AwsError::internal(format!("dynamodb: cannot store items: {e}")))?;
+        let mut streams = self.lock_streams();
+        let mut pending = streams::Pending::default();
+        streams.records_for(tables, &changes, by_ttl, &mut pending);
+        let written = self.store.write(|tx| {
+            state::write_changes(tx, &changes)?;
+            streams::write_pending(tx, &pending)
+        });
+        if let Err(e) = written {
+            // The records' sequence numbers are not reused: only their order matters.
+            return Err(AwsError::internal(format!(
+                "dynamodb: cannot store items: {e}"
+            )));
+        }
+        streams.apply(pending);
+        drop(streams);
         for c in changes {
             match c {
                 Change::Put {
@@ -128,7 +164,7 @@ impl DynamoDbService {
             })
             .map(|(pk, item)| Change::delete(&t.meta, pk.clone(), item))
             .collect();
-        self.commit(tables, changes)
+        self.commit_by(tables, changes, true)
     }
 
     /// The table for an item operation, with expired items swept.

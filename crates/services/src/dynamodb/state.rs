@@ -11,7 +11,8 @@ use std::time::Instant;
 
 /// Tables hold their definition as a JSON document (new fields need no migration); items are
 /// keyed by the JSON text of their key attributes and hold the item in DynamoDB's wire JSON.
-pub const MIGRATIONS: &[&str] = &["
+pub const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE dynamodb_tables (
         region TEXT NOT NULL,
         name TEXT NOT NULL,
@@ -25,7 +26,9 @@ pub const MIGRATIONS: &[&str] = &["
         data TEXT NOT NULL,
         PRIMARY KEY (region, tbl, k)
     );
-"];
+",
+    super::streams::MIGRATION,
+];
 
 /// A table is identified by its region and name (one account per server).
 pub type TableKey = (String, String);

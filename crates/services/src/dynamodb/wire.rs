@@ -54,23 +54,13 @@ const NOT_IMPLEMENTED: &[&str] = &[
     "UpdateTableReplicaAutoScaling",
 ];
 
-/// DynamoDB Streams' operations (same signing name, own target prefix): not implemented.
-const STREAMS_OPERATIONS: &[&str] = &[
-    "DescribeStream",
-    "GetRecords",
-    "GetShardIterator",
-    "ListStreams",
-];
-
 pub fn handle(svc: &DynamoDbService, req: &AwsRequest) -> AwsResponse {
     let target = req.header("x-amz-target").unwrap_or("");
     let op = req.target_operation().unwrap_or("").to_string();
     let result = if target.starts_with("DynamoDBStreams_20120810.") {
-        Err(if STREAMS_OPERATIONS.contains(&op.as_str()) {
-            AwsError::not_implemented("dynamodbstreams", &op).into()
-        } else {
-            unknown_operation()
-        })
+        parse_body(req)
+            .and_then(|body| super::streams_ops::dispatch(svc, req, &op, &body))
+            .map_err(DdbError::from)
     } else {
         match parse_body(req) {
             Ok(body) => dispatch(svc, req, &op, &body),

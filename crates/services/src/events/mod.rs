@@ -10,6 +10,7 @@
 mod operations;
 mod ops;
 mod pattern;
+pub use pattern::Pattern;
 pub(crate) mod provider;
 mod put;
 mod schedule;

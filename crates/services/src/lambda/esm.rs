@@ -2,10 +2,12 @@
 //! through SQS's typed operations, invokes the function with `{"Records": [...]}` as AWS
 //! does, and deletes what succeeded — all of the batch, or all but the `batchItemFailures` the
 //! function reported when the mapping has ReportBatchItemFailures. A failed invocation leaves
-//! the batch to reappear after the queue's visibility timeout.
+//! the batch to reappear after the queue's visibility timeout. DynamoDB stream sources are
+//! polled by `esm_streams`; Kinesis is not emulated, so its stream ARNs are refused.
 
+use super::esm_streams::{self, is_dynamodb_stream, passes, patterns};
 use super::invoke::InvocationType;
-use super::model::EventSourceMapping;
+use super::model::{EventSourceMapping, StreamSettings};
 use super::names::{function_arn, parse_function};
 use super::ops::{invalid_parameter, validation};
 use super::wire::{Body, body, flag, i, ok, s, strings};
@@ -31,6 +33,83 @@ pub struct MappingInput {
     pub report_batch_item_failures: Option<bool>,
     /// Create only (UpdateEventSourceMapping takes no tags).
     pub tags: BTreeMap<String, String>,
+    pub filter_criteria: Option<Value>,
+    /// Create only.
+    pub starting_position: Option<String>,
+    pub maximum_retry_attempts: Option<i64>,
+    pub bisect_batch_on_function_error: Option<bool>,
+    /// `Some(None)`: the OnFailure destination removed.
+    pub on_failure: Option<Option<String>>,
+    pub maximum_record_age: Option<i64>,
+    pub parallelization_factor: Option<i64>,
+    pub tumbling_window: Option<i64>,
+}
+
+impl MappingInput {
+    /// The stream-only settings given, for refusing them on an SQS source.
+    fn stream_settings_given(&self) -> Option<&'static str> {
+        [
+            (self.starting_position.is_some(), "StartingPosition"),
+            (
+                self.maximum_retry_attempts.is_some(),
+                "MaximumRetryAttempts",
+            ),
+            (
+                self.bisect_batch_on_function_error.is_some(),
+                "BisectBatchOnFunctionError",
+            ),
+            (self.on_failure.is_some(), "DestinationConfig"),
+            (
+                self.maximum_record_age.is_some(),
+                "MaximumRecordAgeInSeconds",
+            ),
+            (
+                self.parallelization_factor.is_some(),
+                "ParallelizationFactor",
+            ),
+            (self.tumbling_window.is_some(), "TumblingWindowInSeconds"),
+        ]
+        .into_iter()
+        .find(|(given, _)| *given)
+        .map(|(_, name)| name)
+    }
+
+    /// Applies the stream settings given to a mapping's.
+    fn apply_stream(&self, s: &mut StreamSettings) -> Result<(), AwsError> {
+        if let Some(n) = self.maximum_retry_attempts {
+            if !(-1..=10_000).contains(&n) {
+                return Err(validation(
+                    "maximumRetryAttempts",
+                    n,
+                    "Member must have value less than or equal to 10000",
+                ));
+            }
+            s.maximum_retry_attempts = Some(n);
+        }
+        if let Some(b) = self.bisect_batch_on_function_error {
+            s.bisect_batch_on_function_error = b;
+        }
+        if let Some(d) = &self.on_failure {
+            if let Some(arn) = d
+                && !matches!(arn.split(':').nth(2), Some("sqs" | "sns"))
+            {
+                return Err(invalid_parameter(format!(
+                    "cumulo: the OnFailure destination {arn} is not an SQS queue or SNS topic"
+                )));
+            }
+            s.on_failure = d.clone();
+        }
+        if self.maximum_record_age.is_some() {
+            s.maximum_record_age = self.maximum_record_age;
+        }
+        if self.parallelization_factor.is_some() {
+            s.parallelization_factor = self.parallelization_factor;
+        }
+        if self.tumbling_window.is_some() {
+            s.tumbling_window = self.tumbling_window;
+        }
+        Ok(())
+    }
 }
 
 fn mapping_not_found(uuid: &str) -> AwsError {
@@ -42,11 +121,23 @@ fn mapping_not_found(uuid: &str) -> AwsError {
     )
 }
 
-fn check_batching(batch: i64, window: i64) -> Result<(), AwsError> {
+fn check_batching(batch: i64, window: i64, stream: bool) -> Result<(), AwsError> {
     if !(1..=10_000).contains(&batch) {
+        let source = if stream { "DynamoDB streams" } else { "SQS" };
         return Err(invalid_parameter(format!(
-            "BatchSize {batch} is out of range: for SQS it must be between 1 and 10000"
+            "BatchSize {batch} is out of range: for {source} it must be between 1 and 10000"
         )));
+    }
+    if stream {
+        return if (0..=300).contains(&window) {
+            Ok(())
+        } else {
+            Err(validation(
+                "maximumBatchingWindowInSeconds",
+                window,
+                "Member must have value less than or equal to 300",
+            ))
+        };
     }
     if !(0..=300).contains(&window) {
         return Err(validation(
@@ -64,8 +155,8 @@ fn check_batching(batch: i64, window: i64) -> Result<(), AwsError> {
 }
 
 impl Lambda {
-    /// CreateEventSourceMapping (SQS sources only). `host` is how the caller reached cumulo,
-    /// for the queue URL the poller uses.
+    /// CreateEventSourceMapping (SQS queues and DynamoDB streams). `host` is how the caller
+    /// reached cumulo, for the queue URL the poller uses.
     pub fn create_event_source_mapping(
         self: &Arc<Self>,
         region: &str,
@@ -74,29 +165,85 @@ impl Lambda {
     ) -> Result<EventSourceMapping, AwsError> {
         let source = input
             .event_source_arn
+            .clone()
             .ok_or_else(|| invalid_parameter("EventSourceArn is required for SQS event sources"))?;
-        let Some((q_region, _, _)) = crate::sqs::ops::parse_queue_arn(&source) else {
+        if source.split(':').nth(2) == Some("kinesis") {
             return Err(invalid_parameter(format!(
-                "cumulo: only Amazon SQS event sources are supported; {source} is not an SQS queue ARN"
+                "cumulo: Amazon Kinesis is not emulated, so {source} cannot be an event source"
             )));
-        };
+        }
+        let stream = is_dynamodb_stream(&source);
+        if !stream && crate::sqs::ops::parse_queue_arn(&source).is_none() {
+            return Err(invalid_parameter(format!(
+                "cumulo: only Amazon SQS queues and DynamoDB streams are emulated event sources; {source} is neither"
+            )));
+        }
         let function = input
             .function_name
+            .clone()
             .ok_or_else(|| invalid_parameter("FunctionName is required"))?;
         super::config::refuse_reserved(&input.tags)?;
         self.resolve(region, &function, None)?;
-        let batch = input.batch_size.unwrap_or(10);
+        let batch = input.batch_size.unwrap_or(if stream { 100 } else { 10 });
         let window = input.maximum_batching_window.unwrap_or(0);
-        check_batching(batch, window)?;
-        let caller = self.sqs_caller(q_region, host);
-        self.sqs
-            .get_queue_attributes(&caller, &queue_url(&caller, &source), &[])
-            .map_err(|e| {
-                invalid_parameter(format!(
-                    "Error occurred while ReceiveMessage. SQS Error Code: {}. SQS Error Message: {}",
-                    e.code, e.message
-                ))
+        check_batching(batch, window, stream)?;
+        patterns(input.filter_criteria.as_ref())?;
+        let mut settings = StreamSettings::default();
+        if stream {
+            let position = input.starting_position.clone().ok_or_else(|| {
+                invalid_parameter("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null.")
             })?;
+            match position.as_str() {
+                "TRIM_HORIZON" | "LATEST" => {}
+                "AT_TIMESTAMP" => {
+                    return Err(invalid_parameter(format!(
+                        "Unsupported starting position for arn type: {source}"
+                    )));
+                }
+                other => {
+                    return Err(validation(
+                        "startingPosition",
+                        other,
+                        "Member must satisfy enum value set: [LATEST, AT_TIMESTAMP, TRIM_HORIZON]",
+                    ));
+                }
+            }
+            let taken = self.lock().mappings.values().find_map(|m| {
+                (m.event_source_arn == source
+                    && parse_function(&m.function_name).ok() == parse_function(&function).ok())
+                .then(|| m.uuid.clone())
+            });
+            if let Some(uuid) = taken {
+                return Err(AwsError::new(
+                    StatusCode::CONFLICT,
+                    "ResourceConflictException",
+                    format!(
+                        "The event source arn (\" {source} \") and function (\" {function} \") provided mapping already exists. Please update or delete the existing mapping with UUID {uuid}"
+                    ),
+                ));
+            }
+            input.apply_stream(&mut settings)?;
+            settings.position = Some(esm_streams::starting_checkpoint(self, &source, &position)?);
+            settings.starting_position = Some(position);
+        } else {
+            if let Some(name) = input.stream_settings_given() {
+                return Err(invalid_parameter(format!(
+                    "cumulo: {name} applies to stream event sources, not to the SQS queue {source}"
+                )));
+            }
+            let q_region = crate::sqs::ops::parse_queue_arn(&source)
+                .map(|(r, _, _)| r)
+                .unwrap_or(region);
+            let caller = self.sqs_caller(q_region, host);
+            self.sqs
+                .get_queue_attributes(&caller, &queue_url(&caller, &source), &[])
+                .map_err(|e| {
+                    invalid_parameter(format!(
+                        "Error occurred while ReceiveMessage. SQS Error Code: {}. SQS Error Message: {}",
+                        e.code, e.message
+                    ))
+                })?;
+        }
         let m = EventSourceMapping {
             uuid: uuid::Uuid::new_v4().to_string(),
             region: region.to_string(),
@@ -109,6 +256,8 @@ impl Lambda {
             last_modified: now_seconds(),
             host: host.to_string(),
             tags: input.tags,
+            stream: settings,
+            filter_criteria: input.filter_criteria.filter(|c| !c.is_null()),
         };
         self.store
             .write(|tx| state::put_mapping(tx, &m))
@@ -158,9 +307,9 @@ impl Lambda {
         input: MappingInput,
     ) -> Result<EventSourceMapping, AwsError> {
         let mut m = self.get_event_source_mapping(uuid)?;
-        if let Some(f) = input.function_name {
-            self.resolve(region, &f, None)?;
-            m.function_name = f;
+        if let Some(f) = &input.function_name {
+            self.resolve(region, f, None)?;
+            m.function_name = f.clone();
         }
         if let Some(e) = input.enabled {
             m.enabled = e;
@@ -174,7 +323,19 @@ impl Lambda {
         if let Some(r) = input.report_batch_item_failures {
             m.report_batch_item_failures = r;
         }
-        check_batching(m.batch_size, m.maximum_batching_window)?;
+        if let Some(c) = input.filter_criteria.clone() {
+            patterns(Some(&c))?;
+            m.filter_criteria = Some(c).filter(|c| !c.is_null());
+        }
+        let stream = is_dynamodb_stream(&m.event_source_arn);
+        if stream {
+            input.apply_stream(&mut m.stream)?;
+        } else if let Some(name) = input.stream_settings_given() {
+            return Err(invalid_parameter(format!(
+                "cumulo: {name} applies to stream event sources, not to an SQS queue"
+            )));
+        }
+        check_batching(m.batch_size, m.maximum_batching_window, stream)?;
         m.last_modified = now_seconds();
         self.store
             .write(|tx| state::put_mapping(tx, &m))
@@ -268,7 +429,16 @@ fn start(core: &Arc<Lambda>, uuid: &str) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(uuid.to_string(), tx);
-    handle.spawn(poll(core.clone(), uuid.to_string(), rx));
+    let stream = core
+        .lock()
+        .mappings
+        .get(uuid)
+        .is_some_and(|m| is_dynamodb_stream(&m.event_source_arn));
+    if stream {
+        handle.spawn(esm_streams::poll(core.clone(), uuid.to_string(), rx));
+    } else {
+        handle.spawn(poll(core.clone(), uuid.to_string(), rx));
+    }
 }
 
 async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) {
@@ -308,9 +478,30 @@ async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) 
                 continue;
             }
         };
-        let records: Vec<Value> = messages
+        let filters = patterns(m.filter_criteria.as_ref()).unwrap_or_default();
+        let (records, dropped): (Vec<Value>, Vec<&ReceivedMessage>) = {
+            let mut kept = Vec::new();
+            let mut dropped = Vec::new();
+            for msg in &messages {
+                let r = record(msg, &m.event_source_arn, q_region);
+                if passes(&filters, &filterable(&r)) {
+                    kept.push(r);
+                } else {
+                    dropped.push(msg);
+                }
+            }
+            (kept, dropped)
+        };
+        // Messages no filter matches are deleted without an invocation, as on AWS.
+        for msg in dropped {
+            let _ = core.sqs.delete_message(&caller, &url, &msg.receipt_handle);
+        }
+        if records.is_empty() {
+            continue;
+        }
+        let delivered: Vec<String> = records
             .iter()
-            .map(|msg| record(msg, &m.event_source_arn, q_region))
+            .filter_map(|r| r["messageId"].as_str().map(str::to_string))
             .collect();
         let payload = json!({"Records": records}).to_string();
         let result = core
@@ -341,7 +532,7 @@ async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) 
             Vec::new()
         };
         for msg in &messages {
-            if !failed.contains(&msg.message_id) {
+            if delivered.contains(&msg.message_id) && !failed.contains(&msg.message_id) {
                 let _ = core.sqs.delete_message(&caller, &url, &msg.receipt_handle);
             }
         }
@@ -422,9 +613,20 @@ fn record(msg: &ReceivedMessage, arn: &str, region: &str) -> Value {
     })
 }
 
+/// An SQS record as filter patterns see it: a JSON body as the JSON it holds, as on AWS.
+fn filterable(record: &Value) -> Value {
+    let mut r = record.clone();
+    if let Some(body) = record["body"].as_str()
+        && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(body)
+    {
+        r["body"] = v;
+    }
+    r
+}
+
 /// The message ids of `{"batchItemFailures": [{"itemIdentifier": id}]}`; `None` when the
 /// answer is not of that shape.
-fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
+pub(super) fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
     let v: Value = serde_json::from_slice(payload).ok()?;
     match v.get("batchItemFailures") {
         None | Some(Value::Null) => Some(Vec::new()),
@@ -438,7 +640,7 @@ fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
 
 fn mapping_json(core: &Lambda, m: &EventSourceMapping, state: Option<&str>) -> Value {
     let (name, q) = parse_function(&m.function_name).unwrap_or_default();
-    json!({
+    let mut out = json!({
         "UUID": m.uuid,
         "BatchSize": m.batch_size,
         "MaximumBatchingWindowInSeconds": m.maximum_batching_window,
@@ -449,21 +651,32 @@ fn mapping_json(core: &Lambda, m: &EventSourceMapping, state: Option<&str>) -> V
         "StateTransitionReason": "USER_INITIATED",
         "FunctionResponseTypes": if m.report_batch_item_failures { json!(["ReportBatchItemFailures"]) } else { json!([]) },
         "EventSourceMappingArn": format!("arn:aws:lambda:{}:{}:event-source-mapping:{}", m.region, core.account_id(), m.uuid),
-    })
+    });
+    if let Some(c) = &m.filter_criteria {
+        out["FilterCriteria"] = c.clone();
+    }
+    if is_dynamodb_stream(&m.event_source_arn) {
+        let s = &m.stream;
+        out["StartingPosition"] = json!(s.starting_position);
+        out["MaximumRetryAttempts"] = json!(s.maximum_retry_attempts.unwrap_or(-1));
+        out["BisectBatchOnFunctionError"] = json!(s.bisect_batch_on_function_error);
+        out["MaximumRecordAgeInSeconds"] = json!(s.maximum_record_age.unwrap_or(-1));
+        out["ParallelizationFactor"] = json!(s.parallelization_factor.unwrap_or(1));
+        out["DestinationConfig"] = match &s.on_failure {
+            Some(d) => json!({"OnFailure": {"Destination": d}}),
+            None => json!({"OnFailure": {}}),
+        };
+        if let Some(t) = s.tumbling_window {
+            out["TumblingWindowInSeconds"] = json!(t);
+        }
+    }
+    out
 }
 
 /// Properties cumulo does not apply to a mapping: refused rather than ignored.
 const UNSUPPORTED: &[&str] = &[
-    "FilterCriteria",
     "ScalingConfig",
-    "DestinationConfig",
-    "StartingPosition",
     "StartingPositionTimestamp",
-    "ParallelizationFactor",
-    "MaximumRecordAgeInSeconds",
-    "BisectBatchOnFunctionError",
-    "MaximumRetryAttempts",
-    "TumblingWindowInSeconds",
     "Topics",
     "Queues",
     "SourceAccessConfigurations",
@@ -506,7 +719,26 @@ fn mapping_input(b: &Body) -> Result<MappingInput, AwsError> {
         maximum_batching_window: i(b, "MaximumBatchingWindowInSeconds")?,
         report_batch_item_failures: report,
         tags: super::wire::string_map(b.get("Tags"), "Tags")?.unwrap_or_default(),
+        filter_criteria: b.get("FilterCriteria").cloned(),
+        starting_position: s(b, "StartingPosition")?.map(str::to_string),
+        maximum_retry_attempts: i(b, "MaximumRetryAttempts")?,
+        bisect_batch_on_function_error: flag(b, "BisectBatchOnFunctionError")?,
+        on_failure: on_failure(b.get("DestinationConfig")),
+        maximum_record_age: i(b, "MaximumRecordAgeInSeconds")?,
+        parallelization_factor: i(b, "ParallelizationFactor")?,
+        tumbling_window: i(b, "TumblingWindowInSeconds")?,
     })
+}
+
+/// `DestinationConfig.OnFailure.Destination` (`Some(None)`: a config without one).
+pub(super) fn on_failure(config: Option<&Value>) -> Option<Option<String>> {
+    let config = config.filter(|c| !c.is_null())?;
+    Some(
+        config
+            .pointer("/OnFailure/Destination")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    )
 }
 
 /// The event-source-mappings routes (`rest` is the path after `/2015-03-31/event-source-mappings`).
@@ -580,7 +812,9 @@ mod tests {
         // A malformed answer fails the whole batch.
         assert_eq!(batch_item_failures(br#"{"batchItemFailures":[{}]}"#), None);
         assert_eq!(batch_item_failures(b"not json"), None);
-        assert!(check_batching(11, 0).is_err());
-        assert!(check_batching(11, 1).is_ok());
+        assert!(check_batching(11, 0, false).is_err());
+        assert!(check_batching(11, 1, false).is_ok());
+        assert!(check_batching(1000, 0, true).is_ok());
+        assert!(check_batching(0, 0, true).is_err());
     }
 }

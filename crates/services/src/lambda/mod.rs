@@ -1,6 +1,6 @@
 //! lambda: AWS Lambda without containers. Functions (zip packages, inline or from S3), versions,
-//! aliases, resource policies, function URL configurations, tags, layers, SQS event source
-//! mappings, and Invoke — which really runs the handler, as a local `node` or `python3`
+//! aliases, resource policies, function URL configurations, tags, layers, SQS and DynamoDB
+//! stream event source mappings, and Invoke — which really runs the handler, as a local `node` or `python3`
 //! process talking to cumulo's own Lambda Runtime API (see `runtime`).
 //!
 //! Layout: typed operations are methods of [`Lambda`] (functions in `ops`, versions and aliases
@@ -12,6 +12,7 @@
 pub mod code;
 mod config;
 mod esm;
+mod esm_streams;
 mod invoke;
 mod invoke_config;
 mod layers;
@@ -32,8 +33,10 @@ pub use invoke::InvocationType;
 pub use names::function_arn;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::dynamodb::DynamoDbService;
 use crate::logs::LogsService;
 use crate::s3::S3Service;
+use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
@@ -66,6 +69,10 @@ pub struct Lambda {
     executor: runtime::Executor,
     s3: Arc<S3Service>,
     sqs: Arc<SqsService>,
+    /// DynamoDB streams' event source mappings read through it.
+    dynamodb: Arc<DynamoDbService>,
+    /// Where a stream mapping's failed batches may go (`DestinationConfig.OnFailure`).
+    sns: Arc<SnsService>,
     /// Running SQS pollers by mapping UUID; dropping the sender stops the poller.
     pollers: Mutex<HashMap<String, tokio::sync::watch::Sender<bool>>>,
 }
@@ -77,6 +84,8 @@ impl LambdaService {
         s3: Arc<S3Service>,
         sqs: Arc<SqsService>,
         logs: Arc<LogsService>,
+        dynamodb: Arc<DynamoDbService>,
+        sns: Arc<SnsService>,
     ) -> Result<Self, StoreError> {
         store.migrate("lambda", state::MIGRATIONS)?;
         let (loaded, problems) = store.read(state::load)?;
@@ -94,6 +103,8 @@ impl LambdaService {
             base_dir,
             s3,
             sqs,
+            dynamodb,
+            sns,
             pollers: Mutex::new(HashMap::new()),
         });
         esm::start_all(&core);
@@ -145,15 +156,26 @@ impl Catalogued for LambdaService {
         }],
         ..Descriptor::BASE
     };
-    type Deps = (Arc<S3Service>, Arc<SqsService>, Arc<LogsService>);
+    type Deps = (
+        Arc<S3Service>,
+        Arc<SqsService>,
+        Arc<LogsService>,
+        Arc<DynamoDbService>,
+        Arc<SnsService>,
+    );
 
-    fn build(context: &Context, (s3, sqs, logs): Self::Deps) -> Result<Self, GatewayError> {
+    fn build(
+        context: &Context,
+        (s3, sqs, logs, dynamodb, sns): Self::Deps,
+    ) -> Result<Self, GatewayError> {
         Ok(Self::new(
             context.store.clone(),
             &context.config,
             s3,
             sqs,
             logs,
+            dynamodb,
+            sns,
         )?)
     }
 }

@@ -183,6 +183,32 @@ pub struct EventSourceMapping {
     /// Tags (TagResource on the mapping's ARN, or CreateEventSourceMapping's `Tags`).
     #[serde(default)]
     pub tags: BTreeMap<String, String>,
+    /// The stream settings (DynamoDB stream sources; see `esm_streams`).
+    #[serde(default)]
+    pub stream: StreamSettings,
+    /// `FilterCriteria` as given (`{"Filters": [{"Pattern": "..."}]}`); records no filter
+    /// matches are dropped, as on AWS.
+    #[serde(default)]
+    pub filter_criteria: Option<serde_json::Value>,
+}
+
+/// What a mapping of a DynamoDB stream adds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StreamSettings {
+    pub starting_position: Option<String>,
+    /// -1 (AWS's default): retry until the records expire.
+    pub maximum_retry_attempts: Option<i64>,
+    pub bisect_batch_on_function_error: bool,
+    /// `DestinationConfig.OnFailure.Destination`: an SQS queue or SNS topic ARN.
+    pub on_failure: Option<String>,
+    /// Stored and reported: records are never older than the stream's retention here.
+    pub maximum_record_age: Option<i64>,
+    /// Stored and reported: one shard is read by one poller.
+    pub parallelization_factor: Option<i64>,
+    /// Stored and reported, not applied (no tumbling-window state is kept).
+    pub tumbling_window: Option<i64>,
+    /// The next sequence number to deliver (the poller's checkpoint, kept through restarts).
+    pub position: Option<u64>,
 }
 
 /// What CreateFunction takes.

@@ -1028,43 +1028,43 @@ struct MappingProvider {
 
 const MAPPING_KNOWN: &[&str] = &[
     "BatchSize",
+    "BisectBatchOnFunctionError",
+    "DestinationConfig",
     "Enabled",
     "EventSourceArn",
+    "FilterCriteria",
     "FunctionName",
     "FunctionResponseTypes",
     "MaximumBatchingWindowInSeconds",
+    "MaximumRecordAgeInSeconds",
+    "MaximumRetryAttempts",
+    "ParallelizationFactor",
+    "StartingPosition",
     "Tags",
+    "TumblingWindowInSeconds",
 ];
 
 fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderError> {
     let unsupported: Vec<(&str, &str)> = [
         "AmazonManagedKafkaEventSourceConfig",
-        "BisectBatchOnFunctionError",
-        "DestinationConfig",
         "DocumentDBEventSourceConfig",
-        "FilterCriteria",
         "KmsKeyArn",
         "LoggingConfig",
-        "MaximumRecordAgeInSeconds",
-        "MaximumRetryAttempts",
         "MetricsConfig",
-        "ParallelizationFactor",
         "ProvisionedPollerConfig",
         "Queues",
         "ScalingConfig",
         "SelfManagedEventSource",
         "SelfManagedKafkaEventSourceConfig",
         "SourceAccessConfigurations",
-        "StartingPosition",
         "StartingPositionTimestamp",
         "Topics",
-        "TumblingWindowInSeconds",
     ]
     .iter()
     .map(|k| {
         (
             *k,
-            "only SQS event sources with batching settings are emulated",
+            "only SQS queue and DynamoDB stream event sources are emulated",
         )
     })
     .collect();
@@ -1078,6 +1078,15 @@ fn mapping_input(props: &Map<String, Value>) -> Result<MappingInput, ProviderErr
         maximum_batching_window: int(props, "MaximumBatchingWindowInSeconds")?,
         report_batch_item_failures: Some(types.iter().any(|t| t == "ReportBatchItemFailures")),
         tags: BTreeMap::new(),
+        filter_criteria: props.get("FilterCriteria").cloned(),
+        starting_position: scalar(props, "StartingPosition")?,
+        maximum_retry_attempts: int(props, "MaximumRetryAttempts")?,
+        bisect_batch_on_function_error: scalar(props, "BisectBatchOnFunctionError")?
+            .map(|v| v.eq_ignore_ascii_case("true")),
+        on_failure: super::esm::on_failure(props.get("DestinationConfig")),
+        maximum_record_age: int(props, "MaximumRecordAgeInSeconds")?,
+        parallelization_factor: int(props, "ParallelizationFactor")?,
+        tumbling_window: int(props, "TumblingWindowInSeconds")?,
     })
 }
 
@@ -1135,8 +1144,20 @@ impl Provider for MappingProvider {
     ) -> Result<ProviderOutcome, ProviderError> {
         let props = object(MAPPING, new)?;
         let mut input = mapping_input(&props)?;
+        // What the template no longer sets goes back to AWS's default.
+        let stream = input
+            .event_source_arn
+            .as_deref()
+            .is_some_and(super::esm_streams::is_dynamodb_stream);
         input.event_source_arn = None;
-        input.batch_size = Some(input.batch_size.unwrap_or(10));
+        input.batch_size = Some(input.batch_size.unwrap_or(if stream { 100 } else { 10 }));
+        input.filter_criteria = Some(input.filter_criteria.unwrap_or(Value::Null));
+        if stream {
+            input.on_failure = Some(input.on_failure.unwrap_or(None));
+            input.maximum_retry_attempts = Some(input.maximum_retry_attempts.unwrap_or(-1));
+            input.bisect_batch_on_function_error =
+                Some(input.bisect_batch_on_function_error.unwrap_or(false));
+        }
         input.maximum_batching_window = Some(input.maximum_batching_window.unwrap_or(0));
         input.enabled = Some(input.enabled.unwrap_or(true));
         self.core

@@ -16,7 +16,10 @@ fn service() -> LambdaService {
     let sqs = Arc::new(crate::sqs::SqsService::new(store.clone(), &config).expect("sqs"));
     let s3 = Arc::new(crate::s3::S3Service::new(store.clone(), &config).expect("s3"));
     let logs = Arc::new(crate::logs::LogsService::new(store.clone(), &config).expect("logs"));
-    LambdaService::new(store, &config, s3, sqs, logs).expect("lambda")
+    let ddb = Arc::new(crate::dynamodb::DynamoDbService::new(store.clone(), &config).expect("ddb"));
+    let sns =
+        Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs.clone()).expect("sns"));
+    LambdaService::new(store, &config, s3, sqs, logs, ddb, sns).expect("lambda")
 }
 
 fn input(name: &str, body: &str) -> CreateFunctionInput {
@@ -162,7 +165,10 @@ fn state_is_reloaded_from_the_store() {
         let sqs = Arc::new(crate::sqs::SqsService::new(store.clone(), &config).unwrap());
         let s3 = Arc::new(crate::s3::S3Service::new(store.clone(), &config).unwrap());
         let logs = Arc::new(crate::logs::LogsService::new(store.clone(), &config).unwrap());
-        LambdaService::new(store, &config, s3, sqs, logs).unwrap()
+        let ddb = Arc::new(crate::dynamodb::DynamoDbService::new(store.clone(), &config).unwrap());
+        let sns =
+            Arc::new(crate::sns::SnsService::new(store.clone(), &config, sqs.clone()).unwrap());
+        LambdaService::new(store, &config, s3, sqs, logs, ddb, sns).unwrap()
     };
     {
         let svc = open();

@@ -273,16 +273,41 @@ impl LogsService {
             updated.last_ingestion = Some(now);
             updated.stored_bytes += accepted.iter().map(|e| e.message.len() as i64).sum::<i64>();
         }
-        self.store
+        let ids = self
+            .store
             .write(|tx| {
+                let mut ids = Vec::with_capacity(accepted.len());
                 for e in &accepted {
-                    state::insert_event(tx, region, group, stream, e.timestamp, now, &e.message)?;
+                    ids.push(state::insert_event(
+                        tx,
+                        region,
+                        group,
+                        stream,
+                        e.timestamp,
+                        now,
+                        &e.message,
+                    )?);
                 }
-                state::save_stream(tx, region, group, &updated)
+                state::save_stream(tx, region, group, &updated)?;
+                Ok(ids)
             })
             .map_err(internal)?;
         let token = updated.sequence_token();
         *s = updated;
+        let filters: Vec<_> = g.subscription_filters.values().cloned().collect();
+        drop(regions);
+        if !filters.is_empty() {
+            let delivered: Vec<super::delivery::Delivered<'_>> = accepted
+                .iter()
+                .zip(&ids)
+                .map(|(e, id)| super::delivery::Delivered {
+                    id: *id,
+                    timestamp: e.timestamp,
+                    message: &e.message,
+                })
+                .collect();
+            self.deliver(region, group, stream, &filters, &delivered);
+        }
         let any_rejected = rejected != RejectedInfo::default();
         Ok(PutLogEventsOutput {
             next_sequence_token: token,

@@ -4,10 +4,11 @@
 //! Layout: [`LogsService`]'s typed operations (what Lambda and the CloudFormation providers call)
 //! are in `groups` (groups, streams, tags) and `events` (put/get/filter), over [`state`]
 //! (groups and streams in memory with write-through; events only in the store); `filter` is the
-//! filter-pattern language; `subscriptions` the subscription filters (stored, not delivered);
+//! filter-pattern language; `subscriptions` the subscription filters, `delivery` their delivery to Lambda;
 //! `wire` decodes requests and encodes responses.
 
 mod account;
+mod delivery;
 mod events;
 mod filter;
 mod groups;
@@ -48,6 +49,8 @@ pub struct LogsService {
     /// Resource policies and query definitions per region (`account.rs`).
     account: Mutex<HashMap<String, AccountRecords>>,
     account_id: String,
+    /// Where subscription delivery finds Lambda (see `delivery`); empty outside a catalog.
+    catalog: std::sync::Weak<crate::catalog::Catalog>,
 }
 
 impl LogsService {
@@ -63,6 +66,7 @@ impl LogsService {
             regions: Mutex::new(regions),
             account: Mutex::new(account),
             account_id: config.account_id.clone(),
+            catalog: std::sync::Weak::new(),
         })
     }
 
@@ -101,7 +105,9 @@ impl Catalogued for LogsService {
     type Deps = ();
 
     fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config)?)
+        let mut logs = Self::new(context.store.clone(), &context.config)?;
+        logs.catalog = context.catalog.clone();
+        Ok(logs)
     }
 }
 

@@ -295,13 +295,13 @@ pub fn insert_event(
     timestamp: i64,
     ingestion: i64,
     message: &str,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<i64> {
     tx.execute(
         "INSERT INTO logs_events(region, grp, stream, ts, ingestion, message)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![region, group, stream, timestamp, ingestion, message],
     )?;
-    Ok(())
+    Ok(tx.last_insert_rowid())
 }
 
 /// Where a read is in the (timestamp, id) order events are read in.

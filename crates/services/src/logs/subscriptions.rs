@@ -1,9 +1,9 @@
 //! Subscription filters (Put/Describe/DeleteSubscriptionFilter): at most two per log group, each
 //! a filter pattern and a destination (a Lambda function, a Kinesis stream, a Firehose stream or a
 //! Logs destination). Validated with AWS's recorded codes and messages, stored in the group's
-//! document and reported. Nothing is delivered: Lambda already depends on Logs (its function logs
-//! go here), so Logs cannot invoke Lambda without a cycle, and Kinesis and Firehose are not
-//! emulated (see README).
+//! document and reported. A Lambda destination is invoked with the events that match (`delivery`);
+//! Kinesis, Firehose and Logs destinations are stored and reported only (Kinesis and Firehose are
+//! not emulated, see README).
 
 use super::LogsService;
 use super::filter::Pattern;
