@@ -169,6 +169,16 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
         ..Default::default()
     };
     let gateway = Arc::new(Gateway::with_engine_config(Arc::new(store), config, engine));
+    // Background work the store holds (pollers, running executions, schedules) resumes now,
+    // not at its service's first request; off the accept loop, so start-up is not delayed.
+    if let Some(catalog) = gateway.catalog().cloned() {
+        tokio::task::spawn_blocking(move || {
+            let woken = catalog.wake_pending();
+            if !woken.is_empty() {
+                eprintln!("cumulo: resumed background work of {}", woken.join(", "));
+            }
+        });
+    }
     let limits = Arc::new(Limits {
         body: args.max_body_size,
         headers: args.max_header_size,

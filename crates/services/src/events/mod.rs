@@ -120,6 +120,15 @@ impl Catalogued for EventsService {
         }],
         ..Descriptor::BASE
     };
+
+    /// An enabled scheduled rule fires from the scheduler the service starts.
+    fn pending_work(store: &Store) -> bool {
+        crate::catalog::store_has_row(
+            store,
+            "SELECT 1 FROM events_rules WHERE json_extract(doc, '$.schedule') IS NOT NULL \
+             AND json_extract(doc, '$.state') LIKE 'ENABLED%' LIMIT 1",
+        )
+    }
     type Deps = (
         Arc<SqsService>,
         Arc<SnsService>,

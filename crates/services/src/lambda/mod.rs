@@ -178,6 +178,14 @@ impl Catalogued for LambdaService {
             sns,
         )?)
     }
+
+    /// An enabled event source mapping has a poller to run.
+    fn pending_work(store: &Store) -> bool {
+        crate::catalog::store_has_row(
+            store,
+            "SELECT 1 FROM lambda_esm WHERE json_extract(data, '$.enabled') LIMIT 1",
+        )
+    }
 }
 
 #[async_trait::async_trait]

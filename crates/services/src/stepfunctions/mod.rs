@@ -126,6 +126,14 @@ impl Catalogued for StepFunctionsService {
         }],
         ..Descriptor::BASE
     };
+
+    /// A running execution resumes when the service is built.
+    fn pending_work(store: &Store) -> bool {
+        crate::catalog::store_has_row(
+            store,
+            "SELECT 1 FROM sfn_executions WHERE json_extract(doc, '$.status') = 'RUNNING' LIMIT 1",
+        )
+    }
     type Deps = (
         Arc<LambdaService>,
         Arc<SqsService>,
