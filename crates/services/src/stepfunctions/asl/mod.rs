@@ -6,6 +6,7 @@
 pub mod choice;
 pub mod data;
 pub mod intrinsic;
+pub mod jsonata;
 pub mod path;
 pub mod reader;
 #[cfg(test)]
