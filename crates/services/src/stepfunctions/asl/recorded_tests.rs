@@ -261,3 +261,124 @@ async fn map_break_as_recorded() {
         )
     );
 }
+
+#[tokio::test]
+async fn jsonata_catch_error_output_as_recorded() {
+    let rec = recording(
+        "states_variables/test_error_output.snapshot.json",
+        "[TASK_CATCH_ERROR_OUTPUT]",
+    );
+    let def = json!({"QueryLanguage": "JSONata", "StartAt": "Task", "States": {
+        "Task": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Arguments": {"FunctionName": "f", "Payload": {"foo": "foobar"}},
+            "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Fallback",
+                "Output": {"stateInput": "{% $states.input %}",
+                           "stateError": "{% $states.errorOutput %}"}}],
+            "End": true},
+        "Fallback": {"Type": "Pass", "Output": {"error": "{% $states.input %}"}, "End": true}}});
+    let (kinds, out) = run(def, json!({"inputData": "dummy"})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let out = out.unwrap();
+    assert_eq!(out["error"]["stateInput"], json!({"inputData": "dummy"}));
+    assert_eq!(out["error"]["stateError"]["Error"], "States.TaskFailed");
+}
+
+#[tokio::test]
+async fn jsonata_undefined_output_fails_with_evaluation_failed_as_recorded() {
+    let rec = recording(
+        "states_variables/test_error_output.snapshot.json",
+        "[MAP_CATCH_ERROR_OUTPUT_WITH_RETRY]",
+    );
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "EvaluationFailed")
+        .expect("recorded EvaluationFailed");
+    let def = json!({"QueryLanguage": "JSONata", "StartAt": "Task", "States": {
+        "Task": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Arguments": {"FunctionName": "f", "Payload": {"foo": "foobar"}},
+            "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Fallback",
+                "Output": "{% $states.input %}"}],
+            "End": true},
+        "Fallback": {"Type": "Pass", "Output": {"error": "{% $stateError %}"}, "End": true}}});
+    let (kinds, out) = run(def, json!({"inputData": "dummy"})).await;
+    let f = out.unwrap_err();
+    let d = &failed["evaluationFailedEventDetails"];
+    assert_eq!(f.error, d["error"].as_str().unwrap());
+    assert_eq!(
+        f.cause,
+        d["cause"]
+            .as_str()
+            .unwrap()
+            .replace("event id #13", "event id #7")
+    );
+    assert_eq!(
+        &kinds[kinds.len() - 2..],
+        ["EvaluationFailed", "ExecutionFailed"]
+    );
+}
+
+#[tokio::test]
+async fn variables_assigned_in_jsonpath_are_read_and_scoped_as_aws_does() {
+    let rec = recording(
+        "assign/test_assign_base.snapshot.json",
+        "[BASE_CONSTANT_LITERALS]",
+    );
+    let exited = &rec["get_execution_history"]["events"][2]["stateExitedEventDetails"];
+    assert_eq!(exited["assignedVariables"]["constant_int"], "0");
+    let exec = Arc::new(Exec::new(
+        json!({"Execution": {"Name": "n"}}),
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let def = json!({"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"constant_int": 0, "greeting.$": "$.hello",
+            "items": [1, 2]}, "Next": "Use"},
+        "Use": {"Type": "Pass", "Parameters": {"g.$": "$greeting", "first.$": "$items[0]"},
+            "Next": "Each"},
+        "Each": {"Type": "Map", "ItemsPath": "$items", "ItemProcessor": {"StartAt": "Inner",
+            "States": {"Inner": {"Type": "Pass", "Assign": {"greeting": "inner"},
+                "Parameters": {"outer.$": "$greeting"}, "End": true}}}, "ItemsPath": "$$.Execution.Input.list",
+            "ResultPath": "$.each", "Next": "After"},
+        "After": {"Type": "Pass", "Parameters": {"g.$": "$greeting", "each.$": "$.each"},
+            "End": true}}});
+    let lane = Lane::default();
+    let mut exec_ctx = exec.context.clone();
+    exec_ctx["Execution"]["Input"] = json!({"list": [1, 2]});
+    let exec = Arc::new(Exec::new(
+        exec_ctx,
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let out = run_states(
+        &exec,
+        &def,
+        "Set".into(),
+        json!({"hello": "hi"}),
+        &lane,
+        true,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        out,
+        json!({"g": "hi", "each": [{"outer": "hi"}, {"outer": "hi"}]})
+    );
+    let history = exec.history();
+    let set = history
+        .iter()
+        .find(|e| e.kind == "PassStateExited")
+        .and_then(|e| e.details.clone())
+        .unwrap()
+        .1;
+    assert_eq!(
+        set["assignedVariables"]["constant_int"],
+        exited["assignedVariables"]["constant_int"]
+    );
+    assert_eq!(set["assignedVariables"]["greeting"], "\"hi\"");
+    assert_eq!(set["assignedVariablesDetails"], json!({"truncated": false}));
+}

@@ -339,10 +339,13 @@ fn run_state<'a>(
             if (f.error == "States.Runtime" || f.error == "States.QueryEvaluationError")
                 && !f.cause.starts_with("An error occurred while executing")
             {
-                Failure::runtime(format!(
-                    "An error occurred while executing the state '{name}' (entered at the event id #{entered_id}). {}",
-                    f.cause
-                ))
+                Failure::new(
+                    f.error,
+                    format!(
+                        "An error occurred while executing the state '{name}' (entered at the event id #{entered_id}). {}",
+                        f.cause
+                    ),
+                )
             } else {
                 f
             }
