@@ -428,10 +428,10 @@ fn run_state<'a>(
 /// EvaluationFailed's details: the field AWS's cause names is its `location`.
 fn evaluation_details(f: &Failure, state: &str) -> Value {
     let mut d = json!({"error": f.error, "cause": f.cause, "state": state});
-    if let Some(rest) = f.cause.split("specified for the field '").nth(1) {
-        if let Some((location, _)) = rest.split_once('\'') {
-            d["location"] = json!(location);
-        }
+    if let Some(rest) = f.cause.split("specified for the field '").nth(1)
+        && let Some((location, _)) = rest.split_once('\'')
+    {
+        d["location"] = json!(location);
     }
     d
 }
