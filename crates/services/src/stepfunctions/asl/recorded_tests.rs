@@ -382,3 +382,48 @@ async fn variables_assigned_in_jsonpath_are_read_and_scoped_as_aws_does() {
     assert_eq!(set["assignedVariables"]["greeting"], "\"hi\"");
     assert_eq!(set["assignedVariablesDetails"], json!({"truncated": false}));
 }
+
+#[tokio::test]
+async fn map_inner_scope_reads_outer_variables_as_recorded() {
+    let rec = recording("assign/test_assign_base.snapshot.json", "[BASE_SCOPE_MAP]");
+    let def = json!({"StartAt": "State0", "States": {
+        "State0": {"Type": "Pass", "Assign": {"x": 42, "items": [1, 2, 3]}, "Next": "State1"},
+        "State1": {"Type": "Map", "ItemsPath": "$items", "Next": "State2",
+            "ItemProcessor": {"StartAt": "Inner", "States": {"Inner": {"Type": "Pass",
+                "Assign": {"innerX.$": "$x"}, "End": true}}}},
+        "State2": {"Type": "Pass", "Assign": {"final.$": "$x"}, "End": true}}});
+    let exec = Arc::new(Exec::new(
+        json!({"Execution": {"Name": "n"}}),
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let lane = Lane::default();
+    exec.emit(&lane, "ExecutionStarted", None);
+    let input = json!({"input_value": "input_value_literal"});
+    let out = run_states(&exec, &def, "State0".into(), input, &lane, true).await;
+    assert_eq!(out, Ok(json!([1, 2, 3])));
+    let ours: Vec<(String, Value)> = exec
+        .history()
+        .into_iter()
+        .map(|e| {
+            let assigned = e
+                .details
+                .map(|(_, d)| d["assignedVariables"].clone())
+                .unwrap_or(Value::Null);
+            (e.kind, assigned)
+        })
+        .collect();
+    let recorded: Vec<(String, Value)> = rec["get_execution_history"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] != "ExecutionSucceeded")
+        .map(|e| {
+            let assigned = e["stateExitedEventDetails"]["assignedVariables"].clone();
+            (e["type"].as_str().unwrap().to_string(), assigned)
+        })
+        .collect();
+    assert_eq!(ours, recorded);
+}
