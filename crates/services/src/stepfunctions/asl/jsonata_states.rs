@@ -272,10 +272,19 @@ pub async fn body(
                             let vars = bindings(ctx, &raw, &[]);
                             Ok(field(state, "ItemSelector", &vars)?.unwrap_or(Value::Null))
                         };
+                        let mut effective_state = state.clone();
+                        for k in ["MaxConcurrency", "ToleratedFailureCount"] {
+                            if let Some(n) = number(state, k, &vars)? {
+                                effective_state[k] = json!(n);
+                            }
+                        }
+                        if let Some(p) = field(state, "ToleratedFailurePercentage", &vars)? {
+                            effective_state["ToleratedFailurePercentage"] = p;
+                        }
                         run::map(
                             exec,
                             name,
-                            state,
+                            &effective_state,
                             &raw,
                             &ctx,
                             lane,

@@ -427,3 +427,33 @@ async fn map_inner_scope_reads_outer_variables_as_recorded() {
         .collect();
     assert_eq!(ours, recorded);
 }
+
+#[tokio::test]
+async fn jsonata_map_fields_from_expressions_as_recorded() {
+    for (case, field, value) in [
+        ("[MAX_CONCURRENCY]", "MaxConcurrency", "{% 1 %}"),
+        (
+            "[TOLERATED_FAILURE_COUNT]",
+            "ToleratedFailureCount",
+            "{% $states.input.n %}",
+        ),
+        (
+            "[TOLERATED_FAILURE_PERCENTAGE]",
+            "ToleratedFailurePercentage",
+            "{% 50 %}",
+        ),
+    ] {
+        let rec = recording(
+            "evaluate_jsonata/test_base_evaluate_expressions.snapshot.json",
+            &format!("::test_base_map{case}"),
+        );
+        let mut map = json!({"Type": "Map", "Items": "{% [1] %}", "End": true,
+            "ItemProcessor": {"StartAt": "Process",
+                "States": {"Process": {"Type": "Pass", "End": true}}}});
+        map[field] = json!(value);
+        let def = json!({"QueryLanguage": "JSONata", "StartAt": "Start", "States": {"Start": map}});
+        let (kinds, out) = run(def, json!({"n": 1})).await;
+        assert_eq!(kinds, recorded_kinds(&rec), "{case}");
+        assert_eq!(out, Ok(json!([1])), "{case}");
+    }
+}
