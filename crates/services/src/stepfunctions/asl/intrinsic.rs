@@ -150,7 +150,7 @@ pub fn eval(text: &str, input: &Value, context: &Value) -> Result<Value, String>
 fn value(a: &Arg, input: &Value, ctx: &Value) -> Result<Value, String> {
     match a {
         Arg::Lit(v) => Ok(v.clone()),
-        Arg::Path(p) => path::get(p, input)?
+        Arg::Path(p) => super::data::lookup(p, input, ctx)?
             .ok_or_else(|| format!("The JsonPath argument for the field '{p}' could not be found in the input")),
         Arg::Context(p) => path::get(p, ctx)?
             .ok_or_else(|| format!("The JsonPath argument for the field '${p}' could not be found in the context object")),

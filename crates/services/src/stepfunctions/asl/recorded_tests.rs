@@ -457,3 +457,13 @@ async fn jsonata_map_fields_from_expressions_as_recorded() {
         assert_eq!(out, Ok(json!([1])), "{case}");
     }
 }
+
+#[tokio::test]
+async fn intrinsic_functions_read_variables() {
+    let def = json!({"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"name": "Ann", "xs": [1, 2]}, "Next": "Use"},
+        "Use": {"Type": "Pass", "End": true, "Parameters": {
+            "text.$": "States.Format('hi {} of {}', $name, States.ArrayLength($xs))"}}}});
+    let (_, out) = run(def, json!({})).await;
+    assert_eq!(out, Ok(json!({"text": "hi Ann of 2"})));
+}
