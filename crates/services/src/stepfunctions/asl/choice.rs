@@ -1,7 +1,6 @@
 //! Choice rules: a rule is And/Or/Not over rules, or `Variable` with one comparison operator
 //! (the `*Path` variants compare against another path's value; `Is*` test presence and type).
 
-use super::path;
 use chrono::{DateTime, FixedOffset};
 use serde_json::Value;
 
@@ -49,10 +48,7 @@ fn operand(rule: &Value, op: &str, input: &Value, ctx: &Value) -> Result<Option<
         let text = rule[op]
             .as_str()
             .ok_or_else(|| format!("{op} must be a path"))?;
-        let got = match text.strip_prefix("$$") {
-            Some(rest) => path::get(&format!("${rest}"), ctx)?,
-            None => path::get(text, input)?,
-        };
+        let got = super::data::lookup(text, input, ctx)?;
         return got
             .map(Some)
             .ok_or_else(|| format!("Invalid path '{text}': The choice state's condition path references an invalid value."));
@@ -84,10 +80,7 @@ pub fn matches(rule: &Value, input: &Value, ctx: &Value) -> Result<bool, String>
     let var = rule["Variable"]
         .as_str()
         .ok_or("A choice rule needs a Variable")?;
-    let value = match var.strip_prefix("$$") {
-        Some(rest) => path::get(&format!("${rest}"), ctx)?,
-        None => path::get(var, input)?,
-    };
+    let value = super::data::lookup(var, input, ctx)?;
     let Some(op) = rule.as_object().and_then(|m| {
         m.keys()
             .find(|k| !matches!(k.as_str(), "Variable" | "Next" | "Comment"))

@@ -4,13 +4,39 @@
 use super::{Failure, intrinsic, path};
 use serde_json::{Map, Value};
 
-/// Reads a path (`$...` into `input`, `$$...` into `ctx`); absent is States.Runtime.
-pub fn read(text: &str, input: &Value, ctx: &Value) -> Result<Value, Failure> {
-    let got = match text.strip_prefix("$$") {
-        Some(rest) => path::get(&format!("${rest}"), ctx),
-        None => path::get(text, input),
+/// The key under which a state's context object carries the variables in scope (`$name`
+/// paths read them); never shown as part of `$$`.
+pub const VARS: &str = "cumulo:variables";
+
+/// Resolves a path: `$...` into `input`, `$$...` into `ctx`, `$name...` into the variable.
+pub fn lookup(text: &str, input: &Value, ctx: &Value) -> Result<Option<Value>, String> {
+    if let Some(rest) = text.strip_prefix("$$") {
+        let mut got = path::get(&format!("${rest}"), ctx)?;
+        if let Some(Value::Object(m)) = &mut got {
+            m.remove(VARS);
+        }
+        return Ok(got);
     }
-    .map_err(Failure::runtime)?;
+    let name_len = text
+        .get(1..)
+        .unwrap_or("")
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len().saturating_sub(1));
+    if text.starts_with('$') && name_len > 0 {
+        let name = &text[1..1 + name_len];
+        let Some(v) = ctx.get(VARS).and_then(|vars| vars.get(name)) else {
+            return Err(format!(
+                "Invalid path '{text}': The variable '{name}' is not defined"
+            ));
+        };
+        return path::get(&format!("${}", &text[1 + name_len..]), v);
+    }
+    path::get(text, input)
+}
+
+/// Reads a path (see [`lookup`]); absent is States.Runtime.
+pub fn read(text: &str, input: &Value, ctx: &Value) -> Result<Value, Failure> {
+    let got = lookup(text, input, ctx).map_err(Failure::runtime)?;
     got.ok_or_else(|| {
         Failure::runtime(format!(
             "An error occurred while executing the state. Invalid path '{text}' : No results for path: $['{}']",

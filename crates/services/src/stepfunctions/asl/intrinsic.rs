@@ -150,7 +150,7 @@ pub fn eval(text: &str, input: &Value, context: &Value) -> Result<Value, String>
 fn value(a: &Arg, input: &Value, ctx: &Value) -> Result<Value, String> {
     match a {
         Arg::Lit(v) => Ok(v.clone()),
-        Arg::Path(p) => path::get(p, input)?
+        Arg::Path(p) => super::data::lookup(p, input, ctx)?
             .ok_or_else(|| format!("The JsonPath argument for the field '{p}' could not be found in the input")),
         Arg::Context(p) => path::get(p, ctx)?
             .ok_or_else(|| format!("The JsonPath argument for the field '${p}' could not be found in the context object")),
@@ -310,20 +310,7 @@ fn call(name: &str, a: Vec<Value>) -> Result<Value, String> {
         }
         "States.Hash" => {
             arity(name, &a, 2)?;
-            let data = text_of(&a[0]);
-            let data = data.as_bytes();
-            use sha2::Digest;
-            json!(match str_arg(&a[1])? {
-                "MD5" => hex::encode(md5::Md5::digest(data)),
-                "SHA-1" => hex::encode(sha1::Sha1::digest(data)),
-                "SHA-256" => hex::encode(sha2::Sha256::digest(data)),
-                "SHA-384" => hex::encode(sha2::Sha384::digest(data)),
-                "SHA-512" => hex::encode(sha2::Sha512::digest(data)),
-                other =>
-                    return Err(format!(
-                        "The hash algorithm {other} is not supported. Supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512"
-                    )),
-            })
+            json!(hash(&text_of(&a[0]), str_arg(&a[1])?)?)
         }
         "States.JsonMerge" => {
             arity(name, &a, 3)?;
@@ -368,6 +355,24 @@ fn call(name: &str, a: Vec<Value>) -> Result<Value, String> {
         }
         "States.UUID" => json!(uuid::Uuid::new_v4().to_string()),
         other => return Err(format!("Unknown intrinsic function {other}")),
+    })
+}
+
+/// The hex digest of `data` with one of AWS's algorithms (States.Hash and JSONata's `$hash`).
+pub fn hash(data: &str, algorithm: &str) -> Result<String, String> {
+    use sha2::Digest;
+    let data = data.as_bytes();
+    Ok(match algorithm {
+        "MD5" => hex::encode(md5::Md5::digest(data)),
+        "SHA-1" => hex::encode(sha1::Sha1::digest(data)),
+        "SHA-256" => hex::encode(sha2::Sha256::digest(data)),
+        "SHA-384" => hex::encode(sha2::Sha384::digest(data)),
+        "SHA-512" => hex::encode(sha2::Sha512::digest(data)),
+        other => {
+            return Err(format!(
+                "The hash algorithm {other} is not supported. Supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512"
+            ));
+        }
     })
 }
 

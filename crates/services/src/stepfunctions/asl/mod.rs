@@ -6,6 +6,8 @@
 pub mod choice;
 pub mod data;
 pub mod intrinsic;
+pub mod jsonata;
+mod jsonata_states;
 pub mod path;
 pub mod reader;
 #[cfg(test)]

@@ -261,3 +261,209 @@ async fn map_break_as_recorded() {
         )
     );
 }
+
+#[tokio::test]
+async fn jsonata_catch_error_output_as_recorded() {
+    let rec = recording(
+        "states_variables/test_error_output.snapshot.json",
+        "[TASK_CATCH_ERROR_OUTPUT]",
+    );
+    let def = json!({"QueryLanguage": "JSONata", "StartAt": "Task", "States": {
+        "Task": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Arguments": {"FunctionName": "f", "Payload": {"foo": "foobar"}},
+            "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Fallback",
+                "Output": {"stateInput": "{% $states.input %}",
+                           "stateError": "{% $states.errorOutput %}"}}],
+            "End": true},
+        "Fallback": {"Type": "Pass", "Output": {"error": "{% $states.input %}"}, "End": true}}});
+    let (kinds, out) = run(def, json!({"inputData": "dummy"})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let out = out.unwrap();
+    assert_eq!(out["error"]["stateInput"], json!({"inputData": "dummy"}));
+    assert_eq!(out["error"]["stateError"]["Error"], "States.TaskFailed");
+}
+
+#[tokio::test]
+async fn jsonata_undefined_output_fails_with_evaluation_failed_as_recorded() {
+    let rec = recording(
+        "states_variables/test_error_output.snapshot.json",
+        "[MAP_CATCH_ERROR_OUTPUT_WITH_RETRY]",
+    );
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "EvaluationFailed")
+        .expect("recorded EvaluationFailed");
+    let def = json!({"QueryLanguage": "JSONata", "StartAt": "Task", "States": {
+        "Task": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Arguments": {"FunctionName": "f", "Payload": {"foo": "foobar"}},
+            "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Fallback",
+                "Output": "{% $states.input %}"}],
+            "End": true},
+        "Fallback": {"Type": "Pass", "Output": {"error": "{% $stateError %}"}, "End": true}}});
+    let (kinds, out) = run(def, json!({"inputData": "dummy"})).await;
+    let f = out.unwrap_err();
+    let d = &failed["evaluationFailedEventDetails"];
+    assert_eq!(f.error, d["error"].as_str().unwrap());
+    assert_eq!(
+        f.cause,
+        d["cause"]
+            .as_str()
+            .unwrap()
+            .replace("event id #13", "event id #7")
+    );
+    assert_eq!(
+        &kinds[kinds.len() - 2..],
+        ["EvaluationFailed", "ExecutionFailed"]
+    );
+}
+
+#[tokio::test]
+async fn variables_assigned_in_jsonpath_are_read_and_scoped_as_aws_does() {
+    let rec = recording(
+        "assign/test_assign_base.snapshot.json",
+        "[BASE_CONSTANT_LITERALS]",
+    );
+    let exited = &rec["get_execution_history"]["events"][2]["stateExitedEventDetails"];
+    assert_eq!(exited["assignedVariables"]["constant_int"], "0");
+    let exec = Arc::new(Exec::new(
+        json!({"Execution": {"Name": "n"}}),
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let def = json!({"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"constant_int": 0, "greeting.$": "$.hello",
+            "items": [1, 2]}, "Next": "Use"},
+        "Use": {"Type": "Pass", "Parameters": {"g.$": "$greeting", "first.$": "$items[0]"},
+            "Next": "Each"},
+        "Each": {"Type": "Map", "ItemsPath": "$items", "ItemProcessor": {"StartAt": "Inner",
+            "States": {"Inner": {"Type": "Pass", "Assign": {"greeting": "inner"},
+                "Parameters": {"outer.$": "$greeting"}, "End": true}}}, "ItemsPath": "$$.Execution.Input.list",
+            "ResultPath": "$.each", "Next": "After"},
+        "After": {"Type": "Pass", "Parameters": {"g.$": "$greeting", "each.$": "$.each"},
+            "End": true}}});
+    let lane = Lane::default();
+    let mut exec_ctx = exec.context.clone();
+    exec_ctx["Execution"]["Input"] = json!({"list": [1, 2]});
+    let exec = Arc::new(Exec::new(
+        exec_ctx,
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let out = run_states(
+        &exec,
+        &def,
+        "Set".into(),
+        json!({"hello": "hi"}),
+        &lane,
+        true,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        out,
+        json!({"g": "hi", "each": [{"outer": "hi"}, {"outer": "hi"}]})
+    );
+    let history = exec.history();
+    let set = history
+        .iter()
+        .find(|e| e.kind == "PassStateExited")
+        .and_then(|e| e.details.clone())
+        .unwrap()
+        .1;
+    assert_eq!(
+        set["assignedVariables"]["constant_int"],
+        exited["assignedVariables"]["constant_int"]
+    );
+    assert_eq!(set["assignedVariables"]["greeting"], "\"hi\"");
+    assert_eq!(set["assignedVariablesDetails"], json!({"truncated": false}));
+}
+
+#[tokio::test]
+async fn map_inner_scope_reads_outer_variables_as_recorded() {
+    let rec = recording("assign/test_assign_base.snapshot.json", "[BASE_SCOPE_MAP]");
+    let def = json!({"StartAt": "State0", "States": {
+        "State0": {"Type": "Pass", "Assign": {"x": 42, "items": [1, 2, 3]}, "Next": "State1"},
+        "State1": {"Type": "Map", "ItemsPath": "$items", "Next": "State2",
+            "ItemProcessor": {"StartAt": "Inner", "States": {"Inner": {"Type": "Pass",
+                "Assign": {"innerX.$": "$x"}, "End": true}}}},
+        "State2": {"Type": "Pass", "Assign": {"final.$": "$x"}, "End": true}}});
+    let exec = Arc::new(Exec::new(
+        json!({"Execution": {"Name": "n"}}),
+        "us-east-1".into(),
+        Vec::new(),
+        Box::new(|_, _| {}),
+        Arc::new(NoTasks),
+    ));
+    let lane = Lane::default();
+    exec.emit(&lane, "ExecutionStarted", None);
+    let input = json!({"input_value": "input_value_literal"});
+    let out = run_states(&exec, &def, "State0".into(), input, &lane, true).await;
+    assert_eq!(out, Ok(json!([1, 2, 3])));
+    let ours: Vec<(String, Value)> = exec
+        .history()
+        .into_iter()
+        .map(|e| {
+            let assigned = e
+                .details
+                .map(|(_, d)| d["assignedVariables"].clone())
+                .unwrap_or(Value::Null);
+            (e.kind, assigned)
+        })
+        .collect();
+    let recorded: Vec<(String, Value)> = rec["get_execution_history"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] != "ExecutionSucceeded")
+        .map(|e| {
+            let assigned = e["stateExitedEventDetails"]["assignedVariables"].clone();
+            (e["type"].as_str().unwrap().to_string(), assigned)
+        })
+        .collect();
+    assert_eq!(ours, recorded);
+}
+
+#[tokio::test]
+async fn jsonata_map_fields_from_expressions_as_recorded() {
+    for (case, field, value) in [
+        ("[MAX_CONCURRENCY]", "MaxConcurrency", "{% 1 %}"),
+        (
+            "[TOLERATED_FAILURE_COUNT]",
+            "ToleratedFailureCount",
+            "{% $states.input.n %}",
+        ),
+        (
+            "[TOLERATED_FAILURE_PERCENTAGE]",
+            "ToleratedFailurePercentage",
+            "{% 50 %}",
+        ),
+    ] {
+        let rec = recording(
+            "evaluate_jsonata/test_base_evaluate_expressions.snapshot.json",
+            &format!("::test_base_map{case}"),
+        );
+        let mut map = json!({"Type": "Map", "Items": "{% [1] %}", "End": true,
+            "ItemProcessor": {"StartAt": "Process",
+                "States": {"Process": {"Type": "Pass", "End": true}}}});
+        map[field] = json!(value);
+        let def = json!({"QueryLanguage": "JSONata", "StartAt": "Start", "States": {"Start": map}});
+        let (kinds, out) = run(def, json!({"n": 1})).await;
+        assert_eq!(kinds, recorded_kinds(&rec), "{case}");
+        assert_eq!(out, Ok(json!([1])), "{case}");
+    }
+}
+
+#[tokio::test]
+async fn intrinsic_functions_read_variables() {
+    let def = json!({"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"name": "Ann", "xs": [1, 2]}, "Next": "Use"},
+        "Use": {"Type": "Pass", "End": true, "Parameters": {
+            "text.$": "States.Format('hi {} of {}', $name, States.ArrayLength($xs))"}}}});
+    let (_, out) = run(def, json!({})).await;
+    assert_eq!(out, Ok(json!({"text": "hi Ann of 2"})));
+}

@@ -86,6 +86,41 @@ impl Resource {
     }
 }
 
+/// A scope's variables and its default query language: an execution's states share one;
+/// a Map iteration or a Parallel branch gets its own copy (it reads the outer variables, and
+/// what it assigns stays inside).
+pub struct Scope {
+    vars: std::sync::Mutex<Map<String, Value>>,
+    jsonata: bool,
+}
+
+impl Scope {
+    fn top(machine: &Value) -> Scope {
+        Scope {
+            vars: Default::default(),
+            jsonata: machine.get("QueryLanguage").and_then(Value::as_str) == Some("JSONata"),
+        }
+    }
+
+    fn vars(&self) -> Map<String, Value> {
+        self.vars.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn inner(&self) -> Scope {
+        Scope {
+            vars: std::sync::Mutex::new(self.vars()),
+            jsonata: self.jsonata,
+        }
+    }
+
+    fn assign(&self, assigned: &Map<String, Value>) {
+        let mut vars = self.vars.lock().unwrap_or_else(|p| p.into_inner());
+        for (k, v) in assigned {
+            vars.insert(k.clone(), v.clone());
+        }
+    }
+}
+
 /// Where the states of a scope go next.
 enum Next {
     State(String, Value),
@@ -103,6 +138,22 @@ pub fn run_states<'a>(
     top: bool,
 ) -> Boxed<'a, Result<Value, Failure>> {
     Box::pin(async move {
+        let scope = Scope::top(machine);
+        run_scope(exec, machine, start, input, lane, top, &scope).await
+    })
+}
+
+/// Runs the states of one scope (see [`run_states`]) with its variables.
+fn run_scope<'a>(
+    exec: &'a Arc<Exec>,
+    machine: &'a Value,
+    start: String,
+    input: Value,
+    lane: &'a Lane,
+    top: bool,
+    scope: &'a Scope,
+) -> Boxed<'a, Result<Value, Failure>> {
+    Box::pin(async move {
         let mut name = start;
         let mut input = input;
         loop {
@@ -111,7 +162,7 @@ pub fn run_states<'a>(
                     "The state '{name}' does not exist"
                 )));
             };
-            match run_state(exec, machine, &name, state, input, lane, top, None).await? {
+            match run_state(exec, machine, &name, state, input, lane, top, None, scope).await? {
                 Next::State(n, out) => {
                     name = n;
                     input = out;
@@ -139,6 +190,7 @@ pub async fn resume(
         entered: checkpoint.entered,
         entered_id: checkpoint.entered_id,
     };
+    let scope = Scope::top(machine);
     match run_state(
         exec,
         machine,
@@ -148,10 +200,11 @@ pub async fn resume(
         lane,
         true,
         Some(resumed),
+        &scope,
     )
     .await?
     {
-        Next::State(n, out) => run_states(exec, machine, n, out, lane, true).await,
+        Next::State(n, out) => run_scope(exec, machine, n, out, lane, true, &scope).await,
         Next::End(out) => Ok(out),
     }
 }
@@ -193,14 +246,16 @@ fn result_path(state: &Value, raw: Value, result: Value) -> Result<Value, Failur
 }
 
 /// The state's context object: the execution's plus `State` (and what `extra` adds).
-fn context(
+pub(super) fn context(
     exec: &Exec,
     name: &str,
     entered: f64,
     retry: u32,
     extra: Option<(&str, Value)>,
+    scope: &Scope,
 ) -> Value {
     let mut ctx = exec.context.clone();
+    ctx[data::VARS] = Value::Object(scope.vars());
     ctx["State"] = json!({
         "Name": name,
         "EnteredTime": iso(entered),
@@ -228,7 +283,7 @@ fn error_matches(list: &Value, f: &Failure) -> bool {
     })
 }
 
-async fn sleep(exec: &Exec, seconds: f64) {
+pub(super) async fn sleep(exec: &Exec, seconds: f64) {
     let s = (seconds * exec.time_scale).max(0.0);
     if s > 0.0 {
         tokio::time::sleep(Duration::from_secs_f64(s.min(1e9))).await;
@@ -236,7 +291,7 @@ async fn sleep(exec: &Exec, seconds: f64) {
 }
 
 /// The seconds a retrier waits before retry `attempt` (0-based).
-fn backoff(retrier: &Value, attempt: u32) -> f64 {
+pub(super) fn backoff(retrier: &Value, attempt: u32) -> f64 {
     let interval = retrier["IntervalSeconds"].as_f64().unwrap_or(1.0);
     let rate = retrier["BackoffRate"].as_f64().unwrap_or(2.0);
     let mut d = interval * rate.powi(attempt as i32);
@@ -259,17 +314,14 @@ fn run_state<'a>(
     lane: &'a Lane,
     top: bool,
     resumed: Option<Resumed>,
+    scope: &'a Scope,
 ) -> Boxed<'a, Result<Next, Failure>> {
     Box::pin(async move {
         let kind = state["Type"].as_str().unwrap_or("").to_string();
-        if state.get("QueryLanguage").and_then(Value::as_str) == Some("JSONata")
-            || machine.get("QueryLanguage").and_then(Value::as_str) == Some("JSONata")
-        {
-            return Err(Failure::new(
-                "States.QueryEvaluationError",
-                "cumulo does not evaluate JSONata (QueryLanguage: JSONata); use JSONPath",
-            ));
-        }
+        let jsonata = match state.get("QueryLanguage").and_then(Value::as_str) {
+            Some(l) => l == "JSONata",
+            None => scope.jsonata,
+        };
         let (entered, entered_id) = match resumed {
             Some(r) => (r.entered, r.entered_id),
             None => {
@@ -284,50 +336,112 @@ fn run_state<'a>(
             }
         };
         let wrap = |f: Failure| -> Failure {
-            if f.error == "States.Runtime"
+            if (f.error == "States.Runtime" || f.error == "States.QueryEvaluationError")
                 && !f.cause.starts_with("An error occurred while executing")
             {
-                Failure::runtime(format!(
-                    "An error occurred while executing the state '{name}' (entered at the event id #{entered_id}). {}",
-                    f.cause
-                ))
+                Failure::new(
+                    f.error,
+                    format!(
+                        "An error occurred while executing the state '{name}' (entered at the event id #{entered_id}). {}",
+                        f.cause
+                    ),
+                )
             } else {
                 f
             }
         };
-        let outcome = body(
-            exec,
-            machine,
-            name,
-            state,
-            &kind,
-            raw.clone(),
-            lane,
-            entered,
-        )
-        .await
+        let outcome = if jsonata {
+            super::jsonata_states::body(exec, name, state, &kind, raw.clone(), lane, entered, scope)
+                .await
+        } else {
+            body(
+                exec,
+                machine,
+                name,
+                state,
+                &kind,
+                raw.clone(),
+                lane,
+                entered,
+                scope,
+            )
+            .await
+        }
         .map_err(wrap);
-        let (output, next) = match outcome {
+        let evaluation_failed = |f: &Failure| {
+            if f.error == "States.QueryEvaluationError" {
+                exec.emit(
+                    lane,
+                    "EvaluationFailed",
+                    Some(("evaluationFailedEventDetails", evaluation_details(f, name))),
+                );
+            }
+        };
+        let (output, next, assigned) = match outcome {
             Ok(x) => x,
             Err(f) => match catcher(state, &f) {
                 Some(c) => {
                     let err = json!({"Error": f.error, "Cause": f.cause});
-                    let out = result_path(c, raw, err).map_err(wrap)?;
+                    let caught = if jsonata {
+                        super::jsonata_states::caught(exec, name, c, &raw, err, entered, scope)
+                    } else {
+                        let ctx = context(exec, name, entered, 0, None, scope);
+                        let assigned = jsonpath_assign(c, &err, &ctx);
+                        result_path(c, raw, err).and_then(|o| Ok((o, assigned?)))
+                    };
+                    let (out, assigned) = match caught.map_err(wrap) {
+                        Ok(x) => x,
+                        Err(f) => {
+                            evaluation_failed(&f);
+                            return Err(f);
+                        }
+                    };
                     let next = c["Next"].as_str().unwrap_or("").to_string();
-                    (out, Some(next))
+                    (out, Some(next), assigned)
                 }
-                None => return Err(f),
+                None => {
+                    evaluation_failed(&f);
+                    return Err(f);
+                }
             },
         };
+        let mut exited = io("output", name, &output);
+        if let Some(a) = &assigned {
+            super::jsonata_states::check_size(a).map_err(wrap)?;
+            exited["assignedVariables"] =
+                Value::Object(a.iter().map(|(k, v)| (k.clone(), json!(text(v)))).collect());
+            exited["assignedVariablesDetails"] = json!({"truncated": false});
+            scope.assign(a);
+        }
         exec.emit(
             lane,
             &format!("{kind}StateExited"),
-            Some(("stateExitedEventDetails", io("output", name, &output))),
+            Some(("stateExitedEventDetails", exited)),
         );
         Ok(match next {
             Some(n) => Next::State(n, output),
             None => Next::End(output),
         })
+    })
+}
+
+/// EvaluationFailed's details: the field AWS's cause names is its `location`.
+fn evaluation_details(f: &Failure, state: &str) -> Value {
+    let mut d = json!({"error": f.error, "cause": f.cause, "state": state});
+    if let Some(rest) = f.cause.split("specified for the field '").nth(1)
+        && let Some((location, _)) = rest.split_once('\'')
+    {
+        d["location"] = json!(location);
+    }
+    d
+}
+
+/// The first retrier matching `f`, with its index.
+pub(super) fn retrier<'a>(state: &'a Value, f: &Failure) -> Option<(usize, &'a Value)> {
+    state["Retry"].as_array().and_then(|rs| {
+        rs.iter()
+            .position(|r| error_matches(&r["ErrorEquals"], f))
+            .map(|i| (i, &rs[i]))
     })
 }
 
@@ -338,7 +452,27 @@ fn catcher<'a>(state: &'a Value, f: &Failure) -> Option<&'a Value> {
         .find(|c| error_matches(&c["ErrorEquals"], f))
 }
 
-/// A state's work after its entered event: its output and its `Next` (None at the end).
+/// A state's output, its `Next` (None at the end) and the variables it assigns.
+pub(super) type Outcome = (Value, Option<String>, Option<Map<String, Value>>);
+
+/// A JSONPath state's (or rule's, or catcher's) `Assign`: a template over `src` (the state's
+/// result, or its input where it has no result), whose `$name` paths read the variables as
+/// they were when the state was entered.
+fn jsonpath_assign(
+    holder: &Value,
+    src: &Value,
+    ctx: &Value,
+) -> Result<Option<Map<String, Value>>, Failure> {
+    match holder.get("Assign") {
+        None => Ok(None),
+        Some(t) => match data::template(t, src, ctx)? {
+            Value::Object(m) => Ok(Some(m)),
+            _ => Err(Failure::runtime("Assign must be an object")),
+        },
+    }
+}
+
+/// A state's work after its entered event.
 #[allow(clippy::too_many_arguments)]
 async fn body(
     exec: &Arc<Exec>,
@@ -349,8 +483,10 @@ async fn body(
     raw: Value,
     lane: &Lane,
     entered: f64,
-) -> Result<(Value, Option<String>), Failure> {
-    let ctx = context(exec, name, entered, 0, None);
+    scope: &Scope,
+) -> Result<Outcome, Failure> {
+    let ctx = context(exec, name, entered, 0, None, scope);
+    let assign = |src: &Value| jsonpath_assign(state, src, &ctx);
     let next = || -> Option<String> {
         if state["End"] == Value::Bool(true) {
             None
@@ -368,12 +504,13 @@ async fn body(
             } else {
                 effective
             };
+            let assigned = assign(&result)?;
             let out = result_path(state, raw, result)?;
-            Ok((opt_path(state, "OutputPath", out, &ctx)?, next()))
+            Ok((opt_path(state, "OutputPath", out, &ctx)?, next(), assigned))
         }
         "Succeed" => {
             let effective = opt_path(state, "InputPath", raw, &ctx)?;
-            Ok((opt_path(state, "OutputPath", effective, &ctx)?, None))
+            Ok((opt_path(state, "OutputPath", effective, &ctx)?, None, None))
         }
         "Fail" => {
             let pick = |lit: &str, p: &str| -> Result<String, Failure> {
@@ -401,43 +538,57 @@ async fn body(
             let mut chosen = None;
             for rule in state["Choices"].as_array().into_iter().flatten() {
                 if choice::matches(rule, &effective, &ctx).map_err(Failure::runtime)? {
-                    chosen = rule["Next"].as_str().map(str::to_string);
+                    chosen = rule["Next"]
+                        .as_str()
+                        .map(|n| (n.to_string(), jsonpath_assign(rule, &effective, &ctx)));
                     break;
                 }
             }
-            let chosen = chosen.or_else(|| state["Default"].as_str().map(str::to_string));
-            let Some(n) = chosen else {
+            let chosen = chosen.or_else(|| {
+                state["Default"]
+                    .as_str()
+                    .map(|n| (n.to_string(), assign(&effective)))
+            });
+            let Some((n, assigned)) = chosen else {
                 return Err(Failure::new("States.NoChoiceMatched", "No Matches!"));
             };
-            Ok((opt_path(state, "OutputPath", effective, &ctx)?, Some(n)))
+            Ok((
+                opt_path(state, "OutputPath", effective, &ctx)?,
+                Some(n),
+                assigned?,
+            ))
         }
         "Wait" => {
             let effective = opt_path(state, "InputPath", raw, &ctx)?;
             let until = wait_until(state, &effective, &ctx, entered)?;
             sleep(exec, until - super::now()).await;
-            Ok((opt_path(state, "OutputPath", effective, &ctx)?, next()))
+            let assigned = assign(&effective)?;
+            Ok((
+                opt_path(state, "OutputPath", effective, &ctx)?,
+                next(),
+                assigned,
+            ))
         }
         "Task" | "Parallel" | "Map" => {
             let effective = opt_path(state, "InputPath", raw.clone(), &ctx)?;
             let mut attempts: Vec<u32> = vec![0; state["Retry"].as_array().map_or(0, Vec::len)];
             let mut retry_count = 0u32;
             let result = loop {
-                let ctx = context(exec, name, entered, retry_count, None);
+                let ctx = context(exec, name, entered, retry_count, None, scope);
+                let params = |ctx: &Value| match state.get("Parameters") {
+                    Some(t) => data::template(t, &effective, ctx),
+                    None => Ok(effective.clone()),
+                };
                 let attempt = match kind {
-                    "Task" => task(exec, name, state, &effective, &ctx, lane).await,
-                    "Parallel" => parallel(exec, state, &effective, &ctx, lane).await,
-                    _ => map(exec, name, state, &effective, &ctx, lane).await,
+                    "Task" => task(exec, name, state, &effective, &ctx, lane, &params).await,
+                    "Parallel" => parallel(exec, state, params(&ctx)?, lane, scope).await,
+                    _ => map(exec, name, state, &effective, &ctx, lane, scope, None).await,
                 };
                 let f = match attempt {
                     Ok(v) => break v,
                     Err(f) => f,
                 };
-                let retrier = state["Retry"].as_array().and_then(|rs| {
-                    rs.iter()
-                        .position(|r| error_matches(&r["ErrorEquals"], &f))
-                        .map(|i| (i, &rs[i]))
-                });
-                let Some((i, r)) = retrier else {
+                let Some((i, r)) = retrier(state, &f) else {
                     return Err(f);
                 };
                 let max = r["MaxAttempts"].as_u64().unwrap_or(3) as u32;
@@ -448,14 +599,15 @@ async fn body(
                 attempts[i] += 1;
                 retry_count += 1;
             };
-            let ctx = context(exec, name, entered, retry_count, None);
+            let ctx = context(exec, name, entered, retry_count, None, scope);
             let result = match state.get("ResultSelector") {
                 Some(t) => data::template(t, &result, &ctx)?,
                 None => result,
             };
+            let assigned = assign(&result)?;
             let out = result_path(state, raw, result)?;
             let _ = machine;
-            Ok((opt_path(state, "OutputPath", out, &ctx)?, next()))
+            Ok((opt_path(state, "OutputPath", out, &ctx)?, next(), assigned))
         }
         other => Err(Failure::runtime(format!("Unknown state type {other}"))),
     }
@@ -528,13 +680,15 @@ fn resource_type(r: &Resource) -> (String, String) {
     }
 }
 
-async fn task(
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn task(
     exec: &Arc<Exec>,
     name: &str,
     state: &Value,
     effective: &Value,
     ctx: &Value,
     lane: &Lane,
+    params_of: &(dyn Fn(&Value) -> Result<Value, Failure> + Send + Sync),
 ) -> Result<Value, Failure> {
     let arn = state["Resource"].as_str().unwrap_or("");
     let resource = Resource::parse(arn)
@@ -551,10 +705,7 @@ async fn task(
     if let Some(t) = &token {
         ctx["Task"] = json!({"Token": t});
     }
-    let params = match state.get("Parameters") {
-        Some(t) => data::template(t, effective, &ctx)?,
-        None => effective.clone(),
-    };
+    let params = params_of(&ctx)?;
     let timeout = int_field(state, "TimeoutSeconds", effective, &ctx)?;
     let heartbeat = int_field(state, "HeartbeatSeconds", effective, &ctx)?.map(|h| h as u64);
     let (rtype, rname) = resource_type(&resource);
@@ -761,29 +912,27 @@ async fn join_all<'a, T>(mut futs: Vec<Boxed<'a, T>>) -> Vec<T> {
     out.into_iter().flatten().collect()
 }
 
-async fn parallel(
+pub(super) async fn parallel(
     exec: &Arc<Exec>,
     state: &Value,
-    effective: &Value,
-    ctx: &Value,
+    input: Value,
     lane: &Lane,
+    scope: &Scope,
 ) -> Result<Value, Failure> {
-    let input = match state.get("Parameters") {
-        Some(t) => data::template(t, effective, ctx)?,
-        None => effective.clone(),
-    };
     exec.emit(lane, "ParallelStateStarted", None);
     let branches: Vec<&Value> = state["Branches"]
         .as_array()
         .map(|b| b.iter().collect())
         .unwrap_or_default();
     let lanes: Vec<Lane> = branches.iter().map(|_| Lane::at(lane.last())).collect();
+    let scopes: Vec<Scope> = branches.iter().map(|_| scope.inner()).collect();
     let futs: Vec<Boxed<'_, Result<Value, Failure>>> = branches
         .iter()
         .zip(&lanes)
-        .map(|(b, l)| {
+        .zip(&scopes)
+        .map(|((b, l), s)| {
             let start = b["StartAt"].as_str().unwrap_or("").to_string();
-            run_states(exec, b, start, input.clone(), l, false)
+            run_scope(exec, b, start, input.clone(), l, false, s)
         })
         .collect();
     let results = join_all(futs).await;
@@ -834,21 +983,33 @@ fn int_field(
 /// A Map iteration not started because an earlier one failed the Map.
 const NOT_STARTED: &str = "cumulo.NotStarted";
 
-async fn map(
+/// A JSONata Map's items (from `Items`) and its `ItemSelector` applied to one item (the
+/// context with `Map.Item` set).
+pub(super) type JsonataItems<'a> = (
+    Value,
+    &'a (dyn Fn(&Value) -> Result<Value, Failure> + Send + Sync),
+);
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn map(
     exec: &Arc<Exec>,
     name: &str,
     state: &Value,
     effective: &Value,
     ctx: &Value,
     lane: &Lane,
+    scope: &Scope,
+    jsonata: Option<JsonataItems<'_>>,
 ) -> Result<Value, Failure> {
     let items = match (
+        &jsonata,
         state.get("ItemReader"),
         state.get("ItemsPath").and_then(Value::as_str),
     ) {
-        (Some(r), _) => Value::Array(super::reader::items(exec, r, effective, ctx).await?),
-        (None, Some(p)) => data::read(p, effective, ctx)?,
-        (None, None) => effective.clone(),
+        (_, Some(r), _) => Value::Array(super::reader::items(exec, r, effective, ctx).await?),
+        (Some((items, _)), None, _) => items.clone(),
+        (None, None, Some(p)) => data::read(p, effective, ctx)?,
+        (None, None, None) => effective.clone(),
     };
     let Value::Array(items) = items else {
         return Err(Failure::runtime(format!(
@@ -879,13 +1040,12 @@ async fn map(
     }
     let mut inputs = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        inputs.push(match selector {
-            Some(t) => {
-                let mut c = ctx.clone();
-                c["Map"] = json!({"Item": {"Index": i, "Value": item}});
-                data::template(t, effective, &c)?
-            }
-            None => item.clone(),
+        let mut c = ctx.clone();
+        c["Map"] = json!({"Item": {"Index": i, "Value": item}});
+        inputs.push(match (&jsonata, selector) {
+            (Some((_, select)), Some(_)) => select(&c)?,
+            (None, Some(t)) => data::template(t, effective, &c)?,
+            (_, None) => item.clone(),
         });
     }
     exec.emit(
@@ -903,6 +1063,7 @@ async fn map(
     }));
     let start = processor["StartAt"].as_str().unwrap_or("").to_string();
     let lanes: Vec<Lane> = inputs.iter().map(|_| Lane::default()).collect();
+    let scopes: Vec<Scope> = inputs.iter().map(|_| scope.inner()).collect();
     let shared = lane;
     // As AWS does, no further iteration starts once one has failed the Map.
     let tolerant = tolerated_count.is_some() || tolerated_pct.is_some();
@@ -910,8 +1071,9 @@ async fn map(
     let futs: Vec<Boxed<'_, Result<Value, Failure>>> = inputs
         .into_iter()
         .zip(&lanes)
+        .zip(&scopes)
         .enumerate()
-        .map(|(i, (input, l))| {
+        .map(|(i, ((input, l), s))| {
             let limit = limit.clone();
             let processor = &processor;
             let start = start.clone();
@@ -930,7 +1092,7 @@ async fn map(
                         json!({"index": i, "name": name}),
                     )),
                 );
-                let r = run_states(exec, processor, start, input, l, false).await;
+                let r = run_scope(exec, processor, start, input, l, false, s).await;
                 let before = l.last();
                 let kind = if r.is_ok() {
                     "MapIterationSucceeded"

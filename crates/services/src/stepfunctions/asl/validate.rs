@@ -144,6 +144,11 @@ fn scope(def: &Value, at: &str, express: bool, jsonata: bool, out: &mut Vec<Diag
                 loc.clone(),
             ));
         }
+        let state_jsonata = match s.get("QueryLanguage").and_then(Value::as_str) {
+            Some(l) => l == "JSONata",
+            None => jsonata,
+        };
+        query_language_fields(s, &loc, state_jsonata, out);
         let mut targets: Vec<(&str, String)> = Vec::new();
         if let Some(n) = s["Next"].as_str() {
             targets.push((n, format!("{loc}/Next")));
@@ -227,6 +232,64 @@ fn scope(def: &Value, at: &str, express: bool, jsonata: bool, out: &mut Vec<Diag
     }
 }
 
+/// The fields of the other query language: JSONPath's path fields in a JSONata state, and
+/// JSONata's Arguments/Output in a JSONPath state (cumulo's wording: AWS's is not recorded).
+fn query_language_fields(s: &Value, loc: &str, jsonata: bool, out: &mut Vec<Diagnostic>) {
+    let (foreign, language): (&[&str], &str) = if jsonata {
+        (
+            &[
+                "InputPath",
+                "Parameters",
+                "ResultSelector",
+                "ResultPath",
+                "OutputPath",
+                "ItemsPath",
+                "SecondsPath",
+                "TimestampPath",
+                "ErrorPath",
+                "CausePath",
+            ],
+            "JSONata",
+        )
+    } else {
+        (&["Arguments", "Output", "Items"], "JSONPath")
+    };
+    for f in foreign {
+        if s.get(*f).is_some() {
+            out.push(Diagnostic::schema(
+                format!("The field '{f}' is not supported for states that use QueryLanguage '{language}'"),
+                format!("{loc}/{f}"),
+            ));
+        }
+    }
+    if !jsonata && let Some(rules) = s["Choices"].as_array() {
+        for (i, r) in rules.iter().enumerate() {
+            if r.get("Condition").is_some() {
+                out.push(Diagnostic::schema(
+                    "The field 'Condition' is not supported for states that use QueryLanguage 'JSONPath'",
+                    format!("{loc}/Choices[{i}]/Condition"),
+                ));
+            }
+        }
+    }
+}
+
+/// A path with its `$$` (context) or `$name` (variable) root read as `$`, to check its steps.
+fn variable_free(s: &str) -> String {
+    if let Some(r) = s.strip_prefix("$$") {
+        return format!("${r}");
+    }
+    match s.strip_prefix('$') {
+        Some(r) if r.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+            let end = r
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(r.len());
+            format!("${}", &r[end..])
+        }
+        _ => s.to_string(),
+    }
+}
+
 /// Every `.$` field of a payload template holds a path or an intrinsic call.
 fn paths(t: &Value, loc: &str, out: &mut Vec<Diagnostic>) {
     match t {
@@ -235,12 +298,7 @@ fn paths(t: &Value, loc: &str, out: &mut Vec<Diagnostic>) {
                 if k.ends_with(".$") {
                     let ok = v.as_str().is_some_and(|s| {
                         super::intrinsic::is_call(s)
-                            || super::path::parse(
-                                s.strip_prefix('$')
-                                    .filter(|r| r.starts_with('$'))
-                                    .unwrap_or(s),
-                            )
-                            .is_ok()
+                            || super::path::parse(&variable_free(s)).is_ok()
                     });
                     if !ok {
                         out.push(Diagnostic::schema(

@@ -1,0 +1,1508 @@
+//! A focused JSONata evaluator for Step Functions' `QueryLanguage: JSONata`: the expression
+//! forms and functions state machines write (paths, predicates, constructors, operators,
+//! conditionals, blocks, lambdas, the common built-in functions and AWS's additions
+//! `$partition`, `$range`, `$hash`, `$random`, `$uuid`, `$parse`). Sequences are arrays: a path
+//! step over an array maps and flattens, and a one-item result is that item, as JSONata does.
+
+use serde_json::{Map, Number, Value, json};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Why an expression failed: the text AWS reports as the cause of `States.QueryEvaluationError`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error(pub String);
+
+type R<T> = Result<T, Error>;
+
+fn err<T>(m: impl Into<String>) -> R<T> {
+    Err(Error(m.into()))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Str(String),
+    Name(String),
+    Var(String),
+    Op(&'static str),
+}
+
+const OPS: [&str; 27] = [
+    ":=", "~>", "..", "!=", "<=", ">=", "**", ".", "[", "]", "{", "}", "(", ")", ",", ":", ";",
+    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&",
+];
+
+fn tokens(src: &str) -> R<Vec<Tok>> {
+    let cs: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && cs.get(i + 1) == Some(&'*') {
+            let rest: String = cs[i..].iter().collect();
+            let end = rest
+                .find("*/")
+                .ok_or(Error("Comment has no closing tag".into()))?;
+            i += rest[..end + 2].chars().count();
+        } else if c == '"' || c == '\'' {
+            let mut s = String::new();
+            i += 1;
+            loop {
+                let Some(&d) = cs.get(i) else {
+                    return err("String literal must be terminated by a matching quote");
+                };
+                i += 1;
+                if d == c {
+                    break;
+                }
+                if d == '\\' {
+                    let e = cs.get(i).copied().unwrap_or('\\');
+                    i += 1;
+                    s.push(match e {
+                        'n' => '\n',
+                        't' => '\t',
+                        'r' => '\r',
+                        'u' => {
+                            let hex: String = cs.iter().skip(i).take(4).collect();
+                            i += 4;
+                            u32::from_str_radix(&hex, 16)
+                                .ok()
+                                .and_then(char::from_u32)
+                                .unwrap_or('\u{fffd}')
+                        }
+                        o => o,
+                    });
+                } else {
+                    s.push(d);
+                }
+            }
+            out.push(Tok::Str(s));
+        } else if c == '`' {
+            let start = i + 1;
+            let end = cs[start..]
+                .iter()
+                .position(|&d| d == '`')
+                .ok_or(Error("Quoted property name must be terminated".into()))?;
+            out.push(Tok::Name(cs[start..start + end].iter().collect()));
+            i = start + end + 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < cs.len()
+                && (cs[i].is_ascii_digit()
+                    || (cs[i] == '.' && cs.get(i + 1).is_some_and(char::is_ascii_digit))
+                    || ((cs[i] == 'e' || cs[i] == 'E')
+                        && cs
+                            .get(i + 1)
+                            .is_some_and(|d| d.is_ascii_digit() || *d == '-' || *d == '+')))
+            {
+                if cs[i] == 'e' || cs[i] == 'E' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            let t: String = cs[start..i].iter().collect();
+            out.push(Tok::Num(
+                t.parse()
+                    .map_err(|_| Error(format!("Invalid number {t}")))?,
+            ));
+        } else if c == '$' {
+            let start = i + 1;
+            i += 1;
+            if cs.get(i) == Some(&'$') {
+                i += 1;
+            }
+            while i < cs.len() && (cs[i].is_alphanumeric() || cs[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Var(cs[start..i].iter().collect()));
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < cs.len() && (cs[i].is_alphanumeric() || cs[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Name(cs[start..i].iter().collect()));
+        } else {
+            let rest: String = cs[i..cs.len().min(i + 2)].iter().collect();
+            let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) else {
+                return err(format!("Unknown operator: \"{c}\""));
+            };
+            out.push(Tok::Op(op));
+            i += op.len();
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    Lit(Value),
+    Name(String),
+    Var(String),
+    Context,
+    Wild,
+    Path(Box<Node>, Box<Node>),
+    Filter(Box<Node>, Box<Node>),
+    Bin(&'static str, Box<Node>, Box<Node>),
+    Neg(Box<Node>),
+    Cond(Box<Node>, Box<Node>, Option<Box<Node>>),
+    Array(Vec<Node>),
+    Object(Vec<(Node, Node)>),
+    Block(Vec<Node>),
+    Bind(String, Box<Node>),
+    Call(Box<Node>, Vec<Node>),
+    Lambda(Rc<(Vec<String>, Node)>),
+    Range(Box<Node>, Box<Node>),
+    Chain(Box<Node>, Box<Node>),
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    at: usize,
+}
+
+fn bp(op: &str) -> u8 {
+    match op {
+        "." => 75,
+        "[" | "(" => 80,
+        "*" | "/" | "%" => 60,
+        "+" | "-" | "&" => 50,
+        "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" => 40,
+        "~>" => 40,
+        "and" => 30,
+        "or" => 25,
+        "?" => 20,
+        ":=" => 10,
+        _ => 0,
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.at)
+    }
+    fn is_op(&self, o: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Op(p)) if *p == o)
+    }
+    fn expect(&mut self, o: &str) -> R<()> {
+        if self.is_op(o) {
+            self.at += 1;
+            Ok(())
+        } else {
+            err(format!("Expected \"{o}\""))
+        }
+    }
+    fn infix_op(&self) -> Option<&'static str> {
+        match self.peek()? {
+            Tok::Op(o) => Some(o),
+            Tok::Name(n) if n == "and" => Some("and"),
+            Tok::Name(n) if n == "or" => Some("or"),
+            Tok::Name(n) if n == "in" => Some("in"),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, rbp: u8) -> R<Node> {
+        let mut left = self.prefix()?;
+        while let Some(op) = self.infix_op() {
+            let p = bp(op);
+            if p <= rbp {
+                break;
+            }
+            self.at += 1;
+            left = match op {
+                "." => Node::Path(Box::new(left), Box::new(self.expr(p)?)),
+                "[" => {
+                    if self.is_op("]") {
+                        self.at += 1;
+                        left
+                    } else {
+                        let f = self.expr(0)?;
+                        self.expect("]")?;
+                        Node::Filter(Box::new(left), Box::new(f))
+                    }
+                }
+                "(" => Node::Call(Box::new(left), self.list(")")?),
+                "?" => {
+                    let then = self.expr(0)?;
+                    let other = if self.is_op(":") {
+                        self.at += 1;
+                        Some(Box::new(self.expr(p - 1)?))
+                    } else {
+                        None
+                    };
+                    Node::Cond(Box::new(left), Box::new(then), other)
+                }
+                ":=" => {
+                    let Node::Var(v) = left else {
+                        return err("The left side of := must be a variable name");
+                    };
+                    Node::Bind(v, Box::new(self.expr(p - 1)?))
+                }
+                "~>" => Node::Chain(Box::new(left), Box::new(self.expr(p)?)),
+                "**" => {
+                    return err("The ** operator is not supported");
+                }
+                op => Node::Bin(op, Box::new(left), Box::new(self.expr(p)?)),
+            };
+        }
+        Ok(left)
+    }
+
+    fn list(&mut self, close: &str) -> R<Vec<Node>> {
+        let mut items = Vec::new();
+        if self.is_op(close) {
+            self.at += 1;
+            return Ok(items);
+        }
+        loop {
+            let item = self.expr(0)?;
+            if close == "]" && self.is_op("..") {
+                self.at += 1;
+                let hi = self.expr(0)?;
+                items.push(Node::Range(Box::new(item), Box::new(hi)));
+            } else {
+                items.push(item);
+            }
+            if self.is_op(",") {
+                self.at += 1;
+                continue;
+            }
+            self.expect(close)?;
+            return Ok(items);
+        }
+    }
+
+    fn prefix(&mut self) -> R<Node> {
+        let Some(t) = self.peek().cloned() else {
+            return err("Unexpected end of expression");
+        };
+        self.at += 1;
+        Ok(match t {
+            Tok::Num(n) => Node::Lit(num(n)),
+            Tok::Str(s) => Node::Lit(Value::String(s)),
+            Tok::Var(v) if v.is_empty() => Node::Context,
+            Tok::Var(v) => Node::Var(v),
+            Tok::Name(n) => match n.as_str() {
+                "true" => Node::Lit(Value::Bool(true)),
+                "false" => Node::Lit(Value::Bool(false)),
+                "null" => Node::Lit(Value::Null),
+                "function" if self.is_op("(") => {
+                    self.at += 1;
+                    let mut params = Vec::new();
+                    while let Some(Tok::Var(v)) = self.peek().cloned() {
+                        self.at += 1;
+                        params.push(v);
+                        if self.is_op(",") {
+                            self.at += 1;
+                        }
+                    }
+                    self.expect(")")?;
+                    self.expect("{")?;
+                    let body = self.expr(0)?;
+                    self.expect("}")?;
+                    Node::Lambda(Rc::new((params, body)))
+                }
+                _ => Node::Name(n),
+            },
+            Tok::Op("-") => Node::Neg(Box::new(self.expr(70)?)),
+            Tok::Op("*") => Node::Wild,
+            Tok::Op("[") => Node::Array(self.list("]")?),
+            Tok::Op("(") => {
+                let mut body = Vec::new();
+                while !self.is_op(")") {
+                    body.push(self.expr(0)?);
+                    if self.is_op(";") {
+                        self.at += 1;
+                    } else {
+                        break;
+                    }
+                }
+                self.expect(")")?;
+                Node::Block(body)
+            }
+            Tok::Op("{") => {
+                let mut pairs = Vec::new();
+                if !self.is_op("}") {
+                    loop {
+                        let k = self.expr(0)?;
+                        self.expect(":")?;
+                        let v = self.expr(0)?;
+                        pairs.push((k, v));
+                        if self.is_op(",") {
+                            self.at += 1;
+                            continue;
+                        }
+                        break;
+                    }
+                }
+                self.expect("}")?;
+                Node::Object(pairs)
+            }
+            Tok::Op(o) => return err(format!("Syntax error: \"{o}\"")),
+        })
+    }
+}
+
+fn parse(src: &str) -> R<Node> {
+    let mut p = Parser {
+        toks: tokens(src)?,
+        at: 0,
+    };
+    let n = p.expr(0)?;
+    if p.at < p.toks.len() {
+        return err(format!(
+            "Syntax error: unexpected token at position {}",
+            p.at
+        ));
+    }
+    Ok(n)
+}
+
+fn num(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        json!(n as i64)
+    } else {
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// A value during evaluation: JSON, a function, or undefined (`None`).
+#[derive(Clone)]
+enum V {
+    J(Value),
+    F(Func),
+}
+
+#[derive(Clone)]
+enum Func {
+    Lambda(Rc<(Vec<String>, Node)>, Env),
+    Builtin(String),
+}
+
+type Env = Rc<Scope>;
+
+struct Scope {
+    vars: std::cell::RefCell<HashMap<String, Option<V>>>,
+    parent: Option<Env>,
+}
+
+impl Scope {
+    fn child(parent: &Env) -> Env {
+        Rc::new(Scope {
+            vars: Default::default(),
+            parent: Some(parent.clone()),
+        })
+    }
+    fn get(&self, n: &str) -> Option<Option<V>> {
+        if let Some(v) = self.vars.borrow().get(n) {
+            return Some(v.clone());
+        }
+        self.parent.as_ref().and_then(|p| p.get(n))
+    }
+}
+
+type O = Option<V>;
+
+fn j(v: Value) -> O {
+    Some(V::J(v))
+}
+
+/// A path result: several values are an array, one is itself, none is undefined.
+fn seq(mut items: Vec<Value>) -> O {
+    match items.len() {
+        0 => None,
+        1 => items.pop().map(V::J),
+        _ => j(Value::Array(items)),
+    }
+}
+
+struct Ctx<'a> {
+    root: &'a Value,
+}
+
+/// Evaluates `src` against `input` with the given variable bindings (names without `$`).
+pub fn evaluate(src: &str, input: &Value, vars: &Map<String, Value>) -> Result<Value, Error> {
+    Ok(evaluate_opt(src, input, vars)?.unwrap_or(Value::Null))
+}
+
+/// As [`evaluate`], but `None` when the expression's result is undefined.
+pub fn evaluate_opt(
+    src: &str,
+    input: &Value,
+    vars: &Map<String, Value>,
+) -> Result<Option<Value>, Error> {
+    let node = parse(src)?;
+    let env: Env = Rc::new(Scope {
+        vars: std::cell::RefCell::new(
+            vars.iter()
+                .map(|(k, v)| (k.clone(), Some(V::J(v.clone()))))
+                .collect(),
+        ),
+        parent: None,
+    });
+    let cx = Ctx { root: input };
+    match eval(&node, &Some(V::J(input.clone())), &env, &cx)? {
+        None => Ok(None),
+        Some(V::J(v)) => Ok(Some(v)),
+        Some(V::F(_)) => Ok(Some(json!(""))),
+    }
+}
+
+fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    Ok(match n {
+        Node::Lit(v) => j(v.clone()),
+        Node::Context => input.clone(),
+        Node::Var(v) if v == "$" => j(cx.root.clone()),
+        Node::Var(v) => match env.get(v) {
+            Some(x) => x,
+            None if is_builtin(v) => Some(V::F(Func::Builtin(v.clone()))),
+            None => None,
+        },
+        Node::Name(k) => match input {
+            Some(V::J(v)) => field(v, k),
+            _ => None,
+        },
+        Node::Wild => match input {
+            Some(V::J(Value::Object(m))) => seq(flatten(m.values().cloned())),
+            Some(V::J(Value::Array(a))) => seq(flatten(a.iter().flat_map(|v| match v {
+                Value::Object(m) => m.values().cloned().collect::<Vec<_>>(),
+                _ => vec![],
+            }))),
+            _ => None,
+        },
+        Node::Path(l, r) => {
+            let left = eval(l, input, env, cx)?;
+            match left {
+                Some(V::J(Value::Array(items))) => {
+                    let mut out = Vec::new();
+                    for it in items {
+                        match eval(r, &j(it), env, cx)? {
+                            Some(V::J(Value::Array(a))) if !matches!(**r, Node::Array(_)) => {
+                                out.extend(a)
+                            }
+                            Some(V::J(v)) => out.push(v),
+                            _ => {}
+                        }
+                    }
+                    seq(out)
+                }
+                None => None,
+                other => eval(r, &other, env, cx)?,
+            }
+        }
+        Node::Filter(l, f) => {
+            let left = eval(l, input, env, cx)?;
+            let items = match left {
+                None => return Ok(None),
+                Some(V::J(Value::Array(a))) => a,
+                Some(V::J(v)) => vec![v],
+                Some(V::F(_)) => return err("Cannot filter a function"),
+            };
+            if let Node::Lit(Value::Number(k)) = &**f {
+                let k = k.as_f64().unwrap_or(0.0).floor() as i64;
+                let i = if k < 0 { items.len() as i64 + k } else { k };
+                return Ok(items.get(i as usize).filter(|_| i >= 0).cloned().map(V::J));
+            }
+            let mut out = Vec::new();
+            let len = items.len() as i64;
+            for (idx, it) in items.into_iter().enumerate() {
+                let r = eval(f, &j(it.clone()), env, cx)?;
+                let keep = match &r {
+                    Some(V::J(Value::Number(k))) => {
+                        let k = k.as_f64().unwrap_or(0.0).floor() as i64;
+                        (if k < 0 { len + k } else { k }) == idx as i64
+                    }
+                    other => truthy(other),
+                };
+                if keep {
+                    out.push(it);
+                }
+            }
+            seq(out)
+        }
+        Node::Neg(x) => match eval(x, input, env, cx)? {
+            None => None,
+            Some(V::J(Value::Number(k))) => j(num(-k.as_f64().unwrap_or(0.0))),
+            _ => return err("Cannot negate a non-numeric value"),
+        },
+        Node::Bin(op, l, r) => binary(op, l, r, input, env, cx)?,
+        Node::Cond(c, t, e) => {
+            if truthy(&eval(c, input, env, cx)?) {
+                eval(t, input, env, cx)?
+            } else if let Some(e) = e {
+                eval(e, input, env, cx)?
+            } else {
+                None
+            }
+        }
+        Node::Array(items) => {
+            let mut out = Vec::new();
+            for it in items {
+                match it {
+                    Node::Range(lo, hi) => {
+                        let lo = eval(lo, input, env, cx)?;
+                        let hi = eval(hi, input, env, cx)?;
+                        let (Some(V::J(lo)), Some(V::J(hi))) = (lo, hi) else {
+                            continue;
+                        };
+                        let (Some(lo), Some(hi)) = (lo.as_i64(), hi.as_i64()) else {
+                            return err(
+                                "The left side of the range operator (..) must evaluate to an integer",
+                            );
+                        };
+                        if hi - lo > 10_000_000 {
+                            return err(
+                                "The size of the sequence allocated by the range operator (..) must not exceed 1e7",
+                            );
+                        }
+                        out.extend((lo..=hi).map(|i| json!(i)));
+                    }
+                    Node::Array(_) => {
+                        if let Some(V::J(v)) = eval(it, input, env, cx)? {
+                            out.push(v)
+                        }
+                    }
+                    _ => match eval(it, input, env, cx)? {
+                        Some(V::J(Value::Array(a))) => out.extend(a),
+                        Some(V::J(v)) => out.push(v),
+                        _ => {}
+                    },
+                }
+            }
+            j(Value::Array(out))
+        }
+        Node::Object(pairs) => {
+            let mut m = Map::new();
+            for (k, v) in pairs {
+                let key = match eval(k, input, env, cx)? {
+                    Some(V::J(Value::String(s))) => s,
+                    _ => return err("Key in object structure must evaluate to a string"),
+                };
+                if let Some(V::J(v)) = eval(v, input, env, cx)? {
+                    m.insert(key, v);
+                }
+            }
+            j(Value::Object(m))
+        }
+        Node::Block(body) => {
+            let scope = Scope::child(env);
+            let mut last = None;
+            for b in body {
+                last = eval(b, input, &scope, cx)?;
+            }
+            last
+        }
+        Node::Bind(name, x) => {
+            let v = eval(x, input, env, cx)?;
+            env.vars.borrow_mut().insert(name.clone(), v.clone());
+            v
+        }
+        Node::Lambda(l) => Some(V::F(Func::Lambda(l.clone(), env.clone()))),
+        Node::Call(f, args) => {
+            let func = eval(f, input, env, cx)?;
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(eval(a, input, env, cx)?);
+            }
+            let Some(V::F(func)) = func else {
+                let name = match &**f {
+                    Node::Var(v) => format!("${v}"),
+                    _ => "expression".into(),
+                };
+                return err(format!("Attempted to invoke a non-function: {name}"));
+            };
+            apply(&func, vals, input, cx)?
+        }
+        Node::Chain(l, r) => {
+            let v = eval(l, input, env, cx)?;
+            match &**r {
+                Node::Call(f, args) => {
+                    let func = eval(f, input, env, cx)?;
+                    let mut vals = vec![v];
+                    for a in args {
+                        vals.push(eval(a, input, env, cx)?);
+                    }
+                    let Some(V::F(func)) = func else {
+                        return err("The right side of the ~> operator must be a function");
+                    };
+                    apply(&func, vals, input, cx)?
+                }
+                other => match eval(other, input, env, cx)? {
+                    Some(V::F(func)) => apply(&func, vec![v], input, cx)?,
+                    _ => return err("The right side of the ~> operator must be a function"),
+                },
+            }
+        }
+        Node::Range(..) => return err("The range operator (..) is only allowed in arrays"),
+    })
+}
+
+fn flatten(items: impl Iterator<Item = Value>) -> Vec<Value> {
+    let mut out = Vec::new();
+    for v in items {
+        match v {
+            Value::Array(a) => out.extend(a),
+            v => out.push(v),
+        }
+    }
+    out
+}
+
+fn field(v: &Value, k: &str) -> O {
+    match v {
+        Value::Object(m) => m.get(k).cloned().map(V::J),
+        Value::Array(a) => seq(flatten(
+            a.iter().filter_map(|x| x.as_object()?.get(k).cloned()),
+        )),
+        _ => None,
+    }
+}
+
+fn truthy(v: &O) -> bool {
+    match v {
+        None => false,
+        Some(V::F(_)) => false,
+        Some(V::J(v)) => truthy_json(v),
+    }
+}
+
+fn truthy_json(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => a.iter().any(truthy_json),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
+fn number(v: &O, op: &str) -> R<Option<f64>> {
+    match v {
+        None => Ok(None),
+        Some(V::J(Value::Number(n))) => Ok(n.as_f64()),
+        _ => err(format!(
+            "The {} side of the \"{op}\" operator must evaluate to a number",
+            "left"
+        )),
+    }
+}
+
+fn binary(op: &str, l: &Node, r: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    if op == "and" {
+        return Ok(j(Value::Bool(
+            truthy(&eval(l, input, env, cx)?) && truthy(&eval(r, input, env, cx)?),
+        )));
+    }
+    if op == "or" {
+        return Ok(j(Value::Bool(
+            truthy(&eval(l, input, env, cx)?) || truthy(&eval(r, input, env, cx)?),
+        )));
+    }
+    let a = eval(l, input, env, cx)?;
+    let b = eval(r, input, env, cx)?;
+    Ok(match op {
+        "+" | "-" | "*" | "/" | "%" => {
+            let (Some(x), Some(y)) = (number(&a, op)?, number(&b, op)?) else {
+                return Ok(None);
+            };
+            let v = match op {
+                "+" => x + y,
+                "-" => x - y,
+                "*" => x * y,
+                "/" => x / y,
+                _ => x % y,
+            };
+            if !v.is_finite() {
+                return err("Number out of range");
+            }
+            j(num(v))
+        }
+        "&" => j(Value::String(format!(
+            "{}{}",
+            a.map(|v| stringify(&v)).unwrap_or_default(),
+            b.map(|v| stringify(&v)).unwrap_or_default()
+        ))),
+        "=" | "!=" => {
+            let (Some(V::J(x)), Some(V::J(y))) = (&a, &b) else {
+                return Ok(j(Value::Bool(false)));
+            };
+            let eq = json_eq(x, y);
+            j(Value::Bool(if op == "=" { eq } else { !eq }))
+        }
+        "<" | "<=" | ">" | ">=" => {
+            let (Some(V::J(x)), Some(V::J(y))) = (&a, &b) else {
+                return Ok(None);
+            };
+            let ord = match (x, y) {
+                (Value::Number(p), Value::Number(q)) => p.as_f64().partial_cmp(&q.as_f64()),
+                (Value::String(p), Value::String(q)) => Some(p.cmp(q)),
+                _ => {
+                    return err(format!(
+                        "The expressions either side of operator \"{op}\" must be of the same data type"
+                    ));
+                }
+            };
+            let Some(o) = ord else { return Ok(None) };
+            j(Value::Bool(match op {
+                "<" => o.is_lt(),
+                "<=" => o.is_le(),
+                ">" => o.is_gt(),
+                _ => o.is_ge(),
+            }))
+        }
+        "in" => {
+            let Some(V::J(x)) = &a else {
+                return Ok(j(Value::Bool(false)));
+            };
+            j(Value::Bool(match &b {
+                Some(V::J(Value::Array(items))) => items.iter().any(|i| json_eq(i, x)),
+                Some(V::J(y)) => json_eq(x, y),
+                _ => false,
+            }))
+        }
+        _ => return err(format!("Unknown operator {op}")),
+    })
+}
+
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// `$string`'s text of a value: strings as they are, everything else as JSON.
+fn stringify(v: &V) -> String {
+    match v {
+        V::J(Value::String(s)) => s.clone(),
+        V::J(v) => v.to_string(),
+        V::F(_) => String::new(),
+    }
+}
+
+const BUILTINS: [&str; 54] = [
+    "string",
+    "number",
+    "boolean",
+    "not",
+    "exists",
+    "type",
+    "count",
+    "sum",
+    "max",
+    "min",
+    "average",
+    "length",
+    "substring",
+    "substringBefore",
+    "substringAfter",
+    "uppercase",
+    "lowercase",
+    "trim",
+    "contains",
+    "split",
+    "join",
+    "replace",
+    "abs",
+    "floor",
+    "ceil",
+    "round",
+    "power",
+    "sqrt",
+    "append",
+    "reverse",
+    "sort",
+    "distinct",
+    "keys",
+    "lookup",
+    "merge",
+    "spread",
+    "map",
+    "filter",
+    "reduce",
+    "each",
+    "single",
+    "zip",
+    "now",
+    "millis",
+    "pad",
+    "base64encode",
+    "base64decode",
+    "partition",
+    "range",
+    "hash",
+    "random",
+    "uuid",
+    "parse",
+    "toMillis",
+];
+
+fn is_builtin(n: &str) -> bool {
+    BUILTINS.contains(&n)
+}
+
+fn apply(f: &Func, args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
+    match f {
+        Func::Lambda(l, env) => {
+            let scope = Scope::child(env);
+            for (i, p) in l.0.iter().enumerate() {
+                scope
+                    .vars
+                    .borrow_mut()
+                    .insert(p.clone(), args.get(i).cloned().flatten());
+            }
+            eval(&l.1, input, &scope, cx)
+        }
+        Func::Builtin(name) => builtin(name, args, input, cx),
+    }
+}
+
+fn arity(f: &Func) -> usize {
+    match f {
+        Func::Lambda(l, _) => l.0.len(),
+        Func::Builtin(_) => 1,
+    }
+}
+
+fn items(v: &O) -> Vec<Value> {
+    match v {
+        None => vec![],
+        Some(V::J(Value::Array(a))) => a.clone(),
+        Some(V::J(v)) => vec![v.clone()],
+        Some(V::F(_)) => vec![],
+    }
+}
+
+fn nums(name: &str, v: &O) -> R<Vec<f64>> {
+    items(v)
+        .iter()
+        .map(|x| {
+            x.as_f64().ok_or_else(|| {
+                Error(format!(
+                    "Argument 1 of function \"{name}\" must be an array of numbers"
+                ))
+            })
+        })
+        .collect()
+}
+
+fn text_arg(name: &str, v: &O, i: usize) -> R<Option<String>> {
+    match v {
+        None => Ok(None),
+        Some(V::J(Value::String(s))) => Ok(Some(s.clone())),
+        _ => err(format!(
+            "Argument {i} of function \"{name}\" does not match function signature"
+        )),
+    }
+}
+
+fn num_arg(name: &str, v: &O, i: usize) -> R<Option<f64>> {
+    match v {
+        None => Ok(None),
+        Some(V::J(Value::Number(n))) => Ok(n.as_f64()),
+        _ => err(format!(
+            "Argument {i} of function \"{name}\" does not match function signature"
+        )),
+    }
+}
+
+fn func_arg(name: &str, v: &O, i: usize) -> R<Func> {
+    match v {
+        Some(V::F(f)) => Ok(f.clone()),
+        _ => err(format!(
+            "Argument {i} of function \"{name}\" does not match function signature"
+        )),
+    }
+}
+
+fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
+    // As JSONata does, a unary function called without arguments takes the context.
+    let context_default = [
+        "string",
+        "number",
+        "boolean",
+        "length",
+        "uppercase",
+        "lowercase",
+        "trim",
+        "keys",
+        "exists",
+        "type",
+    ];
+    if args.is_empty() && context_default.contains(&name) {
+        args.push(input.clone());
+    }
+    let a = |i: usize| args.get(i).cloned().flatten();
+    let a0 = a(0);
+    Ok(match name {
+        "string" => a0.map(|v| V::J(Value::String(stringify(&v)))),
+        "number" => match &a0 {
+            None => None,
+            Some(V::J(Value::Number(n))) => j(Value::Number(n.clone())),
+            Some(V::J(Value::Bool(b))) => j(json!(if *b { 1 } else { 0 })),
+            Some(V::J(Value::String(s))) => match s.trim().parse::<f64>() {
+                Ok(n) if n.is_finite() => j(num(n)),
+                _ => {
+                    return err(format!("Unable to cast value to a number: \"{s}\""));
+                }
+            },
+            _ => return err("Unable to cast value to a number"),
+        },
+        "boolean" => a0.as_ref().map(|_| V::J(Value::Bool(truthy(&a0)))),
+        "not" => a0.as_ref().map(|_| V::J(Value::Bool(!truthy(&a0)))),
+        "exists" => j(Value::Bool(a0.is_some())),
+        "type" => a0.map(|v| {
+            V::J(json!(match v {
+                V::F(_) => "function",
+                V::J(Value::Null) => "null",
+                V::J(Value::Bool(_)) => "boolean",
+                V::J(Value::Number(_)) => "number",
+                V::J(Value::String(_)) => "string",
+                V::J(Value::Array(_)) => "array",
+                V::J(Value::Object(_)) => "object",
+            }))
+        }),
+        "count" => j(json!(items(&a0).len())),
+        "sum" => j(num(nums(name, &a0)?.iter().sum())),
+        "max" | "min" | "average" => {
+            let ns = nums(name, &a0)?;
+            if ns.is_empty() {
+                return Ok(None);
+            }
+            let v = match name {
+                "max" => ns.iter().cloned().fold(f64::MIN, f64::max),
+                "min" => ns.iter().cloned().fold(f64::MAX, f64::min),
+                _ => ns.iter().sum::<f64>() / ns.len() as f64,
+            };
+            j(num(v))
+        }
+        "length" => text_arg(name, &a0, 1)?.map(|s| V::J(json!(s.chars().count()))),
+        "uppercase" => text_arg(name, &a0, 1)?.map(|s| V::J(json!(s.to_uppercase()))),
+        "lowercase" => text_arg(name, &a0, 1)?.map(|s| V::J(json!(s.to_lowercase()))),
+        "trim" => text_arg(name, &a0, 1)?
+            .map(|s| V::J(json!(s.split_whitespace().collect::<Vec<_>>().join(" ")))),
+        "substring" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let cs: Vec<char> = s.chars().collect();
+            let start = num_arg(name, &a(1), 2)?.unwrap_or(0.0) as i64;
+            let start = if start < 0 {
+                (cs.len() as i64 + start).max(0)
+            } else {
+                start.min(cs.len() as i64)
+            } as usize;
+            let len = num_arg(name, &a(2), 3)?.map_or(cs.len(), |l| l.max(0.0) as usize);
+            j(json!(cs[start..].iter().take(len).collect::<String>()))
+        }
+        "substringBefore" | "substringAfter" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let sep = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            j(json!(match s.find(&sep) {
+                None => s.clone(),
+                Some(i) if name == "substringBefore" => s[..i].to_string(),
+                Some(i) => s[i + sep.len()..].to_string(),
+            }))
+        }
+        "contains" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let p = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            j(Value::Bool(s.contains(&p)))
+        }
+        "split" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let sep = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            let parts: Vec<Value> = if sep.is_empty() {
+                s.chars().map(|c| json!(c.to_string())).collect()
+            } else {
+                s.split(sep.as_str()).map(|p| json!(p)).collect()
+            };
+            let limit = num_arg(name, &a(2), 3)?.map_or(parts.len(), |l| l as usize);
+            j(Value::Array(parts.into_iter().take(limit).collect()))
+        }
+        "join" => {
+            let sep = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            let mut parts = Vec::new();
+            for v in items(&a0) {
+                match v {
+                    Value::String(s) => parts.push(s),
+                    _ => {
+                        return err("Argument 1 of function \"join\" must be an array of strings");
+                    }
+                }
+            }
+            j(json!(parts.join(&sep)))
+        }
+        "replace" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let p = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            if p.is_empty() {
+                return err("Second argument of replace function cannot be an empty string");
+            }
+            let r = text_arg(name, &a(2), 3)?.unwrap_or_default();
+            match num_arg(name, &a(3), 4)? {
+                Some(n) => j(json!(s.replacen(&p, &r, n as usize))),
+                None => j(json!(s.replace(&p, &r))),
+            }
+        }
+        "pad" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let w = num_arg(name, &a(1), 2)?.unwrap_or(0.0) as i64;
+            let ch = text_arg(name, &a(2), 3)?.unwrap_or(" ".into());
+            let len = s.chars().count() as i64;
+            let fill: String = ch
+                .chars()
+                .cycle()
+                .take((w.abs() - len).max(0) as usize)
+                .collect();
+            j(json!(if w < 0 {
+                format!("{fill}{s}")
+            } else {
+                format!("{s}{fill}")
+            }))
+        }
+        "abs" | "floor" | "ceil" | "round" | "sqrt" => {
+            let Some(x) = num_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            j(num(match name {
+                "abs" => x.abs(),
+                "floor" => x.floor(),
+                "ceil" => x.ceil(),
+                "sqrt" => x.sqrt(),
+                _ => {
+                    let p = 10f64.powi(num_arg(name, &a(1), 2)?.unwrap_or(0.0) as i32);
+                    let v = x * p;
+                    // Round half to even, as JSONata does.
+                    let r = v.round();
+                    let r = if (v - v.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+                        r - v.signum()
+                    } else {
+                        r
+                    };
+                    r / p
+                }
+            }))
+        }
+        "power" => {
+            let (Some(x), Some(y)) = (num_arg(name, &a0, 1)?, num_arg(name, &a(1), 2)?) else {
+                return Ok(None);
+            };
+            j(num(x.powf(y)))
+        }
+        "append" => match (&a0, &a(1)) {
+            (None, b) => b.clone(),
+            (a, None) => a.clone(),
+            (a, b) => {
+                let mut v = items(a);
+                v.extend(items(b));
+                j(Value::Array(v))
+            }
+        },
+        "reverse" => a0
+            .as_ref()
+            .map(|_| V::J(Value::Array(items(&a0).into_iter().rev().collect()))),
+        "distinct" => {
+            let mut out: Vec<Value> = Vec::new();
+            for v in items(&a0) {
+                if !out.iter().any(|o| json_eq(o, &v)) {
+                    out.push(v);
+                }
+            }
+            j(Value::Array(out))
+        }
+        "sort" => {
+            if a0.is_none() {
+                return Ok(None);
+            }
+            let mut v = items(&a0);
+            match a(1) {
+                Some(V::F(f)) => {
+                    // An insertion sort: the comparator answers whether a goes after b.
+                    let mut out: Vec<Value> = Vec::new();
+                    for x in v {
+                        let mut at = out.len();
+                        while at > 0 {
+                            let after =
+                                apply(&f, vec![j(out[at - 1].clone()), j(x.clone())], input, cx)?;
+                            if truthy(&after) {
+                                at -= 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        out.insert(at, x);
+                    }
+                    v = out;
+                }
+                _ => {
+                    if v.iter().all(Value::is_number) {
+                        v.sort_by(|x, y| {
+                            x.as_f64()
+                                .partial_cmp(&y.as_f64())
+                                .unwrap_or(std::cmp::Ordering::Equal)
+                        });
+                    } else if v.iter().all(Value::is_string) {
+                        v.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+                    } else {
+                        return err(
+                            "The values passed to the $sort function must be all strings or all numbers",
+                        );
+                    }
+                }
+            }
+            j(Value::Array(v))
+        }
+        "keys" => {
+            let mut ks: Vec<Value> = Vec::new();
+            for v in items(&a0) {
+                if let Value::Object(m) = v {
+                    for k in m.keys() {
+                        if !ks.iter().any(|x| x == k) {
+                            ks.push(json!(k));
+                        }
+                    }
+                }
+            }
+            seq(ks)
+        }
+        "lookup" => {
+            let k = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            match a0 {
+                Some(V::J(v)) => field(&v, &k),
+                _ => None,
+            }
+        }
+        "merge" => {
+            let mut m = Map::new();
+            for v in items(&a0) {
+                if let Value::Object(o) = v {
+                    m.extend(o);
+                }
+            }
+            j(Value::Object(m))
+        }
+        "spread" => {
+            let mut out = Vec::new();
+            for v in items(&a0) {
+                if let Value::Object(o) = v {
+                    for (k, v) in o {
+                        out.push(json!({ k: v }));
+                    }
+                }
+            }
+            seq(out)
+        }
+        "map" | "filter" | "each" => {
+            let f = func_arg(name, &a(1), 2)?;
+            let n = arity(&f);
+            let mut out = Vec::new();
+            if name == "each" {
+                if let Some(V::J(Value::Object(m))) = &a0 {
+                    for (k, v) in m {
+                        let mut call = vec![j(v.clone()), j(json!(k))];
+                        call.truncate(n.max(1));
+                        if let Some(V::J(r)) = apply(&f, call, input, cx)? {
+                            out.push(r);
+                        }
+                    }
+                }
+                return Ok(seq(out));
+            }
+            let all = items(&a0);
+            for (i, v) in all.iter().enumerate() {
+                let mut call = vec![j(v.clone()), j(json!(i)), j(Value::Array(all.clone()))];
+                call.truncate(n.max(1));
+                let r = apply(&f, call, input, cx)?;
+                if name == "map" {
+                    if let Some(V::J(r)) = r {
+                        out.push(r);
+                    }
+                } else if truthy(&r) {
+                    out.push(v.clone());
+                }
+            }
+            if name == "map" && matches!(a0, Some(V::J(Value::Array(_)))) && out.len() == 1 {
+                return Ok(j(Value::Array(out)));
+            }
+            seq(out)
+        }
+        "single" => {
+            let all = items(&a0);
+            let mut found = Vec::new();
+            for v in all {
+                let keep = match a(1) {
+                    Some(V::F(f)) => truthy(&apply(&f, vec![j(v.clone())], input, cx)?),
+                    _ => true,
+                };
+                if keep {
+                    found.push(v);
+                }
+            }
+            if found.len() != 1 {
+                return err(
+                    "Expected exactly one matching result; instead the sequence had a different number",
+                );
+            }
+            found.pop().map(V::J)
+        }
+        "reduce" => {
+            let f = func_arg(name, &a(1), 2)?;
+            let mut all = items(&a0).into_iter();
+            let mut acc = match a(2) {
+                Some(v) => Some(v),
+                None => all.next().map(V::J),
+            };
+            for v in all {
+                acc = apply(&f, vec![acc, j(v)], input, cx)?;
+            }
+            acc
+        }
+        "zip" => {
+            let lists: Vec<Vec<Value>> = args.iter().map(items).collect();
+            let n = lists.iter().map(Vec::len).min().unwrap_or(0);
+            j(Value::Array(
+                (0..n)
+                    .map(|i| Value::Array(lists.iter().map(|l| l[i].clone()).collect()))
+                    .collect(),
+            ))
+        }
+        "now" => j(json!(
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        )),
+        "millis" => j(json!(chrono::Utc::now().timestamp_millis())),
+        "toMillis" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            match chrono::DateTime::parse_from_rfc3339(&s) {
+                Ok(d) => j(json!(d.timestamp_millis())),
+                Err(_) => return err(format!("Unable to parse timestamp: {s}")),
+            }
+        }
+        "base64encode" | "base64decode" => {
+            use base64::Engine;
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let e = base64::engine::general_purpose::STANDARD;
+            if name == "base64encode" {
+                j(json!(e.encode(s)))
+            } else {
+                let bytes = e
+                    .decode(s)
+                    .map_err(|_| Error("Invalid base64 input".into()))?;
+                j(json!(String::from_utf8_lossy(&bytes)))
+            }
+        }
+        "partition" => {
+            let all = items(&a0);
+            let Some(size) = num_arg(name, &a(1), 2)? else {
+                return err("Argument 2 of function \"partition\" is required");
+            };
+            if size < 1.0 {
+                return err("Invalid arguments: size must be > 0");
+            }
+            j(Value::Array(
+                all.chunks(size as usize)
+                    .map(|c| Value::Array(c.to_vec()))
+                    .collect(),
+            ))
+        }
+        "range" => {
+            let (Some(start), Some(end), Some(step)) = (
+                num_arg(name, &a0, 1)?,
+                num_arg(name, &a(1), 2)?,
+                num_arg(name, &a(2), 3)?,
+            ) else {
+                return err("Invalid arguments: start, end and step are required");
+            };
+            if step == 0.0 {
+                return err("Invalid arguments: step cannot be 0");
+            }
+            let mut out = Vec::new();
+            let mut x = start;
+            while (step > 0.0 && x <= end) || (step < 0.0 && x >= end) {
+                out.push(num(x));
+                if out.len() > 1000 {
+                    return err("Invalid arguments: the range must not exceed 1000 elements");
+                }
+                x += step;
+            }
+            j(Value::Array(out))
+        }
+        "hash" => {
+            let s = text_arg(name, &a0, 1)?.unwrap_or_default();
+            let alg = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            j(json!(super::intrinsic::hash(&s, &alg).map_err(Error)?))
+        }
+        "random" => {
+            let r: f64 = match num_arg(name, &a0, 1)? {
+                Some(seed) => {
+                    use rand::{Rng, SeedableRng};
+                    rand::rngs::StdRng::seed_from_u64(seed as u64).random()
+                }
+                None => rand::random(),
+            };
+            j(json!(r))
+        }
+        "uuid" => j(json!(uuid::Uuid::new_v4().to_string())),
+        "parse" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            match serde_json::from_str::<Value>(&s) {
+                Ok(v) => j(v),
+                Err(_) => return err(format!("Unable to parse JSON: {s}")),
+            }
+        }
+        other => return err(format!("Unknown function: ${other}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(src: &str, input: Value) -> Result<Option<Value>, Error> {
+        let mut vars = Map::new();
+        vars.insert("x".into(), json!(3));
+        vars.insert("states".into(), json!({"input": input.clone()}));
+        evaluate_opt(src, &input, &vars)
+    }
+
+    #[test]
+    fn expressions_evaluate_as_jsonata_does() {
+        let input = json!({
+            "name": "Ann",
+            "orders": [
+                {"id": 1, "price": 10, "items": ["a", "b"]},
+                {"id": 2, "price": 25.5, "items": ["c"]},
+                {"id": 3, "price": 4, "items": []}
+            ],
+            "flag": true,
+            "s": "  Hello   World  "
+        });
+        let cases: &[(&str, Value)] = &[
+            ("name", json!("Ann")),
+            ("$states.input.name", json!("Ann")),
+            ("orders.id", json!([1, 2, 3])),
+            ("orders[0].id", json!(1)),
+            ("orders[-1].id", json!(3)),
+            ("orders[price > 5].id", json!([1, 2])),
+            ("orders[price > 20].id", json!(2)),
+            ("orders.items", json!(["a", "b", "c"])),
+            ("$sum(orders.price)", json!(39.5)),
+            ("$count(orders)", json!(3)),
+            ("$max(orders.price)", json!(25.5)),
+            ("$average([1, 2, 3])", json!(2)),
+            ("1 + 2 * 3 - 4 / 2", json!(5)),
+            ("10 % 3", json!(1)),
+            ("-$x", json!(-3)),
+            ("\"a\" & 1 & true", json!("a1true")),
+            ("$x > 2 ? \"big\" : \"small\"", json!("big")),
+            ("$x = 3 and flag", json!(true)),
+            ("$x < 2 or false", json!(false)),
+            ("2 in [1, 2]", json!(true)),
+            (
+                "{\"n\": name, \"c\": $count(orders)}",
+                json!({"n": "Ann", "c": 3}),
+            ),
+            ("[1, [2, 3], 4]", json!([1, [2, 3], 4])),
+            ("[1..4]", json!([1, 2, 3, 4])),
+            ("$string(42)", json!("42")),
+            ("$string({\"a\": 1})", json!("{\"a\":1}")),
+            ("$number(\"12.5\")", json!(12.5)),
+            ("$map([1, 2, 3], function($v) { $v * 2 })", json!([2, 4, 6])),
+            (
+                "$filter(orders, function($o) { $o.price < 20 }).id",
+                json!([1, 3]),
+            ),
+            ("$reduce([1, 2, 3], function($a, $b) { $a + $b })", json!(6)),
+            ("$merge([{\"a\": 1}, {\"b\": 2}])", json!({"a": 1, "b": 2})),
+            ("$exists(nothing)", json!(false)),
+            ("$exists(name)", json!(true)),
+            ("$uppercase(name)", json!("ANN")),
+            ("$lowercase(\"AB\")", json!("ab")),
+            ("$trim(s)", json!("Hello World")),
+            ("$substring(\"hello\", 1, 3)", json!("ell")),
+            ("$substringBefore(\"a-b\", \"-\")", json!("a")),
+            ("$substringAfter(\"a-b\", \"-\")", json!("b")),
+            ("$split(\"a,b,c\", \",\")", json!(["a", "b", "c"])),
+            ("$join([\"a\", \"b\"], \"-\")", json!("a-b")),
+            ("$contains(name, \"nn\")", json!(true)),
+            ("$replace(\"aXbX\", \"X\", \"-\")", json!("a-b-")),
+            ("$length(name)", json!(3)),
+            ("$keys({\"a\": 1, \"b\": 2})", json!(["a", "b"])),
+            ("$lookup({\"a\": 1}, \"a\")", json!(1)),
+            ("$append([1], 2)", json!([1, 2])),
+            ("$sort([3, 1, 2])", json!([1, 2, 3])),
+            ("$reverse([1, 2])", json!([2, 1])),
+            ("$distinct([1, 1, 2])", json!([1, 2])),
+            ("$round(2.5)", json!(2)),
+            ("$round(2.71828, 2)", json!(2.72)),
+            ("$floor(2.7) + $ceil(2.1) + $abs(-1)", json!(6)),
+            ("$type([])", json!("array")),
+            ("$not(false)", json!(true)),
+            ("$boolean(\"\")", json!(false)),
+            ("($a := 2; $b := $a * 5; $b + 1)", json!(11)),
+            ("orders.price ~> $sum()", json!(39.5)),
+            (
+                "$partition([1, 2, 3, 4, 5], 2)",
+                json!([[1, 2], [3, 4], [5]]),
+            ),
+            ("$range(0, 10, 5)", json!([0, 5, 10])),
+            (
+                "$hash(\"abc\", \"MD5\")",
+                json!("900150983cd24fb0d6963f7d28e17f72"),
+            ),
+            ("$parse(\"{\\\"a\\\": [1]}\")", json!({"a": [1]})),
+            ("$random(7) = $random(7)", json!(true)),
+            ("$length($uuid())", json!(36)),
+            ("orders[id = 2].items[0]", json!("c")),
+            ("$$.name", json!("Ann")),
+            ("/* note */ name", json!("Ann")),
+            ("`name`", json!("Ann")),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, input.clone()).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        assert_eq!(run("nothing", input.clone()), Ok(None));
+        assert_eq!(run("orders[price > 100]", input.clone()), Ok(None));
+    }
+
+    #[test]
+    fn errors_say_what_failed() {
+        let cases = [
+            ("1 +", "Unexpected end of expression"),
+            ("\"a\" + 1", "must evaluate to a number"),
+            ("$nope()", "Attempted to invoke a non-function"),
+            ("$number(\"x\")", "Unable to cast value to a number"),
+            ("$partition([1], 0)", "size must be > 0"),
+            ("$range(1, 2, 0)", "step cannot be 0"),
+            ("$parse(\"{\")", "Unable to parse JSON"),
+            ("1 < \"a\"", "same data type"),
+        ];
+        for (src, want) in cases {
+            let e = run(src, json!({})).expect_err(src);
+            assert!(e.0.contains(want), "{src}: {}", e.0);
+        }
+    }
+}
