@@ -210,27 +210,31 @@ def test_a_cdk_stack_through_the_whole_chain(cumulo, tmp_path, cdk_stack):
     inventory, report, patch, manifest, md, printed = chain(cumulo, tmp_path, stack)
     inv = json.loads(inventory.read_text())
     # The handler of CDK's auto-delete custom resource is an asset in the bootstrap bucket: the
-    # inventory records where, resolved for the account and region.
+    # inventory records where, resolved for the account and region, and the rehearsal runs it.
     custom = [c for s in inv["stacks"] for c in s["custom_resources"]]
     auto = next(c for c in custom if c["resource_type"] == "Custom::S3AutoDeleteObjects")
     code = auto["function"]["code"]
     assert code["s3_bucket"] == "cdk-hnb659fds-assets-000000000000-us-east-1", code
     assert code["s3_key"].endswith(".zip"), code
+    # The handle and its function are cleaned up by hand; the provider's role stays imported,
+    # since the imported bucket policy grants it.
     got = fates(report)
+    resources = {r["logical_id"]: r["resource_type"] for r in inv["stacks"][0]["resources"]}
+    handler = next(l for l, t in resources.items() if t == "AWS::Lambda::Function" and "AutoDelete" in l)
+    role = next(l for l, t in resources.items() if t == "AWS::IAM::Role" and "AutoDelete" in l)
+    assert (got[auto["logical_id"]], got[handler], got[role]) == ("manual-cleanup", "manual-cleanup", "import"), got
     imported = {i["logical_id"] for i in manifest["imports"]}
-    for resource_type in ("AWS::S3::Bucket", "AWS::SQS::Queue", "AWS::Lambda::Function"):
-        assert any(r["resource_type"] == resource_type and r["logical_id"] in imported
-                   for r in inv["stacks"][0]["resources"]), resource_type
+    for resource_type in ("AWS::S3::Bucket", "AWS::S3::BucketPolicy", "AWS::SQS::Queue", "AWS::Lambda::Function"):
+        assert any(t == resource_type and l in imported for l, t in resources.items()), resource_type
     assert "the plan PASSES" in md
     patched, careless = md.split("## What a plain DeleteStack would destroy")
     proof = patched.split("## Proof")[1]
     assert "(none may be a Delete):\n\n- none" in proof, proof
     assert "Out-of-band objects gone (none may be):\n\n- none" in proof, proof
     # The careless delete ran CDK's handler from its asset, which emptied the bucket.
-    auto_logical = auto["logical_id"]
-    assert f"- Delete {stack}/{auto_logical} (Custom::S3AutoDeleteObjects)" in careless, careless
+    assert f"- Delete {stack}/{auto['logical_id']} (Custom::S3AutoDeleteObjects)" in careless, careless
     gone = careless.split("Out-of-band objects destroyed:")[1]
     assert f"object s3://{name}-data/" in gone, gone
-    assert got, report
+    # The account is untouched.
     assert sorted(o["Key"] for o in cumulo.client("s3").list_objects_v2(Bucket=f"{name}-data")["Contents"]) == [
         "a.txt", "b/c.txt"]

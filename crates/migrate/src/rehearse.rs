@@ -529,6 +529,20 @@ pub fn resolve_import(
                 )
             })
         }
+        "aws_iam_role_policy" => {
+            let (role, policy) = id.split_once(':')?;
+            read(
+                "iam",
+                "GetRolePolicy",
+                serde_json::json!({"RoleName": role, "PolicyName": policy}),
+            )
+            .and_then(|out| {
+                found(
+                    out["PolicyName"] == policy,
+                    format!("GetRolePolicy ({role} {policy})"),
+                )
+            })
+        }
         "aws_efs_file_system" => read(
             "elasticfilesystem",
             "DescribeFileSystems",

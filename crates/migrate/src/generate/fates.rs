@@ -124,6 +124,23 @@ pub fn classify(
             break;
         }
     }
+    // What the stack's other resources name is not only the handlers' (CDK's bucket policy
+    // grants its auto-delete provider's role): it is imported with the resources that use it.
+    let mut used_elsewhere = Vec::new();
+    for r in &stack.resources {
+        if serving.contains(&r.logical_id)
+            || fates.get(&r.logical_id).is_none_or(|f| f.0 != Fate::Import)
+        {
+            continue;
+        }
+        if let Some(props) = resources
+            .get(&r.logical_id)
+            .and_then(|d| d.get("Properties"))
+        {
+            references(props, &mut used_elsewhere);
+        }
+    }
+    serving.retain(|logical| !used_elsewhere.contains(logical));
     for logical in serving {
         if let Some(f) = fates.get_mut(&logical).filter(|f| f.0 == Fate::Import) {
             *f = (

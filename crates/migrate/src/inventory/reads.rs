@@ -130,6 +130,7 @@ pub static READS: &[ReadOp] = &[
     op("acm", "ListTagsForCertificate", ACM),
     global(op("iam", "GetRole", IAM)),
     global(op("iam", "GetPolicy", IAM)),
+    global(op("iam", "GetRolePolicy", IAM)),
     op(
         "s3",
         "GetBucketLocation",
