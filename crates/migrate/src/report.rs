@@ -412,19 +412,21 @@ fn handler_support(stack: &Stack) -> BTreeSet<String> {
             break;
         }
     }
-    // What another of the stack's resources names is not only the handlers' (CDK's bucket
-    // policy grants its auto-delete provider's role): it stays with the resources that use it.
+    // A role a resource policy of the stack names as a principal is not only the handlers'
+    // (CDK's bucket policy grants its auto-delete provider's role): deleting it would leave the
+    // imported policy naming a principal that is gone, so it is imported with the policy.
     let mut used_elsewhere = BTreeSet::new();
     for r in &stack.resources {
-        if support.contains(&r.logical_id) || is_custom(&r.resource_type) {
+        if !crate::generate::fates::RESOURCE_POLICIES.contains(&r.resource_type.as_str()) {
             continue;
         }
-        if let Some(props) = doc
+        if let Some(document) = doc
             .get("Resources")
             .and_then(|d| d.get(&r.logical_id))
             .and_then(|d| d.get("Properties"))
+            .and_then(|p| p.get("PolicyDocument"))
         {
-            referenced(props, &mut used_elsewhere);
+            referenced(document, &mut used_elsewhere);
         }
     }
     support.retain(|logical| !used_elsewhere.contains(logical));

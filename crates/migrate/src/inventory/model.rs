@@ -460,3 +460,25 @@ impl Inventory {
         self.stacks.iter().find(|s| s.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::code_text;
+    use serde_json::json;
+
+    #[test]
+    fn code_text_resolves_an_asset_bucket_sub_and_nothing_else() {
+        let sub = json!({"Fn::Sub": "cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}"});
+        assert_eq!(
+            code_text(&sub, "123456789012", "eu-west-1").as_deref(),
+            Some("cdk-hnb659fds-assets-123456789012-eu-west-1")
+        );
+        assert_eq!(code_text(&json!("lit"), "a", "r").as_deref(), Some("lit"));
+        assert_eq!(
+            code_text(&json!({"Fn::Sub": ["x-${AWS::Region}", {}]}), "a", "r").as_deref(),
+            Some("x-r")
+        );
+        assert_eq!(code_text(&json!({"Fn::Sub": "${Bucket}"}), "a", "r"), None);
+        assert_eq!(code_text(&json!({"Ref": "Bucket"}), "a", "r"), None);
+    }
+}
