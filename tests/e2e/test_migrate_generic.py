@@ -8,7 +8,6 @@ passes with no handler run, and the careless DeleteStack rehearsal showing what 
 destroyed."""
 import json
 import os
-import re
 import subprocess
 import uuid
 
@@ -16,7 +15,7 @@ import pytest
 
 from cdk_cli import ACCOUNT_ENV, Cdk, ensure_app
 from conftest import ROOT
-from test_migrate import live, migrate, physical, rehearse, take_inventory
+from test_migrate import live, migrate, rehearse, take_inventory
 
 TERRAFORM = "/usr/local/bin/terraform"
 CDK_APP = ROOT / "tests" / "cdk-migrate-app"
@@ -226,6 +225,7 @@ def test_a_cdk_stack_through_the_whole_chain(cumulo, tmp_path, cdk_stack):
     imported = {i["logical_id"] for i in manifest["imports"]}
     for resource_type in ("AWS::S3::Bucket", "AWS::S3::BucketPolicy", "AWS::SQS::Queue", "AWS::Lambda::Function"):
         assert any(t == resource_type and l in imported for l, t in resources.items()), resource_type
+    assert f"/{handler} (s3://{code['s3_bucket']}/{code['s3_key']}): code read from GetFunction's Code.Location" in printed, printed
     assert "the plan PASSES" in md
     patched, careless = md.split("## What a plain DeleteStack would destroy")
     proof = patched.split("## Proof")[1]
