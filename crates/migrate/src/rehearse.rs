@@ -6,7 +6,7 @@
 //! missing between two of them, the proof that every import id still resolves, and
 //! REHEARSAL.md.
 
-use crate::inventory::model::{CopilotKind, Inventory, LiveState, Stack};
+use crate::inventory::model::{CopilotKind, Inventory, LiveState, Stack, code_text};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -219,8 +219,8 @@ pub struct S3Code {
     pub runtime: Option<String>,
 }
 
-/// Every Lambda function of the inventory's templates whose Code is a literal S3Bucket and
-/// S3Key, with what the inventory's GetFunction read says of its package.
+/// Every Lambda function of the inventory's templates whose Code is an S3Bucket and S3Key the
+/// template names (literally, or by `Fn::Sub` on the account and region: CDK's assets), with what the inventory's GetFunction read says of its package.
 pub fn s3_code(inv: &Inventory) -> Vec<S3Code> {
     let mut out = Vec::new();
     for s in &inv.stacks {
@@ -233,7 +233,8 @@ pub fn s3_code(inv: &Inventory) -> Vec<S3Code> {
                 continue;
             }
             let code = &res["Properties"]["Code"];
-            let (Some(bucket), Some(key)) = (code["S3Bucket"].as_str(), code["S3Key"].as_str())
+            let resolve = |v: &Value| code_text(v, &inv.account, &inv.region);
+            let (Some(bucket), Some(key)) = (resolve(&code["S3Bucket"]), resolve(&code["S3Key"]))
             else {
                 continue;
             };
@@ -252,8 +253,8 @@ pub fn s3_code(inv: &Inventory) -> Vec<S3Code> {
             out.push(S3Code {
                 stack: s.name.clone(),
                 logical_id: logical.clone(),
-                bucket: bucket.to_string(),
-                key: key.to_string(),
+                bucket,
+                key,
                 location: read.as_ref().and_then(|o| text(&o["Code"]["Location"])),
                 sha256: read
                     .as_ref()
@@ -525,6 +526,20 @@ pub fn resolve_import(
                 found(
                     ok,
                     format!("ListResourceRecordSets ({zone} {name} {rtype})"),
+                )
+            })
+        }
+        "aws_iam_role_policy" => {
+            let (role, policy) = id.split_once(':')?;
+            read(
+                "iam",
+                "GetRolePolicy",
+                serde_json::json!({"RoleName": role, "PolicyName": policy}),
+            )
+            .and_then(|out| {
+                found(
+                    out["PolicyName"] == policy,
+                    format!("GetRolePolicy ({role} {policy})"),
                 )
             })
         }

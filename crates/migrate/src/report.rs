@@ -354,7 +354,7 @@ fn referenced(value: &serde_json::Value, out: &mut BTreeSet<String>) {
 
 /// The logical ids of what exists only to run the stack's custom resources: the handler
 /// functions, their roles and log groups, and the policies and permissions that refer to
-/// nothing else of the stack.
+/// nothing else of the stack; less whatever the stack's other resources reference.
 fn handler_support(stack: &Stack) -> BTreeSet<String> {
     let mut support = BTreeSet::new();
     for f in stack
@@ -409,9 +409,28 @@ fn handler_support(stack: &Stack) -> BTreeSet<String> {
             }
         }
         if support.len() == before {
-            return support;
+            break;
         }
     }
+    // A role a resource policy of the stack names as a principal is not only the handlers'
+    // (CDK's bucket policy grants its auto-delete provider's role): deleting it would leave the
+    // imported policy naming a principal that is gone, so it is imported with the policy.
+    let mut used_elsewhere = BTreeSet::new();
+    for r in &stack.resources {
+        if !crate::generate::fates::RESOURCE_POLICIES.contains(&r.resource_type.as_str()) {
+            continue;
+        }
+        if let Some(document) = doc
+            .get("Resources")
+            .and_then(|d| d.get(&r.logical_id))
+            .and_then(|d| d.get("Properties"))
+            .and_then(|p| p.get("PolicyDocument"))
+        {
+            referenced(document, &mut used_elsewhere);
+        }
+    }
+    support.retain(|logical| !used_elsewhere.contains(logical));
+    support
 }
 
 fn fate_of(

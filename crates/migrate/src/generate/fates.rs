@@ -12,6 +12,16 @@ use crate::terraform::table::{To, lookup};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Resource policies whose PolicyDocument may name a handler's role as a principal (CDK's
+/// bucket policy grants its auto-delete provider's role). Such a role is imported with the
+/// policy rather than deleted by hand: AWS would leave the policy naming a principal that is
+/// gone.
+pub const RESOURCE_POLICIES: &[&str] = &[
+    "AWS::S3::BucketPolicy",
+    "AWS::SQS::QueuePolicy",
+    "AWS::SNS::TopicPolicy",
+];
+
 /// The fate of every resource of a stack, with the reason.
 pub fn classify(
     stack: &Stack,
@@ -124,6 +134,22 @@ pub fn classify(
             break;
         }
     }
+    // A role a resource policy names as a principal stays imported with the policy (see
+    // [`RESOURCE_POLICIES`]).
+    let mut used_elsewhere = Vec::new();
+    for r in &stack.resources {
+        if !RESOURCE_POLICIES.contains(&r.resource_type.as_str()) {
+            continue;
+        }
+        if let Some(document) = resources
+            .get(&r.logical_id)
+            .and_then(|d| d.get("Properties"))
+            .and_then(|p| p.get("PolicyDocument"))
+        {
+            references(document, &mut used_elsewhere);
+        }
+    }
+    serving.retain(|logical| !used_elsewhere.contains(logical));
     for logical in serving {
         if let Some(f) = fates.get_mut(&logical).filter(|f| f.0 == Fate::Import) {
             *f = (

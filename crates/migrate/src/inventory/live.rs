@@ -181,6 +181,25 @@ fn plan_for(resource_type: &str, id: &str) -> Option<Plan> {
             json!({"QueueUrl": id, "AttributeNames": ["All"]}),
             vec![("url", pid)],
         ),
+        "AWS::SNS::Subscription" => plan(
+            "sns",
+            "GetSubscriptionAttributes",
+            json!({"SubscriptionArn": id}),
+            vec![("arn", pid)],
+        ),
+        "AWS::DynamoDB::Table" => plan(
+            "dynamodb",
+            "DescribeTable",
+            json!({"TableName": id}),
+            vec![("name", pid.clone()), ("table_name", pid)],
+        ),
+        // A bucket policy's physical id is its bucket's name.
+        "AWS::S3::BucketPolicy" => plan(
+            "s3",
+            "GetBucketPolicy",
+            json!({"Bucket": id}),
+            vec![("bucket", pid)],
+        ),
         "AWS::SNS::Topic" => plan(
             "sns",
             "GetTopicAttributes",
@@ -277,6 +296,9 @@ fn answer_attrs(resource_type: &str, id: &str, answer: &Value) -> Vec<(&'static 
         }
         "AWS::ECS::Cluster" => vec![("arn", pick(first("clusters"), "clusterArn"))],
         "AWS::IAM::Role" => vec![("arn", answer.get("Role").and_then(|r| text(r, "Arn")))],
+        "AWS::DynamoDB::Table" => {
+            vec![("arn", answer.get("Table").and_then(|t| text(t, "TableArn")))]
+        }
         "AWS::SQS::Queue" => vec![(
             "arn",
             answer.get("Attributes").and_then(|a| text(a, "QueueArn")),

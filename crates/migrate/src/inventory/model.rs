@@ -320,6 +320,30 @@ pub struct CodeLocation {
     pub image_uri: Option<String>,
 }
 
+/// A template's Code.S3Bucket / S3Key as the account resolved it: a literal, or an `Fn::Sub`
+/// naming only the pseudo parameters an asset bucket's name uses (CDK's bootstrap bucket is
+/// `cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}`). Anything else is `None`: the
+/// location is not knowable from the template alone.
+pub fn code_text(value: &Value, account: &str, region: &str) -> Option<String> {
+    if let Some(text) = value.as_str() {
+        return Some(text.to_string());
+    }
+    let sub = value.get("Fn::Sub")?;
+    let pattern = match sub {
+        Value::String(s) => s.as_str(),
+        Value::Array(a) if a.len() == 2 && a[1].as_object().is_some_and(|m| m.is_empty()) => {
+            a[0].as_str()?
+        }
+        _ => return None,
+    };
+    let resolved = pattern
+        .replace("${AWS::AccountId}", account)
+        .replace("${AWS::Region}", region)
+        .replace("${AWS::Partition}", "aws")
+        .replace("${AWS::URLSuffix}", "amazonaws.com");
+    (!resolved.contains("${")).then_some(resolved)
+}
+
 /// Objects no stack owns, found because handlers make them for these stacks.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct OutOfBand {
@@ -434,5 +458,27 @@ impl Inventory {
     /// The stack with this name.
     pub fn stack(&self, name: &str) -> Option<&Stack> {
         self.stacks.iter().find(|s| s.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_text;
+    use serde_json::json;
+
+    #[test]
+    fn code_text_resolves_an_asset_bucket_sub_and_nothing_else() {
+        let sub = json!({"Fn::Sub": "cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}"});
+        assert_eq!(
+            code_text(&sub, "123456789012", "eu-west-1").as_deref(),
+            Some("cdk-hnb659fds-assets-123456789012-eu-west-1")
+        );
+        assert_eq!(code_text(&json!("lit"), "a", "r").as_deref(), Some("lit"));
+        assert_eq!(
+            code_text(&json!({"Fn::Sub": ["x-${AWS::Region}", {}]}), "a", "r").as_deref(),
+            Some("x-r")
+        );
+        assert_eq!(code_text(&json!({"Fn::Sub": "${Bucket}"}), "a", "r"), None);
+        assert_eq!(code_text(&json!({"Ref": "Bucket"}), "a", "r"), None);
     }
 }

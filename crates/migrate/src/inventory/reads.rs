@@ -85,6 +85,7 @@ const SSM: Protocol = json("1.1", "AmazonSSM");
 const SECRETS: Protocol = json("1.1", "secretsmanager");
 const SQS: Protocol = json("1.0", "AmazonSQS");
 const SFN: Protocol = json("1.0", "AWSStepFunctions");
+const DYNAMODB: Protocol = json("1.0", "DynamoDB_20120810");
 const CLOUDMAP: Protocol = json("1.1", "Route53AutoNaming_v20170314");
 const EVENTS: Protocol = json("1.1", "AWSEvents");
 
@@ -129,6 +130,7 @@ pub static READS: &[ReadOp] = &[
     op("acm", "ListTagsForCertificate", ACM),
     global(op("iam", "GetRole", IAM)),
     global(op("iam", "GetPolicy", IAM)),
+    global(op("iam", "GetRolePolicy", IAM)),
     op(
         "s3",
         "GetBucketLocation",
@@ -145,6 +147,15 @@ pub static READS: &[ReadOp] = &[
     ),
     op("sqs", "GetQueueAttributes", SQS),
     op("sns", "GetTopicAttributes", SNS),
+    op("sns", "GetSubscriptionAttributes", SNS),
+    op("dynamodb", "DescribeTable", DYNAMODB),
+    op(
+        "s3",
+        "GetBucketPolicy",
+        Protocol::RestXml {
+            path: "/{Bucket}?policy",
+        },
+    ),
     op("logs", "DescribeLogGroups", LOGS),
     op("kms", "DescribeKey", KMS),
     op("ecr", "DescribeRepositories", ECR),

@@ -460,11 +460,17 @@ fn handler_function(
         .and_then(|l| doc.get("Resources")?.get(l)?.get("Properties")?.get("Code"))
         .cloned()
         .unwrap_or(Value::Null);
+    // The function's ARN names the account and region an asset bucket's `Fn::Sub` resolves in.
+    let arn = text(&config, "FunctionArn").unwrap_or_default();
+    let arn_parts: Vec<&str> = arn.split(':').collect();
+    let (region, account) = (
+        arn_parts.get(3).copied().unwrap_or_default(),
+        arn_parts.get(4).copied().unwrap_or_default(),
+    );
     let literal = |key: &str| {
         template_code
             .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
+            .and_then(|v| super::model::code_text(v, account, region))
     };
     Ok(Some(HandlerFunction {
         logical_id,
