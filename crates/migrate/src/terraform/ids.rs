@@ -520,27 +520,26 @@ pub fn scaling_policy(s: &Subject) -> Result<Vec<Instance>, String> {
     let (ns, resource, dimension) = match own {
         (Some(ns), Some(r), Some(d)) => (ns, r, d),
         _ => {
+            // The target's properties when they resolve; a Copilot target's ResourceId joins an
+            // ImportValue and a GetAtt the inventory does not evaluate, so otherwise the Ref's
+            // value: the target's physical id `resource-id|scalable-dimension|service-namespace`.
             let target = s
                 .raw
                 .get("ScalingTargetId")
                 .and_then(|t| t.get("Ref"))
                 .and_then(Value::as_str)
                 .and_then(|logical| (s.sibling)(logical));
-            match target {
-                Some(t) => {
-                    let get = |k: &str| {
-                        t.get(k)
-                            .and_then(text)
-                            .ok_or_else(|| format!("the scalable target's {k} did not resolve"))
-                    };
-                    (
-                        get("ServiceNamespace")?,
-                        get("ResourceId")?,
-                        get("ScalableDimension")?,
-                    )
-                }
+            let own = target.and_then(|t| {
+                let get = |k: &str| t.get(k).and_then(text);
+                Some((
+                    get("ServiceNamespace")?,
+                    get("ResourceId")?,
+                    get("ScalableDimension")?,
+                ))
+            });
+            match own {
+                Some(found) => found,
                 None => {
-                    // A target's physical id: `resource-id|scalable-dimension|service-namespace`.
                     let id = s.text("ScalingTargetId")?;
                     match id.split('|').collect::<Vec<_>>().as_slice() {
                         [r, d, ns] => (ns.to_string(), r.to_string(), d.to_string()),
@@ -882,6 +881,27 @@ mod tests {
                 json!({}),
                 json!({"ScalingTargetId": {"Ref": "Target"}}),
                 &sibling
+            )
+            .unwrap(),
+            ["ecs/service/c/s/ecs:service:DesiredCount/cpu"]
+        );
+        // A Copilot target whose ResourceId did not resolve: the Ref's value names it.
+        let unresolved = |_: &str| {
+            Some(
+                json!({"ServiceNamespace": "ecs"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+        };
+        assert_eq!(
+            ids_with(
+                "AWS::ApplicationAutoScaling::ScalingPolicy",
+                Some("p"),
+                json!({"PolicyName": "cpu", "ScalingTargetId": "service/c/s|ecs:service:DesiredCount|ecs"}),
+                json!({}),
+                json!({"ScalingTargetId": {"Ref": "Target"}}),
+                &unresolved
             )
             .unwrap(),
             ["ecs/service/c/s/ecs:service:DesiredCount/cpu"]
