@@ -332,7 +332,23 @@ impl Twin {
         }
         twin.put_ssm_parameters(rt, inv)?;
         for s in deploy_order(inv) {
-            if let Err(why) = rt.block_on(twin.create(s))? {
+            let zones = twin.zone_ids(inv);
+            let mut named = zones
+                .iter()
+                .filter(|(account, _)| {
+                    s.template.contains(account.as_str())
+                        || s.parameters.iter().any(|p| p.value.contains(account.as_str()))
+                })
+                .peekable();
+            if named.peek().is_some() {
+                let pairs: Vec<String> = named.map(|(a, t)| format!("{a} → {t}")).collect();
+                notes.push(format!(
+                    "{}: the hosted zone ids it names literally are the twin's zones of the same name: {}",
+                    s.name,
+                    pairs.join(", ")
+                ));
+            }
+            if let Err(why) = rt.block_on(twin.create(s, &zones))? {
                 return Ok(Err(why));
             }
         }
@@ -367,20 +383,44 @@ impl Twin {
         Ok(())
     }
 
+    /// The account's hosted zone ids (the zones the stacks reference) paired with the ids of
+    /// the twin's zones of the same name, where the twin has exactly one and its id differs:
+    /// a template or parameter naming a zone by its id (Copilot's alias records name the
+    /// app's root zone) must name the twin's.
+    fn zone_ids(&self, inv: &Inventory) -> Vec<(String, String)> {
+        let Ok(r53) = self.target.catalog().get::<Route53Service>() else {
+            return Vec::new();
+        };
+        inv.out_of_band
+            .hosted_zones
+            .iter()
+            .filter_map(|z| match r53.zones_named(&z.name).as_slice() {
+                [twin] if twin.id != z.id => Some((z.id.clone(), twin.id.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     async fn create(
         &self,
         s: &cumulo_migrate::inventory::model::Stack,
+        zones: &[(String, String)],
     ) -> anyhow::Result<Result<(), String>> {
         let engine = self.target.engine();
+        let twin_ids = |text: &str| {
+            zones
+                .iter()
+                .fold(text.to_string(), |t, (account, twin)| t.replace(account, twin))
+        };
         let input = CreateStackInput {
             stack_name: s.name.clone(),
-            template_body: Some(s.template.clone()),
+            template_body: Some(twin_ids(&s.template)),
             parameters: s
                 .parameters
                 .iter()
                 .map(|p| Parameter {
                     key: p.key.clone(),
-                    value: Some(p.value.clone()),
+                    value: Some(twin_ids(&p.value)),
                     use_previous_value: false,
                 })
                 .collect(),
