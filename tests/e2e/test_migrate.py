@@ -1191,8 +1191,101 @@ def wl_fates(out):
 
 
 def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
+    """Per-resource fates of the LBWS and the Worker, their Terraform parsed with every import
+    id naming a live resource, and their retain patches policy-only."""
+    import hcl2
     out = lbws_and_worker["out"]
     manifest, fates = wl_fates(out)
-    print(json.dumps(fates, indent=1))
-    print(json.dumps(manifest["imports"], indent=1))
-    assert False
+    fe, worker = fates[WL_LBWS], fates[WL_WORKER]
+    # The handlers' custom resources and the functions and roles serving them: manual cleanup.
+    for logical in ("EnvControllerAction", "EnvControllerFunction", "EnvControllerRole", "DynamicDesiredCountAction",
+                    "DynamicDesiredCountFunction"):
+        assert fe[logical] == worker[logical] == "manual-cleanup", logical
+    for logical in ("HTTPSRulePriorityAction", "HTTPRedirectRulePriorityAction", "RulePriorityFunction"):
+        assert fe[logical] == "manual-cleanup", logical
+    # The LBWS's listener rules, target groups, alias record, service and scaling: imported.
+    for logical in ("HTTPSListenerRuleForImportedALB", "HTTPListenerRedirectRuleForImportedALB",
+                    "TargetGroupForImportedALB", "Service", "TaskDefinition", "AutoScalingTarget",
+                    "AutoScalingPolicyALBAverageResponseTime", "DiscoveryService"):
+        assert fe[logical] == "import", logical
+    assert [v for k, v in fe.items() if k.startswith("LoadBalancerDNSAlias")] == ["import"]
+    # The Worker's queues, their policies, its subscriptions to other services' topics, the
+    # backlog calculator (not destructive: a scheduled Lambda, no custom resource) and scaling.
+    for logical in ("EventsQueue", "DeadLetterQueue", "QueuePolicy", "dogsvcgivesdogsSNSTopicSubscription",
+                    "nonfifotopicnonfifotopicEventsQueue", "nonfifotopicnonfifotopicSNSTopicSubscription",
+                    "BacklogPerTaskCalculatorFunction", "BacklogPerTaskScheduledRule", "AutoScalingPolicyEventsQueue",
+                    "EventsKMSKey"):
+        assert worker[logical] == "import", logical
+
+    imports = {i["to"]: i["id"] for i in manifest["imports"]}
+    by_stack = {}
+    for tf in (out / "terraform").glob("*.tf"):
+        with tf.open() as f:
+            by_stack[tf.stem] = hcl2.load(f)
+    for stack in (WL_LBWS, WL_WORKER):
+        blocks = by_stack[stack]
+        declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
+        targets = {b["to"][2:-1]: unq(b["id"]) for b in blocks["import"]}
+        assert set(targets) <= declared and targets, stack
+        assert all(imports[t] == i for t, i in targets.items())
+    if shutil.which("terraform"):
+        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
+                             capture_output=True, text=True)
+        assert fmt.returncode == 0, fmt.stderr
+    checked = 0
+    for to, import_id in imports.items():
+        tf = to.split(".")[0]
+        if tf in LIVE_CHECKED:
+            assert live(cumulo, tf, import_id), (to, import_id)
+            checked += 1
+    assert checked >= 40, checked
+    kinds = {to.split(".")[0] for to in imports}
+    assert {"aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic_subscription", "aws_lb_listener_rule",
+            "aws_lb_target_group", "aws_route53_record", "aws_appautoscaling_policy"} <= kinds, kinds
+    sub = next(i for t, i in imports.items() if t.startswith("aws_sns_topic_subscription."))
+    assert sub.startswith("arn:aws:sns:us-east-1:000000000000:my-app-test-"), sub
+    rule = next(i for t, i in imports.items() if t.startswith("aws_lb_listener_rule."))
+    assert ":listener-rule/app/" in rule, rule
+
+    inv = json.loads(lbws_and_worker["inventory"].read_text())
+    for stack in (WL_LBWS, WL_WORKER):
+        entry = next(s for s in manifest["stacks"] if s["name"] == stack)
+        deployed = lbws_and_worker["tmp"] / f"{stack}-deployed.json"
+        deployed.write_text(next(s for s in inv["stacks"] if s["name"] == stack)["template"])
+        diff = migrate("check", "--template-diff", str(deployed), str(out / entry["retain_patch"]["path"]))
+        assert diff.returncode == 0, diff.stdout
+
+
+def test_lbws_and_worker_env_controller_cascades(lbws_and_worker):
+    """Both workloads pass the env-controller `Parameters: []`, so on create it already took them
+    out of every *Workloads parameter and Aliases (as Copilot's does): their deletes change no
+    environment parameter and remove no environment resource, and the report says so."""
+    inv = json.loads(lbws_and_worker["inventory"].read_text())
+    env = next(s for s in inv["stacks"] if s["name"] == WL_ENV_STACK)
+    params = {p["key"]: p["value"] for p in env["parameters"]}
+    assert params["ALBWorkloads"] == params["NATWorkloads"] == params["Aliases"] == ""
+    report = (lbws_and_worker["out"] / "REPORT.md").read_text()
+    cascade = report.split("## Env-controller cascades")[1].split("\n## ")[0]
+    for stack, name in ((WL_LBWS, "fe"), (WL_WORKER, "dogworker")):
+        section = cascade.split(f"### Deleting {stack} (workload {name}) updates {WL_ENV_STACK}")[1].split("###")[0]
+        assert "- no parameter changes: the env stack is not updated" in section
+        assert "- no env resource is removed" in section
+
+
+@pytest.mark.xfail(strict=True, reason="the twin is built from the recorded templates: svc-test's render names the "
+                   "imported ALB's security groups by their account ids, which the twin's stand-in ALB does not have "
+                   "(zone ids are mapped to the twin's zones; other physical ids are not yet)")
+def test_lbws_and_worker_rehearsal_passes(lbws_and_worker):
+    rehearsed = lbws_and_worker["rehearsed"]
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+
+
+def test_lbws_and_worker_rehearsal_maps_zone_ids_to_the_twins(lbws_and_worker):
+    """The LBWS's alias record names the root zone by its account id: the twin's zone of that
+    name is used, and REHEARSAL.md says which; the twin is built up to the LBWS."""
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    assert re.search(rf"- {WL_LBWS}: the hosted zone ids it names literally are the twin's zones of the same name: "
+                     r"Z\w+ → Z\w+", md), md
+    assert "No hosted zone found" not in md
+    assert (f"Stacks deployed, in order: {WL_APP}-root-zones, {WL_APP}-infrastructure-roles, {WL_ENV_STACK}, "
+            f"{WL_ENV_STACK}-imported-alb, {WL_ENV_STACK}-imports, {WL_WORKER}, {WL_LBWS}.") in md
