@@ -337,7 +337,9 @@ impl Twin {
                 .iter()
                 .filter(|(account, _)| {
                     s.template.contains(account.as_str())
-                        || s.parameters.iter().any(|p| p.value.contains(account.as_str()))
+                        || s.parameters
+                            .iter()
+                            .any(|p| p.value.contains(account.as_str()))
                 })
                 .peekable();
             if named.peek().is_some() {
@@ -408,9 +410,9 @@ impl Twin {
     ) -> anyhow::Result<Result<(), String>> {
         let engine = self.target.engine();
         let twin_ids = |text: &str| {
-            zones
-                .iter()
-                .fold(text.to_string(), |t, (account, twin)| t.replace(account, twin))
+            zones.iter().fold(text.to_string(), |t, (account, twin)| {
+                t.replace(account, twin)
+            })
         };
         let input = CreateStackInput {
             stack_name: s.name.clone(),
