@@ -25,8 +25,8 @@ use crate::target::{LocalTarget, runtime};
 use clap::Args;
 use cumulo_engine::{
     ChangeSetRef, ChangeSetView, CreateChangeSetInput, CreateStackInput, DeleteStackInput,
-    DescribeChangeSetInput, DescribeStackEventsInput, DescribeStacksInput, ExecuteChangeSetInput,
-    Parameter, StackView, Tag,
+    DescribeChangeSetInput, DescribeStackEventsInput, DescribeStackResourcesInput,
+    DescribeStacksInput, ExecuteChangeSetInput, Parameter, StackView, Tag,
 };
 use cumulo_migrate::generate::{GenerateError, Generated, Options, generate};
 use cumulo_migrate::inventory::live;
@@ -331,8 +331,10 @@ impl Twin {
             rt.block_on(twin.target.publish(&p.bucket, &p.key, p.bytes.clone()))?;
         }
         twin.put_ssm_parameters(rt, inv)?;
+        let mut made: Vec<(String, String)> = Vec::new();
         for s in deploy_order(inv) {
-            let zones = twin.zone_ids(inv);
+            let mut zones = twin.zone_ids(inv);
+            zones.extend(made.iter().cloned());
             let mut named = zones
                 .iter()
                 .filter(|(account, _)| {
@@ -345,7 +347,7 @@ impl Twin {
             if named.peek().is_some() {
                 let pairs: Vec<String> = named.map(|(a, t)| format!("{a} → {t}")).collect();
                 notes.push(format!(
-                    "{}: the hosted zone ids it names literally are the twin's zones of the same name: {}",
+                    "{}: the ids it names literally (hosted zones, EC2 ids, load balancer ARNs) are the twin's: {}",
                     s.name,
                     pairs.join(", ")
                 ));
@@ -353,6 +355,7 @@ impl Twin {
             if let Err(why) = rt.block_on(twin.create(s, &zones))? {
                 return Ok(Err(why));
             }
+            made.extend(rt.block_on(twin.generated_ids(s)));
         }
         twin.seed_records(inv, notes);
         Ok(Ok(twin))
@@ -399,6 +402,51 @@ impl Twin {
             .filter_map(|z| match r53.zones_named(&z.name).as_slice() {
                 [twin] if twin.id != z.id => Some((z.id.clone(), twin.id.clone())),
                 _ => None,
+            })
+            .collect()
+    }
+
+    /// The account's generated ids of a stack's resources (EC2's `sg-…`, `subnet-…`; load
+    /// balancers' ARNs) paired with the ids the twin gave the same resources: a later stack
+    /// naming one literally (a Copilot render names an imported load balancer's security
+    /// groups and listeners) must name the twin's.
+    async fn generated_ids(
+        &self,
+        s: &cumulo_migrate::inventory::model::Stack,
+    ) -> Vec<(String, String)> {
+        let input = DescribeStackResourcesInput {
+            stack_name: Some(s.name.clone()),
+            ..Default::default()
+        };
+        let Ok(views) = self
+            .target
+            .engine()
+            .describe_stack_resources(&self.target.caller_of(), input)
+            .await
+        else {
+            return Vec::new();
+        };
+        let generated = |id: &str| {
+            id.split_once('-').is_some_and(|(prefix, hex)| {
+                prefix.chars().all(|c| c.is_ascii_lowercase())
+                    && hex.len() >= 8
+                    && hex.chars().all(|c| c.is_ascii_hexdigit())
+            })
+        };
+        s.resources
+            .iter()
+            .filter_map(|r| {
+                let account = r.physical_id.as_deref().filter(|id| {
+                    (r.resource_type.starts_with("AWS::EC2::") && generated(id))
+                        || (r.resource_type.starts_with("AWS::ElasticLoadBalancingV2::")
+                            && id.starts_with("arn:"))
+                })?;
+                let twin = views
+                    .iter()
+                    .find(|v| v.logical_resource_id == r.logical_id)?
+                    .physical_resource_id
+                    .clone()?;
+                (twin != account).then(|| (account.to_string(), twin))
             })
             .collect()
     }
