@@ -518,7 +518,8 @@ def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_pa
     assert res["Subnet"]["import_attributes"]["subnet_id"] == physical(cumulo, stack, "Subnet")
     queue_arn = cumulo.client("sqs").get_queue_attributes(
         QueueUrl=res["Queue"]["physical_id"], AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
+    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn,
+                                                 "queue_name": f"{name}-jobs"}
     assert res["Logs"]["deletion_policy"] == "Retain"
     assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
     # The secret is described, never read.
