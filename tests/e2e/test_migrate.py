@@ -518,7 +518,8 @@ def test_inventory_of_a_plain_stack_matches_what_the_account_says(cumulo, tmp_pa
     assert res["Subnet"]["import_attributes"]["subnet_id"] == physical(cumulo, stack, "Subnet")
     queue_arn = cumulo.client("sqs").get_queue_attributes(
         QueueUrl=res["Queue"]["physical_id"], AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn}
+    assert res["Queue"]["import_attributes"] == {"url": res["Queue"]["physical_id"], "arn": queue_arn,
+                                                 "queue_name": f"{name}-jobs"}
     assert res["Logs"]["deletion_policy"] == "Retain"
     assert res["Setting"]["live"]["calls"][0]["input"]["WithDecryption"] is False
     # The secret is described, never read.
@@ -1089,3 +1090,203 @@ def test_rehearse_proves_a_destructive_delete_handler_never_runs_on_the_patched_
     zone = physical(cumulo, stack, "Zone")
     records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
     assert any(r["Name"] == f"app.{name}.example.net." for r in records)
+
+
+# --- a Load Balanced Web Service and a Worker Service through the whole chain ----------------
+#
+# The corpus's svc-test (LBWS `fe`, on an imported ALB: its rule-priority handler places its
+# listener rules) and worker-test (Worker `dogworker`: its queues and its subscriptions to other
+# services' topics) in one environment `my-app-test` with DNS (the delegation and certificate
+# handlers run). The environment is deployed with `fe` in ALBWorkloads, NATWorkloads,
+# EFSWorkloads and Aliases, as Copilot's env-controller leaves it. Deployed once per module and
+# shared by the tests below; what the renders import comes from test_copilot's stand-ins.
+
+WL_APP, WL_ENV = "my-app", "test"
+WL_ENV_STACK = f"{WL_APP}-{WL_ENV}"
+WL_LBWS, WL_WORKER = f"{WL_ENV_STACK}-fe", f"{WL_ENV_STACK}-dogworker"
+
+
+@pytest.fixture(scope="module")
+def lbws_and_worker(cumulo, handlers, tmp_path_factory):
+    import time
+    from test_copilot import (IMPORTED_ALB, IMPORTS, ROOT_ZONE, deploy_quick, problems, kind_functions,
+                              load, with_handler_code, workload_params, _sub_literal_arns)
+    t0 = time.monotonic()
+    tmp = tmp_path_factory.mktemp("lbws-worker")
+    cfn = cumulo.client("cloudformation")
+    created = []
+
+    def up(name, path, params=None, tags=None):
+        status = deploy_quick(cumulo, name, path, params, tags=tags)
+        created.insert(0, name)
+        assert status == "CREATE_COMPLETE", f"{name}: {status}\n" + "\n".join(problems(cfn, name))
+
+    (tmp / "app.yml").write_text(APP)
+    up(f"{WL_APP}-infrastructure-roles", tmp / "app.yml", {"App": WL_APP}, {"copilot-application": WL_APP})
+    role = outputs(cfn, f"{WL_APP}-infrastructure-roles")["Role"]
+    (tmp / "root.yml").write_text(ROOT_ZONE)
+    up(f"{WL_APP}-root-zones", tmp / "root.yml")
+    zones = outputs(cfn, f"{WL_APP}-root-zones")
+    env_path = render(COPILOT / "environments__template-with-basic-manifest.yml", handlers, tmp, dict(CIDRS))
+    params = env_params(WL_APP, WL_ENV, role)
+    params["InternalALBWorkloads"] = ""
+    up(WL_ENV_STACK, env_path, params, {"copilot-application": WL_APP, "copilot-environment": WL_ENV})
+    (tmp / "imports.yml").write_text(IMPORTS)
+    up(f"{WL_ENV_STACK}-imports", tmp / "imports.yml", {"Env": WL_ENV})
+    acm = cumulo.client("acm")
+    from test_copilot import CERT, KEY
+    cert = acm.import_certificate(Certificate=CERT.read_bytes(), PrivateKey=KEY.read_bytes())["CertificateArn"]
+    # The stand-in ALB's port-443 listener without a certificate: a certificate imported by hand
+    # is not in the inventory, so the twin could not build the listener (see REHEARSAL.md gaps).
+    (tmp / "alb.yml").write_text(IMPORTED_ALB.replace("Protocol: HTTPS", "Protocol: HTTP").replace(
+        "      Certificates: [{CertificateArn: !Ref Cert}]\n", ""))
+    up(f"{WL_ENV_STACK}-imported-alb", tmp / "alb.yml", {"Cert": cert})
+    alb = outputs(cfn, f"{WL_ENV_STACK}-imported-alb")
+    http_listener = alb.pop("HTTPListener")
+    imports = outputs(cfn, f"{WL_ENV_STACK}-imports")
+    literals = dict(CIDRS, **alb, **{
+        "123456789123": "000000000000", "mockHostedZone1": zones["Foobar"], "mockHostedZone2": zones["Root"],
+        "mockHostedZone\"": zones["Root"] + '"', "Z08230443CW11KE6JBNUA": zones["Root"],
+        "sns:us-west-2:": "sns:us-east-1:", "sg-0c10c4fe23f5e5361": imports["ManifestGroup1"],
+        "sg-09295097b2a41b59d": imports["ManifestGroup2"]})
+    for name, stack in (("workloads__svc-test.stack.yml", WL_LBWS), ("workloads__worker-test.stack.yml", WL_WORKER)):
+        path = COPILOT / name
+        p, tags = workload_params(path)
+        t = _sub_literal_arns(with_handler_code(load(path), kind_functions(path), handlers))
+        if stack == WL_LBWS:
+            # The render's mocked ALB answered one listener ARN for both listeners (test_copilot).
+            for logical in ("HTTPRedirectRulePriorityAction", "HTTPListenerRedirectRuleForImportedALB",
+                            "HTTPListenerRedirectRuleForImportedALB1"):
+                t["Resources"][logical]["Properties"]["ListenerArn"] = http_listener
+        text = json.dumps(t)
+        for old, new in literals.items():
+            text = text.replace(old, new)
+        (tmp / f"{stack}.json").write_text(text)
+        up(stack, tmp / f"{stack}.json", p, tags)
+    print(f"lbws_and_worker: deployed in {time.monotonic() - t0:.1f}s")
+
+    selection = [a for s in (f"{WL_APP}-infrastructure-roles", f"{WL_APP}-root-zones", f"{WL_ENV_STACK}-imports",
+                             f"{WL_ENV_STACK}-imported-alb", WL_ENV_STACK, WL_LBWS, WL_WORKER)
+                 for a in ("--stack", s)]
+    taken, inventory = take_inventory(cumulo, tmp, *selection)
+    assert taken.returncode == 0, taken.stderr
+    gen = migrate("generate", str(inventory), "--out", str(tmp / "out"))
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    t1 = time.monotonic()
+    rehearsed = rehearse(inventory, tmp / "rehearsal")
+    print(f"lbws_and_worker: rehearsed in {time.monotonic() - t1:.1f}s")
+    yield {"inventory": inventory, "out": tmp / "out", "rehearsed": rehearsed, "tmp": tmp}
+
+    for stack in created:
+        cfn.delete_stack(StackName=stack)
+        cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1, "MaxAttempts": 300})
+    acm.delete_certificate(CertificateArn=cert)
+    from test_copilot import delete_retained_roles
+    delete_retained_roles(cumulo, WL_ENV_STACK)
+    print(f"lbws_and_worker: module wall time {time.monotonic() - t0:.1f}s")
+
+
+def wl_fates(out):
+    manifest = json.loads((out / "manifest.json").read_text())
+    return manifest, {s["name"]: {r["logical_id"]: r["fate"] for r in s.get("resources", [])} for s in manifest["stacks"]}
+
+
+def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
+    """Per-resource fates of the LBWS and the Worker, their Terraform parsed with every import
+    id naming a live resource, and their retain patches policy-only."""
+    import hcl2
+    out = lbws_and_worker["out"]
+    manifest, fates = wl_fates(out)
+    fe, worker = fates[WL_LBWS], fates[WL_WORKER]
+    # The handlers' custom resources and the functions and roles serving them: manual cleanup.
+    for logical in ("EnvControllerAction", "EnvControllerFunction", "EnvControllerRole", "DynamicDesiredCountAction",
+                    "DynamicDesiredCountFunction"):
+        assert fe[logical] == worker[logical] == "manual-cleanup", logical
+    for logical in ("HTTPSRulePriorityAction", "HTTPRedirectRulePriorityAction", "RulePriorityFunction"):
+        assert fe[logical] == "manual-cleanup", logical
+    # The LBWS's listener rules, target groups, alias record, service and scaling: imported.
+    for logical in ("HTTPSListenerRuleForImportedALB", "HTTPListenerRedirectRuleForImportedALB",
+                    "TargetGroupForImportedALB", "Service", "TaskDefinition", "AutoScalingTarget",
+                    "AutoScalingPolicyALBAverageResponseTime", "DiscoveryService"):
+        assert fe[logical] == "import", logical
+    assert [v for k, v in fe.items() if k.startswith("LoadBalancerDNSAlias")] == ["import"]
+    # The Worker's queues, their policies, its subscriptions to other services' topics, the
+    # backlog calculator (not destructive: a scheduled Lambda, no custom resource) and scaling.
+    for logical in ("EventsQueue", "DeadLetterQueue", "QueuePolicy", "dogsvcgivesdogsSNSTopicSubscription",
+                    "nonfifotopicnonfifotopicEventsQueue", "nonfifotopicnonfifotopicSNSTopicSubscription",
+                    "BacklogPerTaskCalculatorFunction", "BacklogPerTaskScheduledRule", "AutoScalingPolicyEventsQueue",
+                    "EventsKMSKey"):
+        assert worker[logical] == "import", logical
+
+    imports = {i["to"]: i["id"] for i in manifest["imports"]}
+    by_stack = {}
+    for tf in (out / "terraform").glob("*.tf"):
+        with tf.open() as f:
+            by_stack[tf.stem] = hcl2.load(f)
+    for stack in (WL_LBWS, WL_WORKER):
+        blocks = by_stack[stack]
+        declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
+        targets = {b["to"][2:-1]: unq(b["id"]) for b in blocks["import"]}
+        assert set(targets) <= declared and targets, stack
+        assert all(imports[t] == i for t, i in targets.items())
+    if shutil.which("terraform"):
+        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
+                             capture_output=True, text=True)
+        assert fmt.returncode == 0, fmt.stderr
+    checked = 0
+    for to, import_id in imports.items():
+        tf = to.split(".")[0]
+        if tf in LIVE_CHECKED:
+            assert live(cumulo, tf, import_id), (to, import_id)
+            checked += 1
+    assert checked >= 40, checked
+    kinds = {to.split(".")[0] for to in imports}
+    assert {"aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic_subscription", "aws_lb_listener_rule",
+            "aws_lb_target_group", "aws_route53_record", "aws_appautoscaling_policy"} <= kinds, kinds
+    sub = next(i for t, i in imports.items() if t.startswith("aws_sns_topic_subscription."))
+    assert sub.startswith("arn:aws:sns:us-east-1:000000000000:my-app-test-"), sub
+    rule = next(i for t, i in imports.items() if t.startswith("aws_lb_listener_rule."))
+    assert ":listener-rule/app/" in rule, rule
+
+    inv = json.loads(lbws_and_worker["inventory"].read_text())
+    for stack in (WL_LBWS, WL_WORKER):
+        entry = next(s for s in manifest["stacks"] if s["name"] == stack)
+        deployed = lbws_and_worker["tmp"] / f"{stack}-deployed.json"
+        deployed.write_text(next(s for s in inv["stacks"] if s["name"] == stack)["template"])
+        diff = migrate("check", "--template-diff", str(deployed), str(out / entry["retain_patch"]["path"]))
+        assert diff.returncode == 0, diff.stdout
+
+
+def test_lbws_and_worker_env_controller_cascades(lbws_and_worker):
+    """Both workloads pass the env-controller `Parameters: []`, so on create it already took them
+    out of every *Workloads parameter and Aliases (as Copilot's does): their deletes change no
+    environment parameter and remove no environment resource, and the report says so."""
+    inv = json.loads(lbws_and_worker["inventory"].read_text())
+    env = next(s for s in inv["stacks"] if s["name"] == WL_ENV_STACK)
+    params = {p["key"]: p["value"] for p in env["parameters"]}
+    assert params["ALBWorkloads"] == params["NATWorkloads"] == params["Aliases"] == ""
+    report = (lbws_and_worker["out"] / "REPORT.md").read_text()
+    cascade = report.split("## Env-controller cascades")[1].split("\n## ")[0]
+    for stack, name in ((WL_LBWS, "fe"), (WL_WORKER, "dogworker")):
+        section = cascade.split(f"### Deleting {stack} (workload {name}) updates {WL_ENV_STACK}")[1].split("###")[0]
+        assert "- no parameter changes: the env stack is not updated" in section
+        assert "- no env resource is removed" in section
+
+
+@pytest.mark.xfail(strict=True, reason="the twin now builds (account ids mapped to the twin's), but the retain patch "
+                   "of a template whose ids were mapped is not the twin's deployed template byte for byte, and the "
+                   "scaling policies' import ids have no Describe on the twin yet")
+def test_lbws_and_worker_rehearsal_passes(lbws_and_worker):
+    rehearsed = lbws_and_worker["rehearsed"]
+    assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+
+
+def test_lbws_and_worker_rehearsal_maps_zone_ids_to_the_twins(lbws_and_worker):
+    """The LBWS's alias record names the root zone by its account id: the twin's zone of that
+    name is used, and REHEARSAL.md says which; the twin is built up to the LBWS."""
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    assert re.search(rf"- {WL_LBWS}: the ids it names literally \(hosted zones, EC2 ids, load balancer ARNs\) are the twin's: "
+                     r"Z\w+ → Z\w+", md), md
+    assert "No hosted zone found" not in md and "the twin could not be built" not in md
+    assert (f"Stacks deployed, in order: {WL_APP}-root-zones, {WL_APP}-infrastructure-roles, {WL_ENV_STACK}, "
+            f"{WL_ENV_STACK}-imported-alb, {WL_ENV_STACK}-imports, {WL_WORKER}, {WL_LBWS}.") in md

@@ -25,8 +25,8 @@ use crate::target::{LocalTarget, runtime};
 use clap::Args;
 use cumulo_engine::{
     ChangeSetRef, ChangeSetView, CreateChangeSetInput, CreateStackInput, DeleteStackInput,
-    DescribeChangeSetInput, DescribeStackEventsInput, DescribeStacksInput, ExecuteChangeSetInput,
-    Parameter, StackView, Tag,
+    DescribeChangeSetInput, DescribeStackEventsInput, DescribeStackResourcesInput,
+    DescribeStacksInput, ExecuteChangeSetInput, Parameter, StackView, Tag,
 };
 use cumulo_migrate::generate::{GenerateError, Generated, Options, generate};
 use cumulo_migrate::inventory::live;
@@ -331,10 +331,31 @@ impl Twin {
             rt.block_on(twin.target.publish(&p.bucket, &p.key, p.bytes.clone()))?;
         }
         twin.put_ssm_parameters(rt, inv)?;
+        let mut made: Vec<(String, String)> = Vec::new();
         for s in deploy_order(inv) {
-            if let Err(why) = rt.block_on(twin.create(s))? {
+            let mut zones = twin.zone_ids(inv);
+            zones.extend(made.iter().cloned());
+            let mut named = zones
+                .iter()
+                .filter(|(account, _)| {
+                    s.template.contains(account.as_str())
+                        || s.parameters
+                            .iter()
+                            .any(|p| p.value.contains(account.as_str()))
+                })
+                .peekable();
+            if named.peek().is_some() {
+                let pairs: Vec<String> = named.map(|(a, t)| format!("{a} → {t}")).collect();
+                notes.push(format!(
+                    "{}: the ids it names literally (hosted zones, EC2 ids, load balancer ARNs) are the twin's: {}",
+                    s.name,
+                    pairs.join(", ")
+                ));
+            }
+            if let Err(why) = rt.block_on(twin.create(s, &zones))? {
                 return Ok(Err(why));
             }
+            made.extend(rt.block_on(twin.generated_ids(s)));
         }
         twin.seed_records(inv, notes);
         Ok(Ok(twin))
@@ -367,20 +388,89 @@ impl Twin {
         Ok(())
     }
 
+    /// The account's hosted zone ids (the zones the stacks reference) paired with the ids of
+    /// the twin's zones of the same name, where the twin has exactly one and its id differs:
+    /// a template or parameter naming a zone by its id (Copilot's alias records name the
+    /// app's root zone) must name the twin's.
+    fn zone_ids(&self, inv: &Inventory) -> Vec<(String, String)> {
+        let Ok(r53) = self.target.catalog().get::<Route53Service>() else {
+            return Vec::new();
+        };
+        inv.out_of_band
+            .hosted_zones
+            .iter()
+            .filter_map(|z| match r53.zones_named(&z.name).as_slice() {
+                [twin] if twin.id != z.id => Some((z.id.clone(), twin.id.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The account's generated ids of a stack's resources (EC2's `sg-…`, `subnet-…`; load
+    /// balancers' ARNs) paired with the ids the twin gave the same resources: a later stack
+    /// naming one literally (a Copilot render names an imported load balancer's security
+    /// groups and listeners) must name the twin's.
+    async fn generated_ids(
+        &self,
+        s: &cumulo_migrate::inventory::model::Stack,
+    ) -> Vec<(String, String)> {
+        let input = DescribeStackResourcesInput {
+            stack_name: Some(s.name.clone()),
+            ..Default::default()
+        };
+        let Ok(views) = self
+            .target
+            .engine()
+            .describe_stack_resources(&self.target.caller_of(), input)
+            .await
+        else {
+            return Vec::new();
+        };
+        let generated = |id: &str| {
+            id.split_once('-').is_some_and(|(prefix, hex)| {
+                prefix.chars().all(|c| c.is_ascii_lowercase())
+                    && hex.len() >= 8
+                    && hex.chars().all(|c| c.is_ascii_hexdigit())
+            })
+        };
+        s.resources
+            .iter()
+            .filter_map(|r| {
+                let account = r.physical_id.as_deref().filter(|id| {
+                    (r.resource_type.starts_with("AWS::EC2::") && generated(id))
+                        || (r.resource_type.starts_with("AWS::ElasticLoadBalancingV2::")
+                            && id.starts_with("arn:"))
+                })?;
+                let twin = views
+                    .iter()
+                    .find(|v| v.logical_resource_id == r.logical_id)?
+                    .physical_resource_id
+                    .clone()?;
+                (twin != account).then(|| (account.to_string(), twin))
+            })
+            .collect()
+    }
+
     async fn create(
         &self,
         s: &cumulo_migrate::inventory::model::Stack,
+        zones: &[(String, String)],
     ) -> anyhow::Result<Result<(), String>> {
         let engine = self.target.engine();
+        let twin_ids = |text: &str| {
+            zones.iter().fold(text.to_string(), |t, (account, twin)| {
+                t.replace(account, twin)
+            })
+        };
         let input = CreateStackInput {
             stack_name: s.name.clone(),
-            template_body: Some(s.template.clone()),
+            template_body: Some(twin_ids(&s.template)),
             parameters: s
                 .parameters
                 .iter()
                 .map(|p| Parameter {
                     key: p.key.clone(),
-                    value: Some(p.value.clone()),
+                    value: Some(twin_ids(&p.value)),
                     use_previous_value: false,
                 })
                 .collect(),

@@ -37,7 +37,7 @@ pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
     let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for s in &inv.stacks {
         let me = root_of(s);
-        for name in imported_names(&s.template) {
+        for name in imported_names(s) {
             if let Some(from) = exporter.get(name.as_str()).filter(|f| **f != me) {
                 needs.entry(me.clone()).or_default().insert(from.clone());
             }
@@ -116,27 +116,54 @@ pub fn deploy_order(inv: &Inventory) -> Vec<&Stack> {
     order
 }
 
-/// The export names a template's `Fn::ImportValue`s name literally.
-fn imported_names(template: &str) -> Vec<String> {
-    let Ok(doc) = cumulo_template::parse_template(template) else {
+/// The export names a stack's `Fn::ImportValue`s name: literally, or by a string `Fn::Sub` of
+/// the stack's parameters and name (`!Sub "${App}-${Env}-VpcId"`, as Copilot's users write).
+fn imported_names(stack: &Stack) -> Vec<String> {
+    let Ok(doc) = cumulo_template::parse_template(&stack.template) else {
         return Vec::new();
     };
+    let mut vars: BTreeMap<String, &str> = stack
+        .parameters
+        .iter()
+        .map(|p| (p.key.clone(), p.value.as_str()))
+        .collect();
+    vars.insert("AWS::StackName".into(), &stack.name);
     let mut out = Vec::new();
-    walk_imports(&doc.value.to_json(), &mut out);
+    walk_imports(&doc.value.to_json(), &vars, &mut out);
     out
 }
 
-fn walk_imports(v: &Value, out: &mut Vec<String>) {
+fn walk_imports(v: &Value, vars: &BTreeMap<String, &str>, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => {
-            if let Some(Value::String(name)) = m.get("Fn::ImportValue") {
-                out.push(name.clone());
+            match m.get("Fn::ImportValue") {
+                Some(Value::String(name)) => out.push(name.clone()),
+                Some(Value::Object(f)) => {
+                    if let Some(Value::String(sub)) = f.get("Fn::Sub") {
+                        out.extend(substitute(sub, vars));
+                    }
+                }
+                _ => {}
             }
-            m.values().for_each(|x| walk_imports(x, out));
+            m.values().for_each(|x| walk_imports(x, vars, out));
         }
-        Value::Array(a) => a.iter().for_each(|x| walk_imports(x, out)),
+        Value::Array(a) => a.iter().for_each(|x| walk_imports(x, vars, out)),
         _ => {}
     }
+}
+
+/// A `Fn::Sub` string with every `${Name}` known, or None.
+fn substitute(text: &str, vars: &BTreeMap<String, &str>) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('}')? + at;
+        out.push_str(vars.get(&rest[at + 2..end])?);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Runtimes AWS Lambda no longer lets a function be created with (AWS's runtime deprecation
@@ -990,6 +1017,24 @@ mod tests {
             names,
             ["producer", "consumer", "b-roles", "a-test", "a-web"]
         );
+    }
+
+    #[test]
+    fn an_import_named_by_a_sub_of_parameters_orders_its_exporter_first() {
+        let inv = inventory(vec![
+            stack(
+                "aa-user",
+                "Resources:\n  G: {Type: AWS::EC2::SecurityGroup, Properties: {VpcId: {\"Fn::ImportValue\": !Sub \"${App}-${Env}-VpcId\"}}}\n",
+                json!({"parameters": [{"key": "App", "value": "my"}, {"key": "Env", "value": "test"}]}),
+            ),
+            stack(
+                "zz-env",
+                "Resources: {}\n",
+                json!({"outputs": [{"key": "V", "value": "vpc-1", "export_name": "my-test-VpcId"}]}),
+            ),
+        ]);
+        let names: Vec<&str> = deploy_order(&inv).iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["zz-env", "aa-user"]);
     }
 
     #[test]

@@ -299,10 +299,14 @@ fn answer_attrs(resource_type: &str, id: &str, answer: &Value) -> Vec<(&'static 
         "AWS::DynamoDB::Table" => {
             vec![("arn", answer.get("Table").and_then(|t| text(t, "TableArn")))]
         }
-        "AWS::SQS::Queue" => vec![(
-            "arn",
-            answer.get("Attributes").and_then(|a| text(a, "QueueArn")),
-        )],
+        // GetAtt QueueName (a Worker's scaling policy name joins it) is the URL's last segment.
+        "AWS::SQS::Queue" => vec![
+            (
+                "arn",
+                answer.get("Attributes").and_then(|a| text(a, "QueueArn")),
+            ),
+            ("queue_name", id.rsplit('/').next().map(str::to_string)),
+        ],
         // The read is by prefix: only the group of exactly this name counts.
         "AWS::Logs::LogGroup" => vec![(
             "arn",

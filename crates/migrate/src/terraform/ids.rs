@@ -495,17 +495,52 @@ pub fn event_rule(s: &Subject) -> Result<Vec<Instance>, String> {
     Ok(out)
 }
 
-/// `service-namespace/resource-id/scalable-dimension` (`ecs/service/cluster/svc/ecs:service:DesiredCount`).
+/// `service-namespace/resource-id/scalable-dimension` (`ecs/service/cluster/svc/ecs:service:DesiredCount`);
+/// when the properties do not resolve (Copilot's ResourceId joins an ImportValue and a
+/// GetAtt), the target's physical id names the three.
 pub fn scalable_target(s: &Subject) -> Result<Vec<Instance>, String> {
-    let (ns, resource, dimension) = (
-        s.text("ServiceNamespace")?,
-        s.text("ResourceId")?,
-        s.text("ScalableDimension")?,
-    );
-    Ok(one(
-        "aws_appautoscaling_target",
-        format!("{ns}/{resource}/{dimension}"),
-    ))
+    let own = (|| {
+        Some((
+            s.opt("ServiceNamespace")?,
+            s.opt("ResourceId")?,
+            s.opt("ScalableDimension")?,
+        ))
+    })();
+    let ((ns, resource, dimension), args) = match own {
+        Some(found) => (found, Vec::new()),
+        None => {
+            let found = target_of_physical_id(s.physical()?)?;
+            let args = vec![
+                ("resource_id".into(), Arg::Value(found.1.clone().into())),
+                (
+                    "scalable_dimension".into(),
+                    Arg::Value(found.2.clone().into()),
+                ),
+                (
+                    "service_namespace".into(),
+                    Arg::Value(found.0.clone().into()),
+                ),
+            ];
+            (found, args)
+        }
+    };
+    Ok(vec![Instance {
+        tf: "aws_appautoscaling_target",
+        suffix: None,
+        id: format!("{ns}/{resource}/{dimension}"),
+        args,
+    }])
+}
+
+/// A scalable target's physical id `resource-id|scalable-dimension|service-namespace`, as
+/// (namespace, resource id, dimension).
+fn target_of_physical_id(id: &str) -> Result<(String, String, String), String> {
+    match id.split('|').collect::<Vec<_>>().as_slice() {
+        [r, d, ns] => Ok((ns.to_string(), r.to_string(), d.to_string())),
+        _ => Err(format!(
+            "scalable target id {id} is not resource|dimension|namespace"
+        )),
+    }
 }
 
 /// `service-namespace/resource-id/scalable-dimension/policy-name`; the target comes from the
@@ -520,37 +555,26 @@ pub fn scaling_policy(s: &Subject) -> Result<Vec<Instance>, String> {
     let (ns, resource, dimension) = match own {
         (Some(ns), Some(r), Some(d)) => (ns, r, d),
         _ => {
+            // The target's properties when they resolve; a Copilot target's ResourceId joins an
+            // ImportValue and a GetAtt the inventory does not evaluate, so otherwise the Ref's
+            // value: the target's physical id `resource-id|scalable-dimension|service-namespace`.
             let target = s
                 .raw
                 .get("ScalingTargetId")
                 .and_then(|t| t.get("Ref"))
                 .and_then(Value::as_str)
                 .and_then(|logical| (s.sibling)(logical));
-            match target {
-                Some(t) => {
-                    let get = |k: &str| {
-                        t.get(k)
-                            .and_then(text)
-                            .ok_or_else(|| format!("the scalable target's {k} did not resolve"))
-                    };
-                    (
-                        get("ServiceNamespace")?,
-                        get("ResourceId")?,
-                        get("ScalableDimension")?,
-                    )
-                }
-                None => {
-                    // A target's physical id: `resource-id|scalable-dimension|service-namespace`.
-                    let id = s.text("ScalingTargetId")?;
-                    match id.split('|').collect::<Vec<_>>().as_slice() {
-                        [r, d, ns] => (ns.to_string(), r.to_string(), d.to_string()),
-                        _ => {
-                            return Err(format!(
-                                "ScalingTargetId {id} is not resource|dimension|namespace"
-                            ));
-                        }
-                    }
-                }
+            let own = target.and_then(|t| {
+                let get = |k: &str| t.get(k).and_then(text);
+                Some((
+                    get("ServiceNamespace")?,
+                    get("ResourceId")?,
+                    get("ScalableDimension")?,
+                ))
+            });
+            match own {
+                Some(found) => found,
+                None => target_of_physical_id(&s.text("ScalingTargetId")?)?,
             }
         }
     };
@@ -872,6 +896,17 @@ mod tests {
             .unwrap(),
             ["ecs/service/c/s/ecs:service:DesiredCount"]
         );
+        // Copilot's target: its ResourceId did not resolve, its physical id names it.
+        assert_eq!(
+            ids_of(
+                "AWS::ApplicationAutoScaling::ScalableTarget",
+                Some("service/c/s|ecs:service:DesiredCount|ecs"),
+                json!({"ServiceNamespace": "ecs", "ScalableDimension": "ecs:service:DesiredCount"}),
+                json!({})
+            )
+            .unwrap(),
+            ["ecs/service/c/s/ecs:service:DesiredCount"]
+        );
         let sibling =
             move |logical: &str| (logical == "Target").then(|| target.as_object().unwrap().clone());
         assert_eq!(
@@ -882,6 +917,27 @@ mod tests {
                 json!({}),
                 json!({"ScalingTargetId": {"Ref": "Target"}}),
                 &sibling
+            )
+            .unwrap(),
+            ["ecs/service/c/s/ecs:service:DesiredCount/cpu"]
+        );
+        // A Copilot target whose ResourceId did not resolve: the Ref's value names it.
+        let unresolved = |_: &str| {
+            Some(
+                json!({"ServiceNamespace": "ecs"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+        };
+        assert_eq!(
+            ids_with(
+                "AWS::ApplicationAutoScaling::ScalingPolicy",
+                Some("p"),
+                json!({"PolicyName": "cpu", "ScalingTargetId": "service/c/s|ecs:service:DesiredCount|ecs"}),
+                json!({}),
+                json!({"ScalingTargetId": {"Ref": "Target"}}),
+                &unresolved
             )
             .unwrap(),
             ["ecs/service/c/s/ecs:service:DesiredCount/cpu"]
