@@ -1119,7 +1119,12 @@ def lbws_and_worker(cumulo, handlers, tmp_path_factory):
     def up(name, path, params=None, tags=None):
         # The session server may already hold this stack from test_copilot (the same root-zones
         # template under the same app name): reuse it rather than deploy an empty change set.
-        live = [x["StackStatus"] for x in cfn.list_stacks()["StackSummaries"] if x["StackName"] == name]
+        # DescribeStacks by name, not ListStacks: the shared server holds more stacks than one
+        # ListStacks page (100), and this one may sit on a later page.
+        try:
+            live = [x["StackStatus"] for x in cfn.describe_stacks(StackName=name)["Stacks"]]
+        except cfn.exceptions.ClientError:
+            live = []
         if name.endswith("-root-zones") and any(st in ("CREATE_COMPLETE", "UPDATE_COMPLETE") for st in live):
             return
         status = deploy_quick(cumulo, name, path, params, tags=tags)
