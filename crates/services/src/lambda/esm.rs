@@ -503,33 +503,14 @@ async fn poll(core: Arc<Lambda>, uuid: String, mut wake: watch::Receiver<bool>) 
             .iter()
             .filter_map(|r| r["messageId"].as_str().map(str::to_string))
             .collect();
-        let payload = json!({"Records": records}).to_string();
-        let result = core
-            .invoke(
-                &m.region,
-                &m.function_name,
-                None,
-                payload.into(),
-                InvocationType::RequestResponse,
-                &m.host,
-            )
-            .await;
-        let Ok(invoked) = result else {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            continue;
-        };
-        let Some(out) = invoked.output else { continue };
-        if out.function_error.is_some() {
-            continue;
-        }
-        let failed: Vec<String> = if m.report_batch_item_failures {
-            match batch_item_failures(&out.payload) {
-                Some(f) => f,
-                // An answer that cannot be read fails the whole batch, as on AWS.
-                None => continue,
+        let failed = match invoke_batch(&core, &m, &records).await {
+            BatchResult::NotInvoked(_) => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
             }
-        } else {
-            Vec::new()
+            // The messages stay, to be received again after their visibility timeout.
+            BatchResult::Failed(_) => continue,
+            BatchResult::Delivered(failed) => failed,
         };
         for msg in &messages {
             if delivered.contains(&msg.message_id) && !failed.contains(&msg.message_id) {
@@ -624,9 +605,54 @@ fn filterable(record: &Value) -> Value {
     r
 }
 
+/// What a poller's synchronous `{"Records": [...]}` invocation came to: the SQS and stream
+/// pollers act on the same three answers.
+pub(super) enum BatchResult {
+    /// The function did not run (throttled, missing): the error's code.
+    NotInvoked(String),
+    /// The whole batch failed: the function's error type when it raised, `None` when its
+    /// answer is not a readable batchItemFailures report.
+    Failed(Option<String>),
+    /// Delivered; the item identifiers the function reported failed (always empty without
+    /// ReportBatchItemFailures).
+    Delivered(Vec<String>),
+}
+
+/// Invokes the mapping's function with a batch of event records and waits for its answer.
+pub(super) async fn invoke_batch(
+    core: &Arc<Lambda>,
+    m: &EventSourceMapping,
+    records: &[Value],
+) -> BatchResult {
+    let payload = json!({ "Records": records }).to_string();
+    let kind = InvocationType::RequestResponse;
+    let invoked = core
+        .invoke(
+            &m.region,
+            &m.function_name,
+            None,
+            payload.into(),
+            kind,
+            &m.host,
+        )
+        .await;
+    match invoked.map(|i| i.output) {
+        Err(e) => BatchResult::NotInvoked(e.code),
+        // A RequestResponse invocation always has output; none is a failure, not a delivery.
+        Ok(None) => BatchResult::Failed(None),
+        Ok(Some(out)) if out.function_error.is_some() => BatchResult::Failed(out.function_error),
+        Ok(Some(out)) if m.report_batch_item_failures => match batch_item_failures(&out.payload) {
+            Some(failed) => BatchResult::Delivered(failed),
+            // An answer that cannot be read fails the whole batch, as on AWS.
+            None => BatchResult::Failed(None),
+        },
+        Ok(Some(_)) => BatchResult::Delivered(Vec::new()),
+    }
+}
+
 /// The message ids of `{"batchItemFailures": [{"itemIdentifier": id}]}`; `None` when the
 /// answer is not of that shape.
-pub(super) fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
+fn batch_item_failures(payload: &[u8]) -> Option<Vec<String>> {
     let v: Value = serde_json::from_slice(payload).ok()?;
     match v.get("batchItemFailures") {
         None | Some(Value::Null) => Some(Vec::new()),

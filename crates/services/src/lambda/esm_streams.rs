@@ -13,7 +13,7 @@
 //! move the checkpoint to the lowest one named and retry from there, as AWS does.
 
 use super::Lambda;
-use super::invoke::InvocationType;
+use super::esm::{BatchResult, invoke_batch};
 use super::model::EventSourceMapping;
 use cumulo_wire::AwsError;
 use serde_json::{Value, json};
@@ -221,33 +221,13 @@ fn last_seq(records: &[Value]) -> Option<u64> {
 }
 
 async fn invoke(core: &Arc<Lambda>, m: &EventSourceMapping, records: &[Value]) -> Outcome {
-    let payload = json!({ "Records": records }).to_string();
-    let result = core
-        .invoke(
-            &m.region,
-            &m.function_name,
-            None,
-            payload.into(),
-            InvocationType::RequestResponse,
-            &m.host,
-        )
-        .await;
-    match result {
-        Ok(invoked) => match invoked.output {
-            Some(out) if out.function_error.is_some() => Outcome::Failed(out.function_error),
-            Some(out) if m.report_batch_item_failures => {
-                match super::esm::batch_item_failures(&out.payload) {
-                    Some(failed) => match failed.iter().filter_map(|f| parse_seq(f)).min() {
-                        None => Outcome::Done,
-                        Some(seq) => Outcome::Partial(seq),
-                    },
-                    // An answer that cannot be read fails the whole batch, as on AWS.
-                    None => Outcome::Failed(None),
-                }
-            }
-            _ => Outcome::Done,
+    match invoke_batch(core, m, records).await {
+        BatchResult::NotInvoked(code) => Outcome::Failed(Some(code)),
+        BatchResult::Failed(error) => Outcome::Failed(error),
+        BatchResult::Delivered(failed) => match failed.iter().filter_map(|f| parse_seq(f)).min() {
+            None => Outcome::Done,
+            Some(seq) => Outcome::Partial(seq),
         },
-        Err(e) => Outcome::Failed(Some(e.code)),
     }
 }
 
