@@ -26,17 +26,17 @@ pub use ops::{CreateClusterInput, ListTasksFilter, RunTaskInput, ServiceInput};
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::ec2::Ec2Service;
 use crate::elasticloadbalancing::ElbService;
+use crate::regional::Regional;
 use crate::servicediscovery::ServiceDiscoveryService;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
-use state::{Region, Regions};
-use std::sync::{Arc, Mutex, MutexGuard};
+use state::Region;
+use std::sync::Arc;
 
 /// The ECS service.
 pub struct EcsService {
-    store: Arc<Store>,
-    regions: Mutex<Regions>,
+    regions: Regional<Region>,
     account_id: String,
     discovery: Arc<ServiceDiscoveryService>,
     /// Where awsvpc tasks' network interfaces come from.
@@ -53,14 +53,9 @@ impl EcsService {
         ec2: Arc<Ec2Service>,
         elb: Arc<ElbService>,
     ) -> Result<Self, StoreError> {
-        store.migrate("ecs", state::MIGRATIONS)?;
-        let (regions, problems) = store.read(state::load)?;
-        for p in problems {
-            eprintln!("cumulo: ecs: skipped unreadable stored record: {p}");
-        }
+        let regions = Regional::open(store, "ecs", state::MIGRATIONS, state::TABLE)?;
         Ok(EcsService {
-            store,
-            regions: Mutex::new(regions),
+            regions,
             account_id: config.account_id.clone(),
             discovery,
             ec2,
@@ -68,33 +63,17 @@ impl EcsService {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Regions> {
-        self.regions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `f` over a copy of the region and commits the records it touched; the copy
-    /// replaces the region only once they are written.
+    /// Runs `f`, with the time, over a copy of the region and commits the records it touched.
     fn mutate<T>(
         &self,
         region: &str,
         f: impl FnOnce(&mut Region, f64) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        let mut regions = self.lock();
-        let mut r = regions.get(region).cloned().unwrap_or_default();
-        r.dirty.clear();
-        let out = f(&mut r, ops::now_s())?;
-        self.store
-            .write(|tx| state::save_dirty(tx, region, &r))
-            .map_err(|e| AwsError::internal(e.to_string()))?;
-        r.dirty.clear();
-        regions.insert(region.to_string(), r);
-        Ok(out)
+        self.regions.mutate(region, |r| f(r, ops::now_s()))
     }
 
     fn read<T>(&self, region: &str, f: impl FnOnce(&Region, f64) -> T) -> T {
-        let regions = self.lock();
-        let empty = Region::default();
-        f(regions.get(region).unwrap_or(&empty), ops::now_s())
+        self.regions.read(region, |r| f(r, ops::now_s()))
     }
 
     pub fn cluster_arn(&self, region: &str, name: &str) -> String {

@@ -1065,7 +1065,7 @@ impl EcsService {
     }
 
     pub fn list_tags(&self, region: &str, arn: &str) -> Result<Vec<(String, String)>, AwsError> {
-        let mut regions = self.lock();
+        let mut regions = self.regions.lock();
         let r = regions.entry(region.to_string()).or_default();
         tags_of(r, arn).map(|t| t.clone())
     }

@@ -2,10 +2,10 @@
 //! keyed by its kind and key. A mutation works on a copy of the region, names the records it
 //! touched, and the copy replaces the region only once those records are committed.
 
-use cumulo_store::rusqlite::{self, Connection, Transaction, params};
+use crate::regional::{Table, Touched, records_by_kind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const MIGRATIONS: &[&str] = &["CREATE TABLE ecs_records (
         region TEXT NOT NULL,
@@ -173,7 +173,7 @@ pub enum Key {
     Setting(String),
 }
 
-impl Key {
+impl Touched for Key {
     fn parts(&self) -> (&'static str, &str) {
         match self {
             Key::Cluster(k) => ("cluster", k),
@@ -193,82 +193,18 @@ impl Region {
     pub fn touch(&mut self, key: Key) {
         self.dirty.insert(key);
     }
-
-    /// The document a key holds now, `None` when it is gone.
-    fn doc(&self, key: &Key) -> serde_json::Result<Option<String>> {
-        match key {
-            Key::Cluster(k) => self.clusters.get(k).map(serde_json::to_string).transpose(),
-            Key::Family(k) => self
-                .task_definitions
-                .get(k)
-                .map(serde_json::to_string)
-                .transpose(),
-            Key::Service(k) => self.services.get(k).map(serde_json::to_string).transpose(),
-            Key::Task(k) => self.tasks.get(k).map(serde_json::to_string).transpose(),
-            Key::Setting(k) => self.settings.get(k).map(serde_json::to_string).transpose(),
-        }
-    }
 }
 
-pub type Regions = HashMap<String, Region>;
+/// The store table every record lives in.
+pub const TABLE: Table = Table {
+    name: "ecs_records",
+    key: "key",
+};
 
-/// Writes every record the region marks dirty (deleting those that are gone).
-pub fn save_dirty(tx: &Transaction<'_>, region: &str, r: &Region) -> rusqlite::Result<()> {
-    for key in &r.dirty {
-        let (kind, k) = key.parts();
-        match r
-            .doc(key)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?
-        {
-            Some(doc) => tx.execute(
-                "INSERT OR REPLACE INTO ecs_records(region, kind, key, doc) VALUES (?1, ?2, ?3, ?4)",
-                params![region, kind, k, doc],
-            )?,
-            None => tx.execute(
-                "DELETE FROM ecs_records WHERE region = ?1 AND kind = ?2 AND key = ?3",
-                params![region, kind, k],
-            )?,
-        };
-    }
-    Ok(())
-}
-
-pub fn load(c: &Connection) -> rusqlite::Result<(Regions, Vec<String>)> {
-    let mut regions: Regions = HashMap::new();
-    let mut problems = Vec::new();
-    let mut stmt = c.prepare("SELECT region, kind, key, doc FROM ecs_records")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (region, kind, key, doc) = row?;
-        let r = regions.entry(region.clone()).or_default();
-        let outcome = match kind.as_str() {
-            "cluster" => serde_json::from_str(&doc).map(|v| {
-                r.clusters.insert(key.clone(), v);
-            }),
-            "family" => serde_json::from_str(&doc).map(|v| {
-                r.task_definitions.insert(key.clone(), v);
-            }),
-            "service" => serde_json::from_str(&doc).map(|v| {
-                r.services.insert(key.clone(), v);
-            }),
-            "task" => serde_json::from_str(&doc).map(|v| {
-                r.tasks.insert(key.clone(), v);
-            }),
-            "setting" => serde_json::from_str(&doc).map(|v| {
-                r.settings.insert(key.clone(), v);
-            }),
-            _ => Ok(()),
-        };
-        if let Err(e) = outcome {
-            problems.push(format!("{kind} {region}/{key}: {e}"));
-        }
-    }
-    Ok((regions, problems))
-}
+records_by_kind!(Region {
+    clusters: "cluster",
+    task_definitions: "family",
+    services: "service",
+    tasks: "task",
+    settings: "setting",
+});

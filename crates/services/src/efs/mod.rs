@@ -19,16 +19,16 @@ mod wire;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::ec2::Ec2Service;
+use crate::regional::Regional;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
-use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
-use state::{Region, Regions};
-use std::sync::{Arc, Mutex, MutexGuard};
+use cumulo_wire::{AwsRequest, AwsResponse};
+use state::Region;
+use std::sync::Arc;
 
 /// The EFS service.
 pub struct EfsService {
-    store: Arc<Store>,
-    regions: Mutex<Regions>,
+    regions: Regional<Region>,
     account_id: String,
     ec2: Arc<Ec2Service>,
 }
@@ -39,46 +39,12 @@ impl EfsService {
         config: &Config,
         ec2: Arc<Ec2Service>,
     ) -> Result<Self, StoreError> {
-        store.migrate("efs", state::MIGRATIONS)?;
-        let (regions, problems) = store.read(state::load)?;
-        for p in problems {
-            eprintln!("cumulo: efs: skipped unreadable stored record: {p}");
-        }
+        let regions = Regional::open(store, "efs", state::MIGRATIONS, state::TABLE)?;
         Ok(EfsService {
-            store,
-            regions: Mutex::new(regions),
+            regions,
             account_id: config.account_id.clone(),
             ec2,
         })
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Regions> {
-        self.regions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `f` over a copy of the region and commits the records it touched; an error leaves
-    /// the region as it was.
-    fn mutate<T>(
-        &self,
-        region: &str,
-        f: impl FnOnce(&mut Region) -> Result<T, AwsError>,
-    ) -> Result<T, AwsError> {
-        let mut regions = self.lock();
-        let mut r = regions.get(region).cloned().unwrap_or_default();
-        r.dirty.clear();
-        let out = f(&mut r)?;
-        self.store
-            .write(|tx| state::save_dirty(tx, region, &r))
-            .map_err(|e| AwsError::internal(e.to_string()))?;
-        r.dirty.clear();
-        regions.insert(region.to_string(), r);
-        Ok(out)
-    }
-
-    fn read<T>(&self, region: &str, f: impl FnOnce(&Region) -> T) -> T {
-        let regions = self.lock();
-        let empty = Region::default();
-        f(regions.get(region).unwrap_or(&empty))
     }
 
     pub fn file_system_arn(&self, region: &str, id: &str) -> String {

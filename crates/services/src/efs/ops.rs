@@ -489,7 +489,7 @@ impl EfsService {
                 )
             })
         });
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             if let Some(f) = r.file_systems.values().find(|f| f.creation_token == token) {
                 return Err(error(
                     409,
@@ -568,7 +568,7 @@ impl EfsService {
         let token = text(input, "CreationToken")?.map(str::to_string);
         let marker = text(input, "Marker")?.map(str::to_string);
         let max = max_items(input, "MaxItems", 100)?;
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             if let Some(id) = &id
                 && !r.file_systems.contains_key(id)
             {
@@ -621,7 +621,7 @@ impl EfsService {
         f: impl FnOnce(&mut Region, &str) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
         let id = file_system_id("fileSystemId", id)?;
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             if !r.file_systems.contains_key(&id) {
                 return Err(fs_not_found(&id));
             }
@@ -720,7 +720,7 @@ impl EfsService {
 
     pub fn describe_backup_policy(&self, region: &str, id: &str) -> Result<Value, AwsError> {
         let id = file_system_id("fileSystemId", id)?;
-        self.read(region, |r| {
+        self.regions.read(region, |r| {
             let f = r.file_systems.get(&id).ok_or_else(|| fs_not_found(&id))?;
             Ok(json!({"BackupPolicy": {"Status": f.backup}}))
         })
@@ -776,7 +776,7 @@ impl EfsService {
 
     pub fn describe_file_system_policy(&self, region: &str, id: &str) -> Result<Value, AwsError> {
         let id = file_system_id("fileSystemId", id)?;
-        self.read(region, |r| {
+        self.regions.read(region, |r| {
             let f = r.file_systems.get(&id).ok_or_else(|| fs_not_found(&id))?;
             match &f.policy {
                 Some(p) => Ok(json!({"FileSystemId": id, "Policy": p})),
@@ -815,7 +815,7 @@ impl EfsService {
         id: &str,
     ) -> Result<Value, AwsError> {
         let id = file_system_id("fileSystemId", id)?;
-        self.read(region, |r| {
+        self.regions.read(region, |r| {
             let f = r.file_systems.get(&id).ok_or_else(|| fs_not_found(&id))?;
             Ok(json!({"LifecyclePolicies": f.lifecycle}))
         })
@@ -890,7 +890,7 @@ impl EfsService {
         }
         let mut groups = Self::strings(input, "SecurityGroups")?;
         // Checks before any interface is made.
-        self.read(region, |r| -> Result<(), AwsError> {
+        self.regions.read(region, |r| -> Result<(), AwsError> {
             let f = r.file_systems.get(&fs).ok_or_else(|| fs_not_found(&fs))?;
             if f.state != "available" {
                 return Err(incorrect_state(&fs, &f.state));
@@ -908,7 +908,7 @@ impl EfsService {
             groups = self.default_group(region, &subnet.vpc_id)?;
         }
         self.check_groups(region, &groups, &subnet.vpc_id)?;
-        self.read(region, |r| -> Result<(), AwsError> {
+        self.regions.read(region, |r| -> Result<(), AwsError> {
             let f = &r.file_systems[&fs];
             if let Some((zone, _)) = &f.availability_zone
                 && *zone != subnet.availability_zone
@@ -967,7 +967,7 @@ impl EfsService {
             state: "creating".into(),
         };
         let out = self.describe_mt(&m);
-        let saved = self.mutate(region, |r| {
+        let saved = self.regions.mutate(region, |r| {
             // The file system may have gone while the interface was made.
             if !r.file_systems.contains_key(&fs) {
                 return Err(fs_not_found(&fs));
@@ -1009,7 +1009,7 @@ impl EfsService {
         }
         let marker = text(input, "Marker")?.map(str::to_string);
         let max = max_items(input, "MaxItems", 10)?;
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             let fs = match (&fs, &ap) {
                 (Some(f), _) => {
                     if !r.file_systems.contains_key(f) {
@@ -1067,7 +1067,7 @@ impl EfsService {
 
     pub fn delete_mount_target(&self, region: &str, id: &str) -> Result<(), AwsError> {
         let id = mount_target_id("mountTargetId", id)?;
-        let m = self.mutate(region, |r| {
+        let m = self.regions.mutate(region, |r| {
             let m = r
                 .mount_targets
                 .remove(&id)
@@ -1088,7 +1088,7 @@ impl EfsService {
         id: &str,
     ) -> Result<Value, AwsError> {
         let id = mount_target_id("mountTargetId", id)?;
-        self.read(region, |r| {
+        self.regions.read(region, |r| {
             let m = r.mount_targets.get(&id).ok_or_else(|| mt_not_found(&id))?;
             Ok(json!({"SecurityGroups": m.security_groups}))
         })
@@ -1105,7 +1105,7 @@ impl EfsService {
     ) -> Result<(), AwsError> {
         let id = mount_target_id("mountTargetId", id)?;
         let groups = Self::strings(input, "SecurityGroups")?;
-        let (vpc, state) = self.read(region, |r| {
+        let (vpc, state) = self.regions.read(region, |r| {
             r.mount_targets
                 .get(&id)
                 .map(|m| (m.vpc_id.clone(), m.state.clone()))
@@ -1119,7 +1119,7 @@ impl EfsService {
             ));
         }
         self.check_groups(region, &groups, &vpc)?;
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             let m = r
                 .mount_targets
                 .get_mut(&id)
@@ -1147,7 +1147,7 @@ impl EfsService {
         let root = root_directory(input.get("RootDirectory"))?;
         let mut tags = user_tags(input, "Tags")?;
         set_tags(&mut tags, system_tags);
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             let f = r.file_systems.get(&fs).ok_or_else(|| fs_not_found(&fs))?;
             if f.state != "available" {
                 return Err(incorrect_state(&fs, &f.state));
@@ -1196,7 +1196,7 @@ impl EfsService {
         }
         let marker = text(input, "NextToken")?.map(str::to_string);
         let max = max_items(input, "MaxResults", 100)?;
-        self.read(region, |r| {
+        self.regions.read(region, |r| {
             if let Some(a) = &ap
                 && !r.access_points.contains_key(a)
             {
@@ -1228,7 +1228,7 @@ impl EfsService {
 
     pub fn delete_access_point(&self, region: &str, id: &str) -> Result<(), AwsError> {
         let id = access_point_id("accessPointId", id)?;
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             r.access_points
                 .remove(&id)
                 .ok_or_else(|| ap_not_found(&id))?;
@@ -1252,7 +1252,7 @@ impl EfsService {
         } else {
             file_system_id("resourceId", resource)?
         };
-        self.mutate(region, |r| {
+        self.regions.mutate(region, |r| {
             if is_ap {
                 let a = r
                     .access_points

@@ -2,10 +2,10 @@
 //! targets, access points), each written through to the store as one JSON document. A mutation
 //! works on a copy of the region and names the records it touched.
 
-use cumulo_store::rusqlite::{self, Connection, Transaction, params};
+use crate::regional::{Table, records_by_kind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const MIGRATIONS: &[&str] = &["CREATE TABLE efs_records (
         region TEXT NOT NULL,
@@ -80,68 +80,16 @@ impl Region {
     pub fn touch(&mut self, kind: &'static str, id: &str) {
         self.dirty.insert((kind, id.to_string()));
     }
-
-    fn doc(&self, kind: &str, id: &str) -> serde_json::Result<Option<String>> {
-        match kind {
-            FILE_SYSTEM => self.file_systems.get(id).map(serde_json::to_string),
-            MOUNT_TARGET => self.mount_targets.get(id).map(serde_json::to_string),
-            _ => self.access_points.get(id).map(serde_json::to_string),
-        }
-        .transpose()
-    }
 }
 
-pub type Regions = HashMap<String, Region>;
+/// The store table every record lives in.
+pub const TABLE: Table = Table {
+    name: "efs_records",
+    key: "id",
+};
 
-pub fn save_dirty(tx: &Transaction<'_>, region: &str, r: &Region) -> rusqlite::Result<()> {
-    for (kind, id) in &r.dirty {
-        match r
-            .doc(kind, id)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?
-        {
-            Some(doc) => tx.execute(
-                "INSERT OR REPLACE INTO efs_records(region, kind, id, doc) VALUES (?1, ?2, ?3, ?4)",
-                params![region, kind, id, doc],
-            )?,
-            None => tx.execute(
-                "DELETE FROM efs_records WHERE region = ?1 AND kind = ?2 AND id = ?3",
-                params![region, kind, id],
-            )?,
-        };
-    }
-    Ok(())
-}
-
-pub fn load(c: &Connection) -> rusqlite::Result<(Regions, Vec<String>)> {
-    let mut regions: Regions = HashMap::new();
-    let mut problems = Vec::new();
-    let mut stmt = c.prepare("SELECT region, kind, id, doc FROM efs_records")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (region, kind, id, doc) = row?;
-        let r = regions.entry(region.clone()).or_default();
-        let outcome = match kind.as_str() {
-            FILE_SYSTEM => serde_json::from_str(&doc).map(|v| {
-                r.file_systems.insert(id.clone(), v);
-            }),
-            MOUNT_TARGET => serde_json::from_str(&doc).map(|v| {
-                r.mount_targets.insert(id.clone(), v);
-            }),
-            ACCESS_POINT => serde_json::from_str(&doc).map(|v| {
-                r.access_points.insert(id.clone(), v);
-            }),
-            _ => Ok(()),
-        };
-        if let Err(e) = outcome {
-            problems.push(format!("{kind} {region}/{id}: {e}"));
-        }
-    }
-    Ok((regions, problems))
-}
+records_by_kind!(Region {
+    file_systems: FILE_SYSTEM,
+    mount_targets: MOUNT_TARGET,
+    access_points: ACCESS_POINT
+});

@@ -20,17 +20,17 @@ mod wire;
 pub use ops::{NamespaceInput, ServiceInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
+use crate::regional::Regional;
 use crate::route53::Route53Service;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
-use state::{Region, Regions};
-use std::sync::{Arc, Mutex, MutexGuard};
+use state::Region;
+use std::sync::Arc;
 
 /// The Cloud Map service.
 pub struct ServiceDiscoveryService {
-    store: Arc<Store>,
-    regions: Mutex<Regions>,
+    regions: Regional<Region>,
     account_id: String,
     /// Where DNS namespaces keep their zones (none: a namespace reports a made-up zone id).
     route53: Option<Arc<Route53Service>>,
@@ -38,14 +38,9 @@ pub struct ServiceDiscoveryService {
 
 impl ServiceDiscoveryService {
     pub fn new(store: Arc<Store>, config: &Config) -> Result<Self, StoreError> {
-        store.migrate("servicediscovery", state::MIGRATIONS)?;
-        let (regions, problems) = store.read(state::load)?;
-        for p in problems {
-            eprintln!("cumulo: servicediscovery: skipped unreadable stored record: {p}");
-        }
+        let regions = Regional::open(store, "servicediscovery", state::MIGRATIONS, state::TABLE)?;
         Ok(ServiceDiscoveryService {
-            store,
-            regions: Mutex::new(regions),
+            regions,
             account_id: config.account_id.clone(),
             route53: None,
         })
@@ -57,32 +52,17 @@ impl ServiceDiscoveryService {
         self
     }
 
-    fn lock(&self) -> MutexGuard<'_, Regions> {
-        self.regions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `f` over a copy of the region and commits the records it touched.
+    /// Runs `f`, with the time, over a copy of the region and commits the records it touched.
     fn mutate<T>(
         &self,
         region: &str,
         f: impl FnOnce(&mut Region, f64) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        let mut regions = self.lock();
-        let mut r = regions.get(region).cloned().unwrap_or_default();
-        r.dirty.clear();
-        let out = f(&mut r, ops::now_s())?;
-        self.store
-            .write(|tx| state::save_dirty(tx, region, &r))
-            .map_err(|e| AwsError::internal(e.to_string()))?;
-        r.dirty.clear();
-        regions.insert(region.to_string(), r);
-        Ok(out)
+        self.regions.mutate(region, |r| f(r, ops::now_s()))
     }
 
     fn read<T>(&self, region: &str, f: impl FnOnce(&Region, f64) -> T) -> T {
-        let regions = self.lock();
-        let empty = Region::default();
-        f(regions.get(region).unwrap_or(&empty), ops::now_s())
+        self.regions.read(region, |r| f(r, ops::now_s()))
     }
 
     pub fn namespace_arn(&self, region: &str, id: &str) -> String {

@@ -2,10 +2,10 @@
 //! operations), each written through to the store as one JSON document. A mutation works on a
 //! copy of the region and names the records it touched, as ECS's state does.
 
-use cumulo_store::rusqlite::{self, Connection, Transaction, params};
+use crate::regional::{Table, records_by_kind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const MIGRATIONS: &[&str] = &["CREATE TABLE servicediscovery_records (
         region TEXT NOT NULL,
@@ -85,79 +85,16 @@ impl Region {
     pub fn touch(&mut self, kind: &'static str, key: &str) {
         self.dirty.insert((kind, key.to_string()));
     }
-
-    fn doc(&self, kind: &str, key: &str) -> serde_json::Result<Option<String>> {
-        match kind {
-            NAMESPACE => self
-                .namespaces
-                .get(key)
-                .map(serde_json::to_string)
-                .transpose(),
-            SERVICE => self
-                .services
-                .get(key)
-                .map(serde_json::to_string)
-                .transpose(),
-            _ => self
-                .operations
-                .get(key)
-                .map(serde_json::to_string)
-                .transpose(),
-        }
-    }
 }
 
-pub type Regions = HashMap<String, Region>;
+/// The store table every record lives in.
+pub const TABLE: Table = Table {
+    name: "servicediscovery_records",
+    key: "key",
+};
 
-pub fn save_dirty(tx: &Transaction<'_>, region: &str, r: &Region) -> rusqlite::Result<()> {
-    for (kind, key) in &r.dirty {
-        match r
-            .doc(kind, key)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?
-        {
-            Some(doc) => tx.execute(
-                "INSERT OR REPLACE INTO servicediscovery_records(region, kind, key, doc) VALUES (?1, ?2, ?3, ?4)",
-                params![region, kind, key, doc],
-            )?,
-            None => tx.execute(
-                "DELETE FROM servicediscovery_records WHERE region = ?1 AND kind = ?2 AND key = ?3",
-                params![region, kind, key],
-            )?,
-        };
-    }
-    Ok(())
-}
-
-pub fn load(c: &Connection) -> rusqlite::Result<(Regions, Vec<String>)> {
-    let mut regions: Regions = HashMap::new();
-    let mut problems = Vec::new();
-    let mut stmt = c.prepare("SELECT region, kind, key, doc FROM servicediscovery_records")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (region, kind, key, doc) = row?;
-        let r = regions.entry(region.clone()).or_default();
-        let outcome = match kind.as_str() {
-            NAMESPACE => serde_json::from_str(&doc).map(|v| {
-                r.namespaces.insert(key.clone(), v);
-            }),
-            SERVICE => serde_json::from_str(&doc).map(|v| {
-                r.services.insert(key.clone(), v);
-            }),
-            OPERATION => serde_json::from_str(&doc).map(|v| {
-                r.operations.insert(key.clone(), v);
-            }),
-            _ => Ok(()),
-        };
-        if let Err(e) = outcome {
-            problems.push(format!("{kind} {region}/{key}: {e}"));
-        }
-    }
-    Ok((regions, problems))
-}
+records_by_kind!(Region {
+    namespaces: NAMESPACE,
+    services: SERVICE,
+    operations: OPERATION
+});
