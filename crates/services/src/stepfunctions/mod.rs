@@ -126,6 +126,7 @@ impl Catalogued for StepFunctionsService {
         }],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "stepfunctions";
     type Deps = (
         Arc<LambdaService>,
         Arc<SqsService>,
