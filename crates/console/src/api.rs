@@ -27,6 +27,12 @@ impl Ctx<'_> {
         &self.gateway.config().account_id
     }
 
+    /// Whether a service is built or may hold persisted state, without building it: what a
+    /// read across services (the search) asks before reading one.
+    pub fn in_use<S: cumulo_services::catalog::Listed>(&self) -> bool {
+        self.gateway.catalog().is_some_and(|c| c.in_use::<S>())
+    }
+
     /// A catalogued service's typed handle, built now if this is its first use.
     pub fn service<S: cumulo_services::catalog::Listed>(&self) -> Result<Arc<S>, ApiError> {
         let catalog = self.gateway.catalog().ok_or_else(|| {

@@ -269,7 +269,7 @@ pub fn login() -> Response<Body> {
     r
 }
 
-fn page_error(status: StatusCode, message: &str) -> Response<Body> {
+pub fn page_error(status: StatusCode, message: &str) -> Response<Body> {
     let html = SHELL
         .replace("{{page}}", "error")
         .replace("{{subject}}", &escape(message))
