@@ -931,3 +931,81 @@ def test_console_command_prints_the_url_without_a_browser(cumulo):
     url = out.stdout.strip()
     assert url == f"http://localhost:{cumulo.port}/_cumulo/console/"
     assert requests.get(url, timeout=10).status_code == 200
+
+
+def running(server):
+    """The services the health report says are built in this process."""
+    health = requests.get(server.endpoint + "/_cumulo/health", timeout=10).json()
+    return {name for name, state in health["services"].items() if state == "running"}
+
+
+def test_search_reads_only_services_that_ran_here_even_after_a_restart(fresh_server):
+    server = fresh_server.start()
+    p = f"con-used-{uid()}"
+    assert running(server) == set()
+    url = server.client("sqs").create_queue(QueueName=f"{p}-queue")["QueueUrl"]
+    server.client("ssm").put_parameter(Name=f"/{p}/param", Value="v", Type="String")
+    before = running(server)
+    assert {"sqs", "ssm"} <= before and "s3" not in before and "cloudformation" not in before
+    hits = get(server, "/search", q=p)["results"]
+    assert {(h["kind"], h["name"]) for h in hits} == {("queue", f"{p}-queue"), ("parameter", f"/{p}/param")}
+    # The search built nothing: every service that never ran stays "available".
+    assert running(server) == before
+
+    server.stop()
+    server.start()
+    # After the restart nothing is built, yet the state of the services that ran is found.
+    assert running(server) == set()
+    hits = get(server, "/search", q=url)["results"]
+    assert [(h["kind"], h["name"]) for h in hits] == [("queue", f"{p}-queue")]
+    hits = get(server, "/search", q=f"/{p}/PARAM")["results"]
+    assert [(h["kind"], h["name"]) for h in hits] == [("parameter", f"/{p}/param")]
+    after = running(server)
+    assert {"sqs", "ssm"} <= after <= before
+    assert get(server, "/search", q=f"nothing-{uid()}")["results"] == []
+    assert running(server) == after
+
+
+def test_console_and_api_answer_only_hosts_naming_this_endpoint(cumulo):
+    evil = {"Host": f"evil.example:{cumulo.port}"}
+    for path in [f"{API}/stacks", f"{API}/health", "/_cumulo/console/", "/_cumulo/console/assets/app.js"]:
+        r = requests.get(cumulo.endpoint + path, headers=evil, timeout=10)
+        assert r.status_code == 403, (path, r.status_code)
+        assert "evil.example" in r.text and "--console-host" in r.text
+    r = requests.get(f"{cumulo.endpoint}{API}/stacks", headers=evil, timeout=10)
+    assert error(r) == "ForbiddenHost"
+    r = requests.post(f"{cumulo.endpoint}{API}/sqs/queues/x/purge", headers={**evil, **CONSOLE}, timeout=10)
+    assert r.status_code == 403 and error(r) == "ForbiddenHost"
+    # Loopback names, *.localhost and the bound address answer; another port does not.
+    for host in [f"localhost:{cumulo.port}", f"console.localhost:{cumulo.port}", f"127.0.0.1:{cumulo.port}"]:
+        assert requests.get(f"{cumulo.endpoint}{API}/health", headers={"Host": host}, timeout=10).status_code == 200, host
+    r = requests.get(f"{cumulo.endpoint}{API}/health", headers={"Host": f"localhost:{cumulo.port + 1}"}, timeout=10)
+    assert r.status_code == 403
+    # The AWS API answers under any Host (SDKs, virtual-host names).
+    sqs = cumulo.client("sqs")
+    sqs.meta.events.register("before-send", lambda request, **_: request.headers.__setitem__("Host", evil["Host"]))
+    name = f"con-host-{uid()}"
+    assert sqs.create_queue(QueueName=name)["QueueUrl"].endswith(f"/{name}")
+    assert any(u.endswith(f"/{name}") for u in sqs.list_queues(QueueNamePrefix=name)["QueueUrls"])
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_console_host_admits_a_named_host(how):
+    if how == "flag":
+        server = CumuloServer(extra_args=["--console-host", "dev-box", "--console-host", "proxy.example:443"])
+    else:
+        server = CumuloServer(env={"CUMULO_CONSOLE_HOSTS": "dev-box,proxy.example:443"})
+    server.start()
+    try:
+        def status(host, path=f"{API}/health"):
+            return requests.get(server.endpoint + path, headers={"Host": host}, timeout=10).status_code
+
+        assert status(f"dev-box:{server.port}") == 200
+        assert status(f"DEV-BOX:{server.port}", "/_cumulo/console/") == 200
+        assert status("proxy.example:443") == 200
+        assert status(f"proxy.example:{server.port}") == 403
+        assert status(f"dev-box:{server.port + 1}") == 403
+        assert status(f"evil.example:{server.port}") == 403
+        assert status(f"localhost:{server.port}") == 200
+    finally:
+        server.stop()
