@@ -101,3 +101,19 @@ def deploy(cumulo):
         pass
     assert cfn.describe_stacks(StackName=failing)["Stacks"][0]["StackStatus"] == "ROLLBACK_COMPLETE"
     return p, failing
+
+
+def drifted(cumulo):
+    """A stack of two queues, one changed behind the stack's back (VisibilityTimeout 30 -> 60),
+    after DetectStackDrift: `(name, DescribeStackResourceDrifts' drifts)`."""
+    cfn, sqs = cumulo.client("cloudformation"), cumulo.client("sqs")
+    name = f"con-drift-{uid()}"
+    queue = lambda suffix: {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{name}-{suffix}", "VisibilityTimeout": 30}}  # noqa: E731
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Changed": queue("changed"), "Kept": queue("kept")}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig=WAIT)
+    url = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Changed")["StackResourceDetail"]["PhysicalResourceId"]
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"VisibilityTimeout": "60"})
+    detection = cfn.detect_stack_drift(StackName=name)["StackDriftDetectionId"]
+    status = cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection)
+    assert (status["DetectionStatus"], status["StackDriftStatus"]) == ("DETECTION_COMPLETE", "DRIFTED")
+    return name, cfn.describe_stack_resource_drifts(StackName=name)["StackResourceDrifts"]

@@ -1009,3 +1009,39 @@ def test_console_host_admits_a_named_host(how):
         assert status(f"localhost:{server.port}") == 200
     finally:
         server.stop()
+
+
+def test_drift_per_resource_is_what_describe_stack_resource_drifts_reports(cumulo, stacks, cfn):
+    from console_stacks import drifted
+
+    good, _ = stacks
+    # Before any detection: nothing checked.
+    mine = get(cumulo, f"/stacks/{good}/drift")
+    assert (mine["stack_drift_status"], mine["last_check"], mine["resources"]) == ("NOT_CHECKED", None, [])
+    assert {r["drift_status"] for r in get(cumulo, f"/stacks/{good}/resources")["resources"]} == {"NOT_CHECKED"}
+
+    name, aws = drifted(cumulo)
+    mine = get(cumulo, f"/stacks/{name}/drift")
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    assert mine["stack_drift_status"] == stack["DriftInformation"]["StackDriftStatus"] == "DRIFTED"
+    assert mine["last_check"]
+    assert sorted((r["logical_id"], r["physical_id"], r["type"], r["status"]) for r in mine["resources"]) == sorted(
+        (d["LogicalResourceId"], d["PhysicalResourceId"], d["ResourceType"], d["StackResourceDriftStatus"]) for d in aws
+    )
+    by_id = {r["logical_id"]: r for r in mine["resources"]}
+    aws_changed = next(d for d in aws if d["LogicalResourceId"] == "Changed")
+    assert by_id["Changed"]["status"] == "MODIFIED" and by_id["Kept"]["status"] == "IN_SYNC"
+    assert [(x["path"], x["expected"], x["actual"], x["type"]) for x in by_id["Changed"]["differences"]] == [
+        (p["PropertyPath"], p["ExpectedValue"], p["ActualValue"], p["DifferenceType"]) for p in aws_changed["PropertyDifferences"]
+    ] == [("/VisibilityTimeout", "30", "60", "NOT_EQUAL")]
+    assert by_id["Changed"]["expected_properties"] == json.loads(aws_changed["ExpectedProperties"])
+    assert by_id["Changed"]["actual_properties"] == json.loads(aws_changed["ActualProperties"])
+    assert by_id["Kept"]["differences"] == []
+    # The resources list carries each one's drift status as ListStackResources does.
+    listed = {r["logical_id"]: r["drift_status"] for r in get(cumulo, f"/stacks/{name}/resources")["resources"]}
+    assert listed == {
+        r["LogicalResourceId"]: r["DriftInformation"]["StackResourceDriftStatus"]
+        for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]
+    } == {"Changed": "MODIFIED", "Kept": "IN_SYNC"}
+    r = requests.get(f"{cumulo.endpoint}{API}/stacks/nope-{uid()}/drift", timeout=10)
+    assert r.status_code == 404 and error(r) == "StackNotFound"

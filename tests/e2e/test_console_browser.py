@@ -438,3 +438,33 @@ def test_every_service_page_renders_what_the_api_holds(browser, cumulo):
     shot(browser, "api-gateway")
     # The session's server is shared: the default subnets' addresses go back (test_ec2 counts them).
     elb.delete_load_balancer(LoadBalancerArn=lb)
+
+
+def test_stack_page_shows_drift_per_resource_and_the_differences(browser, cumulo):
+    from console_stacks import drifted
+
+    name, aws = drifted(cumulo)
+    page(browser, cumulo, f"/stacks/{name}")
+    wait(browser, "#drift-table tbody tr", count=2)
+    assert browser.find_element(By.ID, "stack-drift").text == "DRIFTED"
+    column = {r.get_attribute("data-logical-id"): r.find_element(By.CSS_SELECTOR, "td.drift").text
+              for r in browser.find_elements(By.CSS_SELECTOR, "#resources-table tbody tr")}
+    assert column == {d["LogicalResourceId"]: d["StackResourceDriftStatus"] for d in aws} == {"Changed": "MODIFIED", "Kept": "IN_SYNC"}
+    assert "drift-modified" in browser.find_element(By.CSS_SELECTOR, '#resources-table tr[data-logical-id="Changed"] td.drift').get_attribute("class")
+    # Only the modified resource has a differences table, row for row what AWS reports.
+    diffs = browser.find_elements(By.CSS_SELECTOR, ".drift-diff")
+    assert [d.get_attribute("data-logical-id") for d in diffs] == ["Changed"]
+    rows = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in diffs[0].find_elements(By.CSS_SELECTOR, "tbody tr")]
+    changed = next(d for d in aws if d["LogicalResourceId"] == "Changed")
+    assert rows == [[p["PropertyPath"], p["ExpectedValue"], p["ActualValue"], p["DifferenceType"]] for p in changed["PropertyDifferences"]]
+    assert rows == [["/VisibilityTimeout", "30", "60", "NOT_EQUAL"]]
+    browser.execute_script("document.getElementById('sec-drift').scrollIntoView()")
+    shot(browser, "stack-drift")
+    # A stack never checked says so and has no drift column.
+    cfn = cumulo.client("cloudformation")
+    other = f"con-nodrift-{uid()}"
+    cfn.create_stack(StackName=other, TemplateBody='{"Resources": {"T": {"Type": "AWS::SNS::Topic"}}}')
+    cfn.get_waiter("stack_create_complete").wait(StackName=other, WaiterConfig={"Delay": 1})
+    page(browser, cumulo, f"/stacks/{other}")
+    assert "not been detected" in wait(browser, "#drift p.empty")[0].text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#resources-table td.drift")

@@ -4,8 +4,8 @@
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
-    dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
-    stepfunctions, vpc,
+    drift, dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs,
+    stacks, stepfunctions, vpc,
 };
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
@@ -90,6 +90,7 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["stacks", name, "template"]) => stacks::template(&ctx, name).await,
         (&Method::GET, ["stacks", name, "changesets"]) => stacks::change_sets(&ctx, name).await,
         (&Method::GET, ["stacks", name, "graph"]) => stacks::graph(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "drift"]) => drift::drift(&ctx, name).await,
         (&Method::GET, ["s3", "buckets"]) => s3::buckets(&ctx),
         (&Method::GET, ["s3", "buckets", bucket, "objects"]) => s3::objects(&ctx, bucket),
         (&Method::GET, ["s3", "buckets", bucket, "objects", key @ ..]) if !key.is_empty() => {

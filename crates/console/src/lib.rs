@@ -14,6 +14,7 @@
 //! the AWS endpoint would refuse.
 
 mod api;
+mod drift;
 mod dynamodb;
 mod ecs;
 mod edge;

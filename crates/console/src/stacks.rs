@@ -42,7 +42,7 @@ pub fn engine(ctx: &Ctx<'_>) -> Result<Engine, ApiError> {
     Ok(ctx.service::<CloudFormationService>()?.engine().clone())
 }
 
-fn caller(ctx: &Ctx<'_>) -> Caller {
+pub fn caller(ctx: &Ctx<'_>) -> Caller {
     Caller {
         region: ctx.region.clone(),
         account_id: ctx.account_id().to_string(),
@@ -52,7 +52,7 @@ fn caller(ctx: &Ctx<'_>) -> Caller {
 }
 
 /// The engine's refusal as an API error: an unknown stack is a 404.
-fn engine_error(e: EngineError) -> ApiError {
+pub fn engine_error(e: EngineError) -> ApiError {
     let status = http::StatusCode::from_u16(e.status).unwrap_or(http::StatusCode::BAD_REQUEST);
     if e.code == "ValidationError" && e.message.ends_with("does not exist") {
         return ApiError::not_found("StackNotFound", e.message);
@@ -64,7 +64,7 @@ pub fn time(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn opt_time(t: &Option<DateTime<Utc>>) -> Value {
+pub fn opt_time(t: &Option<DateTime<Utc>>) -> Value {
     t.as_ref().map_or(Value::Null, |t| json!(time(t)))
 }
 
@@ -278,6 +278,7 @@ fn resource_json(r: &StackResourceView) -> Value {
         "status_reason": r.resource_status_reason,
         "last_updated": time(&r.last_updated_timestamp),
         "stubbed": stubbed(r.resource_status_reason.as_deref()),
+        "drift_status": r.drift.status,
         "view": r.physical_resource_id.as_deref().and_then(|p| service_view(&r.resource_type, p)),
     })
 }
