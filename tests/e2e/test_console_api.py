@@ -1045,3 +1045,108 @@ def test_drift_per_resource_is_what_describe_stack_resource_drifts_reports(cumul
     } == {"Changed": "MODIFIED", "Kept": "IN_SYNC"}
     r = requests.get(f"{cumulo.endpoint}{API}/stacks/nope-{uid()}/drift", timeout=10)
     assert r.status_code == 404 and error(r) == "StackNotFound"
+
+
+class Sse:
+    """An open event stream read on a thread: `next(name)` waits for the next event of that
+    name; `none(name, seconds)` says none came in that long."""
+
+    def __init__(self, url, **params):
+        import queue
+        import threading
+
+        self.resp = requests.get(url, params=params, stream=True, timeout=30)
+        assert self.resp.status_code == 200 and self.resp.headers["content-type"] == "text/event-stream"
+        self.events = queue.Queue()
+
+        def read():
+            name = None
+            try:
+                for line in self.resp.iter_lines(decode_unicode=True):
+                    if line.startswith("event: "):
+                        name = line[7:]
+                    elif line.startswith("data: ") and name:
+                        self.events.put((name, json.loads(line[6:])))
+                        name = None
+            except Exception:  # the test closed the stream
+                pass
+
+        threading.Thread(target=read, daemon=True).start()
+
+    def next(self, name, timeout=10):
+        import time
+
+        deadline = time.time() + timeout
+        while True:
+            got, data = self.events.get(timeout=max(0.01, deadline - time.time()))
+            if got == name:
+                return data
+            assert got != "failure", data
+
+    def none(self, name, seconds):
+        import queue
+
+        try:
+            while True:
+                got, data = self.events.get(timeout=seconds)
+                assert got != name, data
+        except queue.Empty:
+            pass
+
+    def close(self):
+        self.resp.close()
+
+
+def put_log(logs, group, stream, *messages):
+    import time
+
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName=stream,
+                        logEvents=[{"timestamp": now, "message": m} for m in messages])
+    return now
+
+
+def test_a_log_tail_rides_the_tabs_one_event_stream(cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con-tail/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    for s in ("s1", "s2"):
+        logs.create_log_stream(logGroupName=group, logStreamName=s)
+    put_log(logs, group, "s1", "before")
+    sse = Sse(f"{cumulo.endpoint}{API}/events/stream", stacks="false")
+    try:
+        sid = sse.next("stream")["id"]
+        base = f"/events/stream/{sid}/logs"
+        # Subscribing changes state: CSRF-checked; bad input refused.
+        r = requests.post(cumulo.endpoint + API + base, json={"group": group}, timeout=10)
+        assert r.status_code == 403 and error(r) == "Forbidden"
+        for body, status, code in [
+            ({"group": f"/nope/{uid()}"}, 400, "ResourceNotFoundException"),
+            ({"group": group, "stream": "nope"}, 400, "ResourceNotFoundException"),
+            ({"stream": "s1"}, 400, "BadRequest"),
+            ({"group": group, "start_time": "soon"}, 400, "BadRequest"),
+        ]:
+            r = requests.post(cumulo.endpoint + API + base, json=body, headers=CONSOLE, timeout=10)
+            assert (r.status_code, error(r)) == (status, code), body
+        r = requests.post(f"{cumulo.endpoint}{API}/events/stream/{'0' * 32}/logs", json={"group": group}, headers=CONSOLE, timeout=10)
+        assert r.status_code == 404 and error(r) == "StreamNotFound"
+
+        # One stream's tail from the start: what it holds, then what is put.
+        post(cumulo, base, json={"group": group, "stream": "s1", "start_time": 0})
+        assert [e["message"] for e in sse.next("logs")["events"]] == ["before"]
+        at = put_log(logs, group, "s1", "one", "two")
+        put_log(logs, group, "s2", "elsewhere")
+        got = sse.next("logs")["events"]
+        assert [(e["message"], e["stream"], e["timestamp"]) for e in got] == [("one", "s1", at), ("two", "s1", at)]
+        # Replaced by a group-wide tail with a filter pattern, from now on.
+        post(cumulo, base, json={"group": group, "filter": "ERROR", "start_time": at + 1})
+        put_log(logs, group, "s2", "INFO fine", "ERROR broken")
+        assert [(e["message"], e["stream"]) for e in sse.next("logs")["events"]] == [("ERROR broken", "s2")]
+        # Unsubscribed: nothing more.
+        r = requests.delete(cumulo.endpoint + API + base, headers=CONSOLE, timeout=10)
+        assert r.status_code == 200
+        put_log(logs, group, "s2", "ERROR unseen")
+        sse.none("logs", 2.5)
+        assert get(cumulo, "/health")["console"]["streams"] >= 1
+    finally:
+        sse.close()

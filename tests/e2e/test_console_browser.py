@@ -468,3 +468,57 @@ def test_stack_page_shows_drift_per_resource_and_the_differences(browser, cumulo
     page(browser, cumulo, f"/stacks/{other}")
     assert "not been detected" in wait(browser, "#drift p.empty")[0].text
     assert not browser.find_elements(By.CSS_SELECTOR, "#resources-table td.drift")
+
+
+COUNT_STREAMS = """
+(() => {
+  const Native = window.EventSource;
+  const streams = { opened: 0, open: new Set() };
+  window.__streams = () => [streams.opened, streams.open.size];
+  window.EventSource = class extends Native {
+    constructor(...args) { super(...args); streams.opened++; streams.open.add(this); }
+    close() { streams.open.delete(this); super.close(); }
+  };
+})();
+"""
+
+
+def test_log_tail_follows_over_the_pages_one_event_stream(browser, cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con-b-tail/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName="s1")
+
+    def put(message):
+        logs.put_log_events(logGroupName=group, logStreamName="s1",
+                            logEvents=[{"timestamp": int(time.time() * 1000), "message": message}])
+
+    def shown(message):
+        WebDriverWait(browser, 10).until(
+            lambda d: any(message == c.text for c in d.find_elements(By.CSS_SELECTOR, "#events-table td.log")))
+
+    put("first line")
+    hook = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_STREAMS})
+    try:
+        page(browser, cumulo, f"/logs/{urllib.parse.quote(group, safe='')}?stream=s1")
+        shown("first line")
+        assert browser.execute_script("return window.__streams()") == [0, 0]
+        marker = browser.execute_script("return window.performance.timeOrigin")
+        browser.find_element(By.ID, "follow").click()
+        WebDriverWait(browser, 10).until(lambda d: "following" in d.find_element(By.ID, "events-status").text)
+        second = f"second line {uid()}"
+        put(second)
+        shown(second)
+        # Unfollowed and followed again: still the one stream.
+        browser.find_element(By.ID, "follow").click()
+        browser.find_element(By.ID, "follow").click()
+        third = f"third line {uid()}"
+        put(third)
+        shown(third)
+        assert browser.execute_script("return window.performance.timeOrigin") == marker
+        assert browser.execute_script("return window.__streams()") == [1, 1]
+        rows = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#events-table td.log")]
+        assert rows == ["first line", second, third]
+        shot(browser, "log-tail")
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hook["identifier"]})

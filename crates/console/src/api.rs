@@ -18,6 +18,8 @@ const V1: &str = "/_cumulo/api/v1/";
 /// What every handler gets: the services, the caller's region and how the caller reached us.
 pub struct Ctx<'a> {
     pub gateway: &'a Arc<Gateway>,
+    /// The open event streams (what a page subscribes its stream to).
+    pub streams: &'a Arc<live::Streams>,
     pub req: &'a AwsRequest,
     pub region: String,
 }
@@ -52,14 +54,22 @@ impl Ctx<'_> {
     }
 }
 
-pub async fn handle(gateway: &Arc<Gateway>, req: AwsRequest) -> ::http::Response<crate::Body> {
-    match route(gateway, &req).await {
+pub async fn handle(
+    gateway: &Arc<Gateway>,
+    streams: &Arc<live::Streams>,
+    req: AwsRequest,
+) -> ::http::Response<crate::Body> {
+    match route(gateway, streams, &req).await {
         Ok(r) => r,
         Err(e) => error_response(&e),
     }
 }
 
-async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
+async fn route(
+    gateway: &Arc<Gateway>,
+    streams: &Arc<live::Streams>,
+    req: &AwsRequest,
+) -> ApiResult {
     let Some(rest) = req.raw_path.strip_prefix(V1) else {
         return Err(ApiError::not_found(
             "NotFound",
@@ -74,6 +84,7 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         .ok_or_else(|| ApiError::bad_request("The path is not valid UTF-8"))?;
     let ctx = Ctx {
         gateway,
+        streams,
         req,
         region: Query::of(req).region(&gateway.config().default_region)?,
     };
@@ -83,6 +94,8 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["health"]) => health(&ctx),
         (&Method::GET, ["search"]) => stacks::search(&ctx).await,
         (&Method::GET, ["events", "stream"]) => live::stream(&ctx),
+        (&Method::POST, ["events", "stream", id, "logs"]) => live::subscribe_logs(&ctx, id),
+        (&Method::DELETE, ["events", "stream", id, "logs"]) => live::unsubscribe_logs(&ctx, id),
         (&Method::GET, ["stacks"]) => stacks::list(&ctx).await,
         (&Method::GET, ["stacks", name]) => stacks::one(&ctx, name).await,
         (&Method::GET, ["stacks", name, "events"]) => stacks::events(&ctx, name).await,
@@ -170,11 +183,13 @@ fn object_key(rest: &str) -> String {
 }
 
 /// The endpoint's health report (the services built so far among all, the store) plus what
-/// the console's header shows: the default region and the data directory.
+/// the console's header shows (the default region and the data directory) and how many event
+/// streams are open.
 fn health(ctx: &Ctx<'_>) -> ApiResult {
     let (_, mut report) = ctx.gateway.health_report();
     report["default_region"] = json!(ctx.gateway.config().default_region);
     report["region"] = json!(ctx.region);
     report["account_id"] = json!(ctx.account_id());
+    report["console"] = json!({ "streams": ctx.streams.count() });
     json_ok(&report)
 }

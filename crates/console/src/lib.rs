@@ -55,6 +55,7 @@ pub struct Console {
     gateway: Arc<Gateway>,
     sessions: login::Sessions,
     hosts: AllowedHosts,
+    streams: Arc<live::Streams>,
 }
 
 impl Console {
@@ -63,6 +64,7 @@ impl Console {
             gateway,
             sessions: login::Sessions::default(),
             hosts,
+            streams: Arc::default(),
         }
     }
 
@@ -97,7 +99,7 @@ impl Console {
             }
         }
         if req.raw_path.starts_with(API_PREFIX) {
-            api::handle(&self.gateway, req).await
+            api::handle(&self.gateway, &self.streams, req).await
         } else {
             pages::handle(&req)
         }
