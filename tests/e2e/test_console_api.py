@@ -1150,3 +1150,59 @@ def test_a_log_tail_rides_the_tabs_one_event_stream(cumulo):
         assert get(cumulo, "/health")["console"]["streams"] >= 1
     finally:
         sse.close()
+
+
+def test_security_groups_with_their_rules_and_classic_load_balancers(cumulo):
+    from console_stacks import network_with_groups
+
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elb")
+    n = network_with_groups(cumulo)
+    groups = get(cumulo, "/ec2/securitygroups", vpc=n["vpc"])["security_groups"]
+    aws = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [n["vpc"]]}])["SecurityGroups"]
+    assert sorted((g["GroupId"], g["GroupName"], g["Description"], g["VpcId"]) for g in groups) == sorted(
+        (g["GroupId"], g["GroupName"], g["Description"], g["VpcId"]) for g in aws)
+    assert {n["web"], n["app"]} < {g["GroupId"] for g in groups}  # and the VPC's default group
+    everywhere = {g["GroupId"] for g in get(cumulo, "/ec2/securitygroups")["security_groups"]}
+    assert {g["GroupId"] for g in groups} < everywhere
+
+    fields = ["SecurityGroupRuleId", "GroupId", "IsEgress", "IpProtocol", "FromPort", "ToPort", "CidrIpv4", "PrefixListId", "Description"]
+    for gid in (n["web"], n["app"]):
+        mine = get(cumulo, f"/ec2/securitygroups/{gid}")
+        rules = ec2.describe_security_group_rules(Filters=[{"Name": "group-id", "Values": [gid]}])["SecurityGroupRules"]
+        got = mine["security_group"]["SecurityGroupRules"]
+        assert sorted(tuple(r.get(f) for f in fields) for r in got) == sorted(tuple(r.get(f) for f in fields) for r in rules)
+        assert all(r["SecurityGroupRuleId"].startswith("sgr-") for r in got)
+        assert sorted((r["SecurityGroupRuleId"], (r.get("ReferencedGroupInfo") or {}).get("GroupId")) for r in got) == sorted(
+            (r["SecurityGroupRuleId"], r.get("ReferencedGroupInfo", {}).get("GroupId")) for r in rules)
+    app = get(cumulo, f"/ec2/securitygroups/{n['app']}")["security_group"]["SecurityGroupRules"]
+    assert [r["ReferencedGroupInfo"]["GroupId"] for r in app if not r["IsEgress"]] == [n["web"]]
+    assert n["prefix_list"] in [r["PrefixListId"] for r in app if r["IsEgress"]]
+    assert get(cumulo, f"/ec2/securitygroups/{n['web']}")["referenced_by"] == [n["app"]]
+    assert get(cumulo, f"/ec2/securitygroups/{n['app']}")["referenced_by"] == []
+    r = requests.get(f"{cumulo.endpoint}{API}/ec2/securitygroups/sg-0000000000000000f", timeout=10)
+    assert (r.status_code, error(r)) == (400, "InvalidGroup.NotFound")
+    assert r.json()["error"]["message"] == "The security group 'sg-0000000000000000f' does not exist"
+
+    listed = {b["LoadBalancerName"]: b for b in get(cumulo, "/elb/classic")["load_balancers"]}
+    [aws_lb] = elb.describe_load_balancers(LoadBalancerNames=[n["elb"]])["LoadBalancerDescriptions"]
+    assert listed[n["elb"]]["DNSName"] == aws_lb["DNSName"]
+    one = get(cumulo, f"/elb/classic/{n['elb']}")
+    lb = one["load_balancer"]
+    assert (lb["VPCId"], lb["SecurityGroups"], lb["Subnets"]) == (aws_lb["VPCId"], aws_lb["SecurityGroups"], aws_lb["Subnets"]) == (n["vpc"], [n["web"]], [n["subnet"]])
+    assert lb["ListenerDescriptions"] == json.loads(json.dumps(aws_lb["ListenerDescriptions"]))
+    assert lb["HealthCheck"] == aws_lb["HealthCheck"]
+    assert one["instance_health"] == elb.describe_instance_health(LoadBalancerName=n["elb"])["InstanceStates"]
+    assert [(i["InstanceId"], i["State"]) for i in one["instance_health"]] == [(n["instance"], "InService")]
+    attrs = elb.describe_load_balancer_attributes(LoadBalancerName=n["elb"])["LoadBalancerAttributes"]
+    assert one["attributes"]["CrossZoneLoadBalancing"] == attrs["CrossZoneLoadBalancing"]
+    r = requests.get(f"{cumulo.endpoint}{API}/elb/classic/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
+    # Both are found by the search, linked to their views.
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=n["app"])["results"]}
+    assert ("security-group", f"/_cumulo/console/ec2/securitygroups/{n['app']}") in hits
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=n["elb"])["results"]}
+    assert ("load-balancer", f"/_cumulo/console/elb/classic/{n['elb']}") in hits
+    for path in ["/ec2/securitygroups", f"/ec2/securitygroups/{n['web']}", f"/elb/classic/{n['elb']}"]:
+        r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
+        assert r.status_code == 200 and 'data-page="' in r.text, path
+    elb.delete_load_balancer(LoadBalancerName=n["elb"])

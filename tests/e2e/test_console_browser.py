@@ -522,3 +522,53 @@ def test_log_tail_follows_over_the_pages_one_event_stream(browser, cumulo):
         shot(browser, "log-tail")
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hook["identifier"]})
+
+
+def test_security_groups_and_a_classic_load_balancer(browser, cumulo):
+    from console_stacks import network_with_groups
+
+    n = network_with_groups(cumulo)
+    ec2 = cumulo.client("ec2")
+    # From the VPC view to the app group.
+    page(browser, cumulo, f"/ec2/{n['vpc']}")
+    rows = {r.get_attribute("data-group-id"): r for r in wait(browser, "#security-groups-table tbody tr", count=3)}
+    assert {n["web"], n["app"]} < set(rows)
+    rows[n["app"]].find_element(By.LINK_TEXT, n["app"]).click()
+    ingress = wait(browser, "#ingress-table tbody tr")
+    rules = {r["SecurityGroupRuleId"]: r for r in ec2.describe_security_group_rules(
+        Filters=[{"Name": "group-id", "Values": [n["app"]]}])["SecurityGroupRules"]}
+    [row] = ingress
+    rule = rules[row.get_attribute("data-rule-id")]
+    assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == [rule["SecurityGroupRuleId"], "TCP", "8080", n["web"], "from web"]
+    egress = {r.get_attribute("data-rule-id"): [td.text for td in r.find_elements(By.TAG_NAME, "td")]
+              for r in browser.find_elements(By.CSS_SELECTOR, "#egress-table tbody tr")}
+    assert set(egress) == {k for k, r in rules.items() if r["IsEgress"]}
+    assert [n["prefix_list"], "443"] in [[cells[3], cells[2]] for cells in egress.values()]
+    shot(browser, "security-group")
+    # The referenced group links to its page, which names who references it.
+    row.find_element(By.LINK_TEXT, n["web"]).click()
+    [ingress] = wait(browser, "#ingress-table tbody tr")
+    assert [td.text for td in ingress.find_elements(By.TAG_NAME, "td")][1:] == ["TCP", "443", "0.0.0.0/0", "https"]
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#referenced-by a")] == [n["app"]]
+
+    # The classic load balancer: listed, its page with listeners, health check, instances and
+    # a link to its security group.
+    elb = cumulo.client("elb")
+    page(browser, cumulo, "/elb/")
+    wait(browser, f'#classic-load-balancers-table tr[data-load-balancer="{n["elb"]}"]')[0].find_element(By.TAG_NAME, "a").click()
+    [listener] = wait(browser, "#classic-listeners-table tbody tr")
+    assert listener.get_attribute("data-listener") == "HTTP:80"
+    assert [td.text for td in listener.find_elements(By.TAG_NAME, "td")][:2] == ["HTTP :80", "HTTP :8080"]
+    check = {r.get_attribute("data-key"): r.find_element(By.CSS_SELECTOR, "td.value").text
+             for r in browser.find_elements(By.CSS_SELECTOR, "#health-check tbody tr")}
+    aws_check = elb.describe_load_balancers(LoadBalancerNames=[n["elb"]])["LoadBalancerDescriptions"][0]["HealthCheck"]
+    assert check == {k: str(v) for k, v in aws_check.items()}
+    [instance] = browser.find_elements(By.CSS_SELECTOR, "#instances-table tbody tr")
+    [state] = elb.describe_instance_health(LoadBalancerName=n["elb"])["InstanceStates"]
+    assert instance.get_attribute("data-instance") == n["instance"]
+    assert instance.find_elements(By.TAG_NAME, "td")[1].text == state["State"] == "InService"
+    shot(browser, "classic-load-balancer")
+    browser.find_element(By.CSS_SELECTOR, "#security-groups a").click()
+    assert wait(browser, "#ingress-table tbody tr")[0].find_elements(By.TAG_NAME, "td")[3].text == "0.0.0.0/0"
+    assert n["web"] in browser.find_element(By.ID, "title").text
+    elb.delete_load_balancer(LoadBalancerName=n["elb"])

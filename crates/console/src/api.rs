@@ -164,8 +164,12 @@ async fn route(
         (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
         (&Method::GET, ["elb", "loadbalancers"]) => elb::load_balancers(&ctx),
         (&Method::GET, ["elb", "loadbalancers", id]) => elb::load_balancer(&ctx, id),
+        (&Method::GET, ["elb", "classic"]) => elb::classic_load_balancers(&ctx),
+        (&Method::GET, ["elb", "classic", name]) => elb::classic_load_balancer(&ctx, name),
         (&Method::GET, ["ec2", "vpcs"]) => vpc::vpcs(&ctx),
         (&Method::GET, ["ec2", "vpcs", id]) => vpc::vpc(&ctx, id),
+        (&Method::GET, ["ec2", "securitygroups"]) => vpc::security_groups(&ctx),
+        (&Method::GET, ["ec2", "securitygroups", id]) => vpc::security_group(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),

@@ -337,6 +337,13 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
             Some(format!("/_cumulo/console/elb/{}", enc(physical_id)))
         }
         "AWS::EC2::VPC" => Some(format!("/_cumulo/console/ec2/{}", enc(physical_id))),
+        "AWS::EC2::SecurityGroup" => Some(format!(
+            "/_cumulo/console/ec2/securitygroups/{}",
+            enc(physical_id)
+        )),
+        "AWS::ElasticLoadBalancing::LoadBalancer" => {
+            Some(format!("/_cumulo/console/elb/classic/{}", enc(physical_id)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -629,12 +636,30 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
                 .to_string();
             (name, arn.clone(), format!("elb/{}", enc(&arn)))
         });
+    let classic = used::<ElbService, _>(ctx, crate::elb::all_classic)?
+        .into_iter()
+        .map(|lb| {
+            let name = lb["LoadBalancerName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let dns = lb["DNSName"].as_str().unwrap_or_default().to_string();
+            (name.clone(), dns, format!("elb/classic/{}", enc(&name)))
+        });
+    let groups = used::<Ec2Service, _>(ctx, crate::vpc::security_group_ids)?
+        .into_iter()
+        .map(|(name, id)| {
+            let view = format!("ec2/securitygroups/{}", enc(&id));
+            (name, id, view)
+        });
     let network = used::<Ec2Service, _>(ctx, crate::vpc::network_ids)?
         .into_iter()
         .map(|(id, name, vpc)| (name, id, format!("ec2/{}", enc(&vpc))));
     for (kind, list) in [
         ("network", network.collect::<Vec<_>>()),
         ("load-balancer", balancers.collect()),
+        ("load-balancer", classic.collect()),
+        ("security-group", groups.collect()),
         ("hosted-zone", zones.collect()),
         ("certificate", certificates.collect()),
         ("api", apis.collect()),
@@ -737,6 +762,14 @@ mod tests {
         assert_eq!(
             service_view("AWS::Events::Rule", "bus|r").as_deref(),
             Some("/_cumulo/console/events/bus%7Cr")
+        );
+        assert_eq!(
+            service_view("AWS::EC2::SecurityGroup", "sg-1").as_deref(),
+            Some("/_cumulo/console/ec2/securitygroups/sg-1")
+        );
+        assert_eq!(
+            service_view("AWS::ElasticLoadBalancing::LoadBalancer", "web").as_deref(),
+            Some("/_cumulo/console/elb/classic/web")
         );
         assert_eq!(service_view("AWS::EC2::Instance", "i-1"), None);
         assert!(stubbed(Some(
