@@ -572,3 +572,19 @@ def test_security_groups_and_a_classic_load_balancer(browser, cumulo):
     assert wait(browser, "#ingress-table tbody tr")[0].find_elements(By.TAG_NAME, "td")[3].text == "0.0.0.0/0"
     assert n["web"] in browser.find_element(By.ID, "title").text
     elb.delete_load_balancer(LoadBalancerName=n["elb"])
+
+    # An ECS service in the VPC links to the groups it uses.
+    ecs = cumulo.client("ecs")
+    cluster = f"con-sg-{uid()}"
+    ecs.create_cluster(clusterName=cluster)
+    td = ecs.register_task_definition(family=cluster, networkMode="awsvpc", containerDefinitions=[
+        {"name": "app", "image": "public.ecr.aws/docker/library/busybox:latest", "memory": 128}])["taskDefinition"]["taskDefinitionArn"]
+    ecs.create_service(cluster=cluster, serviceName="api", taskDefinition=td, desiredCount=0, networkConfiguration={
+        "awsvpcConfiguration": {"subnets": [n["subnet"]], "securityGroups": [n["app"]]}})
+    page(browser, cumulo, f"/ecs/{cluster}")
+    link_ = wait(browser, '#services-table tr[data-service="api"] td.security-groups a')[0]
+    assert link_.text == n["app"]
+    link_.click()
+    assert wait(browser, "#ingress-table tbody tr")[0].get_attribute("data-rule-id").startswith("sgr-")
+    assert n["app"] in browser.find_element(By.ID, "title").text
+    ecs.delete_service(cluster=cluster, service="api")

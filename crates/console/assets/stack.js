@@ -133,5 +133,6 @@ export async function render({ subject, content }) {
   if (!(await refresh())) return;
   api(`/stacks/${q}/template`).then((t) => parts.template.replaceChildren(templateView(t)), (e) => fail(parts.template, e));
   let first = true;
-  live({ stack: name }, { stack: () => { if (first) { first = false; return; } refresh(); } });
+  // Only this stack's progress: the stack tree is the list page's.
+  live({ stack: name, stacks: "false" }, { stack: () => { if (first) { first = false; return; } refresh(); } });
 }
