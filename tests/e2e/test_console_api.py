@@ -964,6 +964,14 @@ def test_search_reads_only_services_that_ran_here_even_after_a_restart(fresh_ser
     assert {"sqs", "ssm"} <= after <= before
     assert get(server, "/search", q=f"nothing-{uid()}")["results"] == []
     assert running(server) == after
+    # A log page's event stream (stacks=false) builds no CloudFormation either.
+    sse = Sse(f"{server.endpoint}{API}/events/stream", stacks="false")
+    try:
+        sse.next("stream")
+        sse.none("stacks", 1.5)
+        assert running(server) == after
+    finally:
+        sse.close()
 
 
 def test_console_and_api_answer_only_hosts_naming_this_endpoint(cumulo):
