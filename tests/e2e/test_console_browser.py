@@ -520,6 +520,13 @@ def test_log_tail_follows_over_the_pages_one_event_stream(browser, cumulo):
         rows = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#events-table td.log")]
         assert rows == ["first line", second, third]
         shot(browser, "log-tail")
+        # A group deleted before the first Follow: the refusal shows, the box unticks.
+        page(browser, cumulo, f"/logs/{urllib.parse.quote(group, safe='')}?stream=s1")
+        shown("first line")
+        logs.delete_log_group(logGroupName=group)
+        browser.find_element(By.ID, "follow").click()
+        WebDriverWait(browser, 10).until(lambda d: "ResourceNotFoundException" in d.find_element(By.ID, "events-status").text)
+        assert not browser.find_element(By.ID, "follow").is_selected()
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hook["identifier"]})
 

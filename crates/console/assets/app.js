@@ -102,7 +102,10 @@ export function live(params, handlers) {
   streamId = null;
   stream.addEventListener("stream", (ev) => {
     streamId = JSON.parse(ev.data).id;
-    for (const [topic, body] of subscriptions) send(topic, body).catch(() => {});
+    // A refused subscription reaches the topic's handler as `{error}` (nothing else would see it).
+    for (const [topic, body] of subscriptions) {
+      send(topic, body).catch((e) => { if (handlers[topic]) handlers[topic]({ error: { code: "SubscriptionFailed", message: e.message } }); });
+    }
   });
   for (const [name, fn] of Object.entries(handlers)) {
     stream.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
