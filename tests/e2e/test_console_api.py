@@ -1214,3 +1214,21 @@ def test_security_groups_with_their_rules_and_classic_load_balancers(cumulo):
         r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
         assert r.status_code == 200 and 'data-page="' in r.text, path
     elb.delete_load_balancer(LoadBalancerName=n["elb"])
+
+
+def test_a_stack_pages_stream_follows_only_its_stack(cumulo, stacks):
+    import queue
+
+    good, _ = stacks
+    sse = Sse(f"{cumulo.endpoint}{API}/events/stream", stack=good, stacks="false")
+    try:
+        got = []
+        try:
+            while True:
+                got.append(sse.events.get(timeout=1.5))
+        except queue.Empty:
+            pass
+    finally:
+        sse.close()
+    assert [name for name, _ in got] == ["stream", "stack"]
+    assert got[1][1]["stack"] == good and got[1][1]["status"] == "CREATE_COMPLETE"
