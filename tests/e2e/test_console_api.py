@@ -931,3 +931,304 @@ def test_console_command_prints_the_url_without_a_browser(cumulo):
     url = out.stdout.strip()
     assert url == f"http://localhost:{cumulo.port}/_cumulo/console/"
     assert requests.get(url, timeout=10).status_code == 200
+
+
+def running(server):
+    """The services the health report says are built in this process."""
+    health = requests.get(server.endpoint + "/_cumulo/health", timeout=10).json()
+    return {name for name, state in health["services"].items() if state == "running"}
+
+
+def test_search_reads_only_services_that_ran_here_even_after_a_restart(fresh_server):
+    server = fresh_server.start()
+    p = f"con-used-{uid()}"
+    assert running(server) == set()
+    url = server.client("sqs").create_queue(QueueName=f"{p}-queue")["QueueUrl"]
+    server.client("ssm").put_parameter(Name=f"/{p}/param", Value="v", Type="String")
+    before = running(server)
+    assert {"sqs", "ssm"} <= before and "s3" not in before and "cloudformation" not in before
+    hits = get(server, "/search", q=p)["results"]
+    assert {(h["kind"], h["name"]) for h in hits} == {("queue", f"{p}-queue"), ("parameter", f"/{p}/param")}
+    # The search built nothing: every service that never ran stays "available".
+    assert running(server) == before
+
+    server.stop()
+    server.start()
+    # After the restart nothing is built, yet the state of the services that ran is found.
+    assert running(server) == set()
+    hits = get(server, "/search", q=url)["results"]
+    assert [(h["kind"], h["name"]) for h in hits] == [("queue", f"{p}-queue")]
+    hits = get(server, "/search", q=f"/{p}/PARAM")["results"]
+    assert [(h["kind"], h["name"]) for h in hits] == [("parameter", f"/{p}/param")]
+    after = running(server)
+    assert {"sqs", "ssm"} <= after <= before
+    assert get(server, "/search", q=f"nothing-{uid()}")["results"] == []
+    assert running(server) == after
+    # A log page's event stream (stacks=false) builds no CloudFormation either.
+    sse = Sse(f"{server.endpoint}{API}/events/stream", stacks="false")
+    try:
+        sse.next("stream")
+        sse.none("stacks", 1.5)
+        assert running(server) == after
+    finally:
+        sse.close()
+
+
+def test_console_and_api_answer_only_hosts_naming_this_endpoint(cumulo):
+    evil = {"Host": f"evil.example:{cumulo.port}"}
+    for path in [f"{API}/stacks", f"{API}/health", "/_cumulo/console/", "/_cumulo/console/assets/app.js"]:
+        r = requests.get(cumulo.endpoint + path, headers=evil, timeout=10)
+        assert r.status_code == 403, (path, r.status_code)
+        assert "evil.example" in r.text and "--console-host" in r.text
+    r = requests.get(f"{cumulo.endpoint}{API}/stacks", headers=evil, timeout=10)
+    assert error(r) == "ForbiddenHost"
+    r = requests.post(f"{cumulo.endpoint}{API}/sqs/queues/x/purge", headers={**evil, **CONSOLE}, timeout=10)
+    assert r.status_code == 403 and error(r) == "ForbiddenHost"
+    # Loopback names, *.localhost and the bound address answer; another port does not.
+    for host in [f"localhost:{cumulo.port}", f"console.localhost:{cumulo.port}", f"127.0.0.1:{cumulo.port}"]:
+        assert requests.get(f"{cumulo.endpoint}{API}/health", headers={"Host": host}, timeout=10).status_code == 200, host
+    r = requests.get(f"{cumulo.endpoint}{API}/health", headers={"Host": f"localhost:{cumulo.port + 1}"}, timeout=10)
+    assert r.status_code == 403
+    # The AWS API answers under any Host (SDKs, virtual-host names).
+    sqs = cumulo.client("sqs")
+    sqs.meta.events.register("before-send", lambda request, **_: request.headers.__setitem__("Host", evil["Host"]))
+    name = f"con-host-{uid()}"
+    assert sqs.create_queue(QueueName=name)["QueueUrl"].endswith(f"/{name}")
+    assert any(u.endswith(f"/{name}") for u in sqs.list_queues(QueueNamePrefix=name)["QueueUrls"])
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_console_host_admits_a_named_host(how):
+    if how == "flag":
+        server = CumuloServer(extra_args=["--console-host", "dev-box", "--console-host", "proxy.example:443"])
+    else:
+        server = CumuloServer(env={"CUMULO_CONSOLE_HOSTS": "dev-box,proxy.example:443"})
+    server.start()
+    try:
+        def status(host, path=f"{API}/health"):
+            return requests.get(server.endpoint + path, headers={"Host": host}, timeout=10).status_code
+
+        assert status(f"dev-box:{server.port}") == 200
+        assert status(f"DEV-BOX:{server.port}", "/_cumulo/console/") == 200
+        assert status("proxy.example:443") == 200
+        assert status(f"proxy.example:{server.port}") == 403
+        assert status(f"dev-box:{server.port + 1}") == 403
+        assert status(f"evil.example:{server.port}") == 403
+        assert status(f"localhost:{server.port}") == 200
+    finally:
+        server.stop()
+
+
+def test_drift_per_resource_is_what_describe_stack_resource_drifts_reports(cumulo, stacks, cfn):
+    from console_stacks import drifted
+
+    good, _ = stacks
+    # Before any detection: nothing checked.
+    mine = get(cumulo, f"/stacks/{good}/drift")
+    assert (mine["stack_drift_status"], mine["last_check"], mine["resources"]) == ("NOT_CHECKED", None, [])
+    assert {r["drift_status"] for r in get(cumulo, f"/stacks/{good}/resources")["resources"]} == {"NOT_CHECKED"}
+
+    name, aws = drifted(cumulo)
+    mine = get(cumulo, f"/stacks/{name}/drift")
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    assert mine["stack_drift_status"] == stack["DriftInformation"]["StackDriftStatus"] == "DRIFTED"
+    assert mine["last_check"]
+    assert sorted((r["logical_id"], r["physical_id"], r["type"], r["status"]) for r in mine["resources"]) == sorted(
+        (d["LogicalResourceId"], d["PhysicalResourceId"], d["ResourceType"], d["StackResourceDriftStatus"]) for d in aws
+    )
+    by_id = {r["logical_id"]: r for r in mine["resources"]}
+    aws_changed = next(d for d in aws if d["LogicalResourceId"] == "Changed")
+    assert by_id["Changed"]["status"] == "MODIFIED" and by_id["Kept"]["status"] == "IN_SYNC"
+    assert [(x["path"], x["expected"], x["actual"], x["type"]) for x in by_id["Changed"]["differences"]] == [
+        (p["PropertyPath"], p["ExpectedValue"], p["ActualValue"], p["DifferenceType"]) for p in aws_changed["PropertyDifferences"]
+    ] == [("/VisibilityTimeout", "30", "60", "NOT_EQUAL")]
+    assert by_id["Changed"]["expected_properties"] == json.loads(aws_changed["ExpectedProperties"])
+    assert by_id["Changed"]["actual_properties"] == json.loads(aws_changed["ActualProperties"])
+    assert by_id["Kept"]["differences"] == []
+    # The resources list carries each one's drift status as ListStackResources does.
+    listed = {r["logical_id"]: r["drift_status"] for r in get(cumulo, f"/stacks/{name}/resources")["resources"]}
+    assert listed == {
+        r["LogicalResourceId"]: r["DriftInformation"]["StackResourceDriftStatus"]
+        for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]
+    } == {"Changed": "MODIFIED", "Kept": "IN_SYNC"}
+    r = requests.get(f"{cumulo.endpoint}{API}/stacks/nope-{uid()}/drift", timeout=10)
+    assert r.status_code == 404 and error(r) == "StackNotFound"
+
+
+class Sse:
+    """An open event stream read on a thread: `next(name)` waits for the next event of that
+    name; `none(name, seconds)` says none came in that long."""
+
+    def __init__(self, url, **params):
+        import queue
+        import threading
+
+        self.resp = requests.get(url, params=params, stream=True, timeout=30)
+        assert self.resp.status_code == 200 and self.resp.headers["content-type"] == "text/event-stream"
+        self.events = queue.Queue()
+
+        def read():
+            name = None
+            try:
+                for line in self.resp.iter_lines(decode_unicode=True):
+                    if line.startswith("event: "):
+                        name = line[7:]
+                    elif line.startswith("data: ") and name:
+                        self.events.put((name, json.loads(line[6:])))
+                        name = None
+            except Exception:  # the test closed the stream
+                pass
+
+        threading.Thread(target=read, daemon=True).start()
+
+    def next(self, name, timeout=10):
+        import time
+
+        deadline = time.time() + timeout
+        while True:
+            got, data = self.events.get(timeout=max(0.01, deadline - time.time()))
+            if got == name:
+                return data
+            assert got != "failure", data
+
+    def none(self, name, seconds):
+        import queue
+
+        try:
+            while True:
+                got, data = self.events.get(timeout=seconds)
+                assert got != name, data
+        except queue.Empty:
+            pass
+
+    def close(self):
+        self.resp.close()
+
+
+def put_log(logs, group, stream, *messages):
+    import time
+
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName=stream,
+                        logEvents=[{"timestamp": now, "message": m} for m in messages])
+    return now
+
+
+def test_a_log_tail_rides_the_tabs_one_event_stream(cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con-tail/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    for s in ("s1", "s2"):
+        logs.create_log_stream(logGroupName=group, logStreamName=s)
+    put_log(logs, group, "s1", "before")
+    sse = Sse(f"{cumulo.endpoint}{API}/events/stream", stacks="false")
+    try:
+        sid = sse.next("stream")["id"]
+        base = f"/events/stream/{sid}/logs"
+        # Subscribing changes state: CSRF-checked; bad input refused.
+        r = requests.post(cumulo.endpoint + API + base, json={"group": group}, timeout=10)
+        assert r.status_code == 403 and error(r) == "Forbidden"
+        for body, status, code in [
+            ({"group": f"/nope/{uid()}"}, 400, "ResourceNotFoundException"),
+            ({"group": group, "stream": "nope"}, 400, "ResourceNotFoundException"),
+            ({"stream": "s1"}, 400, "BadRequest"),
+            ({"group": group, "start_time": "soon"}, 400, "BadRequest"),
+        ]:
+            r = requests.post(cumulo.endpoint + API + base, json=body, headers=CONSOLE, timeout=10)
+            assert (r.status_code, error(r)) == (status, code), body
+        r = requests.post(f"{cumulo.endpoint}{API}/events/stream/{'0' * 32}/logs", json={"group": group}, headers=CONSOLE, timeout=10)
+        assert r.status_code == 404 and error(r) == "StreamNotFound"
+
+        # One stream's tail from the start: what it holds, then what is put.
+        post(cumulo, base, json={"group": group, "stream": "s1", "start_time": 0})
+        assert [e["message"] for e in sse.next("logs")["events"]] == ["before"]
+        at = put_log(logs, group, "s1", "one", "two")
+        put_log(logs, group, "s2", "elsewhere")
+        got = sse.next("logs")["events"]
+        assert [(e["message"], e["stream"], e["timestamp"]) for e in got] == [("one", "s1", at), ("two", "s1", at)]
+        # Replaced by a group-wide tail with a filter pattern, from now on.
+        post(cumulo, base, json={"group": group, "filter": "ERROR", "start_time": at + 1})
+        put_log(logs, group, "s2", "INFO fine", "ERROR broken")
+        assert [(e["message"], e["stream"]) for e in sse.next("logs")["events"]] == [("ERROR broken", "s2")]
+        # Unsubscribed: nothing more.
+        r = requests.delete(cumulo.endpoint + API + base, headers=CONSOLE, timeout=10)
+        assert r.status_code == 200
+        put_log(logs, group, "s2", "ERROR unseen")
+        sse.none("logs", 2.5)
+        assert get(cumulo, "/health")["console"]["streams"] >= 1
+    finally:
+        sse.close()
+
+
+def test_security_groups_with_their_rules_and_classic_load_balancers(cumulo):
+    from console_stacks import network_with_groups
+
+    ec2, elb = cumulo.client("ec2"), cumulo.client("elb")
+    n = network_with_groups(cumulo)
+    groups = get(cumulo, "/ec2/securitygroups", vpc=n["vpc"])["security_groups"]
+    aws = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [n["vpc"]]}])["SecurityGroups"]
+    assert sorted((g["GroupId"], g["GroupName"], g["Description"], g["VpcId"]) for g in groups) == sorted(
+        (g["GroupId"], g["GroupName"], g["Description"], g["VpcId"]) for g in aws)
+    assert {n["web"], n["app"]} < {g["GroupId"] for g in groups}  # and the VPC's default group
+    everywhere = {g["GroupId"] for g in get(cumulo, "/ec2/securitygroups")["security_groups"]}
+    assert {g["GroupId"] for g in groups} < everywhere
+
+    fields = ["SecurityGroupRuleId", "GroupId", "IsEgress", "IpProtocol", "FromPort", "ToPort", "CidrIpv4", "PrefixListId", "Description"]
+    for gid in (n["web"], n["app"]):
+        mine = get(cumulo, f"/ec2/securitygroups/{gid}")
+        rules = ec2.describe_security_group_rules(Filters=[{"Name": "group-id", "Values": [gid]}])["SecurityGroupRules"]
+        got = mine["security_group"]["SecurityGroupRules"]
+        assert sorted(tuple(r.get(f) for f in fields) for r in got) == sorted(tuple(r.get(f) for f in fields) for r in rules)
+        assert all(r["SecurityGroupRuleId"].startswith("sgr-") for r in got)
+        assert sorted((r["SecurityGroupRuleId"], (r.get("ReferencedGroupInfo") or {}).get("GroupId")) for r in got) == sorted(
+            (r["SecurityGroupRuleId"], r.get("ReferencedGroupInfo", {}).get("GroupId")) for r in rules)
+    app = get(cumulo, f"/ec2/securitygroups/{n['app']}")["security_group"]["SecurityGroupRules"]
+    assert [r["ReferencedGroupInfo"]["GroupId"] for r in app if not r["IsEgress"]] == [n["web"]]
+    assert n["prefix_list"] in [r["PrefixListId"] for r in app if r["IsEgress"]]
+    assert get(cumulo, f"/ec2/securitygroups/{n['web']}")["referenced_by"] == [n["app"]]
+    assert get(cumulo, f"/ec2/securitygroups/{n['app']}")["referenced_by"] == []
+    r = requests.get(f"{cumulo.endpoint}{API}/ec2/securitygroups/sg-0000000000000000f", timeout=10)
+    assert (r.status_code, error(r)) == (400, "InvalidGroup.NotFound")
+    assert r.json()["error"]["message"] == "The security group 'sg-0000000000000000f' does not exist"
+
+    listed = {b["LoadBalancerName"]: b for b in get(cumulo, "/elb/classic")["load_balancers"]}
+    [aws_lb] = elb.describe_load_balancers(LoadBalancerNames=[n["elb"]])["LoadBalancerDescriptions"]
+    assert listed[n["elb"]]["DNSName"] == aws_lb["DNSName"]
+    one = get(cumulo, f"/elb/classic/{n['elb']}")
+    lb = one["load_balancer"]
+    assert (lb["VPCId"], lb["SecurityGroups"], lb["Subnets"]) == (aws_lb["VPCId"], aws_lb["SecurityGroups"], aws_lb["Subnets"]) == (n["vpc"], [n["web"]], [n["subnet"]])
+    assert lb["ListenerDescriptions"] == json.loads(json.dumps(aws_lb["ListenerDescriptions"]))
+    assert lb["HealthCheck"] == aws_lb["HealthCheck"]
+    assert one["instance_health"] == elb.describe_instance_health(LoadBalancerName=n["elb"])["InstanceStates"]
+    assert [(i["InstanceId"], i["State"]) for i in one["instance_health"]] == [(n["instance"], "InService")]
+    attrs = elb.describe_load_balancer_attributes(LoadBalancerName=n["elb"])["LoadBalancerAttributes"]
+    assert one["attributes"]["CrossZoneLoadBalancing"] == attrs["CrossZoneLoadBalancing"]
+    r = requests.get(f"{cumulo.endpoint}{API}/elb/classic/nope-{uid()}", timeout=10)
+    assert r.status_code == 400 and error(r) == "LoadBalancerNotFound"
+    # Both are found by the search, linked to their views.
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=n["app"])["results"]}
+    assert ("security-group", f"/_cumulo/console/ec2/securitygroups/{n['app']}") in hits
+    hits = {(h["kind"], h["view"]) for h in get(cumulo, "/search", q=n["elb"])["results"]}
+    assert ("load-balancer", f"/_cumulo/console/elb/classic/{n['elb']}") in hits
+    for path in ["/ec2/securitygroups", f"/ec2/securitygroups/{n['web']}", f"/elb/classic/{n['elb']}"]:
+        r = requests.get(f"{cumulo.endpoint}/_cumulo/console{path}", timeout=10)
+        assert r.status_code == 200 and 'data-page="' in r.text, path
+    elb.delete_load_balancer(LoadBalancerName=n["elb"])
+
+
+def test_a_stack_pages_stream_follows_only_its_stack(cumulo, stacks):
+    import queue
+
+    good, _ = stacks
+    sse = Sse(f"{cumulo.endpoint}{API}/events/stream", stack=good, stacks="false")
+    try:
+        got = []
+        try:
+            while True:
+                got.append(sse.events.get(timeout=1.5))
+        except queue.Empty:
+            pass
+    finally:
+        sse.close()
+    assert [name for name, _ in got] == ["stream", "stack"]
+    assert got[1][1]["stack"] == good and got[1][1]["status"] == "CREATE_COMPLETE"

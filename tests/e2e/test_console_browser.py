@@ -438,3 +438,160 @@ def test_every_service_page_renders_what_the_api_holds(browser, cumulo):
     shot(browser, "api-gateway")
     # The session's server is shared: the default subnets' addresses go back (test_ec2 counts them).
     elb.delete_load_balancer(LoadBalancerArn=lb)
+
+
+def test_stack_page_shows_drift_per_resource_and_the_differences(browser, cumulo):
+    from console_stacks import drifted
+
+    name, aws = drifted(cumulo)
+    page(browser, cumulo, f"/stacks/{name}")
+    wait(browser, "#drift-table tbody tr", count=2)
+    assert browser.find_element(By.ID, "stack-drift").text == "DRIFTED"
+    column = {r.get_attribute("data-logical-id"): r.find_element(By.CSS_SELECTOR, "td.drift").text
+              for r in browser.find_elements(By.CSS_SELECTOR, "#resources-table tbody tr")}
+    assert column == {d["LogicalResourceId"]: d["StackResourceDriftStatus"] for d in aws} == {"Changed": "MODIFIED", "Kept": "IN_SYNC"}
+    assert "drift-modified" in browser.find_element(By.CSS_SELECTOR, '#resources-table tr[data-logical-id="Changed"] td.drift').get_attribute("class")
+    # Only the modified resource has a differences table, row for row what AWS reports.
+    diffs = browser.find_elements(By.CSS_SELECTOR, ".drift-diff")
+    assert [d.get_attribute("data-logical-id") for d in diffs] == ["Changed"]
+    rows = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in diffs[0].find_elements(By.CSS_SELECTOR, "tbody tr")]
+    changed = next(d for d in aws if d["LogicalResourceId"] == "Changed")
+    assert rows == [[p["PropertyPath"], p["ExpectedValue"], p["ActualValue"], p["DifferenceType"]] for p in changed["PropertyDifferences"]]
+    assert rows == [["/VisibilityTimeout", "30", "60", "NOT_EQUAL"]]
+    browser.execute_script("document.getElementById('sec-drift').scrollIntoView()")
+    shot(browser, "stack-drift")
+    # A stack never checked says so and has no drift column.
+    cfn = cumulo.client("cloudformation")
+    other = f"con-nodrift-{uid()}"
+    cfn.create_stack(StackName=other, TemplateBody='{"Resources": {"T": {"Type": "AWS::SNS::Topic"}}}')
+    cfn.get_waiter("stack_create_complete").wait(StackName=other, WaiterConfig={"Delay": 1})
+    page(browser, cumulo, f"/stacks/{other}")
+    assert "not been detected" in wait(browser, "#drift p.empty")[0].text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#resources-table td.drift")
+
+
+COUNT_STREAMS = """
+(() => {
+  const Native = window.EventSource;
+  const streams = { opened: 0, open: new Set() };
+  window.__streams = () => [streams.opened, streams.open.size];
+  window.EventSource = class extends Native {
+    constructor(...args) { super(...args); streams.opened++; streams.open.add(this); }
+    close() { streams.open.delete(this); super.close(); }
+  };
+})();
+"""
+
+
+def test_log_tail_follows_over_the_pages_one_event_stream(browser, cumulo):
+    logs = cumulo.client("logs")
+    group = f"/con-b-tail/{uid()}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName="s1")
+
+    def put(message):
+        logs.put_log_events(logGroupName=group, logStreamName="s1",
+                            logEvents=[{"timestamp": int(time.time() * 1000), "message": message}])
+
+    def shown(message):
+        WebDriverWait(browser, 10).until(
+            lambda d: any(message == c.text for c in d.find_elements(By.CSS_SELECTOR, "#events-table td.log")))
+
+    put("first line")
+    hook = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_STREAMS})
+    try:
+        page(browser, cumulo, f"/logs/{urllib.parse.quote(group, safe='')}?stream=s1")
+        shown("first line")
+        assert browser.execute_script("return window.__streams()") == [0, 0]
+        marker = browser.execute_script("return window.performance.timeOrigin")
+        browser.find_element(By.ID, "follow").click()
+        WebDriverWait(browser, 10).until(lambda d: "following" in d.find_element(By.ID, "events-status").text)
+        second = f"second line {uid()}"
+        put(second)
+        shown(second)
+        # Unfollowed and followed again: still the one stream.
+        browser.find_element(By.ID, "follow").click()
+        browser.find_element(By.ID, "follow").click()
+        third = f"third line {uid()}"
+        put(third)
+        shown(third)
+        assert browser.execute_script("return window.performance.timeOrigin") == marker
+        assert browser.execute_script("return window.__streams()") == [1, 1]
+        rows = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#events-table td.log")]
+        assert rows == ["first line", second, third]
+        shot(browser, "log-tail")
+        # A group deleted before the first Follow: the refusal shows, the box unticks.
+        page(browser, cumulo, f"/logs/{urllib.parse.quote(group, safe='')}?stream=s1")
+        shown("first line")
+        logs.delete_log_group(logGroupName=group)
+        browser.find_element(By.ID, "follow").click()
+        WebDriverWait(browser, 10).until(lambda d: "ResourceNotFoundException" in d.find_element(By.ID, "events-status").text)
+        assert not browser.find_element(By.ID, "follow").is_selected()
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hook["identifier"]})
+
+
+def test_security_groups_and_a_classic_load_balancer(browser, cumulo):
+    from console_stacks import network_with_groups
+
+    n = network_with_groups(cumulo)
+    ec2 = cumulo.client("ec2")
+    # From the VPC view to the app group.
+    page(browser, cumulo, f"/ec2/{n['vpc']}")
+    rows = {r.get_attribute("data-group-id"): r for r in wait(browser, "#security-groups-table tbody tr", count=3)}
+    assert {n["web"], n["app"]} < set(rows)
+    rows[n["app"]].find_element(By.LINK_TEXT, n["app"]).click()
+    ingress = wait(browser, "#ingress-table tbody tr")
+    rules = {r["SecurityGroupRuleId"]: r for r in ec2.describe_security_group_rules(
+        Filters=[{"Name": "group-id", "Values": [n["app"]]}])["SecurityGroupRules"]}
+    [row] = ingress
+    rule = rules[row.get_attribute("data-rule-id")]
+    assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == [rule["SecurityGroupRuleId"], "TCP", "8080", n["web"], "from web"]
+    egress = {r.get_attribute("data-rule-id"): [td.text for td in r.find_elements(By.TAG_NAME, "td")]
+              for r in browser.find_elements(By.CSS_SELECTOR, "#egress-table tbody tr")}
+    assert set(egress) == {k for k, r in rules.items() if r["IsEgress"]}
+    assert [n["prefix_list"], "443"] in [[cells[3], cells[2]] for cells in egress.values()]
+    shot(browser, "security-group")
+    # The referenced group links to its page, which names who references it.
+    row.find_element(By.LINK_TEXT, n["web"]).click()
+    [ingress] = wait(browser, "#ingress-table tbody tr")
+    assert [td.text for td in ingress.find_elements(By.TAG_NAME, "td")][1:] == ["TCP", "443", "0.0.0.0/0", "https"]
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#referenced-by a")] == [n["app"]]
+
+    # The classic load balancer: listed, its page with listeners, health check, instances and
+    # a link to its security group.
+    elb = cumulo.client("elb")
+    page(browser, cumulo, "/elb/")
+    wait(browser, f'#classic-load-balancers-table tr[data-load-balancer="{n["elb"]}"]')[0].find_element(By.TAG_NAME, "a").click()
+    [listener] = wait(browser, "#classic-listeners-table tbody tr")
+    assert listener.get_attribute("data-listener") == "HTTP:80"
+    assert [td.text for td in listener.find_elements(By.TAG_NAME, "td")][:2] == ["HTTP :80", "HTTP :8080"]
+    check = {r.get_attribute("data-key"): r.find_element(By.CSS_SELECTOR, "td.value").text
+             for r in browser.find_elements(By.CSS_SELECTOR, "#health-check tbody tr")}
+    aws_check = elb.describe_load_balancers(LoadBalancerNames=[n["elb"]])["LoadBalancerDescriptions"][0]["HealthCheck"]
+    assert check == {k: str(v) for k, v in aws_check.items()}
+    [instance] = browser.find_elements(By.CSS_SELECTOR, "#instances-table tbody tr")
+    [state] = elb.describe_instance_health(LoadBalancerName=n["elb"])["InstanceStates"]
+    assert instance.get_attribute("data-instance") == n["instance"]
+    assert instance.find_elements(By.TAG_NAME, "td")[1].text == state["State"] == "InService"
+    shot(browser, "classic-load-balancer")
+    browser.find_element(By.CSS_SELECTOR, "#security-groups a").click()
+    assert wait(browser, "#ingress-table tbody tr")[0].find_elements(By.TAG_NAME, "td")[3].text == "0.0.0.0/0"
+    assert n["web"] in browser.find_element(By.ID, "title").text
+    elb.delete_load_balancer(LoadBalancerName=n["elb"])
+
+    # An ECS service in the VPC links to the groups it uses.
+    ecs = cumulo.client("ecs")
+    cluster = f"con-sg-{uid()}"
+    ecs.create_cluster(clusterName=cluster)
+    td = ecs.register_task_definition(family=cluster, networkMode="awsvpc", containerDefinitions=[
+        {"name": "app", "image": "public.ecr.aws/docker/library/busybox:latest", "memory": 128}])["taskDefinition"]["taskDefinitionArn"]
+    ecs.create_service(cluster=cluster, serviceName="api", taskDefinition=td, desiredCount=0, networkConfiguration={
+        "awsvpcConfiguration": {"subnets": [n["subnet"]], "securityGroups": [n["app"]]}})
+    page(browser, cumulo, f"/ecs/{cluster}")
+    link_ = wait(browser, '#services-table tr[data-service="api"] td.security-groups a')[0]
+    assert link_.text == n["app"]
+    link_.click()
+    assert wait(browser, "#ingress-table tbody tr")[0].get_attribute("data-rule-id").startswith("sgr-")
+    assert n["app"] in browser.find_element(By.ID, "title").text
+    ecs.delete_service(cluster=cluster, service="api")

@@ -10,7 +10,7 @@
 use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
-use cumulo_console::Console;
+use cumulo_console::{AllowedHosts, Console};
 use cumulo_services::{Config, Gateway, Refusal, SigningKeys};
 use cumulo_store::{Durability, Store};
 use cumulo_wire::AwsRequest;
@@ -66,6 +66,16 @@ pub struct ServeArgs {
     /// an SDK waiter's first poll sees the terminal status (0: return at once).
     #[arg(long, env = "CUMULO_CFN_SYNC_WAIT_MS", default_value_t = 1000)]
     cfn_sync_wait_ms: u64,
+    /// A host name (or `name:port`) the console and `/_cumulo/api/` answer under besides
+    /// loopback names and the bound address (repeatable; the variable takes a comma-separated
+    /// list): for a `--host 0.0.0.0` reached by a name. Other Host headers are refused there
+    /// (DNS rebinding); AWS API routes answer any Host.
+    #[arg(
+        long = "console-host",
+        env = "CUMULO_CONSOLE_HOSTS",
+        value_delimiter = ','
+    )]
+    console_hosts: Vec<String>,
 }
 
 fn parse_credential(s: &str) -> Result<(String, String), String> {
@@ -126,6 +136,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 pub(crate) struct Limits {
     pub body: u64,
     pub headers: usize,
+    /// Host names the console answers besides loopback ones and the bound address.
+    pub console_hosts: Vec<String>,
 }
 
 impl Default for Limits {
@@ -134,6 +146,7 @@ impl Default for Limits {
         Limits {
             body: 512 * 1024 * 1024,
             headers: 64 * 1024,
+            console_hosts: Vec::new(),
         }
     }
 }
@@ -182,6 +195,7 @@ async fn serve(args: ServeArgs, listener: std::net::TcpListener) -> anyhow::Resu
     let limits = Arc::new(Limits {
         body: args.max_body_size,
         headers: args.max_header_size,
+        console_hosts: args.console_hosts.clone(),
     });
     // One write, not one per formatted piece: stderr is unbuffered.
     let banner = format!(
@@ -214,7 +228,11 @@ pub(crate) async fn accept_loop(
     tokio::pin!(stop);
     // The console is a thin router over the gateway's catalog: it builds nothing until a
     // console request needs a service.
-    let console = Arc::new(Console::new(gateway.clone()));
+    let hosts = match listener.local_addr() {
+        Ok(addr) => AllowedHosts::new(addr, &limits.console_hosts),
+        Err(_) => AllowedHosts::new(([127, 0, 0, 1], 0).into(), &limits.console_hosts),
+    };
+    let console = Arc::new(Console::new(gateway.clone(), hosts));
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,

@@ -87,7 +87,10 @@ export function fail(where, e) {
   where.replaceChildren(el("p", { class: "error", role: "alert" }, e.message || String(e)));
 }
 
-let stream = null;
+let stream = null, streamId = null;
+/** What the page subscribed its stream to (topic → request body), sent again to a stream that
+ * reconnected (a new stream, with a new id). */
+const subscriptions = new Map();
 
 /** The page's one event stream (`events/stream`), closed when the page is left. */
 export function live(params, handlers) {
@@ -96,13 +99,40 @@ export function live(params, handlers) {
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (region()) url.searchParams.set("region", region());
   stream = new EventSource(url);
+  streamId = null;
+  stream.addEventListener("stream", (ev) => {
+    streamId = JSON.parse(ev.data).id;
+    // A refused subscription reaches the topic's handler as `{error}` (nothing else would see it).
+    for (const [topic, body] of subscriptions) {
+      send(topic, body).catch((e) => { if (handlers[topic]) handlers[topic]({ error: { code: "SubscriptionFailed", message: e.message } }); });
+    }
+  });
   for (const [name, fn] of Object.entries(handlers)) {
     stream.addEventListener(name, (ev) => fn(JSON.parse(ev.data)));
   }
   return stream;
 }
 
-addEventListener("pagehide", () => { if (stream) { stream.close(); stream = null; } });
+function send(topic, body) {
+  if (!streamId) return Promise.resolve();
+  const path = `/events/stream/${streamId}/${topic}`;
+  return body ? api(path, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } })
+    : api(path, { method: "DELETE" });
+}
+
+/** Has the page's stream (opened with `live`) send `topic`'s events too (`logs`: a log tail);
+ * rejects with the API's error (an unknown log group, say). */
+export function subscribe(topic, body) {
+  subscriptions.set(topic, body);
+  return send(topic, body);
+}
+
+export function unsubscribe(topic) {
+  if (!subscriptions.delete(topic)) return Promise.resolve();
+  return send(topic, null);
+}
+
+addEventListener("pagehide", () => { if (stream) { stream.close(); stream = null; streamId = null; } });
 
 async function header() {
   const select = document.getElementById("region");

@@ -2,6 +2,7 @@
 // stopped, with their containers and why they stopped).
 import { api, el, fail, link, table } from "./app.js";
 import { pairs } from "./views.js";
+import { groupLink } from "./securitygroups.js";
 
 const tail = (arn) => (arn || "").split("/").pop();
 
@@ -21,10 +22,12 @@ async function cluster(name, content) {
     el("p", { class: "muted" }, c.cluster.clusterArn),
     el("h2", {}, "Services"),
     c.services.length
-      ? table(["Service", "Status", "Desired", "Running", "Pending", "Task definition", "Launch type"], c.services.map((s) => el("tr", { "data-service": s.serviceName },
+      ? table(["Service", "Status", "Desired", "Running", "Pending", "Task definition", "Launch type", "Security groups"], c.services.map((s) => el("tr", { "data-service": s.serviceName },
         el("td", {}, s.serviceName), el("td", {}, s.status), el("td", { class: "num" }, String(s.desiredCount)),
         el("td", { class: "num" }, String(s.runningCount)), el("td", { class: "num" }, String(s.pendingCount)),
-        el("td", { class: "value" }, tail(s.taskDefinition)), el("td", {}, s.launchType || ""))), { id: "services-table" })
+        el("td", { class: "value" }, tail(s.taskDefinition)), el("td", {}, s.launchType || ""),
+        el("td", { class: "security-groups" }, (((s.networkConfiguration || {}).awsvpcConfiguration || {}).securityGroups || [])
+          .flatMap((g, i) => [i ? ", " : "", groupLink(g)])))), { id: "services-table" })
       : el("p", { class: "empty" }, "No services."),
     el("h2", {}, "Tasks"),
     c.tasks.length

@@ -1,6 +1,6 @@
 // CloudWatch Logs: the log groups; a group's streams; its events across streams (filter
-// pattern) or one stream's, with "Follow" polling for new events while the page is open.
-import { api, el, fail, link, table } from "./app.js";
+// pattern) or one stream's, with "Follow" tailing new events over the tab's one event stream.
+import { api, el, fail, link, live, subscribe, table, unsubscribe } from "./app.js";
 
 async function groups(content) {
   const { groups } = await api("/logs/groups");
@@ -11,8 +11,6 @@ async function groups(content) {
       el("td", {}, g.creation_time || ""))), { id: "groups-table" })
     : el("p", { class: "empty" }, "No log groups."));
 }
-
-const POLL_MS = 2000;
 
 /** This page showing one stream's events (or, with none, every stream's). */
 function streamLink(stream) {
@@ -32,9 +30,10 @@ async function group(name, content) {
   const filter = el("input", { id: "filter-pattern", name: "filter", value: params.get("filter") || "", placeholder: "Filter pattern", size: 40 });
   const follow = el("input", { type: "checkbox", id: "follow" });
   const status = el("p", { class: "muted", id: "events-status" });
-  let last = 0, seen = new Set(), timer = null;
+  let last = 0, seen = new Set(), streamOpen = false;
   const add = (e) => {
-    const key = e.event_id || `${e.timestamp}/${e.message}`;
+    // GetLogEvents (one stream's page) has no event ids; FilterLogEvents (the tail) has.
+    const key = stream ? `${e.timestamp}/${e.message}` : e.event_id;
     if (seen.has(key)) return;
     seen.add(key);
     last = Math.max(last, e.timestamp);
@@ -54,17 +53,27 @@ async function group(name, content) {
         page = await api(`${base}/events?${qs}`);
       }
       page.events.forEach(add);
-      status.textContent = `${seen.size} events${follow.checked ? " · following" : ""}`;
+      counted();
     } catch (e) { status.textContent = e.message; status.className = "error"; }
   }
-  follow.addEventListener("change", () => {
-    clearInterval(timer);
-    timer = follow.checked ? setInterval(load, POLL_MS) : null;
-    status.textContent = `${seen.size} events${follow.checked ? " · following" : ""}`;
-  });
-  addEventListener("pagehide", () => clearInterval(timer));
+  const counted = () => { status.textContent = `${seen.size} events${follow.checked ? " · following" : ""}`; status.className = "muted"; };
+  const onTail = (d) => {
+    if (d.error) { follow.checked = false; status.textContent = `${d.error.code}: ${d.error.message}`; status.className = "error"; return; }
+    d.events.forEach(add);
+    counted();
+  };
+  /** Tails from the last event shown, over the tab's stream (opened on the first follow). */
+  async function tail() {
+    if (!follow.checked) { await unsubscribe("logs").catch(() => {}); counted(); return; }
+    if (!streamOpen) { live({ stacks: "false" }, { logs: onTail }); streamOpen = true; }
+    try {
+      await subscribe("logs", { group: name, stream: stream || null, filter: stream ? null : filter.value || null, start_time: last });
+      counted();
+    } catch (e) { follow.checked = false; status.textContent = e.message; status.className = "error"; }
+  }
+  follow.addEventListener("change", tail);
   const form = el("form", { id: "filter-form", onsubmit: (ev) => {
-    ev.preventDefault(); events.replaceChildren(); seen = new Set(); last = 0; load();
+    ev.preventDefault(); events.replaceChildren(); seen = new Set(); last = 0; load().then(() => { if (follow.checked) tail(); });
   } }, filter, " ", el("button", { type: "submit" }, "Filter"), " ", el("label", {}, follow, " Follow"));
   content.replaceChildren(
     el("p", { class: "muted" }, info.arn, ` · retention: ${info.retention_in_days ? `${info.retention_in_days} days` : "never expire"}`),

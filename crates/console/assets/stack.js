@@ -26,15 +26,37 @@ function overview(s) {
   return dl;
 }
 
-function resources(list) {
-  return table(["Logical ID", "Physical ID", "Type", "Status", "Reason"], list.map((r) =>
+/** The resources; with `drifted` (a detection has run), each one's drift status too. */
+function resources(list, drifted) {
+  return table(["Logical ID", "Physical ID", "Type", "Status", drifted && "Drift", "Reason"].filter(Boolean), list.map((r) =>
     el("tr", { "data-logical-id": r.logical_id, class: r.stubbed ? "stubbed" : "" },
       el("td", {}, r.logical_id),
       el("td", {}, r.view ? el("a", { href: link(r.view) }, r.physical_id) : (r.physical_id || "")),
       el("td", {}, r.type),
       el("td", {}, badge(r.status)),
+      drifted && el("td", { class: `drift drift-${r.drift_status.toLowerCase()}`, "data-drift": r.drift_status }, r.drift_status),
       el("td", { class: "reason" }, r.stubbed ? el("span", { class: "stub-mark" }, "stub ") : "", r.status_reason || ""))),
   { id: "resources-table" });
+}
+
+/** The last drift detection: each checked resource's status, and what differs in each
+ * modified one (DescribeStackResourceDrifts' PropertyDifferences). */
+function drift(d) {
+  if (d.stack_drift_status === "NOT_CHECKED") return el("p", { class: "empty" }, "Drift has not been detected on this stack.");
+  return el("div", {},
+    el("p", {}, "Stack drift: ", el("span", { id: "stack-drift", "data-drift": d.stack_drift_status }, d.stack_drift_status),
+      d.last_check ? el("span", { class: "muted" }, ` · checked ${d.last_check}`) : ""),
+    table(["Logical ID", "Type", "Drift", "Checked"], d.resources.map((r) =>
+      el("tr", { "data-logical-id": r.logical_id, "data-drift": r.status },
+        el("td", {}, r.logical_id), el("td", {}, r.type),
+        el("td", { class: `drift drift-${r.status.toLowerCase()}` }, r.status, r.reason ? el("span", { class: "muted" }, ` ${r.reason}`) : ""),
+        el("td", {}, r.timestamp))), { id: "drift-table" }),
+    d.resources.filter((r) => r.differences.length).map((r) => el("div", { class: "drift-diff", "data-logical-id": r.logical_id },
+      el("h3", {}, `${r.logical_id}: ${r.status}`),
+      table(["Property", "Expected", "Actual", "Difference"], r.differences.map((x) =>
+        el("tr", { "data-path": x.path, "data-difference": x.type },
+          el("td", {}, x.path), el("td", { class: "value expected" }, x.expected),
+          el("td", { class: "value actual" }, x.actual), el("td", {}, x.type)))))));
 }
 
 function changeSets(list) {
@@ -71,6 +93,7 @@ export async function render({ subject, content }) {
     graph: el("div", { id: "graph" }),
     template: el("div", { id: "template" }),
     changesets: el("div", { id: "changesets" }),
+    drift: el("div", { id: "drift" }),
   };
   content.replaceChildren(
     section("Overview", parts.overview),
@@ -78,13 +101,15 @@ export async function render({ subject, content }) {
       section("Parameters", parts.parameters), section("Outputs", parts.outputs), section("Tags", parts.tags)),
     section("Events", parts.timeline),
     section("Resources", parts.resources),
+    section("Drift", parts.drift),
     section("Graph", parts.graph),
     section("Template", parts.template),
     section("Change sets", parts.changesets));
   const q = encodeURIComponent(name);
   async function refresh() {
+    let s;
     try {
-      const s = await api(`/stacks/${q}`);
+      s = await api(`/stacks/${q}`);
       document.getElementById("title").textContent = s.name;
       document.title = `${s.name} · cumulo console`;
       parts.overview.replaceChildren(overview(s));
@@ -95,10 +120,12 @@ export async function render({ subject, content }) {
         : el("p", { class: "empty" }, "No outputs."));
       parts.tags.replaceChildren(kv(s.tags, "No tags."));
     } catch (e) { fail(parts.overview, e); return false; }
-    const [events, res, g, cs] = await Promise.allSettled([
-      api(`/stacks/${q}/events`), api(`/stacks/${q}/resources`), api(`/stacks/${q}/graph`), api(`/stacks/${q}/changesets`)]);
+    const [events, res, g, cs, d] = await Promise.allSettled([
+      api(`/stacks/${q}/events`), api(`/stacks/${q}/resources`), api(`/stacks/${q}/graph`), api(`/stacks/${q}/changesets`),
+      api(`/stacks/${q}/drift`)]);
     if (events.status === "fulfilled") parts.timeline.replaceChildren(timeline(events.value.events)); else fail(parts.timeline, events.reason);
-    if (res.status === "fulfilled") parts.resources.replaceChildren(resources(res.value.resources)); else fail(parts.resources, res.reason);
+    if (res.status === "fulfilled") parts.resources.replaceChildren(resources(res.value.resources, s.drift_status !== "NOT_CHECKED")); else fail(parts.resources, res.reason);
+    if (d.status === "fulfilled") parts.drift.replaceChildren(drift(d.value)); else fail(parts.drift, d.reason);
     if (g.status === "fulfilled") parts.graph.replaceChildren(graph(g.value)); else fail(parts.graph, g.reason);
     if (cs.status === "fulfilled") parts.changesets.replaceChildren(changeSets(cs.value.change_sets)); else fail(parts.changesets, cs.reason);
     return true;
@@ -106,5 +133,6 @@ export async function render({ subject, content }) {
   if (!(await refresh())) return;
   api(`/stacks/${q}/template`).then((t) => parts.template.replaceChildren(templateView(t)), (e) => fail(parts.template, e));
   let first = true;
-  live({ stack: name }, { stack: () => { if (first) { first = false; return; } refresh(); } });
+  // Only this stack's progress: the stack tree is the list page's.
+  live({ stack: name, stacks: "false" }, { stack: () => { if (first) { first = false; return; } refresh(); } });
 }

@@ -2,7 +2,8 @@
 // serves it (its own association, or the VPC's main table) and where that table's routes go.
 // A subnet whose table routes 0.0.0.0/0 to an internet gateway is marked public.
 import { api, el, fail, link, table } from "./app.js";
-import { pairs } from "./views.js";
+import { pairs, view } from "./views.js";
+import { groupsTable } from "./securitygroups.js";
 
 const nameOf = (x) => ((x.Tags || []).find((t) => t.Key === "Name") || {}).Value || "";
 const destination = (r) => r.DestinationCidrBlock || r.DestinationIpv6CidrBlock || r.DestinationPrefixListId;
@@ -18,7 +19,8 @@ async function vpcs(content) {
 }
 
 async function vpc(id, content) {
-  const { vpc: v } = await api(`/ec2/vpcs/${encodeURIComponent(id)}`);
+  const [{ vpc: v }, { security_groups }] = await Promise.all([
+    api(`/ec2/vpcs/${encodeURIComponent(id)}`), api(`/ec2/securitygroups?vpc=${encodeURIComponent(id)}`)]);
   const main = v.RouteTables.find((t) => t.Main);
   const tableOf = (subnet) => v.RouteTables.find((t) => t.Associations.some((a) => a.SubnetId === subnet)) || main;
   const zones = [...new Set(v.Subnets.map((s) => s.AvailabilityZone))].sort();
@@ -44,6 +46,8 @@ async function vpc(id, content) {
       el("td", {}, t.RouteTableId), el("td", {}, t.Main ? "yes" : ""),
       el("td", { class: "value" }, t.Associations.filter((a) => a.SubnetId).map((a) => a.SubnetId).join(", ")),
       el("td", { class: "value log" }, t.Routes.map((r) => `${destination(r)} → ${r.Target}`).join("\n")))), { id: "route-tables-table" }),
+    el("h2", {}, "Security groups"), groupsTable(security_groups),
+    el("p", {}, view(`ec2/securitygroups?vpc=${encodeURIComponent(v.VpcId)}`, "All security groups of this VPC")),
     el("h2", {}, "Tags"), pairs(v.Tags, "tags-table"));
 }
 

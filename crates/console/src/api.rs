@@ -4,8 +4,8 @@
 
 use crate::web::{self, ApiError, ApiResult, Query, check_origin, error_response, json_ok};
 use crate::{
-    dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs, stacks,
-    stepfunctions, vpc,
+    drift, dynamodb, ecs, edge, elb, events, iam, kms, lambda, live, logs, s3, secrets, sns, sqs,
+    stacks, stepfunctions, vpc,
 };
 use cumulo_services::Gateway;
 use cumulo_wire::AwsRequest;
@@ -18,6 +18,8 @@ const V1: &str = "/_cumulo/api/v1/";
 /// What every handler gets: the services, the caller's region and how the caller reached us.
 pub struct Ctx<'a> {
     pub gateway: &'a Arc<Gateway>,
+    /// The open event streams (what a page subscribes its stream to).
+    pub streams: &'a Arc<live::Streams>,
     pub req: &'a AwsRequest,
     pub region: String,
 }
@@ -25,6 +27,12 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     pub fn account_id(&self) -> &str {
         &self.gateway.config().account_id
+    }
+
+    /// Whether a service is built or may hold persisted state, without building it: what a
+    /// read across services (the search) asks before reading one.
+    pub fn in_use<S: cumulo_services::catalog::Listed>(&self) -> bool {
+        self.gateway.catalog().is_some_and(|c| c.in_use::<S>())
     }
 
     /// A catalogued service's typed handle, built now if this is its first use.
@@ -46,14 +54,22 @@ impl Ctx<'_> {
     }
 }
 
-pub async fn handle(gateway: &Arc<Gateway>, req: AwsRequest) -> ::http::Response<crate::Body> {
-    match route(gateway, &req).await {
+pub async fn handle(
+    gateway: &Arc<Gateway>,
+    streams: &Arc<live::Streams>,
+    req: AwsRequest,
+) -> ::http::Response<crate::Body> {
+    match route(gateway, streams, &req).await {
         Ok(r) => r,
         Err(e) => error_response(&e),
     }
 }
 
-async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
+async fn route(
+    gateway: &Arc<Gateway>,
+    streams: &Arc<live::Streams>,
+    req: &AwsRequest,
+) -> ApiResult {
     let Some(rest) = req.raw_path.strip_prefix(V1) else {
         return Err(ApiError::not_found(
             "NotFound",
@@ -68,6 +84,7 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         .ok_or_else(|| ApiError::bad_request("The path is not valid UTF-8"))?;
     let ctx = Ctx {
         gateway,
+        streams,
         req,
         region: Query::of(req).region(&gateway.config().default_region)?,
     };
@@ -77,6 +94,8 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["health"]) => health(&ctx),
         (&Method::GET, ["search"]) => stacks::search(&ctx).await,
         (&Method::GET, ["events", "stream"]) => live::stream(&ctx),
+        (&Method::POST, ["events", "stream", id, "logs"]) => live::subscribe_logs(&ctx, id),
+        (&Method::DELETE, ["events", "stream", id, "logs"]) => live::unsubscribe_logs(&ctx, id),
         (&Method::GET, ["stacks"]) => stacks::list(&ctx).await,
         (&Method::GET, ["stacks", name]) => stacks::one(&ctx, name).await,
         (&Method::GET, ["stacks", name, "events"]) => stacks::events(&ctx, name).await,
@@ -84,6 +103,7 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["stacks", name, "template"]) => stacks::template(&ctx, name).await,
         (&Method::GET, ["stacks", name, "changesets"]) => stacks::change_sets(&ctx, name).await,
         (&Method::GET, ["stacks", name, "graph"]) => stacks::graph(&ctx, name).await,
+        (&Method::GET, ["stacks", name, "drift"]) => drift::drift(&ctx, name).await,
         (&Method::GET, ["s3", "buckets"]) => s3::buckets(&ctx),
         (&Method::GET, ["s3", "buckets", bucket, "objects"]) => s3::objects(&ctx, bucket),
         (&Method::GET, ["s3", "buckets", bucket, "objects", key @ ..]) if !key.is_empty() => {
@@ -144,8 +164,12 @@ async fn route(gateway: &Arc<Gateway>, req: &AwsRequest) -> ApiResult {
         (&Method::GET, ["ecs", "clusters", name]) => ecs::cluster(&ctx, name),
         (&Method::GET, ["elb", "loadbalancers"]) => elb::load_balancers(&ctx),
         (&Method::GET, ["elb", "loadbalancers", id]) => elb::load_balancer(&ctx, id),
+        (&Method::GET, ["elb", "classic"]) => elb::classic_load_balancers(&ctx),
+        (&Method::GET, ["elb", "classic", name]) => elb::classic_load_balancer(&ctx, name),
         (&Method::GET, ["ec2", "vpcs"]) => vpc::vpcs(&ctx),
         (&Method::GET, ["ec2", "vpcs", id]) => vpc::vpc(&ctx, id),
+        (&Method::GET, ["ec2", "securitygroups"]) => vpc::security_groups(&ctx),
+        (&Method::GET, ["ec2", "securitygroups", id]) => vpc::security_group(&ctx, id),
         _ => Err(ApiError::not_found(
             "NotFound",
             format!("No API operation {} {}", req.method, req.raw_path),
@@ -163,11 +187,13 @@ fn object_key(rest: &str) -> String {
 }
 
 /// The endpoint's health report (the services built so far among all, the store) plus what
-/// the console's header shows: the default region and the data directory.
+/// the console's header shows (the default region and the data directory) and how many event
+/// streams are open.
 fn health(ctx: &Ctx<'_>) -> ApiResult {
     let (_, mut report) = ctx.gateway.health_report();
     report["default_region"] = json!(ctx.gateway.config().default_region);
     report["region"] = json!(ctx.region);
     report["account_id"] = json!(ctx.account_id());
+    report["console"] = json!({ "streams": ctx.streams.count() });
     json_ok(&report)
 }

@@ -105,3 +105,43 @@ pub fn load_balancer(ctx: &Ctx<'_>, id: &str) -> ApiResult {
         "target_groups": groups,
     }))
 }
+
+/// Every classic load balancer of the region (the 2012-06-01 API's DescribeLoadBalancers).
+pub fn all_classic(ctx: &Ctx<'_>) -> Result<Vec<Value>, ApiError> {
+    let out = service(ctx)?
+        .classic_call(&ctx.region, "DescribeLoadBalancers", &json!({}))
+        .map_err(ApiError::from_aws)?;
+    Ok(out["LoadBalancerDescriptions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default())
+}
+
+/// `GET elb/classic`: the classic load balancers (DescribeLoadBalancers, 2012-06-01).
+pub fn classic_load_balancers(ctx: &Ctx<'_>) -> ApiResult {
+    json_ok(&json!({ "load_balancers": all_classic(ctx)? }))
+}
+
+/// `GET elb/classic/{name}`: one classic load balancer (its listeners, health check, subnets,
+/// security groups and instances are in its description), its instances' health
+/// (DescribeInstanceHealth) and attributes (DescribeLoadBalancerAttributes).
+pub fn classic_load_balancer(ctx: &Ctx<'_>, name: &str) -> ApiResult {
+    let svc = service(ctx)?;
+    let call = |op: &str| {
+        svc.classic_call(&ctx.region, op, &json!({"LoadBalancerName": name}))
+            .map_err(ApiError::from_aws)
+    };
+    let described = svc
+        .classic_call(
+            &ctx.region,
+            "DescribeLoadBalancers",
+            &json!({"LoadBalancerNames": [name]}),
+        )
+        .map_err(ApiError::from_aws)?;
+    let lb = described["LoadBalancerDescriptions"][0].clone();
+    json_ok(&json!({
+        "load_balancer": lb,
+        "instance_health": call("DescribeInstanceHealth")?["InstanceStates"],
+        "attributes": call("DescribeLoadBalancerAttributes")?["LoadBalancerAttributes"],
+    }))
+}

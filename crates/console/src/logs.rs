@@ -5,7 +5,8 @@
 use crate::api::Ctx;
 use crate::web::{ApiError, ApiResult, Query, json_ok};
 use cumulo_services::logs::{
-    DescribeGroupsInput, DescribeStreamsInput, FilterInput, GetEventsInput, LogsService,
+    DescribeGroupsInput, DescribeStreamsInput, FilterInput, FilteredEvent, GetEventsInput,
+    LogsService,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -220,4 +221,106 @@ pub fn group_events(ctx: &Ctx<'_>, group: &str) -> ApiResult {
         "searched_streams": out.searched_streams,
         "next_token": out.next_token,
     }))
+}
+
+/// A live tail (`POST events/stream/{id}/logs`): a group's events, of one stream or all,
+/// matching a filter pattern, from a time on; the tab's event stream reads it each second and
+/// sends what is new.
+#[derive(Debug)]
+pub struct Tail {
+    group: String,
+    stream: Option<String>,
+    filter: Option<String>,
+    /// The newest timestamp sent (the next read starts there: events may share it).
+    since: i64,
+    /// Ids of the events sent whose timestamp is `since`.
+    seen: std::collections::HashSet<String>,
+}
+
+/// Events a tail sends at most per read.
+const TAIL_EVENTS: i64 = 1_000;
+
+impl Tail {
+    /// The tail a subscription's body asks for (`{"group", "stream"?, "filter"?,
+    /// "start_time"?}`), once its group (and stream) is known to exist.
+    pub fn subscribe(ctx: &Ctx<'_>, body: &Value) -> Result<Tail, ApiError> {
+        let text = |k: &str| match &body[k] {
+            Value::Null => Ok(None),
+            Value::String(s) if s.is_empty() => Ok(None),
+            Value::String(s) => Ok(Some(s.clone())),
+            _ => Err(ApiError::bad_request(format!("{k} must be a string"))),
+        };
+        let group = text("group")?.ok_or_else(|| ApiError::bad_request("group is required"))?;
+        let since = match &body["start_time"] {
+            Value::Null => 0,
+            v => v.as_i64().filter(|t| *t >= 0).ok_or_else(|| {
+                ApiError::bad_request("start_time must be milliseconds since the epoch")
+            })?,
+        };
+        let mut tail = Tail {
+            group,
+            stream: text("stream")?,
+            filter: text("filter")?,
+            since,
+            seen: Default::default(),
+        };
+        // Refuses an unknown group or stream, or a bad pattern, now rather than in the stream
+        // (FilterLogEvents does not refuse an unknown stream name; GetLogEvents does).
+        if let Some(stream) = &tail.stream {
+            service(ctx)?
+                .get_log_events(
+                    &ctx.region,
+                    GetEventsInput {
+                        group: tail.group.clone(),
+                        stream: stream.clone(),
+                        limit: Some(1),
+                        ..Default::default()
+                    },
+                )
+                .map_err(ApiError::from_aws)?;
+        }
+        tail.filter_events(ctx, Some(1))?;
+        Ok(tail)
+    }
+
+    fn filter_events(
+        &mut self,
+        ctx: &Ctx<'_>,
+        limit: Option<i64>,
+    ) -> Result<Vec<FilteredEvent>, ApiError> {
+        let out = service(ctx)?
+            .filter_log_events(
+                &ctx.region,
+                FilterInput {
+                    group: self.group.clone(),
+                    stream_names: self.stream.clone().map(|s| vec![s]),
+                    start_time: Some(self.since),
+                    pattern: self.filter.clone(),
+                    limit,
+                    ..Default::default()
+                },
+            )
+            .map_err(ApiError::from_aws)?;
+        Ok(out.events)
+    }
+
+    /// The events not sent yet, oldest first (as the page's first read shows them).
+    pub fn read(&mut self, ctx: &Ctx<'_>) -> Result<Vec<Value>, ApiError> {
+        let mut fresh = Vec::new();
+        for e in self.filter_events(ctx, Some(TAIL_EVENTS))? {
+            if e.timestamp < self.since || self.seen.contains(&e.event_id) {
+                continue;
+            }
+            if e.timestamp > self.since {
+                self.since = e.timestamp;
+                self.seen.clear();
+            }
+            self.seen.insert(e.event_id.clone());
+            let mut v = event_json(e.timestamp, e.ingestion_time, &e.message);
+            v["stream"] = json!(e.stream);
+            v["event_id"] = json!(e.event_id);
+            fresh.push(v);
+        }
+        Ok(fresh)
+    }
 }

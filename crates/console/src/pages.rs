@@ -134,6 +134,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/elb.js"),
     ),
     (
+        "securitygroups.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/securitygroups.js"),
+    ),
+    (
         "vpc.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/vpc.js"),
@@ -209,8 +214,11 @@ pub fn handle(req: &AwsRequest) -> Response<Body> {
         ["ecs"] => shell("ecs", "", "ECS clusters"),
         ["ecs", cluster] => shell("ecs", cluster, cluster),
         ["elb"] => shell("elb", "", "Load balancers"),
+        ["elb", "classic", name] => shell("elb", &format!("classic/{name}"), name),
         ["elb", lb] => shell("elb", lb, lb),
         ["ec2"] => shell("vpc", "", "VPCs"),
+        ["ec2", "securitygroups"] => shell("securitygroups", "", "Security groups"),
+        ["ec2", "securitygroups", id] => shell("securitygroups", id, id),
         ["ec2", vpc] => shell("vpc", vpc, vpc),
         ["search"] => shell("search", "", "Search"),
         ["assets", file] => asset(file),
@@ -269,7 +277,7 @@ pub fn login() -> Response<Body> {
     r
 }
 
-fn page_error(status: StatusCode, message: &str) -> Response<Body> {
+pub fn page_error(status: StatusCode, message: &str) -> Response<Body> {
     let html = SHELL
         .replace("{{page}}", "error")
         .replace("{{subject}}", &escape(message))

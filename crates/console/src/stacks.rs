@@ -11,7 +11,26 @@ use cumulo_engine::{
     Engine, EngineError, GetTemplateInput, ListChangeSetsInput, ListStackResourcesInput,
     ListStacksInput, StackEvent, StackResourceView, StackSummary,
 };
+use cumulo_services::acm::AcmService;
+use cumulo_services::apigateway::ApiGatewayService;
+use cumulo_services::catalog::Listed;
 use cumulo_services::cloudformation::CloudFormationService;
+use cumulo_services::dynamodb::DynamoDbService;
+use cumulo_services::ec2::Ec2Service;
+use cumulo_services::ecs::EcsService;
+use cumulo_services::elasticloadbalancing::ElbService;
+use cumulo_services::events::EventsService;
+use cumulo_services::iam::IamService;
+use cumulo_services::kms::KmsService;
+use cumulo_services::lambda::LambdaService;
+use cumulo_services::logs::LogsService;
+use cumulo_services::route53::Route53Service;
+use cumulo_services::s3::S3Service;
+use cumulo_services::secretsmanager::SecretsManagerService;
+use cumulo_services::sns::SnsService;
+use cumulo_services::sqs::SqsService;
+use cumulo_services::ssm::SsmService;
+use cumulo_services::stepfunctions::StepFunctionsService;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -23,7 +42,7 @@ pub fn engine(ctx: &Ctx<'_>) -> Result<Engine, ApiError> {
     Ok(ctx.service::<CloudFormationService>()?.engine().clone())
 }
 
-fn caller(ctx: &Ctx<'_>) -> Caller {
+pub fn caller(ctx: &Ctx<'_>) -> Caller {
     Caller {
         region: ctx.region.clone(),
         account_id: ctx.account_id().to_string(),
@@ -33,7 +52,7 @@ fn caller(ctx: &Ctx<'_>) -> Caller {
 }
 
 /// The engine's refusal as an API error: an unknown stack is a 404.
-fn engine_error(e: EngineError) -> ApiError {
+pub fn engine_error(e: EngineError) -> ApiError {
     let status = http::StatusCode::from_u16(e.status).unwrap_or(http::StatusCode::BAD_REQUEST);
     if e.code == "ValidationError" && e.message.ends_with("does not exist") {
         return ApiError::not_found("StackNotFound", e.message);
@@ -45,7 +64,7 @@ pub fn time(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn opt_time(t: &Option<DateTime<Utc>>) -> Value {
+pub fn opt_time(t: &Option<DateTime<Utc>>) -> Value {
     t.as_ref().map_or(Value::Null, |t| json!(time(t)))
 }
 
@@ -259,6 +278,7 @@ fn resource_json(r: &StackResourceView) -> Value {
         "status_reason": r.resource_status_reason,
         "last_updated": time(&r.last_updated_timestamp),
         "stubbed": stubbed(r.resource_status_reason.as_deref()),
+        "drift_status": r.drift.status,
         "view": r.physical_resource_id.as_deref().and_then(|p| service_view(&r.resource_type, p)),
     })
 }
@@ -317,6 +337,13 @@ pub fn service_view(resource_type: &str, physical_id: &str) -> Option<String> {
             Some(format!("/_cumulo/console/elb/{}", enc(physical_id)))
         }
         "AWS::EC2::VPC" => Some(format!("/_cumulo/console/ec2/{}", enc(physical_id))),
+        "AWS::EC2::SecurityGroup" => Some(format!(
+            "/_cumulo/console/ec2/securitygroups/{}",
+            enc(physical_id)
+        )),
+        "AWS::ElasticLoadBalancing::LoadBalancer" => {
+            Some(format!("/_cumulo/console/elb/classic/{}", enc(physical_id)))
+        }
         "AWS::KMS::Key" => Some(format!("/_cumulo/console/kms/{}", enc(physical_id))),
         "AWS::Events::Rule" => Some(format!("/_cumulo/console/events/{}", enc(physical_id))),
         _ => None,
@@ -468,7 +495,12 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
     let hit = |s: &str| s.to_lowercase().contains(&q);
     let enc = crate::web::encode;
     let mut results = Vec::new();
-    for s in summaries(ctx).await? {
+    let stacks = if ctx.in_use::<CloudFormationService>() {
+        summaries(ctx).await?
+    } else {
+        Vec::new()
+    };
+    for s in stacks {
         if s.stack_status.as_str() == "DELETE_COMPLETE" {
             continue;
         }
@@ -490,7 +522,7 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             }
         }
     }
-    for b in crate::s3::bucket_names(ctx)? {
+    for b in used::<S3Service, _>(ctx, crate::s3::bucket_names)? {
         if hit(&b) || hit(&format!("arn:aws:s3:::{b}")) {
             results.push(json!({
                 "kind": "bucket", "name": b, "id": format!("arn:aws:s3:::{b}"),
@@ -498,7 +530,7 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             }));
         }
     }
-    for (name, url, arn) in crate::sqs::queue_names(ctx)? {
+    for (name, url, arn) in used::<SqsService, _>(ctx, crate::sqs::queue_names)? {
         if hit(&name) || hit(&url) || hit(&arn) {
             results.push(json!({
                 "kind": "queue", "name": name, "id": arn,
@@ -507,24 +539,48 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         }
     }
     let named = [
-        ("topic", "sns", named_arns(crate::sns::topic_arns(ctx)?)),
-        ("table", "dynamodb", table_arns(ctx)?),
-        ("parameter", "ssm", crate::secrets::parameter_names(ctx)?),
+        (
+            "topic",
+            "sns",
+            named_arns(used::<SnsService, _>(ctx, crate::sns::topic_arns)?),
+        ),
+        (
+            "table",
+            "dynamodb",
+            used::<DynamoDbService, _>(ctx, table_arns)?,
+        ),
+        (
+            "parameter",
+            "ssm",
+            used::<SsmService, _>(ctx, crate::secrets::parameter_names)?,
+        ),
         (
             "secret",
             "secretsmanager",
-            crate::secrets::secret_names(ctx)?,
+            used::<SecretsManagerService, _>(ctx, crate::secrets::secret_names)?,
         ),
-        ("function", "lambda", crate::lambda::function_names(ctx)?),
-        ("log-group", "logs", crate::logs::group_names(ctx)?),
-        ("cluster", "ecs", crate::ecs::cluster_names(ctx)?),
+        (
+            "function",
+            "lambda",
+            used::<LambdaService, _>(ctx, crate::lambda::function_names)?,
+        ),
+        (
+            "log-group",
+            "logs",
+            used::<LogsService, _>(ctx, crate::logs::group_names)?,
+        ),
+        (
+            "cluster",
+            "ecs",
+            used::<EcsService, _>(ctx, crate::ecs::cluster_names)?,
+        ),
         (
             "state-machine",
             "stepfunctions",
-            crate::stepfunctions::machine_names(ctx)?,
+            used::<StepFunctionsService, _>(ctx, crate::stepfunctions::machine_names)?,
         ),
     ];
-    let rules = crate::events::rule_names(ctx)?
+    let rules = used::<EventsService, _>(ctx, crate::events::rule_names)?
         .into_iter()
         .map(|(name, arn, bus)| {
             let id = if bus == "default" {
@@ -534,48 +590,76 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
             };
             (name, arn, format!("events/{}", enc(&id)))
         });
-    let roles = crate::iam::role_names(ctx)?.into_iter().map(|(name, arn)| {
-        let view = format!("iam/roles/{}", enc(&name));
-        (name, arn, view)
-    });
-    let keys = crate::kms::key_ids(ctx)?.into_iter().map(|(id, arn)| {
-        let view = format!("kms/{}", enc(&id));
-        (id, arn, view)
-    });
-    let zones = crate::edge::all_zones(ctx)?.into_iter().map(|z| {
-        let id = z["Id"]
-            .as_str()
-            .unwrap_or_default()
-            .trim_start_matches("/hostedzone/")
-            .to_string();
-        let name = z["Name"].as_str().unwrap_or_default().to_string();
-        (name, id.clone(), format!("route53/{}", enc(&id)))
-    });
-    let certificates = crate::edge::all_certificates(ctx)?.into_iter().map(|c| {
-        let arn = c["CertificateArn"].as_str().unwrap_or_default().to_string();
-        let name = c["DomainName"].as_str().unwrap_or_default().to_string();
-        (name, arn.clone(), format!("acm/{}", enc(&arn)))
-    });
-    let apis = crate::edge::api_names(ctx)?
+    let roles = used::<IamService, _>(ctx, crate::iam::role_names)?
+        .into_iter()
+        .map(|(name, arn)| {
+            let view = format!("iam/roles/{}", enc(&name));
+            (name, arn, view)
+        });
+    let keys = used::<KmsService, _>(ctx, crate::kms::key_ids)?
+        .into_iter()
+        .map(|(id, arn)| {
+            let view = format!("kms/{}", enc(&id));
+            (id, arn, view)
+        });
+    let zones = used::<Route53Service, _>(ctx, crate::edge::all_zones)?
+        .into_iter()
+        .map(|z| {
+            let id = z["Id"]
+                .as_str()
+                .unwrap_or_default()
+                .trim_start_matches("/hostedzone/")
+                .to_string();
+            let name = z["Name"].as_str().unwrap_or_default().to_string();
+            (name, id.clone(), format!("route53/{}", enc(&id)))
+        });
+    let certificates = used::<AcmService, _>(ctx, crate::edge::all_certificates)?
+        .into_iter()
+        .map(|c| {
+            let arn = c["CertificateArn"].as_str().unwrap_or_default().to_string();
+            let name = c["DomainName"].as_str().unwrap_or_default().to_string();
+            (name, arn.clone(), format!("acm/{}", enc(&arn)))
+        });
+    let apis = used::<ApiGatewayService, _>(ctx, crate::edge::api_names)?
         .into_iter()
         .map(|(name, id, _)| (name, id.clone(), format!("apigateway/{}", enc(&id))));
-    let balancers = crate::elb::all(ctx)?.into_iter().map(|lb| {
-        let arn = lb["LoadBalancerArn"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let name = lb["LoadBalancerName"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        (name, arn.clone(), format!("elb/{}", enc(&arn)))
-    });
-    let network = crate::vpc::network_ids(ctx)?
+    let balancers = used::<ElbService, _>(ctx, crate::elb::all)?
+        .into_iter()
+        .map(|lb| {
+            let arn = lb["LoadBalancerArn"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let name = lb["LoadBalancerName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            (name, arn.clone(), format!("elb/{}", enc(&arn)))
+        });
+    let classic = used::<ElbService, _>(ctx, crate::elb::all_classic)?
+        .into_iter()
+        .map(|lb| {
+            let name = lb["LoadBalancerName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let dns = lb["DNSName"].as_str().unwrap_or_default().to_string();
+            (name.clone(), dns, format!("elb/classic/{}", enc(&name)))
+        });
+    let groups = used::<Ec2Service, _>(ctx, crate::vpc::security_group_ids)?
+        .into_iter()
+        .map(|(name, id)| {
+            let view = format!("ec2/securitygroups/{}", enc(&id));
+            (name, id, view)
+        });
+    let network = used::<Ec2Service, _>(ctx, crate::vpc::network_ids)?
         .into_iter()
         .map(|(id, name, vpc)| (name, id, format!("ec2/{}", enc(&vpc))));
     for (kind, list) in [
         ("network", network.collect::<Vec<_>>()),
         ("load-balancer", balancers.collect()),
+        ("load-balancer", classic.collect()),
+        ("security-group", groups.collect()),
         ("hosted-zone", zones.collect()),
         ("certificate", certificates.collect()),
         ("api", apis.collect()),
@@ -616,6 +700,20 @@ pub async fn search(ctx: &Ctx<'_>) -> ApiResult {
         }
     }
     json_ok(&json!({ "results": results }))
+}
+
+/// What `read` finds in service `S`, or nothing when `S` is neither built nor holds persisted
+/// state: a search must not build every service (each costs resident memory for as long as
+/// `serve` runs) to find nothing in most of them.
+fn used<S: Listed, T>(
+    ctx: &Ctx<'_>,
+    read: impl FnOnce(&Ctx<'_>) -> Result<Vec<T>, ApiError>,
+) -> Result<Vec<T>, ApiError> {
+    if ctx.in_use::<S>() {
+        read(ctx)
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 /// `(name, arn)` from ARNs whose last `:` part is the name (SNS topics).
@@ -664,6 +762,14 @@ mod tests {
         assert_eq!(
             service_view("AWS::Events::Rule", "bus|r").as_deref(),
             Some("/_cumulo/console/events/bus%7Cr")
+        );
+        assert_eq!(
+            service_view("AWS::EC2::SecurityGroup", "sg-1").as_deref(),
+            Some("/_cumulo/console/ec2/securitygroups/sg-1")
+        );
+        assert_eq!(
+            service_view("AWS::ElasticLoadBalancing::LoadBalancer", "web").as_deref(),
+            Some("/_cumulo/console/elb/classic/web")
         );
         assert_eq!(service_view("AWS::EC2::Instance", "i-1"), None);
         assert!(stubbed(Some(

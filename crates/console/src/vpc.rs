@@ -60,3 +60,68 @@ pub fn vpc(ctx: &Ctx<'_>, id: &str) -> ApiResult {
         })?;
     json_ok(&json!({ "vpc": found }))
 }
+
+fn security_groups_of(ctx: &Ctx<'_>) -> Result<Vec<Value>, ApiError> {
+    let out = ctx
+        .service::<Ec2Service>()?
+        .security_groups(&ctx.region)
+        .map_err(ApiError::from_aws)?;
+    Ok(out["SecurityGroups"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default())
+}
+
+/// `(id, name, id)` of every security group of the region, for the search.
+pub fn security_group_ids(ctx: &Ctx<'_>) -> Result<Vec<(String, String)>, ApiError> {
+    Ok(security_groups_of(ctx)?
+        .iter()
+        .map(|g| {
+            let text = |k: &str| g[k].as_str().unwrap_or_default().to_string();
+            (text("GroupName"), text("GroupId"))
+        })
+        .collect())
+}
+
+/// `GET ec2/securitygroups[?vpc=]`: the security groups (of one VPC), each with its rules.
+pub fn security_groups(ctx: &Ctx<'_>) -> ApiResult {
+    let vpc = crate::web::Query::of(ctx.req)
+        .get("vpc")
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
+    let groups: Vec<Value> = security_groups_of(ctx)?
+        .into_iter()
+        .filter(|g| vpc.as_deref().is_none_or(|v| g["VpcId"] == v))
+        .collect();
+    json_ok(&json!({ "security_groups": groups }))
+}
+
+/// `GET ec2/securitygroups/{id}`: one group with its rules and the groups whose rules
+/// reference it (`referenced_by`).
+pub fn security_group(ctx: &Ctx<'_>, id: &str) -> ApiResult {
+    let all = security_groups_of(ctx)?;
+    let group = all
+        .iter()
+        .find(|g| g["GroupId"] == id)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "InvalidGroup.NotFound",
+                format!("The security group '{id}' does not exist"),
+            )
+        })?;
+    let referenced_by: Vec<&Value> = all
+        .iter()
+        .filter(|g| {
+            g["GroupId"] != id
+                && g["SecurityGroupRules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|r| r["ReferencedGroupInfo"]["GroupId"] == id)
+        })
+        .map(|g| &g["GroupId"])
+        .collect();
+    json_ok(&json!({ "security_group": group, "referenced_by": referenced_by }))
+}

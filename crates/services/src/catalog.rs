@@ -28,6 +28,9 @@ use std::sync::Arc;
 pub trait Catalogued: Service + Sized + 'static {
     /// Its identity and routing keys.
     const SERVICE: Descriptor;
+    /// The owner name its store migrations run under (`Store::migrate`): a data directory
+    /// with that owner's schema row is one the service has run in, so it may hold state.
+    const STORE_OWNER: &'static str = Self::SERVICE.name;
     /// The services it calls in-process, built before it and handed to [`Catalogued::build`].
     type Deps: Dependencies;
     fn build(context: &Context, deps: Self::Deps) -> Result<Self, GatewayError>;
@@ -134,6 +137,13 @@ impl Catalog {
                 Err(e) => eprintln!("cumulo: {}: not started: {e}", S::SERVICE.name),
             }
         }
+    }
+
+    /// Whether the service is built or may hold persisted state (its migrations ran in this
+    /// store), answered without building it: readers that look across services (the
+    /// console's search) skip the rest, which hold nothing, rather than build them all.
+    pub fn in_use<S: Listed>(&self) -> bool {
+        S::cell(self).started() || self.context.store.has_owner(S::STORE_OWNER)
     }
 }
 

@@ -284,6 +284,18 @@ impl Store {
         Ok(())
     }
 
+    /// Whether `owner`'s migrations have run in this store (it has a schema version row): a
+    /// cheap test of whether a service ever ran here, without building it.
+    pub fn has_owner(&self, owner: &str) -> bool {
+        self.lock()
+            .query_row(
+                "SELECT 1 FROM schema_versions WHERE owner = ?1",
+                [owner],
+                |_| Ok(()),
+            )
+            .is_ok()
+    }
+
     /// Runs `f` in a transaction and commits it before returning: when this returns `Ok`, the
     /// change is durable. Services call it before they answer a mutating request.
     ///

@@ -154,6 +154,7 @@ impl Catalogued for AutoScalingService {
         }],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "appautoscaling";
     type Deps = (Arc<CloudWatchService>, Arc<EcsService>);
 
     fn build(context: &Context, (cloudwatch, ecs): Self::Deps) -> Result<Self, GatewayError> {

@@ -65,6 +65,7 @@ impl Catalogued for CloudFormationService {
         }],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "cfn";
     type Deps = ProviderServices;
 
     fn build(context: &Context, services: Self::Deps) -> Result<Self, GatewayError> {

@@ -107,6 +107,7 @@ impl Catalogued for CloudWatchService {
         query_compatible: true,
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "cloudwatch";
     type Deps = ();
 
     fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {

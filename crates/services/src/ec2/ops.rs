@@ -1209,6 +1209,61 @@ impl Ec2Service {
         })
     }
 
+    /// The region's security groups for the console, in DescribeSecurityGroups' member names,
+    /// each with its rules as DescribeSecurityGroupRules gives them (`SecurityGroupRules`:
+    /// the `sgr-` ids, a referenced group as `ReferencedGroupInfo`, a prefix list as
+    /// `PrefixListId`; ports `-1` where the protocol has none), sorted by group id.
+    pub fn security_groups(&self, region: &str) -> Result<serde_json::Value, AwsError> {
+        use serde_json::json;
+        let account = self.account_id().to_string();
+        self.read(region, |r| {
+            let mut groups: Vec<&SecurityGroup> = r
+                .items
+                .values()
+                .filter_map(|i| match i {
+                    Resource::SecurityGroup(g) => Some(g),
+                    _ => None,
+                })
+                .collect();
+            groups.sort_by(|a, b| a.id.cmp(&b.id));
+            let groups: Vec<_> = groups
+                .into_iter()
+                .map(|g| {
+                    let rules: Vec<_> = g
+                        .rules
+                        .iter()
+                        .map(|rule| {
+                            json!({
+                                "SecurityGroupRuleId": rule.id,
+                                "GroupId": g.id,
+                                "GroupOwnerId": account,
+                                "IsEgress": rule.egress,
+                                "IpProtocol": rule.protocol,
+                                "FromPort": rule.from_port.unwrap_or(-1),
+                                "ToPort": rule.to_port.unwrap_or(-1),
+                                "CidrIpv4": rule.cidr_ipv4,
+                                "CidrIpv6": rule.cidr_ipv6,
+                                "PrefixListId": rule.prefix_list_id,
+                                "ReferencedGroupInfo": rule.referenced_group_id.as_ref().map(|id| json!({"GroupId": id, "UserId": account})),
+                                "Description": rule.description,
+                            })
+                        })
+                        .collect();
+                    json!({
+                        "GroupId": g.id,
+                        "GroupName": g.name,
+                        "Description": g.description,
+                        "VpcId": g.vpc_id,
+                        "OwnerId": account,
+                        "Tags": g.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect::<Vec<_>>(),
+                        "SecurityGroupRules": rules,
+                    })
+                })
+                .collect();
+            Ok(json!({ "SecurityGroups": groups }))
+        })
+    }
+
     /// A snapshot of the region's records.
     pub(crate) fn records(&self, region: &str) -> Result<Vec<Resource>, AwsError> {
         self.read(region, |r| Ok(r.items.values().cloned().collect()))

@@ -70,6 +70,7 @@ impl Catalogued for EfsService {
         }],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "efs";
     type Deps = (Arc<Ec2Service>,);
 
     fn build(context: &Context, (ec2,): Self::Deps) -> Result<Self, GatewayError> {

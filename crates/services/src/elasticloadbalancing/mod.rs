@@ -247,6 +247,7 @@ impl Catalogued for ElbService {
         ],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "elb";
     type Deps = (Arc<Ec2Service>, Arc<AcmService>);
 
     fn build(context: &Context, (ec2, acm): Self::Deps) -> Result<Self, GatewayError> {

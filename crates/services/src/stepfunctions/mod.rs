@@ -126,6 +126,7 @@ impl Catalogued for StepFunctionsService {
         }],
         ..Descriptor::BASE
     };
+    const STORE_OWNER: &'static str = "stepfunctions";
 
     /// A running execution resumes when the service is built.
     fn pending_work(store: &Store) -> bool {
