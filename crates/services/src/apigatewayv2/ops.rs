@@ -616,6 +616,15 @@ impl ApiGatewayService {
             if kind == "AWS_PROXY" {
                 m.insert("integrationMethod".into(), "POST".into());
             }
+            // What selects a WebSocket non-proxy integration's response, fixed by its type.
+            let selection = match kind {
+                "AWS" => Some("${integration.response.body.errorMessage}"),
+                "HTTP" | "MOCK" => Some("${integration.response.statuscode}"),
+                _ => None,
+            };
+            if let Some(e) = selection.filter(|_| !http) {
+                m.insert("integrationResponseSelectionExpression".into(), e.into());
+            }
             copy(&mut m, input, INTEGRATION_FIELDS);
             let doc = Value::Object(m);
             api.integrations.insert(id, doc.clone());
