@@ -351,6 +351,8 @@ class Backend:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
                 backend.requests.append({"method": self.command, "path": self.path, "body": body,
                                          "headers": {k.lower(): v for k, v in self.headers.items()}})
+                if self.path.startswith("/slow"):
+                    time.sleep(1)
                 if "/status/" in self.path:
                     code = int(self.path.split("/status/")[1][:3])
                     out = f"status {code}".encode()
@@ -451,6 +453,17 @@ def test_http_proxy_forwards_connect_messages_and_disconnect(server, v2, backend
         connect_ws.close()
     (req,) = backend.seen("/disconnect")
     assert req["method"] == "DELETE" and req["headers"]["connectionid"] == cid
+    # A target slower than the integration's timeout: AWS's frame.
+    slow = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="POST",
+                                 IntegrationUri=base + "/slow", TimeoutInMillis=300)
+    two_way(v2, api_id, "slow", slow["IntegrationId"])
+    ws = websocket.create_connection(ws_url(server, api_id), timeout=30)
+    try:
+        ws.send(json.dumps({"action": "slow"}))
+        frame = json.loads(ws.recv())
+        assert frame["message"] == "Endpoint request timed out" and frame["connectionId"]
+    finally:
+        ws.close()
     # A $connect backend answering an error status refuses the upgrade with it.
     v2.update_integration(ApiId=api_id, IntegrationId=connect["IntegrationId"], IntegrationUri=base + "/status/403")
     with pytest.raises(websocket.WebSocketBadStatusException) as e:
@@ -764,6 +777,20 @@ Resources:
       FunctionName: !Ref Fn
       Principal: apigateway.amazonaws.com
       SourceArn: !Sub 'arn:aws:execute-api:${AWS::Region}:${AWS::AccountId}:${Api}/*'
+  Domain:
+    Type: AWS::ApiGatewayV2::DomainName
+    Properties:
+      DomainName: !Sub '${AWS::StackName}.example.com'
+      DomainNameConfigurations:
+        - CertificateArn: arn:aws:acm:us-east-1:000000000000:certificate/x
+          EndpointType: REGIONAL
+  Mapping:
+    Type: AWS::ApiGatewayV2::ApiMapping
+    Properties:
+      DomainName: !Ref Domain
+      ApiId: !Ref Api
+      Stage: !Ref Stage
+      ApiMappingKey: chat
 Outputs:
   ApiId:
     Value: !Ref Api
@@ -787,6 +814,8 @@ def test_cloudformation_http_proxy_and_aws_routes(server, backend, tmp_path):
     assert (ir["IntegrationResponseKey"], ir["ResponseTemplates"]) == ("$default", {"$default": "sum=$input.path('$.sum')"})
     routes = {r["RouteKey"]: r for r in v2.get_routes(ApiId=api_id)["Items"]}
     assert set(routes) == {"$default", "add"}
+    (mapping,) = v2.get_api_mappings(DomainName=f"{stack}.example.com")["Items"]
+    assert (mapping["ApiId"], mapping["Stage"], mapping["ApiMappingKey"]) == (api_id, "live", "chat")
     ws = connect(ws_url(server, api_id, "live"))
     try:
         ws.send(json.dumps({"action": "add", "a": 2, "b": 3}))
@@ -800,6 +829,7 @@ def test_cloudformation_http_proxy_and_aws_routes(server, backend, tmp_path):
     server.aws("cloudformation", "delete-stack", "--stack-name", stack)
     server.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", stack)
     assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    assert f"{stack}.example.com" not in [d["DomainName"] for d in v2.get_domain_names()["Items"]]
     with pytest.raises(botocore.exceptions.ClientError):
         server.client("lambda").get_function(FunctionName=fn)
     with pytest.raises(websocket.WebSocketBadStatusException):
