@@ -98,7 +98,13 @@ impl Failure {
 
 /// Runs `integration` for `ev`.
 pub(crate) async fn run(integration: &Value, ev: &Event<'_>) -> Result<Answer, Failure> {
-    match integration["integrationType"].as_str().unwrap_or("") {
+    let kind = integration["integrationType"].as_str().unwrap_or("");
+    if integration["connectionType"] == "VPC_LINK" && kind.starts_with("HTTP") {
+        return Err(Failure::unsupported(format!(
+            "WebSocket {kind} integrations through a VPC link are not supported"
+        )));
+    }
+    match kind {
         "AWS_PROXY" => lambda_proxy(integration, ev).await,
         "HTTP_PROXY" => http_proxy(integration, ev).await,
         kind @ ("MOCK" | "HTTP" | "AWS") => non_proxy(kind, integration, ev).await,
@@ -210,7 +216,12 @@ fn mapped(integration: &Value, ev: &Event<'_>) -> Mapped {
                     let all = hs.query_values(name);
                     (!all.is_empty()).then(|| all.join(","))
                 }
-                _ => None,
+                _ => {
+                    eprintln!(
+                        "cumulo: apigateway: request parameter source {src} is not supported"
+                    );
+                    None
+                }
             };
         }
         let (root, path) = if let Some(p) = src.strip_prefix("context.") {
@@ -218,6 +229,7 @@ fn mapped(integration: &Value, ev: &Event<'_>) -> Mapped {
         } else if let Some(p) = src.strip_prefix("stageVariables.") {
             (ev.stage_variables, p)
         } else {
+            eprintln!("cumulo: apigateway: request parameter source {src} is not supported");
             return None;
         };
         let v = path.split('.').try_fold(root, |v, k| v.get(k))?;
@@ -619,6 +631,13 @@ mod tests {
             f.message.contains("reach only Lambda functions"),
             "{}",
             f.message
+        );
+        let vpc = json!({"integrationType": "HTTP_PROXY", "connectionType": "VPC_LINK",
+            "integrationUri": "arn:aws:elasticloadbalancing:us-east-1:000000000000:listener/net/n/1/2"});
+        let f = run(&vpc, &event(&svc, "{}", &ctx, None)).await.unwrap_err();
+        assert_eq!(
+            f.message,
+            "WebSocket HTTP_PROXY integrations through a VPC link are not supported"
         );
         let vtl =
             json!({"integrationType": "MOCK", "requestTemplates": {"$default": "#macro(x)#end"}});
