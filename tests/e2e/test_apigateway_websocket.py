@@ -1,10 +1,13 @@
 """API Gateway WebSocket APIs end to end: real WebSocket clients (websocket-client) on both
 data-plane URL forms, a Node.js Lambda answering through the @connections API with the AWS SDK
 v3 (PostToConnection from the function), route selection, $default, $disconnect, a REQUEST
-authorizer on $connect, GoneException, and a stack deployed with `aws cloudformation deploy`."""
+authorizer on $connect, GoneException, HTTP_PROXY and the non-proxy HTTP/AWS/MOCK integrations (a
+local http.server as the HTTP target), and stacks deployed with `aws cloudformation deploy`."""
+import http.server
 import json
 import pathlib
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -335,6 +338,218 @@ def test_subprotocol_mock_forbidden_frame_and_size_limit(server, v2, handler):
         ws.close()
 
 
+class Backend:
+    """A local HTTP target: records every request, answers by path (a path with `/status/<code>`
+    answers that status with body `status <code>`; anything else 200 with a JSON echo)."""
+
+    def __init__(self):
+        self.requests = []
+        backend = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def handle_one(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                backend.requests.append({"method": self.command, "path": self.path, "body": body,
+                                         "headers": {k.lower(): v for k, v in self.headers.items()}})
+                if self.path.startswith("/slow"):
+                    time.sleep(1)
+                if "/status/" in self.path:
+                    code = int(self.path.split("/status/")[1][:3])
+                    out = f"status {code}".encode()
+                else:
+                    code = 200
+                    try:
+                        echo = json.loads(body)
+                    except ValueError:
+                        echo = body
+                    out = json.dumps({"method": self.command, "path": self.path, "echo": echo}).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("X-Backend", "local")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            do_GET = do_POST = do_PUT = do_DELETE = handle_one
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def seen(self, path_prefix, timeout=10):
+        """The requests whose path starts with `path_prefix` (waits for one)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            got = [r for r in self.requests if r["path"].startswith(path_prefix)]
+            if got:
+                return got
+            time.sleep(0.05)
+        return []
+
+
+@pytest.fixture(scope="module")
+def backend():
+    b = Backend()
+    yield b
+    b.httpd.shutdown()
+
+
+def two_way(v2, api_id, key, integration_id):
+    route = v2.create_route(ApiId=api_id, RouteKey=key, Target=f"integrations/{integration_id}",
+                            RouteResponseSelectionExpression="$default")
+    v2.create_route_response(ApiId=api_id, RouteId=route["RouteId"], RouteResponseKey="$default")
+
+
+def test_http_proxy_forwards_connect_messages_and_disconnect(server, v2, backend):
+    api_id = v2.create_api(Name=f"ws-{uid()}", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")["ApiId"]
+    base = "http://127.0.0.1:${stageVariables.port}"
+    conn_id = {"integration.request.header.connectionId": "context.connectionId"}
+    connect = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="GET",
+                                    IntegrationUri=base + "/connect", RequestParameters=conn_id)
+    message = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="POST",
+                                    IntegrationUri=base + "/message",
+                                    RequestParameters={**conn_id, "integration.request.querystring.kind": "route.request.body.kind"})
+    refuse = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="POST",
+                                   IntegrationUri=base + "/status/404")
+    gone = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="DELETE",
+                                 IntegrationUri=base + "/disconnect", RequestParameters=conn_id)
+    assert "IntegrationResponseSelectionExpression" not in message
+    v2.create_route(ApiId=api_id, RouteKey="$connect", Target=f"integrations/{connect['IntegrationId']}")
+    v2.create_route(ApiId=api_id, RouteKey="$disconnect", Target=f"integrations/{gone['IntegrationId']}")
+    two_way(v2, api_id, "$default", message["IntegrationId"])
+    two_way(v2, api_id, "missing", refuse["IntegrationId"])
+    v2.create_route(ApiId=api_id, RouteKey="quiet", Target=f"integrations/{message['IntegrationId']}")
+    v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True, StageVariables={"port": str(backend.port)})
+
+    ws = connect_ws = websocket.create_connection(ws_url(server, api_id) + "?user=ann", timeout=30,
+                                                  header=["X-Client: tester"])
+    try:
+        # $connect: the upgrade's headers and query string reach the backend, with the mapped
+        # connection id; the WebSocket handshake's own headers do not.
+        (req,) = backend.seen("/connect?user=ann")
+        assert req["method"] == "GET" and req["body"] == ""
+        assert req["headers"]["x-client"] == "tester"
+        assert "sec-websocket-key" not in req["headers"] and "upgrade" not in req["headers"]
+        cid = req["headers"]["connectionid"]
+        # A two-way route sends the HTTP answer's body back as it came.
+        ws.send(json.dumps({"action": "hello", "kind": "greeting"}))
+        got = json.loads(ws.recv())
+        assert got == {"method": "POST", "path": "/message?kind=greeting", "echo": {"action": "hello", "kind": "greeting"}}
+        (req,) = backend.seen("/message?kind=greeting")
+        assert req["headers"]["connectionid"] == cid and req["headers"]["content-type"] == "application/json"
+        assert "x-client" not in req["headers"]
+        # A one-way route: the backend gets the message, the client nothing.
+        ws.send(json.dumps({"action": "quiet", "kind": "hush"}))
+        assert backend.seen("/message?kind=hush")
+        # A backend's error status passes through too (proxy: no integration response).
+        ws.send(json.dumps({"action": "missing"}))
+        assert ws.recv() == "status 404"
+        ws.send("plain")
+        assert json.loads(ws.recv())["echo"] == "plain"
+    finally:
+        connect_ws.close()
+    (req,) = backend.seen("/disconnect")
+    assert req["method"] == "DELETE" and req["headers"]["connectionid"] == cid
+    # A target slower than the integration's timeout: AWS's frame.
+    slow = v2.create_integration(ApiId=api_id, IntegrationType="HTTP_PROXY", IntegrationMethod="POST",
+                                 IntegrationUri=base + "/slow", TimeoutInMillis=300)
+    two_way(v2, api_id, "slow", slow["IntegrationId"])
+    ws = websocket.create_connection(ws_url(server, api_id), timeout=30)
+    try:
+        ws.send(json.dumps({"action": "slow"}))
+        frame = json.loads(ws.recv())
+        assert frame["message"] == "Endpoint request timed out" and frame["connectionId"]
+    finally:
+        ws.close()
+    # A $connect backend answering an error status refuses the upgrade with it.
+    v2.update_integration(ApiId=api_id, IntegrationId=connect["IntegrationId"], IntegrationUri=base + "/status/403")
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        websocket.create_connection(ws_url(server, api_id), timeout=30)
+    assert e.value.status_code == 403
+    # An unreachable target: AWS's 500 for the upgrade, and the server says why in its log.
+    v2.update_stage(ApiId=api_id, StageName="prod", StageVariables={"port": "1"})
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        websocket.create_connection(ws_url(server, api_id), timeout=30)
+    assert e.value.status_code == 500
+
+
+LAMBDA_NON_PROXY = """
+exports.handler = async (e) => {
+  if (e.fail) throw new Error('denied: ' + e.fail);
+  return { got: e, n: 42 };
+};
+"""
+
+
+def test_non_proxy_http_aws_and_unsupported(server, v2, lam, backend):
+    api_id = v2.create_api(Name=f"ws-{uid()}", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")["ApiId"]
+    # HTTP: the request template the message's `kind` selects, a path parameter mapped from the
+    # body; the integration response the status code selects, and its template picked by status.
+    http_integ = v2.create_integration(
+        ApiId=api_id, IntegrationType="HTTP", IntegrationMethod="PUT",
+        IntegrationUri=f"http://127.0.0.1:{backend.port}/items/{{item}}",
+        RequestParameters={"integration.request.path.item": "route.request.body.item"},
+        TemplateSelectionExpression="${request.body.kind}",
+        RequestTemplates={"$default": '{"wrapped": $input.json(\'$.data\'), "route": "$context.routeKey"}',
+                          "short": '{"short": true}'})
+    assert http_integ["IntegrationResponseSelectionExpression"] == "${integration.response.statuscode}"
+    for key, tse, templates in [
+            ("$default", "\\$default", {"$default": "ok $input.path('$.method') $input.path('$.path') $input.json('$.echo')"}),
+            ("/4\\d\\d/", "${integration.response.statuscode}", {"404": "not found: $input.body", "$default": "client error"})]:
+        v2.create_integration_response(ApiId=api_id, IntegrationId=http_integ["IntegrationId"], IntegrationResponseKey=key,
+                                       TemplateSelectionExpression=tse, ResponseTemplates=templates)
+    two_way(v2, api_id, "http", http_integ["IntegrationId"])
+    # AWS: a Lambda function through the REST APIs' mapping templates; its errorMessage selects.
+    fn = node_function(lam, LAMBDA_NON_PROXY)
+    aws = v2.create_integration(
+        ApiId=api_id, IntegrationType="AWS", IntegrationMethod="POST", IntegrationUri=lambda_uri(fn),
+        TemplateSelectionExpression="\\$default",
+        RequestTemplates={"$default": '{"msg": "$input.path(\'$.msg\')", "fail": "$!input.path(\'$.fail\')", "conn": "$context.connectionId"}'})
+    assert aws["IntegrationResponseSelectionExpression"] == "${integration.response.body.errorMessage}"
+    v2.create_integration_response(ApiId=api_id, IntegrationId=aws["IntegrationId"], IntegrationResponseKey="$default",
+                                   TemplateSelectionExpression="\\$default",
+                                   ResponseTemplates={"$default": "lambda says $input.path('$.n') to $input.path('$.got.msg')"})
+    v2.create_integration_response(ApiId=api_id, IntegrationId=aws["IntegrationId"], IntegrationResponseKey="/denied.*/",
+                                   TemplateSelectionExpression="\\$default",
+                                   ResponseTemplates={"$default": "refused: $input.path('$.errorMessage')"})
+    two_way(v2, api_id, "lambda", aws["IntegrationId"])
+    # What cumulo does not run: an AWS integration of another service.
+    sqs = v2.create_integration(ApiId=api_id, IntegrationType="AWS", IntegrationMethod="POST",
+                                IntegrationUri="arn:aws:apigateway:us-east-1:sqs:path/000000000000/queue")
+    two_way(v2, api_id, "sqs", sqs["IntegrationId"])
+    v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True)
+
+    ws = connect(ws_url(server, api_id))
+    try:
+        ws.send(json.dumps({"action": "http", "item": "a1", "data": {"x": 1}}))
+        text = ws.recv()
+        assert text.startswith("ok PUT /items/a1 ")
+        assert json.loads(text[len("ok PUT /items/a1 "):]) == {"wrapped": {"x": 1}, "route": "http"}
+        (req,) = backend.seen("/items/a1")
+        assert json.loads(req["body"]) == {"wrapped": {"x": 1}, "route": "http"}
+        ws.send(json.dumps({"action": "http", "item": "a2", "kind": "short"}))
+        assert json.loads(ws.recv()[len("ok PUT /items/a2 "):]) == {"short": True}
+        # `/4\d\d/` matches 404 and 400; its template selection picks the 404 template or $default.
+        ws.send(json.dumps({"action": "http", "item": "x/status/404"}))
+        assert ws.recv() == "not found: status 404"
+        ws.send(json.dumps({"action": "http", "item": "x/status/400"}))
+        assert ws.recv() == "client error"
+        ws.send(json.dumps({"action": "lambda", "msg": "hi"}))
+        assert ws.recv() == "lambda says 42 to hi"
+        ws.send(json.dumps({"action": "lambda", "fail": "no"}))
+        assert ws.recv() == "refused: denied: no"
+        ws.send(json.dumps({"action": "sqs"}))
+        frame = json.loads(ws.recv())
+        assert frame["message"] == ("cumulo: AWS integrations reach only Lambda functions here, not "
+                                    "arn:aws:apigateway:us-east-1:sqs:path/000000000000/queue")
+        assert frame["connectionId"] and frame["requestId"]
+    finally:
+        ws.close()
+
+
 TEMPLATE = """
 AWSTemplateFormatVersion: '2010-09-09'
 Parameters:
@@ -467,6 +682,154 @@ def test_cloudformation_stack_answers_over_websocket(server, tmp_path):
     server.aws("cloudformation", "delete-stack", "--stack-name", stack)
     server.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", stack)
     assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    with pytest.raises(botocore.exceptions.ClientError):
+        server.client("lambda").get_function(FunctionName=fn)
+    with pytest.raises(websocket.WebSocketBadStatusException):
+        connect(ws_url(server, api_id, "live"))
+
+
+INTEGRATIONS_TEMPLATE = """
+AWSTemplateFormatVersion: '2010-09-09'
+Parameters:
+  Backend:
+    Type: String
+Resources:
+  Fn:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: nodejs20.x
+      Handler: index.handler
+      Role: arn:aws:iam::000000000000:role/lambda
+      Code:
+        ZipFile: |
+          exports.handler = async (e) => ({ sum: e.a + e.b });
+  Api:
+    Type: AWS::ApiGatewayV2::Api
+    Properties:
+      Name: !Sub '${AWS::StackName}-ws'
+      ProtocolType: WEBSOCKET
+      RouteSelectionExpression: ${request.body.action}
+  ProxyIntegration:
+    Type: AWS::ApiGatewayV2::Integration
+    Properties:
+      ApiId: !Ref Api
+      IntegrationType: HTTP_PROXY
+      IntegrationMethod: POST
+      IntegrationUri: !Sub '${Backend}/cfn'
+      RequestParameters:
+        integration.request.header.connectionId: context.connectionId
+  DefaultRoute:
+    Type: AWS::ApiGatewayV2::Route
+    Properties:
+      ApiId: !Ref Api
+      RouteKey: $default
+      RouteResponseSelectionExpression: $default
+      Target: !Sub 'integrations/${ProxyIntegration}'
+  DefaultRouteResponse:
+    Type: AWS::ApiGatewayV2::RouteResponse
+    Properties:
+      ApiId: !Ref Api
+      RouteId: !Ref DefaultRoute
+      RouteResponseKey: $default
+  AddIntegration:
+    Type: AWS::ApiGatewayV2::Integration
+    Properties:
+      ApiId: !Ref Api
+      IntegrationType: AWS
+      IntegrationMethod: POST
+      IntegrationUri: !Sub 'arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations'
+      TemplateSelectionExpression: \\$default
+      RequestTemplates:
+        $default: '{"a": $input.json(''$.a''), "b": $input.json(''$.b'')}'
+  AddIntegrationResponse:
+    Type: AWS::ApiGatewayV2::IntegrationResponse
+    Properties:
+      ApiId: !Ref Api
+      IntegrationId: !Ref AddIntegration
+      IntegrationResponseKey: $default
+      TemplateSelectionExpression: \\$default
+      ResponseTemplates:
+        $default: 'sum=$input.path(''$.sum'')'
+  AddRoute:
+    Type: AWS::ApiGatewayV2::Route
+    Properties:
+      ApiId: !Ref Api
+      RouteKey: add
+      RouteResponseSelectionExpression: $default
+      Target: !Sub 'integrations/${AddIntegration}'
+  AddRouteResponse:
+    Type: AWS::ApiGatewayV2::RouteResponse
+    Properties:
+      ApiId: !Ref Api
+      RouteId: !Ref AddRoute
+      RouteResponseKey: $default
+  Stage:
+    Type: AWS::ApiGatewayV2::Stage
+    DependsOn: [DefaultRouteResponse, AddRouteResponse, AddIntegrationResponse]
+    Properties:
+      ApiId: !Ref Api
+      StageName: live
+      AutoDeploy: true
+  Permission:
+    Type: AWS::Lambda::Permission
+    Properties:
+      Action: lambda:InvokeFunction
+      FunctionName: !Ref Fn
+      Principal: apigateway.amazonaws.com
+      SourceArn: !Sub 'arn:aws:execute-api:${AWS::Region}:${AWS::AccountId}:${Api}/*'
+  Domain:
+    Type: AWS::ApiGatewayV2::DomainName
+    Properties:
+      DomainName: !Sub '${AWS::StackName}.example.com'
+      DomainNameConfigurations:
+        - CertificateArn: arn:aws:acm:us-east-1:000000000000:certificate/x
+          EndpointType: REGIONAL
+  Mapping:
+    Type: AWS::ApiGatewayV2::ApiMapping
+    Properties:
+      DomainName: !Ref Domain
+      ApiId: !Ref Api
+      Stage: !Ref Stage
+      ApiMappingKey: chat
+Outputs:
+  ApiId:
+    Value: !Ref Api
+"""
+
+
+def test_cloudformation_http_proxy_and_aws_routes(server, backend, tmp_path):
+    stack = f"wsint-{uid()}"
+    path = tmp_path / "wsint.yaml"
+    path.write_text(INTEGRATIONS_TEMPLATE)
+    server.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file", str(path),
+               "--parameter-overrides", f"Backend=http://127.0.0.1:{backend.port}")
+    cfn = server.client("cloudformation")
+    api_id = cfn.describe_stacks(StackName=stack)["Stacks"][0]["Outputs"][0]["OutputValue"]
+    v2 = server.client("apigatewayv2")
+    integrations = {i["IntegrationType"]: i for i in v2.get_integrations(ApiId=api_id)["Items"]}
+    assert set(integrations) == {"HTTP_PROXY", "AWS"}
+    assert integrations["HTTP_PROXY"]["IntegrationUri"] == f"http://127.0.0.1:{backend.port}/cfn"
+    assert integrations["AWS"]["RequestTemplates"] == {"$default": '{"a": $input.json(\'$.a\'), "b": $input.json(\'$.b\')}'}
+    (ir,) = v2.get_integration_responses(ApiId=api_id, IntegrationId=integrations["AWS"]["IntegrationId"])["Items"]
+    assert (ir["IntegrationResponseKey"], ir["ResponseTemplates"]) == ("$default", {"$default": "sum=$input.path('$.sum')"})
+    routes = {r["RouteKey"]: r for r in v2.get_routes(ApiId=api_id)["Items"]}
+    assert set(routes) == {"$default", "add"}
+    (mapping,) = v2.get_api_mappings(DomainName=f"{stack}.example.com")["Items"]
+    assert (mapping["ApiId"], mapping["Stage"], mapping["ApiMappingKey"]) == (api_id, "live", "chat")
+    ws = connect(ws_url(server, api_id, "live"))
+    try:
+        ws.send(json.dumps({"action": "add", "a": 2, "b": 3}))
+        assert ws.recv() == "sum=5"
+        ws.send("via proxy")
+        assert json.loads(ws.recv()) == {"method": "POST", "path": "/cfn", "echo": "via proxy"}
+        assert backend.seen("/cfn")[-1]["headers"]["connectionid"]
+    finally:
+        ws.close()
+    fn = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="Fn")["StackResourceDetail"]["PhysicalResourceId"]
+    server.aws("cloudformation", "delete-stack", "--stack-name", stack)
+    server.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", stack)
+    assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    assert f"{stack}.example.com" not in [d["DomainName"] for d in v2.get_domain_names()["Items"]]
     with pytest.raises(botocore.exceptions.ClientError):
         server.client("lambda").get_function(FunctionName=fn)
     with pytest.raises(websocket.WebSocketBadStatusException):

@@ -176,6 +176,28 @@ def test_domains_mappings_websocket_cli_and_restart(tmp_path):
             {"CertificateArn": "arn:aws:acm:us-east-1:000000000000:certificate/x", "EndpointType": "REGIONAL"}])
         assert dom["DomainNameConfigurations"][0]["DomainNameStatus"] == "AVAILABLE"
         m = c.create_api_mapping(DomainName="api.example.com", ApiId=api["ApiId"], Stage="prod", ApiMappingKey="v1")
+        # API mappings are one of the child collections (with route and integration responses):
+        # a taken key, an unknown stage, API or domain, and a missing mapping answer as AWS does.
+        with pytest.raises(c.exceptions.ConflictException) as e:
+            c.create_api_mapping(DomainName="api.example.com", ApiId=api["ApiId"], Stage="prod", ApiMappingKey="v1")
+        assert e.value.response["Error"]["Message"] == "ApiMapping key already exists for this domain name"
+        with pytest.raises(c.exceptions.BadRequestException) as e:
+            c.create_api_mapping(DomainName="api.example.com", ApiId=api["ApiId"], Stage="nope")
+        assert e.value.response["Error"]["Message"] == "Invalid stage identifier specified nope"
+        with pytest.raises(c.exceptions.NotFoundException):
+            c.create_api_mapping(DomainName="api.example.com", ApiId="nosuchapi", Stage="prod")
+        with pytest.raises(c.exceptions.NotFoundException):
+            c.create_api_mapping(DomainName="other.example.com", ApiId=api["ApiId"], Stage="prod")
+        root = c.create_api_mapping(DomainName="api.example.com", ApiId=api["ApiId"], Stage="prod")
+        assert root["ApiMappingKey"] == ""
+        assert c.update_api_mapping(DomainName="api.example.com", ApiMappingId=root["ApiMappingId"], ApiId=api["ApiId"],
+                                    ApiMappingKey="v2")["ApiMappingKey"] == "v2"
+        c.delete_api_mapping(DomainName="api.example.com", ApiMappingId=root["ApiMappingId"])
+        with pytest.raises(c.exceptions.NotFoundException) as e:
+            c.get_api_mapping(DomainName="api.example.com", ApiMappingId=root["ApiMappingId"])
+        assert e.value.response["Error"]["Message"] == f"Invalid ApiMapping identifier specified {root['ApiMappingId']}"
+        assert [x["ApiMappingId"] for x in c.get_api_mappings(DomainName="api.example.com")["Items"]] == [m["ApiMappingId"]]
+        assert "ApiMappings" not in c.get_domain_name(DomainName="api.example.com")
         ws = c.create_api(Name="ws", ProtocolType="WEBSOCKET", RouteSelectionExpression="$request.body.action")
         c.create_route(ApiId=ws["ApiId"], RouteKey="$connect")
         server.stop()

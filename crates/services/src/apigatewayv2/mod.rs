@@ -5,11 +5,13 @@
 //! `ops` are the typed control-plane operations (APIs with quick create, routes, integrations,
 //! stages with auto-deploy, deployments, authorizers, domain names and API mappings, tags),
 //! `wire` routes the REST paths, `invoke` is the HTTP APIs' data plane, `websocket` the
-//! WebSocket APIs' (upgrades, routes, Lambda proxy events), `selection` their selection
-//! expressions and MOCK integrations, and `connections` their open connections and the
-//! @connections management API.
+//! WebSocket APIs' (upgrades, routes, Lambda proxy events), `integration` their routes'
+//! integrations of every type (Lambda proxy, HTTP_PROXY, and MOCK, HTTP and AWS through
+//! templates and integration responses), `selection` their selection expressions, and
+//! `connections` their open connections and the @connections management API.
 
 pub(crate) mod connections;
+pub(crate) mod integration;
 pub(crate) mod invoke;
 pub(crate) mod ops;
 pub(crate) mod provider;

@@ -4,7 +4,7 @@
 
 use crate::apigateway::ApiGatewayService;
 use crate::apigateway::ids;
-use crate::apigateway::ops::conflict;
+use crate::apigateway::ops::{conflict, not_found};
 use crate::apigateway::records::{Api, Kind, Nested, copy, kind, s};
 use crate::apigateway::state::{Region, V2_API, V2_DOMAIN, V2Api, V2Deployment};
 use cumulo_wire::AwsError;
@@ -42,29 +42,99 @@ const AUTHORIZERS: Kind<V2Api> = kind!(authorizers, |id| format!(
 const DOMAINS: Kind<Region> = kind!(v2_domains, |name| format!(
     "Invalid domain name identifier specified {name}"
 ));
-const API_MAPPINGS: Nested = Nested {
-    member: "apiMappings",
-    missing: |id| format!("Invalid ApiMapping identifier specified {id}"),
-    prune: false,
-};
-
-/// The responses a WebSocket route or integration holds (a two-way route's route responses,
-/// an integration's integration responses), kept inside the parent's document so that a
-/// deployment's snapshot carries them to the data plane. Declared once per kind; one set of
-/// operations serves both.
-pub struct Responses {
-    parent: Kind<V2Api>,
+/// A collection of child documents kept inside a parent's document, by id, with one key
+/// unique per parent: a WebSocket route's route responses, an integration's integration
+/// responses (inside their parent so that a deployment's snapshot carries them to the data
+/// plane), a domain name's API mappings. Declared once per collection; one set of operations
+/// (`create_child`, `get_children`, `get_child`, `update_child`, `delete_child`) serves them all.
+pub struct Children<H: 'static> {
+    parent: Kind<H>,
     nested: Nested,
-    /// The member naming the response's id and its key (`routeResponseId`, `routeResponseKey`).
+    /// The members naming a child's id and its key (`routeResponseId`, `routeResponseKey`).
     id: &'static str,
     key: &'static str,
+    /// The members Create* and Update* copy from the input.
     fields: &'static [&'static str],
-    /// The parent's name in AWS's messages (`Route`, `Integration`).
-    parent_name: &'static str,
-    name: &'static str,
+    /// Checks a new child's input against its holder and gives its first members.
+    new: fn(&H, &Value) -> Result<Members, AwsError>,
+    /// AWS's ConflictException message for a key the parent already has.
+    taken: fn(&str) -> String,
 }
 
-pub const ROUTE_RESPONSES: Responses = Responses {
+/// A document's members.
+type Members = Map<String, Value>;
+
+/// Where a collection's parents live and how a change to them is committed.
+pub trait Holder: Sized + 'static {
+    /// Changes the holder (`scope` the API's id; `parent` the changed parent's id).
+    fn change<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        scope: &str,
+        parent: &str,
+        f: impl FnOnce(&mut Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError>;
+    fn look<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        scope: &str,
+        f: impl FnOnce(&Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError>;
+}
+
+/// A v2 API's routes and integrations: the API is written back whole and auto-deployed.
+impl Holder for V2Api {
+    fn change<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        scope: &str,
+        _: &str,
+        f: impl FnOnce(&mut Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        svc.within(region, scope, |api: &mut V2Api, _| {
+            let out = f(api)?;
+            auto_deploy(api);
+            Ok(out)
+        })
+    }
+
+    fn look<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        scope: &str,
+        f: impl FnOnce(&Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        svc.of(region, scope, f)
+    }
+}
+
+/// The region's v2 domain names (no scope): the changed domain is written through.
+impl Holder for Region {
+    fn change<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        _: &str,
+        parent: &str,
+        f: impl FnOnce(&mut Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        svc.mutate(region, |r| {
+            let out = f(r)?;
+            r.touch(V2_DOMAIN, parent);
+            Ok(out)
+        })
+    }
+
+    fn look<T>(
+        svc: &ApiGatewayService,
+        region: &str,
+        _: &str,
+        f: impl FnOnce(&Self) -> Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        svc.read(region, f)
+    }
+}
+
+pub const ROUTE_RESPONSES: Children<V2Api> = Children {
     parent: ROUTES,
     nested: Nested {
         member: "routeResponses",
@@ -79,11 +149,11 @@ pub const ROUTE_RESPONSES: Responses = Responses {
         "responseModels",
         "responseParameters",
     ],
-    parent_name: "Route",
-    name: "RouteResponse",
+    new: |_, input| required_key(input, "routeResponseKey", "RouteResponseKey"),
+    taken: |key| format!("RouteResponse with key {key} already exists for this Route"),
 };
 
-pub const INTEGRATION_RESPONSES: Responses = Responses {
+pub const INTEGRATION_RESPONSES: Children<V2Api> = Children {
     parent: INTEGRATIONS,
     nested: Nested {
         member: "integrationResponses",
@@ -99,13 +169,53 @@ pub const INTEGRATION_RESPONSES: Responses = Responses {
         "responseTemplates",
         "templateSelectionExpression",
     ],
-    parent_name: "Integration",
-    name: "IntegrationResponse",
+    new: |_, input| required_key(input, "integrationResponseKey", "IntegrationResponseKey"),
+    taken: |key| format!("IntegrationResponse with key {key} already exists for this Integration"),
 };
 
-/// A route or integration as Get* answers it: without its nested responses.
-fn view(r: &Responses, doc: &Value) -> Value {
-    r.nested.without(doc)
+pub const API_MAPPINGS: Children<Region> = Children {
+    parent: DOMAINS,
+    nested: Nested {
+        member: "apiMappings",
+        missing: |id| format!("Invalid ApiMapping identifier specified {id}"),
+        prune: false,
+    },
+    id: "apiMappingId",
+    key: "apiMappingKey",
+    fields: &["apiId", "stage", "apiMappingKey"],
+    new: new_api_mapping,
+    taken: |_| "ApiMapping key already exists for this domain name".to_string(),
+};
+
+/// A response's first members: none, but its key is required.
+fn required_key(input: &Value, member: &str, name: &str) -> Result<Map<String, Value>, AwsError> {
+    if s(input, member).unwrap_or("").is_empty() {
+        return Err(bad_request(format!("{name} is required")));
+    }
+    Ok(Map::new())
+}
+
+/// An API mapping names an API's (v2 or REST) existing stage; its key is `""` by default.
+fn new_api_mapping(r: &Region, input: &Value) -> Result<Map<String, Value>, AwsError> {
+    let api = s(input, "apiId").unwrap_or("");
+    let stage = s(input, "stage").unwrap_or("");
+    let stage_ok = r
+        .v2_apis
+        .get(api)
+        .map(|a| a.stages.contains_key(stage))
+        .or_else(|| r.rest_apis.get(api).map(|a| a.stages.contains_key(stage)));
+    match stage_ok {
+        None => Err(not_found(format!("Invalid API identifier specified {api}"))),
+        Some(false) => Err(bad_request(format!(
+            "Invalid stage identifier specified {stage}"
+        ))),
+        Some(true) => Ok(Map::from_iter([("apiMappingKey".to_string(), "".into())])),
+    }
+}
+
+/// A route, integration or domain name as Get* answers it: without its children.
+fn view<H>(c: &Children<H>, doc: &Value) -> Value {
+    c.nested.without(doc)
 }
 
 const API_FIELDS: &[&str] = &[
@@ -461,100 +571,92 @@ impl ApiGatewayService {
         })
     }
 
-    // ---- route and integration responses (WebSocket APIs) ----
+    // ---- child collections: route and integration responses, API mappings ----
 
-    pub fn create_response(
+    pub fn create_child<H: Holder>(
         &self,
-        r: &Responses,
+        c: &Children<H>,
         region: &str,
-        api_id: &str,
+        scope: &str,
         parent_id: &str,
         input: &Value,
     ) -> Result<Value, AwsError> {
-        let key = s(input, r.key).unwrap_or("").to_string();
-        if key.is_empty() {
-            return Err(bad_request(format!("{}Key is required", r.name)));
-        }
-        self.with_v2(region, api_id, |api| {
-            let parent = r.parent.get_mut(api, parent_id)?;
-            if r.nested
+        H::change(self, region, scope, parent_id, |h| {
+            c.parent.require(h, parent_id)?;
+            let mut m = (c.new)(h, input)?;
+            let id = ids::seven();
+            m.insert(c.id.into(), id.clone().into());
+            copy(&mut m, input, c.fields);
+            let doc = Value::Object(m);
+            let key = s(&doc, c.key).unwrap_or("");
+            let parent = c.parent.get_mut(h, parent_id)?;
+            if c.nested
                 .docs(parent)
                 .iter()
-                .any(|x| s(x, r.key) == Some(key.as_str()))
+                .any(|x| s(x, c.key) == Some(key))
             {
-                return Err(conflict(format!(
-                    "{} with key {key} already exists for this {}",
-                    r.name, r.parent_name
-                )));
+                return Err(conflict((c.taken)(key)));
             }
-            let id = ids::seven();
-            let mut m = Map::new();
-            m.insert(r.id.into(), id.clone().into());
-            copy(&mut m, input, r.fields);
-            let doc = Value::Object(m);
-            r.nested.insert(parent, &id, doc.clone());
-            auto_deploy(api);
+            c.nested.insert(parent, &id, doc.clone());
             Ok(doc)
         })
     }
 
-    pub fn get_responses(
+    pub fn get_children<H: Holder>(
         &self,
-        r: &Responses,
+        c: &Children<H>,
         region: &str,
-        api_id: &str,
+        scope: &str,
         parent_id: &str,
     ) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |api| {
-            Ok(items(r.nested.docs(r.parent.get(api, parent_id)?)))
+        H::look(self, region, scope, |h| {
+            Ok(items(c.nested.docs(c.parent.get(h, parent_id)?)))
         })
     }
 
-    pub fn get_response(
+    pub fn get_child<H: Holder>(
         &self,
-        r: &Responses,
+        c: &Children<H>,
         region: &str,
-        api_id: &str,
+        scope: &str,
         parent_id: &str,
         id: &str,
     ) -> Result<Value, AwsError> {
-        self.v2(region, api_id, |api| {
-            r.nested.doc(r.parent.get(api, parent_id)?, id)
+        H::look(self, region, scope, |h| {
+            c.nested.doc(c.parent.get(h, parent_id)?, id)
         })
     }
 
-    pub fn update_response(
+    pub fn update_child<H: Holder>(
         &self,
-        r: &Responses,
+        c: &Children<H>,
         region: &str,
-        api_id: &str,
+        scope: &str,
         parent_id: &str,
         id: &str,
         input: &Value,
     ) -> Result<Value, AwsError> {
-        self.with_v2(region, api_id, |api| {
-            let doc = r.nested.get_mut(r.parent.get_mut(api, parent_id)?, id)?;
+        H::change(self, region, scope, parent_id, |h| {
+            let doc = c.nested.get_mut(c.parent.get_mut(h, parent_id)?, id)?;
             if let Some(m) = doc.as_object_mut() {
-                copy(m, input, r.fields);
+                copy(m, input, c.fields);
             }
-            let out = doc.clone();
-            auto_deploy(api);
-            Ok(out)
+            Ok(doc.clone())
         })
     }
 
-    pub fn delete_response(
+    pub fn delete_child<H: Holder>(
         &self,
-        r: &Responses,
+        c: &Children<H>,
         region: &str,
-        api_id: &str,
+        scope: &str,
         parent_id: &str,
         id: &str,
     ) -> Result<(), AwsError> {
-        self.with_v2(region, api_id, |api| {
-            r.nested.remove(r.parent.get_mut(api, parent_id)?, id)?;
-            auto_deploy(api);
-            Ok(())
+        H::change(self, region, scope, parent_id, |h| {
+            c.nested
+                .remove(c.parent.get_mut(h, parent_id)?, id)
+                .map(drop)
         })
     }
 
@@ -615,6 +717,15 @@ impl ApiGatewayService {
             m.insert("payloadFormatVersion".into(), "1.0".into());
             if kind == "AWS_PROXY" {
                 m.insert("integrationMethod".into(), "POST".into());
+            }
+            // What selects a WebSocket non-proxy integration's response, fixed by its type.
+            let selection = match kind {
+                "AWS" => Some("${integration.response.body.errorMessage}"),
+                "HTTP" | "MOCK" => Some("${integration.response.statuscode}"),
+                _ => None,
+            };
+            if let Some(e) = selection.filter(|_| !http) {
+                m.insert("integrationResponseSelectionExpression".into(), e.into());
             }
             copy(&mut m, input, INTEGRATION_FIELDS);
             let doc = Value::Object(m);
@@ -963,7 +1074,7 @@ impl ApiGatewayService {
             items(
                 r.v2_domains
                     .values()
-                    .map(|d| API_MAPPINGS.without(d))
+                    .map(|d| view(&API_MAPPINGS, d))
                     .collect(),
             )
         })
@@ -971,7 +1082,7 @@ impl ApiGatewayService {
 
     pub fn get_domain_name_v2(&self, region: &str, name: &str) -> Result<Value, AwsError> {
         self.read(region, |r| {
-            DOMAINS.get(r, name).map(|d| API_MAPPINGS.without(d))
+            DOMAINS.get(r, name).map(|d| view(&API_MAPPINGS, d))
         })
     }
 
@@ -989,7 +1100,7 @@ impl ApiGatewayService {
                 Ok(())
             })?;
             r.touch(V2_DOMAIN, name);
-            Ok(API_MAPPINGS.without(&doc))
+            Ok(view(&API_MAPPINGS, &doc))
         })
     }
 
@@ -997,92 +1108,6 @@ impl ApiGatewayService {
         self.mutate(region, |r| {
             DOMAINS.remove(r, name)?;
             r.touch(V2_DOMAIN, name);
-            Ok(())
-        })
-    }
-
-    pub fn create_api_mapping(
-        &self,
-        region: &str,
-        domain: &str,
-        input: &Value,
-    ) -> Result<Value, AwsError> {
-        let api = s(input, "apiId").unwrap_or("").to_string();
-        let stage = s(input, "stage").unwrap_or("").to_string();
-        self.mutate(region, |r: &mut Region| {
-            DOMAINS.require(r, domain)?;
-            let stage_ok = r
-                .v2_apis
-                .get(&api)
-                .map(|a| a.stages.contains_key(&stage))
-                .or_else(|| r.rest_apis.get(&api).map(|a| a.stages.contains_key(&stage)));
-            match stage_ok {
-                None => return Err(self.v2_not_found(&api)),
-                Some(false) => {
-                    return Err(bad_request(format!(
-                        "Invalid stage identifier specified {stage}"
-                    )));
-                }
-                Some(true) => {}
-            }
-            let id = ids::seven();
-            let mut m = Map::new();
-            m.insert("apiMappingId".into(), id.clone().into());
-            m.insert("apiId".into(), api.clone().into());
-            m.insert("stage".into(), stage.clone().into());
-            m.insert(
-                "apiMappingKey".into(),
-                s(input, "apiMappingKey").unwrap_or("").into(),
-            );
-            let doc = Value::Object(m);
-            let d = DOMAINS.get_mut(r, domain)?;
-            let taken = API_MAPPINGS
-                .docs(d)
-                .iter()
-                .any(|x| x["apiMappingKey"] == doc["apiMappingKey"]);
-            if taken {
-                return Err(conflict(
-                    "ApiMapping key already exists for this domain name",
-                ));
-            }
-            API_MAPPINGS.insert(d, &id, doc.clone());
-            r.touch(V2_DOMAIN, domain);
-            Ok(doc)
-        })
-    }
-
-    pub fn get_api_mappings(&self, region: &str, domain: &str) -> Result<Value, AwsError> {
-        self.read(region, |r| {
-            Ok(items(API_MAPPINGS.docs(DOMAINS.get(r, domain)?)))
-        })
-    }
-
-    pub fn get_api_mapping(&self, region: &str, domain: &str, id: &str) -> Result<Value, AwsError> {
-        self.read(region, |r| API_MAPPINGS.doc(DOMAINS.get(r, domain)?, id))
-    }
-
-    pub fn update_api_mapping(
-        &self,
-        region: &str,
-        domain: &str,
-        id: &str,
-        input: &Value,
-    ) -> Result<Value, AwsError> {
-        self.mutate(region, |r| {
-            let m = API_MAPPINGS.get_mut(DOMAINS.get_mut(r, domain)?, id)?;
-            if let Some(m) = m.as_object_mut() {
-                copy(m, input, &["apiId", "stage", "apiMappingKey"]);
-            }
-            let out = m.clone();
-            r.touch(V2_DOMAIN, domain);
-            Ok(out)
-        })
-    }
-
-    pub fn delete_api_mapping(&self, region: &str, domain: &str, id: &str) -> Result<(), AwsError> {
-        self.mutate(region, |r| {
-            API_MAPPINGS.remove(DOMAINS.get_mut(r, domain)?, id)?;
-            r.touch(V2_DOMAIN, domain);
             Ok(())
         })
     }

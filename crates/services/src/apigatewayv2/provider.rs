@@ -2,10 +2,11 @@
 //! provider in [`crate::apigateway::provider`]. The v2 API's member names are the properties'
 //! names in camel case, so most types hand their properties over as they are.
 
-use super::ops::{INTEGRATION_RESPONSES, ROUTE_RESPONSES, Responses};
+use super::ops::{API_MAPPINGS, Children, INTEGRATION_RESPONSES, ROUTE_RESPONSES};
 use crate::apigateway::provider::{
     Env, Made, Props, Spec, all_tags, api_input, prop_error, str_prop,
 };
+use crate::apigateway::state::V2Api;
 use cumulo_wire::AwsError;
 use serde_json::{Value, json};
 
@@ -164,12 +165,12 @@ fn route_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Mad
 fn response_create(
     env: &Env<'_>,
     p: &Props,
-    r: &Responses,
+    r: &Children<V2Api>,
     parent: &str,
     id_attr: &str,
 ) -> Result<Made, AwsError> {
     let parent_member = lower_first(parent);
-    let doc = env.svc.create_response(
+    let doc = env.svc.create_child(
         r,
         env.region(),
         str_prop(p, "ApiId"),
@@ -183,11 +184,11 @@ fn response_create(
 fn response_update(
     env: &Env<'_>,
     (id, old, new): (&str, &Props, &Props),
-    r: &Responses,
+    r: &Children<V2Api>,
     parent: &str,
     id_attr: &str,
 ) -> Result<Made, AwsError> {
-    env.svc.update_response(
+    env.svc.update_child(
         r,
         env.region(),
         str_prop(new, "ApiId"),
@@ -307,8 +308,10 @@ fn domain_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Ma
 }
 
 fn mapping_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
-    let m = env.svc.create_api_mapping(
+    let m = env.svc.create_child(
+        &API_MAPPINGS,
         env.region(),
+        "",
         str_prop(p, "DomainName"),
         &input(p, &["domainName"]),
     )?;
@@ -317,8 +320,10 @@ fn mapping_create(env: &Env<'_>, p: &Props) -> Result<Made, AwsError> {
 }
 
 fn mapping_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<Made, AwsError> {
-    env.svc.update_api_mapping(
+    env.svc.update_child(
+        &API_MAPPINGS,
         env.region(),
+        "",
         str_prop(new, "DomainName"),
         id,
         &changes(old, new, &["domainName"]),
@@ -399,7 +404,7 @@ pub(crate) static SPECS: &[Spec] = &[
         delete: |env, id, p| {
             let (api, route) = (str_prop(p, "ApiId"), str_prop(p, "RouteId"));
             env.svc
-                .delete_response(&ROUTE_RESPONSES, env.region(), api, route, id)
+                .delete_child(&ROUTE_RESPONSES, env.region(), api, route, id)
         },
     },
     Spec {
@@ -435,7 +440,7 @@ pub(crate) static SPECS: &[Spec] = &[
         delete: |env, id, p| {
             let (api, integ) = (str_prop(p, "ApiId"), str_prop(p, "IntegrationId"));
             env.svc
-                .delete_response(&INTEGRATION_RESPONSES, env.region(), api, integ, id)
+                .delete_child(&INTEGRATION_RESPONSES, env.region(), api, integ, id)
         },
     },
     Spec {
@@ -545,8 +550,13 @@ pub(crate) static SPECS: &[Spec] = &[
         create: mapping_create,
         update: mapping_update,
         delete: |env, id, p| {
-            env.svc
-                .delete_api_mapping(env.region(), str_prop(p, "DomainName"), id)
+            env.svc.delete_child(
+                &API_MAPPINGS,
+                env.region(),
+                "",
+                str_prop(p, "DomainName"),
+                id,
+            )
         },
     },
 ];

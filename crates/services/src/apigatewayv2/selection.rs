@@ -1,17 +1,13 @@
-//! WebSocket APIs' selection expressions and MOCK integrations: the route selection expression
-//! that picks a message's route, the template selection expressions that pick request and
-//! response templates, and a MOCK integration's answer from its templates and integration
-//! responses.
+//! WebSocket APIs' selection expressions: the route selection expression that picks a
+//! message's route, the template selection expressions that pick request and response
+//! templates, and the integration response keys (`$default`, an exact value or a `/regex/`)
+//! that an integration's answer selects.
 
-use crate::apigateway::vtl;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-/// Evaluates a route selection expression over a message: `$request.body.<path>` (or
-/// `${request.body.<path>}`) read from the JSON body, stringified, among literal text; `None`
-/// when the body is not JSON or a path is missing (the message goes to `$default`).
-pub fn select_route_key(expression: &str, body: &str) -> Option<String> {
-    // Parsed only when a variable reads the body: `\$default` needs no JSON.
-    let parsed: std::cell::OnceCell<Option<Value>> = std::cell::OnceCell::new();
+/// Evaluates a selection expression: `$name` or `${name}` variables, each resolved by `var`,
+/// among literal text (`\$` is a literal dollar). `None` when a variable has no value.
+pub fn evaluate(expression: &str, var: impl Fn(&str) -> Option<String>) -> Option<String> {
     let mut out = String::new();
     let mut rest = expression;
     while let Some(i) = rest.find('$') {
@@ -23,7 +19,7 @@ pub fn select_route_key(expression: &str, body: &str) -> Option<String> {
         }
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let (var, next) = if let Some(braced) = after.strip_prefix('{') {
+        let (name, next) = if let Some(braced) = after.strip_prefix('{') {
             let end = braced.find('}')?;
             (&braced[..end], &braced[end + 1..])
         } else {
@@ -32,30 +28,48 @@ pub fn select_route_key(expression: &str, body: &str) -> Option<String> {
                 .unwrap_or(after.len());
             (&after[..end], &after[end..])
         };
-        let path = var.strip_prefix("request.body")?;
-        let json = parsed
-            .get_or_init(|| serde_json::from_str(body).ok())
-            .as_ref()?;
-        let value = path
-            .split('.')
-            .filter(|s| !s.is_empty())
-            .try_fold(json, |v, k| v.get(k))?;
-        match value {
-            Value::String(s) => out.push_str(s),
-            other => out.push_str(&other.to_string()),
-        }
+        out.push_str(&var(name)?);
         rest = next;
     }
     out.push_str(rest);
     Some(out)
 }
 
-/// The template of `templates` a selection expression picks for `body`: the evaluated key's,
-/// else `$default`'s.
-fn pick_template<'a>(templates: &'a Value, expression: &Value, body: &str) -> Option<&'a str> {
+/// The `request.body.<path>` variable over a message: read from its JSON, stringified.
+pub fn body_variable(name: &str, body: &Value) -> Option<String> {
+    let path = name.strip_prefix("request.body")?;
+    let value = path
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .try_fold(body, |v, k| v.get(k))?;
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// Evaluates a route selection expression over a message; `None` when the body is not JSON
+/// or a path is missing (the message goes to `$default`).
+pub fn select_route_key(expression: &str, body: &str) -> Option<String> {
+    // Parsed only when a variable reads the body: `\$default` needs no JSON.
+    let parsed: std::cell::OnceCell<Option<Value>> = std::cell::OnceCell::new();
+    evaluate(expression, |name| {
+        let json = parsed.get_or_init(|| serde_json::from_str(body).ok());
+        body_variable(name, json.as_ref()?)
+    })
+}
+
+/// The template of `templates` that `expression` picks (its variables resolved by `var`):
+/// the evaluated key's, else `$default`'s; `None` when neither exists.
+pub fn pick_template<'a>(
+    templates: &'a Value,
+    expression: &Value,
+    var: impl Fn(&str) -> Option<String>,
+) -> Option<&'a str> {
     let key = expression
         .as_str()
-        .and_then(|e| select_route_key(e, body))
+        .and_then(|e| evaluate(e, var))
         .unwrap_or_else(|| "$default".to_string());
     templates
         .get(&key)
@@ -63,71 +77,40 @@ fn pick_template<'a>(templates: &'a Value, expression: &Value, body: &str) -> Op
         .and_then(Value::as_str)
 }
 
-/// A MOCK integration: its request template's `statusCode` (200 without one) selects an
-/// integration response (`$default`, an exact status or a `/regex/` key), whose response
-/// template is the answer's body.
-pub(crate) fn mock(integration: &Value, body: &str, context: &Value) -> Result<Value, u16> {
-    let mut env = vtl::Env::default();
-    env.input.body = body.to_string();
-    env.vars.insert("context".into(), context.clone());
-    env.vars.insert("stageVariables".into(), json!({}));
-    let render = |template: &str, env: &mut vtl::Env| {
-        vtl::render(template, env).map_err(|e| {
-            eprintln!("cumulo: apigateway: WebSocket MOCK template: {e}");
-            500u16
-        })
-    };
-    let template = pick_template(
-        &integration["requestTemplates"],
-        &integration["templateSelectionExpression"],
-        body,
-    );
-    let status = match template {
-        Some(t) => {
-            let out = render(t, &mut env)?;
-            let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
-            v["statusCode"]
-                .as_u64()
-                .or_else(|| v["statusCode"].as_str()?.parse().ok())
-                .unwrap_or(200)
-        }
-        None => 200,
-    };
-    let code = status.to_string();
-    let responses: Vec<&Value> = integration["integrationResponses"]
+/// The integration response an integration's answer selects: the first whose key (a
+/// `/regex/` matched whole, or an exact value) matches `selector` (the status code of HTTP
+/// and MOCK integrations, a Lambda function's `errorMessage`), else the `$default` one. A
+/// successful Lambda function has no selector: `$default`.
+pub fn integration_response<'a>(responses: &'a Value, selector: Option<&str>) -> Option<&'a Value> {
+    let all: Vec<&Value> = responses
         .as_object()
         .map(|m| m.values().collect())
         .unwrap_or_default();
-    let matches = |r: &&&Value| {
-        let key = r["integrationResponseKey"].as_str().unwrap_or("");
-        match key.strip_prefix('/').and_then(|k| k.strip_suffix('/')) {
-            Some(pattern) => {
-                regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|re| re.is_match(&code))
-            }
-            None => key == code,
+    let key = |r: &Value| {
+        r["integrationResponseKey"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let matches = |k: &str, sel: &str| match k.strip_prefix('/').and_then(|k| k.strip_suffix('/')) {
+        Some(pattern) => {
+            regex::Regex::new(&format!("^(?s:{pattern})$")).is_ok_and(|re| re.is_match(sel))
         }
+        None => k == sel,
     };
-    let chosen = responses.iter().find(matches).or_else(|| {
-        responses
-            .iter()
-            .find(|r| r["integrationResponseKey"] == "$default")
-    });
-    let answer = match chosen.and_then(|r| {
-        pick_template(
-            &r["responseTemplates"],
-            &r["templateSelectionExpression"],
-            body,
-        )
-    }) {
-        Some(t) => Value::String(render(t, &mut env)?),
-        None => Value::Null,
-    };
-    Ok(json!({"statusCode": status, "body": answer}))
+    selector
+        .and_then(|sel| {
+            all.iter()
+                .find(|r| key(r) != "$default" && matches(&key(r), sel))
+        })
+        .or_else(|| all.iter().find(|r| key(r) == "$default"))
+        .copied()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn route_selection_expressions() {
@@ -149,30 +132,37 @@ mod tests {
     }
 
     #[test]
-    fn mock_templates_and_integration_responses() {
-        let integ = json!({
-            "requestTemplates": {"$default": "{\"statusCode\": $input.json('$.code')}"},
-            "templateSelectionExpression": "\\$default",
-            "integrationResponses": {
-                "a": {"integrationResponseKey": "/4\\d\\d/",
-                      "responseTemplates": {"$default": "bad $context.connectionId"}},
-                "b": {"integrationResponseKey": "$default",
-                      "responseTemplates": {"$default": "ok $input.path('$.code')"}}}});
-        let ctx = json!({"connectionId": "c1"});
-        let ok = mock(&integ, r#"{"code": 200}"#, &ctx).unwrap();
-        assert_eq!(
-            (ok["statusCode"].as_u64(), ok["body"].as_str()),
-            (Some(200), Some("ok 200"))
-        );
-        let bad = mock(&integ, r#"{"code": 404}"#, &ctx).unwrap();
-        assert_eq!(
-            (bad["statusCode"].as_u64(), bad["body"].as_str()),
-            (Some(404), Some("bad c1"))
-        );
-        // No templates: a 200 without a body.
-        assert_eq!(
-            mock(&json!({}), "", &ctx).unwrap(),
-            json!({"statusCode": 200, "body": null})
-        );
+    fn template_selection() {
+        let templates = json!({"$default": "d", "send": "s", "404": "nf"});
+        let body = json!({"action": "send"});
+        let var = |n: &str| match n {
+            "integration.response.statuscode" => Some("404".to_string()),
+            _ => body_variable(n, &body),
+        };
+        let e = json!("${request.body.action}");
+        assert_eq!(pick_template(&templates, &e, var), Some("s"));
+        let e = json!("$integration.response.statuscode");
+        assert_eq!(pick_template(&templates, &e, var), Some("nf"));
+        // A key no template has, a missing variable, no expression: `$default`.
+        for e in [json!("other"), json!("${request.body.none}"), Value::Null] {
+            assert_eq!(pick_template(&templates, &e, var), Some("d"));
+        }
+        assert_eq!(pick_template(&json!({"x": "y"}), &Value::Null, var), None);
+    }
+
+    #[test]
+    fn integration_response_keys() {
+        let responses = json!({
+            "a": {"integrationResponseKey": "$default", "n": "default"},
+            "b": {"integrationResponseKey": "/4\\d\\d/", "n": "4xx"},
+            "c": {"integrationResponseKey": "/.*denied.*/", "n": "denied"},
+            "d": {"integrationResponseKey": "201", "n": "exact"}});
+        let pick = |s| integration_response(&responses, s).map(|r| r["n"].clone());
+        assert_eq!(pick(Some("404")), Some(json!("4xx")));
+        assert_eq!(pick(Some("201")), Some(json!("exact")));
+        assert_eq!(pick(Some("access denied\nfor you")), Some(json!("denied")));
+        assert_eq!(pick(Some("500")), Some(json!("default")));
+        assert_eq!(pick(None), Some(json!("default")));
+        assert_eq!(integration_response(&json!({}), Some("200")), None);
     }
 }

@@ -3,15 +3,17 @@
 //! the upgrade with that status), then every frame is routed by the API's route selection
 //! expression (`$default` when nothing matches), and `$disconnect` runs when the socket closes.
 //! Lambda integrations (AWS_PROXY) get AWS's WebSocket proxy events (eventType CONNECT, MESSAGE,
-//! DISCONNECT); a two-way route (a route response selection expression and a `$default` route
-//! response) sends the function's `body` back on the socket. Errors are the frames AWS sends:
+//! DISCONNECT); the other types run as [`integration`] describes. A two-way route (a route
+//! response selection expression and a `$default` route response) sends the integration's
+//! answer back on the socket. Errors are the frames AWS sends:
 //! `{"message": "Internal server error", "connectionId": ..., "requestId": ...}`.
 //!
 //! The stage's current deployment is read at each event, so a redeploy applies to open
 //! connections at their next message.
 
 use super::connections::{Connection, MAX_MESSAGE, Outbound, new_connection_id};
-use super::selection::{mock, select_route_key};
+use super::integration::{self, Answer, Event, Failure, Handshake};
+use super::selection::select_route_key;
 use crate::apigateway::ApiGatewayService;
 use crate::apigateway::invoke::authorizer::evaluate;
 use crate::apigateway::invoke::{function_of_uri, invoke_function, message, proxy};
@@ -47,6 +49,7 @@ struct Link {
     headers: Map<String, Value>,
     multi_headers: Map<String, Value>,
     authorizer: Option<Value>,
+    handshake: Handshake,
     conn: Arc<Connection>,
 }
 
@@ -67,6 +70,7 @@ struct Deployed {
     integrations: std::collections::BTreeMap<String, Value>,
     authorizers: std::collections::BTreeMap<String, Value>,
     selection: String,
+    stage_variables: Value,
 }
 
 fn deployed(svc: &ApiGatewayService, region: &str, api_id: &str, stage: &str) -> Option<Deployed> {
@@ -82,6 +86,7 @@ fn deployed(svc: &ApiGatewayService, region: &str, api_id: &str, stage: &str) ->
                 .as_str()
                 .unwrap_or("$request.body.action")
                 .to_string(),
+            stage_variables: st.get("stageVariables").cloned().unwrap_or(Value::Null),
         })
     })
 }
@@ -123,37 +128,25 @@ impl Link {
         let _ = self.conn.outbox.send(Outbound::Text(frame.to_string()));
     }
 
-    /// Runs a route's integration with `event`; `Ok` is the integration's answer (a Lambda's
-    /// payload), `Err` the status AWS reports for its failure.
-    async fn integrate(&self, integration: &Value, event: &Value) -> Result<Value, u16> {
-        let body = event["body"].as_str().unwrap_or("");
-        match integration["integrationType"].as_str().unwrap_or("") {
-            "AWS_PROXY" => {
-                let uri = integration["integrationUri"].as_str().unwrap_or("");
-                let function = if uri.starts_with("arn:aws:lambda:") {
-                    Some(uri)
-                } else {
-                    function_of_uri(uri)
-                };
-                let Some(function) = function else {
-                    return Err(500);
-                };
-                match invoke_function(&self.svc, &self.region, function, event).await {
-                    Ok(payload) => Ok(serde_json::from_slice(&payload).unwrap_or_else(|_| {
-                        Value::String(String::from_utf8_lossy(&payload).into_owned())
-                    })),
-                    Err(Some(_)) => Err(502),
-                    Err(None) => Err(500),
-                }
-            }
-            "MOCK" => mock(integration, body, &event["requestContext"]),
-            other => {
-                eprintln!(
-                    "cumulo: apigateway: WebSocket integrations of type {other} are not supported"
-                );
-                Err(500)
-            }
-        }
+    /// Runs a route's integration for one event: `body` the message (empty for `$connect`
+    /// and `$disconnect`, which see the upgrade request), `event` its Lambda proxy event.
+    async fn integrate(
+        &self,
+        dep: &Deployed,
+        integration: &Value,
+        event: &Value,
+        upgrade: bool,
+    ) -> Result<Answer, Failure> {
+        let ev = Event {
+            svc: &self.svc,
+            region: &self.region,
+            body: event["body"].as_str().unwrap_or(""),
+            context: &event["requestContext"],
+            stage_variables: &dep.stage_variables,
+            handshake: upgrade.then_some(&self.handshake),
+            proxy_event: event,
+        };
+        integration::run(integration, &ev).await
     }
 
     /// One text frame from the client: routed, integrated, answered when the route is two-way.
@@ -178,7 +171,7 @@ impl Link {
         let mut ctx = self.context(&route_key, "MESSAGE", &request_id);
         ctx["messageId"] = new_connection_id().into();
         let event = json!({"requestContext": ctx, "body": body, "isBase64Encoded": false});
-        match self.integrate(integration, &event).await {
+        match self.integrate(&dep, integration, &event, false).await {
             Ok(answer) => {
                 // Two-way: the route selects a route response (`$default`, the only key
                 // WebSocket APIs support) and has it.
@@ -188,23 +181,11 @@ impl Link {
                     && route["routeResponses"]
                         .as_object()
                         .is_some_and(|m| m.values().any(|r| r["routeResponseKey"] == "$default"));
-                if two_way {
-                    let text = match &answer {
-                        Value::Object(m) => match m.get("body") {
-                            Some(Value::String(s)) => Some(s.clone()),
-                            Some(Value::Null) | None => None,
-                            Some(other) => Some(other.to_string()),
-                        },
-                        Value::String(s) => Some(s.clone()),
-                        Value::Null => None,
-                        other => Some(other.to_string()),
-                    };
-                    if let Some(text) = text {
-                        let _ = self.conn.outbox.send(Outbound::Text(text));
-                    }
+                if two_way && let Some(text) = answer.body {
+                    let _ = self.conn.outbox.send(Outbound::Text(text));
                 }
             }
-            Err(_) => self.error_frame("Internal server error", &request_id),
+            Err(f) => self.error_frame(&f.message, &request_id),
         }
     }
 
@@ -222,7 +203,7 @@ impl Link {
         ctx["disconnectReason"] = reason.into();
         let event = json!({"headers": self.headers, "multiValueHeaders": self.multi_headers,
             "requestContext": ctx, "isBase64Encoded": false});
-        let _ = self.integrate(integration, &event).await;
+        let _ = self.integrate(&dep, integration, &event, true).await;
     }
 }
 
@@ -312,7 +293,7 @@ async fn authorize(
 
 /// The 101 Switching Protocols answer to `req`, with the `$connect` integration's headers
 /// (`Sec-WebSocket-Protocol`, as AWS's subprotocol example returns).
-fn switching(req: &AwsRequest, headers: Option<&Value>) -> AwsResponse {
+fn switching(req: &AwsRequest, headers: &[(String, String)]) -> AwsResponse {
     let key = req.header("sec-websocket-key").unwrap_or("");
     let mut resp = AwsResponse::empty(StatusCode::SWITCHING_PROTOCOLS);
     resp.headers.remove(http::header::CONTENT_TYPE);
@@ -322,13 +303,11 @@ fn switching(req: &AwsRequest, headers: Option<&Value>) -> AwsResponse {
         "sec-websocket-accept",
         &tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes()),
     );
-    for (k, v) in headers.and_then(Value::as_object).into_iter().flatten() {
-        if let Some(v) = v.as_str()
-            && !matches!(
-                k.to_ascii_lowercase().as_str(),
-                "connection" | "upgrade" | "sec-websocket-accept" | "content-length"
-            )
-        {
+    for (k, v) in headers {
+        if !matches!(
+            k.to_ascii_lowercase().as_str(),
+            "connection" | "upgrade" | "sec-websocket-accept" | "content-length"
+        ) {
             resp.set_header(k, v);
         }
     }
@@ -377,6 +356,11 @@ pub(crate) async fn connect(
         headers,
         multi_headers,
         authorizer: None,
+        handshake: Handshake {
+            headers: lists,
+            query: req.query.clone(),
+            raw_query: req.raw_query.clone(),
+        },
         conn: conn.clone(),
     };
     let request_id = uuid::Uuid::new_v4().to_string();
@@ -386,7 +370,7 @@ pub(crate) async fn connect(
         event["queryStringParameters"] = Value::Object(query);
         event["multiValueQueryStringParameters"] = Value::Object(multi_query);
     }
-    let mut answer_headers = None;
+    let mut answer_headers = Vec::new();
     if let Some(route) = dep.route("$connect") {
         if route["authorizationType"] == "CUSTOM" {
             let id = route["authorizerId"].as_str().unwrap_or("");
@@ -404,27 +388,22 @@ pub(crate) async fn connect(
         event["requestContext"] = link.context("$connect", "CONNECT", &request_id);
         event["isBase64Encoded"] = false.into();
         let answer = link
-            .integrate(integration, &event)
+            .integrate(&dep, integration, &event, true)
             .await
-            .map_err(|status| message(status, "Internal server error"))?;
-        // A proxy answer's status decides; a bare value (no statusCode) is a success.
-        let status = answer["statusCode"]
-            .as_u64()
-            .or_else(|| answer["statusCode"].as_str()?.parse().ok())
-            .unwrap_or(200);
-        if !(200..300).contains(&status) {
-            let status = u16::try_from(status).unwrap_or(500);
-            let body = answer["body"].as_str().unwrap_or("").to_string();
+            .map_err(|f| message(f.status, &f.message))?;
+        // The integration's status decides (a proxy answer's, the HTTP backend's, a MOCK
+        // template's, 500 for a failed non-proxy function).
+        if !(200..300).contains(&answer.status) {
             return Err(AwsResponse::new(
-                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
                 "application/json",
-                body,
+                answer.body.unwrap_or_default(),
             ));
         }
-        answer_headers = answer.get("headers").cloned();
+        answer_headers = answer.headers;
     }
     svc.connections.insert(&connection_id, conn);
-    let resp = switching(req, answer_headers.as_ref());
+    let resp = switching(req, &answer_headers);
     Ok((
         resp,
         Session {

@@ -1,7 +1,7 @@
 //! The REST-JSON adapter of the v2 control plane (`/v2/...` paths of botocore's
 //! `apigatewayv2/2018-11-29`): 201 for Create*, 204 for Delete*.
 
-use super::ops::{INTEGRATION_RESPONSES, ROUTE_RESPONSES, Responses};
+use super::ops::{API_MAPPINGS, Children, Holder, INTEGRATION_RESPONSES, ROUTE_RESPONSES};
 use crate::apigateway::ApiGatewayService;
 use crate::apigateway::wire::{answer, body, segments};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
@@ -15,13 +15,15 @@ pub(crate) fn handle(svc: &ApiGatewayService, req: &AwsRequest) -> AwsResponse {
     }
 }
 
-/// `/routes/{id}/routeresponses[/{id}]` and `/integrations/{id}/integrationresponses[/{id}]`.
-fn responses(
+/// A child collection's paths: `/routes/{id}/routeresponses[/{id}]`,
+/// `/integrations/{id}/integrationresponses[/{id}]` (`scope` the API's id) and
+/// `/domainnames/{name}/apimappings[/{id}]`.
+fn children<H: Holder>(
     svc: &ApiGatewayService,
     req: &AwsRequest,
-    r: &Responses,
+    c: &Children<H>,
     method: &Method,
-    api: &str,
+    scope: &str,
     parent: &str,
     rest: &[&str],
 ) -> Result<AwsResponse, AwsError> {
@@ -29,16 +31,16 @@ fn responses(
     match (method, rest) {
         (&Method::POST, []) => Ok(answer(
             201,
-            svc.create_response(r, region, api, parent, &body(req)?)?,
+            svc.create_child(c, region, scope, parent, &body(req)?)?,
         )),
-        (&Method::GET, []) => Ok(answer(200, svc.get_responses(r, region, api, parent)?)),
-        (&Method::GET, [id]) => Ok(answer(200, svc.get_response(r, region, api, parent, id)?)),
+        (&Method::GET, []) => Ok(answer(200, svc.get_children(c, region, scope, parent)?)),
+        (&Method::GET, [id]) => Ok(answer(200, svc.get_child(c, region, scope, parent, id)?)),
         (&Method::PATCH, [id]) => Ok(answer(
             200,
-            svc.update_response(r, region, api, parent, id, &body(req)?)?,
+            svc.update_child(c, region, scope, parent, id, &body(req)?)?,
         )),
         (&Method::DELETE, [id]) => svc
-            .delete_response(r, region, api, parent, id)
+            .delete_child(c, region, scope, parent, id)
             .map(|()| AwsResponse::empty(StatusCode::NO_CONTENT)),
         _ => Err(AwsError::not_implemented(
             "apigateway",
@@ -76,7 +78,7 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
         }
         (&Method::DELETE, ["apis", id, "routes", r]) => gone(svc.delete_route(region, id, r)),
         (m, ["apis", id, "routes", r, "routeresponses", rest @ ..]) => {
-            responses(svc, req, &ROUTE_RESPONSES, m, id, r, rest)
+            children(svc, req, &ROUTE_RESPONSES, m, id, r, rest)
         }
         (&Method::POST, ["apis", id, "integrations"]) => {
             created(svc.create_integration(region, id, &body(req)?)?)
@@ -101,7 +103,7 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
                 "integrationresponses",
                 rest @ ..,
             ],
-        ) => responses(svc, req, &INTEGRATION_RESPONSES, m, id, i, rest),
+        ) => children(svc, req, &INTEGRATION_RESPONSES, m, id, i, rest),
         (&Method::POST, ["apis", id, "stages"]) => {
             created(svc.create_stage_v2(region, id, &body(req)?)?)
         }
@@ -139,18 +141,8 @@ fn route(svc: &ApiGatewayService, req: &AwsRequest) -> Result<AwsResponse, AwsEr
             ok(svc.update_domain_name_v2(region, n, &body(req)?)?)
         }
         (&Method::DELETE, ["domainnames", n]) => gone(svc.delete_domain_name_v2(region, n)),
-        (&Method::POST, ["domainnames", n, "apimappings"]) => {
-            created(svc.create_api_mapping(region, n, &body(req)?)?)
-        }
-        (&Method::GET, ["domainnames", n, "apimappings"]) => ok(svc.get_api_mappings(region, n)?),
-        (&Method::GET, ["domainnames", n, "apimappings", m]) => {
-            ok(svc.get_api_mapping(region, n, m)?)
-        }
-        (&Method::PATCH, ["domainnames", n, "apimappings", m]) => {
-            ok(svc.update_api_mapping(region, n, m, &body(req)?)?)
-        }
-        (&Method::DELETE, ["domainnames", n, "apimappings", m]) => {
-            gone(svc.delete_api_mapping(region, n, m))
+        (m, ["domainnames", n, "apimappings", rest @ ..]) => {
+            children(svc, req, &API_MAPPINGS, m, "", n, rest)
         }
         (&Method::GET, ["tags", arn]) => ok(json!({"tags": svc.tags_of(arn, true)?})),
         (&Method::POST, ["tags", arn]) => {

@@ -386,7 +386,7 @@ fn api_key_ok(call: &Call<'_>) -> bool {
 }
 
 /// `${stageVariables.name}` in an integration URI, replaced.
-fn with_stage_variables(text: &str, vars: &Value) -> String {
+pub(crate) fn with_stage_variables(text: &str, vars: &Value) -> String {
     let mut out = text.to_string();
     for (k, v) in vars.as_object().into_iter().flatten() {
         out = out.replace(
@@ -611,15 +611,9 @@ async fn aws_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         integration["uri"].as_str().unwrap_or(""),
         &call.stage_variables(),
     );
-    let Some(function) = uri
-        .contains(":lambda:path/")
-        .then(|| function_of_uri(&uri))
-        .flatten()
-    else {
-        return message(
-            500,
-            &format!("cumulo: AWS integrations reach only Lambda functions here, not {uri}"),
-        );
+    let function = match aws_function(&uri) {
+        Ok(f) => f,
+        Err(unsupported) => return message(500, &unsupported),
     };
     let payload = match request_template(call, integration) {
         Ok(Some(t)) => match render(call, &t, call.req.body.clone()) {
@@ -629,32 +623,64 @@ async fn aws_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         Ok(None) => String::from_utf8_lossy(&call.req.body).into_owned(),
         Err(resp) => return resp,
     };
+    let Ok(reply) = invoke_mapped(call.svc, &call.region, function, &payload).await else {
+        return message(500, "Internal server error");
+    };
+    match select_response(integration, reply.error.as_deref()) {
+        Some(r) => integration_answer(call, &r, reply.payload, &HeaderMap::new()),
+        None => message(500, "Internal server error"),
+    }
+}
+
+/// The Lambda function a non-proxy AWS integration's URI reaches
+/// (`arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<arn>/invocations`); `Err`
+/// is the message naming a service cumulo does not reach this way, for the 500 it answers.
+pub(crate) fn aws_function(uri: &str) -> Result<&str, String> {
+    uri.contains(":lambda:path/")
+        .then(|| function_of_uri(uri))
+        .flatten()
+        .ok_or_else(|| {
+            format!("cumulo: AWS integrations reach only Lambda functions here, not {uri}")
+        })
+}
+
+/// What a non-proxy AWS integration's function answered.
+pub(crate) struct MappedReply {
+    pub payload: Bytes,
+    /// The function's `errorMessage` when it failed: what integration responses select on.
+    pub error: Option<String>,
+}
+
+/// Invokes a non-proxy AWS integration's function with its mapped request: the template's
+/// output as the event (`{}` when empty, a JSON string when it is not JSON). `Err` is an
+/// invocation that did not run (no such function).
+pub(crate) async fn invoke_mapped(
+    svc: &ApiGatewayService,
+    region: &str,
+    function: &str,
+    payload: &str,
+) -> Result<MappedReply, ()> {
     let event: Value = if payload.trim().is_empty() {
         json!({})
     } else {
-        match serde_json::from_str(&payload) {
-            Ok(v) => v,
-            Err(_) => Value::String(payload),
-        }
+        serde_json::from_str(payload).unwrap_or_else(|_| Value::String(payload.to_string()))
     };
-    let (body, selector) = match invoke_function(call.svc, &call.region, function, &event).await {
-        Ok(p) => (p, None),
-        Err(Some(p)) => {
-            let msg = serde_json::from_slice::<Value>(&p)
+    match invoke_function(svc, region, function, &event).await {
+        Ok(payload) => Ok(MappedReply {
+            payload,
+            error: None,
+        }),
+        Err(Some(payload)) => {
+            let error = serde_json::from_slice::<Value>(&payload)
                 .ok()
                 .and_then(|v| v["errorMessage"].as_str().map(str::to_string))
                 .unwrap_or_default();
-            (p, Some(msg))
+            Ok(MappedReply {
+                payload,
+                error: Some(error),
+            })
         }
-        Err(None) => return message(500, "Internal server error"),
-    };
-    let chosen = match &selector {
-        Some(msg) => select_response(integration, Some(msg)),
-        None => select_response(integration, None),
-    };
-    match chosen {
-        Some(r) => integration_answer(call, &r, body, &HeaderMap::new()),
-        None => message(500, "Internal server error"),
+        Err(None) => Err(()),
     }
 }
 
