@@ -1284,12 +1284,81 @@ def test_lbws_and_worker_env_controller_cascades(lbws_and_worker):
         assert "- no env resource is removed" in section
 
 
-@pytest.mark.xfail(strict=True, reason="the twin now builds (account ids mapped to the twin's), but the retain patch "
-                   "of a template whose ids were mapped is not the twin's deployed template byte for byte, and the "
-                   "scaling policies' import ids have no Describe on the twin yet")
 def test_lbws_and_worker_rehearsal_passes(lbws_and_worker):
+    """The runbook on the twin: every stack's patch through the gate, the LBWS's as the account's
+    patch with the ids its deploy mapped to the twin's mapped the same way (proved byte for byte
+    against the patch of the twin's deployed template), teardown of every handed-off stack, every
+    import id resolving through the twin's API, no Delete handler run, nothing out of band gone."""
     rehearsed = lbws_and_worker["rehearsed"]
     assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    patches = md.split("## Retain patches through the gate")[1].split("## Teardown")[0]
+    handed = (f"{WL_APP}-root-zones", f"{WL_ENV_STACK}-imports", f"{WL_ENV_STACK}-imported-alb", WL_ENV_STACK,
+              WL_LBWS, WL_WORKER)
+    for stack in handed:
+        assert f"- {stack}: the gate passed (" in patches, (stack, patches)
+        assert re.search(rf"- {stack}: the account's patch \(SHA-256 \w+\).* is byte for byte the patch of the twin's "
+                         r"deployed template \(SHA-256 \w+\)", patches), (stack, patches)
+    # The LBWS names the root zone, the imported ALB's listeners and security groups by the
+    # account's ids: its patch was handed to the twin with the same 7 ids mapped.
+    mapped = re.search(rf"- {WL_LBWS}: the account's patch \(SHA-256 (\w+)\), with the (\d+) id\(s\) its deploy mapped to "
+                       r"the twin's mapped the same way \((.*)\) is byte for byte the patch of the twin's deployed "
+                       r"template \(SHA-256 (\w+)\)", patches)
+    assert mapped, patches
+    manifest = json.loads((lbws_and_worker["out"] / "manifest.json").read_text())
+    entry = next(s for s in manifest["stacks"] if s["name"] == WL_LBWS)
+    assert mapped.group(1) == entry["retain_patch"]["sha256"] != mapped.group(4)
+    assert mapped.group(2) == "7" and mapped.group(3).count(" → ") == 7
+    assert ":listener/app/" in mapped.group(3) and re.search(r"Z\w+ → Z\w+", mapped.group(3))
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    for stack in handed:
+        assert f"- {stack}: DELETE_COMPLETE" in teardown, teardown
+    proof = md.split("## Proof")[1].split("## What a plain DeleteStack")[0]
+    count = re.search(r"after teardown: (\d+) of (\d+)\.", proof)
+    assert count and count.group(1) == count.group(2) and int(count.group(1)) >= 100, proof
+    assert "**no**" not in proof
+    for how in ("DescribeScalingPolicies (", "DescribeScalableTargets (", "DescribeAlarms (", "GetPolicy (",
+                "GetTopicAttributes (", "GetQueueAttributes ("):
+        assert how in proof, how
+    assert "(none may be a Delete):\n\n- none" in proof, proof
+    assert "Out-of-band objects gone (none may be):\n\n- none" in proof, proof
+
+
+def test_lbws_and_worker_careless_delete_destroys_the_alb_the_certificate_and_the_records(cumulo, lbws_and_worker):
+    """The plain DeleteStack a careless user would run, on a second twin: the load balancer
+    goes with its stack, the environment's certificate and delegation handlers run their
+    Deletes and take the certificate, its validation record and the NS delegation, and the
+    LBWS's alias record goes; the account keeps all of them."""
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    for logical, kind in (("Lb", "AWS::ElasticLoadBalancingV2::LoadBalancer"),
+                          ("Https", "AWS::ElasticLoadBalancingV2::Listener"),
+                          ("Http", "AWS::ElasticLoadBalancingV2::Listener")):
+        assert f"- {WL_ENV_STACK}-imported-alb/{logical} ({kind}) arn:aws:elasticloadbalancing:" in destroyed, logical
+    assert re.search(rf"- {WL_ENV_STACK}/HTTPSCert \(Custom::CertificateValidationFunction\) arn:aws:acm:\S+ "
+                     r"\(custom resource: its Delete handler ran\)", destroyed), destroyed
+    assert re.search(rf"- {WL_LBWS}/LoadBalancerDNSAliasZ\w+ \(AWS::Route53::RecordSetGroup\)", destroyed), destroyed
+    requests = careless.split("Custom-resource handler requests the deletes sent:")[1].split("Out-of-band")[0]
+    for logical, kind in (("HTTPSCert", "CertificateValidationFunction"), ("DelegateDNSAction", "DNSDelegationFunction")):
+        assert f"- Delete {WL_ENV_STACK}/{logical} (Custom::{kind})" in requests, requests
+    for stack in (WL_LBWS, WL_WORKER):
+        assert f"- Delete {stack}/EnvControllerAction (Custom::EnvControllerFunction)" in requests, requests
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    domain = f"{WL_ENV}.{WL_APP}.example.com"
+    assert re.search(rf"- certificate {domain} \(arn:aws:acm:", gone), gone
+    assert f"- record {domain}. NS in {WL_APP}.example.com." in gone, gone
+    assert re.search(rf"- record _\w+\.{re.escape(domain)}\. CNAME in {re.escape(domain)}\.", gone), gone
+    assert "- record example.com. A in example.com." in gone, gone
+    # The account still has its certificate, delegation and alias record.
+    certs = cumulo.client("acm").list_certificates()["CertificateSummaryList"]
+    assert any(c["DomainName"] == domain for c in certs), certs
+    r53 = cumulo.client("route53")
+    zones = [z["Id"] for z in r53.list_hosted_zones_by_name(DNSName=f"{WL_APP}.example.com.")["HostedZones"]
+             if z["Name"] == f"{WL_APP}.example.com."]
+    records = [r for z in zones for r in r53.list_resource_record_sets(HostedZoneId=z)["ResourceRecordSets"]]
+    assert any(r["Name"] == f"{domain}." and r["Type"] == "NS" for r in records), records
 
 
 def test_lbws_and_worker_rehearsal_maps_zone_ids_to_the_twins(lbws_and_worker):
