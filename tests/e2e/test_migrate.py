@@ -633,6 +633,57 @@ def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack)
     assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
 
 
+STALE = """\
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+"""
+
+
+def test_a_stale_inventory_is_refused_when_rechecked(cumulo, tmp_path):
+    """`generate` and `rehearse` work offline from the inventory, warning with its age; with
+    `--recheck` they read the account again and refuse (exit 2, naming each change) an inventory
+    whose stack was updated or deleted since it was taken."""
+    cfn = cumulo.client("cloudformation")
+    stack = f"stale{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=STALE)
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint}
+
+    def run(*args):
+        return subprocess.run([str(BIN), "migrate", *args], capture_output=True, text=True, timeout=120, env=env)
+
+    offline = run("generate", str(inventory), "--out", str(tmp_path / "offline"))
+    assert offline.returncode == 0, offline.stderr
+    taken = json.loads(inventory.read_text())["taken_at"]
+    assert re.search(rf"warning: the inventory was taken {taken}, \d+ min ago and is not rechecked against account "
+                     r"000000000000: pass --recheck to refuse a stale one", offline.stderr), offline.stderr
+    fresh = run("generate", str(inventory), "--out", str(tmp_path / "fresh"), "--recheck")
+    assert fresh.returncode == 0, fresh.stderr
+    assert f"rechecked: account 000000000000's 1 stack(s) are as inventoried at {taken}" in fresh.stderr
+
+    cfn.update_stack(StackName=stack, TemplateBody=STALE + "  Topic:\n    Type: AWS::SNS::Topic\n")
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    for args in (("generate", str(inventory), "--out", str(tmp_path / "stale"), "--recheck"),
+                 ("rehearse", str(inventory), "--out", str(tmp_path / "r"), "--recheck")):
+        stale = run(*args)
+        assert stale.returncode == 2, stale.stdout + stale.stderr
+        assert f"changed: {stack}: status UPDATE_COMPLETE, inventoried CREATE_COMPLETE" in stale.stderr
+        assert re.search(rf"changed: {stack}: last updated \S+, inventoried never", stale.stderr), stale.stderr
+        assert f"changed: {stack}: the deployed template changed (SHA-256 " in stale.stderr
+        assert f"the inventory taken {taken} is stale (3 change(s)): take it again" in stale.stderr
+    assert not (tmp_path / "stale").exists() and not (tmp_path / "r" / "REHEARSAL.md").exists()
+
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    gone = run("generate", str(inventory), "--out", str(tmp_path / "gone"), "--recheck")
+    assert gone.returncode == 2
+    assert f"changed: {stack}: the stack was deleted" in gone.stderr or \
+        f"changed: {stack}: the stack no longer exists" in gone.stderr, gone.stderr
+
+
 def test_a_call_that_is_not_a_read_is_refused_before_it_is_sent(cumulo, tmp_path, plain_stack):
     """A bug making the inventory attempt a write (the debug build's test seam) stops the
     command with exit 2 naming the operation; the stack is untouched."""

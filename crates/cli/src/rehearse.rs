@@ -57,6 +57,10 @@ pub struct RehearseArgs {
     /// A root stack kept under CloudFormation (repeatable), as `generate --keep`.
     #[arg(long = "keep", value_name = "STACK")]
     keep: Vec<String>,
+    /// First read the account again and refuse (exit 2) if it changed since the inventory,
+    /// as `generate --recheck`.
+    #[arg(long)]
+    recheck: bool,
 }
 
 /// The key every marker object is put under.
@@ -78,6 +82,9 @@ pub fn run(args: &RehearseArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(out) = args.out.as_deref().filter(|o| !usable_out(o)) {
         return Ok(refuse(format!("--out {}: not a directory", out.display())));
+    }
+    if let Some(stop) = crate::migrate::freshness(&inv, args.recheck, "rehearse")? {
+        return Ok(stop);
     }
     let options = || Options {
         keep: args.keep.clone(),
