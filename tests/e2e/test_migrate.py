@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 import uuid
@@ -15,6 +14,8 @@ import uuid
 import pytest
 
 from conftest import BIN, CREDS
+from migrate_helpers import (LIVE_CHECKED, ec2_address, imports_live, migrate, parse_terraform, rehearse,
+                             take_inventory, terraform_fmt, unq)
 from test_copilot import handlers  # noqa: F401 (the fixture uploading the Copilot handlers)
 
 TEMPLATE = """\
@@ -41,10 +42,6 @@ Resources:
 Outputs:
   QueueUrl: {Value: !Ref Queue}
 """
-
-
-def migrate(*args):
-    return subprocess.run([str(BIN), "migrate", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_retain_patch_gate_and_delete_keep_every_resource(cumulo, tmp_path):
@@ -248,90 +245,6 @@ Outputs:
 """
 
 
-LIVE_CHECKED = {"aws_vpc", "aws_subnet", "aws_security_group", "aws_security_group_rule", "aws_s3_bucket",
-                "aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic", "aws_iam_role", "aws_iam_role_policy",
-                "aws_cloudwatch_log_group", "aws_route53_zone", "aws_route53_record", "aws_ssm_parameter",
-                "aws_eip", "aws_lb", "aws_lb_listener", "aws_lb_target_group", "aws_ecs_cluster",
-                "aws_route_table", "aws_nat_gateway", "aws_efs_file_system", "aws_acm_certificate"}
-
-
-def live(cumulo, tf, import_id):
-    """Whether the resource a Terraform import id names answers its service."""
-    ec2 = cumulo.client("ec2")
-    elb = cumulo.client("elbv2")
-    if tf == "aws_lb":
-        return elb.describe_load_balancers(LoadBalancerArns=[import_id])["LoadBalancers"][0]["LoadBalancerArn"] == import_id
-    if tf == "aws_lb_listener":
-        return elb.describe_listeners(ListenerArns=[import_id])["Listeners"][0]["ListenerArn"] == import_id
-    if tf == "aws_lb_target_group":
-        return elb.describe_target_groups(TargetGroupArns=[import_id])["TargetGroups"][0]["TargetGroupArn"] == import_id
-    if tf == "aws_ecs_cluster":
-        return cumulo.client("ecs").describe_clusters(clusters=[import_id])["clusters"][0]["status"] == "ACTIVE"
-    if tf == "aws_route_table":
-        return ec2.describe_route_tables(RouteTableIds=[import_id])["RouteTables"][0]["RouteTableId"] == import_id
-    if tf == "aws_nat_gateway":
-        return ec2.describe_nat_gateways(NatGatewayIds=[import_id])["NatGateways"][0]["NatGatewayId"] == import_id
-    if tf == "aws_efs_file_system":
-        return cumulo.client("efs").describe_file_systems(FileSystemId=import_id)["FileSystems"][0]["FileSystemId"] == import_id
-    if tf == "aws_acm_certificate":
-        return cumulo.client("acm").describe_certificate(CertificateArn=import_id)["Certificate"]["CertificateArn"] == import_id
-    if tf == "aws_vpc":
-        return ec2.describe_vpcs(VpcIds=[import_id])["Vpcs"][0]["VpcId"] == import_id
-    if tf == "aws_eip":
-        return ec2_address(cumulo, import_id) is not None
-    if tf == "aws_subnet":
-        return ec2.describe_subnets(SubnetIds=[import_id])["Subnets"][0]["SubnetId"] == import_id
-    if tf == "aws_security_group":
-        return ec2.describe_security_groups(GroupIds=[import_id])["SecurityGroups"][0]["GroupId"] == import_id
-    if tf == "aws_security_group_rule":
-        group, direction, protocol, low, high, source = import_id.split("_", 5)
-        sg = ec2.describe_security_groups(GroupIds=[group])["SecurityGroups"][0]
-        rules = sg["IpPermissions" if direction == "ingress" else "IpPermissionsEgress"]
-        source = group if source == "self" else source
-        every = protocol == "all"
-        return any((p["IpProtocol"] == "-1" if every else
-                    (p["IpProtocol"], p["FromPort"], p["ToPort"]) == (protocol, int(low), int(high)))
-                   and (any(r["CidrIp"] == source for r in p.get("IpRanges", []))
-                        or any(g["GroupId"] == source for g in p.get("UserIdGroupPairs", [])))
-                   for p in rules)
-    if tf == "aws_s3_bucket":
-        return cumulo.client("s3").head_bucket(Bucket=import_id)["ResponseMetadata"]["HTTPStatusCode"] == 200
-    if tf == "aws_sqs_queue":
-        return "QueueArn" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["All"])["Attributes"]
-    if tf == "aws_sqs_queue_policy":
-        return "Policy" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["Policy"])["Attributes"]
-    if tf == "aws_sns_topic":
-        return cumulo.client("sns").get_topic_attributes(TopicArn=import_id)["Attributes"]["TopicArn"] == import_id
-    if tf == "aws_iam_role":
-        return cumulo.client("iam").get_role(RoleName=import_id)["Role"]["RoleName"] == import_id
-    if tf == "aws_iam_role_policy":
-        role, policy = import_id.split(":")
-        return cumulo.client("iam").get_role_policy(RoleName=role, PolicyName=policy)["PolicyName"] == policy
-    if tf == "aws_cloudwatch_log_group":
-        groups = cumulo.client("logs").describe_log_groups(logGroupNamePrefix=import_id)["logGroups"]
-        return any(g["logGroupName"] == import_id for g in groups)
-    if tf == "aws_route53_zone":
-        return cumulo.client("route53").get_hosted_zone(Id=import_id)["HostedZone"]["Id"].endswith(import_id)
-    if tf == "aws_route53_record":
-        zone, rest = import_id.split("_", 1)
-        name, kind = rest.rsplit("_", 1)
-        records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
-        return any(r["Name"].rstrip(".") == name and r["Type"] == kind for r in records)
-    if tf == "aws_ssm_parameter":
-        return cumulo.client("ssm").get_parameter(Name=import_id)["Parameter"]["Name"] == import_id
-    raise AssertionError(f"no live check for {tf}")
-
-
-def ec2_address(cumulo, allocation_id):
-    found = cumulo.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"]
-    return found[0]["PublicIp"] if found else None
-
-
-def unq(value):
-    """python-hcl2 keeps a string literal's quotes."""
-    return value[1:-1] if isinstance(value, str) and value.startswith('"') else value
-
-
 def describe_change_set(cumulo, cs_id, path):
     path.write_text(json.dumps(cumulo.aws("cloudformation", "describe-change-set", "--change-set-name", cs_id)))
     return path
@@ -368,26 +281,18 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
 
     # The Terraform parses (python-hcl2, and terraform's own parser through fmt), pins the
     # provider and the account, and every import id names a live resource.
-    import hcl2
-    parsed = {}
-    for tf in (out / "terraform").glob("*.tf"):
-        with tf.open() as f:
-            parsed[tf.name] = hcl2.load(f)
-    assert unq(parsed["versions.tf"]["terraform"][0]["required_providers"][0]["aws"]["version"]) == "5.80.0"
-    provider = parsed["providers.tf"]["provider"][0]['"aws"']
+    parsed = parse_terraform(out)
+    assert unq(parsed["versions"]["terraform"][0]["required_providers"][0]["aws"]["version"]) == "5.80.0"
+    provider = parsed["providers"]["provider"][0]['"aws"']
     assert unq(provider["region"]) == "us-east-1"
     assert [unq(a) for a in provider["allowed_account_ids"]] == ["000000000000"]
-    blocks = parsed[f"{stack}.tf"]
+    blocks = parsed[stack]
     assert sorted((b["to"], unq(b["id"])) for b in blocks["import"]) == sorted(
         (f"${{{i['to']}}}", i["id"]) for i in imports)
     declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
     assert {i["to"] for i in imports} == declared
-    if shutil.which("terraform"):
-        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
-                             capture_output=True, text=True)
-        assert fmt.returncode == 0, fmt.stderr
-    for i in imports:
-        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
+    terraform_fmt(out)
+    assert imports_live(cumulo, imports) == len(imports)
     text = (out / "terraform" / f"{stack}.tf").read_text()
     assert 'value = "$${not a template}"' in text  # template sequences stay literal
     bucket = next(r for r in blocks["resource"] if '"aws_s3_bucket"' in r)
@@ -452,16 +357,7 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     # Every resource is retained: deleting the stack leaves them for Terraform.
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
-    for i in imports:
-        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
-
-
-def take_inventory(cumulo, tmp_path, *selection, **extra_env):
-    out = tmp_path / "inventory.json"
-    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1", **extra_env}
-    proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
-                          capture_output=True, text=True, timeout=120, env=env)
-    return proc, out
+    assert imports_live(cumulo, imports) == len(imports)
 
 
 @pytest.fixture(scope="module")
@@ -807,13 +703,7 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     imported = {i["logical_id"] for i in manifest["imports"] if i["logical_id"]}
     assert not any(types[i].startswith("Custom::") for i in imported)
     assert {"VPC", "PublicLoadBalancer", "HTTPSListener", "Cluster", "NatGateway1Attachment"} <= imported
-    checked = 0
-    for i in manifest["imports"]:
-        tf = i["to"].split(".")[0]
-        if tf in LIVE_CHECKED:
-            assert live(cumulo, tf, i["id"]), i
-            checked += 1
-    assert checked >= 20
+    assert imports_live(cumulo, manifest["imports"], only=LIVE_CHECKED) >= 20
     oob = [i for i in manifest["imports"] if i["type"] == "out-of-band"]
     assert any(i["to"].startswith("aws_acm_certificate.") for i in oob), oob
     assert any(i["to"].startswith("aws_route53_record.") for i in oob), oob
@@ -985,11 +875,6 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
 
 
 # --- rehearse: the runbook on a local twin, and the careless DeleteStack ---
-
-def rehearse(inventory, out, *extra):
-    return subprocess.run([str(BIN), "migrate", "rehearse", str(inventory), "--out", str(out), *extra],
-                          capture_output=True, text=True, timeout=120)
-
 
 def test_rehearse_a_plain_stack_keeps_everything_and_shows_what_a_plain_delete_destroys(
         cumulo, tmp_path, plain_stack):
@@ -1256,7 +1141,6 @@ def wl_fates(out):
 def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
     """Per-resource fates of the LBWS and the Worker, their Terraform parsed with every import
     id naming a live resource, and their retain patches policy-only."""
-    import hcl2
     out = lbws_and_worker["out"]
     manifest, fates = wl_fates(out)
     fe, worker = fates[WL_LBWS], fates[WL_WORKER]
@@ -1281,26 +1165,15 @@ def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
         assert worker[logical] == "import", logical
 
     imports = {i["to"]: i["id"] for i in manifest["imports"]}
-    by_stack = {}
-    for tf in (out / "terraform").glob("*.tf"):
-        with tf.open() as f:
-            by_stack[tf.stem] = hcl2.load(f)
+    by_stack = parse_terraform(out)
     for stack in (WL_LBWS, WL_WORKER):
         blocks = by_stack[stack]
         declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
         targets = {b["to"][2:-1]: unq(b["id"]) for b in blocks["import"]}
         assert set(targets) <= declared and targets, stack
         assert all(imports[t] == i for t, i in targets.items())
-    if shutil.which("terraform"):
-        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
-                             capture_output=True, text=True)
-        assert fmt.returncode == 0, fmt.stderr
-    checked = 0
-    for to, import_id in imports.items():
-        tf = to.split(".")[0]
-        if tf in LIVE_CHECKED:
-            assert live(cumulo, tf, import_id), (to, import_id)
-            checked += 1
+    terraform_fmt(out)
+    checked = imports_live(cumulo, manifest["imports"], only=LIVE_CHECKED)
     assert checked >= 40, checked
     kinds = {to.split(".")[0] for to in imports}
     assert {"aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic_subscription", "aws_lb_listener_rule",
