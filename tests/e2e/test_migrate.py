@@ -863,6 +863,15 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
     destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
     assert f"{env_stack}/InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
     assert f"{env_stack}/Cluster (AWS::ECS::Cluster)" in destroyed
+    # The internal ALB went with the workload's delete, before the environment's own: the
+    # env-controller's Delete emptied InternalALBWorkloads and updated the environment.
+    cascades = careless.split("lost during another's delete (a Delete handler updating it):")[1].split("Out-of-band")[0]
+    lost = re.search(rf"- deleting {stack} removed \d+ resource\(s\) from {env_stack}: (.*)", cascades)
+    assert lost, cascades
+    for logical in ("InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)",
+                    "InternalHTTPListener (AWS::ElasticLoadBalancingV2::Listener)"):
+        assert logical in lost[1], (logical, lost[1])
+    assert "HTTPSCert" not in lost[1] and "VPC (" not in lost[1], lost[1]
     survived = careless.split("Stack resources that survived:")[1].split("Custom-resource handler")[0]
     assert "not checked" not in survived, survived
     gone = careless.split("Out-of-band objects destroyed:")[1]
@@ -1269,6 +1278,10 @@ def test_lbws_and_worker_careless_delete_destroys_the_alb_the_certificate_and_th
         assert f"- Delete {WL_ENV_STACK}/{logical} (Custom::{kind})" in requests, requests
     for stack in (WL_LBWS, WL_WORKER):
         assert f"- Delete {stack}/EnvControllerAction (Custom::EnvControllerFunction)" in requests, requests
+    # Both workloads' env-controllers ran their Deletes but changed no environment parameter:
+    # the environment lost nothing until its own delete.
+    cascades = careless.split("lost during another's delete (a Delete handler updating it):")[1].split("Out-of-band")[0]
+    assert cascades.strip() == "- none", cascades
     gone = careless.split("Out-of-band objects destroyed:")[1]
     domain = f"{WL_ENV}.{WL_APP}.example.com"
     assert re.search(rf"- certificate {domain} \(arn:aws:acm:", gone), gone

@@ -465,6 +465,27 @@ impl Twin {
             .collect()
     }
 
+    /// `logical id (type)` of every resource a live stack holds with a physical id; empty when
+    /// the stack is gone.
+    async fn holding(&self, name: &str) -> BTreeSet<String> {
+        let input = DescribeStackResourcesInput {
+            stack_name: Some(name.to_string()),
+            ..Default::default()
+        };
+        self.target
+            .engine()
+            .describe_stack_resources(&self.target.caller_of(), input)
+            .await
+            .map(|views| {
+                views
+                    .into_iter()
+                    .filter(|v| v.physical_resource_id.is_some())
+                    .map(|v| format!("{} ({})", v.logical_resource_id, v.resource_type))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     async fn create(
         &self,
         s: &cumulo_migrate::inventory::model::Stack,
@@ -1255,10 +1276,36 @@ fn careless(
     twin.mark_buckets(&twin_inv, None)?;
     let before = twin.world(&inv.region)?;
     let sent_before = twin.sent_count();
-    for t in manifest["teardown_order"].as_array().into_iter().flatten() {
-        let name = t["stack"].as_str().unwrap_or_default();
+    let order: Vec<&str> = manifest["teardown_order"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["stack"].as_str())
+        .collect();
+    // What each stack holds before each delete: a delete whose handler updates another stack
+    // (Copilot's env-controller) shows as resources that stack lost during it.
+    let mut held: BTreeMap<&str, BTreeSet<String>> = order
+        .iter()
+        .map(|n| (*n, rt.block_on(twin.holding(n))))
+        .collect();
+    for (i, name) in order.iter().enumerate() {
         let (_, line) = rt.block_on(twin.delete(name));
         r.careless.deleted.push(line);
+        for other in &order[i + 1..] {
+            let now = rt.block_on(twin.holding(other));
+            let lost: Vec<&String> = held[other].difference(&now).collect();
+            if !lost.is_empty() {
+                r.careless.cascades.push(format!(
+                    "deleting {name} removed {} resource(s) from {other}: {}",
+                    lost.len(),
+                    lost.iter()
+                        .map(|l| l.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            held.insert(other, now);
+        }
     }
     r.careless.handler_requests = twin.handler_requests(sent_before);
     let after = twin.world(&inv.region)?;

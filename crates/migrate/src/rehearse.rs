@@ -980,6 +980,9 @@ pub struct Careless {
     pub survived: Vec<String>,
     /// Requests sent to custom-resource handlers by the deletes (`Delete` ones destroy).
     pub handler_requests: Vec<String>,
+    /// Per delete, the resources another stack still standing lost during it: a Delete
+    /// handler updating that stack (Copilot's env-controller cascade).
+    pub cascades: Vec<String>,
     /// Out-of-band objects gone.
     pub gone: Vec<(String, String)>,
 }
@@ -1073,6 +1076,11 @@ pub fn markdown(r: &Rehearsal) -> String {
         "\nCustom-resource handler requests the deletes sent:\n"
     );
     bullets(&mut out, &c.handler_requests, "none");
+    let _ = writeln!(
+        out,
+        "\nResources a stack still standing lost during another's delete (a Delete handler updating it):\n"
+    );
+    bullets(&mut out, &c.cascades, "none");
     let _ = writeln!(out, "\nOut-of-band objects destroyed:\n");
     let gone: Vec<String> = c.gone.iter().map(|(_, d)| d.clone()).collect();
     bullets(&mut out, &gone, "none");
