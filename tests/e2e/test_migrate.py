@@ -556,6 +556,8 @@ def test_a_stale_inventory_is_refused_when_rechecked(cumulo, tmp_path):
     taken = json.loads(inventory.read_text())["taken_at"]
     assert re.search(rf"warning: the inventory was taken {taken}, \d+ min ago and is not rechecked against account "
                      r"000000000000: pass --recheck to refuse a stale one", offline.stderr), offline.stderr
+    freeze = (tmp_path / "offline" / "RUNBOOK.md").read_text().split("## 1. Freeze")[1].split("## 2.")[0]
+    assert "`cumulo migrate rehearse INVENTORY --recheck`" in freeze, freeze
     fresh = run("generate", str(inventory), "--out", str(tmp_path / "fresh"), "--recheck")
     assert fresh.returncode == 0, fresh.stderr
     assert f"rechecked: account 000000000000's 1 stack(s) are as inventoried at {taken}" in fresh.stderr
