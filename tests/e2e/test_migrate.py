@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 import uuid
@@ -15,6 +14,8 @@ import uuid
 import pytest
 
 from conftest import BIN, CREDS
+from migrate_helpers import (LIVE_CHECKED, ec2_address, imports_live, migrate, parse_terraform, rehearse,
+                             take_inventory, terraform_fmt, unq)
 from test_copilot import handlers  # noqa: F401 (the fixture uploading the Copilot handlers)
 
 TEMPLATE = """\
@@ -41,10 +42,6 @@ Resources:
 Outputs:
   QueueUrl: {Value: !Ref Queue}
 """
-
-
-def migrate(*args):
-    return subprocess.run([str(BIN), "migrate", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_retain_patch_gate_and_delete_keep_every_resource(cumulo, tmp_path):
@@ -248,90 +245,6 @@ Outputs:
 """
 
 
-LIVE_CHECKED = {"aws_vpc", "aws_subnet", "aws_security_group", "aws_security_group_rule", "aws_s3_bucket",
-                "aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic", "aws_iam_role", "aws_iam_role_policy",
-                "aws_cloudwatch_log_group", "aws_route53_zone", "aws_route53_record", "aws_ssm_parameter",
-                "aws_eip", "aws_lb", "aws_lb_listener", "aws_lb_target_group", "aws_ecs_cluster",
-                "aws_route_table", "aws_nat_gateway", "aws_efs_file_system", "aws_acm_certificate"}
-
-
-def live(cumulo, tf, import_id):
-    """Whether the resource a Terraform import id names answers its service."""
-    ec2 = cumulo.client("ec2")
-    elb = cumulo.client("elbv2")
-    if tf == "aws_lb":
-        return elb.describe_load_balancers(LoadBalancerArns=[import_id])["LoadBalancers"][0]["LoadBalancerArn"] == import_id
-    if tf == "aws_lb_listener":
-        return elb.describe_listeners(ListenerArns=[import_id])["Listeners"][0]["ListenerArn"] == import_id
-    if tf == "aws_lb_target_group":
-        return elb.describe_target_groups(TargetGroupArns=[import_id])["TargetGroups"][0]["TargetGroupArn"] == import_id
-    if tf == "aws_ecs_cluster":
-        return cumulo.client("ecs").describe_clusters(clusters=[import_id])["clusters"][0]["status"] == "ACTIVE"
-    if tf == "aws_route_table":
-        return ec2.describe_route_tables(RouteTableIds=[import_id])["RouteTables"][0]["RouteTableId"] == import_id
-    if tf == "aws_nat_gateway":
-        return ec2.describe_nat_gateways(NatGatewayIds=[import_id])["NatGateways"][0]["NatGatewayId"] == import_id
-    if tf == "aws_efs_file_system":
-        return cumulo.client("efs").describe_file_systems(FileSystemId=import_id)["FileSystems"][0]["FileSystemId"] == import_id
-    if tf == "aws_acm_certificate":
-        return cumulo.client("acm").describe_certificate(CertificateArn=import_id)["Certificate"]["CertificateArn"] == import_id
-    if tf == "aws_vpc":
-        return ec2.describe_vpcs(VpcIds=[import_id])["Vpcs"][0]["VpcId"] == import_id
-    if tf == "aws_eip":
-        return ec2_address(cumulo, import_id) is not None
-    if tf == "aws_subnet":
-        return ec2.describe_subnets(SubnetIds=[import_id])["Subnets"][0]["SubnetId"] == import_id
-    if tf == "aws_security_group":
-        return ec2.describe_security_groups(GroupIds=[import_id])["SecurityGroups"][0]["GroupId"] == import_id
-    if tf == "aws_security_group_rule":
-        group, direction, protocol, low, high, source = import_id.split("_", 5)
-        sg = ec2.describe_security_groups(GroupIds=[group])["SecurityGroups"][0]
-        rules = sg["IpPermissions" if direction == "ingress" else "IpPermissionsEgress"]
-        source = group if source == "self" else source
-        every = protocol == "all"
-        return any((p["IpProtocol"] == "-1" if every else
-                    (p["IpProtocol"], p["FromPort"], p["ToPort"]) == (protocol, int(low), int(high)))
-                   and (any(r["CidrIp"] == source for r in p.get("IpRanges", []))
-                        or any(g["GroupId"] == source for g in p.get("UserIdGroupPairs", [])))
-                   for p in rules)
-    if tf == "aws_s3_bucket":
-        return cumulo.client("s3").head_bucket(Bucket=import_id)["ResponseMetadata"]["HTTPStatusCode"] == 200
-    if tf == "aws_sqs_queue":
-        return "QueueArn" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["All"])["Attributes"]
-    if tf == "aws_sqs_queue_policy":
-        return "Policy" in cumulo.client("sqs").get_queue_attributes(QueueUrl=import_id, AttributeNames=["Policy"])["Attributes"]
-    if tf == "aws_sns_topic":
-        return cumulo.client("sns").get_topic_attributes(TopicArn=import_id)["Attributes"]["TopicArn"] == import_id
-    if tf == "aws_iam_role":
-        return cumulo.client("iam").get_role(RoleName=import_id)["Role"]["RoleName"] == import_id
-    if tf == "aws_iam_role_policy":
-        role, policy = import_id.split(":")
-        return cumulo.client("iam").get_role_policy(RoleName=role, PolicyName=policy)["PolicyName"] == policy
-    if tf == "aws_cloudwatch_log_group":
-        groups = cumulo.client("logs").describe_log_groups(logGroupNamePrefix=import_id)["logGroups"]
-        return any(g["logGroupName"] == import_id for g in groups)
-    if tf == "aws_route53_zone":
-        return cumulo.client("route53").get_hosted_zone(Id=import_id)["HostedZone"]["Id"].endswith(import_id)
-    if tf == "aws_route53_record":
-        zone, rest = import_id.split("_", 1)
-        name, kind = rest.rsplit("_", 1)
-        records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=zone)["ResourceRecordSets"]
-        return any(r["Name"].rstrip(".") == name and r["Type"] == kind for r in records)
-    if tf == "aws_ssm_parameter":
-        return cumulo.client("ssm").get_parameter(Name=import_id)["Parameter"]["Name"] == import_id
-    raise AssertionError(f"no live check for {tf}")
-
-
-def ec2_address(cumulo, allocation_id):
-    found = cumulo.client("ec2").describe_addresses(AllocationIds=[allocation_id])["Addresses"]
-    return found[0]["PublicIp"] if found else None
-
-
-def unq(value):
-    """python-hcl2 keeps a string literal's quotes."""
-    return value[1:-1] if isinstance(value, str) and value.startswith('"') else value
-
-
 def describe_change_set(cumulo, cs_id, path):
     path.write_text(json.dumps(cumulo.aws("cloudformation", "describe-change-set", "--change-set-name", cs_id)))
     return path
@@ -368,26 +281,18 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
 
     # The Terraform parses (python-hcl2, and terraform's own parser through fmt), pins the
     # provider and the account, and every import id names a live resource.
-    import hcl2
-    parsed = {}
-    for tf in (out / "terraform").glob("*.tf"):
-        with tf.open() as f:
-            parsed[tf.name] = hcl2.load(f)
-    assert unq(parsed["versions.tf"]["terraform"][0]["required_providers"][0]["aws"]["version"]) == "5.80.0"
-    provider = parsed["providers.tf"]["provider"][0]['"aws"']
+    parsed = parse_terraform(out)
+    assert unq(parsed["versions"]["terraform"][0]["required_providers"][0]["aws"]["version"]) == "5.80.0"
+    provider = parsed["providers"]["provider"][0]['"aws"']
     assert unq(provider["region"]) == "us-east-1"
     assert [unq(a) for a in provider["allowed_account_ids"]] == ["000000000000"]
-    blocks = parsed[f"{stack}.tf"]
+    blocks = parsed[stack]
     assert sorted((b["to"], unq(b["id"])) for b in blocks["import"]) == sorted(
         (f"${{{i['to']}}}", i["id"]) for i in imports)
     declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
     assert {i["to"] for i in imports} == declared
-    if shutil.which("terraform"):
-        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
-                             capture_output=True, text=True)
-        assert fmt.returncode == 0, fmt.stderr
-    for i in imports:
-        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
+    terraform_fmt(out)
+    assert imports_live(cumulo, imports) == len(imports)
     text = (out / "terraform" / f"{stack}.tf").read_text()
     assert 'value = "$${not a template}"' in text  # template sequences stay literal
     bucket = next(r for r in blocks["resource"] if '"aws_s3_bucket"' in r)
@@ -452,16 +357,7 @@ def test_generate_terraform_patches_and_the_change_set_gate(cumulo, tmp_path):
     # Every resource is retained: deleting the stack leaves them for Terraform.
     cfn.delete_stack(StackName=stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
-    for i in imports:
-        assert live(cumulo, i["to"].split(".")[0], i["id"]), i
-
-
-def take_inventory(cumulo, tmp_path, *selection, **extra_env):
-    out = tmp_path / "inventory.json"
-    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint, "AWS_REGION": "us-east-1", **extra_env}
-    proc = subprocess.run([str(BIN), "migrate", "inventory", *selection, "-o", str(out)],
-                          capture_output=True, text=True, timeout=120, env=env)
-    return proc, out
+    assert imports_live(cumulo, imports) == len(imports)
 
 
 @pytest.fixture(scope="module")
@@ -633,6 +529,59 @@ def test_a_stale_or_tampered_inventory_is_refused(cumulo, tmp_path, plain_stack)
     assert "inventory format version 99 is not the one this cumulo reads (1)" in proc.stderr
 
 
+STALE = """\
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+"""
+
+
+def test_a_stale_inventory_is_refused_when_rechecked(cumulo, tmp_path):
+    """`generate` and `rehearse` work offline from the inventory, warning with its age; with
+    `--recheck` they read the account again and refuse (exit 2, naming each change) an inventory
+    whose stack was updated or deleted since it was taken."""
+    cfn = cumulo.client("cloudformation")
+    stack = f"stale{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=STALE)
+    cfn.get_waiter("stack_create_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    proc, inventory = take_inventory(cumulo, tmp_path, "--stack", stack)
+    assert proc.returncode == 0, proc.stderr
+    env = {**os.environ, **CREDS, "AWS_ENDPOINT_URL": cumulo.endpoint}
+
+    def run(*args):
+        return subprocess.run([str(BIN), "migrate", *args], capture_output=True, text=True, timeout=120, env=env)
+
+    offline = run("generate", str(inventory), "--out", str(tmp_path / "offline"))
+    assert offline.returncode == 0, offline.stderr
+    taken = json.loads(inventory.read_text())["taken_at"]
+    assert re.search(rf"warning: the inventory was taken {taken}, \d+ min ago and is not rechecked against account "
+                     r"000000000000: pass --recheck to refuse a stale one", offline.stderr), offline.stderr
+    freeze = (tmp_path / "offline" / "RUNBOOK.md").read_text().split("## 1. Freeze")[1].split("## 2.")[0]
+    assert "`cumulo migrate rehearse INVENTORY --recheck`" in freeze, freeze
+    fresh = run("generate", str(inventory), "--out", str(tmp_path / "fresh"), "--recheck")
+    assert fresh.returncode == 0, fresh.stderr
+    assert f"rechecked: account 000000000000's 1 stack(s) are as inventoried at {taken}" in fresh.stderr
+
+    cfn.update_stack(StackName=stack, TemplateBody=STALE + "  Topic:\n    Type: AWS::SNS::Topic\n")
+    cfn.get_waiter("stack_update_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    for args in (("generate", str(inventory), "--out", str(tmp_path / "stale"), "--recheck"),
+                 ("rehearse", str(inventory), "--out", str(tmp_path / "r"), "--recheck")):
+        stale = run(*args)
+        assert stale.returncode == 2, stale.stdout + stale.stderr
+        assert f"changed: {stack}: status UPDATE_COMPLETE, inventoried CREATE_COMPLETE" in stale.stderr
+        assert re.search(rf"changed: {stack}: last updated \S+, inventoried never", stale.stderr), stale.stderr
+        assert f"changed: {stack}: the deployed template changed (SHA-256 " in stale.stderr
+        assert f"the inventory taken {taken} is stale (3 change(s)): take it again" in stale.stderr
+    assert not (tmp_path / "stale").exists() and not (tmp_path / "r" / "REHEARSAL.md").exists()
+
+    cfn.delete_stack(StackName=stack)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 1})
+    gone = run("generate", str(inventory), "--out", str(tmp_path / "gone"), "--recheck")
+    assert gone.returncode == 2
+    assert f"changed: {stack}: the stack was deleted" in gone.stderr or \
+        f"changed: {stack}: the stack no longer exists" in gone.stderr, gone.stderr
+
+
 def test_a_call_that_is_not_a_read_is_refused_before_it_is_sent(cumulo, tmp_path, plain_stack):
     """A bug making the inventory attempt a write (the debug build's test seam) stops the
     command with exit 2 naming the operation; the stack is untouched."""
@@ -756,13 +705,7 @@ def test_generate_for_a_copilot_environment(cumulo, handlers, tmp_path):
     imported = {i["logical_id"] for i in manifest["imports"] if i["logical_id"]}
     assert not any(types[i].startswith("Custom::") for i in imported)
     assert {"VPC", "PublicLoadBalancer", "HTTPSListener", "Cluster", "NatGateway1Attachment"} <= imported
-    checked = 0
-    for i in manifest["imports"]:
-        tf = i["to"].split(".")[0]
-        if tf in LIVE_CHECKED:
-            assert live(cumulo, tf, i["id"]), i
-            checked += 1
-    assert checked >= 20
+    assert imports_live(cumulo, manifest["imports"], only=LIVE_CHECKED) >= 20
     oob = [i for i in manifest["imports"] if i["type"] == "out-of-band"]
     assert any(i["to"].startswith("aws_acm_certificate.") for i in oob), oob
     assert any(i["to"].startswith("aws_route53_record.") for i in oob), oob
@@ -922,6 +865,15 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
     destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
     assert f"{env_stack}/InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)" in destroyed
     assert f"{env_stack}/Cluster (AWS::ECS::Cluster)" in destroyed
+    # The internal ALB went with the workload's delete, before the environment's own: the
+    # env-controller's Delete emptied InternalALBWorkloads and updated the environment.
+    cascades = careless.split("lost during another's delete (a Delete handler updating it):")[1].split("Out-of-band")[0]
+    lost = re.search(rf"- deleting {stack} removed \d+ resource\(s\) from {env_stack}: (.*)", cascades)
+    assert lost, cascades
+    for logical in ("InternalLoadBalancer (AWS::ElasticLoadBalancingV2::LoadBalancer)",
+                    "InternalHTTPListener (AWS::ElasticLoadBalancingV2::Listener)"):
+        assert logical in lost[1], (logical, lost[1])
+    assert "HTTPSCert" not in lost[1] and "VPC (" not in lost[1], lost[1]
     survived = careless.split("Stack resources that survived:")[1].split("Custom-resource handler")[0]
     assert "not checked" not in survived, survived
     gone = careless.split("Out-of-band objects destroyed:")[1]
@@ -934,11 +886,6 @@ def test_copilot_app_inventory_and_report_with_the_env_controller_cascade(cumulo
 
 
 # --- rehearse: the runbook on a local twin, and the careless DeleteStack ---
-
-def rehearse(inventory, out, *extra):
-    return subprocess.run([str(BIN), "migrate", "rehearse", str(inventory), "--out", str(out), *extra],
-                          capture_output=True, text=True, timeout=120)
-
 
 def test_rehearse_a_plain_stack_keeps_everything_and_shows_what_a_plain_delete_destroys(
         cumulo, tmp_path, plain_stack):
@@ -1205,7 +1152,6 @@ def wl_fates(out):
 def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
     """Per-resource fates of the LBWS and the Worker, their Terraform parsed with every import
     id naming a live resource, and their retain patches policy-only."""
-    import hcl2
     out = lbws_and_worker["out"]
     manifest, fates = wl_fates(out)
     fe, worker = fates[WL_LBWS], fates[WL_WORKER]
@@ -1230,26 +1176,15 @@ def test_lbws_and_worker_fates_imports_and_patches(cumulo, lbws_and_worker):
         assert worker[logical] == "import", logical
 
     imports = {i["to"]: i["id"] for i in manifest["imports"]}
-    by_stack = {}
-    for tf in (out / "terraform").glob("*.tf"):
-        with tf.open() as f:
-            by_stack[tf.stem] = hcl2.load(f)
+    by_stack = parse_terraform(out)
     for stack in (WL_LBWS, WL_WORKER):
         blocks = by_stack[stack]
         declared = {f"{unq(t)}.{unq(n)}" for r in blocks["resource"] for t, named in r.items() for n in named}
         targets = {b["to"][2:-1]: unq(b["id"]) for b in blocks["import"]}
         assert set(targets) <= declared and targets, stack
         assert all(imports[t] == i for t, i in targets.items())
-    if shutil.which("terraform"):
-        fmt = subprocess.run(["terraform", "fmt", "-write=false", "-list=false", str(out / "terraform")],
-                             capture_output=True, text=True)
-        assert fmt.returncode == 0, fmt.stderr
-    checked = 0
-    for to, import_id in imports.items():
-        tf = to.split(".")[0]
-        if tf in LIVE_CHECKED:
-            assert live(cumulo, tf, import_id), (to, import_id)
-            checked += 1
+    terraform_fmt(out)
+    checked = imports_live(cumulo, manifest["imports"], only=LIVE_CHECKED)
     assert checked >= 40, checked
     kinds = {to.split(".")[0] for to in imports}
     assert {"aws_sqs_queue", "aws_sqs_queue_policy", "aws_sns_topic_subscription", "aws_lb_listener_rule",
@@ -1284,12 +1219,86 @@ def test_lbws_and_worker_env_controller_cascades(lbws_and_worker):
         assert "- no env resource is removed" in section
 
 
-@pytest.mark.xfail(strict=True, reason="the twin now builds (account ids mapped to the twin's), but the retain patch "
-                   "of a template whose ids were mapped is not the twin's deployed template byte for byte, and the "
-                   "scaling policies' import ids have no Describe on the twin yet")
 def test_lbws_and_worker_rehearsal_passes(lbws_and_worker):
+    """The runbook on the twin: every stack's patch through the gate, the LBWS's as the account's
+    patch with the ids its deploy mapped to the twin's mapped the same way (proved byte for byte
+    against the patch of the twin's deployed template), teardown of every handed-off stack, every
+    import id resolving through the twin's API, no Delete handler run, nothing out of band gone."""
     rehearsed = lbws_and_worker["rehearsed"]
     assert rehearsed.returncode == 0, rehearsed.stdout + rehearsed.stderr
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    assert "the plan PASSES" in md
+    patches = md.split("## Retain patches through the gate")[1].split("## Teardown")[0]
+    handed = (f"{WL_APP}-root-zones", f"{WL_ENV_STACK}-imports", f"{WL_ENV_STACK}-imported-alb", WL_ENV_STACK,
+              WL_LBWS, WL_WORKER)
+    for stack in handed:
+        assert f"- {stack}: the gate passed (" in patches, (stack, patches)
+        assert re.search(rf"- {stack}: the account's patch \(SHA-256 \w+\).* is byte for byte the patch of the twin's "
+                         r"deployed template \(SHA-256 \w+\)", patches), (stack, patches)
+    # The LBWS names the root zone, the imported ALB's listeners and security groups by the
+    # account's ids: its patch was handed to the twin with the same ids mapped.
+    mapped = re.search(rf"- {WL_LBWS}: the account's patch \(SHA-256 (\w+)\), with the (\d+) id\(s\) its deploy mapped to "
+                       r"the twin's mapped the same way \((.*)\) is byte for byte the patch of the twin's deployed "
+                       r"template \(SHA-256 (\w+)\)", patches)
+    assert mapped, patches
+    manifest = json.loads((lbws_and_worker["out"] / "manifest.json").read_text())
+    entry = next(s for s in manifest["stacks"] if s["name"] == WL_LBWS)
+    assert mapped.group(1) == entry["retain_patch"]["sha256"] != mapped.group(4)
+    # One zone, the two listeners and the four security groups.
+    assert mapped.group(3).count(" → ") == int(mapped.group(2)) == 7, mapped.group(3)
+    assert ":listener/app/" in mapped.group(3) and re.search(r"Z\w+ → Z\w+", mapped.group(3))
+    teardown = md.split("## Teardown")[1].split("## Proof")[0]
+    for stack in handed:
+        assert f"- {stack}: DELETE_COMPLETE" in teardown, teardown
+    proof = md.split("## Proof")[1].split("## What a plain DeleteStack")[0]
+    count = re.search(r"after teardown: (\d+) of (\d+)\.", proof)
+    assert count and count.group(1) == count.group(2) and int(count.group(1)) >= 100, proof
+    assert "**no**" not in proof
+    for how in ("DescribeScalingPolicies (", "DescribeScalableTargets (", "DescribeAlarms (", "GetPolicy (",
+                "GetTopicAttributes (", "GetQueueAttributes ("):
+        assert how in proof, how
+    assert "(none may be a Delete):\n\n- none" in proof, proof
+    assert "Out-of-band objects gone (none may be):\n\n- none" in proof, proof
+
+
+def test_lbws_and_worker_careless_delete_destroys_the_alb_the_certificate_and_the_records(cumulo, lbws_and_worker):
+    """The plain DeleteStack a careless user would run, on a second twin: the load balancer
+    goes with its stack, the environment's certificate and delegation handlers run their
+    Deletes and take the certificate, its validation record and the NS delegation, and the
+    LBWS's alias record goes; the account keeps all of them."""
+    md = (lbws_and_worker["tmp"] / "rehearsal" / "REHEARSAL.md").read_text()
+    careless = md.split("## What a plain DeleteStack would destroy")[1]
+    destroyed = careless.split("Stack resources destroyed:")[1].split("Stack resources that survived:")[0]
+    for logical, kind in (("Lb", "AWS::ElasticLoadBalancingV2::LoadBalancer"),
+                          ("Https", "AWS::ElasticLoadBalancingV2::Listener"),
+                          ("Http", "AWS::ElasticLoadBalancingV2::Listener")):
+        assert f"- {WL_ENV_STACK}-imported-alb/{logical} ({kind}) arn:aws:elasticloadbalancing:" in destroyed, logical
+    assert re.search(rf"- {WL_ENV_STACK}/HTTPSCert \(Custom::CertificateValidationFunction\) arn:aws:acm:\S+ "
+                     r"\(custom resource: its Delete handler ran\)", destroyed), destroyed
+    assert re.search(rf"- {WL_LBWS}/LoadBalancerDNSAliasZ\w+ \(AWS::Route53::RecordSetGroup\)", destroyed), destroyed
+    requests = careless.split("Custom-resource handler requests the deletes sent:")[1].split("Out-of-band")[0]
+    for logical, kind in (("HTTPSCert", "CertificateValidationFunction"), ("DelegateDNSAction", "DNSDelegationFunction")):
+        assert f"- Delete {WL_ENV_STACK}/{logical} (Custom::{kind})" in requests, requests
+    for stack in (WL_LBWS, WL_WORKER):
+        assert f"- Delete {stack}/EnvControllerAction (Custom::EnvControllerFunction)" in requests, requests
+    # Both workloads' env-controllers ran their Deletes but changed no environment parameter:
+    # the environment lost nothing until its own delete.
+    cascades = careless.split("lost during another's delete (a Delete handler updating it):")[1].split("Out-of-band")[0]
+    assert cascades.strip() == "- none", cascades
+    gone = careless.split("Out-of-band objects destroyed:")[1]
+    domain = f"{WL_ENV}.{WL_APP}.example.com"
+    assert re.search(rf"- certificate {domain} \(arn:aws:acm:", gone), gone
+    assert f"- record {domain}. NS in {WL_APP}.example.com." in gone, gone
+    assert re.search(rf"- record _\w+\.{re.escape(domain)}\. CNAME in {re.escape(domain)}\.", gone), gone
+    assert "- record example.com. A in example.com." in gone, gone
+    # The account still has its certificate, delegation and alias record.
+    certs = cumulo.client("acm").list_certificates()["CertificateSummaryList"]
+    assert any(c["DomainName"] == domain for c in certs), certs
+    r53 = cumulo.client("route53")
+    zones = [z["Id"] for z in r53.list_hosted_zones_by_name(DNSName=f"{WL_APP}.example.com.")["HostedZones"]
+             if z["Name"] == f"{WL_APP}.example.com."]
+    records = [r for z in zones for r in r53.list_resource_record_sets(HostedZoneId=z)["ResourceRecordSets"]]
+    assert any(r["Name"] == f"{domain}." and r["Type"] == "NS" for r in records), records
 
 
 def test_lbws_and_worker_rehearsal_maps_zone_ids_to_the_twins(lbws_and_worker):

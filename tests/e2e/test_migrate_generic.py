@@ -8,16 +8,14 @@ passes with no handler run, and the careless DeleteStack rehearsal showing what 
 destroyed."""
 import json
 import os
-import subprocess
 import uuid
 
 import pytest
 
 from cdk_cli import ACCOUNT_ENV, Cdk, ensure_app
 from conftest import ROOT
-from test_migrate import live, migrate, rehearse, take_inventory
+from migrate_helpers import imports_live, migrate, rehearse, take_inventory, terraform_fmt
 
-TERRAFORM = "/usr/local/bin/terraform"
 CDK_APP = ROOT / "tests" / "cdk-migrate-app"
 
 PLAIN = """\
@@ -90,20 +88,6 @@ Resources:
 """
 
 
-def live_generic(cumulo, tf, import_id):
-    """`test_migrate.live`, and the types only these stacks have."""
-    if tf == "aws_s3_bucket_policy":
-        return "Policy" in cumulo.client("s3").get_bucket_policy(Bucket=import_id)
-    if tf == "aws_sns_topic_subscription":
-        subs = cumulo.client("sns").list_subscriptions()["Subscriptions"]
-        return any(s["SubscriptionArn"] == import_id for s in subs)
-    if tf == "aws_dynamodb_table":
-        return cumulo.client("dynamodb").describe_table(TableName=import_id)["Table"]["TableName"] == import_id
-    if tf == "aws_lambda_function":
-        return cumulo.client("lambda").get_function(FunctionName=import_id)["Configuration"]["FunctionName"] == import_id
-    return live(cumulo, tf, import_id)
-
-
 def fates(report_md):
     """`logical id -> fate` from the report's resource table (its first row of each id)."""
     found = {}
@@ -133,12 +117,9 @@ def chain(cumulo, tmp_path, stack):
     assert diff.returncode == 0, diff.stdout + diff.stderr
     # Terraform's own parser accepts every file (fmt parses offline, with no provider), and
     # every import id names a live resource.
-    fmt = subprocess.run([TERRAFORM, "fmt", "-write=false", "-list=false", str(out / "terraform")],
-                         capture_output=True, text=True, timeout=60)
-    assert fmt.returncode == 0, fmt.stderr
+    terraform_fmt(out, required=True)
     manifest = json.loads((out / "manifest.json").read_text())
-    for i in manifest["imports"]:
-        assert live_generic(cumulo, i["to"].split(".")[0], i["id"]), i
+    assert imports_live(cumulo, manifest["imports"]) == len(manifest["imports"])
     done = rehearse(inventory, tmp_path / "rehearsal")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "custom-resource Delete requests on the patched twin: 0" in done.stdout

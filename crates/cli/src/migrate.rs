@@ -55,6 +55,11 @@ struct GenerateArgs {
     /// A root stack to keep under CloudFormation (repeatable): not handed off, not patched.
     #[arg(long = "keep", value_name = "STACK")]
     keep: Vec<String>,
+    /// First read the account again (read-only, standard credential chain or
+    /// AWS_ENDPOINT_URL) and refuse (exit 2) if any stack's status, last update or template
+    /// changed since the inventory was taken. Without it the command works offline.
+    #[arg(long)]
+    recheck: bool,
 }
 
 #[derive(Args)]
@@ -212,6 +217,9 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         Ok(i) => i,
         Err(e) => return Ok(refuse(format!("{}: {e}", args.inventory.display()))),
     };
+    if let Some(stop) = freshness(&inventory, args.recheck, "generate")? {
+        return Ok(stop);
+    }
     let options = Options {
         keep: args.keep.clone(),
         tool: format!("cumulo {}", env!("CARGO_PKG_VERSION")),
@@ -330,6 +338,62 @@ fn inventory(args: &InventoryArgs) -> anyhow::Result<ExitCode> {
         inventory.region
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether an inventory may be acted on. With `--recheck` the account is read again and any
+/// change since the inventory was taken refuses the command (exit 2, each change named: a plan
+/// from a stale inventory would patch templates no longer deployed). Without it the command
+/// works offline from the file alone, and says how old the inventory is. `Some(code)`: stop.
+pub fn freshness(
+    inv: &cumulo_migrate::inventory::model::Inventory,
+    recheck: bool,
+    command: &str,
+) -> anyhow::Result<Option<ExitCode>> {
+    use cumulo_migrate::inventory::recheck::{RecheckError, age, recheck as read_again};
+    if !recheck {
+        let age = age(&inv.taken_at, chrono::Utc::now().timestamp())
+            .map(|a| format!(", {a} ago"))
+            .unwrap_or_default();
+        eprintln!(
+            "cumulo migrate {command}: warning: the inventory was taken {}{age} and is not rechecked against account {}: pass --recheck to refuse a stale one",
+            inv.taken_at, inv.account
+        );
+        return Ok(None);
+    }
+    let refuse = |message: String| {
+        eprintln!("cumulo migrate {command}: {message}");
+        Ok(Some(ExitCode::from(2)))
+    };
+    let client = crate::aws_read::HttpReadClient::connect(&crate::aws_read::Connection {
+        profile: None,
+        region: Some(&inv.region),
+    })?;
+    match read_again(&client, inv) {
+        Ok(changes) if changes.is_empty() => {
+            eprintln!(
+                "cumulo migrate {command}: rechecked: account {}'s {} stack(s) are as inventoried at {}",
+                inv.account,
+                inv.stacks.len(),
+                inv.taken_at
+            );
+            Ok(None)
+        }
+        Ok(changes) => {
+            for c in &changes {
+                eprintln!("cumulo migrate {command}: changed: {c}");
+            }
+            refuse(format!(
+                "the inventory taken {} is stale ({} change(s)): take it again",
+                inv.taken_at,
+                changes.len()
+            ))
+        }
+        Err(RecheckError::Refused(r)) => refuse(format!(
+            "refused {}: {r}. This is a bug in cumulo; nothing was changed",
+            r.operation()
+        )),
+        Err(e @ RecheckError::Call { .. }) => refuse(format!("cannot recheck the inventory: {e}")),
+    }
 }
 
 /// Writes a file only its owner can read: an inventory names accounts, ARNs and parameters.

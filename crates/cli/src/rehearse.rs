@@ -33,15 +33,16 @@ use cumulo_migrate::inventory::live;
 use cumulo_migrate::inventory::model::{Inventory, LiveState, Selection};
 use cumulo_migrate::inventory::take::{Request, take};
 use cumulo_migrate::rehearse::{
-    Plans, Rehearsal, World, check_imports, code_sha256, deploy_order, markdown, nested_templates,
-    record_key, refused_on_create, resolve_import, s3_code, still_there,
+    Plans, Rehearsal, World, check_imports, code_sha256, deploy_order, map_ids, markdown,
+    nested_templates, patch_sha256, record_key, refused_on_create, resolve_import, s3_code,
+    still_there,
 };
 use cumulo_services::acm::AcmService;
 use cumulo_services::route53::Route53Service;
 use cumulo_services::s3::{ListInput, PutInput, S3Service};
 use cumulo_services::ssm::{PutParameterInput, SsmService};
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -56,6 +57,10 @@ pub struct RehearseArgs {
     /// A root stack kept under CloudFormation (repeatable), as `generate --keep`.
     #[arg(long = "keep", value_name = "STACK")]
     keep: Vec<String>,
+    /// First read the account again and refuse (exit 2) if it changed since the inventory,
+    /// as `generate --recheck`.
+    #[arg(long)]
+    recheck: bool,
 }
 
 /// The key every marker object is put under.
@@ -77,6 +82,9 @@ pub fn run(args: &RehearseArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(out) = args.out.as_deref().filter(|o| !usable_out(o)) {
         return Ok(refuse(format!("--out {}: not a directory", out.display())));
+    }
+    if let Some(stop) = crate::migrate::freshness(&inv, args.recheck, "rehearse")? {
+        return Ok(stop);
     }
     let options = || Options {
         keep: args.keep.clone(),
@@ -289,6 +297,9 @@ struct Twin {
     target: LocalTarget,
     _dir: TempDir,
     endpoint: String,
+    /// Per root stack, the `(account id, twin id)` pairs its template and parameters named
+    /// and were deployed with the twin's ([`map_ids`]).
+    mapped: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Twin {
@@ -306,10 +317,11 @@ impl Twin {
         let target =
             rt.block_on(async { LocalTarget::open_as(&dir.0, &inv.region, &inv.account, true) })?;
         let endpoint = format!("http://{}", target.served_at().unwrap_or("127.0.0.1:4566"));
-        let twin = Twin {
+        let mut twin = Twin {
             target,
             _dir: dir,
             endpoint,
+            mapped: BTreeMap::new(),
         };
         for found in nested_templates(inv) {
             match found {
@@ -335,24 +347,26 @@ impl Twin {
         for s in deploy_order(inv) {
             let mut zones = twin.zone_ids(inv);
             zones.extend(made.iter().cloned());
-            let mut named = zones
-                .iter()
+            let named: Vec<(String, String)> = zones
+                .into_iter()
                 .filter(|(account, _)| {
                     s.template.contains(account.as_str())
                         || s.parameters
                             .iter()
                             .any(|p| p.value.contains(account.as_str()))
                 })
-                .peekable();
-            if named.peek().is_some() {
-                let pairs: Vec<String> = named.map(|(a, t)| format!("{a} → {t}")).collect();
+                .collect();
+            if !named.is_empty() {
+                let pairs: Vec<String> = named.iter().map(|(a, t)| format!("{a} → {t}")).collect();
                 notes.push(format!(
                     "{}: the ids it names literally (hosted zones, EC2 ids, load balancer ARNs) are the twin's: {}",
                     s.name,
                     pairs.join(", ")
                 ));
             }
-            if let Err(why) = rt.block_on(twin.create(s, &zones))? {
+            let created = rt.block_on(twin.create(s, &named))?;
+            twin.mapped.insert(s.name.clone(), named);
+            if let Err(why) = created {
                 return Ok(Err(why));
             }
             made.extend(rt.block_on(twin.generated_ids(s)));
@@ -451,17 +465,34 @@ impl Twin {
             .collect()
     }
 
+    /// `logical id (type)` of every resource a live stack holds with a physical id; empty when
+    /// the stack is gone.
+    async fn holding(&self, name: &str) -> BTreeSet<String> {
+        let input = DescribeStackResourcesInput {
+            stack_name: Some(name.to_string()),
+            ..Default::default()
+        };
+        self.target
+            .engine()
+            .describe_stack_resources(&self.target.caller_of(), input)
+            .await
+            .map(|views| {
+                views
+                    .into_iter()
+                    .filter(|v| v.physical_resource_id.is_some())
+                    .map(|v| format!("{} ({})", v.logical_resource_id, v.resource_type))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     async fn create(
         &self,
         s: &cumulo_migrate::inventory::model::Stack,
         zones: &[(String, String)],
     ) -> anyhow::Result<Result<(), String>> {
         let engine = self.target.engine();
-        let twin_ids = |text: &str| {
-            zones.iter().fold(text.to_string(), |t, (account, twin)| {
-                t.replace(account, twin)
-            })
-        };
+        let twin_ids = |text: &str| map_ids(text, zones);
         let input = CreateStackInput {
             stack_name: s.name.clone(),
             template_body: Some(twin_ids(&s.template)),
@@ -797,18 +828,21 @@ impl Twin {
             return (false, format!("{name}: DeleteStack refused: {}", e.message));
         }
         let after = self.settle(&view.stack_id).await;
-        let status = after.map_or("missing".to_string(), |v| v.stack_status.to_string());
+        let status = after
+            .as_ref()
+            .map_or("missing".to_string(), |v| v.stack_status.to_string());
         if status == "DELETE_COMPLETE" {
-            (true, format!("{name}: DELETE_COMPLETE"))
-        } else {
-            (
-                false,
-                format!(
-                    "{name}: {status}{}",
-                    self.first_failure(&view.stack_id).await
-                ),
-            )
+            return (true, format!("{name}: DELETE_COMPLETE"));
         }
+        // A delete refused as a whole (an export still imported) puts the stack back where it
+        // was, with the reason on the stack rather than on a failed event.
+        let mut why = self.first_failure(&view.stack_id).await;
+        if why.is_empty()
+            && let Some(reason) = after.and_then(|v| v.stack_status_reason)
+        {
+            why = format!(": {reason}");
+        }
+        (false, format!("{name}: {status}{why}"))
     }
 
     /// Applies a retain patch through a change set the gate checks; executes it only if the
@@ -1120,17 +1154,28 @@ fn patched(
             .and_then(|a| a.iter().find(|t| t["name"] == name))
             .and_then(|t| t["retain_patch"]["sha256"].as_str())
             .unwrap_or_default();
-        if sha != twin_sha {
-            r.failures.push(format!(
-                "{name}: the twin's deployed template does not patch to the same bytes (SHA-256 {twin_sha}, not {sha})"
-            ));
-            continue;
-        }
-        let Some(text) = plan.files.get(path) else {
+        let Some(account_text) = plan.files.get(path) else {
             r.failures
                 .push(format!("{name}: no patch {path} in the plan"));
             continue;
         };
+        // The twin was deployed with the account's ids it could not reproduce mapped to its
+        // own: the patch it is handed is the account's patch under the same mapping, and that
+        // must be, byte for byte, the patch of the template the twin deployed.
+        let mapping = twin.mapped.get(name).cloned().unwrap_or_default();
+        let text = &map_ids(account_text, &mapping);
+        let mapped_sha = patch_sha256(text);
+        if mapped_sha != twin_sha {
+            r.failures.push(format!(
+                "{name}: the account's patch (SHA-256 {sha}){} is not the patch of the twin's deployed template (SHA-256 {twin_sha}, not {mapped_sha})",
+                mapped_note(&mapping)
+            ));
+            continue;
+        }
+        r.patched.push(format!(
+            "{name}: the account's patch (SHA-256 {sha}){} is byte for byte the patch of the twin's deployed template (SHA-256 {twin_sha})",
+            mapped_note(&mapping)
+        ));
         // The runbook's nested step: each nested stack's patch served where its parent's
         // TemplateURL points, so the parent's change set carries it.
         for (child, bucket, key) in nested_templates(inv).into_iter().flatten() {
@@ -1187,10 +1232,12 @@ fn patched(
     }
     let client = HttpReadClient::local(&twin.endpoint, &inv.region)?;
     let nested = nested_names(inv, &twin_inv);
+    let id_map: Vec<(String, String)> = twin.mapped.values().flatten().cloned().collect();
     let plans = Plans {
         account: manifest,
         account_inventory: inv,
         nested_names: &nested,
+        id_map: &id_map,
         twin: &twin_manifest,
         twin_inventory: &twin_inv,
     };
@@ -1229,10 +1276,36 @@ fn careless(
     twin.mark_buckets(&twin_inv, None)?;
     let before = twin.world(&inv.region)?;
     let sent_before = twin.sent_count();
-    for t in manifest["teardown_order"].as_array().into_iter().flatten() {
-        let name = t["stack"].as_str().unwrap_or_default();
+    let order: Vec<&str> = manifest["teardown_order"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["stack"].as_str())
+        .collect();
+    // What each stack holds before each delete: a delete whose handler updates another stack
+    // (Copilot's env-controller) shows as resources that stack lost during it.
+    let mut held: BTreeMap<&str, BTreeSet<String>> = order
+        .iter()
+        .map(|n| (*n, rt.block_on(twin.holding(n))))
+        .collect();
+    for (i, name) in order.iter().enumerate() {
         let (_, line) = rt.block_on(twin.delete(name));
         r.careless.deleted.push(line);
+        for other in &order[i + 1..] {
+            let now = rt.block_on(twin.holding(other));
+            let lost: Vec<&String> = held[other].difference(&now).collect();
+            if !lost.is_empty() {
+                r.careless.cascades.push(format!(
+                    "deleting {name} removed {} resource(s) from {other}: {}",
+                    lost.len(),
+                    lost.iter()
+                        .map(|l| l.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            held.insert(other, now);
+        }
     }
     r.careless.handler_requests = twin.handler_requests(sent_before);
     let after = twin.world(&inv.region)?;
@@ -1324,6 +1397,19 @@ fn careless(
         }
     }
     Ok(())
+}
+
+/// `, with its ids mapped to the twin's as its deploy was (a → b, ...)`, or nothing.
+fn mapped_note(mapping: &[(String, String)]) -> String {
+    if mapping.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = mapping.iter().map(|(a, t)| format!("{a} → {t}")).collect();
+    format!(
+        ", with the {} id(s) its deploy mapped to the twin's mapped the same way ({})",
+        mapping.len(),
+        pairs.join(", ")
+    )
 }
 
 /// Whether `path` is usable as `--out` (a directory, or nothing yet).

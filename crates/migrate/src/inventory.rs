@@ -5,5 +5,6 @@ pub mod answer;
 pub mod live;
 pub mod model;
 pub mod reads;
+pub mod recheck;
 pub mod seal;
 pub mod take;

@@ -201,6 +201,24 @@ const REFUSED_ON_CREATE: &[&str] = &[
     "provided",
 ];
 
+/// A template or parameter value with the account's ids the twin could not reproduce (hosted
+/// zone ids, EC2 ids, load balancer ARNs: `(account id, twin id)` pairs) replaced by the
+/// twin's, as the twin deploys it. The same mapping applied to the account's retain patch gives
+/// the patch the twin must be handed: retain patches only insert policy lines, so mapping and
+/// patching commute, and the result must equal the patch of the twin's deployed template byte
+/// for byte.
+pub fn map_ids(text: &str, pairs: &[(String, String)]) -> String {
+    pairs.iter().fold(text.to_string(), |t, (account, twin)| {
+        t.replace(account, twin)
+    })
+}
+
+/// The SHA-256 (hex) `generate` records for a retain patch.
+pub fn patch_sha256(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
 /// Whether AWS refuses to create a function with this runtime today.
 pub fn refused_on_create(runtime: &str) -> bool {
     REFUSED_ON_CREATE.contains(&runtime)
@@ -600,8 +618,110 @@ pub fn resolve_import(
                 found(ok, format!("DescribeResourcePolicies ({id})"))
             })
         }
+        // `<namespace>/<resource id>/<dimension>`; the resource id holds slashes.
+        "aws_appautoscaling_target" => {
+            let (namespace, rest) = id.split_once('/')?;
+            let (resource, dimension) = rest.rsplit_once('/')?;
+            read(
+                "application-autoscaling",
+                "DescribeScalableTargets",
+                serde_json::json!({"ServiceNamespace": namespace, "ResourceIds": [resource],
+                    "ScalableDimension": dimension}),
+            )
+            .and_then(|out| {
+                let ok = list(&out["ScalableTargets"])
+                    .iter()
+                    .any(|t| t["ResourceId"] == resource && t["ScalableDimension"] == dimension);
+                found(
+                    ok,
+                    format!("DescribeScalableTargets ({resource} {dimension})"),
+                )
+            })
+        }
+        // `<namespace>/<resource id>/<dimension>/<policy name>`.
+        "aws_appautoscaling_policy" => {
+            let (namespace, rest) = id.split_once('/')?;
+            let (rest, name) = rest.rsplit_once('/')?;
+            let (resource, dimension) = rest.rsplit_once('/')?;
+            read(
+                "application-autoscaling",
+                "DescribeScalingPolicies",
+                serde_json::json!({"ServiceNamespace": namespace, "ResourceId": resource,
+                    "ScalableDimension": dimension, "PolicyNames": [name]}),
+            )
+            .and_then(|out| {
+                let ok = list(&out["ScalingPolicies"])
+                    .iter()
+                    .any(|p| p["PolicyName"] == name && p["ResourceId"] == resource);
+                found(ok, format!("DescribeScalingPolicies ({resource} {name})"))
+            })
+        }
+        // The topic's ARN: the policy is an attribute of the topic.
+        "aws_sns_topic_policy" => read(
+            "sns",
+            "GetTopicAttributes",
+            serde_json::json!({"TopicArn": id}),
+        )
+        .and_then(|out| {
+            let ok = attribute(&out["Attributes"], "Policy").is_some();
+            found(ok, format!("GetTopicAttributes ({id} Policy)"))
+        }),
+        // The queue's URL: the policy is the queue's Policy attribute.
+        "aws_sqs_queue_policy" => read(
+            "sqs",
+            "GetQueueAttributes",
+            serde_json::json!({"QueueUrl": id, "AttributeNames": ["Policy"]}),
+        )
+        .and_then(|out| {
+            let ok = attribute(&out["Attributes"], "Policy").is_some();
+            found(ok, format!("GetQueueAttributes ({id} Policy)"))
+        }),
+        "aws_cloudwatch_metric_alarm" => read(
+            "monitoring",
+            "DescribeAlarms",
+            serde_json::json!({"AlarmNames.member.1": id}),
+        )
+        .and_then(|out| {
+            let ok = list(&out["MetricAlarms"])
+                .iter()
+                .any(|a| a["AlarmName"] == id);
+            found(ok, format!("DescribeAlarms ({id})"))
+        }),
+        // `<function>[:<qualifier>]/<statement id>`: a statement of the function's policy.
+        "aws_lambda_permission" => {
+            let (function, sid) = id.split_once('/')?;
+            let mut input = serde_json::json!({"FunctionName": function});
+            if let Some((name, qualifier)) = function.split_once(':') {
+                input = serde_json::json!({"FunctionName": name, "Qualifier": qualifier});
+            }
+            read("lambda", "GetPolicy", input).and_then(|out| {
+                let policy: Value = out["Policy"]
+                    .as_str()
+                    .and_then(|p| serde_json::from_str(p).ok())
+                    .unwrap_or_default();
+                let ok = list(&policy["Statement"]).iter().any(|s| s["Sid"] == sid);
+                found(ok, format!("GetPolicy ({function} statement {sid})"))
+            })
+        }
         _ => return None,
     })
+}
+
+/// An attribute of a `GetQueueAttributes`/`GetTopicAttributes` answer: a JSON map, or the
+/// query protocol's `entry` list of key/value pairs.
+fn attribute<'a>(attributes: &'a Value, name: &str) -> Option<&'a Value> {
+    if let Some(v) = attributes.get(name) {
+        return Some(v);
+    }
+    let entries = match attributes.get("entry") {
+        Some(Value::Array(a)) => a.iter().collect::<Vec<_>>(),
+        Some(one) => vec![one],
+        None => Vec::new(),
+    };
+    entries
+        .into_iter()
+        .find(|e| e["key"] == name)
+        .map(|e| &e["value"])
 }
 
 /// The zone, name, type and set identifier of an `aws_route53_record` import id
@@ -678,6 +798,9 @@ pub struct Plans<'a> {
     pub account_inventory: &'a Inventory,
     /// `(account name, twin name)` of each nested stack (their names are generated).
     pub nested_names: &'a [(String, String)],
+    /// `(account id, twin id)` the twin's deploys mapped ([`map_ids`]): an address naming one
+    /// (Copilot's alias record group's logical id carries its zone's id) names the twin's.
+    pub id_map: &'a [(String, String)],
     pub twin: &'a Value,
     pub twin_inventory: &'a Inventory,
 }
@@ -697,6 +820,7 @@ pub fn check_imports(
         account,
         account_inventory,
         nested_names,
+        id_map,
         twin,
         twin_inventory,
     } = *plans;
@@ -730,7 +854,9 @@ pub fn check_imports(
         // A nested stack's name is generated: its addresses carry the twin's name there.
         let twin_to = nested_names
             .iter()
-            .fold(to.clone(), |acc, (a, t)| acc.replace(a.as_str(), t));
+            .fold(map_ids(&to, id_map), |acc, (a, t)| {
+                acc.replace(a.as_str(), t)
+            });
         let same_address = twin_imports.iter().find(|t| t["to"] == twin_to.as_str());
         let Some(t) = same_address.or_else(by_signature) else {
             check.how =
@@ -854,6 +980,9 @@ pub struct Careless {
     pub survived: Vec<String>,
     /// Requests sent to custom-resource handlers by the deletes (`Delete` ones destroy).
     pub handler_requests: Vec<String>,
+    /// Per delete, the resources another stack still standing lost during it: a Delete
+    /// handler updating that stack (Copilot's env-controller cascade).
+    pub cascades: Vec<String>,
     /// Out-of-band objects gone.
     pub gone: Vec<(String, String)>,
 }
@@ -947,6 +1076,11 @@ pub fn markdown(r: &Rehearsal) -> String {
         "\nCustom-resource handler requests the deletes sent:\n"
     );
     bullets(&mut out, &c.handler_requests, "none");
+    let _ = writeln!(
+        out,
+        "\nResources a stack still standing lost during another's delete (a Delete handler updating it):\n"
+    );
+    bullets(&mut out, &c.cascades, "none");
     let _ = writeln!(out, "\nOut-of-band objects destroyed:\n");
     let gone: Vec<String> = c.gone.iter().map(|(_, d)| d.clone()).collect();
     bullets(&mut out, &gone, "none");
@@ -1179,6 +1313,79 @@ mod tests {
     }
 
     #[test]
+    fn scaling_alarms_permissions_and_resource_policies_resolve_through_their_reads() {
+        let resource = "service/c/web";
+        let dim = "ecs:service:DesiredCount";
+        let targets =
+            Fake(json!({"ScalableTargets": [{"ResourceId": resource, "ScalableDimension": dim}]}));
+        let ok = |client: &Fake, tf: &str, id: &str| {
+            matches!(resolve_import(client, tf, id), Some(Ok(_)))
+        };
+        assert!(ok(
+            &targets,
+            "aws_appautoscaling_target",
+            &format!("ecs/{resource}/{dim}")
+        ));
+        assert!(!ok(
+            &Fake(json!({"ScalableTargets": []})),
+            "aws_appautoscaling_target",
+            &format!("ecs/{resource}/{dim}")
+        ));
+        let policies =
+            Fake(json!({"ScalingPolicies": [{"PolicyName": "cpu", "ResourceId": resource}]}));
+        assert!(ok(
+            &policies,
+            "aws_appautoscaling_policy",
+            &format!("ecs/{resource}/{dim}/cpu")
+        ));
+        assert!(!ok(
+            &policies,
+            "aws_appautoscaling_policy",
+            &format!("ecs/{resource}/{dim}/mem")
+        ));
+        let alarms = Fake(json!({"MetricAlarms": {"AlarmName": "a"}}));
+        assert!(ok(&alarms, "aws_cloudwatch_metric_alarm", "a"));
+        assert!(!ok(&alarms, "aws_cloudwatch_metric_alarm", "b"));
+        let policy = Fake(json!({"Policy": "{\"Statement\": [{\"Sid\": \"s1\"}]}"}));
+        assert!(ok(&policy, "aws_lambda_permission", "fn/s1"));
+        assert!(!ok(&policy, "aws_lambda_permission", "fn:live/s2"));
+        // JSON (SQS) and the query protocol's entries (SNS).
+        assert!(ok(
+            &Fake(json!({"Attributes": {"Policy": "{}"}})),
+            "aws_sqs_queue_policy",
+            "q"
+        ));
+        assert!(!ok(
+            &Fake(json!({"Attributes": {}})),
+            "aws_sqs_queue_policy",
+            "q"
+        ));
+        let entries = json!({"Attributes": {"entry": [{"key": "Owner", "value": "1"},
+            {"key": "Policy", "value": "{}"}]}});
+        assert!(ok(&Fake(entries), "aws_sns_topic_policy", "arn:t"));
+        let one = json!({"Attributes": {"entry": {"key": "Owner", "value": "1"}}});
+        assert!(!ok(&Fake(one), "aws_sns_topic_policy", "arn:t"));
+    }
+
+    #[test]
+    fn mapping_ids_commutes_with_the_retain_patch() {
+        let template = "Resources:\n  AliasZACCOUNT:\n    Type: AWS::Route53::RecordSetGroup\n    Properties: {HostedZoneId: ZACCOUNT}\n  Rule:\n    Type: AWS::ElasticLoadBalancingV2::ListenerRule\n    Properties: {ListenerArn: arn:listener/a, SecurityGroups: [sg-a]}\n";
+        let pairs = vec![
+            ("ZACCOUNT".to_string(), "ZTWIN".to_string()),
+            ("arn:listener/a".to_string(), "arn:listener/b".to_string()),
+            ("sg-a".to_string(), "sg-b".to_string()),
+        ];
+        let patch = |t: &str| cumulo_template::retain::retain_patch(t).unwrap().text;
+        let twin = map_ids(template, &pairs);
+        assert!(twin.contains("AliasZTWIN") && !twin.contains("sg-a"));
+        assert_eq!(map_ids(&patch(template), &pairs), patch(&twin));
+        assert_eq!(
+            patch_sha256(&map_ids(&patch(template), &pairs)),
+            patch_sha256(&patch(&twin))
+        );
+    }
+
+    #[test]
     fn template_urls_in_every_s3_form() {
         for url in [
             "https://s3.amazonaws.com/b/k/t.yml",
@@ -1285,6 +1492,7 @@ mod tests {
             account: &account,
             account_inventory: &twin_inv,
             nested_names: &[],
+            id_map: &[],
             twin: &twin,
             twin_inventory: &twin_inv,
         };

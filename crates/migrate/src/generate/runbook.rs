@@ -56,7 +56,9 @@ pub(super) fn write(inv: &Inventory, manifest: &Value) -> String {
         out,
         "Stop every deployment to these stacks (pipelines, `copilot deploy`, `cdk deploy`, CI jobs) until step 6. \
          If any stack changed after the inventory was taken, take the inventory again and regenerate: the patches \
-         are of the templates as inventoried.\n"
+         are of the templates as inventoried. `cumulo migrate rehearse INVENTORY --recheck` (or `generate --recheck`) \
+         checks this for you: it reads every stack again, read-only, and refuses (exit 2) naming each status, last \
+         update or template that changed. By hand:\n"
     );
     let _ = writeln!(out, "```sh");
     for s in &roots {

@@ -88,6 +88,10 @@ const SFN: Protocol = json("1.0", "AWSStepFunctions");
 const DYNAMODB: Protocol = json("1.0", "DynamoDB_20120810");
 const CLOUDMAP: Protocol = json("1.1", "Route53AutoNaming_v20170314");
 const EVENTS: Protocol = json("1.1", "AWSEvents");
+const SCALING: Protocol = json("1.1", "AnyScaleFrontendService");
+const CLOUDWATCH: Protocol = Protocol::Query {
+    version: "2010-08-01",
+};
 
 const fn global(mut read: ReadOp) -> ReadOp {
     read.global = true;
@@ -185,6 +189,24 @@ pub static READS: &[ReadOp] = &[
         "DescribeMountTargets",
         Protocol::RestJson {
             path: "/2015-02-01/mount-targets",
+        },
+    ),
+    op(
+        "application-autoscaling",
+        "DescribeScalableTargets",
+        SCALING,
+    ),
+    op(
+        "application-autoscaling",
+        "DescribeScalingPolicies",
+        SCALING,
+    ),
+    op("monitoring", "DescribeAlarms", CLOUDWATCH),
+    op(
+        "lambda",
+        "GetPolicy",
+        Protocol::RestJson {
+            path: "/2015-03-31/functions/{FunctionName}/policy",
         },
     ),
 ];
