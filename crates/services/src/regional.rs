@@ -1,7 +1,8 @@
 //! Per-region state of several record kinds kept in one store table `(region, kind, <key>,
-//! doc)`, the shape ECS, EFS and Cloud Map share. A mutation works on a copy of the region and
-//! names the records it touched; the copy replaces the region only once those records are
-//! written through, so an error (or a failed write) leaves memory and disk as they were.
+//! doc)`, the shape ECS, EFS, Cloud Map and API Gateway share. A mutation works on a copy of
+//! the region and names the records it touched; the copy replaces the region only once those
+//! records are written through, so an error (or a failed write) leaves memory and disk as
+//! they were.
 
 use cumulo_store::rusqlite::{self, Connection, Transaction, params};
 use cumulo_store::{Store, StoreError};

@@ -29,19 +29,19 @@ pub(crate) mod wire;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::lambda::LambdaService;
+use crate::regional::Regional;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
-use state::{Region, Regions};
-use std::sync::{Arc, Mutex, MutexGuard};
+use state::Region;
+use std::sync::Arc;
 
 /// Where the data plane is reached without a `<api-id>.execute-api.` host (LocalStack's form).
 pub const EXECUTE_API_PATH: &str = "/_aws/execute-api/";
 
 /// The API Gateway service (v1 and v2).
 pub struct ApiGatewayService {
-    store: Arc<Store>,
-    regions: Mutex<Regions>,
+    regions: Regional<Region>,
     pub(crate) account_id: String,
     pub(crate) lambda: Arc<LambdaService>,
     /// Lambda authorizer answers by (authorizer id, identity), with their expiry.
@@ -56,23 +56,14 @@ impl ApiGatewayService {
         config: &Config,
         lambda: Arc<LambdaService>,
     ) -> Result<Self, StoreError> {
-        store.migrate("apigateway", state::MIGRATIONS)?;
-        let (regions, problems) = store.read(state::load)?;
-        for p in problems {
-            eprintln!("cumulo: apigateway: skipped unreadable stored record: {p}");
-        }
+        let regions = Regional::open(store, "apigateway", state::MIGRATIONS, state::TABLE)?;
         Ok(ApiGatewayService {
-            store,
-            regions: Mutex::new(regions),
+            regions,
             account_id: config.account_id.clone(),
             lambda,
             auth_cache: invoke::AuthCache::default(),
             connections: Default::default(),
         })
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Regions> {
-        self.regions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs `f` over a copy of the region and commits the records it touched; an error leaves
@@ -82,22 +73,11 @@ impl ApiGatewayService {
         region: &str,
         f: impl FnOnce(&mut Region) -> Result<T, AwsError>,
     ) -> Result<T, AwsError> {
-        let mut regions = self.lock();
-        let mut r = regions.get(region).cloned().unwrap_or_default();
-        r.dirty.clear();
-        let out = f(&mut r)?;
-        self.store
-            .write(|tx| state::save_dirty(tx, region, &r))
-            .map_err(|e| AwsError::internal(e.to_string()))?;
-        r.dirty.clear();
-        regions.insert(region.to_string(), r);
-        Ok(out)
+        self.regions.mutate(region, f)
     }
 
     pub(crate) fn read<T>(&self, region: &str, f: impl FnOnce(&Region) -> T) -> T {
-        let regions = self.lock();
-        let empty = Region::default();
-        f(regions.get(region).unwrap_or(&empty))
+        self.regions.read(region, f)
     }
 
     /// An upgrade request to the data plane (`/_aws/execute-api/<api-id>/<stage>`): `None` when
@@ -142,7 +122,7 @@ impl ApiGatewayService {
 
     /// The region holding an API of this id (v1 or v2): the data plane's URL names no region.
     pub(crate) fn region_of_api(&self, api_id: &str) -> Option<String> {
-        let regions = self.lock();
+        let regions = self.regions.lock();
         regions
             .iter()
             .find(|(_, r)| r.rest_apis.contains_key(api_id) || r.v2_apis.contains_key(api_id))

@@ -2229,7 +2229,7 @@ impl ApiGatewayService {
     pub fn tags_of(&self, arn: &str, v2: bool) -> Result<Value, AwsError> {
         let (region, path) = Self::arn_path(arn)?;
         let path = v2_path(&path, v2);
-        let mut regions = self.lock();
+        let mut regions = self.regions.lock();
         let r = regions.entry(region).or_default();
         let (_, _, doc) = Self::tagged(r, &path)
             .ok_or_else(|| not_found(format!("Invalid resource identifier specified: {arn}")))?;

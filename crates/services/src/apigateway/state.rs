@@ -4,10 +4,10 @@
 //! API keys, usage plans, custom domain names (with their base path mappings), and the v2
 //! APIs and domain names. Documents are in the API's member names, as Get answers them.
 
-use cumulo_store::rusqlite::{self, Connection, Transaction, params};
+use crate::regional::{Records, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const MIGRATIONS: &[&str] = &["CREATE TABLE apigateway_records (
         region TEXT NOT NULL,
@@ -133,6 +133,24 @@ impl Region {
     pub fn touch(&mut self, kind: &'static str, id: &str) {
         self.dirty.insert((kind, id.to_string()));
     }
+}
+
+/// The store table every record lives in.
+pub const TABLE: Table = Table {
+    name: "apigateway_records",
+    key: "id",
+};
+
+/// By hand rather than `records_by_kind!`: a usage plan is stored with its keys, and the
+/// account is one document, not a map.
+impl Records for Region {
+    fn touched(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.dirty.iter().map(|(kind, id)| (*kind, id.as_str()))
+    }
+
+    fn clear_touched(&mut self) {
+        self.dirty.clear();
+    }
 
     fn doc(&self, kind: &str, id: &str) -> serde_json::Result<Option<String>> {
         match kind {
@@ -178,47 +196,4 @@ impl Region {
         }
         Ok(())
     }
-}
-
-pub type Regions = HashMap<String, Region>;
-
-pub fn save_dirty(tx: &Transaction<'_>, region: &str, r: &Region) -> rusqlite::Result<()> {
-    for (kind, id) in &r.dirty {
-        match r
-            .doc(kind, id)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?
-        {
-            Some(doc) => tx.execute(
-                "INSERT OR REPLACE INTO apigateway_records(region, kind, id, doc) VALUES (?1, ?2, ?3, ?4)",
-                params![region, kind, id, doc],
-            )?,
-            None => tx.execute(
-                "DELETE FROM apigateway_records WHERE region = ?1 AND kind = ?2 AND id = ?3",
-                params![region, kind, id],
-            )?,
-        };
-    }
-    Ok(())
-}
-
-pub fn load(c: &Connection) -> rusqlite::Result<(Regions, Vec<String>)> {
-    let mut regions: Regions = HashMap::new();
-    let mut problems = Vec::new();
-    let mut stmt = c.prepare("SELECT region, kind, id, doc FROM apigateway_records")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (region, kind, id, doc) = row?;
-        let r = regions.entry(region.clone()).or_default();
-        if let Err(e) = r.put(&kind, id.clone(), &doc) {
-            problems.push(format!("{region} {kind} {id}: {e}"));
-        }
-    }
-    Ok((regions, problems))
 }
