@@ -36,7 +36,7 @@ fn query_error(cause: String) -> Failure {
 }
 
 /// The expression inside `{% ... %}`, if `s` is one.
-fn expression(s: &str) -> Option<&str> {
+pub(super) fn expression(s: &str) -> Option<&str> {
     s.trim()
         .strip_prefix("{%")
         .and_then(|r| r.strip_suffix("%}"))

@@ -191,6 +191,7 @@ pub async fn resume(
         entered_id: checkpoint.entered_id,
     };
     let scope = Scope::top(machine);
+    scope.assign(&checkpoint.variables);
     match run_state(
         exec,
         machine,
@@ -330,7 +331,7 @@ fn run_state<'a>(
                     lane,
                     &format!("{kind}StateEntered"),
                     Some(("stateEnteredEventDetails", io("input", name, &raw))),
-                    top.then_some((name, &raw)),
+                    top.then(|| (name, &raw, scope.vars())),
                 );
                 (t, id)
             }
