@@ -975,7 +975,7 @@ fn stringify(v: &V) -> String {
     }
 }
 
-const BUILTINS: [&str; 56] = [
+const BUILTINS: [&str; 65] = [
     "string",
     "number",
     "boolean",
@@ -1032,6 +1032,15 @@ const BUILTINS: [&str; 56] = [
     "toMillis",
     "fromMillis",
     "match",
+    "error",
+    "assert",
+    "sift",
+    "shuffle",
+    "formatBase",
+    "encodeUrlComponent",
+    "encodeUrl",
+    "decodeUrlComponent",
+    "decodeUrl",
 ];
 
 fn is_builtin(n: &str) -> bool {
@@ -1805,6 +1814,130 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
             ))
         }
         "millis" => j(json!(chrono::Utc::now().timestamp_millis())),
+        "error" => {
+            let m = text_arg(name, &a0, 1)?;
+            return err(format!(
+                "D3137: {}",
+                m.unwrap_or_else(|| "$error() function evaluated".into())
+            ));
+        }
+        "assert" => match a0 {
+            Some(V::J(Value::Bool(true))) => None,
+            Some(V::J(Value::Bool(false))) => {
+                let m = text_arg(name, &a(1), 2)?;
+                return err(format!(
+                    "D3141: {}",
+                    m.unwrap_or_else(|| "$assert() statement failed".into())
+                ));
+            }
+            _ => {
+                return err(
+                    "T0410: Argument 1 of function \"assert\" does not match function signature",
+                );
+            }
+        },
+        "sift" => {
+            let Some(V::J(Value::Object(m))) = &a0 else {
+                return Ok(None);
+            };
+            let f = func_arg(name, &a(1), 2)?;
+            let n = arity(&f);
+            let mut out = Map::new();
+            for (k, v) in m {
+                let mut call = vec![j(v.clone()), j(json!(k)), a0.clone()];
+                call.truncate(n.max(1));
+                if truthy(&apply(&f, call, input, cx)?) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            if out.is_empty() {
+                None
+            } else {
+                j(Value::Object(out))
+            }
+        }
+        "shuffle" => {
+            use rand::seq::SliceRandom;
+            let mut v = items(&a0);
+            if a0.is_none() {
+                return Ok(None);
+            }
+            v.shuffle(&mut rand::rng());
+            j(Value::Array(v))
+        }
+        "formatBase" => {
+            let Some(x) = num_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let radix = num_arg(name, &a(1), 2)?.unwrap_or(10.0);
+            if !(2.0..=36.0).contains(&radix) {
+                return err(format!(
+                    "D3100: The radix of the formatBase function must be between 2 and 36.  It was given {}",
+                    num(radix)
+                ));
+            }
+            let mut n = x.round().abs() as u64;
+            let radix = radix as u64;
+            let mut digits = Vec::new();
+            loop {
+                digits.push(std::char::from_digit((n % radix) as u32, radix as u32).unwrap_or('0'));
+                n /= radix;
+                if n == 0 {
+                    break;
+                }
+            }
+            if x.round() < 0.0 {
+                digits.push('-');
+            }
+            j(json!(digits.iter().rev().collect::<String>()))
+        }
+        "encodeUrlComponent" | "encodeUrl" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let keep = if name == "encodeUrl" {
+                "-_.!~*'();,/?:@&=+$#"
+            } else {
+                "-_.!~*'()"
+            };
+            let mut out = String::new();
+            for c in s.chars() {
+                if c.is_ascii_alphanumeric() || keep.contains(c) {
+                    out.push(c);
+                } else {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("%{b:02X}"));
+                    }
+                }
+            }
+            j(json!(out))
+        }
+        "decodeUrlComponent" | "decodeUrl" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let malformed = || {
+                Error(format!(
+                    "D3140: Malformed URL passed to ${name}(): {}",
+                    json!(s)
+                ))
+            };
+            let bytes = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b'%' {
+                    let hex = s.get(i + 1..i + 3).ok_or_else(malformed)?;
+                    out.push(u8::from_str_radix(hex, 16).map_err(|_| malformed())?);
+                    i += 3;
+                } else {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+            j(json!(String::from_utf8(out).map_err(|_| malformed())?))
+        }
         "toMillis" => {
             let Some(s) = text_arg(name, &a0, 1)? else {
                 return Ok(None);
@@ -2192,6 +2325,59 @@ mod tests {
                 "{src}: {}",
                 e.0
             );
+        }
+    }
+
+    #[test]
+    fn further_standard_functions() {
+        let cases: &[(&str, Value)] = &[
+            (
+                "$sift({'a': 1, 'b': 2, 'c': 3}, function($v) { $v > 1 })",
+                json!({"b": 2, "c": 3}),
+            ),
+            ("$count($shuffle([1, 2, 3]))", json!(3)),
+            ("$sort($shuffle([3, 1, 2]))", json!([1, 2, 3])),
+            ("$formatBase(100, 2)", json!("1100100")),
+            ("$formatBase(-255, 16)", json!("-ff")),
+            (
+                "$encodeUrlComponent('?x=a b&é')",
+                json!("%3Fx%3Da%20b%26%C3%A9"),
+            ),
+            (
+                "$encodeUrl('https://h/p?q=a b')",
+                json!("https://h/p?q=a%20b"),
+            ),
+            (
+                "$decodeUrlComponent('%3Fx%3Da%20b%26%C3%A9')",
+                json!("?x=a b&é"),
+            ),
+            (
+                "$decodeUrl('https://h/p?q=a%20b')",
+                json!("https://h/p?q=a b"),
+            ),
+            ("($assert(true, 'no'); 1)", json!(1)),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, json!({})).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        let errors = [
+            ("$error('stop here')", "D3137: stop here"),
+            ("$assert(1 = 2, 'one is not two')", "D3141: one is not two"),
+            (
+                "$formatBase(1, 40)",
+                "D3100: The radix of the formatBase function must be between 2 and 36.  It was given 40",
+            ),
+            (
+                "$decodeUrl('%E0%A4%A')",
+                "D3140: Malformed URL passed to $decodeUrl(): \"%E0%A4%A\"",
+            ),
+        ];
+        for (src, want) in errors {
+            assert_eq!(run(src, json!({})).unwrap_err().0, want, "{src}");
         }
     }
 
