@@ -373,3 +373,14 @@ def test_variables_survive_a_restart_mid_execution(fresh_server):
         d = wait_done(sfn, ex)
         assert d["status"] == "SUCCEEDED", d
         assert json.loads(d["output"]) == {"who": "ann", "n": 42}
+
+
+def test_order_by_and_grouping(sfn):
+    d, _ = pass_output(sfn, {
+        "cheapest_first": "{% $states.input.items^(price).sku %}",
+        "by_cat": "{% $states.input.items{cat: $sum(price)} %}",
+    }, {"items": [{"sku": "a", "cat": "x", "price": 5}, {"sku": "b", "cat": "y", "price": 1},
+                  {"sku": "c", "cat": "x", "price": 3}]})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"cheapest_first": ["b", "c", "a"],
+                                       "by_cat": {"x": 8, "y": 1}}

@@ -29,9 +29,9 @@ enum Tok {
     Regex(String, String),
 }
 
-const OPS: [&str; 28] = [
+const OPS: [&str; 29] = [
     ":=", "~>", "..", "!=", "<=", ">=", "**", ".", "[", "]", "{", "}", "(", ")", ",", ":", ";",
-    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|",
+    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|", "^",
 ];
 
 /// Whether a `/` after these tokens starts a regular expression (an operand is expected)
@@ -221,7 +221,6 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
             let rest: String = cs[i..cs.len().min(i + 2)].iter().collect();
             let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) else {
                 return match c {
-                    '^' => unsupported("The order-by operator ^( )"),
                     '#' => unsupported("The positional variable binding operator #"),
                     '@' => unsupported("The context variable binding operator @"),
                     _ => err(format!("S0204: Unknown operator: \"{c}\"")),
@@ -255,6 +254,10 @@ enum Node {
     Range(Box<Node>, Box<Node>),
     Chain(Box<Node>, Box<Node>),
     Regex(Rc<regex::Regex>),
+    /// `sequence^(>key, key)`: the sequence sorted (stably) by its terms.
+    OrderBy(Box<Node>, Vec<(bool, Node)>),
+    /// `sequence{key: value}`: the items grouped by key, each group's value evaluated over it.
+    Group(Box<Node>, Vec<(Node, Node)>),
     /// `| location | update [, delete] |`: a function copying its argument with the objects
     /// `location` selects updated.
     Transform(Rc<(Node, Node, Option<Node>)>),
@@ -280,7 +283,8 @@ struct Parser {
 fn bp(op: &str) -> u8 {
     match op {
         "." => 75,
-        "[" | "(" => 80,
+        "[" | "(" | "^" => 80,
+        "{" => 70,
         "*" | "/" | "%" => 60,
         "+" | "-" | "&" => 50,
         "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" => 40,
@@ -306,8 +310,6 @@ impl Parser {
             Ok(())
         } else if self.peek().is_none() {
             err(format!("S0203: Expected \"{o}\" before end of expression"))
-        } else if self.is_op("{") {
-            unsupported("Grouping with { } after an expression")
         } else {
             err(format!(
                 "S0202: Expected \"{o}\", got {}",
@@ -334,7 +336,17 @@ impl Parser {
             }
             self.at += 1;
             left = match op {
-                "." => Node::Path(Box::new(left), Box::new(self.expr(p)?)),
+                // An order-by or a grouping sorts or groups the whole path before it, not
+                // only its last step.
+                "." => match self.expr(p)? {
+                    Node::OrderBy(step, terms) => {
+                        Node::OrderBy(Box::new(Node::Path(Box::new(left), step)), terms)
+                    }
+                    Node::Group(step, pairs) => {
+                        Node::Group(Box::new(Node::Path(Box::new(left), step)), pairs)
+                    }
+                    step => Node::Path(Box::new(left), Box::new(step)),
+                },
                 "[" => {
                     if self.is_op("]") {
                         self.at += 1;
@@ -346,6 +358,8 @@ impl Parser {
                     }
                 }
                 "(" => Node::Call(Box::new(left), self.list(")")?),
+                "^" => Node::OrderBy(Box::new(left), self.order_terms()?),
+                "{" => Node::Group(Box::new(left), self.pairs()?),
                 "?" => {
                     let then = self.expr(0)?;
                     let other = if self.is_op(":") {
@@ -369,6 +383,49 @@ impl Parser {
             };
         }
         Ok(left)
+    }
+
+    /// An object constructor's `key: value` pairs after its `{`, through its `}`.
+    fn pairs(&mut self) -> R<Vec<(Node, Node)>> {
+        let mut pairs = Vec::new();
+        if !self.is_op("}") {
+            loop {
+                let k = self.expr(0)?;
+                self.expect(":")?;
+                let v = self.expr(0)?;
+                pairs.push((k, v));
+                if self.is_op(",") {
+                    self.at += 1;
+                    continue;
+                }
+                break;
+            }
+        }
+        self.expect("}")?;
+        Ok(pairs)
+    }
+
+    /// An order-by's terms after its `^`: `(>price, name)`, `>` descending.
+    fn order_terms(&mut self) -> R<Vec<(bool, Node)>> {
+        self.expect("(")?;
+        let mut terms = Vec::new();
+        loop {
+            let descending = if self.is_op(">") || self.is_op("<") {
+                let d = self.is_op(">");
+                self.at += 1;
+                d
+            } else {
+                false
+            };
+            terms.push((descending, self.expr(0)?));
+            if self.is_op(",") {
+                self.at += 1;
+                continue;
+            }
+            break;
+        }
+        self.expect(")")?;
+        Ok(terms)
     }
 
     fn list(&mut self, close: &str) -> R<Vec<Node>> {
@@ -457,24 +514,7 @@ impl Parser {
                 self.expect(")")?;
                 Node::Block(body)
             }
-            Tok::Op("{") => {
-                let mut pairs = Vec::new();
-                if !self.is_op("}") {
-                    loop {
-                        let k = self.expr(0)?;
-                        self.expect(":")?;
-                        let v = self.expr(0)?;
-                        pairs.push((k, v));
-                        if self.is_op(",") {
-                            self.at += 1;
-                            continue;
-                        }
-                        break;
-                    }
-                }
-                self.expect("}")?;
-                Node::Object(pairs)
-            }
+            Tok::Op("{") => Node::Object(self.pairs()?),
             Tok::Op("%") => return unsupported("The parent operator %"),
             Tok::Op("**") => return unsupported("The descendant operator **"),
             Tok::Op(o) => {
@@ -492,9 +532,6 @@ fn parse(src: &str) -> R<Node> {
         at: 0,
     };
     let n = p.expr(0)?;
-    if p.is_op("{") {
-        return unsupported("Grouping with { } after an expression");
-    }
     if p.at < p.toks.len() {
         return err(format!("S0201: Syntax error: {}", shown(p.peek())));
     }
@@ -820,8 +857,109 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
         }
         Node::Range(..) => return err("The range operator (..) is only allowed in arrays"),
         Node::Regex(r) => Some(V::F(Func::Regex(r.clone()))),
+        Node::OrderBy(l, terms) => order_by(l, terms, input, env, cx)?,
+        Node::Group(l, pairs) => group(l, pairs, input, env, cx)?,
         Node::Transform(t) => Some(V::F(Func::Transform(t.clone(), env.clone()))),
     })
+}
+
+/// `sequence^(terms)`: a stable sort; items without a key go last, as JSONata places them.
+fn order_by(l: &Node, terms: &[(bool, Node)], input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    let Some(left) = eval(l, input, env, cx)? else {
+        return Ok(None);
+    };
+    let mut keyed = Vec::new();
+    for it in items(&Some(left)) {
+        let mut keys = Vec::new();
+        for (_, t) in terms {
+            keys.push(match eval(t, &j(it.clone()), env, cx)? {
+                None => None,
+                Some(V::J(k @ (Value::Number(_) | Value::String(_)))) => Some(k),
+                _ => {
+                    return err(
+                        "T2008: The expressions within an order-by clause must evaluate to numeric or string values",
+                    );
+                }
+            });
+        }
+        keyed.push((keys, it));
+    }
+    let mut mismatch = None;
+    keyed.sort_by(|(a, _), (b, _)| {
+        for (k, (desc, _)) in terms.iter().enumerate() {
+            let ord = match (&a[k], &b[k]) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, _) => std::cmp::Ordering::Greater,
+                (_, None) => std::cmp::Ordering::Less,
+                (Some(Value::Number(x)), Some(Value::Number(y))) => x
+                    .as_f64()
+                    .partial_cmp(&y.as_f64())
+                    .unwrap_or(std::cmp::Ordering::Equal),
+                (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+                (Some(x), Some(y)) => {
+                    mismatch.get_or_insert((x.clone(), y.clone()));
+                    std::cmp::Ordering::Equal
+                }
+            };
+            let ord = if *desc && a[k].is_some() && b[k].is_some() {
+                ord.reverse()
+            } else {
+                ord
+            };
+            if ord.is_ne() {
+                return ord;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    if let Some((x, y)) = mismatch {
+        return err(format!(
+            "T2007: Type mismatch when comparing values {x} and {y} in order-by clause"
+        ));
+    }
+    Ok(seq(keyed.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// `sequence{key: value}`: items grouped by their key (first-seen order), each pair's value
+/// evaluated over its group (one item, or the array of them).
+fn group(l: &Node, pairs: &[(Node, Node)], input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    let Some(left) = eval(l, input, env, cx)? else {
+        return Ok(None);
+    };
+    let mut groups: Vec<(String, usize, Vec<Value>)> = Vec::new();
+    for it in items(&Some(left)) {
+        for (p, (k, _)) in pairs.iter().enumerate() {
+            let key = match eval(k, &j(it.clone()), env, cx)? {
+                None => continue,
+                Some(V::J(Value::String(s))) => s,
+                Some(V::J(v)) => {
+                    return err(format!(
+                        "T1003: Key in object structure must evaluate to a string; got: {v}"
+                    ));
+                }
+                Some(V::F(_)) => {
+                    return err("T1003: Key in object structure must evaluate to a string");
+                }
+            };
+            match groups.iter_mut().find(|(g, _, _)| *g == key) {
+                Some((_, q, _)) if *q != p => {
+                    return err(format!(
+                        "D1009: Multiple key definitions evaluate to same key: {}",
+                        Value::String(key)
+                    ));
+                }
+                Some((_, _, members)) => members.push(it.clone()),
+                None => groups.push((key, p, vec![it.clone()])),
+            }
+        }
+    }
+    let mut m = Map::new();
+    for (key, p, members) in groups {
+        if let Some(V::J(v)) = eval(&pairs[p].1, &seq(members), env, cx)? {
+            m.insert(key, v);
+        }
+    }
+    Ok(j(Value::Object(m)))
 }
 
 fn flatten(items: impl Iterator<Item = Value>) -> Vec<Value> {
@@ -2310,14 +2448,7 @@ mod tests {
             Err("Expected \")\" before end of expression".into())
         );
         // What AWS accepts but cumulo does not evaluate is not refused at definition time.
-        for src in [
-            "$states.input.**.b",
-            "a.%.b",
-            "a^(b)",
-            "a{b: c}",
-            "a#$i",
-            "a@$v.b",
-        ] {
+        for src in ["$states.input.**.b", "a.%.b", "a#$i", "a@$v.b"] {
             assert_eq!(check(src), Ok(()), "{src}");
             let e = run(src, json!({})).unwrap_err();
             assert!(
@@ -2326,6 +2457,47 @@ mod tests {
                 e.0
             );
         }
+    }
+
+    #[test]
+    fn order_by_and_grouping() {
+        let input = json!({"items": [
+            {"sku": "a", "cat": "x", "price": 5},
+            {"sku": "b", "cat": "y", "price": 9},
+            {"sku": "c", "cat": "x", "price": 7},
+            {"sku": "d", "cat": "y"}]});
+        let cases: &[(&str, Value)] = &[
+            ("items^(price).sku", json!(["a", "c", "b", "d"])),
+            ("items^(>price).sku", json!(["b", "c", "a", "d"])),
+            ("items^(cat, >price).sku", json!(["c", "a", "b", "d"])),
+            ("items{cat: $sum(price)}", json!({"x": 12, "y": 9})),
+            ("items{cat: sku}", json!({"x": ["a", "c"], "y": ["b", "d"]})),
+            ("items[price > 6]{sku: price}", json!({"b": 9, "c": 7})),
+            ("$states.input.items^(sku)[0].sku", json!("a")),
+            (
+                "[{'o': [{'p': 3}, {'p': 1}]}, {'o': [{'p': 2}]}].o^(p).p",
+                json!([1, 2, 3]),
+            ),
+            (
+                "[{'o': [{'c': 'x'}]}, {'o': [{'c': 'x'}]}].o{c: $count($)}",
+                json!({"x": 2}),
+            ),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, input.clone()).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        let e = run("[{'a': 1}, {'a': 'x'}]^(a)", json!({})).unwrap_err();
+        assert!(e.0.starts_with("T2007: "), "{}", e.0);
+        let e = run("items{sku: 1, sku: 2}", input.clone()).unwrap_err();
+        assert!(e.0.starts_with("D1009: "), "{}", e.0);
+        assert_eq!(
+            check("items^(price"),
+            Err("Expected \")\" before end of expression".into())
+        );
     }
 
     #[test]
