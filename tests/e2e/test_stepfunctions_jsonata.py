@@ -384,3 +384,18 @@ def test_order_by_and_grouping(sfn):
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == {"cheapest_first": ["b", "c", "a"],
                                        "by_cat": {"x": 8, "y": 1}}
+
+
+def test_redrive_keeps_the_variables_of_the_states_that_succeeded(sfn):
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"who": "{% $states.input.who %}"}, "Next": "Use"},
+        "Use": {"Type": "Pass", "End": True, "Output": (
+            "{% $states.context.Execution.RedriveCount = 0 ? $error('first attempt') "
+            ": {'who': $who} %}")}}}
+    d, _ = run(sfn, definition, {"who": "ann"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert d["cause"].endswith("threw an error during evaluation. D3137: first attempt"), d["cause"]
+    sfn.redrive_execution(executionArn=d["executionArn"])
+    d = wait_done(sfn, d["executionArn"])
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"who": "ann"}

@@ -143,6 +143,23 @@ pub fn run_states<'a>(
     })
 }
 
+/// Runs the execution's states again from the state a checkpoint names (a redrive), with the
+/// variables in scope when it was entered: the states that succeeded are not run again, so
+/// what they assigned must still be there.
+pub fn run_from<'a>(
+    exec: &'a Arc<Exec>,
+    machine: &'a Value,
+    checkpoint: &'a super::Checkpoint,
+    lane: &'a Lane,
+) -> Boxed<'a, Result<Value, Failure>> {
+    Box::pin(async move {
+        let scope = Scope::top(machine);
+        scope.assign(&checkpoint.variables);
+        let (start, input) = (checkpoint.state.clone(), checkpoint.input.clone());
+        run_scope(exec, machine, start, input, lane, true, &scope).await
+    })
+}
+
 /// Runs the states of one scope (see [`run_states`]) with its variables.
 fn run_scope<'a>(
     exec: &'a Arc<Exec>,
