@@ -399,3 +399,17 @@ def test_redrive_keeps_the_variables_of_the_states_that_succeeded(sfn):
     d = wait_done(sfn, d["executionArn"])
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == {"who": "ann"}
+
+
+def test_number_pictures_and_descendants(sfn):
+    d, _ = pass_output(sfn, {
+        "money": "{% $formatNumber($states.input.total, '#,##0.00') %}",
+        "euro": "{% $formatNumber($states.input.total, '#.##0,00', "
+                "{'decimal-separator': ',', 'grouping-separator': '.'}) %}",
+        "padded": "{% $formatInteger(7, '000') %}",
+        "back": "{% $parseInteger('1,234', '#,##0') %}",
+        "ids": "{% $states.input.**.id %}",
+    }, {"total": 1234.5, "a": {"id": 1, "b": [{"id": 2}]}})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"money": "1,234.50", "euro": "1.234,50",
+                                       "padded": "007", "back": 1234, "ids": [1, 2]}

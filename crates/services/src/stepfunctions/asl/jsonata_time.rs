@@ -189,7 +189,7 @@ fn offset(tz: Option<&str>) -> Result<FixedOffset, String> {
         .ok_or_else(|| format!("The timezone '{tz}' must be a string of the form \"±HHMM\""))
 }
 
-fn roman(mut n: i64) -> String {
+pub(super) fn roman(mut n: i64) -> String {
     let table = [
         (1000, "M"),
         (900, "CM"),

@@ -7,6 +7,7 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod jsonata;
+mod jsonata_number;
 mod jsonata_states;
 mod jsonata_time;
 pub mod path;
