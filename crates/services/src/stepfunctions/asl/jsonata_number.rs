@@ -88,7 +88,7 @@ pub fn format_number(
         let digits: Vec<char> = int.chars().collect();
         let mut out = String::new();
         for (i, c) in digits.iter().enumerate() {
-            if i > 0 && (digits.len() - i) % g == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(g) {
                 out.push(group);
             }
             out.push(*c);
@@ -130,7 +130,7 @@ pub fn format_integer(n: i64, picture: &str) -> Result<String, String> {
         let cs: Vec<char> = s.chars().collect();
         s = String::new();
         for (i, c) in cs.iter().enumerate() {
-            if i > 0 && (cs.len() - i) % g == 0 {
+            if i > 0 && (cs.len() - i).is_multiple_of(g) {
                 s.push(sep);
             }
             s.push(*c);
