@@ -602,6 +602,8 @@ fn seq(mut items: Vec<Value>) -> O {
 
 struct Ctx<'a> {
     root: &'a Value,
+    /// The evaluation's one "now": every `$now()`/`$millis()` in it answers the same.
+    now: i64,
 }
 
 /// Whether `src` parses: the parser's message (without JSONata's code) when it does not.
@@ -649,7 +651,10 @@ pub fn evaluate_opt(
         ),
         parent: None,
     });
-    let cx = Ctx { root: input };
+    let cx = Ctx {
+        root: input,
+        now: chrono::Utc::now().timestamp_millis(),
+    };
     match eval(&node, &Some(V::J(input.clone())), &env, &cx)? {
         None => Ok(None),
         Some(V::J(v)) => Ok(Some(v)),
@@ -1529,7 +1534,14 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
     let a = |i: usize| args.get(i).cloned().flatten();
     let a0 = a(0);
     Ok(match name {
-        "string" => a0.map(|v| V::J(Value::String(stringify(&v)))),
+        "string" => match (a0, a(1)) {
+            (Some(V::J(v)), Some(V::J(Value::Bool(true)))) if !v.is_string() => {
+                serde_json::to_string_pretty(&v)
+                    .ok()
+                    .map(|s| V::J(json!(s)))
+            }
+            (v, _) => v.map(|v| V::J(Value::String(stringify(&v)))),
+        },
         "number" => match &a0 {
             None => None,
             Some(V::J(Value::Number(n))) => j(Value::Number(n.clone())),
@@ -1962,7 +1974,7 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
         }
         "now" | "fromMillis" => {
             let (ms, at) = if name == "now" {
-                (chrono::Utc::now().timestamp_millis(), 0)
+                (cx.now, 0)
             } else {
                 match num_arg(name, &a0, 1)? {
                     Some(ms) => (ms.floor() as i64, 1),
@@ -1976,7 +1988,7 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
                     .map_err(Error)?
             ))
         }
-        "millis" => j(json!(chrono::Utc::now().timestamp_millis())),
+        "millis" => j(json!(cx.now)),
         "error" => {
             let m = text_arg(name, &a0, 1)?;
             return err(format!(
@@ -2437,6 +2449,12 @@ mod tests {
             ),
             ("$toMillis($now()) > 1700000000000", json!(true)),
             ("$length($now('[Y0001]-[M01]-[D01]'))", json!(10)),
+            ("$now() = $now() and $millis() = $millis()", json!(true)),
+            ("$toMillis($now()) = $millis()", json!(true)),
+            (
+                "$string({'a': [1]}, true)",
+                json!("{\n  \"a\": [\n    1\n  ]\n}"),
+            ),
             (
                 "$substring($now('[H01]:[m01][Z]', '+0530'), 5)",
                 json!("+05:30"),
