@@ -631,6 +631,10 @@ fn is_code(s: &str) -> bool {
         && s[1..].chars().all(|c| c.is_ascii_digit())
 }
 
+/// The error an expression whose value is a function ends with: JSON cannot hold it, and AWS
+/// reports it as "an unsupported result type".
+pub const FUNCTION_RESULT: &str = "The expression's value is a function";
+
 /// Evaluates `src` against `input` with the given variable bindings (names without `$`).
 pub fn evaluate(src: &str, input: &Value, vars: &Map<String, Value>) -> Result<Value, Error> {
     Ok(evaluate_opt(src, input, vars)?.unwrap_or(Value::Null))
@@ -658,7 +662,7 @@ pub fn evaluate_opt(
     match eval(&node, &Some(V::J(input.clone())), &env, &cx)? {
         None => Ok(None),
         Some(V::J(v)) => Ok(Some(v)),
-        Some(V::F(_)) => Ok(Some(json!(""))),
+        Some(V::F(_)) => Err(Error(FUNCTION_RESULT.into())),
     }
 }
 

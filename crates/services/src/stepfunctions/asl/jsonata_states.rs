@@ -53,6 +53,11 @@ fn eval(t: &Value, vars: &Map<String, Value>, location: &str) -> Result<Value, F
                 Ok(None) => Err(query_error(format!(
                     "The JSONata expression '{e}' specified for the field '{location}' returned nothing (undefined)."
                 ))),
+                Err(jsonata::Error(m)) if m == jsonata::FUNCTION_RESULT => {
+                    Err(query_error(format!(
+                        "The JSONata expression '{e}' specified for the field '{location}' returned an unsupported result type."
+                    )))
+                }
                 Err(jsonata::Error(m)) => Err(query_error(format!(
                     "The JSONata expression '{e}' specified for the field '{location}' threw an error during evaluation. {m}"
                 ))),
@@ -337,6 +342,11 @@ mod tests {
         assert_eq!(
             f.cause,
             "The JSONata expression '$doesNotExist' specified for the field 'Output/result' returned nothing (undefined)."
+        );
+        let f = eval(&json!("{% $fn := function($x){$x} %}"), &vars, "Items").unwrap_err();
+        assert_eq!(
+            f.cause,
+            "The JSONata expression '$fn := function($x){$x}' specified for the field 'Items' returned an unsupported result type."
         );
         let f = eval(&json!("{% $nope(1) %}"), &vars, "Output").unwrap_err();
         assert!(
