@@ -31,6 +31,18 @@ fn bindings(ctx: &Value, input: &Value, extra: &[(&str, &Value)]) -> Map<String,
     vars
 }
 
+/// A value's type as AWS names it in "returned an unexpected result type" causes.
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn query_error(cause: String) -> Failure {
     Failure::new("States.QueryEvaluationError", cause)
 }
@@ -105,7 +117,7 @@ fn number(state: &Value, key: &str, vars: &Map<String, Value>) -> Result<Option<
         Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n)),
         _ => Err(query_error(format!(
             "The JSONata expression specified for the field '{key}' returned an unexpected result type. Expected 'integer', but was '{}' for value: {v}",
-            crate::providers::json_type(&v)
+            type_name(&v)
         ))),
     }
 }
@@ -205,7 +217,7 @@ pub async fn body(
                 let Value::Bool(hit) = cond else {
                     return Err(query_error(format!(
                         "The JSONata expression specified for the field '{loc}' returned an unexpected result type. Expected 'boolean', but was '{}' for value: {cond}",
-                        crate::providers::json_type(&cond)
+                        type_name(&cond)
                     )));
                 };
                 if hit {
@@ -270,7 +282,7 @@ pub async fn body(
                             let e = state["Items"].as_str().and_then(expression).unwrap_or("");
                             return Err(query_error(format!(
                                 "The JSONata expression '{e}' specified for the field 'Items' returned an unexpected result type. Expected 'array', but was '{}' for value: {items}",
-                                crate::providers::json_type(&items)
+                                type_name(&items)
                             )));
                         }
                         let select = |ctx: &Value| {

@@ -388,11 +388,20 @@ fn run_state<'a>(
         .map_err(wrap);
         let evaluation_failed = |f: &Failure| {
             if f.error == "States.QueryEvaluationError" {
+                // A Map whose own expression failed (not an iteration, which has ended it
+                // already) ends with MapStateFailed after the evaluation's event, as recorded.
+                let map_ended = exec
+                    .history()
+                    .last()
+                    .is_some_and(|e| e.kind == "MapStateFailed");
                 exec.emit(
                     lane,
                     "EvaluationFailed",
                     Some(("evaluationFailedEventDetails", evaluation_details(f, name))),
                 );
+                if kind == "Map" && !map_ended {
+                    exec.emit(lane, "MapStateFailed", None);
+                }
             }
         };
         let (output, next, assigned) = match outcome {
