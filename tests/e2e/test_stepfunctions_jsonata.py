@@ -3,6 +3,7 @@ through boto3 and `aws cloudformation deploy` whose Lambda, SQS and DynamoDB tas
 JSONata `Arguments`, that assign and read variables, and that fail with AWS's error names
 (`States.QueryEvaluationError` and its causes, the history's `EvaluationFailed` event)."""
 import json
+import time
 
 import pytest
 from test_stepfunctions import FN, LAMBDA_ROLE, ROLE, history, uid, wait_done, zip_of
@@ -202,3 +203,213 @@ def test_cloudformation_deploys_a_jsonata_machine(cumulo, sfn, tmp_path):
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack,
                                                  WaiterConfig={"Delay": 1, "MaxAttempts": 60})
     assert arn not in [m["stateMachineArn"] for m in sfn.list_state_machines()["stateMachines"]]
+
+
+def pass_output(sfn, output, payload=None):
+    """Runs a one-state JSONata Pass machine whose Output is `output`."""
+    definition = {"QueryLanguage": "JSONata", "StartAt": "P", "States": {
+        "P": {"Type": "Pass", "Output": output, "End": True}}}
+    return run(sfn, definition, payload or {})
+
+
+def test_regular_expressions_in_match_contains_split_and_replace(sfn):
+    d, _ = pass_output(sfn, {
+        "has": "{% $contains($states.input.s, /order-\\d+/i) %}",
+        "ids": "{% $match($states.input.s, /order-(\\d+)/i).groups[0] %}",
+        "first": "{% $match($states.input.s, /(\\w+)-(\\d+)/, 1) %}",
+        "parts": "{% $split('a1b22c', /\\d+/) %}",
+        "swapped": "{% $replace('John Smith', /(\\w+)\\s(\\w+)/, '$2, $1') %}",
+        "tagged": "{% $replace($states.input.s, /order-(\\d+)/i, '#$1') %}",
+        "dollar": "{% $replace('265USD', /([0-9]+)USD/, '$$$1') %}",
+    }, {"s": "Order-12 shipped, order-7 pending"})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "has": True, "ids": ["12", "7"],
+        "first": {"match": "Order-12", "index": 0, "groups": ["Order", "12"]},
+        "parts": ["a", "b", "c"], "swapped": "Smith, John",
+        "tagged": "#12 shipped, #7 pending", "dollar": "$265"}
+    d, events = pass_output(sfn, {"r": "{% $replace('aaa', /x*/, '-') %}"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert d["cause"].endswith("threw an error during evaluation. "
+                               "D1004: Regular expression matches zero length string"), d["cause"]
+
+
+def test_dates_format_and_parse_with_picture_strings(sfn):
+    d, _ = pass_output(sfn, {
+        "iso": "{% $fromMillis(1510067274972) %}",
+        "picture": "{% $fromMillis(1510067274972, '[Y0001]-[M01]-[D01]T[H01]:[m01]:[s01].[f001]Z') %}",
+        "zoned": "{% $fromMillis(1510067274972, '[FNn], [D1o] [MNn] [Y] [h]:[m01] [P] [Z]', '-0500') %}",
+        "millis": "{% $toMillis('2017-11-07T10:07:54.972-05:00') %}",
+        "parsed": "{% $toMillis('07/11/2017 15:07', '[D01]/[M01]/[Y0001] [H01]:[m01]') %}",
+        "today": "{% $now('[Y0001]-[M01]-[D01]') = $substring($now(), 0, 10) %}",
+    })
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "iso": "2017-11-07T15:07:54.972Z", "picture": "2017-11-07T15:07:54.972Z",
+        "zoned": "Tuesday, 7th November 2017 10:07 am -05:00", "millis": 1510067274972,
+        "parsed": 1510067220000, "today": True}
+    d, _ = pass_output(sfn, {"x": "{% $fromMillis(0, '[Y]-[Q]') %}"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert d["cause"] == (
+        "An error occurred while executing the state 'P' (entered at the event id #2). The JSONata "
+        "expression '$fromMillis(0, '[Y]-[Q]')' specified for the field 'Output/x' threw an error "
+        "during evaluation. D3132: Unknown component specifier \"Q\" in date/time picture string")
+
+
+def test_transform_operator_updates_and_deletes_in_a_copy(sfn):
+    d, _ = pass_output(sfn, {
+        "order": "{% $states.input ~> | items | {'price': price * 2}, 'tmp' | %}",
+        "untouched": "{% $states.input.items[0] %}",
+    }, {"id": 1, "items": [{"sku": "a", "price": 10, "tmp": 1}, {"sku": "b", "price": 2}]})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "order": {"id": 1, "items": [{"sku": "a", "price": 20}, {"sku": "b", "price": 4}]},
+        "untouched": {"sku": "a", "price": 10, "tmp": 1}}
+
+
+def test_aws_functions_and_eval_refused(sfn):
+    d, _ = pass_output(sfn, {
+        "partition": "{% $partition([1, 2, 3, 4, 5], 2) %}",
+        "range": "{% $range(0, 10, 5) %}",
+        "hash": "{% $hash('abc', 'SHA-256') %}",
+        "seeded": "{% $random(7) = $random(7) %}",
+        "uuid": "{% $length($uuid()) %}",
+        "parse": "{% $parse('{\"a\": [1]}') %}",
+    })
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "partition": [[1, 2], [3, 4], [5]], "range": [0, 5, 10],
+        "hash": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "seeded": True, "uuid": 36, "parse": {"a": [1]}}
+    d, _ = pass_output(sfn, {"x": "{% $eval('1 + 1') %}"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert d["cause"].endswith("specified for the field 'Output/x' threw an error during "
+                               "evaluation. T1006: Attempted to invoke a non-function"), d["cause"]
+
+
+MALFORMED = {"QueryLanguage": "JSONata", "StartAt": "Main", "States": {
+    "Main": {"Type": "Pass", "Output": {"v": "{% 1 + %}"}, "End": True}}}
+MALFORMED_MESSAGE = ("Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: "
+                     "Unexpected end of expression at /States/Main/Output/v'")
+
+
+def test_malformed_jsonata_is_refused_at_create_update_and_validate(sfn):
+    before = sfn.list_state_machines()["stateMachines"]
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as e:
+        sfn.create_state_machine(name=f"bad-{uid()}", definition=json.dumps(MALFORMED),
+                                 roleArn=ROLE)
+    assert e.value.response["Error"]["Message"] == MALFORMED_MESSAGE
+    assert sfn.list_state_machines()["stateMachines"] == before
+
+    good = {"QueryLanguage": "JSONata", "StartAt": "Main", "States": {
+        "Main": {"Type": "Pass", "Output": "{% $states.input %}", "End": True}}}
+    arn = sfn.create_state_machine(name=f"ok-{uid()}", definition=json.dumps(good),
+                                   roleArn=ROLE)["stateMachineArn"]
+    unclosed = {"QueryLanguage": "JSONata", "StartAt": "Main", "States": {
+        "Main": {"Type": "Pass", "Output": "{% $states.input.a[1,2) %}", "End": True}}}
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as e:
+        sfn.update_state_machine(stateMachineArn=arn, definition=json.dumps(unclosed))
+    assert e.value.response["Error"]["Message"] == (
+        "Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: "
+        "Expected \"]\", got \",\" at /States/Main/Output'")
+    assert json.loads(sfn.describe_state_machine(stateMachineArn=arn)["definition"]) == good
+
+    answer = sfn.validate_state_machine_definition(definition=json.dumps(MALFORMED))
+    assert answer["result"] == "FAIL"
+    assert answer["diagnostics"] == [{
+        "severity": "ERROR", "code": "INVALID_JSONATA_EXPRESSION",
+        "message": "Unexpected end of expression", "location": "/States/Main/Output/v"}]
+
+
+def test_cloudformation_refuses_a_malformed_jsonata_machine(cumulo, sfn, tmp_path):
+    stack = f"jsonata-bad-{uid()}"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"Resources": {"M": {
+        "Type": "AWS::StepFunctions::StateMachine",
+        "Properties": {"RoleArn": ROLE, "Definition": MALFORMED}}}}))
+    before = sfn.list_state_machines()["stateMachines"]
+    proc = cumulo.aws("cloudformation", "deploy", "--stack-name", stack, "--template-file",
+                      str(path), check=False)
+    assert proc.returncode != 0
+    cfn = cumulo.client("cloudformation")
+    events = cfn.describe_stack_events(StackName=stack)["StackEvents"]
+    reasons = [e.get("ResourceStatusReason", "") for e in events
+               if e["ResourceStatus"] == "CREATE_FAILED"]
+    assert any(MALFORMED_MESSAGE in r for r in reasons), reasons
+    assert sfn.list_state_machines()["stateMachines"] == before
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
+
+
+def test_variables_survive_a_restart_mid_execution(fresh_server):
+    """A Wait between the state that assigns and the one that reads; the server is killed
+    during the Wait. Both query languages' variables are in the resumed execution's scope."""
+    server = fresh_server.start()
+    sfn = server.client("stepfunctions")
+    jsonata = {"QueryLanguage": "JSONata", "StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"who": "{% $states.input.who %}", "n": 41},
+                "Next": "Nap"},
+        "Nap": {"Type": "Wait", "Seconds": 3, "Next": "Use"},
+        "Use": {"Type": "Pass", "Output": {"who": "{% $who %}", "n": "{% $n + 1 %}"},
+                "End": True}}}
+    jsonpath = {"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"who.$": "$.who", "n": 41}, "Next": "Nap"},
+        "Nap": {"Type": "Wait", "Seconds": 3, "Next": "Use"},
+        "Use": {"Type": "Pass", "Parameters": {"who.$": "$who", "n.$": "States.MathAdd($n, 1)"},
+                "End": True}}}
+    runs = []
+    for definition in (jsonata, jsonpath):
+        arn = sfn.create_state_machine(name=f"vars-{uid()}", definition=json.dumps(definition),
+                                       roleArn=ROLE)["stateMachineArn"]
+        runs.append(sfn.start_execution(stateMachineArn=arn, input='{"who": "ann"}')["executionArn"])
+    for ex in runs:
+        deadline = time.time() + 5
+        while not any(e["type"] == "WaitStateEntered" for e in history(sfn, ex)):
+            assert time.time() < deadline
+            time.sleep(0.05)
+    server.kill9()
+    server.start()
+    sfn = server.client("stepfunctions")
+    for ex in runs:
+        d = wait_done(sfn, ex)
+        assert d["status"] == "SUCCEEDED", d
+        assert json.loads(d["output"]) == {"who": "ann", "n": 42}
+
+
+def test_order_by_and_grouping(sfn):
+    d, _ = pass_output(sfn, {
+        "cheapest_first": "{% $states.input.items^(price).sku %}",
+        "by_cat": "{% $states.input.items{cat: $sum(price)} %}",
+    }, {"items": [{"sku": "a", "cat": "x", "price": 5}, {"sku": "b", "cat": "y", "price": 1},
+                  {"sku": "c", "cat": "x", "price": 3}]})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"cheapest_first": ["b", "c", "a"],
+                                       "by_cat": {"x": 8, "y": 1}}
+
+
+def test_redrive_keeps_the_variables_of_the_states_that_succeeded(sfn):
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"who": "{% $states.input.who %}"}, "Next": "Use"},
+        "Use": {"Type": "Pass", "End": True, "Output": (
+            "{% $states.context.Execution.RedriveCount = 0 ? $error('first attempt') "
+            ": {'who': $who} %}")}}}
+    d, _ = run(sfn, definition, {"who": "ann"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert d["cause"].endswith("threw an error during evaluation. D3137: first attempt"), d["cause"]
+    sfn.redrive_execution(executionArn=d["executionArn"])
+    d = wait_done(sfn, d["executionArn"])
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"who": "ann"}
+
+
+def test_number_pictures_and_descendants(sfn):
+    d, _ = pass_output(sfn, {
+        "money": "{% $formatNumber($states.input.total, '#,##0.00') %}",
+        "euro": "{% $formatNumber($states.input.total, '#.##0,00', "
+                "{'decimal-separator': ',', 'grouping-separator': '.'}) %}",
+        "padded": "{% $formatInteger(7, '000') %}",
+        "back": "{% $parseInteger('1,234', '#,##0') %}",
+        "ids": "{% $states.input.**.id %}",
+    }, {"total": 1234.5, "a": {"id": 1, "b": [{"id": 2}]}})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"money": "1,234.50", "euro": "1.234,50",
+                                       "padded": "007", "back": 1234, "ids": [1, 2]}

@@ -374,8 +374,7 @@ impl Sfn {
                 // A redrive enters the state the execution ended in again.
                 (_, Some(from)) => {
                     let lane = Lane::at(runner.last_id());
-                    let (name, input) = (from.state.clone(), from.input.clone());
-                    run::run_states(&runner, &definition, name, input, &lane, true).await
+                    run::run_from(&runner, &definition, from, &lane).await
                 }
                 (Some(cp), None) if !fresh => {
                     let lane = Lane::at(runner.last_id());

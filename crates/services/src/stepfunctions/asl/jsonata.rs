@@ -25,12 +25,103 @@ enum Tok {
     Name(String),
     Var(String),
     Op(&'static str),
+    /// A `/pattern/flags` literal: its pattern and flags (`i`, `m`).
+    Regex(String, String),
 }
 
-const OPS: [&str; 27] = [
+const OPS: [&str; 29] = [
     ":=", "~>", "..", "!=", "<=", ">=", "**", ".", "[", "]", "{", "}", "(", ")", ",", ":", ";",
-    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&",
+    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|", "^",
 ];
+
+/// Whether a `/` after these tokens starts a regular expression (an operand is expected)
+/// rather than dividing.
+fn expects_operand(last: Option<&Tok>) -> bool {
+    match last {
+        None => true,
+        Some(Tok::Op(o)) => !matches!(*o, ")" | "]" | "}"),
+        Some(Tok::Name(n)) => matches!(n.as_str(), "and" | "or" | "in"),
+        _ => false,
+    }
+}
+
+/// Reads a regular expression literal whose opening `/` is at `start`: its pattern, flags and
+/// the index after it.
+fn regex_literal(cs: &[char], start: usize) -> R<(String, String, usize)> {
+    let mut i = start + 1;
+    let mut class = false;
+    let mut pattern = String::new();
+    loop {
+        let Some(&c) = cs.get(i) else {
+            return err("S0302: No terminating / in regular expression");
+        };
+        if c == '\\' {
+            pattern.push(c);
+            if let Some(&d) = cs.get(i + 1) {
+                pattern.push(d);
+            }
+            i += 2;
+            continue;
+        }
+        if c == '/' && !class {
+            break;
+        }
+        match c {
+            '[' => class = true,
+            ']' => class = false,
+            _ => {}
+        }
+        pattern.push(c);
+        i += 1;
+    }
+    if pattern.is_empty() {
+        return err("S0301: Empty regular expressions are not allowed");
+    }
+    i += 1;
+    let mut flags = String::new();
+    while let Some(&f) = cs.get(i).filter(|f| **f == 'i' || **f == 'm') {
+        flags.push(f);
+        i += 1;
+    }
+    Ok((pattern, flags, i))
+}
+
+/// Compiles a JavaScript regular expression with the `regex` crate. JavaScript's ASCII
+/// classes (`\d`, `\w`) are kept ASCII; look-around and backreferences, which the crate does
+/// not have, are refused with its reason.
+fn compile_regex(pattern: &str, flags: &str) -> R<regex::Regex> {
+    let mut translated = String::new();
+    let mut cs = pattern.chars();
+    while let Some(c) = cs.next() {
+        if c != '\\' {
+            translated.push(c);
+            continue;
+        }
+        match cs.next() {
+            Some('d') => translated.push_str("[0-9]"),
+            Some('D') => translated.push_str("[^0-9]"),
+            Some('w') => translated.push_str("[0-9A-Za-z_]"),
+            Some('W') => translated.push_str("[^0-9A-Za-z_]"),
+            Some('/') => translated.push('/'),
+            Some(o) => {
+                translated.push('\\');
+                translated.push(o);
+            }
+            None => translated.push('\\'),
+        }
+    }
+    regex::RegexBuilder::new(&translated)
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .build()
+        .map_err(|e| {
+            let reason = e.to_string();
+            let reason = reason.lines().last().unwrap_or("").trim().to_string();
+            Error(format!(
+                "Invalid regular expression /{pattern}/: {reason} (cumulo's JSONata runs regular expressions without look-around or backreferences)"
+            ))
+        })
+}
 
 fn tokens(src: &str) -> R<Vec<Tok>> {
     let cs: Vec<char> = src.chars().collect();
@@ -44,14 +135,14 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
             let rest: String = cs[i..].iter().collect();
             let end = rest
                 .find("*/")
-                .ok_or(Error("Comment has no closing tag".into()))?;
+                .ok_or(Error("S0106: Comment has no closing tag".into()))?;
             i += rest[..end + 2].chars().count();
         } else if c == '"' || c == '\'' {
             let mut s = String::new();
             i += 1;
             loop {
                 let Some(&d) = cs.get(i) else {
-                    return err("String literal must be terminated by a matching quote");
+                    return err("S0101: String literal must be terminated by a matching quote");
                 };
                 i += 1;
                 if d == c {
@@ -81,10 +172,9 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
             out.push(Tok::Str(s));
         } else if c == '`' {
             let start = i + 1;
-            let end = cs[start..]
-                .iter()
-                .position(|&d| d == '`')
-                .ok_or(Error("Quoted property name must be terminated".into()))?;
+            let end = cs[start..].iter().position(|&d| d == '`').ok_or(Error(
+                "S0105: Quoted property name must be terminated with a backquote (`)".into(),
+            ))?;
             out.push(Tok::Name(cs[start..start + end].iter().collect()));
             i = start + end + 1;
         } else if c.is_ascii_digit() {
@@ -117,6 +207,10 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
                 i += 1;
             }
             out.push(Tok::Var(cs[start..i].iter().collect()));
+        } else if c == '/' && cs.get(i + 1) != Some(&'*') && expects_operand(out.last()) {
+            let (pattern, flags, end) = regex_literal(&cs, i)?;
+            out.push(Tok::Regex(pattern, flags));
+            i = end;
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
             while i < cs.len() && (cs[i].is_alphanumeric() || cs[i] == '_') {
@@ -126,7 +220,11 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
         } else {
             let rest: String = cs[i..cs.len().min(i + 2)].iter().collect();
             let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) else {
-                return err(format!("Unknown operator: \"{c}\""));
+                return match c {
+                    '#' => unsupported("The positional variable binding operator #"),
+                    '@' => unsupported("The context variable binding operator @"),
+                    _ => err(format!("S0204: Unknown operator: \"{c}\"")),
+                };
             };
             out.push(Tok::Op(op));
             i += op.len();
@@ -155,6 +253,28 @@ enum Node {
     Lambda(Rc<(Vec<String>, Node)>),
     Range(Box<Node>, Box<Node>),
     Chain(Box<Node>, Box<Node>),
+    Regex(Rc<regex::Regex>),
+    /// `**`: the context and every value below it (arrays are looked into, not listed).
+    Descendants,
+    /// `sequence^(>key, key)`: the sequence sorted (stably) by its terms.
+    OrderBy(Box<Node>, Vec<(bool, Node)>),
+    /// `sequence{key: value}`: the items grouped by key, each group's value evaluated over it.
+    Group(Box<Node>, Vec<(Node, Node)>),
+    /// `| location | update [, delete] |`: a function copying its argument with the objects
+    /// `location` selects updated.
+    Transform(Rc<(Node, Node, Option<Node>)>),
+}
+
+/// A token as JSONata's messages quote it.
+fn shown(t: Option<&Tok>) -> String {
+    match t {
+        None => "(end)".into(),
+        Some(Tok::Num(n)) => num(*n).to_string(),
+        Some(Tok::Str(s) | Tok::Name(s)) => Value::String(s.clone()).to_string(),
+        Some(Tok::Var(v)) => Value::String(format!("${v}")).to_string(),
+        Some(Tok::Op(o)) => Value::String(o.to_string()).to_string(),
+        Some(Tok::Regex(p, f)) => Value::String(format!("/{p}/{f}")).to_string(),
+    }
 }
 
 struct Parser {
@@ -165,7 +285,8 @@ struct Parser {
 fn bp(op: &str) -> u8 {
     match op {
         "." => 75,
-        "[" | "(" => 80,
+        "[" | "(" | "^" => 80,
+        "{" => 70,
         "*" | "/" | "%" => 60,
         "+" | "-" | "&" => 50,
         "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" => 40,
@@ -189,8 +310,13 @@ impl Parser {
         if self.is_op(o) {
             self.at += 1;
             Ok(())
+        } else if self.peek().is_none() {
+            err(format!("S0203: Expected \"{o}\" before end of expression"))
         } else {
-            err(format!("Expected \"{o}\""))
+            err(format!(
+                "S0202: Expected \"{o}\", got {}",
+                shown(self.peek())
+            ))
         }
     }
     fn infix_op(&self) -> Option<&'static str> {
@@ -212,7 +338,17 @@ impl Parser {
             }
             self.at += 1;
             left = match op {
-                "." => Node::Path(Box::new(left), Box::new(self.expr(p)?)),
+                // An order-by or a grouping sorts or groups the whole path before it, not
+                // only its last step.
+                "." => match self.expr(p)? {
+                    Node::OrderBy(step, terms) => {
+                        Node::OrderBy(Box::new(Node::Path(Box::new(left), step)), terms)
+                    }
+                    Node::Group(step, pairs) => {
+                        Node::Group(Box::new(Node::Path(Box::new(left), step)), pairs)
+                    }
+                    step => Node::Path(Box::new(left), Box::new(step)),
+                },
                 "[" => {
                     if self.is_op("]") {
                         self.at += 1;
@@ -224,6 +360,8 @@ impl Parser {
                     }
                 }
                 "(" => Node::Call(Box::new(left), self.list(")")?),
+                "^" => Node::OrderBy(Box::new(left), self.order_terms()?),
+                "{" => Node::Group(Box::new(left), self.pairs()?),
                 "?" => {
                     let then = self.expr(0)?;
                     let other = if self.is_op(":") {
@@ -236,18 +374,60 @@ impl Parser {
                 }
                 ":=" => {
                     let Node::Var(v) = left else {
-                        return err("The left side of := must be a variable name");
+                        return err(
+                            "S0212: The left side of := must be a variable name (start with $)",
+                        );
                     };
                     Node::Bind(v, Box::new(self.expr(p - 1)?))
                 }
                 "~>" => Node::Chain(Box::new(left), Box::new(self.expr(p)?)),
-                "**" => {
-                    return err("The ** operator is not supported");
-                }
                 op => Node::Bin(op, Box::new(left), Box::new(self.expr(p)?)),
             };
         }
         Ok(left)
+    }
+
+    /// An object constructor's `key: value` pairs after its `{`, through its `}`.
+    fn pairs(&mut self) -> R<Vec<(Node, Node)>> {
+        let mut pairs = Vec::new();
+        if !self.is_op("}") {
+            loop {
+                let k = self.expr(0)?;
+                self.expect(":")?;
+                let v = self.expr(0)?;
+                pairs.push((k, v));
+                if self.is_op(",") {
+                    self.at += 1;
+                    continue;
+                }
+                break;
+            }
+        }
+        self.expect("}")?;
+        Ok(pairs)
+    }
+
+    /// An order-by's terms after its `^`: `(>price, name)`, `>` descending.
+    fn order_terms(&mut self) -> R<Vec<(bool, Node)>> {
+        self.expect("(")?;
+        let mut terms = Vec::new();
+        loop {
+            let descending = if self.is_op(">") || self.is_op("<") {
+                let d = self.is_op(">");
+                self.at += 1;
+                d
+            } else {
+                false
+            };
+            terms.push((descending, self.expr(0)?));
+            if self.is_op(",") {
+                self.at += 1;
+                continue;
+            }
+            break;
+        }
+        self.expect(")")?;
+        Ok(terms)
     }
 
     fn list(&mut self, close: &str) -> R<Vec<Node>> {
@@ -276,7 +456,7 @@ impl Parser {
 
     fn prefix(&mut self) -> R<Node> {
         let Some(t) = self.peek().cloned() else {
-            return err("Unexpected end of expression");
+            return err("S0207: Unexpected end of expression");
         };
         self.at += 1;
         Ok(match t {
@@ -306,6 +486,20 @@ impl Parser {
                 }
                 _ => Node::Name(n),
             },
+            Tok::Regex(p, f) => Node::Regex(Rc::new(compile_regex(&p, &f)?)),
+            Tok::Op("|") => {
+                let location = self.expr(0)?;
+                self.expect("|")?;
+                let update = self.expr(0)?;
+                let delete = if self.is_op(",") {
+                    self.at += 1;
+                    Some(self.expr(0)?)
+                } else {
+                    None
+                };
+                self.expect("|")?;
+                Node::Transform(Rc::new((location, update, delete)))
+            }
             Tok::Op("-") => Node::Neg(Box::new(self.expr(70)?)),
             Tok::Op("*") => Node::Wild,
             Tok::Op("[") => Node::Array(self.list("]")?),
@@ -322,25 +516,14 @@ impl Parser {
                 self.expect(")")?;
                 Node::Block(body)
             }
-            Tok::Op("{") => {
-                let mut pairs = Vec::new();
-                if !self.is_op("}") {
-                    loop {
-                        let k = self.expr(0)?;
-                        self.expect(":")?;
-                        let v = self.expr(0)?;
-                        pairs.push((k, v));
-                        if self.is_op(",") {
-                            self.at += 1;
-                            continue;
-                        }
-                        break;
-                    }
-                }
-                self.expect("}")?;
-                Node::Object(pairs)
+            Tok::Op("{") => Node::Object(self.pairs()?),
+            Tok::Op("%") => return unsupported("The parent operator %"),
+            Tok::Op("**") => Node::Descendants,
+            Tok::Op(o) => {
+                return err(format!(
+                    "S0211: The symbol \"{o}\" cannot be used as a unary operator"
+                ));
             }
-            Tok::Op(o) => return err(format!("Syntax error: \"{o}\"")),
         })
     }
 }
@@ -352,10 +535,7 @@ fn parse(src: &str) -> R<Node> {
     };
     let n = p.expr(0)?;
     if p.at < p.toks.len() {
-        return err(format!(
-            "Syntax error: unexpected token at position {}",
-            p.at
-        ));
+        return err(format!("S0201: Syntax error: {}", shown(p.peek())));
     }
     Ok(n)
 }
@@ -379,6 +559,8 @@ enum V {
 enum Func {
     Lambda(Rc<(Vec<String>, Node)>, Env),
     Builtin(String),
+    Regex(Rc<regex::Regex>),
+    Transform(Rc<(Node, Node, Option<Node>)>, Env),
 }
 
 type Env = Rc<Scope>;
@@ -420,7 +602,38 @@ fn seq(mut items: Vec<Value>) -> O {
 
 struct Ctx<'a> {
     root: &'a Value,
+    /// The evaluation's one "now": every `$now()`/`$millis()` in it answers the same.
+    now: i64,
 }
+
+/// Whether `src` parses: the parser's message (without JSONata's code) when it does not.
+/// Syntax cumulo does not evaluate (its messages carry no JSONata code) is not refused here:
+/// AWS accepts it, and the execution fails naming it.
+pub fn check(src: &str) -> Result<(), String> {
+    match parse(src) {
+        Ok(_) => Ok(()),
+        Err(Error(m)) => match m.split_once(": ") {
+            Some((code, rest)) if is_code(code) => Err(rest.to_string()),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The message for JSONata syntax cumulo's evaluator does not have.
+fn unsupported<T>(what: &str) -> R<T> {
+    err(format!("{what} is not supported by cumulo's JSONata"))
+}
+
+/// A JSONata error code (`S0201`, `T1006`, `D3132`).
+fn is_code(s: &str) -> bool {
+    s.len() == 5
+        && s.starts_with(['S', 'T', 'D', 'U'])
+        && s[1..].chars().all(|c| c.is_ascii_digit())
+}
+
+/// The error an expression whose value is a function ends with: JSON cannot hold it, and AWS
+/// reports it as "an unsupported result type".
+pub const FUNCTION_RESULT: &str = "The expression's value is a function";
 
 /// Evaluates `src` against `input` with the given variable bindings (names without `$`).
 pub fn evaluate(src: &str, input: &Value, vars: &Map<String, Value>) -> Result<Value, Error> {
@@ -442,11 +655,14 @@ pub fn evaluate_opt(
         ),
         parent: None,
     });
-    let cx = Ctx { root: input };
+    let cx = Ctx {
+        root: input,
+        now: chrono::Utc::now().timestamp_millis(),
+    };
     match eval(&node, &Some(V::J(input.clone())), &env, &cx)? {
         None => Ok(None),
         Some(V::J(v)) => Ok(Some(v)),
-        Some(V::F(_)) => Ok(Some(json!(""))),
+        Some(V::F(_)) => Err(Error(FUNCTION_RESULT.into())),
     }
 }
 
@@ -525,7 +741,8 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
         Node::Neg(x) => match eval(x, input, env, cx)? {
             None => None,
             Some(V::J(Value::Number(k))) => j(num(-k.as_f64().unwrap_or(0.0))),
-            _ => return err("Cannot negate a non-numeric value"),
+            Some(V::J(v)) => return err(format!("D1002: Cannot negate a non-numeric value: {v}")),
+            Some(V::F(_)) => return err("D1002: Cannot negate a non-numeric value"),
         },
         Node::Bin(op, l, r) => binary(op, l, r, input, env, cx)?,
         Node::Cond(c, t, e) => {
@@ -548,14 +765,17 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
                             continue;
                         };
                         let (Some(lo), Some(hi)) = (lo.as_i64(), hi.as_i64()) else {
-                            return err(
-                                "The left side of the range operator (..) must evaluate to an integer",
-                            );
+                            return err(if lo.as_i64().is_none() {
+                                "T2003: The left side of the range operator (..) must evaluate to an integer"
+                            } else {
+                                "T2004: The right side of the range operator (..) must evaluate to an integer"
+                            });
                         };
                         if hi - lo > 10_000_000 {
-                            return err(
-                                "The size of the sequence allocated by the range operator (..) must not exceed 1e7",
-                            );
+                            return err(format!(
+                                "D2014: The size of the sequence allocated by the range operator (..) must not exceed 1e7.  Attempted to allocate {}.",
+                                hi - lo + 1
+                            ));
                         }
                         out.extend((lo..=hi).map(|i| json!(i)));
                     }
@@ -578,7 +798,16 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
             for (k, v) in pairs {
                 let key = match eval(k, input, env, cx)? {
                     Some(V::J(Value::String(s))) => s,
-                    _ => return err("Key in object structure must evaluate to a string"),
+                    Some(V::J(v)) => {
+                        return err(format!(
+                            "T1003: Key in object structure must evaluate to a string; got: {v}"
+                        ));
+                    }
+                    _ => {
+                        return err(
+                            "T1003: Key in object structure must evaluate to a string; got: undefined",
+                        );
+                    }
                 };
                 if let Some(V::J(v)) = eval(v, input, env, cx)? {
                     m.insert(key, v);
@@ -607,11 +836,7 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
                 vals.push(eval(a, input, env, cx)?);
             }
             let Some(V::F(func)) = func else {
-                let name = match &**f {
-                    Node::Var(v) => format!("${v}"),
-                    _ => "expression".into(),
-                };
-                return err(format!("Attempted to invoke a non-function: {name}"));
+                return err("T1006: Attempted to invoke a non-function");
             };
             apply(&func, vals, input, cx)?
         }
@@ -625,18 +850,147 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
                         vals.push(eval(a, input, env, cx)?);
                     }
                     let Some(V::F(func)) = func else {
-                        return err("The right side of the ~> operator must be a function");
+                        return err(
+                            "T2006: The right side of the function application operator ~> must be a function",
+                        );
                     };
                     apply(&func, vals, input, cx)?
                 }
                 other => match eval(other, input, env, cx)? {
                     Some(V::F(func)) => apply(&func, vec![v], input, cx)?,
-                    _ => return err("The right side of the ~> operator must be a function"),
+                    _ => {
+                        return err(
+                            "T2006: The right side of the function application operator ~> must be a function",
+                        );
+                    }
                 },
             }
         }
         Node::Range(..) => return err("The range operator (..) is only allowed in arrays"),
+        Node::Regex(r) => Some(V::F(Func::Regex(r.clone()))),
+        Node::Descendants => {
+            fn below(v: &Value, out: &mut Vec<Value>) {
+                match v {
+                    Value::Array(a) => a.iter().for_each(|x| below(x, out)),
+                    Value::Object(m) => {
+                        out.push(v.clone());
+                        m.values().for_each(|x| below(x, out));
+                    }
+                    v => out.push(v.clone()),
+                }
+            }
+            match input {
+                Some(V::J(v)) => {
+                    let mut out = Vec::new();
+                    below(v, &mut out);
+                    seq(out)
+                }
+                _ => None,
+            }
+        }
+        Node::OrderBy(l, terms) => order_by(l, terms, input, env, cx)?,
+        Node::Group(l, pairs) => group(l, pairs, input, env, cx)?,
+        Node::Transform(t) => Some(V::F(Func::Transform(t.clone(), env.clone()))),
     })
+}
+
+/// `sequence^(terms)`: a stable sort; items without a key go last, as JSONata places them.
+fn order_by(l: &Node, terms: &[(bool, Node)], input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    let Some(left) = eval(l, input, env, cx)? else {
+        return Ok(None);
+    };
+    let mut keyed = Vec::new();
+    for it in items(&Some(left)) {
+        let mut keys = Vec::new();
+        for (_, t) in terms {
+            keys.push(match eval(t, &j(it.clone()), env, cx)? {
+                None => None,
+                Some(V::J(k @ (Value::Number(_) | Value::String(_)))) => Some(k),
+                _ => {
+                    return err(
+                        "T2008: The expressions within an order-by clause must evaluate to numeric or string values",
+                    );
+                }
+            });
+        }
+        keyed.push((keys, it));
+    }
+    let mut mismatch = None;
+    keyed.sort_by(|(a, _), (b, _)| {
+        for (k, (desc, _)) in terms.iter().enumerate() {
+            let ord = match (&a[k], &b[k]) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, _) => std::cmp::Ordering::Greater,
+                (_, None) => std::cmp::Ordering::Less,
+                (Some(Value::Number(x)), Some(Value::Number(y))) => x
+                    .as_f64()
+                    .partial_cmp(&y.as_f64())
+                    .unwrap_or(std::cmp::Ordering::Equal),
+                (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+                (Some(x), Some(y)) => {
+                    mismatch.get_or_insert((x.clone(), y.clone()));
+                    std::cmp::Ordering::Equal
+                }
+            };
+            let ord = if *desc && a[k].is_some() && b[k].is_some() {
+                ord.reverse()
+            } else {
+                ord
+            };
+            if ord.is_ne() {
+                return ord;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    if let Some((x, y)) = mismatch {
+        return err(format!(
+            "T2007: Type mismatch when comparing values {x} and {y} in order-by clause"
+        ));
+    }
+    Ok(seq(keyed.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// `sequence{key: value}`: items grouped by their key (first-seen order), each pair's value
+/// evaluated over its group (one item, or the array of them).
+fn group(l: &Node, pairs: &[(Node, Node)], input: &O, env: &Env, cx: &Ctx) -> R<O> {
+    let Some(left) = eval(l, input, env, cx)? else {
+        return Ok(None);
+    };
+    let mut groups: Vec<(String, usize, Vec<Value>)> = Vec::new();
+    for it in items(&Some(left)) {
+        for (p, (k, _)) in pairs.iter().enumerate() {
+            let key = match eval(k, &j(it.clone()), env, cx)? {
+                None => continue,
+                Some(V::J(Value::String(s))) => s,
+                Some(V::J(v)) => {
+                    return err(format!(
+                        "T1003: Key in object structure must evaluate to a string; got: {v}"
+                    ));
+                }
+                Some(V::F(_)) => {
+                    return err("T1003: Key in object structure must evaluate to a string");
+                }
+            };
+            match groups.iter_mut().find(|(g, _, _)| *g == key) {
+                Some((_, q, _)) if *q != p => {
+                    return err(format!(
+                        "D1009: Multiple key definitions evaluate to same key: {}",
+                        Value::String(key)
+                    ));
+                }
+                Some((_, _, members)) => members.push(it.clone()),
+                None => groups.push((key, p, vec![it.clone()])),
+            }
+        }
+    }
+    let mut m = Map::new();
+    for (key, p, members) in groups {
+        if let Some(V::J(v)) = eval(&pairs[p].1, &seq(members), env, cx)? {
+            m.insert(key, v);
+        }
+    }
+    Ok(j(Value::Object(m)))
 }
 
 fn flatten(items: impl Iterator<Item = Value>) -> Vec<Value> {
@@ -679,13 +1033,15 @@ fn truthy_json(v: &Value) -> bool {
     }
 }
 
-fn number(v: &O, op: &str) -> R<Option<f64>> {
+fn number(v: &O, op: &str, left: bool) -> R<Option<f64>> {
     match v {
         None => Ok(None),
         Some(V::J(Value::Number(n))) => Ok(n.as_f64()),
+        _ if left => err(format!(
+            "T2001: The left side of the \"{op}\" operator must evaluate to a number"
+        )),
         _ => err(format!(
-            "The {} side of the \"{op}\" operator must evaluate to a number",
-            "left"
+            "T2002: The right side of the \"{op}\" operator must evaluate to a number"
         )),
     }
 }
@@ -705,7 +1061,7 @@ fn binary(op: &str, l: &Node, r: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> 
     let b = eval(r, input, env, cx)?;
     Ok(match op {
         "+" | "-" | "*" | "/" | "%" => {
-            let (Some(x), Some(y)) = (number(&a, op)?, number(&b, op)?) else {
+            let (Some(x), Some(y)) = (number(&a, op, true)?, number(&b, op, false)?) else {
                 return Ok(None);
             };
             let v = match op {
@@ -716,7 +1072,7 @@ fn binary(op: &str, l: &Node, r: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> 
                 _ => x % y,
             };
             if !v.is_finite() {
-                return err("Number out of range");
+                return err(format!("D1001: Number out of range: {v}"));
             }
             j(num(v))
         }
@@ -739,9 +1095,14 @@ fn binary(op: &str, l: &Node, r: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> 
             let ord = match (x, y) {
                 (Value::Number(p), Value::Number(q)) => p.as_f64().partial_cmp(&q.as_f64()),
                 (Value::String(p), Value::String(q)) => Some(p.cmp(q)),
+                (Value::Number(_) | Value::String(_), Value::Number(_) | Value::String(_)) => {
+                    return err(format!(
+                        "T2009: The values {x} and {y} either side of operator \"{op}\" must be of the same data type"
+                    ));
+                }
                 _ => {
                     return err(format!(
-                        "The expressions either side of operator \"{op}\" must be of the same data type"
+                        "T2010: The expressions either side of operator \"{op}\" must evaluate to numeric or string values"
                     ));
                 }
             };
@@ -783,7 +1144,7 @@ fn stringify(v: &V) -> String {
     }
 }
 
-const BUILTINS: [&str; 54] = [
+const BUILTINS: [&str; 68] = [
     "string",
     "number",
     "boolean",
@@ -838,6 +1199,20 @@ const BUILTINS: [&str; 54] = [
     "uuid",
     "parse",
     "toMillis",
+    "fromMillis",
+    "match",
+    "error",
+    "assert",
+    "sift",
+    "shuffle",
+    "formatBase",
+    "encodeUrlComponent",
+    "encodeUrl",
+    "decodeUrlComponent",
+    "decodeUrl",
+    "formatNumber",
+    "formatInteger",
+    "parseInteger",
 ];
 
 fn is_builtin(n: &str) -> bool {
@@ -857,13 +1232,238 @@ fn apply(f: &Func, args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
             eval(&l.1, input, &scope, cx)
         }
         Func::Builtin(name) => builtin(name, args, input, cx),
+        Func::Regex(re) => {
+            let s = text_arg("regex", &args.first().cloned().flatten(), 1)?;
+            Ok(match s {
+                Some(s) => regex_matches(re, &s, Some(1))?
+                    .first()
+                    .map(|m| V::J(m.object(&s))),
+                None => None,
+            })
+        }
+        Func::Transform(t, env) => transform(t, env, args.first().cloned().flatten(), cx),
     }
+}
+
+/// One match of a regular expression (byte offsets into the text) and its groups.
+struct Found {
+    whole: String,
+    start: usize,
+    end: usize,
+    groups: Vec<Option<String>>,
+}
+
+impl Found {
+    /// The object `$match` answers: the match, its index (in characters; JavaScript counts
+    /// UTF-16 units, the same outside the BMP's surrogates) and its groups.
+    fn object(&self, s: &str) -> Value {
+        json!({
+            "match": self.whole,
+            "index": s[..self.start].chars().count(),
+            "groups": self.groups.iter().map(|g| g.clone().map_or(Value::Null, Value::String)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The matches of `re` in `s`, at most `limit`. As JSONata does, a pattern that matches an
+/// empty string where it would be asked for a following match is an error (it never advances).
+fn regex_matches(re: &regex::Regex, s: &str, limit: Option<usize>) -> R<Vec<Found>> {
+    let mut out = Vec::new();
+    for c in re.captures_iter(s) {
+        if limit.is_some_and(|l| out.len() >= l) {
+            break;
+        }
+        let Some(m) = c.get(0) else { continue };
+        if m.as_str().is_empty() && !(out.is_empty() && (limit == Some(1) || s.is_empty())) {
+            return err("D1004: Regular expression matches zero length string");
+        }
+        out.push(Found {
+            whole: m.as_str().to_string(),
+            start: m.start(),
+            end: m.end(),
+            groups: c
+                .iter()
+                .skip(1)
+                .map(|g| g.map(|g| g.as_str().to_string()))
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// `$replace`'s replacement text for one match: `$0` is the match, `$1`... its groups (the
+/// longest number naming a group), `$$` a dollar; any other `$` is itself.
+fn substitute(replacement: &str, m: &Found) -> String {
+    let groups = m.groups.len();
+    let cs: Vec<char> = replacement.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '$' {
+            out.push(cs[i]);
+            i += 1;
+            continue;
+        }
+        let digits: String = cs[i + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        match cs.get(i + 1) {
+            Some('$') => {
+                out.push('$');
+                i += 2;
+            }
+            Some('0') => {
+                out.push_str(&m.whole);
+                i += 2;
+            }
+            _ if !digits.is_empty() => {
+                let max = groups.max(1).to_string().len();
+                let mut take = digits.len().min(max);
+                let mut n: usize = digits[..take].parse().unwrap_or(0);
+                if take > 1 && n > groups {
+                    take -= 1;
+                    n = digits[..take].parse().unwrap_or(0);
+                }
+                if let Some(Some(g)) = n.checked_sub(1).and_then(|k| m.groups.get(k)) {
+                    out.push_str(g);
+                }
+                i += 1 + take;
+            }
+            _ => {
+                out.push('$');
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A hidden key tagging each object of a transform's copy, so the objects its location
+/// selects (evaluated as copies) are found again in the copy.
+const TAG: &str = "\u{0}cumulo:transform";
+
+fn tag(v: &mut Value, next: &mut u64) {
+    match v {
+        Value::Object(m) => {
+            for x in m.values_mut() {
+                tag(x, next);
+            }
+            m.insert(TAG.into(), json!(*next));
+            *next += 1;
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| tag(x, next)),
+        _ => {}
+    }
+}
+
+fn untag(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove(TAG);
+            m.values_mut().for_each(untag);
+        }
+        Value::Array(a) => a.iter_mut().for_each(untag),
+        _ => {}
+    }
+}
+
+/// Applies `update` (merged in) and `delete` (keys removed) to each object tagged in `ids`.
+fn apply_updates(v: &mut Value, changes: &HashMap<u64, (Map<String, Value>, Vec<String>)>) {
+    match v {
+        Value::Object(m) => {
+            for x in m.values_mut() {
+                apply_updates(x, changes);
+            }
+            if let Some((update, delete)) = m
+                .get(TAG)
+                .and_then(Value::as_u64)
+                .and_then(|id| changes.get(&id))
+            {
+                for (k, x) in update {
+                    m.insert(k.clone(), x.clone());
+                }
+                for k in delete {
+                    m.remove(k);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| apply_updates(x, changes)),
+        _ => {}
+    }
+}
+
+/// `| location | update [, delete] |` applied to `arg`: a copy whose selected objects are
+/// updated.
+fn transform(t: &(Node, Node, Option<Node>), env: &Env, arg: O, cx: &Ctx) -> R<O> {
+    let mut copy = match arg {
+        None => return Ok(None),
+        Some(V::J(v)) => v,
+        Some(V::F(_)) => {
+            return err(
+                "T0410: Argument 1 of function \"transform\" does not match function signature",
+            );
+        }
+    };
+    let mut next = 0;
+    tag(&mut copy, &mut next);
+    let (location, update, delete) = t;
+    let selected = items(&eval(location, &j(copy.clone()), env, cx)?);
+    let mut changes = HashMap::new();
+    for mut obj in selected {
+        let Some(id) = obj.get(TAG).and_then(Value::as_u64) else {
+            continue;
+        };
+        untag(&mut obj);
+        let here = j(obj);
+        let up = match eval(update, &here, env, cx)? {
+            None => Map::new(),
+            Some(V::J(Value::Object(m))) => m,
+            Some(V::J(v)) => {
+                return err(format!(
+                    "T2011: The insert/update clause of the transform expression must evaluate to an object: {v}"
+                ));
+            }
+            Some(V::F(_)) => {
+                return err(
+                    "T2011: The insert/update clause of the transform expression must evaluate to an object",
+                );
+            }
+        };
+        let mut del = Vec::new();
+        if let Some(d) = delete {
+            match eval(d, &here, env, cx)? {
+                None => {}
+                Some(V::J(Value::String(k))) => del.push(k),
+                Some(V::J(Value::Array(ks))) if ks.iter().all(Value::is_string) => {
+                    del.extend(
+                        ks.into_iter()
+                            .filter_map(|k| k.as_str().map(str::to_string)),
+                    );
+                }
+                Some(V::J(v)) => {
+                    return err(format!(
+                        "T2012: The delete clause of the transform expression must evaluate to a string or array of strings: {v}"
+                    ));
+                }
+                Some(V::F(_)) => {
+                    return err(
+                        "T2012: The delete clause of the transform expression must evaluate to a string or array of strings",
+                    );
+                }
+            }
+        }
+        changes.insert(id, (up, del));
+    }
+    apply_updates(&mut copy, &changes);
+    untag(&mut copy);
+    Ok(j(copy))
 }
 
 fn arity(f: &Func) -> usize {
     match f {
         Func::Lambda(l, _) => l.0.len(),
-        Func::Builtin(_) => 1,
+        _ => 1,
     }
 }
 
@@ -882,7 +1482,7 @@ fn nums(name: &str, v: &O) -> R<Vec<f64>> {
         .map(|x| {
             x.as_f64().ok_or_else(|| {
                 Error(format!(
-                    "Argument 1 of function \"{name}\" must be an array of numbers"
+                    "T0412: Argument 1 of function \"{name}\" must be an array of numbers"
                 ))
             })
         })
@@ -894,7 +1494,7 @@ fn text_arg(name: &str, v: &O, i: usize) -> R<Option<String>> {
         None => Ok(None),
         Some(V::J(Value::String(s))) => Ok(Some(s.clone())),
         _ => err(format!(
-            "Argument {i} of function \"{name}\" does not match function signature"
+            "T0410: Argument {i} of function \"{name}\" does not match function signature"
         )),
     }
 }
@@ -904,7 +1504,7 @@ fn num_arg(name: &str, v: &O, i: usize) -> R<Option<f64>> {
         None => Ok(None),
         Some(V::J(Value::Number(n))) => Ok(n.as_f64()),
         _ => err(format!(
-            "Argument {i} of function \"{name}\" does not match function signature"
+            "T0410: Argument {i} of function \"{name}\" does not match function signature"
         )),
     }
 }
@@ -913,7 +1513,7 @@ fn func_arg(name: &str, v: &O, i: usize) -> R<Func> {
     match v {
         Some(V::F(f)) => Ok(f.clone()),
         _ => err(format!(
-            "Argument {i} of function \"{name}\" does not match function signature"
+            "T0410: Argument {i} of function \"{name}\" does not match function signature"
         )),
     }
 }
@@ -938,7 +1538,14 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
     let a = |i: usize| args.get(i).cloned().flatten();
     let a0 = a(0);
     Ok(match name {
-        "string" => a0.map(|v| V::J(Value::String(stringify(&v)))),
+        "string" => match (a0, a(1)) {
+            (Some(V::J(v)), Some(V::J(Value::Bool(true)))) if !v.is_string() => {
+                serde_json::to_string_pretty(&v)
+                    .ok()
+                    .map(|s| V::J(json!(s)))
+            }
+            (v, _) => v.map(|v| V::J(Value::String(stringify(&v)))),
+        },
         "number" => match &a0 {
             None => None,
             Some(V::J(Value::Number(n))) => j(Value::Number(n.clone())),
@@ -946,10 +1553,11 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
             Some(V::J(Value::String(s))) => match s.trim().parse::<f64>() {
                 Ok(n) if n.is_finite() => j(num(n)),
                 _ => {
-                    return err(format!("Unable to cast value to a number: \"{s}\""));
+                    return err(format!("D3030: Unable to cast value to a number: \"{s}\""));
                 }
             },
-            _ => return err("Unable to cast value to a number"),
+            Some(V::J(v)) => return err(format!("D3030: Unable to cast value to a number: {v}")),
+            _ => return err("D3030: Unable to cast value to a number"),
         },
         "boolean" => a0.as_ref().map(|_| V::J(Value::Bool(truthy(&a0)))),
         "not" => a0.as_ref().map(|_| V::J(Value::Bool(!truthy(&a0)))),
@@ -1013,21 +1621,68 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
             let Some(s) = text_arg(name, &a0, 1)? else {
                 return Ok(None);
             };
-            let p = text_arg(name, &a(1), 2)?.unwrap_or_default();
-            j(Value::Bool(s.contains(&p)))
+            j(Value::Bool(match a(1) {
+                Some(V::F(Func::Regex(re))) => re.is_match(&s),
+                p => s.contains(&text_arg(name, &p, 2)?.unwrap_or_default()),
+            }))
         }
         "split" => {
             let Some(s) = text_arg(name, &a0, 1)? else {
                 return Ok(None);
             };
-            let sep = text_arg(name, &a(1), 2)?.unwrap_or_default();
-            let parts: Vec<Value> = if sep.is_empty() {
-                s.chars().map(|c| json!(c.to_string())).collect()
-            } else {
-                s.split(sep.as_str()).map(|p| json!(p)).collect()
+            let limit = match num_arg(name, &a(2), 3)? {
+                Some(l) if l < 0.0 => {
+                    return err(
+                        "D3020: Third argument of split function must evaluate to a positive number",
+                    );
+                }
+                l => l.map(|l| l.floor() as usize),
             };
-            let limit = num_arg(name, &a(2), 3)?.map_or(parts.len(), |l| l as usize);
+            let parts: Vec<Value> = match a(1) {
+                Some(V::F(Func::Regex(re))) => {
+                    let found = regex_matches(&re, &s, None)?;
+                    let mut parts = Vec::new();
+                    let mut start = 0;
+                    for m in &found {
+                        parts.push(json!(s[start..m.start]));
+                        start = m.end;
+                    }
+                    parts.push(json!(s[start..]));
+                    parts
+                }
+                p => {
+                    let sep = text_arg(name, &p, 2)?.unwrap_or_default();
+                    if sep.is_empty() {
+                        s.chars().map(|c| json!(c.to_string())).collect()
+                    } else {
+                        s.split(sep.as_str()).map(|p| json!(p)).collect()
+                    }
+                }
+            };
+            let limit = limit.unwrap_or(parts.len());
             j(Value::Array(parts.into_iter().take(limit).collect()))
+        }
+        "match" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let Some(V::F(Func::Regex(re))) = a(1) else {
+                return err(
+                    "T0410: Argument 2 of function \"match\" does not match function signature",
+                );
+            };
+            let limit = match num_arg(name, &a(2), 3)? {
+                Some(l) if l < 0.0 => {
+                    return err(
+                        "D3040: Third argument of match function must evaluate to a positive number",
+                    );
+                }
+                l => l.map(|l| l.floor() as usize),
+            };
+            seq(regex_matches(&re, &s, limit)?
+                .iter()
+                .map(|m| m.object(&s))
+                .collect())
         }
         "join" => {
             let sep = text_arg(name, &a(1), 2)?.unwrap_or_default();
@@ -1036,7 +1691,9 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
                 match v {
                     Value::String(s) => parts.push(s),
                     _ => {
-                        return err("Argument 1 of function \"join\" must be an array of strings");
+                        return err(
+                            "T0412: Argument 1 of function \"join\" must be an array of strings",
+                        );
                     }
                 }
             }
@@ -1046,15 +1703,49 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
             let Some(s) = text_arg(name, &a0, 1)? else {
                 return Ok(None);
             };
-            let p = text_arg(name, &a(1), 2)?.unwrap_or_default();
-            if p.is_empty() {
-                return err("Second argument of replace function cannot be an empty string");
+            let limit = match num_arg(name, &a(3), 4)? {
+                Some(l) if l < 0.0 => {
+                    return err(
+                        "D3011: Fourth argument of replace function must evaluate to a positive number",
+                    );
+                }
+                l => l.map(|l| l.floor() as usize),
+            };
+            let re = match a(1) {
+                Some(V::F(Func::Regex(re))) => re,
+                p => {
+                    let p = text_arg(name, &p, 2)?.unwrap_or_default();
+                    if p.is_empty() {
+                        return err(
+                            "D3010: Second argument of replace function cannot be an empty string",
+                        );
+                    }
+                    let r = text_arg(name, &a(2), 3)?.unwrap_or_default();
+                    return Ok(match limit {
+                        Some(n) => j(json!(s.replacen(&p, &r, n))),
+                        None => j(json!(s.replace(&p, &r))),
+                    });
+                }
+            };
+            let mut out = String::new();
+            let mut at = 0;
+            for m in regex_matches(&re, &s, limit)? {
+                out.push_str(&s[at..m.start]);
+                match a(2) {
+                    Some(V::F(f)) => match apply(&f, vec![j(m.object(&s))], input, cx)? {
+                        Some(V::J(Value::String(r))) => out.push_str(&r),
+                        _ => {
+                            return err(
+                                "D3012: Attempted to replace a matched string with a non-string value",
+                            );
+                        }
+                    },
+                    r => out.push_str(&substitute(&text_arg(name, &r, 3)?.unwrap_or_default(), &m)),
+                }
+                at = m.end;
             }
-            let r = text_arg(name, &a(2), 3)?.unwrap_or_default();
-            match num_arg(name, &a(3), 4)? {
-                Some(n) => j(json!(s.replacen(&p, &r, n as usize))),
-                None => j(json!(s.replace(&p, &r))),
-            }
+            out.push_str(&s[at..]);
+            j(json!(out))
         }
         "pad" => {
             let Some(s) = text_arg(name, &a0, 1)? else {
@@ -1159,7 +1850,7 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
                         v.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
                     } else {
                         return err(
-                            "The values passed to the $sort function must be all strings or all numbers",
+                            "D3070: The single argument form of the sort function can only be applied to an array of strings or an array of numbers.  Use the second argument to specify a comparison function",
                         );
                     }
                 }
@@ -1252,9 +1943,14 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
                     found.push(v);
                 }
             }
-            if found.len() != 1 {
+            if found.len() > 1 {
                 return err(
-                    "Expected exactly one matching result; instead the sequence had a different number",
+                    "D3138: The $single() function expected exactly 1 matching result.  Instead it matched more.",
+                );
+            }
+            if found.is_empty() {
+                return err(
+                    "D3139: The $single() function expected exactly 1 matching result.  Instead it matched 0.",
                 );
             }
             found.pop().map(V::J)
@@ -1280,17 +1976,193 @@ fn builtin(name: &str, mut args: Vec<O>, input: &O, cx: &Ctx) -> R<O> {
                     .collect(),
             ))
         }
-        "now" => j(json!(
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-        )),
-        "millis" => j(json!(chrono::Utc::now().timestamp_millis())),
+        "now" | "fromMillis" => {
+            let (ms, at) = if name == "now" {
+                (cx.now, 0)
+            } else {
+                match num_arg(name, &a0, 1)? {
+                    Some(ms) => (ms.floor() as i64, 1),
+                    None => return Ok(None),
+                }
+            };
+            let picture = text_arg(name, &a(at), at + 1)?;
+            let tz = text_arg(name, &a(at + 1), at + 2)?;
+            j(json!(
+                super::jsonata_time::format(ms, picture.as_deref(), tz.as_deref())
+                    .map_err(Error)?
+            ))
+        }
+        "millis" => j(json!(cx.now)),
+        "error" => {
+            let m = text_arg(name, &a0, 1)?;
+            return err(format!(
+                "D3137: {}",
+                m.unwrap_or_else(|| "$error() function evaluated".into())
+            ));
+        }
+        "assert" => match a0 {
+            Some(V::J(Value::Bool(true))) => None,
+            Some(V::J(Value::Bool(false))) => {
+                let m = text_arg(name, &a(1), 2)?;
+                return err(format!(
+                    "D3141: {}",
+                    m.unwrap_or_else(|| "$assert() statement failed".into())
+                ));
+            }
+            _ => {
+                return err(
+                    "T0410: Argument 1 of function \"assert\" does not match function signature",
+                );
+            }
+        },
+        "sift" => {
+            let Some(V::J(Value::Object(m))) = &a0 else {
+                return Ok(None);
+            };
+            let f = func_arg(name, &a(1), 2)?;
+            let n = arity(&f);
+            let mut out = Map::new();
+            for (k, v) in m {
+                let mut call = vec![j(v.clone()), j(json!(k)), a0.clone()];
+                call.truncate(n.max(1));
+                if truthy(&apply(&f, call, input, cx)?) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            if out.is_empty() {
+                None
+            } else {
+                j(Value::Object(out))
+            }
+        }
+        "shuffle" => {
+            use rand::seq::SliceRandom;
+            let mut v = items(&a0);
+            if a0.is_none() {
+                return Ok(None);
+            }
+            v.shuffle(&mut rand::rng());
+            j(Value::Array(v))
+        }
+        "formatNumber" => {
+            let Some(x) = num_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let picture = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            let options = match a(2) {
+                Some(V::J(Value::Object(o))) => Some(o),
+                None => None,
+                _ => {
+                    return err(
+                        "T0410: Argument 3 of function \"formatNumber\" does not match function signature",
+                    );
+                }
+            };
+            j(json!(
+                super::jsonata_number::format_number(x, &picture, options.as_ref())
+                    .map_err(Error)?
+            ))
+        }
+        "formatInteger" => {
+            let Some(x) = num_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let picture = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            j(json!(
+                super::jsonata_number::format_integer(x.trunc() as i64, &picture).map_err(Error)?
+            ))
+        }
+        "parseInteger" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let picture = text_arg(name, &a(1), 2)?.unwrap_or_default();
+            super::jsonata_number::parse_integer(&s, &picture)
+                .map_err(Error)?
+                .map(|n| V::J(json!(n)))
+        }
+        "formatBase" => {
+            let Some(x) = num_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let radix = num_arg(name, &a(1), 2)?.unwrap_or(10.0);
+            if !(2.0..=36.0).contains(&radix) {
+                return err(format!(
+                    "D3100: The radix of the formatBase function must be between 2 and 36.  It was given {}",
+                    num(radix)
+                ));
+            }
+            let mut n = x.round().abs() as u64;
+            let radix = radix as u64;
+            let mut digits = Vec::new();
+            loop {
+                digits.push(std::char::from_digit((n % radix) as u32, radix as u32).unwrap_or('0'));
+                n /= radix;
+                if n == 0 {
+                    break;
+                }
+            }
+            if x.round() < 0.0 {
+                digits.push('-');
+            }
+            j(json!(digits.iter().rev().collect::<String>()))
+        }
+        "encodeUrlComponent" | "encodeUrl" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let keep = if name == "encodeUrl" {
+                "-_.!~*'();,/?:@&=+$#"
+            } else {
+                "-_.!~*'()"
+            };
+            let mut out = String::new();
+            for c in s.chars() {
+                if c.is_ascii_alphanumeric() || keep.contains(c) {
+                    out.push(c);
+                } else {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("%{b:02X}"));
+                    }
+                }
+            }
+            j(json!(out))
+        }
+        "decodeUrlComponent" | "decodeUrl" => {
+            let Some(s) = text_arg(name, &a0, 1)? else {
+                return Ok(None);
+            };
+            let malformed = || {
+                Error(format!(
+                    "D3140: Malformed URL passed to ${name}(): {}",
+                    json!(s)
+                ))
+            };
+            let bytes = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b'%' {
+                    let hex = s.get(i + 1..i + 3).ok_or_else(malformed)?;
+                    out.push(u8::from_str_radix(hex, 16).map_err(|_| malformed())?);
+                    i += 3;
+                } else {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+            j(json!(String::from_utf8(out).map_err(|_| malformed())?))
+        }
         "toMillis" => {
             let Some(s) = text_arg(name, &a0, 1)? else {
                 return Ok(None);
             };
-            match chrono::DateTime::parse_from_rfc3339(&s) {
-                Ok(d) => j(json!(d.timestamp_millis())),
-                Err(_) => return err(format!("Unable to parse timestamp: {s}")),
+            match text_arg(name, &a(1), 2)? {
+                None => j(json!(super::jsonata_time::parse_iso(&s).map_err(Error)?)),
+                Some(p) => super::jsonata_time::parse(&s, &p)
+                    .map_err(Error)?
+                    .map(|ms| V::J(json!(ms))),
             }
         }
         "base64encode" | "base64decode" => {
@@ -1486,6 +2358,293 @@ mod tests {
         }
         assert_eq!(run("nothing", input.clone()), Ok(None));
         assert_eq!(run("orders[price > 100]", input.clone()), Ok(None));
+    }
+
+    #[test]
+    fn regular_expressions_match_split_and_replace() {
+        let input =
+            json!({"s": "Order-12 shipped to Ann, order-7 pending", "e": "ann@example.com"});
+        let cases: &[(&str, Value)] = &[
+            ("$contains(s, /order-\\d+/)", json!(true)),
+            ("$contains(s, /ORDER-99/i)", json!(false)),
+            ("$contains(e, /^[a-z]+@[a-z]+\\.com$/)", json!(true)),
+            ("$match(s, /order-(\\d+)/i).groups[0]", json!(["12", "7"])),
+            (
+                "$match(s, /order-(\\d+)/i, 1)",
+                json!({"match": "Order-12", "index": 0, "groups": ["12"]}),
+            ),
+            ("$count($match(s, /o/))", json!(2)),
+            ("$match(s, /xyz/)", Value::Null),
+            ("$split('a1b22c', /\\d+/)", json!(["a", "b", "c"])),
+            ("$split('a, b;c', /[,;] ?/, 2)", json!(["a", "b"])),
+            (
+                "$replace(s, /order-(\\d+)/i, '#$1')",
+                json!("#12 shipped to Ann, #7 pending"),
+            ),
+            (
+                "$replace('John Smith', /(\\w+)\\s(\\w+)/, '$2, $1')",
+                json!("Smith, John"),
+            ),
+            ("$replace('abc', /b/, '[$0]')", json!("a[b]c")),
+            ("$replace('a.b.c', /\\./, '$$', 1)", json!("a$b.c")),
+            ("$replace('265USD', /([0-9]+)USD/, '$$$1')", json!("$265")),
+            (
+                "$replace('x2 y3', /\\d/, function($m) { $string($number($m.match) * 2) })",
+                json!("x4 y6"),
+            ),
+            ("$type(/a/)", json!("function")),
+            (
+                "[1, 2, 3] ~> $map(function($v) { $v / 2 })",
+                json!([0.5, 1, 1.5]),
+            ),
+            ("(/a+b/)('xaaab').match", json!("aaab")),
+        ];
+        for (src, want) in cases {
+            let got = run(src, input.clone()).map_err(|e| format!("{src}: {e:?}"));
+            if want.is_null() {
+                assert_eq!(got, Ok(None), "{src}");
+            } else {
+                assert_eq!(got, Ok(Some(want.clone())), "{src}");
+            }
+        }
+        let errors = [
+            (
+                "$replace('aaa', /x*/, '-')",
+                "D1004: Regular expression matches zero length string",
+            ),
+            (
+                "$match('a', 'a')",
+                "T0410: Argument 2 of function \"match\"",
+            ),
+            (
+                "$contains('a', /(?=a)/)",
+                "Invalid regular expression /(?=a)/",
+            ),
+            ("'a' ~> /b", "S0302: No terminating / in regular expression"),
+        ];
+        for (src, want) in errors {
+            let e = run(src, json!({})).expect_err(src);
+            assert!(e.0.starts_with(want), "{src}: {}", e.0);
+        }
+    }
+
+    #[test]
+    fn dates_format_and_parse_with_pictures() {
+        let cases: &[(&str, Value)] = &[
+            (
+                "$fromMillis(1510067274972)",
+                json!("2017-11-07T15:07:54.972Z"),
+            ),
+            (
+                "$fromMillis(1510067274972, '[Y0001]-[M01]-[D01]T[H01]:[m01]:[s01].[f001]Z')",
+                json!("2017-11-07T15:07:54.972Z"),
+            ),
+            (
+                "$fromMillis(1510067274972, '[H01]:[m01] [z]', '-0500')",
+                json!("10:07 GMT-05:00"),
+            ),
+            (
+                "$toMillis('2017-11-07T15:07:54.972Z')",
+                json!(1510067274972i64),
+            ),
+            (
+                "$toMillis('07/11/2017', '[D01]/[M01]/[Y0001]')",
+                json!(1510012800000i64),
+            ),
+            ("$toMillis($now()) > 1700000000000", json!(true)),
+            ("$length($now('[Y0001]-[M01]-[D01]'))", json!(10)),
+            ("$now() = $now() and $millis() = $millis()", json!(true)),
+            ("$toMillis($now()) = $millis()", json!(true)),
+            (
+                "$string({'a': [1]}, true)",
+                json!("{\n  \"a\": [\n    1\n  ]\n}"),
+            ),
+            (
+                "$substring($now('[H01]:[m01][Z]', '+0530'), 5)",
+                json!("+05:30"),
+            ),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, json!({})).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        assert_eq!(run("$toMillis('2017', '[Y]-[M]')", json!({})), Ok(None));
+        let e = run("$fromMillis(0, '[Q]')", json!({})).unwrap_err();
+        assert!(e.0.starts_with("D3132: "), "{}", e.0);
+        let e = run("$toMillis('soon')", json!({})).unwrap_err();
+        assert!(e.0.starts_with("D3110: "), "{}", e.0);
+    }
+
+    #[test]
+    fn transform_copies_with_updates_and_deletions() {
+        let input = json!({"order": {"id": 1, "items": [
+            {"sku": "a", "price": 10, "tmp": 1}, {"sku": "b", "price": 20, "tmp": 2}]}});
+        let cases: &[(&str, Value)] = &[
+            (
+                "$ ~> | order.items | {'price': price * 2}, 'tmp' |",
+                json!({"order": {"id": 1, "items": [
+                    {"sku": "a", "price": 20}, {"sku": "b", "price": 40}]}}),
+            ),
+            (
+                "order ~> | items[sku = 'b'] | {'sale': true} |",
+                json!({"id": 1, "items": [
+                    {"sku": "a", "price": 10, "tmp": 1},
+                    {"sku": "b", "price": 20, "tmp": 2, "sale": true}]}),
+            ),
+            ("order ~> | $ | {}, ['items', 'nope'] |", json!({"id": 1})),
+            (
+                "($t := | items | {'n': 0} |; $t(order).items.n)",
+                json!([0, 0]),
+            ),
+            ("order.items[0].price", json!(10)),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, input.clone()).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        let e = run("$ ~> | order | 5 |", input.clone()).unwrap_err();
+        assert!(e.0.starts_with("T2011: "), "{}", e.0);
+        let e = run("$ ~> | order | {}, 5 |", input.clone()).unwrap_err();
+        assert!(e.0.starts_with("T2012: "), "{}", e.0);
+    }
+
+    #[test]
+    fn syntax_is_checked_without_evaluating() {
+        assert_eq!(check("$states.input.a + 1"), Ok(()));
+        assert_eq!(check("1 +"), Err("Unexpected end of expression".into()));
+        assert_eq!(check("a[1,2)"), Err("Expected \"]\", got \",\"".into()));
+        assert_eq!(
+            check("'open"),
+            Err("String literal must be terminated by a matching quote".into())
+        );
+        assert_eq!(
+            check("{'a':}"),
+            Err("The symbol \"}\" cannot be used as a unary operator".into())
+        );
+        assert_eq!(
+            check("$f(1"),
+            Err("Expected \")\" before end of expression".into())
+        );
+        // What AWS accepts but cumulo does not evaluate is not refused at definition time.
+        for src in ["a.%.b", "a#$i", "a@$v.b"] {
+            assert_eq!(check(src), Ok(()), "{src}");
+            let e = run(src, json!({})).unwrap_err();
+            assert!(
+                e.0.ends_with("is not supported by cumulo's JSONata"),
+                "{src}: {}",
+                e.0
+            );
+        }
+    }
+
+    #[test]
+    fn order_by_and_grouping() {
+        let input = json!({"items": [
+            {"sku": "a", "cat": "x", "price": 5},
+            {"sku": "b", "cat": "y", "price": 9},
+            {"sku": "c", "cat": "x", "price": 7},
+            {"sku": "d", "cat": "y"}]});
+        let cases: &[(&str, Value)] = &[
+            ("items^(price).sku", json!(["a", "c", "b", "d"])),
+            ("items^(>price).sku", json!(["b", "c", "a", "d"])),
+            ("items^(cat, >price).sku", json!(["c", "a", "b", "d"])),
+            ("items{cat: $sum(price)}", json!({"x": 12, "y": 9})),
+            ("items{cat: sku}", json!({"x": ["a", "c"], "y": ["b", "d"]})),
+            ("items[price > 6]{sku: price}", json!({"b": 9, "c": 7})),
+            ("$states.input.items^(sku)[0].sku", json!("a")),
+            (
+                "[{'o': [{'p': 3}, {'p': 1}]}, {'o': [{'p': 2}]}].o^(p).p",
+                json!([1, 2, 3]),
+            ),
+            (
+                "[{'o': [{'c': 'x'}]}, {'o': [{'c': 'x'}]}].o{c: $count($)}",
+                json!({"x": 2}),
+            ),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, input.clone()).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        let e = run("[{'a': 1}, {'a': 'x'}]^(a)", json!({})).unwrap_err();
+        assert!(e.0.starts_with("T2007: "), "{}", e.0);
+        let e = run("items{sku: 1, sku: 2}", input.clone()).unwrap_err();
+        assert!(e.0.starts_with("D1009: "), "{}", e.0);
+        assert_eq!(
+            check("items^(price"),
+            Err("Expected \")\" before end of expression".into())
+        );
+    }
+
+    #[test]
+    fn further_standard_functions() {
+        let cases: &[(&str, Value)] = &[
+            (
+                "$sift({'a': 1, 'b': 2, 'c': 3}, function($v) { $v > 1 })",
+                json!({"b": 2, "c": 3}),
+            ),
+            ("$count($shuffle([1, 2, 3]))", json!(3)),
+            ("$sort($shuffle([3, 1, 2]))", json!([1, 2, 3])),
+            ("$formatBase(100, 2)", json!("1100100")),
+            ("$formatBase(-255, 16)", json!("-ff")),
+            (
+                "$encodeUrlComponent('?x=a b&é')",
+                json!("%3Fx%3Da%20b%26%C3%A9"),
+            ),
+            (
+                "$encodeUrl('https://h/p?q=a b')",
+                json!("https://h/p?q=a%20b"),
+            ),
+            (
+                "$decodeUrlComponent('%3Fx%3Da%20b%26%C3%A9')",
+                json!("?x=a b&é"),
+            ),
+            (
+                "$decodeUrl('https://h/p?q=a%20b')",
+                json!("https://h/p?q=a b"),
+            ),
+            ("$formatNumber(1234.5678, '#,##0.00')", json!("1,234.57")),
+            ("$formatInteger(2024, 'I')", json!("MMXXIV")),
+            ("$parseInteger('1,234', '#,##0')", json!(1234)),
+            ("{'a': {'b': 1, 'c': [{'b': 2}]}}.**.b", json!([1, 2])),
+            ("($assert(true, 'no'); 1)", json!(1)),
+        ];
+        for (src, want) in cases {
+            assert_eq!(
+                run(src, json!({})).map_err(|e| format!("{src}: {e:?}")),
+                Ok(Some(want.clone())),
+                "{src}"
+            );
+        }
+        let errors = [
+            ("$error('stop here')", "D3137: stop here"),
+            ("$assert(1 = 2, 'one is not two')", "D3141: one is not two"),
+            (
+                "$formatBase(1, 40)",
+                "D3100: The radix of the formatBase function must be between 2 and 36.  It was given 40",
+            ),
+            (
+                "$decodeUrl('%E0%A4%A')",
+                "D3140: Malformed URL passed to $decodeUrl(): \"%E0%A4%A\"",
+            ),
+        ];
+        for (src, want) in errors {
+            assert_eq!(run(src, json!({})).unwrap_err().0, want, "{src}");
+        }
+    }
+
+    #[test]
+    fn eval_is_not_a_function_in_step_functions() {
+        let e = run("$eval('1 + 1')", json!({})).unwrap_err();
+        assert_eq!(e.0, "T1006: Attempted to invoke a non-function");
     }
 
     #[test]

@@ -31,12 +31,24 @@ fn bindings(ctx: &Value, input: &Value, extra: &[(&str, &Value)]) -> Map<String,
     vars
 }
 
+/// A value's type as AWS names it in "returned an unexpected result type" causes.
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn query_error(cause: String) -> Failure {
     Failure::new("States.QueryEvaluationError", cause)
 }
 
 /// The expression inside `{% ... %}`, if `s` is one.
-fn expression(s: &str) -> Option<&str> {
+pub(super) fn expression(s: &str) -> Option<&str> {
     s.trim()
         .strip_prefix("{%")
         .and_then(|r| r.strip_suffix("%}"))
@@ -53,6 +65,11 @@ fn eval(t: &Value, vars: &Map<String, Value>, location: &str) -> Result<Value, F
                 Ok(None) => Err(query_error(format!(
                     "The JSONata expression '{e}' specified for the field '{location}' returned nothing (undefined)."
                 ))),
+                Err(jsonata::Error(m)) if m == jsonata::FUNCTION_RESULT => {
+                    Err(query_error(format!(
+                        "The JSONata expression '{e}' specified for the field '{location}' returned an unsupported result type."
+                    )))
+                }
                 Err(jsonata::Error(m)) => Err(query_error(format!(
                     "The JSONata expression '{e}' specified for the field '{location}' threw an error during evaluation. {m}"
                 ))),
@@ -100,7 +117,7 @@ fn number(state: &Value, key: &str, vars: &Map<String, Value>) -> Result<Option<
         Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n)),
         _ => Err(query_error(format!(
             "The JSONata expression specified for the field '{key}' returned an unexpected result type. Expected 'integer', but was '{}' for value: {v}",
-            crate::providers::json_type(&v)
+            type_name(&v)
         ))),
     }
 }
@@ -200,7 +217,7 @@ pub async fn body(
                 let Value::Bool(hit) = cond else {
                     return Err(query_error(format!(
                         "The JSONata expression specified for the field '{loc}' returned an unexpected result type. Expected 'boolean', but was '{}' for value: {cond}",
-                        crate::providers::json_type(&cond)
+                        type_name(&cond)
                     )));
                 };
                 if hit {
@@ -265,7 +282,7 @@ pub async fn body(
                             let e = state["Items"].as_str().and_then(expression).unwrap_or("");
                             return Err(query_error(format!(
                                 "The JSONata expression '{e}' specified for the field 'Items' returned an unexpected result type. Expected 'array', but was '{}' for value: {items}",
-                                crate::providers::json_type(&items)
+                                type_name(&items)
                             )));
                         }
                         let select = |ctx: &Value| {
@@ -337,6 +354,11 @@ mod tests {
         assert_eq!(
             f.cause,
             "The JSONata expression '$doesNotExist' specified for the field 'Output/result' returned nothing (undefined)."
+        );
+        let f = eval(&json!("{% $fn := function($x){$x} %}"), &vars, "Items").unwrap_err();
+        assert_eq!(
+            f.cause,
+            "The JSONata expression '$fn := function($x){$x}' specified for the field 'Items' returned an unsupported result type."
         );
         let f = eval(&json!("{% $nope(1) %}"), &vars, "Output").unwrap_err();
         assert!(

@@ -7,7 +7,9 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod jsonata;
+mod jsonata_number;
 mod jsonata_states;
+mod jsonata_time;
 pub mod path;
 pub mod reader;
 #[cfg(test)]
@@ -86,6 +88,10 @@ pub struct Checkpoint {
     pub entered: f64,
     /// The id of the state's entered event.
     pub entered_id: u64,
+    /// The variables in scope when the state was entered: a resumed execution still sees
+    /// what earlier states assigned.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub variables: serde_json::Map<String, Value>,
 }
 
 /// What the interpreter reaches the world through.
@@ -177,7 +183,7 @@ impl Exec {
         lane: &Lane,
         kind: &str,
         details: Option<(&str, Value)>,
-        checkpoint: Option<(&str, &Value)>,
+        checkpoint: Option<(&str, &Value, serde_json::Map<String, Value>)>,
     ) -> u64 {
         let mut h = self.history.lock().unwrap_or_else(|p| p.into_inner());
         let id = h.last().map_or(1, |e| e.id + 1);
@@ -188,11 +194,12 @@ impl Exec {
             kind: kind.to_string(),
             details: details.map(|(k, v)| (k.to_string(), v)),
         };
-        let cp = checkpoint.map(|(state, input)| Checkpoint {
+        let cp = checkpoint.map(|(state, input, variables)| Checkpoint {
             state: state.to_string(),
             input: input.clone(),
             entered: event.timestamp,
             entered_id: id,
+            variables,
         });
         (self.sink)(&event, cp.as_ref());
         h.push(event);

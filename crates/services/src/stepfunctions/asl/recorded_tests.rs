@@ -467,3 +467,30 @@ async fn intrinsic_functions_read_variables() {
     let (_, out) = run(def, json!({})).await;
     assert_eq!(out, Ok(json!({"text": "hi Ann of 2"})));
 }
+
+#[tokio::test]
+async fn jsonata_items_of_the_wrong_type_fail_as_recorded() {
+    for (case, items) in [
+        ("function", "$fn := function($x){$x}"),
+        ("number", "1"),
+        ("string", "'string'"),
+        ("boolean", "true"),
+        ("null", "null"),
+        ("object", "{'foo': 'bar'}"),
+    ] {
+        let rec = recording(
+            "scenarios/test_base_scenarios.snapshot.json",
+            &format!("::test_map_state_items_eval_jsonata_fail[{case}]"),
+        );
+        let def = json!({"QueryLanguage": "JSONata", "StartAt": "MapIterateState", "States": {
+            "MapIterateState": {"Type": "Map", "Items": format!("{{% {items} %}}"), "End": true,
+                "ItemProcessor": {"StartAt": "Pass",
+                    "States": {"Pass": {"Type": "Pass", "End": true}}}}}});
+        let (kinds, out) = run(def, json!({})).await;
+        assert_eq!(kinds, recorded_kinds(&rec), "{case}");
+        let failed = &rec["get_execution_history"]["events"][4]["executionFailedEventDetails"];
+        let f = out.unwrap_err();
+        assert_eq!(f.error, failed["error"].as_str().unwrap(), "{case}");
+        assert_eq!(f.cause, failed["cause"].as_str().unwrap(), "{case}");
+    }
+}

@@ -143,6 +143,23 @@ pub fn run_states<'a>(
     })
 }
 
+/// Runs the execution's states again from the state a checkpoint names (a redrive), with the
+/// variables in scope when it was entered: the states that succeeded are not run again, so
+/// what they assigned must still be there.
+pub fn run_from<'a>(
+    exec: &'a Arc<Exec>,
+    machine: &'a Value,
+    checkpoint: &'a super::Checkpoint,
+    lane: &'a Lane,
+) -> Boxed<'a, Result<Value, Failure>> {
+    Box::pin(async move {
+        let scope = Scope::top(machine);
+        scope.assign(&checkpoint.variables);
+        let (start, input) = (checkpoint.state.clone(), checkpoint.input.clone());
+        run_scope(exec, machine, start, input, lane, true, &scope).await
+    })
+}
+
 /// Runs the states of one scope (see [`run_states`]) with its variables.
 fn run_scope<'a>(
     exec: &'a Arc<Exec>,
@@ -191,6 +208,7 @@ pub async fn resume(
         entered_id: checkpoint.entered_id,
     };
     let scope = Scope::top(machine);
+    scope.assign(&checkpoint.variables);
     match run_state(
         exec,
         machine,
@@ -330,7 +348,7 @@ fn run_state<'a>(
                     lane,
                     &format!("{kind}StateEntered"),
                     Some(("stateEnteredEventDetails", io("input", name, &raw))),
-                    top.then_some((name, &raw)),
+                    top.then(|| (name, &raw, scope.vars())),
                 );
                 (t, id)
             }
@@ -370,11 +388,20 @@ fn run_state<'a>(
         .map_err(wrap);
         let evaluation_failed = |f: &Failure| {
             if f.error == "States.QueryEvaluationError" {
+                // A Map whose own expression failed (not an iteration, which has ended it
+                // already) ends with MapStateFailed after the evaluation's event, as recorded.
+                let map_ended = exec
+                    .history()
+                    .last()
+                    .is_some_and(|e| e.kind == "MapStateFailed");
                 exec.emit(
                     lane,
                     "EvaluationFailed",
                     Some(("evaluationFailedEventDetails", evaluation_details(f, name))),
                 );
+                if kind == "Map" && !map_ended {
+                    exec.emit(lane, "MapStateFailed", None);
+                }
             }
         };
         let (output, next, assigned) = match outcome {

@@ -149,6 +149,9 @@ fn scope(def: &Value, at: &str, express: bool, jsonata: bool, out: &mut Vec<Diag
             None => jsonata,
         };
         query_language_fields(s, &loc, state_jsonata, out);
+        if state_jsonata {
+            jsonata_expressions(s, &loc, out);
+        }
         let mut targets: Vec<(&str, String)> = Vec::new();
         if let Some(n) = s["Next"].as_str() {
             targets.push((n, format!("{loc}/Next")));
@@ -274,6 +277,43 @@ fn query_language_fields(s: &Value, loc: &str, jsonata: bool, out: &mut Vec<Diag
     }
 }
 
+/// Every `{% %}` expression of a JSONata state parses: AWS refuses one that does not with
+/// `INVALID_JSONATA_EXPRESSION`, the parser's message and the field's location (states of a
+/// Map's processor or a Parallel's branches are checked as their own scopes).
+fn jsonata_expressions(s: &Value, loc: &str, out: &mut Vec<Diagnostic>) {
+    fn walk(v: &Value, loc: String, out: &mut Vec<Diagnostic>) {
+        match v {
+            Value::String(text) => {
+                if let Some(e) = super::jsonata_states::expression(text)
+                    && let Err(message) = super::jsonata::check(e)
+                {
+                    out.push(Diagnostic {
+                        code: "INVALID_JSONATA_EXPRESSION",
+                        message,
+                        location: Some(loc),
+                    });
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    walk(x, format!("{loc}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, format!("{loc}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (k, v) in s.as_object().into_iter().flatten() {
+        if !matches!(k.as_str(), "ItemProcessor" | "Iterator" | "Branches") {
+            walk(v, format!("{loc}/{k}"), out);
+        }
+    }
+}
+
 /// A path with its `$$` (context) or `$name` (variable) root read as `$`, to check its steps.
 fn variable_free(s: &str) -> String {
     if let Some(r) = s.strip_prefix("$$") {
@@ -378,6 +418,31 @@ mod tests {
             .first()
             .map(Diagnostic::invalid_definition)
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn malformed_jsonata_is_refused_with_the_parser_message() {
+        let def = r#"{"QueryLanguage": "JSONata", "StartAt": "Main", "States": {
+            "Main": {"Type": "Pass", "Output": {"v": "{% 1 + %}"}, "Next": "C"},
+            "C": {"Type": "Choice", "Choices": [{"Condition": "{% $x = %}", "Next": "Main"}],
+                  "Default": "M"},
+            "M": {"Type": "Map", "Items": "{% [1, 2] %}", "End": true,
+                  "ItemProcessor": {"StartAt": "In", "States": {
+                      "In": {"Type": "Pass", "Output": "{% 'open %}", "End": true}}}}}}"#;
+        let found: Vec<String> = check(def, false)
+            .iter()
+            .map(Diagnostic::invalid_definition)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: Unexpected end of expression at /States/Main/Output/v'",
+                "Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: Unexpected end of expression at /States/C/Choices[0]/Condition'",
+                "Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: String literal must be terminated by a matching quote at /States/M/ItemProcessor/States/In/Output'",
+            ]
+        );
+        let jsonpath = r#"{"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": "{% 1 + %}", "End": true}}}"#;
+        assert!(check(jsonpath, false).is_empty());
     }
 
     #[test]
