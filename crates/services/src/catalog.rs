@@ -177,6 +177,20 @@ macro_rules! catalog {
                 ]
             }
 
+            /// The service a signing name (or one of its `also_signed_as`) names, as a handle
+            /// that builds it on first use: for in-process callers that hold a request in the
+            /// service's own wire shape, such as an API Gateway AWS integration.
+            pub fn service(self: &Arc<Self>, name: &str) -> Option<Arc<dyn Service>> {
+                let name = descriptor(name)?.name;
+                $(if name == <$pty as Catalogued>::SERVICE.name {
+                    return Some(OnFirstUse::<$pty>::handle_in(self));
+                })*
+                $(if name == <$oty as Catalogued>::SERVICE.name {
+                    return Some(OnFirstUse::<$oty>::handle_in(self));
+                })*
+                None
+            }
+
             /// Every service by name and whether it has been built (the health report's
             /// `running` or `available`). One function reading every slot, rather than a call
             /// through each service's handle: those calls sit in each service's own code, and
