@@ -516,10 +516,23 @@ def test_non_proxy_http_aws_and_unsupported(server, v2, lam, backend):
                                    TemplateSelectionExpression="\\$default",
                                    ResponseTemplates={"$default": "refused: $input.path('$.errorMessage')"})
     two_way(v2, api_id, "lambda", aws["IntegrationId"])
-    # What cumulo does not run: an AWS integration of another service.
-    sqs = v2.create_integration(ApiId=api_id, IntegrationType="AWS", IntegrationMethod="POST",
-                                IntegrationUri="arn:aws:apigateway:us-east-1:sqs:path/000000000000/queue")
+    # AWS: another service, SQS's SendMessage through its query protocol (the common pattern);
+    # the two-way answer is the JSON form of SQS's answer.
+    sqs_client = server.client("sqs")
+    queue_name = f"ws-{uid()}"
+    queue_url = sqs_client.create_queue(QueueName=queue_name)["QueueUrl"]
+    sqs = v2.create_integration(
+        ApiId=api_id, IntegrationType="AWS", IntegrationMethod="POST",
+        IntegrationUri=f"arn:aws:apigateway:us-east-1:sqs:path/000000000000/{queue_name}",
+        RequestParameters={"integration.request.header.Content-Type": "'application/x-www-form-urlencoded'"},
+        TemplateSelectionExpression="\\$default",
+        RequestTemplates={"$default": "Action=SendMessage&MessageBody=$util.urlEncode($input.body)"})
+    v2.create_integration_response(ApiId=api_id, IntegrationId=sqs["IntegrationId"], IntegrationResponseKey="$default")
     two_way(v2, api_id, "sqs", sqs["IntegrationId"])
+    # What cumulo does not run: an AWS integration of a service it does not emulate.
+    kinesis = v2.create_integration(ApiId=api_id, IntegrationType="AWS", IntegrationMethod="POST",
+                                    IntegrationUri="arn:aws:apigateway:us-east-1:kinesis:action/PutRecord")
+    two_way(v2, api_id, "kinesis", kinesis["IntegrationId"])
     v2.create_stage(ApiId=api_id, StageName="prod", AutoDeploy=True)
 
     ws = connect(ws_url(server, api_id))
@@ -541,10 +554,16 @@ def test_non_proxy_http_aws_and_unsupported(server, v2, lam, backend):
         assert ws.recv() == "lambda says 42 to hi"
         ws.send(json.dumps({"action": "lambda", "fail": "no"}))
         assert ws.recv() == "refused: denied: no"
-        ws.send(json.dumps({"action": "sqs"}))
+        ws.send(json.dumps({"action": "sqs", "n": "a&b=c"}))
+        sent = json.loads(ws.recv())["SendMessageResponse"]
+        [message] = sqs_client.receive_message(QueueUrl=queue_url, WaitTimeSeconds=5)["Messages"]
+        assert message["MessageId"] == sent["SendMessageResult"]["MessageId"]
+        assert json.loads(message["Body"]) == {"action": "sqs", "n": "a&b=c"}
+        assert sent["ResponseMetadata"]["RequestId"]
+        ws.send(json.dumps({"action": "kinesis"}))
         frame = json.loads(ws.recv())
-        assert frame["message"] == ("cumulo: AWS integrations reach only Lambda functions here, not "
-                                    "arn:aws:apigateway:us-east-1:sqs:path/000000000000/queue")
+        assert frame["message"] == ("cumulo: AWS integrations reach the services cumulo emulates; kinesis is "
+                                    "not one of them (arn:aws:apigateway:us-east-1:kinesis:action/PutRecord)")
         assert frame["connectionId"] and frame["requestId"]
     finally:
         ws.close()

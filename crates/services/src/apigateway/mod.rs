@@ -48,6 +48,9 @@ pub struct ApiGatewayService {
     pub(crate) auth_cache: invoke::AuthCache,
     /// WebSocket APIs' open connections (process state: a restart closes them).
     pub(crate) connections: crate::apigatewayv2::connections::Connections,
+    /// Where AWS integrations find the service their URI names (`invoke::service`), reached
+    /// at call time: building every service an API might name would defeat lazy start.
+    catalog: std::sync::Weak<crate::catalog::Catalog>,
 }
 
 impl ApiGatewayService {
@@ -63,7 +66,13 @@ impl ApiGatewayService {
             lambda,
             auth_cache: invoke::AuthCache::default(),
             connections: Default::default(),
+            catalog: std::sync::Weak::new(),
         })
+    }
+
+    /// The catalog this service was built in; `None` outside one (unit tests).
+    pub(crate) fn catalog(&self) -> Option<std::sync::Arc<crate::catalog::Catalog>> {
+        self.catalog.upgrade()
     }
 
     /// Runs `f` over a copy of the region and commits the records it touched; an error leaves
@@ -151,7 +160,9 @@ impl Catalogued for ApiGatewayService {
     type Deps = (Arc<LambdaService>,);
 
     fn build(context: &Context, (lambda,): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config, lambda)?)
+        let mut svc = Self::new(context.store.clone(), &context.config, lambda)?;
+        svc.catalog = context.catalog.clone();
+        Ok(svc)
     }
 }
 

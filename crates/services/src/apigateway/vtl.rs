@@ -58,7 +58,9 @@ pub fn render(template: &str, env: &mut Env) -> Result<String, VtlError> {
 enum Node {
     Text(String),
     Ref(Ref),
-    Set(String, Expr),
+    /// `#set($var = e)` or `#set($var.a.b = e)` (a property path, created as it goes: how
+    /// templates write `$context.requestOverride.header.X` and `$context.responseOverride.status`).
+    Set(String, Vec<String>, Expr),
     If(Vec<(Expr, Vec<Node>)>, Vec<Node>),
     Foreach(String, Expr, Vec<Node>),
 }
@@ -222,19 +224,13 @@ impl Parser {
                             self.i += 1;
                             chain.push(self.ident().unwrap_or_default());
                         }
-                        if !chain.is_empty() {
-                            return Err(VtlError::Unsupported(format!(
-                                "#set of a property (${var}.{})",
-                                chain.join(".")
-                            )));
-                        }
                         self.ws();
                         self.expect("=")?;
                         let e = self.expr()?;
                         self.ws();
                         self.expect(")")?;
                         self.line_end_after_directive();
-                        nodes.push(Node::Set(var, e));
+                        nodes.push(Node::Set(var, chain, e));
                     }
                     "if" => {
                         let mut branches = Vec::new();
@@ -602,9 +598,20 @@ fn exec(nodes: &[Node], env: &mut Env, out: &mut String) -> Result<(), VtlError>
                 Value::Null => out.push_str(&r.raw),
                 v => out.push_str(&display(&v)),
             },
-            Node::Set(var, e) => {
+            Node::Set(var, chain, e) => {
                 let v = eval(e, env)?;
-                env.vars.insert(var.clone(), v);
+                let mut slot = env.vars.entry(var.clone()).or_insert(Value::Null);
+                for key in chain {
+                    if !slot.is_object() {
+                        *slot = Value::Object(Default::default());
+                    }
+                    slot = slot
+                        .as_object_mut()
+                        .expect("made an object above")
+                        .entry(key.clone())
+                        .or_insert(Value::Null);
+                }
+                *slot = v;
             }
             Node::If(branches, otherwise) => {
                 let mut done = false;
@@ -1110,6 +1117,19 @@ mod tests {
             json!({"id": "42", "q": "a+b", "h": "yes", "name": "Ann \"A\"",
             "items": [1, 2, 3], "first": 1, "req": "r1", "sv": "sv", "p": "me", "b64": "aGk="})
         );
+    }
+
+    #[test]
+    fn set_makes_a_property_path() {
+        let mut e = env("{}");
+        let t = "#set($context.requestOverride.header.X-Amz-Target = \"AWSEvents.PutEvents\")#set($context.responseOverride.status = 201)#set($a.b = 1)$a.b";
+        assert_eq!(render(t, &mut e).unwrap(), "1");
+        assert_eq!(
+            e.vars["context"]["requestOverride"],
+            json!({"header": {"X-Amz-Target": "AWSEvents.PutEvents"}})
+        );
+        assert_eq!(e.vars["context"]["responseOverride"]["status"], 201);
+        assert_eq!(e.vars["context"]["requestId"], "r1");
     }
 
     #[test]

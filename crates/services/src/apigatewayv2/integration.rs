@@ -1,15 +1,18 @@
 //! A WebSocket route's integration, run for one event (`$connect`, a message, `$disconnect`):
 //! Lambda proxy (AWS_PROXY) with AWS's proxy event; HTTP_PROXY, the message (or the upgrade's
 //! headers and query string) forwarded to the integration URI; and the non-proxy types (MOCK,
-//! HTTP, AWS reaching a Lambda function) through the request template the template selection
-//! expression picks, the integration response the backend's answer selects (its status code;
-//! a function's `errorMessage`) and that response's own template. Templates are the REST
-//! APIs' VTL ([`vtl`]) and AWS integrations reuse the REST data plane's Lambda call.
+//! HTTP, AWS reaching a Lambda function or another service) through the request template the
+//! template selection expression picks, the integration response the backend's answer selects
+//! (its status code; a function's `errorMessage`) and that response's own template. Templates
+//! are the REST APIs' VTL ([`vtl`]); AWS integrations reuse the REST data plane's Lambda call
+//! and service call (`invoke::service`), and request parameters its `Mapped`.
 
 use super::selection::{body_variable, integration_response, pick_template};
 use crate::apigateway::ApiGatewayService;
+use crate::apigateway::invoke::parameters::Mapped;
 use crate::apigateway::invoke::{
-    aws_function, function_of_uri, http, invoke_function, invoke_mapped, with_stage_variables,
+    endpoint_host, function_of_uri, http, invoke_function, invoke_mapped, lambda_function, service,
+    with_stage_variables,
 };
 use crate::apigateway::vtl;
 use ::http::{HeaderMap, HeaderName, HeaderValue, Method};
@@ -177,14 +180,6 @@ fn proxy_answer(payload: &[u8]) -> Answer {
 }
 
 /// The request headers, query string and path parameters an integration's
-/// `requestParameters` map (`integration.request.header.X`, `.querystring.x`, `.path.x`).
-#[derive(Default, Debug, PartialEq)]
-struct Mapped {
-    headers: Vec<(String, String)>,
-    query: Vec<(String, String)>,
-    path: Vec<(String, String)>,
-}
-
 /// Resolves the integration's request parameters from their sources: `'static'` values,
 /// `route.request.header|multivalueheader|querystring|multivaluequerystring.X` (the upgrade
 /// request: `$connect` only), `route.request.body.<JSONPath>`, `context.X` and
@@ -235,45 +230,21 @@ fn mapped(integration: &Value, ev: &Event<'_>) -> Mapped {
         let v = path.split('.').try_fold(root, |v, k| v.get(k))?;
         (!v.is_null()).then(|| vtl::display(v))
     };
-    let mut out = Mapped::default();
-    for (target, src) in integration["requestParameters"]
-        .as_object()
-        .into_iter()
-        .flatten()
-    {
-        let Some(value) = src.as_str().and_then(source) else {
-            continue;
-        };
-        if let Some(h) = target.strip_prefix("integration.request.header.") {
-            out.headers.push((h.to_string(), value));
-        } else if let Some(q) = target.strip_prefix("integration.request.querystring.") {
-            out.query.push((q.to_string(), value));
-        } else if let Some(p) = target.strip_prefix("integration.request.path.") {
-            out.path.push((p.to_string(), value));
-        }
-    }
-    out
+    Mapped::resolve(&integration["requestParameters"], source)
 }
 
 /// The request's URL: the URI with stage variables and mapped path parameters, then the
 /// upgrade's query string (HTTP_PROXY `$connect`) and the mapped query parameters.
 fn url(integration: &Value, ev: &Event<'_>, m: &Mapped, pass_query: bool) -> String {
-    let mut url = uri(integration, ev);
-    for (k, v) in &m.path {
-        url = url.replace(&format!("{{{k}}}"), v);
-    }
+    let mut url = m.substitute_path(&uri(integration, ev));
     let mut query: Vec<String> = Vec::new();
     if pass_query && let Some(hs) = ev.handshake.filter(|h| !h.raw_query.is_empty()) {
         query.push(hs.raw_query.clone());
     }
-    let enc = |s: &str| {
-        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
-    };
-    query.extend(
-        m.query
-            .iter()
-            .map(|(k, v)| format!("{}={}", enc(k), enc(v))),
-    );
+    let mapped = m.query_string();
+    if !mapped.is_empty() {
+        query.push(mapped);
+    }
     if !query.is_empty() {
         url.push(if url.contains('?') { '&' } else { '?' });
         url.push_str(&query.join("&"));
@@ -470,16 +441,41 @@ async fn non_proxy(kind: &str, integration: &Value, ev: &Event<'_>) -> Result<An
         }
         _ => {
             let uri = uri(integration, ev);
-            let function = aws_function(&uri).map_err(Failure::unsupported)?;
-            let reply = invoke_mapped(ev.svc, ev.region, function, &payload)
-                .await
-                .map_err(|()| Failure::internal())?;
-            Backend {
-                status: if reply.error.is_some() { 500 } else { 200 },
-                headers: HeaderMap::new(),
-                body: String::from_utf8_lossy(&reply.payload).into_owned(),
-                input: String::from_utf8_lossy(&reply.payload).into_owned(),
-                selector: reply.error,
+            if let Some(function) = lambda_function(&uri) {
+                let reply = invoke_mapped(ev.svc, ev.region, function, &payload)
+                    .await
+                    .map_err(|()| Failure::internal())?;
+                Backend {
+                    status: if reply.error.is_some() { 500 } else { 200 },
+                    headers: HeaderMap::new(),
+                    body: String::from_utf8_lossy(&reply.payload).into_owned(),
+                    input: String::from_utf8_lossy(&reply.payload).into_owned(),
+                    selector: reply.error,
+                }
+            } else {
+                let m = mapped(integration, ev);
+                let method = integration["integrationMethod"]
+                    .as_str()
+                    .and_then(|m| m.parse::<Method>().ok())
+                    .unwrap_or(Method::POST);
+                let out = service::Outgoing {
+                    method,
+                    mapped: &m,
+                    body: Bytes::from(payload),
+                    content_type: "application/json",
+                    host: endpoint_host(ev.context["domainName"].as_str().unwrap_or("")),
+                };
+                let reply = service::call(ev.svc, &uri, out)
+                    .await
+                    .map_err(Failure::unsupported)?;
+                let body = String::from_utf8_lossy(&reply.body).into_owned();
+                Backend {
+                    status: reply.status,
+                    selector: Some(reply.status.to_string()),
+                    headers: reply.headers,
+                    input: body.clone(),
+                    body,
+                }
             }
         }
     };
@@ -623,12 +619,14 @@ mod tests {
     async fn unsupported_integrations_are_named() {
         let svc = crate::providers::test_support::services().apigateway;
         let ctx = json!({});
-        let sqs = json!({"integrationType": "AWS",
-            "integrationUri": "arn:aws:apigateway:us-east-1:sqs:path/000000000000/q"});
-        let f = run(&sqs, &event(&svc, "{}", &ctx, None)).await.unwrap_err();
+        let kinesis = json!({"integrationType": "AWS",
+            "integrationUri": "arn:aws:apigateway:us-east-1:kinesis:action/PutRecord"});
+        let f = run(&kinesis, &event(&svc, "{}", &ctx, None))
+            .await
+            .unwrap_err();
         assert_eq!(f.status, 500);
         assert!(
-            f.message.contains("reach only Lambda functions"),
+            f.message.contains("kinesis is not one of them"),
             "{}",
             f.message
         );

@@ -11,7 +11,10 @@
 pub(crate) mod authorizer;
 pub(crate) mod http;
 pub(crate) mod matching;
+pub(crate) mod parameters;
 pub(crate) mod proxy;
+mod query_json;
+pub(crate) mod service;
 
 pub use authorizer::AuthCache;
 
@@ -153,6 +156,10 @@ impl Call<'_> {
             "resourceId": self.resource_id,
             "resourcePath": self.resource_path,
             "stage": self.stage_name,
+            // What a template may set (`#set($context.requestOverride.header.X = ...)`) to
+            // change the integration request, and the method response.
+            "requestOverride": {"header": {}, "querystring": {}, "path": {}},
+            "responseOverride": {"header": {}},
         });
         if let Some(a) = &self.authorizer {
             ctx["authorizer"] = Value::Object(a.clone());
@@ -491,8 +498,20 @@ fn request_template(call: &Call<'_>, integration: &Value) -> Result<Option<Strin
 
 #[allow(clippy::result_large_err)]
 fn render(call: &Call<'_>, template: &str, body: Bytes) -> Result<String, AwsResponse> {
+    render_with_context(call, template, body).map(|(text, _)| text)
+}
+
+/// Renders `template` and answers the `$context` it left, whose `requestOverride` and
+/// `responseOverride` change the integration request or the method response.
+#[allow(clippy::result_large_err)]
+fn render_with_context(
+    call: &Call<'_>,
+    template: &str,
+    body: Bytes,
+) -> Result<(String, Value), AwsResponse> {
     let mut env = call.vtl_env(body);
-    vtl::render(template, &mut env).map_err(|e| message(500, &e.to_string()))
+    let text = vtl::render(template, &mut env).map_err(|e| message(500, &e.to_string()))?;
+    Ok((text, env.vars.remove("context").unwrap_or(Value::Null)))
 }
 
 /// The integration response whose selection pattern matches `selector` (an error message or
@@ -533,16 +552,22 @@ fn integration_answer(
     let template = templates
         .and_then(|t| t.get("application/json").or_else(|| t.values().next()))
         .and_then(Value::as_str);
-    let out = match template {
-        Some(t) if !t.is_empty() => match render(call, t, body.clone()) {
-            Ok(s) => Bytes::from(s),
+    let (out, context) = match template {
+        Some(t) if !t.is_empty() => match render_with_context(call, t, body.clone()) {
+            Ok((s, context)) => (Bytes::from(s), context),
             Err(resp) => return resp,
         },
-        _ => body.clone(),
+        _ => (body.clone(), Value::Null),
     };
     let ct = templates
         .and_then(|t| t.keys().next().cloned())
         .unwrap_or_else(|| "application/json".to_string());
+    let overrides = &context["responseOverride"];
+    let status = overrides["status"]
+        .as_u64()
+        .or_else(|| overrides["status"].as_str()?.trim().parse().ok())
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(status);
     let mut resp = AwsResponse::new(
         StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
         &ct,
@@ -574,6 +599,11 @@ fn integration_answer(
         };
         if let Some(value) = value {
             resp.set_header(name, &value);
+        }
+    }
+    for (name, value) in overrides["header"].as_object().into_iter().flatten() {
+        if !value.is_null() {
+            resp.set_header(name, &vtl::display(value));
         }
     }
     resp
@@ -611,37 +641,78 @@ async fn aws_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         integration["uri"].as_str().unwrap_or(""),
         &call.stage_variables(),
     );
-    let function = match aws_function(&uri) {
-        Ok(f) => f,
-        Err(unsupported) => return message(500, &unsupported),
+    // AWS maps an empty request body to `{}` for the template and the integration.
+    let body = if call.req.body.is_empty() {
+        Bytes::from_static(b"{}")
+    } else {
+        call.req.body.clone()
     };
-    let payload = match request_template(call, integration) {
-        Ok(Some(t)) => match render(call, &t, call.req.body.clone()) {
-            Ok(s) => s,
+    let (payload, context) = match request_template(call, integration) {
+        Ok(Some(t)) => match render_with_context(call, &t, body) {
+            Ok(rendered) => rendered,
             Err(resp) => return resp,
         },
-        Ok(None) => String::from_utf8_lossy(&call.req.body).into_owned(),
+        Ok(None) => (String::from_utf8_lossy(&body).into_owned(), Value::Null),
         Err(resp) => return resp,
     };
-    let Ok(reply) = invoke_mapped(call.svc, &call.region, function, &payload).await else {
-        return message(500, "Internal server error");
+    if let Some(function) = lambda_function(&uri) {
+        let Ok(reply) = invoke_mapped(call.svc, &call.region, function, &payload).await else {
+            return message(500, "Internal server error");
+        };
+        return match select_response(integration, reply.error.as_deref()) {
+            Some(r) => integration_answer(call, &r, reply.payload, &HeaderMap::new()),
+            None => message(500, "Internal server error"),
+        };
+    }
+    let mut mapped = parameters::Mapped::resolve(&integration["requestParameters"], |src| {
+        parameters::rest_source(call, src)
+    });
+    mapped.apply_overrides(&context["requestOverride"]);
+    for (k, v) in &call.path_params {
+        if !mapped.path.iter().any(|(name, _)| name == k) {
+            mapped.path.push((k.clone(), v.clone()));
+        }
+    }
+    let method = integration["httpMethod"]
+        .as_str()
+        .and_then(|m| m.parse::<Method>().ok())
+        .unwrap_or(Method::POST);
+    let content_type = call
+        .req
+        .header("content-type")
+        .unwrap_or("application/json");
+    let out = service::Outgoing {
+        method,
+        mapped: &mapped,
+        body: Bytes::from(payload),
+        content_type,
+        host: endpoint_host(&call.req.host),
     };
-    match select_response(integration, reply.error.as_deref()) {
-        Some(r) => integration_answer(call, &r, reply.payload, &HeaderMap::new()),
-        None => message(500, "Internal server error"),
+    match service::call(call.svc, &uri, out).await {
+        Ok(reply) => match select_response(integration, Some(&reply.status.to_string())) {
+            Some(r) => integration_answer(call, &r, reply.body, &reply.headers),
+            None => message(500, "Internal server error"),
+        },
+        Err(unsupported) => message(500, &unsupported),
     }
 }
 
-/// The Lambda function a non-proxy AWS integration's URI reaches
-/// (`arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<arn>/invocations`); `Err`
-/// is the message naming a service cumulo does not reach this way, for the 500 it answers.
-pub(crate) fn aws_function(uri: &str) -> Result<&str, String> {
+/// The `host:port` of cumulo's own endpoint behind an API's host
+/// (`<api-id>.execute-api.localhost:4566` → `localhost:4566`).
+pub(crate) fn endpoint_host(host: &str) -> String {
+    match host.split_once(".execute-api.") {
+        Some((_, rest)) => rest.to_string(),
+        None => host.to_string(),
+    }
+}
+
+/// The Lambda function a non-proxy AWS integration's URI invokes
+/// (`arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<arn>/invocations`); other
+/// URIs reach their service through [`service::call`].
+pub(crate) fn lambda_function(uri: &str) -> Option<&str> {
     uri.contains(":lambda:path/")
         .then(|| function_of_uri(uri))
         .flatten()
-        .ok_or_else(|| {
-            format!("cumulo: AWS integrations reach only Lambda functions here, not {uri}")
-        })
 }
 
 /// What a non-proxy AWS integration's function answered.
@@ -738,15 +809,24 @@ async fn http_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
 }
 
 async fn http_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
-    let url = integration_url(call, integration);
-    let body = match request_template(call, integration) {
-        Ok(Some(t)) => match render(call, &t, call.req.body.clone()) {
-            Ok(s) => Bytes::from(s),
+    let (body, context) = match request_template(call, integration) {
+        Ok(Some(t)) => match render_with_context(call, &t, call.req.body.clone()) {
+            Ok((s, context)) => (Bytes::from(s), context),
             Err(resp) => return resp,
         },
-        Ok(None) => call.req.body.clone(),
+        Ok(None) => (call.req.body.clone(), Value::Null),
         Err(resp) => return resp,
     };
+    let mut mapped = parameters::Mapped::resolve(&integration["requestParameters"], |src| {
+        parameters::rest_source(call, src)
+    });
+    mapped.apply_overrides(&context["requestOverride"]);
+    let mut url = mapped.substitute_path(&integration_url(call, integration));
+    let query = mapped.query_string();
+    if !query.is_empty() {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&query);
+    }
     let method = integration["httpMethod"]
         .as_str()
         .and_then(|m| m.parse::<Method>().ok())
@@ -757,6 +837,14 @@ async fn http_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         ::http::header::CONTENT_TYPE,
         ::http::HeaderValue::from_static("application/json"),
     );
+    for (k, v) in &mapped.headers {
+        if let (Ok(k), Ok(v)) = (
+            k.parse::<::http::HeaderName>(),
+            ::http::HeaderValue::from_str(v),
+        ) {
+            headers.insert(k, v);
+        }
+    }
     match http::send(method, &url, &headers, body, timeout).await {
         Ok(reply) => {
             let status = reply.status.as_u16().to_string();
