@@ -1,7 +1,8 @@
 // The serverless CDK app test_cdk_serverless.py drives with the real `cdk` CLI against `cumulo
 // serve` (`cdk --app "node serverless.js"`): a RestApi with a LambdaIntegration and a greedy
 // `{proxy+}` resource, an HttpApi with a Lambda route (payload 2.0), and a StateMachine with
-// LambdaInvoke, Choice, Map, a DynamoDB PutItem task and a Catch.
+// LambdaInvoke, Choice, Map, a DynamoDB PutItem task and a Catch; and AWS (service) integrations:
+// a StepFunctionsRestApi over an EXPRESS machine, and a REST resource sending to SQS.
 //
 // What changes between deploys: the functions' GREETING variable (`-c greeting=...`), and with
 // `-c extra=true` a REST resource and an HTTP route more (a new REST deployment, which CDK names
@@ -14,6 +15,8 @@ const { HttpLambdaIntegration } = require('aws-cdk-lib/aws-apigatewayv2-integrat
 const dynamodb = require('aws-cdk-lib/aws-dynamodb');
 const sfn = require('aws-cdk-lib/aws-stepfunctions');
 const tasks = require('aws-cdk-lib/aws-stepfunctions-tasks');
+const sqs = require('aws-cdk-lib/aws-sqs');
+const iam = require('aws-cdk-lib/aws-iam');
 
 // Answers both APIs with what it was given: the proxy event's shape differs between a REST API
 // (payload 1.0) and an HTTP API (2.0), so the handler reports the fields each carries.
@@ -143,6 +146,41 @@ class ServerlessStack extends cdk.Stack {
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
     });
 
+    // API Gateway AWS integrations to services: a StepFunctionsRestApi over an EXPRESS machine
+    // (StartSyncExecution, with the CDK's own request and response templates; a Fail state
+    // answers 500 through its `$context.responseOverride.status`) and POST /queue sending the
+    // body to SQS through the `path/<account>/<queue>` form and a form template.
+    const greet = new sfn.Choice(this, 'Refuse?')
+      .when(sfn.Condition.stringEquals('$.body.name', 'nobody'), new sfn.Fail(this, 'Refused', { error: 'NoName', cause: 'nobody to greet' }))
+      .otherwise(new sfn.Pass(this, 'Greet', { parameters: { 'greeting': greeting, 'name.$': '$.body.name', 'query.$': '$.querystring' } }));
+    const express = new sfn.StateMachine(this, 'Express', {
+      stateMachineType: sfn.StateMachineType.EXPRESS,
+      definitionBody: sfn.DefinitionBody.fromChainable(greet),
+    });
+    const sfnApi = new apigw.StepFunctionsRestApi(this, 'SfnApi', {
+      stateMachine: express, cloudWatchRole: false, deployOptions: { stageName: 'prod' },
+    });
+    const inbox = new sqs.Queue(this, 'Inbox');
+    const toQueue = new iam.Role(this, 'ApiToQueue', { assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com') });
+    inbox.grantSendMessages(toQueue);
+    sfnApi.root.addResource('queue').addMethod('POST', new apigw.AwsIntegration({
+      service: 'sqs',
+      path: `${cdk.Aws.ACCOUNT_ID}/${inbox.queueName}`,
+      integrationHttpMethod: 'POST',
+      options: {
+        credentialsRole: toQueue,
+        passthroughBehavior: apigw.PassthroughBehavior.NEVER,
+        requestParameters: { 'integration.request.header.Content-Type': "'application/x-www-form-urlencoded'" },
+        requestTemplates: { 'application/json': 'Action=SendMessage&MessageBody=$util.urlEncode($input.body)' },
+        integrationResponses: [{
+          statusCode: '200',
+          responseTemplates: { 'application/json': `{"queued": "$input.path('$.SendMessageResponse.SendMessageResult.MessageId')"}` },
+        }],
+      },
+    }), { methodResponses: [{ statusCode: '200' }] });
+
+    new cdk.CfnOutput(this, 'SfnApiId', { value: sfnApi.restApiId });
+    new cdk.CfnOutput(this, 'InboxUrl', { value: inbox.queueUrl });
     new cdk.CfnOutput(this, 'RestApiId', { value: rest.restApiId });
     new cdk.CfnOutput(this, 'RestUrl', { value: rest.url });
     new cdk.CfnOutput(this, 'HttpApiId', { value: http.apiId });

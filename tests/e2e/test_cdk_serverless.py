@@ -1,6 +1,7 @@
 """Issue 20's acceptance through the real AWS CDK CLI: tests/cdk-serve-app/serverless.js (a RestApi
 with a LambdaIntegration and a greedy `{proxy+}` resource, an HttpApi with Lambda routes, a
-StateMachine with LambdaInvoke, Choice, Map, a DynamoDB PutItem task and a Catch) bootstrapped and
+StateMachine with LambdaInvoke, Choice, Map, a DynamoDB PutItem task and a Catch, a
+StepFunctionsRestApi and an SQS AwsIntegration) bootstrapped and
 deployed with `cdk deploy` against `cumulo serve` (AWS_ENDPOINT_URL=http://localhost:PORT), both
 APIs called over HTTP at LocalStack's two URL forms, the state machine run to SUCCEEDED and through
 its Catch, one redeploy that changes the functions, both APIs and the definition, and `cdk destroy`
@@ -171,6 +172,24 @@ def test_http_api_answers_at_both_url_forms(deployed):
         assert (status, got) == (404, {"message": "Not Found"}), path
 
 
+def test_service_integrations_answer(deployed):
+    """The StepFunctionsRestApi runs its EXPRESS machine through StartSyncExecution with the CDK's
+    own templates (body, query string and path as the input; a failed execution is a 500 through
+    `$context.responseOverride.status`), and POST /queue sends the body to SQS."""
+    out = deployed.out
+    status, _, got = deployed.both_forms(out["SfnApiId"], "/prod/?lang=en", method="POST",
+                                         body=b'{"name": "ann"}', headers={"Content-Type": "application/json"})
+    assert (status, got) == (200, {"greeting": "hello", "name": "ann", "query": {"lang": "en"}})
+    status, _, got = deployed.both_forms(out["SfnApiId"], "/prod/", method="POST",
+                                         body=b'{"name": "nobody"}', headers={"Content-Type": "application/json"})
+    assert (status, got) == (500, {"error": "NoName", "cause": "nobody to greet"})
+    status, _, raw = deployed.request("POST", f"/_aws/execute-api/{out['SfnApiId']}/prod/queue",
+                                      body=b'{"order": 7}', headers={"Content-Type": "application/json"})
+    assert status == 200, raw
+    [message] = deployed.client("sqs").receive_message(QueueUrl=out["InboxUrl"], WaitTimeSeconds=5)["Messages"]
+    assert (message["MessageId"], json.loads(message["Body"])) == (json.loads(raw)["queued"], {"order": 7})
+
+
 def run(sfn, arn, payload, timeout=120):
     started = sfn.start_execution(stateMachineArn=arn, input=json.dumps(payload))
     deadline = time.time() + timeout
@@ -267,6 +286,8 @@ def test_destroy_leaves_what_aws_leaves(deployed):
     gone(lambda: server.client("cloudformation").describe_stacks(StackName=STACK), "ValidationError")
     gone(lambda: server.client("apigateway").get_rest_api(restApiId=out["RestApiId"]), "NotFoundException")
     gone(lambda: server.client("apigatewayv2").get_api(ApiId=out["HttpApiId"]), "NotFoundException")
+    gone(lambda: server.client("apigateway").get_rest_api(restApiId=out["SfnApiId"]), "NotFoundException")
+    gone(lambda: server.client("sqs").get_queue_attributes(QueueUrl=out["InboxUrl"]), "AWS.SimpleQueueService.NonExistentQueue")
     lam = server.client("lambda")
     for name in (out["EchoName"], out["WorkerName"]):
         gone(lambda n=name: lam.get_function(FunctionName=n), "ResourceNotFoundException")

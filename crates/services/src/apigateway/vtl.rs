@@ -825,7 +825,21 @@ fn eval_ref(r: &Ref, env: &mut Env) -> Result<Value, VtlError> {
             Access::Prop(p) => match &cur {
                 Value::Object(m) => m.get(p).cloned().unwrap_or(Value::Null),
                 Value::Array(items) if p == "size" => Value::from(items.len()),
-                _ => Value::Null,
+                // Velocity reads a property of anything else through its bean getter
+                // (`$s.empty` is `$s.isEmpty()`); none is null, as Velocity's is.
+                Value::Null => Value::Null,
+                other => {
+                    let mut chars = p.chars();
+                    let cap: String = chars
+                        .next()
+                        .map(|c| c.to_ascii_uppercase())
+                        .into_iter()
+                        .chain(chars)
+                        .collect();
+                    method_call(other, &format!("is{cap}"), &[])
+                        .or_else(|_| method_call(other, &format!("get{cap}"), &[]))
+                        .unwrap_or(Value::Null)
+                }
             },
             Access::Index(e) => {
                 let k = eval(e, env)?;
@@ -1117,6 +1131,13 @@ mod tests {
             json!({"id": "42", "q": "a+b", "h": "yes", "name": "Ann \"A\"",
             "items": [1, 2, 3], "first": 1, "req": "r1", "sv": "sv", "p": "me", "b64": "aGk="})
         );
+    }
+
+    #[test]
+    fn bean_properties_of_values() {
+        let mut e = env("{}");
+        let t = "#set($s = '')#if($s && !$s.empty)full#{else}empty#end #set($t = 'x')#if(!$t.empty)full#end$t.nothing";
+        assert_eq!(render(t, &mut e).unwrap(), "empty full$t.nothing");
     }
 
     #[test]
