@@ -774,11 +774,16 @@ def test_http_proxy_and_parameter_validation(apigw, cumulo):
         apigw.put_method(restApiId=api["id"], resourceId=res["id"], httpMethod="GET", authorizationType="NONE",
                          requestValidatorId=v["id"], requestParameters={"method.request.querystring.q": True,
                                                                        "method.request.path.proxy": True})
+        # Request parameters: the greedy path under another name, a header and a query parameter
+        # from the method request and the stage.
         apigw.put_integration(restApiId=api["id"], resourceId=res["id"], httpMethod="GET", type="HTTP_PROXY",
-                              integrationHttpMethod="GET", uri=f"http://127.0.0.1:{port}/backend/{{proxy}}")
+                              integrationHttpMethod="GET", uri=f"http://127.0.0.1:{port}/backend/{{rest}}",
+                              requestParameters={"integration.request.path.rest": "method.request.path.proxy",
+                                                 "integration.request.header.x-probe": "method.request.querystring.q",
+                                                 "integration.request.querystring.stage": "context.stage"})
         apigw.create_deployment(restApiId=api["id"], stageName="dev")
         status, headers, _, body = both_forms(cumulo, api["id"], "dev", "/a/b?q=1", headers={"x-probe": "p1"})
-        assert (status, json.loads(body)) == (207, {"path": "/backend/a/b?q=1", "seen": "p1"})
+        assert (status, json.loads(body)) == (207, {"path": "/backend/a/b?q=1&stage=dev", "seen": "1"})
         assert headers["x-backend"] == "local"
         status, _, _, body = both_forms(cumulo, api["id"], "dev", "/a/b")
         assert (status, json.loads(body)) == (400, {"message": "Missing required request parameters: [q]"})

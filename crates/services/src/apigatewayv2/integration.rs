@@ -236,20 +236,11 @@ fn mapped(integration: &Value, ev: &Event<'_>) -> Mapped {
 /// The request's URL: the URI with stage variables and mapped path parameters, then the
 /// upgrade's query string (HTTP_PROXY `$connect`) and the mapped query parameters.
 fn url(integration: &Value, ev: &Event<'_>, m: &Mapped, pass_query: bool) -> String {
-    let mut url = m.substitute_path(&uri(integration, ev));
-    let mut query: Vec<String> = Vec::new();
-    if pass_query && let Some(hs) = ev.handshake.filter(|h| !h.raw_query.is_empty()) {
-        query.push(hs.raw_query.clone());
-    }
-    let mapped = m.query_string();
-    if !mapped.is_empty() {
-        query.push(mapped);
-    }
-    if !query.is_empty() {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&query.join("&"));
-    }
-    url
+    let upgrade_query = match ev.handshake {
+        Some(hs) if pass_query => hs.raw_query.as_str(),
+        _ => "",
+    };
+    m.url(&uri(integration, ev), upgrade_query)
 }
 
 /// The upgrade's headers that a forwarded request must not carry (hop-by-hop and the
@@ -279,11 +270,7 @@ async fn send(
         .filter(|m| *m != "ANY")
         .and_then(|m| m.parse::<Method>().ok())
         .unwrap_or(Method::POST);
-    for (k, v) in &m.headers {
-        if let (Ok(k), Ok(v)) = (k.parse::<HeaderName>(), HeaderValue::from_str(v)) {
-            headers.insert(k, v);
-        }
-    }
+    m.apply_headers(&mut headers);
     let timeout = Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(29000));
     match http::send(method, url, &headers, Bytes::from(body), timeout).await {
         Ok(reply) => Ok(reply),

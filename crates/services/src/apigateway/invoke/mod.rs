@@ -768,26 +768,19 @@ fn integration_url(call: &Call<'_>, integration: &Value) -> String {
 }
 
 async fn http_proxy(call: &Call<'_>, integration: &Value) -> AwsResponse {
-    let mut url = integration_url(call, integration);
-    if !call.req.raw_query.is_empty() {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&call.req.raw_query);
-    }
+    let mapped = parameters::Mapped::resolve(&integration["requestParameters"], |src| {
+        parameters::rest_source(call, src)
+    });
+    let url = mapped.url(&integration_url(call, integration), &call.req.raw_query);
+    let mut headers = call.req.headers.clone();
+    mapped.apply_headers(&mut headers);
     let method = integration["httpMethod"]
         .as_str()
         .filter(|m| *m != "ANY")
         .and_then(|m| m.parse::<Method>().ok())
         .unwrap_or_else(|| call.req.method.clone());
     let timeout = Duration::from_millis(integration["timeoutInMillis"].as_u64().unwrap_or(29000));
-    match http::send(
-        method,
-        &url,
-        &call.req.headers,
-        call.req.body.clone(),
-        timeout,
-    )
-    .await
-    {
+    match http::send(method, &url, &headers, call.req.body.clone(), timeout).await {
         Ok(reply) => {
             let mut resp = AwsResponse::new(reply.status, "", reply.body);
             for (k, v) in &reply.headers {
@@ -821,12 +814,7 @@ async fn http_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         parameters::rest_source(call, src)
     });
     mapped.apply_overrides(&context["requestOverride"]);
-    let mut url = mapped.substitute_path(&integration_url(call, integration));
-    let query = mapped.query_string();
-    if !query.is_empty() {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&query);
-    }
+    let url = mapped.url(&integration_url(call, integration), "");
     let method = integration["httpMethod"]
         .as_str()
         .and_then(|m| m.parse::<Method>().ok())
@@ -837,14 +825,7 @@ async fn http_integration(call: &Call<'_>, integration: &Value) -> AwsResponse {
         ::http::header::CONTENT_TYPE,
         ::http::HeaderValue::from_static("application/json"),
     );
-    for (k, v) in &mapped.headers {
-        if let (Ok(k), Ok(v)) = (
-            k.parse::<::http::HeaderName>(),
-            ::http::HeaderValue::from_str(v),
-        ) {
-            headers.insert(k, v);
-        }
-    }
+    mapped.apply_headers(&mut headers);
     match http::send(method, &url, &headers, body, timeout).await {
         Ok(reply) => {
             let status = reply.status.as_u16().to_string();

@@ -6,6 +6,7 @@
 
 use super::Call;
 use crate::apigateway::vtl;
+use ::http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 /// What an integration's `requestParameters` (and a template's overrides) set on the request.
@@ -87,6 +88,28 @@ impl Mapped {
             out = out.replace(&format!("{{{k}+}}"), v);
         }
         out
+    }
+
+    /// `uri` with the mapped path parameters, then `query` (a raw query string passed through)
+    /// and the mapped query parameters.
+    pub(crate) fn url(&self, uri: &str, query: &str) -> String {
+        let mut url = self.substitute_path(uri);
+        for part in [query.to_string(), self.query_string()] {
+            if !part.is_empty() {
+                url.push(if url.contains('?') { '&' } else { '?' });
+                url.push_str(&part);
+            }
+        }
+        url
+    }
+
+    /// Sets the mapped headers on `headers`, replacing what they had under those names.
+    pub(crate) fn apply_headers(&self, headers: &mut HeaderMap) {
+        for (k, v) in &self.headers {
+            if let (Ok(k), Ok(v)) = (k.parse::<HeaderName>(), HeaderValue::from_str(v)) {
+                headers.insert(k, v);
+            }
+        }
     }
 
     /// The mapped query parameters, percent-encoded (`a=1&b=x%20y`).
@@ -192,6 +215,10 @@ mod tests {
         assert_eq!(m.header("x-amz-target"), Some("AWSEvents.PutEvents"));
         assert_eq!(m.query_string(), "Name=q");
         assert_eq!(m.substitute_path("/items/{id}/{id+}"), "/items/7/7");
+        assert_eq!(
+            m.url("http://h/{id}?a=1", "b=2"),
+            "http://h/7?a=1&b=2&Name=q"
+        );
         assert_eq!(m.headers.len(), 2);
     }
 }
