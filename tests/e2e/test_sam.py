@@ -550,3 +550,53 @@ def test_rest_api_auth_usage_plan_and_definition_uri(cumulo, cfn, tmp_path):
     ids = [a["id"] for a in apigw.get_rest_apis()["items"]]
     assert api not in ids and out["FromS3"] not in ids
     assert out["Key"] not in [k["id"] for k in apigw.get_api_keys()["items"]]
+
+
+STATE_MACHINE_API = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Machine:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      Definition:
+        StartAt: Echo
+        States:
+          Echo:
+            Type: Pass
+            Parameters:
+              got.$: $.order
+            End: true
+      Events:
+        Start:
+          Type: Api
+          Properties: {Path: /orders, Method: post}
+Outputs:
+  Api: {Value: !Ref ServerlessRestApi}
+  Machine: {Value: !Ref Machine}
+"""
+
+
+def test_state_machine_api_event_starts_executions(cumulo, cfn, tmp_path):
+    """SAM's Api event of a state machine: a REST API whose AWS integration calls Step Functions'
+    StartExecution with SAM's own request template and role; the execution runs."""
+    import time
+    import urllib.request
+    name = f"samsfn-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, STATE_MACHINE_API, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = outputs(cfn, name)
+    req = urllib.request.Request(f"{cumulo.endpoint}/_aws/execute-api/{out['Api']}/Prod/orders", method="POST",
+                                 data=b'{"order": {"id": 7}}', headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        started = json.loads(r.read())
+    assert set(started) == {"executionArn", "startDate"}
+    sfn = cumulo.client("stepfunctions")
+    for _ in range(100):
+        execution = sfn.describe_execution(executionArn=started["executionArn"])
+        if execution["status"] != "RUNNING":
+            break
+        time.sleep(0.05)
+    assert execution["stateMachineArn"] == out["Machine"] and execution["status"] == "SUCCEEDED"
+    assert json.loads(execution["output"]) == {"got": {"id": 7}}
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
