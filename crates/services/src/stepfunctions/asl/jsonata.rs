@@ -8,6 +8,8 @@ use serde_json::{Map, Number, Value, json};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+#[path = "jsonata_references.rs"]
+mod references;
 #[path = "jsonata_tuples.rs"]
 mod tuples;
 
@@ -631,6 +633,12 @@ struct Ctx<'a> {
     root: &'a Value,
     /// The evaluation's one "now": every `$now()`/`$millis()` in it answers the same.
     now: i64,
+}
+
+/// What an expression that parses reads from the context value at its top level (field
+/// names, `$`, `$$`): Step Functions refuses each at definition time.
+pub fn top_level_references(src: &str) -> Vec<String> {
+    parse(src).map_or_else(|_| Vec::new(), |n| references::top_level(&n))
 }
 
 /// Whether `src` parses: the parser's message (without JSONata's code) when it does not.

@@ -82,6 +82,19 @@ pub(super) struct TuplePath {
     steps: Vec<Step>,
 }
 
+impl TuplePath {
+    /// Calls `f` with the node the path starts from (its ordinary head, or its first step).
+    pub(super) fn first_step(&self, f: impl FnOnce(&Node)) {
+        if let Some(n) = self
+            .head
+            .as_ref()
+            .or(self.steps.first().and_then(|s| s.node.as_ref()))
+        {
+            f(n)
+        }
+    }
+}
+
 /// A value of the stream with the bindings made for it (names without `$`; parents `!n`).
 #[derive(Clone)]
 pub(super) struct Tuple {
