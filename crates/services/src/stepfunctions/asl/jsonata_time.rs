@@ -215,7 +215,7 @@ pub(super) fn roman(mut n: i64) -> String {
     s
 }
 
-fn ordinal_suffix(n: i64) -> &'static str {
+pub(super) fn ordinal_suffix(n: i64) -> &'static str {
     match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
