@@ -66,7 +66,7 @@ fn lookup(n: u64, prev: bool, ord: bool) -> String {
             if prev { " and " } else { "" },
             DECADES[(n / 10) as usize - 2]
         );
-        if n % 10 > 0 {
+        if !n.is_multiple_of(10) {
             w = format!("{w}-{}", lookup(n % 10, false, ord));
         } else if ord {
             w.pop();
@@ -79,7 +79,7 @@ fn lookup(n: u64, prev: bool, ord: bool) -> String {
             if prev { ", " } else { "" },
             FEW[(n / 100) as usize]
         );
-        if n % 100 > 0 {
+        if !n.is_multiple_of(100) {
             w.push_str(&lookup(n % 100, true, ord));
         } else if ord {
             w.push_str("th");
