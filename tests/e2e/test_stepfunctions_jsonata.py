@@ -503,10 +503,12 @@ def test_exponents_and_numbers_in_words(sfn):
         "title": "{% $formatInteger(1234567, 'Ww') %}",
         "ordinal": "{% $formatInteger(21, 'w;o') %}",
         "parsed": "{% $parseInteger('one hundred and twenty-three', 'w') %}",
+        "weeks": "{% $fromMillis(1510067274972, 'week [w] of [xNn], [X]-W[W01], [Dwo]') %}",
     })
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == {
         "exp": "12.346e2", "small": "2.3e-1", "words": "one hundred and twenty-three",
         "upper": "ONE HUNDRED AND TWENTY-THREE",
         "title": "One Million, Two Hundred and Thirty-Four Thousand, Five Hundred and Sixty-Seven",
-        "ordinal": "twenty-first", "parsed": 123}
+        "ordinal": "twenty-first", "parsed": 123,
+        "weeks": "week 2 of November, 2017-W45, seventh"}
