@@ -483,6 +483,13 @@ def test_top_level_context_references_are_refused_as_unsupported(sfn):
         "Invalid State Machine Definition: 'UNSUPPORTED_JSONATA_EXPRESSION: Reference to 'phone' "
         "at the top level is not supported. at /States/E/Output/v'"), e.value.response
     assert sfn.list_state_machines()["stateMachines"] == before
+    good = {"QueryLanguage": "JSONata", "StartAt": "E", "States": {
+        "E": {"Type": "Pass", "Output": "{% $states.input.phone %}", "End": True}}}
+    arn = sfn.create_state_machine(name=f"ok-{uid()}", definition=json.dumps(good),
+                                   roleArn=ROLE)["stateMachineArn"]
+    with pytest.raises(sfn.exceptions.InvalidDefinition):
+        sfn.update_state_machine(stateMachineArn=arn, definition=json.dumps(bad))
+    assert json.loads(sfn.describe_state_machine(stateMachineArn=arn)["definition"]) == good
     answer = sfn.validate_state_machine_definition(definition=json.dumps(bad))
     assert answer["result"] == "FAIL"
     assert answer["diagnostics"] == [
