@@ -204,7 +204,8 @@ fn resolve(n: Node) -> R<(Node, Vec<Slot>)> {
                     .collect::<R<_>>()?,
             )
         }
-        Node::Chain(l, r) => Node::Chain(sub(*l)?, sub(*r)?),
+        // jsonata resolves no parent across `~>` (its sides seek nothing outside it).
+        Node::Chain(l, r) => Node::Chain(Box::new(resolve(*l)?.0), Box::new(resolve(*r)?.0)),
         Node::Range(l, r) => Node::Range(sub(*l)?, sub(*r)?),
         // A function's body is evaluated where it is called: its `%` read nothing here.
         Node::Lambda(l) => {

@@ -158,10 +158,10 @@ pub fn from_words(text: &str) -> Option<u64> {
                 segs.push(top + v);
             }
         } else {
-            segs.push(top * v);
+            segs.push(top.checked_mul(v)?);
         }
     }
-    Some(segs.iter().sum())
+    segs.iter().try_fold(0u64, |a, b| a.checked_add(*b))
 }
 
 #[cfg(test)]
@@ -195,5 +195,6 @@ mod tests {
             "one hundred and twenty-three"
         );
         assert_eq!(from_words("twelve apples"), None);
+        assert_eq!(from_words("one trillion trillion trillion"), None);
     }
 }
