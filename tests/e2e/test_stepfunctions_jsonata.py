@@ -434,13 +434,14 @@ def test_parent_operator_and_positional_and_context_bindings(sfn):
                     "'order': %.OrderID, 'account': %.%.`Account Name`} %}",
         "of104": "{% $states.input.Account.Order.Product[%.OrderID = 'order104']"
                  ".`Product Name` %}",
+        "via_block": "{% $states.input.Account.(Order.Product).%.OrderID %}",
     }, ACCOUNT)
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == {
         "products": [{"p": "Bowler Hat", "order": "order103", "account": "Firefly"},
                      {"p": "Trilby hat", "order": "order103", "account": "Firefly"},
                      {"p": "Cloak", "order": "order104", "account": "Firefly"}],
-        "of104": "Cloak"}
+        "of104": "Cloak", "via_block": ["order103", "order103", "order104"]}
     d, _ = pass_output(sfn, {
         "kernighan": "{% $states.input.library.books#$i['Kernighan' in authors]"
                      ".{'title': title, 'index': $i} %}",

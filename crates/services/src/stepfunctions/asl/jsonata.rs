@@ -2596,7 +2596,7 @@ mod tests {
             Err("Expected \")\" before end of expression".into())
         );
         // What AWS accepts but cumulo does not evaluate is not refused at definition time.
-        for src in ["a.(b).%", "a.(b.c).%.d"] {
+        for src in ["a.((b)).%", "a.((b.c)).%.d"] {
             assert_eq!(check(src), Ok(()), "{src}");
             let e = run(src, json!({})).unwrap_err();
             assert!(

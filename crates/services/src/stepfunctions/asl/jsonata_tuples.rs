@@ -27,9 +27,16 @@ pub(super) enum Stage {
 /// A step of a tuple path.
 #[derive(Debug, Clone)]
 pub(super) struct Step {
-    /// The step's expression with the predicates evaluated per input value (`a[p]` as the
-    /// first step of a path); `None` for an order-by step.
+    /// The step's expression; `None` for an order-by step.
     node: Option<Node>,
+    /// Predicates filtering the step's values per input value (`a[p]` as a path's first step).
+    predicates: Vec<Node>,
+    /// A parenthesised step whose last expression is a path, kept as steps while parents are
+    /// resolved (a `%` after it may read a value inside it).
+    nested: Option<Nested>,
+    /// That block's expressions before its path, and the path, evaluated as tuples whose
+    /// bindings join the stream (when a `%` reads through it).
+    kept: Option<(Vec<Node>, Rc<TuplePath>)>,
     /// An order-by step's terms (`^(>price)`).
     sort: Option<Vec<(bool, Node)>>,
     stages: Vec<Stage>,
@@ -43,15 +50,21 @@ pub(super) struct Step {
 
 impl Step {
     fn tuple(&self) -> bool {
-        self.focus.is_some()
+        self.kept.is_some()
+            || self.focus.is_some()
             || self.index.is_some()
             || !self.ancestors.is_empty()
             || self.stages.iter().any(|s| matches!(s, Stage::Index(_)))
     }
 
     /// The step as an ordinary path node applied after `before`.
-    fn plain(self, before: Option<Node>) -> Node {
-        let mut n = match (self.sort, self.node, before) {
+    fn plain(mut self, before: Option<Node>) -> Node {
+        let node = self.node.take().map(|n| {
+            self.predicates
+                .drain(..)
+                .fold(n, |n, p| Node::Filter(Box::new(n), Box::new(p)))
+        });
+        let mut n = match (self.sort, node, before) {
             (Some(terms), _, Some(b)) => Node::OrderBy(Box::new(b), terms),
             (Some(terms), _, None) => Node::OrderBy(Box::new(Node::Context), terms),
             (None, Some(n), Some(b)) => Node::Path(Box::new(b), Box::new(n)),
@@ -74,6 +87,14 @@ impl Step {
     }
 }
 
+/// A block step's expressions before its last, and that last one's path steps.
+#[derive(Debug, Clone)]
+pub(super) struct Nested {
+    before: Vec<Node>,
+    steps: Vec<Step>,
+    keep: bool,
+}
+
 /// A path evaluated as a tuple stream: the steps before the first that binds anything are an
 /// ordinary path (`head`).
 #[derive(Debug)]
@@ -84,6 +105,7 @@ pub(super) struct TuplePath {
 
 impl TuplePath {
     /// Calls `f` with the node the path starts from (its ordinary head, or its first step).
+    /// A block step kept as tuples is walked as its block.
     pub(super) fn first_step(&self, f: impl FnOnce(&Node)) {
         if let Some(n) = self
             .head
@@ -270,6 +292,12 @@ fn push_op(out: &mut [(Raw, Vec<Op>)], op: Op) {
 
 /// A path's steps, their parents resolved: a tuple path when a step binds anything.
 fn resolve_path(n: Node) -> R<(Node, Vec<Slot>)> {
+    let (steps, slots) = resolve_steps(n)?;
+    Ok((finish(steps), slots))
+}
+
+/// A path's steps with the parents their `%` read marked, and the `%` seeking beyond it.
+fn resolve_steps(n: Node) -> R<(Vec<Step>, Vec<Slot>)> {
     let mut raw = Vec::new();
     flatten(n, &mut raw);
     let single = raw.len() == 1;
@@ -281,29 +309,27 @@ fn resolve_path(n: Node) -> R<(Node, Vec<Slot>)> {
         seeking.push(slots);
     }
     let mut path_slots = Vec::new();
-    if single && !steps[0].tuple() {
-        // A lone step (`a[p]`) is not a path: its `%` seek outside it.
+    if single && !steps[0].tuple() && !steps[0].parent {
+        // A lone step (`$v[p]`) is not a path: its `%` seek outside it.
         let slots = seeking.pop().unwrap_or_default();
-        return Ok((steps.pop().map_or(Node::Context, |s| s.plain(None)), slots));
+        return Ok((steps, slots));
     }
     for k in 0..steps.len() {
         let mut slots: Vec<Slot> = std::mem::take(&mut seeking[k]);
         if k == 0 {
-            // The first step's own `%` seek the path's input's parent; what its predicates
-            // still seek is dropped, as jsonata drops it.
-            slots.retain(|_| false);
+            // What the first step's predicates still seek is dropped, as jsonata drops it.
+            slots.clear();
         }
-        if steps[k].parent {
-            if let Some(Node::Parent(label)) = &steps[k].node {
-                slots.push(Slot {
-                    label: label.clone(),
-                    level: 1,
-                });
-            }
-            if k == 0 {
-                path_slots.extend(slots);
-                continue;
-            }
+        if let Some(Node::Parent(label)) = steps[k].node.as_ref().filter(|_| steps[k].parent) {
+            slots.push(Slot {
+                label: label.clone(),
+                level: 1,
+            });
+        }
+        if k == 0 {
+            // The first step's own `%` seek the path's input's parent.
+            path_slots.extend(slots);
+            continue;
         }
         for mut slot in slots {
             let mut index = k as isize - 1;
@@ -326,22 +352,62 @@ fn resolve_path(n: Node) -> R<(Node, Vec<Slot>)> {
             }
         }
     }
+    Ok((steps, path_slots))
+}
+
+/// A block step settled: its path kept as tuples if a `%` reads through it, else a block.
+fn settle(mut s: Step) -> Step {
+    if let Some(n) = s.nested.take() {
+        if n.keep {
+            let inner = match split(n.steps) {
+                Ok(p) => p,
+                Err(plain) => TuplePath {
+                    head: Some(plain),
+                    steps: Vec::new(),
+                },
+            };
+            s.kept = Some((n.before, Rc::new(inner)));
+        } else {
+            let mut body = n.before;
+            body.push(finish(n.steps));
+            s.node = Some(Node::Block(body));
+        }
+    }
+    s
+}
+
+/// The steps as an ordinary path (`Err`) or a tuple path from the first step binding anything.
+fn split(steps: Vec<Step>) -> Result<TuplePath, Node> {
+    let mut steps: Vec<Step> = steps.into_iter().map(settle).collect();
     let Some(first) = steps.iter().position(Step::tuple) else {
         let mut acc = None;
         for s in steps {
             acc = Some(s.plain(acc));
         }
-        return Ok((acc.unwrap_or(Node::Context), path_slots));
+        return Err(acc.unwrap_or(Node::Context));
     };
-    let rest = steps.split_off(first);
+    let mut rest = steps.split_off(first);
+    for s in &mut rest {
+        if let Some(n) = s.node.take() {
+            s.node = Some(
+                s.predicates
+                    .drain(..)
+                    .fold(n, |n, p| Node::Filter(Box::new(n), Box::new(p))),
+            );
+        }
+    }
     let mut head = None;
     for s in steps {
         head = Some(s.plain(head));
     }
-    Ok((
-        Node::Tuples(Rc::new(TuplePath { head, steps: rest })),
-        path_slots,
-    ))
+    Ok(TuplePath { head, steps: rest })
+}
+
+fn finish(steps: Vec<Step>) -> Node {
+    match split(steps) {
+        Ok(p) => Node::Tuples(Rc::new(p)),
+        Err(plain) => plain,
+    }
 }
 
 /// Marks the step whose input is the slot's parent (or counts a `%` step as a level more).
@@ -358,8 +424,22 @@ fn seek_parent(step: &mut Step, slot: &mut Slot) -> R<()> {
             slot.level += 1;
             Ok(())
         }
-        Some(Node::Block(_) | Node::Tuples(_)) => {
-            unsupported("The parent operator % reading through a parenthesised step")
+        _ if step.nested.is_some() => {
+            // A block: the parent is looked for in its path, from its last step back.
+            let Some(n) = step.nested.as_mut() else {
+                return Ok(());
+            };
+            n.keep = true;
+            for inner in n.steps.iter_mut().rev() {
+                seek_parent(inner, slot)?;
+                if slot.level == 0 {
+                    break;
+                }
+            }
+            Ok(())
+        }
+        Some(Node::Block(body)) if matches!(body.last(), Some(Node::Block(_))) => {
+            unsupported("The parent operator % reading through nested parentheses")
         }
         _ => err(NO_PARENT),
     }
@@ -372,6 +452,9 @@ fn step(r: Raw, ops: Vec<Op>, first: bool) -> R<(Step, Vec<Slot>)> {
     let mut slots = Vec::new();
     let mut s = Step {
         node: None,
+        predicates: Vec::new(),
+        nested: None,
+        kept: None,
         sort: None,
         stages: Vec::new(),
         focus: None,
@@ -381,6 +464,35 @@ fn step(r: Raw, ops: Vec<Op>, first: bool) -> R<(Step, Vec<Slot>)> {
     };
     let mut predicates: Vec<Node> = Vec::new();
     match r {
+        Raw::Step(Node::Block(mut body))
+            if body.last().is_some_and(|l| {
+                matches!(
+                    l,
+                    Node::Path(..)
+                        | Node::Filter(..)
+                        | Node::OrderBy(..)
+                        | Node::Focus(..)
+                        | Node::Index(..)
+                        | Node::Name(_)
+                        | Node::Wild
+                )
+            }) =>
+        {
+            let last = body.pop().unwrap_or(Node::Context);
+            let mut before = Vec::new();
+            for b in body {
+                let (b, sl) = resolve(b)?;
+                slots.extend(sl);
+                before.push(b);
+            }
+            let (steps, sl) = resolve_steps(last)?;
+            slots.extend(sl);
+            s.nested = Some(Nested {
+                before,
+                steps,
+                keep: false,
+            });
+        }
         Raw::Step(n) => {
             s.parent = matches!(n, Node::Parent(_));
             let (n, sl) = resolve(n)?;
@@ -442,13 +554,7 @@ fn step(r: Raw, ops: Vec<Op>, first: bool) -> R<(Step, Vec<Slot>)> {
             }
         }
     }
-    if let Some(n) = s.node.take() {
-        s.node = Some(
-            predicates
-                .into_iter()
-                .fold(n, |n, p| Node::Filter(Box::new(n), Box::new(p))),
-        );
-    }
+    s.predicates = predicates;
     Ok((s, slots))
 }
 
@@ -493,6 +599,25 @@ pub(super) fn evaluate(p: &TuplePath, input: &O, env: &Env, cx: &Ctx) -> R<Vec<T
 
 /// A step over every tuple: each value it yields is a new tuple carrying the old bindings.
 fn tuple_step(step: &Step, ts: Vec<Tuple>, env: &Env, cx: &Ctx) -> R<Vec<Tuple>> {
+    if let Some((before, inner)) = &step.kept {
+        let mut out = Vec::new();
+        for t in ts {
+            let scope = Scope::child(&t.frame(env));
+            let at = j(t.at.clone());
+            for b in before {
+                eval(b, &at, &scope, cx)?;
+            }
+            for u in evaluate(inner, &at, &scope, cx)? {
+                let mut n = t.clone();
+                for (k, v) in u.binds {
+                    n.set(&k, v);
+                }
+                n.at = u.at;
+                out.push(n);
+            }
+        }
+        return stages(&step.stages, out, env, cx);
+    }
     let Some(node) = &step.node else {
         return Ok(ts);
     };
@@ -652,6 +777,14 @@ mod tests {
                 json!(["order103", "order103", "order104", "order104"]),
             ),
             ("Account.Order[0].%.`Account Name`", json!("Firefly")),
+            (
+                "Account.(Order.Product).%.OrderID",
+                json!(["order103", "order103", "order104", "order104"]),
+            ),
+            (
+                "Account.($n := 1; Order).%.`Account Name`",
+                json!(["Firefly", "Firefly"]),
+            ),
             ("$count(Account.Order.Product.%)", json!(4)),
             (
                 "Account.Order.Product^(Price).{'p': `Product Name`, 'o': %.OrderID}",
@@ -675,8 +808,27 @@ mod tests {
     }
 
     #[test]
+    fn a_first_step_with_a_predicate_is_a_parent_too() {
+        let orders = account()["Account"].clone();
+        assert_eq!(
+            run("Order[OrderID = 'order104'].Product.%.OrderID", &orders),
+            Ok(Some(json!(["order104", "order104"])))
+        );
+        assert_eq!(
+            run("Order[1].%.`Account Name`", &orders),
+            Ok(Some(json!("Firefly")))
+        );
+    }
+
+    #[test]
     fn a_parent_with_no_step_to_come_from_is_refused() {
-        for src in ["%", "%.OrderID", "Account.{'a': %.%.x}", "$count(%)"] {
+        for src in [
+            "%",
+            "%.OrderID",
+            "Account.{'a': %.%.x}",
+            "$count(%)",
+            "a.(b; $c).%",
+        ] {
             assert_eq!(
                 run(src, &account()),
                 Err("S0217: The object representing the 'parent' cannot be derived from this expression".into()),
