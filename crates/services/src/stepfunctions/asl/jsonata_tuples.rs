@@ -105,7 +105,7 @@ pub(super) struct TuplePath {
 
 impl TuplePath {
     /// Calls `f` with the node the path starts from (its ordinary head, or its first step).
-    /// A block step kept as tuples is walked as its block.
+    /// A first step that is a block kept as tuples (`(a.b).%`) has none to give.
     pub(super) fn first_step(&self, f: impl FnOnce(&Node)) {
         if let Some(n) = self
             .head
