@@ -413,3 +413,110 @@ def test_number_pictures_and_descendants(sfn):
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == {"money": "1,234.50", "euro": "1.234,50",
                                        "padded": "007", "back": 1234, "ids": [1, 2]}
+
+
+ACCOUNT = {"Account": {"Account Name": "Firefly", "Order": [
+    {"OrderID": "order103", "Product": [{"Product Name": "Bowler Hat", "Quantity": 2},
+                                        {"Product Name": "Trilby hat", "Quantity": 1}]},
+    {"OrderID": "order104", "Product": [{"Product Name": "Cloak", "Quantity": 1}]}]}}
+LIBRARY = {"library": {
+    "books": [{"title": "SICP", "authors": ["Abelson", "Sussman"], "isbn": "1"},
+              {"title": "K&R", "authors": ["Kernighan", "Richie"], "isbn": "2"},
+              {"title": "AWK", "authors": ["Aho", "Kernighan", "Weinberger"], "isbn": "3"}],
+    "loans": [{"customer": "c1", "isbn": "1"}, {"customer": "c2", "isbn": "3"},
+              {"customer": "c2", "isbn": "1"}],
+    "customers": [{"id": "c1", "name": "Joe"}, {"id": "c2", "name": "Jason"}]}}
+
+
+def test_parent_operator_and_positional_and_context_bindings(sfn):
+    d, _ = pass_output(sfn, {
+        "products": "{% $states.input.Account.Order.Product.{'p': `Product Name`, "
+                    "'order': %.OrderID, 'account': %.%.`Account Name`} %}",
+        "of104": "{% $states.input.Account.Order.Product[%.OrderID = 'order104']"
+                 ".`Product Name` %}",
+        "via_block": "{% $states.input.Account.(Order.Product).%.OrderID %}",
+    }, ACCOUNT)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "products": [{"p": "Bowler Hat", "order": "order103", "account": "Firefly"},
+                     {"p": "Trilby hat", "order": "order103", "account": "Firefly"},
+                     {"p": "Cloak", "order": "order104", "account": "Firefly"}],
+        "of104": "Cloak", "via_block": ["order103", "order103", "order104"]}
+    d, _ = pass_output(sfn, {
+        "kernighan": "{% $states.input.library.books#$i['Kernighan' in authors]"
+                     ".{'title': title, 'index': $i} %}",
+        "loans": "{% $states.input.library.loans@$l.books@$b[$l.isbn = $b.isbn]"
+                 ".customers[$l.customer = id].{'who': name, 'book': $b.title} %}",
+        "by_customer": "{% $states.input.library.loans@$l.books@$b[$l.isbn = $b.isbn]"
+                       ".customers[$l.customer = id]{name: $b.title} %}",
+        "ranked": "{% $states.input.library.books^(>title)#$r.(title & ':' & $r) %}",
+    }, LIBRARY)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "kernighan": [{"title": "K&R", "index": 1}, {"title": "AWK", "index": 2}],
+        "loans": [{"who": "Joe", "book": "SICP"}, {"who": "Jason", "book": "AWK"},
+                  {"who": "Jason", "book": "SICP"}],
+        "by_customer": {"Joe": "SICP", "Jason": ["AWK", "SICP"]},
+        "ranked": ["SICP:0", "K&R:1", "AWK:2"]}
+
+
+def test_a_parent_with_nothing_above_it_is_refused_at_create(sfn):
+    bad = {"QueryLanguage": "JSONata", "StartAt": "P", "States": {
+        "P": {"Type": "Pass", "Output": {"o": "{% $states.input.{'x': %.%.y} %}"}, "End": True}}}
+    before = sfn.list_state_machines()["stateMachines"]
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as e:
+        sfn.create_state_machine(name=f"bad-{uid()}", definition=json.dumps(bad), roleArn=ROLE)
+    assert e.value.response["Error"]["Message"] == (
+        "Invalid State Machine Definition: 'INVALID_JSONATA_EXPRESSION: The object representing "
+        "the 'parent' cannot be derived from this expression at /States/P/Output/o'")
+    assert sfn.list_state_machines()["stateMachines"] == before
+
+
+def test_top_level_context_references_are_refused_as_unsupported(sfn):
+    bad = {"QueryLanguage": "JSONata", "StartAt": "E", "States": {
+        "E": {"Type": "Pass", "End": True, "Output": {
+            "v": "{% phone %}", "w": "{% $ %}",
+            "fine": "{% $states.input.items[price > 1].name %}"}}}}
+    before = sfn.list_state_machines()["stateMachines"]
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as e:
+        sfn.create_state_machine(name=f"bad-{uid()}", definition=json.dumps(bad), roleArn=ROLE)
+    assert e.value.response["Error"]["Message"].startswith(
+        "Invalid State Machine Definition: 'UNSUPPORTED_JSONATA_EXPRESSION: Reference to 'phone' "
+        "at the top level is not supported. at /States/E/Output/v'"), e.value.response
+    assert sfn.list_state_machines()["stateMachines"] == before
+    good = {"QueryLanguage": "JSONata", "StartAt": "E", "States": {
+        "E": {"Type": "Pass", "Output": "{% $states.input.phone %}", "End": True}}}
+    arn = sfn.create_state_machine(name=f"ok-{uid()}", definition=json.dumps(good),
+                                   roleArn=ROLE)["stateMachineArn"]
+    with pytest.raises(sfn.exceptions.InvalidDefinition):
+        sfn.update_state_machine(stateMachineArn=arn, definition=json.dumps(bad))
+    assert json.loads(sfn.describe_state_machine(stateMachineArn=arn)["definition"]) == good
+    answer = sfn.validate_state_machine_definition(definition=json.dumps(bad))
+    assert answer["result"] == "FAIL"
+    assert answer["diagnostics"] == [
+        {"severity": "ERROR", "code": "UNSUPPORTED_JSONATA_EXPRESSION",
+         "message": "Reference to 'phone' at the top level is not supported.",
+         "location": "/States/E/Output/v"},
+        {"severity": "ERROR", "code": "UNSUPPORTED_JSONATA_EXPRESSION",
+         "message": "Reference to '$' at the top level is not supported.",
+         "location": "/States/E/Output/w"}]
+
+
+def test_exponents_and_numbers_in_words(sfn):
+    d, _ = pass_output(sfn, {
+        "exp": "{% $formatNumber(1234.5678, '00.000e0') %}",
+        "small": "{% $formatNumber(0.234, '0.0e0') %}",
+        "words": "{% $formatInteger(123, 'w') %}",
+        "upper": "{% $formatInteger(123, 'W') %}",
+        "title": "{% $formatInteger(1234567, 'Ww') %}",
+        "ordinal": "{% $formatInteger(21, 'w;o') %}",
+        "parsed": "{% $parseInteger('one hundred and twenty-three', 'w') %}",
+        "weeks": "{% $fromMillis(1510067274972, 'week [w] of [xNn], [X]-W[W01], [Dwo]') %}",
+    })
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "exp": "12.346e2", "small": "2.3e-1", "words": "one hundred and twenty-three",
+        "upper": "ONE HUNDRED AND TWENTY-THREE",
+        "title": "One Million, Two Hundred and Thirty-Four Thousand, Five Hundred and Sixty-Seven",
+        "ordinal": "twenty-first", "parsed": 123,
+        "weeks": "week 2 of November, 2017-W45, seventh"}

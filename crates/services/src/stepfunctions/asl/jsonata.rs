@@ -8,6 +8,11 @@ use serde_json::{Map, Number, Value, json};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+#[path = "jsonata_references.rs"]
+mod references;
+#[path = "jsonata_tuples.rs"]
+mod tuples;
+
 /// Why an expression failed: the text AWS reports as the cause of `States.QueryEvaluationError`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error(pub String);
@@ -29,9 +34,9 @@ enum Tok {
     Regex(String, String),
 }
 
-const OPS: [&str; 29] = [
+const OPS: [&str; 31] = [
     ":=", "~>", "..", "!=", "<=", ">=", "**", ".", "[", "]", "{", "}", "(", ")", ",", ":", ";",
-    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|", "^",
+    "?", "+", "-", "*", "/", "%", "=", "<", ">", "&", "|", "^", "@", "#",
 ];
 
 /// Whether a `/` after these tokens starts a regular expression (an operand is expected)
@@ -220,11 +225,7 @@ fn tokens(src: &str) -> R<Vec<Tok>> {
         } else {
             let rest: String = cs[i..cs.len().min(i + 2)].iter().collect();
             let Some(op) = OPS.iter().find(|o| rest.starts_with(**o)) else {
-                return match c {
-                    '#' => unsupported("The positional variable binding operator #"),
-                    '@' => unsupported("The context variable binding operator @"),
-                    _ => err(format!("S0204: Unknown operator: \"{c}\"")),
-                };
+                return err(format!("S0204: Unknown operator: \"{c}\""));
             };
             out.push(Tok::Op(op));
             i += op.len();
@@ -263,6 +264,16 @@ enum Node {
     /// `| location | update [, delete] |`: a function copying its argument with the objects
     /// `location` selects updated.
     Transform(Rc<(Node, Node, Option<Node>)>),
+    /// `%`: the parent of the context value, read from the label the step that produced it
+    /// bound (the label is resolved when the expression is parsed).
+    Parent(String),
+    /// `step@$v`: the step binds each of its values to `$v` and keeps the context.
+    Focus(Box<Node>, String),
+    /// `step#$i`: the step binds each value's position to `$i`.
+    Index(Box<Node>, String),
+    /// A path evaluated as a stream of tuples (a value with its bindings), because one of its
+    /// steps binds a focus, a position or a parent label.
+    Tuples(Rc<tuples::TuplePath>),
 }
 
 /// A token as JSONata's messages quote it.
@@ -280,12 +291,14 @@ fn shown(t: Option<&Tok>) -> String {
 struct Parser {
     toks: Vec<Tok>,
     at: usize,
+    /// How many `%` have been read: each gets its own label.
+    parents: usize,
 }
 
 fn bp(op: &str) -> u8 {
     match op {
         "." => 75,
-        "[" | "(" | "^" => 80,
+        "[" | "(" | "^" | "@" | "#" => 80,
         "{" => 70,
         "*" | "/" | "%" => 60,
         "+" | "-" | "&" => 50,
@@ -381,6 +394,18 @@ impl Parser {
                     Node::Bind(v, Box::new(self.expr(p - 1)?))
                 }
                 "~>" => Node::Chain(Box::new(left), Box::new(self.expr(p)?)),
+                "@" | "#" => {
+                    let Node::Var(v) = self.expr(p)? else {
+                        return err(format!(
+                            "S0214: The right side of {op} must be a variable name (start with $)"
+                        ));
+                    };
+                    if op == "@" {
+                        Node::Focus(Box::new(left), v)
+                    } else {
+                        Node::Index(Box::new(left), v)
+                    }
+                }
                 op => Node::Bin(op, Box::new(left), Box::new(self.expr(p)?)),
             };
         }
@@ -517,7 +542,10 @@ impl Parser {
                 Node::Block(body)
             }
             Tok::Op("{") => Node::Object(self.pairs()?),
-            Tok::Op("%") => return unsupported("The parent operator %"),
+            Tok::Op("%") => {
+                self.parents += 1;
+                Node::Parent(format!("!{}", self.parents - 1))
+            }
             Tok::Op("**") => Node::Descendants,
             Tok::Op(o) => {
                 return err(format!(
@@ -532,12 +560,13 @@ fn parse(src: &str) -> R<Node> {
     let mut p = Parser {
         toks: tokens(src)?,
         at: 0,
+        parents: 0,
     };
     let n = p.expr(0)?;
     if p.at < p.toks.len() {
         return err(format!("S0201: Syntax error: {}", shown(p.peek())));
     }
-    Ok(n)
+    tuples::resolve_top(n)
 }
 
 fn num(n: f64) -> Value {
@@ -604,6 +633,12 @@ struct Ctx<'a> {
     root: &'a Value,
     /// The evaluation's one "now": every `$now()`/`$millis()` in it answers the same.
     now: i64,
+}
+
+/// What an expression that parses reads from the context value at its top level (field
+/// names, `$`, `$$`): Step Functions refuses each at definition time.
+pub fn top_level_references(src: &str) -> Vec<String> {
+    parse(src).map_or_else(|_| Vec::new(), |n| references::top_level(&n))
 }
 
 /// Whether `src` parses: the parser's message (without JSONata's code) when it does not.
@@ -891,6 +926,14 @@ fn eval(n: &Node, input: &O, env: &Env, cx: &Ctx) -> R<O> {
         Node::OrderBy(l, terms) => order_by(l, terms, input, env, cx)?,
         Node::Group(l, pairs) => group(l, pairs, input, env, cx)?,
         Node::Transform(t) => Some(V::F(Func::Transform(t.clone(), env.clone()))),
+        Node::Parent(label) => env.get(label).flatten(),
+        Node::Tuples(p) => seq(tuples::evaluate(p, input, env, cx)?
+            .into_iter()
+            .map(|t| t.at)
+            .collect()),
+        Node::Focus(..) | Node::Index(..) => {
+            return err("A variable binding (@ or #) must be a step of a path");
+        }
     })
 }
 
@@ -899,11 +942,25 @@ fn order_by(l: &Node, terms: &[(bool, Node)], input: &O, env: &Env, cx: &Ctx) ->
     let Some(left) = eval(l, input, env, cx)? else {
         return Ok(None);
     };
+    let sorted = sort_by_terms(items(&Some(left)), terms, cx, |v| {
+        (j(v.clone()), env.clone())
+    })?;
+    Ok(seq(sorted))
+}
+
+/// Sorts `items` stably by `terms`, each evaluated over an item's context in its scope.
+fn sort_by_terms<T>(
+    items: Vec<T>,
+    terms: &[(bool, Node)],
+    cx: &Ctx,
+    context: impl Fn(&T) -> (O, Env),
+) -> R<Vec<T>> {
     let mut keyed = Vec::new();
-    for it in items(&Some(left)) {
+    for it in items {
+        let (input, scope) = context(&it);
         let mut keys = Vec::new();
         for (_, t) in terms {
-            keys.push(match eval(t, &j(it.clone()), env, cx)? {
+            keys.push(match eval(t, &input, &scope, cx)? {
                 None => None,
                 Some(V::J(k @ (Value::Number(_) | Value::String(_)))) => Some(k),
                 _ => {
@@ -948,19 +1005,25 @@ fn order_by(l: &Node, terms: &[(bool, Node)], input: &O, env: &Env, cx: &Ctx) ->
             "T2007: Type mismatch when comparing values {x} and {y} in order-by clause"
         ));
     }
-    Ok(seq(keyed.into_iter().map(|(_, v)| v).collect()))
+    Ok(keyed.into_iter().map(|(_, v)| v).collect())
 }
 
 /// `sequence{key: value}`: items grouped by their key (first-seen order), each pair's value
-/// evaluated over its group (one item, or the array of them).
+/// evaluated over its group (one item, or the array of them). Over a tuple path the keys see
+/// each tuple's bindings, and the values the group's bindings appended.
 fn group(l: &Node, pairs: &[(Node, Node)], input: &O, env: &Env, cx: &Ctx) -> R<O> {
-    let Some(left) = eval(l, input, env, cx)? else {
-        return Ok(None);
+    let members: Vec<tuples::Tuple> = match l {
+        Node::Tuples(p) => tuples::evaluate(p, input, env, cx)?,
+        l => match eval(l, input, env, cx)? {
+            None => return Ok(None),
+            left => items(&left).into_iter().map(tuples::Tuple::new).collect(),
+        },
     };
-    let mut groups: Vec<(String, usize, Vec<Value>)> = Vec::new();
-    for it in items(&Some(left)) {
+    let mut groups: Vec<(String, usize, Vec<tuples::Tuple>)> = Vec::new();
+    for it in members {
+        let scope = it.frame(env);
         for (p, (k, _)) in pairs.iter().enumerate() {
-            let key = match eval(k, &j(it.clone()), env, cx)? {
+            let key = match eval(k, &j(it.at.clone()), &scope, cx)? {
                 None => continue,
                 Some(V::J(Value::String(s))) => s,
                 Some(V::J(v)) => {
@@ -986,7 +1049,8 @@ fn group(l: &Node, pairs: &[(Node, Node)], input: &O, env: &Env, cx: &Ctx) -> R<
     }
     let mut m = Map::new();
     for (key, p, members) in groups {
-        if let Some(V::J(v)) = eval(&pairs[p].1, &seq(members), env, cx)? {
+        let (context, scope) = tuples::reduce(&members, env);
+        if let Some(V::J(v)) = eval(&pairs[p].1, &context, &scope, cx)? {
             m.insert(key, v);
         }
     }
@@ -2532,7 +2596,7 @@ mod tests {
             Err("Expected \")\" before end of expression".into())
         );
         // What AWS accepts but cumulo does not evaluate is not refused at definition time.
-        for src in ["a.%.b", "a#$i", "a@$v.b"] {
+        for src in ["a.((b)).%", "a.((b.c)).%.d"] {
             assert_eq!(check(src), Ok(()), "{src}");
             let e = run(src, json!({})).unwrap_err();
             assert!(

@@ -1,9 +1,11 @@
 //! JSONata's number pictures: `$formatNumber` (XPath `format-number`: `#,##0.00`, a negative
 //! sub-picture after `;`, percent and per-mille, the decimal and grouping separators as
 //! options), `$formatInteger` and `$parseInteger` (XPath `format-integer`: `0001`, `#,##0`,
-//! roman numerals `I`/`i`). Exponents and numbers in words are refused naming them.
+//! roman numerals `I`/`i`, letters `a`/`A`, numbers in words `w`/`W`/`Ww`, ordinals
+//! `;o`), exponents (`00.000e0`).
 
-use super::jsonata_time::roman;
+use super::jsonata_time::{ordinal_suffix, roman};
+use super::jsonata_words::{cased, from_words, to_words};
 use serde_json::{Map, Value};
 
 fn unsupported(what: &str) -> String {
@@ -23,11 +25,12 @@ pub fn format_number(
             .and_then(|s| s.chars().next())
             .unwrap_or(d)
     };
-    let (dec, group, pct, mille) = (
+    let (dec, group, pct, mille, exp_sep) = (
         opt("decimal-separator", '.'),
         opt("grouping-separator", ','),
         opt("percent", '%'),
         opt("per-mille", '\u{2030}'),
+        opt("exponent-separator", 'e'),
     );
     let subs: Vec<&str> = picture.split(';').collect();
     if subs.len() > 2 {
@@ -49,9 +52,10 @@ pub fn format_number(
         cs[first..last.max(first)].iter().collect(),
         cs[last.max(first)..].iter().collect(),
     );
-    if body.contains('e') || suffix.starts_with('e') {
-        return Err(unsupported("An exponent in a $formatNumber picture"));
-    }
+    let (body, exp_pic) = match body.split_once(exp_sep) {
+        Some((m, e)) => (m.to_string(), Some(e.to_string())),
+        None => (body, None),
+    };
     let mut value = x.abs();
     if prefix.contains(pct) || suffix.contains(pct) {
         value *= 100.0;
@@ -62,12 +66,38 @@ pub fn format_number(
         Some((i, f)) => (i.to_string(), f.to_string()),
         None => (body.clone(), String::new()),
     };
-    let min_int = int_pic.chars().filter(char::is_ascii_digit).count();
-    let min_frac = frac_pic.chars().filter(char::is_ascii_digit).count();
-    let max_frac = frac_pic
+    let mut min_int = int_pic.chars().filter(char::is_ascii_digit).count();
+    let mut min_frac = frac_pic.chars().filter(char::is_ascii_digit).count();
+    let mut max_frac = frac_pic
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == '#')
         .count();
+    // An exponent scales the mantissa to as many integer digits as the picture has mandatory
+    // ones (XPath's scaling factor), as jsonata's format-number does.
+    let mut exponent: Option<(usize, i32)> = None;
+    if let Some(e) = &exp_pic {
+        let scaling = min_int as i32;
+        if min_int == 0 && max_frac == 0 {
+            (min_frac, max_frac) = (1, 1);
+        }
+        if min_int == 0 && int_pic.contains('#') {
+            min_int = 1;
+        }
+        let min_exp = e.chars().filter(char::is_ascii_digit).count();
+        let mut n = 0i32;
+        if min_exp > 0 && value != 0.0 && value.is_finite() {
+            let (lo, hi) = (10f64.powi(scaling - 1), 10f64.powi(scaling));
+            while value < lo {
+                value *= 10.0;
+                n -= 1;
+            }
+            while value > hi {
+                value /= 10.0;
+                n += 1;
+            }
+        }
+        exponent = Some((min_exp, n));
+    }
     let grouping = int_pic
         .rfind(group)
         .map(|i| int_pic[i + group.len_utf8()..].chars().count());
@@ -105,16 +135,51 @@ pub fn format_number(
         out.push(dec);
         out.push_str(&frac);
     }
+    if let Some((min_exp, n)) = exponent.filter(|(m, _)| *m > 0) {
+        out.push(exp_sep);
+        if n < 0 {
+            out.push('-');
+        }
+        out.push_str(&format!("{:0min_exp$}", n.unsigned_abs()));
+    }
     out.push_str(&suffix);
     Ok(out)
 }
 
+/// A picture's primary format and whether its modifier (after the last `;`) asks for an
+/// ordinal (`o`) rather than a cardinal (`c`).
+fn modifier(picture: &str) -> (&str, bool) {
+    match picture.rsplit_once(';') {
+        Some((p, m)) if m.starts_with(['o', 'c']) => (p, m.starts_with('o')),
+        _ => (picture, false),
+    }
+}
+
+/// `n` (at least 1) in letters: `a`..`z`, then `aa`, as jsonata numbers with `a`/`A`.
+fn letters(mut n: u64, a: char) -> String {
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(char::from(a as u8 + ((n - 1) % 26) as u8));
+        n = (n - 1) / 26;
+    }
+    out.iter().rev().collect()
+}
+
 /// `$formatInteger(number, picture)`.
 pub fn format_integer(n: i64, picture: &str) -> Result<String, String> {
+    let (picture, ordinal) = modifier(picture);
+    let sign = if n < 0 { "-" } else { "" };
     match picture {
-        "I" => return Ok(roman(n)),
-        "i" => return Ok(roman(n).to_lowercase()),
-        "w" | "W" | "Ww" => return Err(unsupported("Numbers in words ($formatInteger 'w')")),
+        "I" => return Ok(format!("{sign}{}", roman(n.abs()))),
+        "i" => return Ok(format!("{sign}{}", roman(n.abs()).to_lowercase())),
+        "w" | "W" | "Ww" => {
+            let words = to_words(n.unsigned_abs(), ordinal);
+            return Ok(format!("{sign}{}", cased(words, picture)));
+        }
+        "a" | "A" => {
+            let a = picture.chars().next().unwrap_or('a');
+            return Ok(format!("{sign}{}", letters(n.unsigned_abs(), a)));
+        }
         _ => {}
     }
     let digits = picture.chars().filter(char::is_ascii_digit).count();
@@ -139,11 +204,18 @@ pub fn format_integer(n: i64, picture: &str) -> Result<String, String> {
     if n < 0 {
         s.insert(0, '-');
     }
+    if ordinal {
+        s.push_str(ordinal_suffix(n.abs()));
+    }
     Ok(s)
 }
 
 /// `$parseInteger(text, picture)`: `None` when the text does not fit the picture.
 pub fn parse_integer(text: &str, picture: &str) -> Result<Option<i64>, String> {
+    let (picture, _) = modifier(picture);
+    if matches!(picture, "w" | "W" | "Ww") {
+        return Ok(from_words(text).and_then(|n| i64::try_from(n).ok()));
+    }
     if matches!(picture, "I" | "i") {
         let value = |c: char| match c.to_ascii_uppercase() {
             'I' => Some(1),
@@ -209,11 +281,22 @@ mod tests {
             format_number(1234.5, "#.##0,00", euro.as_object()).as_deref(),
             Ok("1.234,50")
         );
-        assert!(
-            format_number(1.0, "0.0e0", None)
-                .unwrap_err()
-                .contains("exponent")
-        );
+        // Exponents: the mantissa has the picture's mandatory integer digits.
+        for (x, pic, want) in [
+            (1234.5678, "00.000e0", "12.346e2"),
+            (0.234, "0.0e0", "2.3e-1"),
+            (0.234, "#.00e0", "0.23e0"),
+            (0.234, ".00e0", ".23e0"),
+            (1234.5678, "0.0e00", "1.2e03"),
+            (-1234.5678, "0.00e0", "-1.23e3"),
+            (0.0, "0.0e0", "0.0e0"),
+        ] {
+            assert_eq!(
+                format_number(x, pic, None).as_deref(),
+                Ok(want),
+                "{x} {pic}"
+            );
+        }
     }
 
     #[test]
@@ -222,7 +305,24 @@ mod tests {
         assert_eq!(format_integer(1234567, "#,##0").as_deref(), Ok("1,234,567"));
         assert_eq!(format_integer(2024, "I").as_deref(), Ok("MMXXIV"));
         assert_eq!(format_integer(14, "i").as_deref(), Ok("xiv"));
-        assert!(format_integer(3, "w").unwrap_err().contains("words"));
+        for (n, pic, want) in [
+            (123, "w", "one hundred and twenty-three"),
+            (123, "W", "ONE HUNDRED AND TWENTY-THREE"),
+            (123, "Ww", "One Hundred and Twenty-Three"),
+            (21, "w;o", "twenty-first"),
+            (-5, "w", "-five"),
+            (22, "#0;o", "22nd"),
+            (28, "a", "ab"),
+            (3, "A", "C"),
+        ] {
+            assert_eq!(format_integer(n, pic).as_deref(), Ok(want), "{n} {pic}");
+        }
+        assert_eq!(
+            parse_integer("one hundred and twenty-three", "w"),
+            Ok(Some(123))
+        );
+        assert_eq!(parse_integer("Twenty-First", "Ww;o"), Ok(Some(21)));
+        assert_eq!(parse_integer("many", "w"), Ok(None));
         assert_eq!(parse_integer("1,234,567", "#,##0"), Ok(Some(1234567)));
         assert_eq!(parse_integer("MMXXIV", "I"), Ok(Some(2024)));
         assert_eq!(parse_integer("abc", "0"), Ok(None));

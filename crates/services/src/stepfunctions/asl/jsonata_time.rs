@@ -4,9 +4,11 @@
 //! day of week `F`, ISO week `W` and week-year `X`, hours `H`/`h`, `P` (am/pm), minutes `m`,
 //! seconds `s`, fractional seconds `f`, timezone `Z`/`z`, calendar `C` and era `E`; numbers
 //! padded to the picture's digits, names (`N`, `n`, `Nn`) cut to a width (`,3-3`), ordinals
-//! (`1o`) and roman numerals (`I`, `i`). Week of month (`w`, `x`) and numbers in words (`w`)
-//! are refused naming them. Errors carry JSONata's codes (`D3132: ...`).
+//! (`1o`), roman numerals (`I`, `i`), numbers in words (`w`, `Ww`), week of month `w` and the
+//! month `x` that week belongs to. Week-based dates are not parsed back (jsonata's `D3136`).
+//! Errors carry JSONata's codes (`D3132: ...`).
 
+use super::jsonata_words::{cased, to_words};
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, TimeZone, Timelike, Utc};
 
 const MONTHS: [&str; 12] = [
@@ -116,11 +118,6 @@ fn marker(body: &str) -> Result<Marker, String> {
             "D3132: Unknown component specifier \"{component}\" in date/time picture string"
         ));
     }
-    if matches!(component, 'w' | 'x') {
-        return Err(format!(
-            "The date/time picture component [{component}] (week of month) is not supported by cumulo's JSONata"
-        ));
-    }
     let rest: String = cs.collect();
     let (pres, width) = match rest.rsplit_once(',') {
         Some((p, w)) => (p.to_string(), Some(w.to_string())),
@@ -152,11 +149,6 @@ fn marker(body: &str) -> Result<Marker, String> {
             _ => "1",
         }
         .to_string();
-    }
-    if matches!(presentation.as_str(), "w" | "W" | "Ww") {
-        return Err(format!(
-            "The date/time picture presentation [{component}{presentation}] (numbers in words) is not supported by cumulo's JSONata"
-        ));
     }
     if presentation == "Z" {
         return Err(format!(
@@ -215,7 +207,7 @@ pub(super) fn roman(mut n: i64) -> String {
     s
 }
 
-fn ordinal_suffix(n: i64) -> &'static str {
+pub(super) fn ordinal_suffix(n: i64) -> &'static str {
     match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
@@ -229,6 +221,10 @@ fn number(m: &Marker, n: i64) -> String {
     let mut s = match m.presentation.as_str() {
         "I" => roman(n),
         "i" => roman(n).to_lowercase(),
+        p @ ("w" | "W" | "Ww") => {
+            let words = cased(to_words(n.unsigned_abs(), m.ordinal), p);
+            return if n < 0 { format!("-{words}") } else { words };
+        }
         _ => {
             let mut s = format!("{:0width$}", n.abs(), width = m.digits());
             if let Some(max) = m.max_width
@@ -286,6 +282,37 @@ fn zone(m: &Marker, seconds: i32) -> String {
     }
 }
 
+/// The Monday starting a month's first week: the week holding its first Thursday (ISO 8601's
+/// rule for years, which XPath applies to months).
+fn first_week(year: i32, month: u32) -> NaiveDate {
+    let first = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or_default();
+    let weekday = first.weekday().number_from_monday() as i64;
+    if weekday > 4 {
+        first + chrono::Duration::days(8 - weekday)
+    } else {
+        first - chrono::Duration::days(weekday - 1)
+    }
+}
+
+/// A date's week of month and the month (1-12) that week belongs to: days before the month's
+/// first week are in the previous month's last week, days from the next month's first week on
+/// are in its week 1 (as jsonata computes `[w]` and `[x]`).
+fn week_of_month(d: NaiveDate) -> (i64, i64) {
+    let (y, m) = (d.year(), d.month());
+    let next = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+    let prev = if m == 1 { (y - 1, 12) } else { (y, m - 1) };
+    let weeks = |start: NaiveDate| (d - start).num_days().div_euclid(7) + 1;
+    let start = first_week(y, m);
+    let start_next = first_week(next.0, next.1);
+    if d >= start_next {
+        (1, next.1 as i64)
+    } else if d < start {
+        (weeks(first_week(prev.0, prev.1)), prev.1 as i64)
+    } else {
+        (weeks(start), m as i64)
+    }
+}
+
 fn component(m: &Marker, t: &DateTime<FixedOffset>) -> String {
     let millis = t.timestamp_subsec_millis() as i64;
     match m.component {
@@ -297,6 +324,9 @@ fn component(m: &Marker, t: &DateTime<FixedOffset>) -> String {
         'F' if m.is_name() => name(m, DAYS[t.weekday().num_days_from_monday() as usize]),
         'F' => number(m, t.weekday().number_from_monday() as i64),
         'W' => number(m, t.iso_week().week() as i64),
+        'w' => number(m, week_of_month(t.date_naive()).0),
+        'x' if m.is_name() => name(m, MONTHS[week_of_month(t.date_naive()).1 as usize - 1]),
+        'x' => number(m, week_of_month(t.date_naive()).1),
         'X' => number(m, t.iso_week().year() as i64),
         'H' => number(m, t.hour() as i64),
         'h' => number(m, (t.hour() as i64 + 11) % 12 + 1),
@@ -497,11 +527,15 @@ pub fn parse(text: &str, picture_text: &str) -> Result<Option<i64>, String> {
                 off = sign * (hh * 3600 + mm * 60);
             }
             (c, _) => {
-                if matches!(m.presentation.as_str(), "I" | "i") {
+                if matches!(m.presentation.as_str(), "I" | "i" | "w" | "W" | "Ww") {
                     return Err(format!(
-                        "The date/time picture presentation [{c}{}] (roman numerals) cannot be parsed by cumulo's JSONata",
+                        "The date/time picture presentation [{c}{}] (roman numerals or words) cannot be parsed by cumulo's JSONata",
                         m.presentation
                     ));
+                }
+                if matches!(c, 'W' | 'X' | 'w' | 'x') {
+                    // jsonata parses no week-based date (ISO week-year, week of month).
+                    return Err("D3136: The date/time picture string is missing specifiers required to parse the timestamp".into());
                 }
                 let Some((v, n)) = digits(width) else {
                     return Ok(None);
@@ -614,9 +648,35 @@ mod tests {
             (Some("[Z01:01t]"), None, "Z"),
             (Some("[[[Y]]]"), None, "[2017]"),
             (Some("[f01]"), None, "97"),
+            (
+                Some("week [w] of [xNn], [X]-W[W01]"),
+                None,
+                "week 2 of November, 2017-W45",
+            ),
+            (
+                Some("[Dwo] [MNn] [Yw]"),
+                None,
+                "seventh November two thousand and seventeen",
+            ),
+            (Some("[FNn] the [DWwo]"), None, "Tuesday the Seventh"),
         ];
         for (pic, tz, want) in cases {
             assert_eq!(format(T, pic, tz).as_deref(), Ok(want), "{pic:?} {tz:?}");
+        }
+    }
+
+    #[test]
+    fn weeks_of_month_start_with_the_week_holding_the_first_thursday() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        for (date, want) in [
+            (day(2017, 11, 7), (2, 11)),
+            (day(2017, 11, 30), (5, 11)),
+            (day(2017, 1, 1), (5, 12)),
+            (day(2018, 12, 31), (1, 1)),
+            (day(2017, 12, 4), (1, 12)),
+            (day(2017, 12, 3), (5, 11)),
+        ] {
+            assert_eq!(week_of_month(date), want, "{date}");
         }
     }
 
@@ -668,10 +728,10 @@ mod tests {
             e,
             "D3132: Unknown component specifier \"Q\" in date/time picture string"
         );
-        let e = format(T, Some("[w]"), None).unwrap_err();
-        assert!(e.contains("[w] (week of month) is not supported"), "{e}");
-        let e = format(T, Some("[Dw]"), None).unwrap_err();
-        assert!(e.contains("[Dw] (numbers in words)"), "{e}");
+        let e = parse("2017-W45", "[X0001]-W[W01]").unwrap_err();
+        assert!(e.starts_with("D3136: "), "{e}");
+        let e = parse("seventh", "[Dw]").unwrap_err();
+        assert!(e.contains("cannot be parsed"), "{e}");
         let e = format(T, Some("[Y"), None).unwrap_err();
         assert!(e.starts_with("D3135: "), "{e}");
         let e = parse("2017 07", "[Y] [D]").unwrap_err();

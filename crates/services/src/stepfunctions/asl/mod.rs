@@ -10,6 +10,7 @@ pub mod jsonata;
 mod jsonata_number;
 mod jsonata_states;
 mod jsonata_time;
+mod jsonata_words;
 pub mod path;
 pub mod reader;
 #[cfg(test)]

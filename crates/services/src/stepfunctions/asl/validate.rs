@@ -284,13 +284,24 @@ fn jsonata_expressions(s: &Value, loc: &str, out: &mut Vec<Diagnostic>) {
     fn walk(v: &Value, loc: String, out: &mut Vec<Diagnostic>) {
         match v {
             Value::String(text) => {
-                if let Some(e) = super::jsonata_states::expression(text)
-                    && let Err(message) = super::jsonata::check(e)
-                {
+                let Some(e) = super::jsonata_states::expression(text) else {
+                    return;
+                };
+                if let Err(message) = super::jsonata::check(e) {
                     out.push(Diagnostic {
                         code: "INVALID_JSONATA_EXPRESSION",
                         message,
                         location: Some(loc),
+                    });
+                    return;
+                }
+                for name in super::jsonata::top_level_references(e) {
+                    out.push(Diagnostic {
+                        code: "UNSUPPORTED_JSONATA_EXPRESSION",
+                        message: format!(
+                            "Reference to '{name}' at the top level is not supported."
+                        ),
+                        location: Some(loc.clone()),
                     });
                 }
             }
@@ -443,6 +454,33 @@ mod tests {
         );
         let jsonpath = r#"{"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": "{% 1 + %}", "End": true}}}"#;
         assert!(check(jsonpath, false).is_empty());
+    }
+
+    #[test]
+    fn top_level_context_references_are_refused_as_unsupported() {
+        let def = r#"{"QueryLanguage": "JSONata", "StartAt": "E", "States": {
+            "E": {"Type": "Pass", "Output": {"v": "{% phone %}",
+                  "w": "{% $count(items) + $count(items) & $ & $$ %}",
+                  "fine": "{% $states.input.items[price > 1].(name & %.id) %}",
+                  "f": "{% $map($states.input.a, function($x) { $x.b }) %}"}, "End": true}}}"#;
+        let found: Vec<String> = check(def, false)
+            .iter()
+            .map(Diagnostic::invalid_definition)
+            .collect();
+        let refused = |name: &str, field: &str| {
+            format!(
+                "Invalid State Machine Definition: 'UNSUPPORTED_JSONATA_EXPRESSION: Reference to '{name}' at the top level is not supported. at /States/E/Output/{field}'"
+            )
+        };
+        assert_eq!(
+            found,
+            [
+                refused("phone", "v"),
+                refused("items", "w"),
+                refused("$", "w"),
+                refused("$$", "w")
+            ]
+        );
     }
 
     #[test]
