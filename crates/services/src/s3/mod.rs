@@ -27,7 +27,7 @@ mod rest_object;
 mod state;
 #[cfg(test)]
 mod tests;
-mod xml_in;
+pub(crate) mod xml_in;
 
 pub use bucket::{BucketSummary, valid_bucket_name};
 pub use checksum::{Algorithm as ChecksumAlgorithm, Checksum};

@@ -12,6 +12,7 @@
 use super::Sfn;
 use super::asl::run::{Pattern, Resource};
 use super::asl::{Exec, Failure, Integrations};
+use super::sdk;
 use super::tokens::Signal;
 use crate::Service;
 use crate::lambda::InvocationType;
@@ -44,6 +45,34 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "ecs" => ("ECS", "AmazonECS", "Ecs"),
         "s3" => ("S3", "AmazonS3", "S3"),
         "cloudfront" => ("CloudFront", "AmazonCloudFront", "CloudFront"),
+        "ssm" => ("SSM", "AWSSimpleSystemsManagement", "Ssm"),
+        "secretsmanager" => ("SecretsManager", "AWSSecretsManager", "SecretsManager"),
+        "kms" => ("KMS", "AWSKMS", "Kms"),
+        "logs" | "cloudwatchlogs" => ("CloudWatchLogs", "AWSLogs", "CloudWatchLogs"),
+        "monitoring" | "cloudwatch" => ("CloudWatch", "AmazonCloudWatch", "CloudWatch"),
+        "ecr" => ("ECR", "AmazonECR", "Ecr"),
+        "acm" => ("ACM", "AWSCertificateManager", "Acm"),
+        "servicediscovery" => (
+            "ServiceDiscovery",
+            "AWSServiceDiscovery",
+            "ServiceDiscovery",
+        ),
+        "application-autoscaling" | "applicationautoscaling" => (
+            "ApplicationAutoScaling",
+            "AWSApplicationAutoScaling",
+            "ApplicationAutoScaling",
+        ),
+        "apprunner" => ("AppRunner", "AWSAppRunner", "AppRunner"),
+        "iam" => ("IAM", "AmazonIdentityManagement", "Iam"),
+        "sts" => ("STS", "AWSSecurityTokenService", "Sts"),
+        "ec2" => ("EC2", "AmazonEC2", "Ec2"),
+        "elasticloadbalancing" | "elasticloadbalancingv2" => (
+            "ElasticLoadBalancingV2",
+            "AmazonElasticLoadBalancing",
+            "ElasticLoadBalancingV2",
+        ),
+        "autoscaling" => ("AutoScaling", "AmazonAutoScaling", "AutoScaling"),
+        "cloudformation" => ("CloudFormation", "AmazonCloudFormation", "CloudFormation"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -247,6 +276,73 @@ impl Integ {
             &code,
             message,
         ))
+    }
+
+    /// Any other `aws-sdk:` service, reached through the catalog in its JSON or query
+    /// protocol ([`super::sdk`]); REST services are refused by name.
+    async fn sdk_call(
+        &self,
+        exec: &Exec,
+        arn: &str,
+        svc: &str,
+        action: &str,
+        params: &Value,
+    ) -> Result<Value, Failure> {
+        let signing = sdk::signing_name(svc).ok_or_else(|| unsupported(arn))?;
+        let descriptor = crate::catalog::descriptor(signing).ok_or_else(|| unsupported(arn))?;
+        let route = sdk::route(descriptor).ok_or_else(|| unsupported(arn))?;
+        let service = self
+            .sfn
+            .peers
+            .catalog
+            .upgrade()
+            .and_then(|c| c.service(signing))
+            .ok_or_else(|| unsupported(arn))?;
+        let op = operation(action);
+        match route {
+            sdk::Route::Json { target, json10 } => {
+                let body = sdk::to_api(signing, params);
+                let req = self.request(exec, &format!("{target}.{op}"), json10, &body);
+                let resp = service.handle(req).await;
+                let body: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
+                if resp.status.is_success() {
+                    return Ok(sdk::from_api(signing, &body));
+                }
+                let code = body["__type"]
+                    .as_str()
+                    .map(|t| t.rsplit('#').next().unwrap_or(t))
+                    .unwrap_or("UnknownError");
+                let message = body["message"]
+                    .as_str()
+                    .or_else(|| body["Message"].as_str())
+                    .unwrap_or("");
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    code,
+                    message,
+                ))
+            }
+            sdk::Route::Query { version, ec2 } => {
+                let mut req = sdk::query_request(sdk::form_body(&op, version, params, ec2));
+                req.region = exec.region.clone();
+                req.account_id = self.sfn.account_id.clone();
+                req.host = self.sfn.endpoint_host.clone();
+                let resp = service.handle(req).await;
+                if resp.status.is_success() {
+                    return Ok(sdk::query_answer(&resp.body));
+                }
+                let (code, message) = sdk::query_error(&resp.body);
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    &code,
+                    &message,
+                ))
+            }
+        }
     }
 
     async fn lambda(
@@ -582,7 +678,7 @@ impl Integrations for Integ {
                         "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
                             self.json_call(exec, svc, true, action, &params).await
                         }
-                        _ => Err(unsupported(arn)),
+                        _ => self.sdk_call(exec, arn, svc, action, &params).await,
                     };
                 }
                 let sync_ok = matches!(

@@ -19,6 +19,7 @@ mod executions;
 mod integrations;
 mod ops;
 pub(crate) mod provider;
+mod sdk;
 mod state;
 mod tokens;
 mod wire;
@@ -61,6 +62,9 @@ pub struct Peers {
     pub ecs: Arc<EcsService>,
     pub s3: Arc<S3Service>,
     pub cloudfront: Arc<CloudFrontService>,
+    /// Every other service, reached at call time by an `aws-sdk:` Task (not a build
+    /// dependency: that would build every service with Step Functions).
+    pub catalog: std::sync::Weak<crate::catalog::Catalog>,
 }
 
 pub struct Sfn {
@@ -159,6 +163,7 @@ impl Catalogued for StepFunctionsService {
             ecs,
             s3,
             cloudfront,
+            catalog: context.catalog.clone(),
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)
     }
