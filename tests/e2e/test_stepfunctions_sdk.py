@@ -1,0 +1,122 @@
+"""Step Functions `arn:aws:states:::aws-sdk:<service>:<action>` Tasks against the emulated
+services (JSON and query protocols), each result compared with the same call made through
+boto3, and an SDK error caught by a Catch under AWS's `<Service>.<Code>` name."""
+
+import json
+import time
+import uuid
+
+import pytest
+
+ROLE = "arn:aws:iam::000000000000:role/sfn-role"
+
+
+def uid():
+    return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture(scope="module")
+def sfn(cumulo):
+    return cumulo.client("stepfunctions")
+
+
+def run_task(sfn, resource, parameters, catch=False):
+    """Runs one Task with these parameters; its output, or the execution's error/cause."""
+    task = {"Type": "Task", "Resource": f"arn:aws:states:::aws-sdk:{resource}",
+            "Parameters": parameters, "End": True}
+    if catch:
+        task["Catch"] = [{"ErrorEquals": ["States.ALL"], "Next": "Caught"}]
+    states = {"Call": task, "Caught": {"Type": "Pass", "End": True}}
+    arn = sfn.create_state_machine(name=f"sdk-{uid()}", roleArn=ROLE, definition=json.dumps(
+        {"StartAt": "Call", "States": states}))["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        d = sfn.describe_execution(executionArn=ex)
+        if d["status"] != "RUNNING":
+            break
+        time.sleep(0.05)
+    if d["status"] == "SUCCEEDED":
+        return json.loads(d["output"])
+    return {"status": d["status"], "error": d.get("error"), "cause": d.get("cause")}
+
+
+def test_json_services_answer_as_through_the_sdk(sfn, cumulo):
+    ssm = cumulo.client("ssm")
+    name = f"/sdk/{uid()}"
+    ssm.put_parameter(Name=name, Value="v1", Type="String")
+    out = run_task(sfn, "ssm:getParameter", {"Name": name})
+    want = ssm.get_parameter(Name=name)["Parameter"]
+    assert out["Parameter"]["Name"] == want["Name"] == name
+    assert out["Parameter"]["Value"] == "v1"
+    assert out["Parameter"]["Type"] == "String"
+    assert out["Parameter"]["ARN"] == want["ARN"]
+
+    sm = cumulo.client("secretsmanager")
+    secret = f"sdk-{uid()}"
+    sm.create_secret(Name=secret, SecretString="s3cret")
+    out = run_task(sfn, "secretsmanager:getSecretValue", {"SecretId": secret})
+    assert out["SecretString"] == "s3cret"
+    assert out["Name"] == secret
+    assert out["ARN"] == sm.describe_secret(SecretId=secret)["ARN"]
+
+
+def test_camel_case_apis_are_recased_but_user_keys_kept(sfn, cumulo):
+    ecs = cumulo.client("ecs")
+    cluster = ecs.create_cluster(clusterName=f"sdk-{uid()}")["cluster"]["clusterArn"]
+    out = run_task(sfn, "ecs:listClusters", {})
+    assert cluster in out["ClusterArns"]
+    assert set(out) <= {"ClusterArns", "NextToken"}
+
+    logs = cumulo.client("logs")
+    group = f"/sdk/{uid()}"
+    out = run_task(sfn, "cloudwatchlogs:createLogGroup",
+                   {"LogGroupName": group, "Tags": {"lowerKey": "v", "Upper": "w"}})
+    assert out == {}
+    assert logs.list_tags_log_group(logGroupName=group)["tags"] == {"lowerKey": "v", "Upper": "w"}
+    out = run_task(sfn, "cloudwatchlogs:describeLogGroups", {"LogGroupNamePrefix": group})
+    assert [g["LogGroupName"] for g in out["LogGroups"]] == [group]
+
+
+def test_query_services_are_reached_in_their_form_protocol(sfn, cumulo):
+    sns = cumulo.client("sns")
+    name = f"sdk-{uid()}"
+    out = run_task(sfn, "sns:createTopic", {"Name": name, "Tags": [{"Key": "k", "Value": "v"}]})
+    arn = out["TopicArn"]
+    assert arn.endswith(f":{name}")
+    assert arn in [t["TopicArn"] for t in sns.list_topics()["Topics"]]
+    assert sns.list_tags_for_resource(ResourceArn=arn)["Tags"] == [{"Key": "k", "Value": "v"}]
+    out = run_task(sfn, "sns:listTopics", {})
+    assert {"TopicArn": arn} in out["Topics"]
+
+    iam = cumulo.client("iam")
+    role = f"sdk-{uid()}"
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust)
+    out = run_task(sfn, "iam:getRole", {"RoleName": role})
+    assert out["Role"]["RoleName"] == role
+    assert out["Role"]["Arn"] == iam.get_role(RoleName=role)["Role"]["Arn"]
+
+
+def test_sdk_errors_are_named_and_catchable(sfn):
+    out = run_task(sfn, "secretsmanager:getSecretValue", {"SecretId": f"missing-{uid()}"},
+                   catch=True)
+    assert out["Error"] == "SecretsManager.ResourceNotFoundException"
+    assert "Service: SecretsManager, Status Code: 400" in out["Cause"]
+
+    out = run_task(sfn, "iam:getRole", {"RoleName": f"missing-{uid()}"}, catch=True)
+    assert out["Error"] == "Iam.NoSuchEntityException"
+    assert "Service: Iam, Status Code: 404" in out["Cause"]
+
+    out = run_task(sfn, "iam:getRole", {"RoleName": f"missing-{uid()}"})
+    assert out["status"] == "FAILED"
+    assert out["error"] == "Iam.NoSuchEntityException"
+
+
+def test_rest_services_beyond_the_special_cases_are_refused_by_name(sfn):
+    for resource in ("lambda:getFunction", "s3:listBuckets", "nosuchservice:doIt"):
+        out = run_task(sfn, resource, {"FunctionName": "f"})
+        assert out["status"] == "FAILED"
+        assert out["error"] == "States.Runtime"
+        assert f"arn:aws:states:::aws-sdk:{resource}" in out["cause"]
