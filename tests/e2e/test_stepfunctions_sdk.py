@@ -2,9 +2,11 @@
 services (JSON and query protocols), each result compared with the same call made through
 boto3, and an SDK error caught by a Catch under AWS's `<Service>.<Code>` name."""
 
+import io
 import json
 import time
 import uuid
+import zipfile
 
 import pytest
 
@@ -114,8 +116,37 @@ def test_sdk_errors_are_named_and_catchable(sfn):
     assert out["error"] == "Iam.NoSuchEntityException"
 
 
-def test_rest_services_beyond_the_special_cases_are_refused_by_name(sfn):
-    for resource in ("lambda:getFunction", "s3:listBuckets", "nosuchservice:doIt"):
+def test_rest_json_services_follow_the_models_http_bindings(sfn, cumulo):
+    lam = cumulo.client("lambda")
+    fn = f"sdk-fn-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def handler(event, context):\n    return event\n")
+    lam.create_function(FunctionName=fn, Runtime="python3.11", Handler="app.handler",
+                        Role="arn:aws:iam::000000000000:role/lambda-role",
+                        Code={"ZipFile": buf.getvalue()}, Tags={"team": "a"})
+    want = lam.get_function(FunctionName=fn)
+    out = run_task(sfn, "lambda:getFunction", {"FunctionName": fn})
+    assert out["Configuration"]["FunctionArn"] == want["Configuration"]["FunctionArn"]
+    assert out["Configuration"]["Handler"] == "app.handler"
+    assert out["Tags"] == {"team": "a"}
+    out = run_task(sfn, "lambda:listTags", {"Resource": want["Configuration"]["FunctionArn"]})
+    assert out == {"Tags": {"team": "a"}}
+
+    out = run_task(sfn, "lambda:getFunction", {"FunctionName": f"missing-{uid()}"}, catch=True)
+    assert out["Error"] == "Lambda.ResourceNotFoundException"
+    assert "Service: Lambda, Status Code: 404" in out["Cause"]
+
+    efs = cumulo.client("efs")
+    token = uid()
+    fs = efs.create_file_system(CreationToken=token)["FileSystemId"]
+    out = run_task(sfn, "efs:describeFileSystems", {"CreationToken": token})
+    assert [f["FileSystemId"] for f in out["FileSystems"]] == [fs]
+
+
+def test_other_rest_services_are_refused_by_name(sfn):
+    for resource in ("s3:listBuckets", "apigateway:getRestApis", "lambda:noSuchOperation",
+                     "nosuchservice:doIt"):
         out = run_task(sfn, resource, {"FunctionName": "f"})
         assert out["status"] == "FAILED"
         assert out["error"] == "States.Runtime"

@@ -12,8 +12,8 @@
 use super::Sfn;
 use super::asl::run::{Pattern, Resource};
 use super::asl::{Exec, Failure, Integrations};
-use super::sdk;
 use super::tokens::Signal;
+use super::{rest, sdk};
 use crate::Service;
 use crate::lambda::InvocationType;
 use crate::s3::{Conditions, ContentHeaders, CopyInput, ListInput};
@@ -37,6 +37,7 @@ impl Integ {
 fn names(service: &str) -> (&'static str, &'static str, &'static str) {
     match service {
         "lambda" => ("Lambda", "AWSLambda", "Lambda"),
+        "elasticfilesystem" | "efs" => ("EFS", "AmazonElasticFileSystem", "Efs"),
         "sqs" => ("SQS", "AmazonSQS", "Sqs"),
         "sns" => ("SNS", "AmazonSNS", "Sns"),
         "dynamodb" => ("DynamoDB", "AmazonDynamoDBv2", "DynamoDb"),
@@ -321,6 +322,43 @@ impl Integ {
                     true,
                     resp.status.as_u16(),
                     code,
+                    message,
+                ))
+            }
+            sdk::Route::Rest(routes) => {
+                let op = routes
+                    .iter()
+                    .find(|r| r.name == op)
+                    .ok_or_else(|| unsupported(arn))?;
+                let mut req = rest::request(op, params);
+                req.region = exec.region.clone();
+                req.account_id = self.sfn.account_id.clone();
+                req.host = self.sfn.endpoint_host.clone();
+                let resp = service.handle(req).await;
+                let body: Value = if resp.body.is_empty() {
+                    json!({})
+                } else {
+                    serde_json::from_slice(&resp.body).unwrap_or(json!({}))
+                };
+                if resp.status.is_success() {
+                    return Ok(body);
+                }
+                let code = resp
+                    .headers
+                    .get("x-amzn-errortype")
+                    .and_then(|v| v.to_str().ok())
+                    .map(|t| t.split(':').next().unwrap_or(t).to_string())
+                    .or_else(|| body["__type"].as_str().map(str::to_string))
+                    .unwrap_or_else(|| "UnknownError".into());
+                let message = body["message"]
+                    .as_str()
+                    .or_else(|| body["Message"].as_str())
+                    .unwrap_or("");
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    &code,
                     message,
                 ))
             }

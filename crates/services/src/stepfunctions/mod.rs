@@ -19,6 +19,8 @@ mod executions;
 mod integrations;
 mod ops;
 pub(crate) mod provider;
+mod rest;
+mod rest_routes;
 mod sdk;
 mod state;
 mod tokens;

@@ -2,8 +2,9 @@
 //! service name is mapped to the catalog's signing name, the JSON parameters are written in
 //! the service's own wire shape (JSON 1.0/1.1 or query form), the service answers in-process
 //! through [`crate::catalog::Catalog::service`], and its answer is read back as JSON in the
-//! SDK's PascalCase. REST services (Lambda beyond invoke, EFS, API Gateway, Route 53,
-//! CloudFront beyond createInvalidation, S3 beyond its special cases) are not reached here.
+//! SDK's PascalCase. Lambda and EFS (rest-json) are reached through their HTTP bindings
+//! ([`super::rest`]); API Gateway, Route 53, CloudFront beyond createInvalidation and S3
+//! beyond its special cases are not reached here.
 
 use crate::catalog::{Descriptor, Wire};
 use crate::s3::xml_in::{self, Element};
@@ -21,6 +22,7 @@ pub fn signing_name(sdk: &str) -> Option<&'static str> {
         "applicationautoscaling" => "application-autoscaling",
         "elasticloadbalancingv2" => "elasticloadbalancing",
         "efs" => "elasticfilesystem",
+        "lambda" => "lambda",
         "acm" => "acm",
         "apprunner" => "apprunner",
         "autoscaling" => "autoscaling",
@@ -142,8 +144,16 @@ pub fn from_api(signing: &str, answer: &Value) -> Value {
 /// How the SDK integration reaches a service: the protocol it prefers among those the
 /// service answers (JSON first, then query).
 pub enum Route {
-    Json { target: &'static str, json10: bool },
-    Query { version: &'static str, ec2: bool },
+    Json {
+        target: &'static str,
+        json10: bool,
+    },
+    Query {
+        version: &'static str,
+        ec2: bool,
+    },
+    /// rest-json with the operations' bindings from botocore ([`super::rest`]).
+    Rest(&'static [super::rest::RestOp]),
 }
 
 pub fn route(d: &Descriptor) -> Option<Route> {
@@ -165,6 +175,7 @@ pub fn route(d: &Descriptor) -> Option<Route> {
                 ec2: false,
             }),
             Wire::Ec2 { version, .. } => Some(Route::Query { version, ec2: true }),
+            Wire::RestJson { .. } => super::rest::routes(d.name).map(Route::Rest),
             _ => None,
         })
     })
