@@ -144,8 +144,18 @@ def test_rest_json_services_follow_the_models_http_bindings(sfn, cumulo):
     assert [f["FileSystemId"] for f in out["FileSystems"]] == [fs]
 
 
+def test_s3_list_buckets(sfn, cumulo):
+    s3 = cumulo.client("s3")
+    bucket = f"sdk-{uid()}"
+    s3.create_bucket(Bucket=bucket)
+    out = run_task(sfn, "s3:listBuckets", {"Prefix": bucket})
+    want = s3.list_buckets(Prefix=bucket)["Buckets"]
+    assert [b["Name"] for b in out["Buckets"]] == [b["Name"] for b in want] == [bucket]
+    assert out["Buckets"][0]["BucketRegion"] == want[0]["BucketRegion"]
+
+
 def test_other_rest_services_are_refused_by_name(sfn):
-    for resource in ("s3:listBuckets", "apigateway:getRestApis", "lambda:noSuchOperation",
+    for resource in ("s3:listObjects", "apigateway:getRestApis", "lambda:noSuchOperation",
                      "nosuchservice:doIt"):
         out = run_task(sfn, resource, {"FunctionName": "f"})
         assert out["status"] == "FAILED"

@@ -548,6 +548,23 @@ impl Integ {
                     "LastModified": meta.last_modified,
                 }}))
             }
+            "listBuckets" => {
+                let prefix = params["Prefix"].as_str().unwrap_or("");
+                let mut buckets: Vec<_> = s3
+                    .list_buckets()
+                    .into_iter()
+                    .filter(|b| b.name.starts_with(prefix))
+                    .collect();
+                buckets.sort_by(|a, b| a.name.cmp(&b.name));
+                let buckets: Vec<Value> = buckets
+                    .iter()
+                    .map(|b| {
+                        json!({"Name": b.name, "CreationDate": crate::s3::iso8601(b.created),
+                            "BucketRegion": b.region})
+                    })
+                    .collect();
+                Ok(json!({"Buckets": buckets}))
+            }
             other => Err(unsupported(&format!("arn:aws:states:::aws-sdk:s3:{other}"))),
         }
     }
