@@ -161,3 +161,17 @@ def test_other_rest_services_are_refused_by_name(sfn):
         assert out["status"] == "FAILED"
         assert out["error"] == "States.Runtime"
         assert f"arn:aws:states:::aws-sdk:{resource}" in out["cause"]
+
+
+def test_more_services_through_the_catalog(sfn, cumulo):
+    out = run_task(sfn, "sts:getCallerIdentity", {})
+    assert out["Account"] == cumulo.client("sts").get_caller_identity()["Account"]
+    out = run_task(sfn, "kms:createKey", {"Description": "from sfn"})
+    key = cumulo.client("kms").describe_key(KeyId=out["KeyMetadata"]["KeyId"])["KeyMetadata"]
+    assert key["Description"] == "from sfn"
+    # An empty query list reads back as a list, not as the empty element's text.
+    out = run_task(sfn, "elasticloadbalancingv2:describeLoadBalancers", {"Names": [f"x{uid()}"]},
+                   catch=True)
+    assert out["Error"] == "ElasticLoadBalancingV2.LoadBalancerNotFoundException"
+    out = run_task(sfn, "cloudwatch:listMetrics", {"Namespace": f"ns-{uid()}"})
+    assert out == {"Metrics": []}

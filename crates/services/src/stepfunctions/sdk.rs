@@ -248,10 +248,16 @@ pub fn form_body(action: &str, version: &str, params: &Value, ec2: bool) -> Stri
 /// An XML element as JSON: elements whose children are all `member`/`item` are lists (EC2
 /// names list items `item`), `entry` children with `key`/`value` are maps, other elements with
 /// children are structures, leaves are strings (the SDK's types are not known without a
-/// model, so numbers and booleans stay text and an empty element is an empty string).
+/// model, so numbers and booleans stay text; an empty element with a plural name (`…s`,
+/// `…Set`, `…List`) is an empty list, any other an empty string).
 fn element_json(e: &Element) -> Value {
     if e.children.is_empty() {
-        return Value::String(e.text.trim().to_string());
+        let text = e.text.trim();
+        // An empty list is an empty element; its plural name is the only hint without a model.
+        if text.is_empty() && ["s", "Set", "List"].iter().any(|s| e.name.ends_with(s)) {
+            return Value::Array(Vec::new());
+        }
+        return Value::String(text.to_string());
     }
     if e.children
         .iter()
@@ -382,6 +388,11 @@ mod tests {
         assert_eq!(
             query_answer(xml),
             json!({"Topics": [{"TopicArn": "arn:1"}]})
+        );
+        let empty = br#"<R><DescribeLoadBalancersResult><LoadBalancers/><NextMarker></NextMarker></DescribeLoadBalancersResult></R>"#;
+        assert_eq!(
+            query_answer(empty),
+            json!({"LoadBalancers": [], "NextMarker": ""})
         );
         let ec2 = br#"<DescribeVpcsResponse><requestId>r</requestId><vpcSet><item><vpcId>vpc-1</vpcId></item></vpcSet></DescribeVpcsResponse>"#;
         assert_eq!(query_answer(ec2), json!({"VpcSet": [{"VpcId": "vpc-1"}]}));
