@@ -175,3 +175,11 @@ def test_more_services_through_the_catalog(sfn, cumulo):
     assert out["Error"] == "ElasticLoadBalancingV2.LoadBalancerNotFoundException"
     out = run_task(sfn, "cloudwatch:listMetrics", {"Namespace": f"ns-{uid()}"})
     assert out == {"Metrics": []}
+
+
+def test_ec2_answers_use_the_sdks_member_names(sfn, cumulo):
+    want = cumulo.client("ec2").describe_vpcs()["Vpcs"]
+    out = run_task(sfn, "ec2:describeVpcs", {})
+    assert sorted(v["VpcId"] for v in out["Vpcs"]) == sorted(v["VpcId"] for v in want)
+    assert [a["CidrBlock"] for a in out["Vpcs"][0]["CidrBlockAssociationSet"]] == [
+        a["CidrBlock"] for a in want[0]["CidrBlockAssociationSet"]]

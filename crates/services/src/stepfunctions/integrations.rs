@@ -369,7 +369,7 @@ impl Integ {
                 req.host = self.sfn.endpoint_host.clone();
                 let resp = service.handle(req).await;
                 if resp.status.is_success() {
-                    return Ok(sdk::query_answer(&resp.body));
+                    return Ok(sdk::query_answer(&resp.body, ec2));
                 }
                 let (code, message) = sdk::query_error(&resp.body);
                 Err(api_failure(

@@ -250,7 +250,7 @@ pub fn form_body(action: &str, version: &str, params: &Value, ec2: bool) -> Stri
 /// children are structures, leaves are strings (the SDK's types are not known without a
 /// model, so numbers and booleans stay text; an empty element with a plural name (`…s`,
 /// `…Set`, `…List`) is an empty list, any other an empty string).
-fn element_json(e: &Element) -> Value {
+fn element_json(e: &Element, ec2: bool) -> Value {
     if e.children.is_empty() {
         let text = e.text.trim();
         // An empty list is an empty element; its plural name is the only hint without a model.
@@ -263,13 +263,16 @@ fn element_json(e: &Element) -> Value {
         .iter()
         .all(|c| c.name == "member" || c.name == "item")
     {
-        return Value::Array(e.children.iter().map(element_json).collect());
+        return Value::Array(e.children.iter().map(|c| element_json(c, ec2)).collect());
     }
     if e.children.iter().all(|c| c.name == "entry") {
         let mut m = Map::new();
         for c in &e.children {
             let key = c.child_text("key").unwrap_or_default().to_string();
-            let value = c.child("value").map(element_json).unwrap_or(Value::Null);
+            let value = c
+                .child("value")
+                .map(|v| element_json(v, ec2))
+                .unwrap_or(Value::Null);
             m.insert(key, value);
         }
         return Value::Object(m);
@@ -279,14 +282,25 @@ fn element_json(e: &Element) -> Value {
         if c.name == "requestId" || c.name == "ResponseMetadata" {
             continue;
         }
-        m.insert(first(&c.name, true), element_json(c));
+        let name = first(&c.name, true);
+        let name = if ec2 { sdk_member(&name) } else { name };
+        m.insert(name, element_json(c, ec2));
     }
     Value::Object(m)
 }
 
+/// EC2's wire member name as the SDK's (`VpcSet` → `Vpcs`); other services' are the same.
+fn sdk_member(wire: &str) -> String {
+    let table = super::ec2_names::EC2_OUTPUT;
+    match table.binary_search_by(|(w, _)| (*w).cmp(wire)) {
+        Ok(i) => table[i].1.to_string(),
+        Err(_) => wire.to_string(),
+    }
+}
+
 /// A query service's successful answer as the SDK's result: the `<Action>Result` element's
 /// members (EC2 has no Result wrapper).
-pub fn query_answer(body: &[u8]) -> Value {
+pub fn query_answer(body: &[u8], ec2: bool) -> Value {
     let Ok(root) = xml_in::parse(body) else {
         return Value::Object(Map::new());
     };
@@ -295,7 +309,7 @@ pub fn query_answer(body: &[u8]) -> Value {
         .iter()
         .find(|c| c.name.ends_with("Result"))
         .unwrap_or(&root);
-    match element_json(result) {
+    match element_json(result, ec2) {
         Value::Object(m) => Value::Object(m),
         _ => Value::Object(Map::new()),
     }
@@ -386,16 +400,19 @@ mod tests {
     fn query_answers_read_back_as_json() {
         let xml = br#"<ListTopicsResponse xmlns="x"><ListTopicsResult><Topics><member><TopicArn>arn:1</TopicArn></member></Topics></ListTopicsResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></ListTopicsResponse>"#;
         assert_eq!(
-            query_answer(xml),
+            query_answer(xml, false),
             json!({"Topics": [{"TopicArn": "arn:1"}]})
         );
         let empty = br#"<R><DescribeLoadBalancersResult><LoadBalancers/><NextMarker></NextMarker></DescribeLoadBalancersResult></R>"#;
         assert_eq!(
-            query_answer(empty),
+            query_answer(empty, false),
             json!({"LoadBalancers": [], "NextMarker": ""})
         );
         let ec2 = br#"<DescribeVpcsResponse><requestId>r</requestId><vpcSet><item><vpcId>vpc-1</vpcId></item></vpcSet></DescribeVpcsResponse>"#;
-        assert_eq!(query_answer(ec2), json!({"VpcSet": [{"VpcId": "vpc-1"}]}));
+        assert_eq!(
+            query_answer(ec2, true),
+            json!({"Vpcs": [{"VpcId": "vpc-1"}]})
+        );
         let err = br#"<ErrorResponse><Error><Type>Sender</Type><Code>NoSuchEntity</Code><Message>gone</Message></Error></ErrorResponse>"#;
         assert_eq!(query_error(err), ("NoSuchEntity".into(), "gone".into()));
     }
