@@ -27,7 +27,7 @@ mod rest_object;
 mod state;
 #[cfg(test)]
 mod tests;
-mod xml_in;
+pub(crate) mod xml_in;
 
 pub use bucket::{BucketSummary, valid_bucket_name};
 pub use checksum::{Algorithm as ChecksumAlgorithm, Checksum};
@@ -129,7 +129,7 @@ fn now_ms() -> i64 {
 }
 
 /// `2009-10-12T17:50:30.000Z`, as S3 writes timestamps in XML.
-fn iso8601(ms: i64) -> String {
+pub(crate) fn iso8601(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .unwrap_or_default()
         .format("%Y-%m-%dT%H:%M:%S%.3fZ")

@@ -13,6 +13,7 @@ use super::Sfn;
 use super::asl::run::{Pattern, Resource};
 use super::asl::{Exec, Failure, Integrations};
 use super::tokens::Signal;
+use super::{rest, sdk};
 use crate::Service;
 use crate::lambda::InvocationType;
 use crate::s3::{Conditions, ContentHeaders, CopyInput, ListInput};
@@ -36,6 +37,7 @@ impl Integ {
 fn names(service: &str) -> (&'static str, &'static str, &'static str) {
     match service {
         "lambda" => ("Lambda", "AWSLambda", "Lambda"),
+        "elasticfilesystem" | "efs" => ("EFS", "AmazonElasticFileSystem", "Efs"),
         "sqs" => ("SQS", "AmazonSQS", "Sqs"),
         "sns" => ("SNS", "AmazonSNS", "Sns"),
         "dynamodb" => ("DynamoDB", "AmazonDynamoDBv2", "DynamoDb"),
@@ -44,6 +46,34 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "ecs" => ("ECS", "AmazonECS", "Ecs"),
         "s3" => ("S3", "AmazonS3", "S3"),
         "cloudfront" => ("CloudFront", "AmazonCloudFront", "CloudFront"),
+        "ssm" => ("SSM", "AWSSimpleSystemsManagement", "Ssm"),
+        "secretsmanager" => ("SecretsManager", "AWSSecretsManager", "SecretsManager"),
+        "kms" => ("KMS", "AWSKMS", "Kms"),
+        "logs" | "cloudwatchlogs" => ("CloudWatchLogs", "AWSLogs", "CloudWatchLogs"),
+        "monitoring" | "cloudwatch" => ("CloudWatch", "AmazonCloudWatch", "CloudWatch"),
+        "ecr" => ("ECR", "AmazonECR", "Ecr"),
+        "acm" => ("ACM", "AWSCertificateManager", "Acm"),
+        "servicediscovery" => (
+            "ServiceDiscovery",
+            "AWSServiceDiscovery",
+            "ServiceDiscovery",
+        ),
+        "application-autoscaling" | "applicationautoscaling" => (
+            "ApplicationAutoScaling",
+            "AWSApplicationAutoScaling",
+            "ApplicationAutoScaling",
+        ),
+        "apprunner" => ("AppRunner", "AWSAppRunner", "AppRunner"),
+        "iam" => ("IAM", "AmazonIdentityManagement", "Iam"),
+        "sts" => ("STS", "AWSSecurityTokenService", "Sts"),
+        "ec2" => ("EC2", "AmazonEC2", "Ec2"),
+        "elasticloadbalancing" | "elasticloadbalancingv2" => (
+            "ElasticLoadBalancingV2",
+            "AmazonElasticLoadBalancing",
+            "ElasticLoadBalancingV2",
+        ),
+        "autoscaling" => ("AutoScaling", "AmazonAutoScaling", "AutoScaling"),
+        "cloudformation" => ("CloudFormation", "AmazonCloudFormation", "CloudFormation"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -249,6 +279,110 @@ impl Integ {
         ))
     }
 
+    /// Any other `aws-sdk:` service, reached through the catalog in its JSON or query
+    /// protocol ([`super::sdk`]); REST services are refused by name.
+    async fn sdk_call(
+        &self,
+        exec: &Exec,
+        arn: &str,
+        svc: &str,
+        action: &str,
+        params: &Value,
+    ) -> Result<Value, Failure> {
+        let signing = sdk::signing_name(svc).ok_or_else(|| unsupported(arn))?;
+        let descriptor = crate::catalog::descriptor(signing).ok_or_else(|| unsupported(arn))?;
+        let route = sdk::route(descriptor).ok_or_else(|| unsupported(arn))?;
+        let service = self
+            .sfn
+            .peers
+            .catalog
+            .upgrade()
+            .and_then(|c| c.service(signing))
+            .ok_or_else(|| unsupported(arn))?;
+        let op = operation(action);
+        match route {
+            sdk::Route::Json { target, json10 } => {
+                let body = sdk::to_api(signing, params);
+                let req = self.request(exec, &format!("{target}.{op}"), json10, &body);
+                let resp = service.handle(req).await;
+                let body: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
+                if resp.status.is_success() {
+                    return Ok(sdk::from_api(signing, &body));
+                }
+                let code = body["__type"]
+                    .as_str()
+                    .map(|t| t.rsplit('#').next().unwrap_or(t))
+                    .unwrap_or("UnknownError");
+                let message = body["message"]
+                    .as_str()
+                    .or_else(|| body["Message"].as_str())
+                    .unwrap_or("");
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    code,
+                    message,
+                ))
+            }
+            sdk::Route::Rest(routes) => {
+                let op = routes
+                    .iter()
+                    .find(|r| r.name == op)
+                    .ok_or_else(|| unsupported(arn))?;
+                let mut req = rest::request(op, params);
+                req.region = exec.region.clone();
+                req.account_id = self.sfn.account_id.clone();
+                req.host = self.sfn.endpoint_host.clone();
+                let resp = service.handle(req).await;
+                let body: Value = if resp.body.is_empty() {
+                    json!({})
+                } else {
+                    serde_json::from_slice(&resp.body).unwrap_or(json!({}))
+                };
+                if resp.status.is_success() {
+                    return Ok(body);
+                }
+                let code = resp
+                    .headers
+                    .get("x-amzn-errortype")
+                    .and_then(|v| v.to_str().ok())
+                    .map(|t| t.split(':').next().unwrap_or(t).to_string())
+                    .or_else(|| body["__type"].as_str().map(str::to_string))
+                    .unwrap_or_else(|| "UnknownError".into());
+                let message = body["message"]
+                    .as_str()
+                    .or_else(|| body["Message"].as_str())
+                    .unwrap_or("");
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    &code,
+                    message,
+                ))
+            }
+            sdk::Route::Query { version, ec2 } => {
+                let mut req = sdk::query_request(sdk::form_body(&op, version, params, ec2));
+                req.region = exec.region.clone();
+                req.account_id = self.sfn.account_id.clone();
+                req.host = self.sfn.endpoint_host.clone();
+                let resp = service.handle(req).await;
+                if resp.status.is_success() {
+                    return Ok(sdk::query_answer(&resp.body, ec2));
+                }
+                let (code, message) = sdk::query_error(&resp.body);
+                Err(api_failure(
+                    signing,
+                    true,
+                    resp.status.as_u16(),
+                    &code,
+                    &message,
+                ))
+            }
+        }
+    }
+
     async fn lambda(
         &self,
         exec: &Exec,
@@ -413,6 +547,23 @@ impl Integ {
                     "ETag": format!("\"{}\"", meta.etag),
                     "LastModified": meta.last_modified,
                 }}))
+            }
+            "listBuckets" => {
+                let prefix = params["Prefix"].as_str().unwrap_or("");
+                let mut buckets: Vec<_> = s3
+                    .list_buckets()
+                    .into_iter()
+                    .filter(|b| b.name.starts_with(prefix))
+                    .collect();
+                buckets.sort_by(|a, b| a.name.cmp(&b.name));
+                let buckets: Vec<Value> = buckets
+                    .iter()
+                    .map(|b| {
+                        json!({"Name": b.name, "CreationDate": crate::s3::iso8601(b.created),
+                            "BucketRegion": b.region})
+                    })
+                    .collect();
+                Ok(json!({"Buckets": buckets}))
             }
             other => Err(unsupported(&format!("arn:aws:states:::aws-sdk:s3:{other}"))),
         }
@@ -582,7 +733,7 @@ impl Integrations for Integ {
                         "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
                             self.json_call(exec, svc, true, action, &params).await
                         }
-                        _ => Err(unsupported(arn)),
+                        _ => self.sdk_call(exec, arn, svc, action, &params).await,
                     };
                 }
                 let sync_ok = matches!(

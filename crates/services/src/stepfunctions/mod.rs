@@ -15,10 +15,14 @@
 //! AWS keeps no history of them.
 
 pub mod asl;
+mod ec2_names;
 mod executions;
 mod integrations;
 mod ops;
 pub(crate) mod provider;
+mod rest;
+mod rest_routes;
+mod sdk;
 mod state;
 mod tokens;
 mod wire;
@@ -61,6 +65,9 @@ pub struct Peers {
     pub ecs: Arc<EcsService>,
     pub s3: Arc<S3Service>,
     pub cloudfront: Arc<CloudFrontService>,
+    /// Every other service, reached at call time by an `aws-sdk:` Task (not a build
+    /// dependency: that would build every service with Step Functions).
+    pub catalog: std::sync::Weak<crate::catalog::Catalog>,
 }
 
 pub struct Sfn {
@@ -159,6 +166,7 @@ impl Catalogued for StepFunctionsService {
             ecs,
             s3,
             cloudfront,
+            catalog: context.catalog.clone(),
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)
     }

@@ -1,0 +1,185 @@
+"""Step Functions `arn:aws:states:::aws-sdk:<service>:<action>` Tasks against the emulated
+services (JSON and query protocols), each result compared with the same call made through
+boto3, and an SDK error caught by a Catch under AWS's `<Service>.<Code>` name."""
+
+import io
+import json
+import time
+import uuid
+import zipfile
+
+import pytest
+
+ROLE = "arn:aws:iam::000000000000:role/sfn-role"
+
+
+def uid():
+    return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture(scope="module")
+def sfn(cumulo):
+    return cumulo.client("stepfunctions")
+
+
+def run_task(sfn, resource, parameters, catch=False):
+    """Runs one Task with these parameters; its output, or the execution's error/cause."""
+    task = {"Type": "Task", "Resource": f"arn:aws:states:::aws-sdk:{resource}",
+            "Parameters": parameters, "End": True}
+    if catch:
+        task["Catch"] = [{"ErrorEquals": ["States.ALL"], "Next": "Caught"}]
+    states = {"Call": task, "Caught": {"Type": "Pass", "End": True}}
+    arn = sfn.create_state_machine(name=f"sdk-{uid()}", roleArn=ROLE, definition=json.dumps(
+        {"StartAt": "Call", "States": states}))["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        d = sfn.describe_execution(executionArn=ex)
+        if d["status"] != "RUNNING":
+            break
+        time.sleep(0.05)
+    if d["status"] == "SUCCEEDED":
+        return json.loads(d["output"])
+    return {"status": d["status"], "error": d.get("error"), "cause": d.get("cause")}
+
+
+def test_json_services_answer_as_through_the_sdk(sfn, cumulo):
+    ssm = cumulo.client("ssm")
+    name = f"/sdk/{uid()}"
+    ssm.put_parameter(Name=name, Value="v1", Type="String")
+    out = run_task(sfn, "ssm:getParameter", {"Name": name})
+    want = ssm.get_parameter(Name=name)["Parameter"]
+    assert out["Parameter"]["Name"] == want["Name"] == name
+    assert out["Parameter"]["Value"] == "v1"
+    assert out["Parameter"]["Type"] == "String"
+    assert out["Parameter"]["ARN"] == want["ARN"]
+
+    sm = cumulo.client("secretsmanager")
+    secret = f"sdk-{uid()}"
+    sm.create_secret(Name=secret, SecretString="s3cret")
+    out = run_task(sfn, "secretsmanager:getSecretValue", {"SecretId": secret})
+    assert out["SecretString"] == "s3cret"
+    assert out["Name"] == secret
+    assert out["ARN"] == sm.describe_secret(SecretId=secret)["ARN"]
+
+
+def test_camel_case_apis_are_recased_but_user_keys_kept(sfn, cumulo):
+    ecs = cumulo.client("ecs")
+    cluster = ecs.create_cluster(clusterName=f"sdk-{uid()}")["cluster"]["clusterArn"]
+    out = run_task(sfn, "ecs:listClusters", {})
+    assert cluster in out["ClusterArns"]
+    assert set(out) <= {"ClusterArns", "NextToken"}
+
+    logs = cumulo.client("logs")
+    group = f"/sdk/{uid()}"
+    out = run_task(sfn, "cloudwatchlogs:createLogGroup",
+                   {"LogGroupName": group, "Tags": {"lowerKey": "v", "Upper": "w"}})
+    assert out == {}
+    assert logs.list_tags_log_group(logGroupName=group)["tags"] == {"lowerKey": "v", "Upper": "w"}
+    out = run_task(sfn, "cloudwatchlogs:describeLogGroups", {"LogGroupNamePrefix": group})
+    assert [g["LogGroupName"] for g in out["LogGroups"]] == [group]
+
+
+def test_query_services_are_reached_in_their_form_protocol(sfn, cumulo):
+    sns = cumulo.client("sns")
+    name = f"sdk-{uid()}"
+    out = run_task(sfn, "sns:createTopic", {"Name": name, "Tags": [{"Key": "k", "Value": "v"}]})
+    arn = out["TopicArn"]
+    assert arn.endswith(f":{name}")
+    assert arn in [t["TopicArn"] for t in sns.list_topics()["Topics"]]
+    assert sns.list_tags_for_resource(ResourceArn=arn)["Tags"] == [{"Key": "k", "Value": "v"}]
+    out = run_task(sfn, "sns:listTopics", {})
+    assert {"TopicArn": arn} in out["Topics"]
+
+    iam = cumulo.client("iam")
+    role = f"sdk-{uid()}"
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust)
+    out = run_task(sfn, "iam:getRole", {"RoleName": role})
+    assert out["Role"]["RoleName"] == role
+    assert out["Role"]["Arn"] == iam.get_role(RoleName=role)["Role"]["Arn"]
+
+
+def test_sdk_errors_are_named_and_catchable(sfn):
+    out = run_task(sfn, "secretsmanager:getSecretValue", {"SecretId": f"missing-{uid()}"},
+                   catch=True)
+    assert out["Error"] == "SecretsManager.ResourceNotFoundException"
+    assert "Service: SecretsManager, Status Code: 400" in out["Cause"]
+
+    out = run_task(sfn, "iam:getRole", {"RoleName": f"missing-{uid()}"}, catch=True)
+    assert out["Error"] == "Iam.NoSuchEntityException"
+    assert "Service: Iam, Status Code: 404" in out["Cause"]
+
+    out = run_task(sfn, "iam:getRole", {"RoleName": f"missing-{uid()}"})
+    assert out["status"] == "FAILED"
+    assert out["error"] == "Iam.NoSuchEntityException"
+
+
+def test_rest_json_services_follow_the_models_http_bindings(sfn, cumulo):
+    lam = cumulo.client("lambda")
+    fn = f"sdk-fn-{uid()}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def handler(event, context):\n    return event\n")
+    lam.create_function(FunctionName=fn, Runtime="python3.11", Handler="app.handler",
+                        Role="arn:aws:iam::000000000000:role/lambda-role",
+                        Code={"ZipFile": buf.getvalue()}, Tags={"team": "a"})
+    want = lam.get_function(FunctionName=fn)
+    out = run_task(sfn, "lambda:getFunction", {"FunctionName": fn})
+    assert out["Configuration"]["FunctionArn"] == want["Configuration"]["FunctionArn"]
+    assert out["Configuration"]["Handler"] == "app.handler"
+    assert out["Tags"] == {"team": "a"}
+    out = run_task(sfn, "lambda:listTags", {"Resource": want["Configuration"]["FunctionArn"]})
+    assert out == {"Tags": {"team": "a"}}
+
+    out = run_task(sfn, "lambda:getFunction", {"FunctionName": f"missing-{uid()}"}, catch=True)
+    assert out["Error"] == "Lambda.ResourceNotFoundException"
+    assert "Service: Lambda, Status Code: 404" in out["Cause"]
+
+    efs = cumulo.client("efs")
+    token = uid()
+    fs = efs.create_file_system(CreationToken=token)["FileSystemId"]
+    out = run_task(sfn, "efs:describeFileSystems", {"CreationToken": token})
+    assert [f["FileSystemId"] for f in out["FileSystems"]] == [fs]
+
+
+def test_s3_list_buckets(sfn, cumulo):
+    s3 = cumulo.client("s3")
+    bucket = f"sdk-{uid()}"
+    s3.create_bucket(Bucket=bucket)
+    out = run_task(sfn, "s3:listBuckets", {"Prefix": bucket})
+    want = s3.list_buckets(Prefix=bucket)["Buckets"]
+    assert [b["Name"] for b in out["Buckets"]] == [b["Name"] for b in want] == [bucket]
+    assert out["Buckets"][0]["BucketRegion"] == want[0]["BucketRegion"]
+
+
+def test_other_rest_services_are_refused_by_name(sfn):
+    for resource in ("s3:listObjects", "apigateway:getRestApis", "lambda:noSuchOperation",
+                     "nosuchservice:doIt"):
+        out = run_task(sfn, resource, {"FunctionName": "f"})
+        assert out["status"] == "FAILED"
+        assert out["error"] == "States.Runtime"
+        assert f"arn:aws:states:::aws-sdk:{resource}" in out["cause"]
+
+
+def test_more_services_through_the_catalog(sfn, cumulo):
+    out = run_task(sfn, "sts:getCallerIdentity", {})
+    assert out["Account"] == cumulo.client("sts").get_caller_identity()["Account"]
+    out = run_task(sfn, "kms:createKey", {"Description": "from sfn"})
+    key = cumulo.client("kms").describe_key(KeyId=out["KeyMetadata"]["KeyId"])["KeyMetadata"]
+    assert key["Description"] == "from sfn"
+    # An empty query list reads back as a list, not as the empty element's text.
+    out = run_task(sfn, "elasticloadbalancingv2:describeLoadBalancers", {"Names": [f"x{uid()}"]},
+                   catch=True)
+    assert out["Error"] == "ElasticLoadBalancingV2.LoadBalancerNotFoundException"
+    out = run_task(sfn, "cloudwatch:listMetrics", {"Namespace": f"ns-{uid()}"})
+    assert out == {"Metrics": []}
+
+
+def test_ec2_answers_use_the_sdks_member_names(sfn, cumulo):
+    want = cumulo.client("ec2").describe_vpcs()["Vpcs"]
+    out = run_task(sfn, "ec2:describeVpcs", {})
+    assert sorted(v["VpcId"] for v in out["Vpcs"]) == sorted(v["VpcId"] for v in want)
+    assert [a["CidrBlock"] for a in out["Vpcs"][0]["CidrBlockAssociationSet"]] == [
+        a["CidrBlock"] for a in want[0]["CidrBlockAssociationSet"]]
