@@ -78,6 +78,19 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
     }
 }
 
+/// A JSON-protocol service's error answer (`__type`, `message`) as a Task failure.
+fn json_failure(service: &str, sdk: bool, status: u16, body: &Value) -> Failure {
+    let code = body["__type"]
+        .as_str()
+        .map(|t| t.rsplit('#').next().unwrap_or(t))
+        .unwrap_or("UnknownError");
+    let message = body["message"]
+        .as_str()
+        .or_else(|| body["Message"].as_str())
+        .unwrap_or("");
+    api_failure(service, sdk, status, code, message)
+}
+
 /// A service's error as a Task failure.
 fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str) -> Failure {
     let (prefix, java, sdk_prefix) = names(service);
@@ -261,22 +274,7 @@ impl Integ {
         if resp.status.is_success() {
             return Ok(body);
         }
-        let code = body["__type"]
-            .as_str()
-            .map(|t| t.rsplit('#').next().unwrap_or(t))
-            .unwrap_or("UnknownError")
-            .to_string();
-        let message = body["message"]
-            .as_str()
-            .or_else(|| body["Message"].as_str())
-            .unwrap_or("");
-        Err(api_failure(
-            service,
-            sdk,
-            resp.status.as_u16(),
-            &code,
-            message,
-        ))
+        Err(json_failure(service, sdk, resp.status.as_u16(), &body))
     }
 
     /// Any other `aws-sdk:` service, reached through the catalog in its JSON or query
@@ -309,21 +307,7 @@ impl Integ {
                 if resp.status.is_success() {
                     return Ok(sdk::from_api(signing, &body));
                 }
-                let code = body["__type"]
-                    .as_str()
-                    .map(|t| t.rsplit('#').next().unwrap_or(t))
-                    .unwrap_or("UnknownError");
-                let message = body["message"]
-                    .as_str()
-                    .or_else(|| body["Message"].as_str())
-                    .unwrap_or("");
-                Err(api_failure(
-                    signing,
-                    true,
-                    resp.status.as_u16(),
-                    code,
-                    message,
-                ))
+                Err(json_failure(signing, true, resp.status.as_u16(), &body))
             }
             sdk::Route::Rest(routes) => {
                 let op = routes
