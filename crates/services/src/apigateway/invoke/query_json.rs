@@ -10,21 +10,12 @@
 //! wrapper's parent, or the repeated element of a flattened list; a flattened list of one is
 //! an object).
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
+use crate::s3::xml_in::{self, Element};
 use serde_json::{Map, Value};
-
-/// One element: its name, child elements in order, and text.
-#[derive(Default)]
-struct Element {
-    name: String,
-    children: Vec<Element>,
-    text: String,
-}
 
 /// The JSON form of a query answer's XML; `None` when `xml` does not parse.
 pub(crate) fn convert(xml: &[u8]) -> Option<Value> {
-    let root = parse(xml)?;
+    let root = xml_in::parse(xml).ok()?;
     if root.name == "ErrorResponse" {
         // AWS's JSON error has no ErrorResponse wrapper.
         return Some(fields(&root));
@@ -32,55 +23,6 @@ pub(crate) fn convert(xml: &[u8]) -> Option<Value> {
     let mut out = Map::new();
     out.insert(root.name.clone(), value(&root));
     Some(Value::Object(out))
-}
-
-fn parse(xml: &[u8]) -> Option<Element> {
-    let mut reader = Reader::from_reader(xml);
-    let mut stack: Vec<Element> = Vec::new();
-    let mut buf = Vec::new();
-    loop {
-        match reader.read_event_into(&mut buf).ok()? {
-            Event::Start(e) => stack.push(Element {
-                name: local_name(e.name().as_ref()),
-                ..Element::default()
-            }),
-            Event::Empty(e) => {
-                let el = Element {
-                    name: local_name(e.name().as_ref()),
-                    ..Element::default()
-                };
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(el),
-                    None => return Some(el),
-                }
-            }
-            Event::Text(t) => {
-                if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&t.unescape().ok()?);
-                }
-            }
-            Event::CData(t) => {
-                if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&String::from_utf8_lossy(&t));
-                }
-            }
-            Event::End(_) => {
-                let el = stack.pop()?;
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(el),
-                    None => return Some(el),
-                }
-            }
-            Event::Eof => return None,
-            _ => {}
-        }
-        buf.clear();
-    }
-}
-
-fn local_name(qname: &[u8]) -> String {
-    let name = String::from_utf8_lossy(qname);
-    name.rsplit(':').next().unwrap_or("").to_string()
 }
 
 /// An element's value: its text when it has no child elements, an array when its children
