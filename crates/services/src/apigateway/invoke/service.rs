@@ -150,8 +150,8 @@ pub(crate) async fn call(
             {
                 // AWS maps an empty method request body to `{}`: still no parameters.
                 let no_body = matches!(std::str::from_utf8(&body).map(str::trim), Ok("" | "{}"));
-                let legacy = q.is_none() && no_body;
-                if legacy && !out.mapped.query.is_empty() {
+                let legacy = q.is_none() && no_body && !out.mapped.query.is_empty();
+                if legacy {
                     let params: Map<String, Value> = out
                         .mapped
                         .query
@@ -163,7 +163,7 @@ pub(crate) async fn call(
                 Shape::Json {
                     target: format!("{prefix}.{action}"),
                     content_type: ct,
-                    legacy: (legacy && !out.mapped.query.is_empty()).then_some(action),
+                    legacy: legacy.then_some(action),
                 }
             }
             (_, Some(version)) => Shape::Query { action, version },
