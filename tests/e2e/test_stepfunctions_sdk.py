@@ -2,9 +2,11 @@
 services (JSON and query protocols), each result compared with the same call made through
 boto3, and an SDK error caught by a Catch under AWS's `<Service>.<Code>` name."""
 
+import datetime
 import io
 import json
 import time
+import urllib.parse
 import uuid
 import zipfile
 
@@ -175,6 +177,73 @@ def test_more_services_through_the_catalog(sfn, cumulo):
     assert out["Error"] == "ElasticLoadBalancingV2.LoadBalancerNotFoundException"
     out = run_task(sfn, "cloudwatch:listMetrics", {"Namespace": f"ns-{uid()}"})
     assert out == {"Metrics": []}
+
+
+def same(out, want, path="$"):
+    """`out` (a Task's result) is boto3's `want` in the SDK integration's JSON: the same
+    members, numbers and booleans of the same types, timestamps as ISO-8601 text."""
+    if isinstance(want, datetime.datetime):
+        assert isinstance(out, str), f"{path}: {out!r} is not a timestamp's text"
+        assert datetime.datetime.fromisoformat(out) == want, path
+    elif isinstance(want, dict):
+        want = {k: v for k, v in want.items() if k != "ResponseMetadata"}
+        assert set(out) == set(want), f"{path}: {sorted(out)} != {sorted(want)}"
+        for k in want:
+            same(out[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list):
+        assert isinstance(out, list) and len(out) == len(want), f"{path}: {out!r} != {want!r}"
+        for i, (o, w) in enumerate(zip(out, want)):
+            same(o, w, f"{path}[{i}]")
+    else:
+        assert type(out) is type(want) and out == want, f"{path}: {out!r} != {want!r}"
+
+
+def test_query_answers_carry_the_sdks_types(sfn, cumulo):
+    sns = cumulo.client("sns")
+    arn = sns.create_topic(Name=f"sdk-{uid()}", Attributes={"DisplayName": "typed"})["TopicArn"]
+    out = run_task(sfn, "sns:getTopicAttributes", {"TopicArn": arn})
+    same(out, sns.get_topic_attributes(TopicArn=arn))
+
+    iam = cumulo.client("iam")
+    role = f"sdk-{uid()}"
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust, MaxSessionDuration=7200,
+                    Tags=[{"Key": "team", "Value": "a"}])
+    out = run_task(sfn, "iam:getRole", {"RoleName": role})
+    assert out["Role"]["MaxSessionDuration"] == 7200
+    assert isinstance(out["Role"]["CreateDate"], str)
+    want = iam.get_role(RoleName=role)
+    # The policy stays URL-encoded as IAM sends it (boto3 alone decodes it).
+    policy = out["Role"].pop("AssumeRolePolicyDocument")
+    assert json.loads(urllib.parse.unquote(policy)) == want["Role"].pop("AssumeRolePolicyDocument")
+    same(out, want)
+    # A request list goes as `member.N`; the answer's list and its typed members come back.
+    out = run_task(sfn, "iam:listRoleTags", {"RoleName": role})
+    same(out, iam.list_role_tags(RoleName=role))
+
+    asg = cumulo.client("autoscaling")
+    out = run_task(sfn, "autoscaling:describeAccountLimits", {})
+    assert isinstance(out["MaxNumberOfAutoScalingGroups"], int)
+    same(out, asg.describe_account_limits())
+
+
+def test_ec2_requests_and_answers_go_by_the_model(sfn, cumulo):
+    ec2 = cumulo.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
+    ec2.create_tags(Resources=[vpc], Tags=[{"Key": "sdk", "Value": "typed"}])
+    # `VpcIds` is written as `VpcId.N`, `Filters` as `Filter.N.Name`/`Filter.N.Value.M`.
+    params = {"VpcIds": [vpc], "Filters": [{"Name": "tag:sdk", "Values": ["typed", "other"]}]}
+    out = run_task(sfn, "ec2:describeVpcs", params)
+    assert [v["VpcId"] for v in out["Vpcs"]] == [vpc]
+    assert out["Vpcs"][0]["IsDefault"] is False
+    same(out, ec2.describe_vpcs(**params))
+    out = run_task(sfn, "ec2:describeVpcs", {"Filters": [{"Name": "is-default", "Values": ["true"]}]})
+    same(out, ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}]))
+    assert all(v["IsDefault"] is True for v in out["Vpcs"])
+    # An operation the emulation does not implement answers its 501, named.
+    out = run_task(sfn, "ec2:describeFleets", {"FleetIds": ["fleet-1"]}, catch=True)
+    assert "DescribeFleets" in out["Cause"]
 
 
 def test_ec2_answers_use_the_sdks_member_names(sfn, cumulo):

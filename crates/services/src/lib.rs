@@ -31,6 +31,7 @@ pub mod kms;
 pub mod lambda;
 pub mod logs;
 pub mod providers;
+mod query_models;
 mod regional;
 pub mod route53;
 pub mod s3;

@@ -17,6 +17,7 @@ pub mod rest_xml_model;
 pub mod sigv2;
 pub mod sigv4;
 pub mod xml;
+mod xml_tree;
 
 pub use error::AwsError;
 pub use protocol::Protocol;

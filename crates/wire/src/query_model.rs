@@ -3,6 +3,11 @@
 //! answers encoded as the protocol's XML. A service written over it handles JSON values whose
 //! keys are the API's (`LoadBalancerArn`, `Tags`), so its logic never touches the form or XML
 //! shapes, and the same values map onto CloudFormation properties, which mostly share the names.
+//!
+//! The other side, for cumulo's own calls to a query or EC2 service (a Step Functions
+//! `aws-sdk:` Task, an API Gateway AWS integration): JSON parameters written as the request's
+//! form ([`form`](QueryModel::form)) and the XML answer read back as JSON in the SDK's member
+//! names and types ([`read_answer`](QueryModel::read_answer)).
 
 use crate::AwsError;
 use crate::query::QueryParams;
@@ -10,9 +15,17 @@ use crate::xml::escape;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
+mod answer;
+mod form;
+
+pub use answer::{Answer, AnswerForm};
+
 /// One service's operations and shapes.
 pub struct QueryModel {
     namespace: String,
+    /// The model is EC2's dialect (`"protocol": "ec2"`): answers have no result wrapper and
+    /// request names come from `queryName` or the capitalised `locationName`.
+    ec2: bool,
     operations: Map<String, Value>,
     shapes: Map<String, Value>,
 }
@@ -36,8 +49,10 @@ impl QueryModel {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
+        let ec2 = doc.get("protocol").and_then(Value::as_str) == Some("ec2");
         Ok(QueryModel {
             namespace,
+            ec2,
             operations,
             shapes,
         })
@@ -55,6 +70,11 @@ impl QueryModel {
     /// The operation's output shape, if it has one.
     pub fn output_shape(&self, op: &str) -> Option<&str> {
         self.operations.get(op).and_then(|o| o["output"].as_str())
+    }
+
+    /// The element an operation's answer wraps its output in (`<Op>Result`; EC2 has none).
+    pub fn result_wrapper(&self, op: &str) -> Option<&str> {
+        self.operations.get(op).and_then(|o| o["wrapper"].as_str())
     }
 
     /// The name of the error shape whose query code is `code` (`InvalidParameterValue` is
@@ -372,6 +392,185 @@ mod tests {
         assert_eq!(
             xml,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><MakeResponse xmlns=\"urn:x\"><MakeResult><Things><member><Key>k</Key></member></Things><Name>a&amp;b</Name></MakeResult><ResponseMetadata><RequestId>r1</RequestId></ResponseMetadata></MakeResponse>"
+        );
+    }
+
+    /// A client's model: every kind of member an answer or a request carries.
+    const CLIENT: &str = r#"{"namespace":"urn:x","operations":{
+        "Get":{"input":"GetIn","output":"GetOut","wrapper":"GetResult"},
+        "Bare":{"input":null,"output":null,"wrapper":null}},
+      "shapes":{
+        "GetIn":{"type":"structure","members":{"Names":{"shape":"Strings"},"Flat":{"shape":"FlatStrings"},
+          "Attrs":{"shape":"M"},"Since":{"shape":"T"},"On":{"shape":"B"},"N":{"shape":"I"}}},
+        "GetOut":{"type":"structure","members":{"Count":{"shape":"I"},"Big":{"shape":"L"},"Ratio":{"shape":"D"},
+          "On":{"shape":"B"},"When":{"shape":"T"},"Names":{"shape":"Strings"},"Flat":{"shape":"FlatStrings","locationName":"Item"},
+          "Attrs":{"shape":"M"},"Pairs":{"shape":"FlatMap","locationName":"Pair"},"Inner":{"shape":"Inner"}}},
+        "Inner":{"type":"structure","members":{"Name":{"shape":"S"},"Count":{"shape":"I"}}},
+        "Strings":{"type":"list","member":{"shape":"S"}},
+        "FlatStrings":{"type":"list","member":{"shape":"S"},"flattened":true},
+        "M":{"type":"map","key":{"shape":"S"},"value":{"shape":"I"}},
+        "FlatMap":{"type":"map","key":{"shape":"S","locationName":"Name"},"value":{"shape":"S","locationName":"Value"},"flattened":true},
+        "S":{"type":"string"},"I":{"type":"integer"},"L":{"type":"long"},"D":{"type":"double"},"B":{"type":"boolean"},"T":{"type":"timestamp"}}}"#;
+
+    /// EC2's dialect: no result wrapper, `item` lists, names from locationName and queryName.
+    const EC2: &str = r#"{"namespace":"urn:e","protocol":"ec2","operations":{
+        "DescribeVpcs":{"input":"In","output":"Out","wrapper":null}},
+      "shapes":{
+        "In":{"type":"structure","members":{"VpcIds":{"shape":"Ids","locationName":"VpcId"},
+          "Filters":{"shape":"Filters","locationName":"Filter"},"DryRun":{"shape":"B","locationName":"dryRun"},
+          "Cidr":{"shape":"S","locationName":"cidrBlock","queryName":"CidrBlock"},"Empty":{"shape":"Ids"}}},
+        "Ids":{"type":"list","member":{"shape":"S","locationName":"VpcId"}},
+        "Filters":{"type":"list","member":{"shape":"Filter","locationName":"Filter"}},
+        "Filter":{"type":"structure","members":{"Name":{"shape":"S"},"Values":{"shape":"Ids","locationName":"Value"}}},
+        "Out":{"type":"structure","members":{"Vpcs":{"shape":"Vpcs","locationName":"vpcSet"},"NextToken":{"shape":"S","locationName":"nextToken"}}},
+        "Vpcs":{"type":"list","member":{"shape":"Vpc","locationName":"item"}},
+        "Vpc":{"type":"structure","members":{"VpcId":{"shape":"S","locationName":"vpcId"},"IsDefault":{"shape":"B","locationName":"isDefault"},
+          "Tags":{"shape":"Tags","locationName":"tagSet"}}},
+        "Tags":{"type":"list","member":{"shape":"Tag","locationName":"item"}},
+        "Tag":{"type":"structure","members":{"Key":{"shape":"S","locationName":"key"},"Value":{"shape":"S","locationName":"value"}}},
+        "S":{"type":"string"},"B":{"type":"boolean"}}}"#;
+
+    const ANSWER: &str = r#"<?xml version="1.0"?><GetResponse xmlns="urn:x"><GetResult>
+        <Count>3</Count><Big>12345678901</Big><Ratio>0.5</Ratio><On>true</On><When>2024-05-01T10:00:00.250Z</When>
+        <Names><member>a</member><member>b &amp; c</member></Names>
+        <Item>x</Item><Item>y</Item>
+        <Attrs><entry><key>k</key><value>7</value></entry></Attrs>
+        <Pair><Name>p</Name><Value>q</Value></Pair><Pair><Name>r</Name><Value>s</Value></Pair>
+        <Inner><Name>n</Name></Inner>
+      </GetResult><ResponseMetadata><RequestId>req-1</RequestId></ResponseMetadata></GetResponse>"#;
+
+    #[test]
+    fn reads_answers_in_the_sdk_types() {
+        let m = QueryModel::parse(CLIENT).unwrap();
+        let a = m
+            .read_answer("Get", ANSWER.as_bytes(), AnswerForm::Sdk)
+            .unwrap();
+        assert_eq!(a.request_id.as_deref(), Some("req-1"));
+        assert_eq!(
+            a.result,
+            json!({"Count": 3, "Big": 12345678901_i64, "Ratio": 0.5, "On": true,
+                "When": "2024-05-01T10:00:00.250Z", "Names": ["a", "b & c"], "Flat": ["x", "y"],
+                "Attrs": {"k": 7}, "Pairs": {"p": "q", "r": "s"}, "Inner": {"Name": "n"}})
+        );
+        // An empty list element is an empty list; a missing one, and a missing flattened
+        // list, are absent in the SDK's result.
+        let empty = br#"<GetResponse><GetResult><Names/><Attrs></Attrs></GetResult></GetResponse>"#;
+        let a = m.read_answer("Get", empty, AnswerForm::Sdk).unwrap();
+        assert_eq!(a.result, json!({"Names": [], "Attrs": {}}));
+        assert_eq!(a.request_id, None);
+        // An operation without output reads as an empty object; one the model lacks is refused.
+        let bare = br#"<BareResponse><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></BareResponse>"#;
+        assert_eq!(
+            m.read_answer("Bare", bare, AnswerForm::Sdk).unwrap().result,
+            json!({})
+        );
+        assert!(m.read_answer("Other", bare, AnswerForm::Sdk).is_err());
+        assert!(
+            m.read_answer("Get", b"<unclosed>", AnswerForm::Sdk)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn the_json_form_writes_absent_members_as_null_and_timestamps_as_epoch_seconds() {
+        let m = QueryModel::parse(CLIENT).unwrap();
+        let a = m
+            .read_answer("Get", ANSWER.as_bytes(), AnswerForm::Json)
+            .unwrap();
+        assert_eq!(a.result["When"], json!(1714557600.25));
+        assert_eq!(a.result["Inner"], json!({"Name": "n", "Count": null}));
+        let empty = br#"<GetResponse><GetResult><Count>x</Count></GetResult></GetResponse>"#;
+        let a = m.read_answer("Get", empty, AnswerForm::Json).unwrap();
+        // Text that is not its type's stays text rather than being lost.
+        assert_eq!(
+            a.result,
+            json!({"Count": "x", "Big": null, "Ratio": null, "On": null, "When": null, "Names": null,
+                "Flat": null, "Attrs": null, "Pairs": null, "Inner": null})
+        );
+    }
+
+    #[test]
+    fn reads_ec2_answers_by_location_names() {
+        let m = QueryModel::parse(EC2).unwrap();
+        let xml = br#"<DescribeVpcsResponse xmlns="urn:e"><requestId>r-9</requestId><vpcSet>
+            <item><vpcId>vpc-1</vpcId><isDefault>true</isDefault><tagSet><item><key>Name</key><value>n</value></item></tagSet></item>
+            <item><vpcId>vpc-2</vpcId><isDefault>false</isDefault><tagSet/></item></vpcSet></DescribeVpcsResponse>"#;
+        let a = m.read_answer("DescribeVpcs", xml, AnswerForm::Sdk).unwrap();
+        assert_eq!(a.request_id.as_deref(), Some("r-9"));
+        assert_eq!(
+            a.result,
+            json!({"Vpcs": [
+                {"VpcId": "vpc-1", "IsDefault": true, "Tags": [{"Key": "Name", "Value": "n"}]},
+                {"VpcId": "vpc-2", "IsDefault": false, "Tags": []}]})
+        );
+    }
+
+    fn pairs(form: Vec<(String, String)>) -> Vec<String> {
+        form.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+    }
+
+    #[test]
+    fn writes_query_requests_from_the_input_shape() {
+        let m = QueryModel::parse(CLIENT).unwrap();
+        let form = m
+            .form(
+                "Get",
+                &json!({"Names": ["a", "b"], "Flat": ["x"], "Attrs": {"k": 1}, "Since": 1714557600.25,
+                    "On": false, "N": 4}),
+            )
+            .unwrap();
+        let mut got = pairs(form);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "Attrs.entry.1.key=k",
+                "Attrs.entry.1.value=1",
+                "Flat.1=x",
+                "N=4",
+                "Names.member.1=a",
+                "Names.member.2=b",
+                "On=false",
+                "Since=2024-05-01T10:00:00.250Z",
+            ]
+        );
+        // awsQuery sends an empty list as an empty value; a null is left out.
+        assert_eq!(
+            pairs(m.form("Get", &json!({"Names": [], "N": null})).unwrap()),
+            ["Names="]
+        );
+        let bad = m.form("Get", &json!({"Nope": 1})).unwrap_err();
+        assert_eq!(bad.code, "ValidationException");
+        assert!(
+            bad.message
+                .starts_with("Unknown parameter in input: \"Nope\"")
+        );
+        assert!(m.form("Bare", &json!({"X": 1})).is_err());
+    }
+
+    #[test]
+    fn writes_ec2_requests_by_query_names() {
+        let m = QueryModel::parse(EC2).unwrap();
+        let form = m
+            .form(
+                "DescribeVpcs",
+                &json!({"VpcIds": ["vpc-1", "vpc-2"], "DryRun": false, "Cidr": "10.0.0.0/16", "Empty": [],
+                    "Filters": [{"Name": "tag:Name", "Values": ["a", "b"]}]}),
+            )
+            .unwrap();
+        let mut got = pairs(form);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "CidrBlock=10.0.0.0/16",
+                "DryRun=false",
+                "Filter.1.Name=tag:Name",
+                "Filter.1.Value.1=a",
+                "Filter.1.Value.2=b",
+                "VpcId.1=vpc-1",
+                "VpcId.2=vpc-2",
+            ]
         );
     }
 }

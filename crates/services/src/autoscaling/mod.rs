@@ -38,6 +38,11 @@ const VERSION: &str = "2011-01-01";
 static MODEL: LazyLock<Option<QueryModel>> =
     LazyLock::new(|| QueryModel::parse(include_str!("model.json")).ok());
 
+/// The Auto Scaling model, also for cumulo's own calls ([`crate::query_models`]).
+pub(crate) fn model() -> Option<&'static QueryModel> {
+    MODEL.as_ref()
+}
+
 const MIGRATIONS: &[&str] = &["CREATE TABLE autoscaling_regions (
         region TEXT PRIMARY KEY,
         doc TEXT NOT NULL

@@ -19,7 +19,7 @@ pub(crate) mod provider;
 mod queries;
 mod state;
 pub mod target_tracking;
-mod wire;
+pub(crate) mod wire;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::{Config, GatewayError, Service};

@@ -38,6 +38,11 @@ const CLASSIC_VERSION: &str = classic::VERSION;
 static MODEL: LazyLock<Option<QueryModel>> =
     LazyLock::new(|| QueryModel::parse(include_str!("model.json")).ok());
 
+/// The ELBv2 model, also for cumulo's own calls ([`crate::query_models`]).
+pub(crate) fn model() -> Option<&'static QueryModel> {
+    MODEL.as_ref()
+}
+
 const MIGRATIONS: &[&str] = &["CREATE TABLE elb_records (
         region TEXT NOT NULL,
         arn TEXT NOT NULL,

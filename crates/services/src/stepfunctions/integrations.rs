@@ -346,14 +346,21 @@ impl Integ {
                     message,
                 ))
             }
-            sdk::Route::Query { version, ec2 } => {
-                let mut req = sdk::query_request(sdk::form_body(&op, version, params, ec2));
+            sdk::Route::Query { version } => {
+                let model =
+                    crate::query_models::model(signing, version).ok_or_else(|| unsupported(arn))?;
+                let refused = |e: cumulo_wire::AwsError| {
+                    api_failure(signing, true, e.status.as_u16(), &e.code, &e.message)
+                };
+                let body = sdk::form_body(model, &op, version, params).map_err(refused)?;
+                let mut req = sdk::query_request(body);
                 req.region = exec.region.clone();
                 req.account_id = self.sfn.account_id.clone();
                 req.host = self.sfn.endpoint_host.clone();
                 let resp = service.handle(req).await;
                 if resp.status.is_success() {
-                    return Ok(sdk::query_answer(&resp.body, ec2));
+                    return sdk::query_answer(model, &op, &resp.body)
+                        .map_err(|e| Failure::runtime(e.message));
                 }
                 let (code, message) = sdk::query_error(&resp.body);
                 Err(api_failure(

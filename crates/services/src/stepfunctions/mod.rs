@@ -15,7 +15,6 @@
 //! AWS keeps no history of them.
 
 pub mod asl;
-mod ec2_names;
 mod executions;
 mod integrations;
 mod ops;

@@ -1,15 +1,17 @@
 //! The generic `arn:aws:states:::aws-sdk:<service>:<action>` path: the SDK integration's
 //! service name is mapped to the catalog's signing name, the JSON parameters are written in
-//! the service's own wire shape (JSON 1.0/1.1 or query form), the service answers in-process
-//! through [`crate::catalog::Catalog::service`], and its answer is read back as JSON in the
-//! SDK's PascalCase. Lambda and EFS (rest-json) are reached through their HTTP bindings
+//! the service's own wire shape (JSON 1.0/1.1, or the query form written by the service's
+//! model), the service answers in-process through [`crate::catalog::Catalog::service`], and its
+//! answer is read back as JSON in the SDK's PascalCase (a query answer by the model, in the
+//! SDK's types and member names). Lambda and EFS (rest-json) are reached through their HTTP bindings
 //! ([`super::rest`]); API Gateway, Route 53, CloudFront beyond createInvalidation and S3
 //! beyond its special cases are not reached here.
 
 use crate::catalog::{Descriptor, Wire};
 use crate::s3::xml_in::{self, Element};
-use cumulo_wire::AwsRequest;
-use serde_json::{Map, Value};
+use cumulo_wire::query_model::{AnswerForm, QueryModel};
+use cumulo_wire::{AwsError, AwsRequest};
+use serde_json::Value;
 
 /// The catalog signing name an SDK integration's service name (AWS's lower-case SDK client
 /// name) stands for.
@@ -148,9 +150,10 @@ pub enum Route {
         target: &'static str,
         json10: bool,
     },
+    /// query or EC2, with requests and answers by the service's model
+    /// ([`crate::query_models`]).
     Query {
         version: &'static str,
-        ec2: bool,
     },
     /// rest-json with the operations' bindings from botocore ([`super::rest`]).
     Rest(&'static [super::rest::RestOp]),
@@ -170,53 +173,13 @@ pub fn route(d: &Descriptor) -> Option<Route> {
     });
     json.or_else(|| {
         d.protocols.iter().find_map(|w| match w {
-            Wire::Query { version, .. } => Some(Route::Query {
-                version,
-                ec2: false,
-            }),
-            Wire::Ec2 { version, .. } => Some(Route::Query { version, ec2: true }),
+            Wire::Query { version, .. } | Wire::Ec2 { version, .. } => {
+                Some(Route::Query { version })
+            }
             Wire::RestJson { .. } => super::rest::routes(d.name).map(Route::Rest),
             _ => None,
         })
     })
-}
-
-/// The JSON parameters as query form pairs: lists as `Name.member.N` (EC2: `Name.N`), maps as
-/// `Name.entry.N.key`/`.value`, nested structures as `Name.Member`.
-pub fn to_form(params: &Value, ec2: bool) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let Value::Object(m) = params {
-        for (k, v) in m {
-            flatten(k, v, ec2, &mut out);
-        }
-    }
-    out
-}
-
-fn flatten(prefix: &str, v: &Value, ec2: bool, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Null => {}
-        Value::String(s) => out.push((prefix.to_string(), s.clone())),
-        Value::Array(items) => {
-            if items.is_empty() && !ec2 {
-                out.push((prefix.to_string(), String::new()));
-            }
-            for (i, item) in items.iter().enumerate() {
-                let key = if ec2 {
-                    format!("{prefix}.{}", i + 1)
-                } else {
-                    format!("{prefix}.member.{}", i + 1)
-                };
-                flatten(&key, item, ec2, out);
-            }
-        }
-        Value::Object(m) => {
-            for (k, v) in m {
-                flatten(&format!("{prefix}.{k}"), v, ec2, out);
-            }
-        }
-        v => out.push((prefix.to_string(), v.to_string())),
-    }
 }
 
 fn encode(s: &str) -> String {
@@ -231,88 +194,33 @@ fn encode(s: &str) -> String {
     out
 }
 
-/// A query request's form body.
-pub fn form_body(action: &str, version: &str, params: &Value, ec2: bool) -> String {
+/// A query (or EC2) request's form body: the parameters, in the SDK's member names, written
+/// by the operation's input shape. An operation the model lacks (one the emulation does not
+/// implement) is sent without parameters, so the service answers it with its own 501.
+pub fn form_body(
+    model: &QueryModel,
+    action: &str,
+    version: &str,
+    params: &Value,
+) -> Result<String, AwsError> {
     let mut pairs = vec![
         ("Action".to_string(), action.to_string()),
         ("Version".to_string(), version.to_string()),
     ];
-    pairs.extend(to_form(params, ec2));
-    pairs
+    if model.has_operation(action) {
+        pairs.extend(model.form(action, params)?);
+    }
+    Ok(pairs
         .iter()
         .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
         .collect::<Vec<_>>()
-        .join("&")
+        .join("&"))
 }
 
-/// An XML element as JSON: elements whose children are all `member`/`item` are lists (EC2
-/// names list items `item`), `entry` children with `key`/`value` are maps, other elements with
-/// children are structures, leaves are strings (the SDK's types are not known without a
-/// model, so numbers and booleans stay text; an empty element with a plural name (`…s`,
-/// `…Set`, `…List`) is an empty list, any other an empty string).
-fn element_json(e: &Element, ec2: bool) -> Value {
-    if e.children.is_empty() {
-        let text = e.text.trim();
-        // An empty list is an empty element; its plural name is the only hint without a model.
-        if text.is_empty() && ["s", "Set", "List"].iter().any(|s| e.name.ends_with(s)) {
-            return Value::Array(Vec::new());
-        }
-        return Value::String(text.to_string());
-    }
-    if e.children
-        .iter()
-        .all(|c| c.name == "member" || c.name == "item")
-    {
-        return Value::Array(e.children.iter().map(|c| element_json(c, ec2)).collect());
-    }
-    if e.children.iter().all(|c| c.name == "entry") {
-        let mut m = Map::new();
-        for c in &e.children {
-            let key = c.child_text("key").unwrap_or_default().to_string();
-            let value = c
-                .child("value")
-                .map(|v| element_json(v, ec2))
-                .unwrap_or(Value::Null);
-            m.insert(key, value);
-        }
-        return Value::Object(m);
-    }
-    let mut m = Map::new();
-    for c in &e.children {
-        if c.name == "requestId" || c.name == "ResponseMetadata" {
-            continue;
-        }
-        let name = first(&c.name, true);
-        let name = if ec2 { sdk_member(&name) } else { name };
-        m.insert(name, element_json(c, ec2));
-    }
-    Value::Object(m)
-}
-
-/// EC2's wire member name as the SDK's (`VpcSet` → `Vpcs`); other services' are the same.
-fn sdk_member(wire: &str) -> String {
-    let table = super::ec2_names::EC2_OUTPUT;
-    match table.binary_search_by(|(w, _)| (*w).cmp(wire)) {
-        Ok(i) => table[i].1.to_string(),
-        Err(_) => wire.to_string(),
-    }
-}
-
-/// A query service's successful answer as the SDK's result: the `<Action>Result` element's
-/// members (EC2 has no Result wrapper).
-pub fn query_answer(body: &[u8], ec2: bool) -> Value {
-    let Ok(root) = xml_in::parse(body) else {
-        return Value::Object(Map::new());
-    };
-    let result = root
-        .children
-        .iter()
-        .find(|c| c.name.ends_with("Result"))
-        .unwrap_or(&root);
-    match element_json(result, ec2) {
-        Value::Object(m) => Value::Object(m),
-        _ => Value::Object(Map::new()),
-    }
+/// A query service's successful answer as the SDK's result: the output shape's members in
+/// their types (timestamps as ISO-8601 text, as the integration gives them).
+pub fn query_answer(model: &QueryModel, action: &str, body: &[u8]) -> Result<Value, AwsError> {
+    Ok(model.read_answer(action, body, AnswerForm::Sdk)?.result)
 }
 
 /// A query service's error answer: (code, message).
@@ -370,48 +278,34 @@ mod tests {
     }
 
     #[test]
-    fn query_form_flattens_lists_maps_and_structures() {
-        let p = json!({"Name": "t", "Attributes": {"a": "1"}, "Tags": [{"Key": "k", "Value": "v"}], "N": 3});
-        let form = to_form(&p, false);
-        assert!(form.contains(&("Name".into(), "t".into())));
-        assert!(form.contains(&("Attributes.a".into(), "1".into())));
-        assert!(form.contains(&("Tags.member.1.Key".into(), "k".into())));
-        assert!(form.contains(&("N".into(), "3".into())));
-        let ec2 = to_form(&json!({"VpcId": ["vpc-1", "vpc-2"]}), true);
-        assert_eq!(
+    fn query_requests_and_answers_go_by_the_model() {
+        let ec2 = crate::query_models::model("ec2", "2016-11-15").unwrap();
+        let body = form_body(
             ec2,
-            vec![
-                ("VpcId.1".into(), "vpc-1".into()),
-                ("VpcId.2".into(), "vpc-2".into())
-            ]
+            "DescribeVpcs",
+            "2016-11-15",
+            &json!({"VpcIds": ["vpc-1"], "Filters": [{"Name": "is-default", "Values": ["true"]}]}),
+        )
+        .unwrap();
+        assert_eq!(
+            body,
+            "Action=DescribeVpcs&Version=2016-11-15&VpcId.1=vpc-1&Filter.1.Name=is-default&Filter.1.Value.1=true"
         );
+        // An operation the emulation does not implement goes without parameters (it answers 501).
         assert_eq!(
             form_body(
-                "ListTopics",
-                "2010-03-31",
-                &json!({"NextToken": "a b"}),
-                false
-            ),
-            "Action=ListTopics&Version=2010-03-31&NextToken=a%20b"
+                ec2,
+                "DescribeFleets",
+                "2016-11-15",
+                &json!({"FleetIds": ["f"]})
+            )
+            .unwrap(),
+            "Action=DescribeFleets&Version=2016-11-15"
         );
-    }
-
-    #[test]
-    fn query_answers_read_back_as_json() {
-        let xml = br#"<ListTopicsResponse xmlns="x"><ListTopicsResult><Topics><member><TopicArn>arn:1</TopicArn></member></Topics></ListTopicsResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></ListTopicsResponse>"#;
+        let xml = br#"<DescribeVpcsResponse><requestId>r</requestId><vpcSet><item><vpcId>vpc-1</vpcId><isDefault>false</isDefault></item></vpcSet></DescribeVpcsResponse>"#;
         assert_eq!(
-            query_answer(xml, false),
-            json!({"Topics": [{"TopicArn": "arn:1"}]})
-        );
-        let empty = br#"<R><DescribeLoadBalancersResult><LoadBalancers/><NextMarker></NextMarker></DescribeLoadBalancersResult></R>"#;
-        assert_eq!(
-            query_answer(empty, false),
-            json!({"LoadBalancers": [], "NextMarker": ""})
-        );
-        let ec2 = br#"<DescribeVpcsResponse><requestId>r</requestId><vpcSet><item><vpcId>vpc-1</vpcId></item></vpcSet></DescribeVpcsResponse>"#;
-        assert_eq!(
-            query_answer(ec2, true),
-            json!({"Vpcs": [{"VpcId": "vpc-1"}]})
+            query_answer(ec2, "DescribeVpcs", xml).unwrap(),
+            json!({"Vpcs": [{"VpcId": "vpc-1", "IsDefault": false}]})
         );
         let err = br#"<ErrorResponse><Error><Type>Sender</Type><Code>NoSuchEntity</Code><Message>gone</Message></Error></ErrorResponse>"#;
         assert_eq!(query_error(err), ("NoSuchEntity".into(), "gone".into()));

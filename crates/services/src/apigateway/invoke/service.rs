@@ -14,7 +14,8 @@
 //!   `path/<bucket>/<key>`), with the mapped body.
 //! - A mapped (or `$context.requestOverride`) `X-Amz-Target` header sends JSON whatever the form.
 //! - Query answers are XML; unless the mapping sets an `Accept` naming XML, the integration
-//!   gets their JSON form ([`super::query_json`]), as AWS's services answer API Gateway.
+//!   gets their JSON form ([`super::query_json`], read by the service's model), as AWS's
+//!   services answer API Gateway.
 //! - A JSON-only service named with `action/` and no body but query parameters (SSM's
 //!   `GetParameter` with `integration.request.querystring.Name`) reaches AWS through the legacy
 //!   query protocol; cumulo sends the parameters as JSON strings and wraps the answer as that
@@ -225,7 +226,8 @@ pub(crate) async fn call(
     match shape {
         // A query service answers XML whatever the form (SQS's `path/` too).
         Shape::Query { .. } | Shape::Path(_) if query.is_some() && !wants_xml => {
-            if let Some(v) = query_json::convert(&reply.body) {
+            let model = query.and_then(|v| crate::query_models::model(descriptor.name, v));
+            if let Some(v) = model.and_then(|m| query_json::convert(m, &reply.body)) {
                 reply.body = Bytes::from(v.to_string());
                 set(&mut reply.headers, "content-type", "application/json");
             }

@@ -31,6 +31,11 @@ pub(crate) const NS: &str = "http://elasticloadbalancing.amazonaws.com/doc/2012-
 static MODEL: LazyLock<Option<QueryModel>> =
     LazyLock::new(|| QueryModel::parse(include_str!("model.json")).ok());
 
+/// The classic ELB model, also for cumulo's own calls ([`crate::query_models`]).
+pub(crate) fn model() -> Option<&'static QueryModel> {
+    MODEL.as_ref()
+}
+
 const MIGRATIONS: &[&str] = &["CREATE TABLE elb_classic (
         region TEXT NOT NULL,
         name TEXT NOT NULL,
