@@ -12,9 +12,10 @@ Usage: python3 scripts/gen-query-model.py elbv2 2015-12-01 crates/services/src/e
            --client --ops-from crates/services/src/ec2
 
 --client keeps only what a caller of the service needs: the operations' input and output shapes
-and the shapes they reach (no error shapes, no `required`). --ops-from DIR keeps only the
-operations whose names appear as string literals in DIR's Rust sources (the operations cumulo's
-emulation implements; the others answer 501 anyway). Run it again after upgrading botocore, or
+and the shapes they reach (no error shapes, no `required`); --outputs only the outputs (for a
+reader of answers alone). --ops-from DIR (or one .rs file) keeps only the operations whose names
+appear as string literals in those Rust sources (the operations cumulo's emulation implements;
+the others answer 501 anyway). Run it again after upgrading botocore, or
 after the emulation gains operations, and commit the result.
 """
 import argparse
@@ -58,6 +59,7 @@ parser.add_argument("version")
 parser.add_argument("out")
 parser.add_argument("--client", action="store_true")
 parser.add_argument("--ops-from")
+parser.add_argument("--outputs", action="store_true")
 args = parser.parse_args()
 
 path = os.path.join(os.path.dirname(botocore.__file__), "data", args.service, args.version, "service-2.json.gz")
@@ -84,7 +86,9 @@ for name, shape in model["shapes"].items():
 
 names = set(model["operations"])
 if args.ops_from:
-    text = "".join(open(f).read() for f in glob.glob(os.path.join(args.ops_from, "**", "*.rs"), recursive=True))
+    files = [args.ops_from] if args.ops_from.endswith(".rs") else glob.glob(
+        os.path.join(args.ops_from, "**", "*.rs"), recursive=True)
+    text = "".join(open(f).read() for f in files)
     names &= set(re.findall(r'"([A-Z][A-Za-z0-9]+)"', text))
 # A JSON model read for the service's query answers (SQS) has no result wrappers: the query
 # protocol's is always `<Op>Result`.
@@ -98,6 +102,9 @@ operations = {
     for name, op in model["operations"].items()
     if name in names
 }
+if args.outputs:
+    for o in operations.values():
+        o["input"] = None
 
 if args.client:
     # Only the shapes the operations' inputs and outputs reach.

@@ -1,7 +1,8 @@
 """REST API AWS integrations of services other than Lambda, held to what AWS answered
 (../shared/aws-recordings/apigateway: test_apigateway_sqs, _ssm, _eventbridge, _stepfunctions):
 SQS through `path/<account>/<queue>` with a form template (and its JSON protocol through a mapped
-X-Amz-Target), SSM's GetParameter through `action/` with a mapped query string, EventBridge's
+X-Amz-Target), SSM's GetParameter through `action/` with a mapped query string (its members
+left out written as null, as recorded), query services' JSON form typed by their models, EventBridge's
 PutEvents with `$context.requestOverride` headers, DynamoDB PutItem/Query and an error selected
 by status, Step Functions StartExecution and StartSyncExecution, SNS Publish delivered to an SQS
 subscription, S3 objects through `<bucket>.s3:path/{key}`, a service cumulo does not emulate, and
@@ -142,6 +143,57 @@ def test_ssm_get_parameter_through_query_parameters(cumulo, apigw):
     p = body["GetParameterResult"]["Parameter"]
     assert (p["Name"], p["Value"], p["Type"], p["Version"], p["DataType"]) == ("param-test-123", "123", "String", 1, "text")
     assert p["ARN"] == f"arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/param-test-123"
+    # As recorded: the members SSM's answer leaves out are written as null.
+    assert set(p) == {"ARN", "DataType", "LastModifiedDate", "Name", "Selector", "SourceResult", "Type", "Value", "Version"}
+    assert p["Selector"] is None and p["SourceResult"] is None
+
+
+def query_action(cumulo, apigw, service, action, params):
+    """The JSON form of `service`'s answer to `action` with `params` (a mapped query string)."""
+    api = api_with(apigw, "q", "GET", dict(
+        integrationHttpMethod="POST", uri=f"arn:aws:apigateway:us-east-1:{service}:action/{action}",
+        requestParameters={f"integration.request.querystring.{k}": f"'{v}'" for k, v in params.items()}))
+    status, raw = call(cumulo, api, "/q", method="GET")
+    assert status == 200, raw
+    return json.loads(raw)[f"{action}Response"]
+
+
+def test_query_answers_json_form_carries_types_and_nulls(cumulo, apigw):
+    """A query service's JSON form is read by its model: numbers, booleans and epoch-second
+    timestamps as JSON's, the members the answer leaves out as null, lists as arrays."""
+    iam = cumulo.client("iam")
+    role = f"r-{uid()}"
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "apigateway.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust, MaxSessionDuration=7200)
+    want = iam.get_role(RoleName=role)["Role"]
+    body = query_action(cumulo, apigw, "iam", "GetRole", {"RoleName": role})
+    assert body["ResponseMetadata"]["RequestId"]
+    got = body["GetRoleResult"]["Role"]
+    assert got["MaxSessionDuration"] == 7200 and got["RoleName"] == role and got["Arn"] == want["Arn"]
+    assert got["CreateDate"] == pytest.approx(want["CreateDate"].timestamp(), abs=0.001)
+    assert got["Description"] is None and got["PermissionsBoundary"] is None
+
+    limits = query_action(cumulo, apigw, "autoscaling", "DescribeAccountLimits", {})["DescribeAccountLimitsResult"]
+    want = cumulo.client("autoscaling").describe_account_limits()
+    assert limits == {k: want[k] for k in limits} and isinstance(limits["MaxNumberOfAutoScalingGroups"], int)
+
+    sqs = cumulo.client("sqs")
+    name = f"q-{uid()}"
+    url = sqs.create_queue(QueueName=name)["QueueUrl"]
+    sent = query_action(cumulo, apigw, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": "hi"})
+    result = sent["SendMessageResult"]
+    assert result["MD5OfMessageBody"] == "49f68a5c8493ec2c0bf489821c21fc3b"
+    assert result["MD5OfMessageAttributes"] is None and result["SequenceNumber"] is None
+    received = query_action(cumulo, apigw, "sqs", "ReceiveMessage",
+                            {"QueueUrl": url, "AttributeName.1": "SentTimestamp", "WaitTimeSeconds": 2})
+    [m] = received["ReceiveMessageResult"]["Messages"]
+    assert m["Body"] == "hi" and m["MessageAttributes"] is None
+    assert list(m["Attributes"]) == ["SentTimestamp"]
+
+    vpcs = query_action(cumulo, apigw, "ec2", "DescribeVpcs", {"Filter.1.Name": "is-default", "Filter.1.Value.1": "true"})
+    assert [v["IsDefault"] for v in vpcs["Vpcs"]] == [True]
+    assert vpcs["NextToken"] is None
 
 
 def test_eventbridge_put_events_with_request_overrides(cumulo, apigw):

@@ -1,10 +1,12 @@
 //! The models of the emulated query and EC2 services for cumulo's own calls to them: a Step
 //! Functions `aws-sdk:` Task writes its request from the operation's input shape and reads the
 //! answer by its output shape, and an API Gateway AWS integration reads a query answer into
-//! the JSON form AWS's services give it ([`cumulo_wire::query_model`]). Services that run on
+//! the JSON form AWS's services give it ([`cumulo_wire::query_model`]), and SSM's JSON answer
+//! to the legacy query form gets that form's `null`s. Services that run on
 //! their model (Auto Scaling, CloudWatch, ELB) lend theirs; the others' are subsets written by
 //! `scripts/gen-query-model.py --client --ops-from <service dir>` (`query_models/*.json`): the
-//! inputs and outputs of the operations the emulation implements. Each is parsed on its first
+//! inputs and outputs of the operations the emulation implements (SQS's and SSM's, read only
+//! by API Gateway, with `--outputs`: their outputs alone). Each is parsed on its first
 //! use, so a server that never calls a service this way holds none of them.
 
 use cumulo_wire::query_model::QueryModel;
@@ -23,10 +25,11 @@ client_models! {
     IAM => "iam.json",
     SNS => "sns.json",
     SQS => "sqs.json",
+    SSM => "ssm.json",
     STS => "sts.json",
 }
 
-/// The model of the service signed as `service` at query API `version`.
+/// The model of the service signed as `service` (`version` tells ELB's two query APIs apart).
 pub(crate) fn model(service: &str, version: &str) -> Option<&'static QueryModel> {
     match service {
         "cloudformation" => CLOUDFORMATION.as_ref(),
@@ -34,6 +37,7 @@ pub(crate) fn model(service: &str, version: &str) -> Option<&'static QueryModel>
         "iam" => IAM.as_ref(),
         "sns" => SNS.as_ref(),
         "sqs" => SQS.as_ref(),
+        "ssm" => SSM.as_ref(),
         "sts" => STS.as_ref(),
         "autoscaling" => crate::autoscaling::model(),
         "monitoring" => crate::cloudwatch::wire::model().ok(),
@@ -58,6 +62,7 @@ mod tests {
             ("iam", "2010-05-08"),
             ("sns", "2010-03-31"),
             ("sqs", "2012-11-05"),
+            ("ssm", ""),
             ("sts", "2011-06-15"),
             ("autoscaling", "2011-01-01"),
             ("monitoring", "2010-08-01"),

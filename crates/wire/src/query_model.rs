@@ -490,6 +490,21 @@ mod tests {
     }
 
     #[test]
+    fn a_json_answer_gets_the_json_forms_nulls() {
+        let m = QueryModel::parse(CLIENT).unwrap();
+        let v = m.with_nulls(
+            "Get",
+            json!({"Count": 1, "Inner": {"Name": "n"}, "Attrs": {"k": 2}, "Extra": true}),
+        );
+        assert_eq!(v["Inner"], json!({"Name": "n", "Count": null}));
+        assert_eq!(
+            (&v["Count"], &v["Extra"], &v["When"]),
+            (&json!(1), &json!(true), &Value::Null)
+        );
+        assert_eq!(m.with_nulls("Other", json!({"A": 1})), json!({"A": 1}));
+    }
+
+    #[test]
     fn reads_ec2_answers_by_location_names() {
         let m = QueryModel::parse(EC2).unwrap();
         let xml = br#"<DescribeVpcsResponse xmlns="urn:e"><requestId>r-9</requestId><vpcSet>

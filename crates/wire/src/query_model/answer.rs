@@ -63,6 +63,44 @@ impl QueryModel {
         Ok(Answer { result, request_id })
     }
 
+    /// A JSON protocol's answer to `op` (SSM's) in the JSON form of the legacy query protocol
+    /// AWS also answers it in: every member of a structure written, `null` where the answer
+    /// leaves it out. What the model does not describe is left as it is.
+    pub fn with_nulls(&self, op: &str, answer: Value) -> Value {
+        match self.output_shape(op) {
+            Some(output) => self.nulls(output, answer),
+            None => answer,
+        }
+    }
+
+    fn nulls(&self, shape: &str, v: Value) -> Value {
+        let s = self.shape(shape);
+        match (s["type"].as_str().unwrap_or("string"), v) {
+            ("structure", Value::Object(mut obj)) => {
+                for (name, m) in s["members"].as_object().into_iter().flatten() {
+                    let target = m["shape"].as_str().unwrap_or("");
+                    let value = obj.remove(name).unwrap_or(Value::Null);
+                    obj.insert(name.clone(), self.nulls(target, value));
+                }
+                Value::Object(obj)
+            }
+            ("list", Value::Array(items)) => {
+                let member = s["member"]["shape"].as_str().unwrap_or("");
+                Value::Array(items.into_iter().map(|i| self.nulls(member, i)).collect())
+            }
+            ("map", Value::Object(entries)) => {
+                let value = s["value"]["shape"].as_str().unwrap_or("");
+                Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k, self.nulls(value, v)))
+                        .collect(),
+                )
+            }
+            (_, v) => v,
+        }
+    }
+
     fn read(&self, shape: &str, el: &Element, form: AnswerForm) -> Value {
         let s = self.shape(shape);
         match s["type"].as_str().unwrap_or("string") {

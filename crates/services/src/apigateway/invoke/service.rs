@@ -19,7 +19,8 @@
 //! - A JSON-only service named with `action/` and no body but query parameters (SSM's
 //!   `GetParameter` with `integration.request.querystring.Name`) reaches AWS through the legacy
 //!   query protocol; cumulo sends the parameters as JSON strings and wraps the answer as that
-//!   protocol's JSON form (`{"GetParameterResponse": {"GetParameterResult": ...}}`).
+//!   protocol's JSON form (`{"GetParameterResponse": {"GetParameterResult": ...}}`, with
+//!   `null` for the members the answer leaves out, by SSM's model).
 //!
 //! No IAM: the integration's `credentials` role is stored, not assumed, and nothing checks it.
 
@@ -236,7 +237,10 @@ pub(crate) async fn call(
             legacy: Some(action),
             ..
         } if (200..300).contains(&reply.status) => {
-            let result: Value = serde_json::from_slice(&reply.body).unwrap_or(json!({}));
+            let mut result: Value = serde_json::from_slice(&reply.body).unwrap_or(json!({}));
+            if let Some(model) = crate::query_models::model(descriptor.name, "") {
+                result = model.with_nulls(action, result);
+            }
             let wrapped = json!({ format!("{action}Response"): {
                 format!("{action}Result"): result,
                 "ResponseMetadata": {"RequestId": request_id},
