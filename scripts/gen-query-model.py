@@ -8,7 +8,7 @@ own requests to the service and reads its answers (Step Functions' aws-sdk Tasks
 AWS integrations).
 
 Usage: python3 scripts/gen-query-model.py elbv2 2015-12-01 crates/services/src/elasticloadbalancing/model.json
-       python3 scripts/gen-query-model.py ec2 2016-11-15 crates/services/src/query_models/ec2.json \
+       python3 scripts/gen-query-model.py ec2 2016-11-15 crates/services/src/query_models/ec2.json.gz \
            --client --ops-from crates/services/src/ec2
 
 --client keeps only what a caller of the service needs: the operations' input and output shapes
@@ -122,6 +122,12 @@ if args.client:
 doc = {"namespace": model["metadata"].get("xmlNamespace"), "operations": operations, "shapes": shapes}
 if model["metadata"]["protocol"] == "ec2":
     doc["protocol"] = "ec2"
-with open(args.out, "w") as f:
-    json.dump(doc, f, separators=(",", ":"), sort_keys=True)
-    f.write("\n")
+text = json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
+if args.out.endswith(".gz"):
+    # Client models are compressed (a ninth of the size in the binary); mtime 0 keeps the
+    # output the same from run to run.
+    with open(args.out, "wb") as f:
+        f.write(gzip.compress(text.encode(), compresslevel=9, mtime=0))
+else:
+    with open(args.out, "w") as f:
+        f.write(text)
