@@ -241,6 +241,10 @@ def test_ec2_requests_and_answers_go_by_the_model(sfn, cumulo):
     out = run_task(sfn, "ec2:describeVpcs", {"Filters": [{"Name": "is-default", "Values": ["true"]}]})
     same(out, ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}]))
     assert all(v["IsDefault"] is True for v in out["Vpcs"])
+    # A parameter the operation does not have is refused before the call, named.
+    out = run_task(sfn, "ec2:describeVpcs", {"VpcId": [vpc]}, catch=True)
+    assert out["Error"] == "Ec2.Ec2Exception"
+    assert 'Unknown parameter in input: "VpcId"' in out["Cause"]
     # An operation the emulation does not implement answers its 501, named.
     out = run_task(sfn, "ec2:describeFleets", {"FleetIds": ["fleet-1"]}, catch=True)
     assert "DescribeFleets" in out["Cause"]
