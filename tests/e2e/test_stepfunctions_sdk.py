@@ -222,6 +222,15 @@ def test_query_answers_carry_the_sdks_types(sfn, cumulo):
     out = run_task(sfn, "iam:listRoleTags", {"RoleName": role})
     same(out, iam.list_role_tags(RoleName=role))
 
+    cfn = cumulo.client("cloudformation")
+    out = run_task(sfn, "cloudformation:describeAccountLimits", {})
+    same(out, cfn.describe_account_limits())
+    template = json.dumps({"Parameters": {"Size": {"Type": "Number", "Default": "3", "NoEcho": True}},
+                           "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}})
+    out = run_task(sfn, "cloudformation:validateTemplate", {"TemplateBody": template})
+    assert out["Parameters"][0]["NoEcho"] is True
+    same(out, cfn.validate_template(TemplateBody=template))
+
     asg = cumulo.client("autoscaling")
     out = run_task(sfn, "autoscaling:describeAccountLimits", {})
     assert isinstance(out["MaxNumberOfAutoScalingGroups"], int)
