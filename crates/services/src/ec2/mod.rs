@@ -23,6 +23,8 @@ mod errors;
 mod filters;
 mod images;
 mod instances;
+mod interface_wire;
+mod interfaces;
 mod keys;
 mod links;
 mod model;
@@ -35,6 +37,7 @@ mod zones;
 
 pub use images::parameter as public_parameter;
 pub use instances::{InstanceRequest, InstanceView, LaunchTemplateView};
+pub use interfaces::{AssociationTarget, InterfaceAddresses, InterfaceAttribute};
 pub use model::{Resource, Rule};
 pub use ops::RuleSpec;
 

@@ -139,6 +139,10 @@ pub struct Address {
     pub association_id: Option<String>,
     pub network_interface_id: Option<String>,
     pub private_ip: Option<String>,
+    /// The instance whose interface holds it (AssociateAddress with InstanceId, or an
+    /// interface attached to one).
+    #[serde(default)]
+    pub instance_id: Option<String>,
     pub tags: Tags,
 }
 
@@ -174,7 +178,27 @@ pub struct NetworkInterface {
     /// The instance it is attached to (an instance's primary interface).
     #[serde(default)]
     pub attachment: Option<InterfaceAttachment>,
+    /// Secondary private addresses (AssignPrivateIpAddresses), drawn from the subnet.
+    #[serde(default)]
+    pub secondary_ips: Vec<String>,
+    #[serde(default = "yes")]
+    pub source_dest_check: bool,
     pub tags: Tags,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl NetworkInterface {
+    /// `in-use` while attached or owned by a service; `available` otherwise.
+    pub fn status(&self) -> &'static str {
+        if self.attachment.is_some() || self.requester_id.is_some() {
+            "in-use"
+        } else {
+            "available"
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -183,6 +207,8 @@ pub struct InterfaceAttachment {
     pub instance_id: String,
     pub device_index: i64,
     pub attached: String,
+    #[serde(default = "yes")]
+    pub delete_on_termination: bool,
 }
 
 /// An instance as RunInstances records it: no virtual machine runs.

@@ -32,7 +32,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
 }
 
 /// A list of strings property.
-fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
+pub(super) fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
     Ok(list(props, key)?.iter().filter_map(scalar_value).collect())
 }
 

@@ -1,0 +1,239 @@
+"""EC2 network interfaces, elastic IP associations, volumes and endpoint services through EC2's
+own API (boto3) and CloudFormation: the corpus templates that use them deploy with
+`aws cloudformation deploy`, every resource is checked through the EC2 API, and deleting the
+stack leaves nothing. Errors in AWS's words; bad input changes nothing."""
+import os
+import pathlib
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import ROOT
+
+# The shared corpus sits beside the checkout (or beside the worktrees' directory).
+CORPUS = pathlib.Path(
+    os.environ.get("CUMULO_CORPUS")
+    or next((p / "shared" / "corpus" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "corpus").is_dir()), ROOT.parent / "shared" / "corpus")
+)
+TEMPLATES = CORPUS / "templates-good" / "aws-cloudformation-templates"
+pytestmark = pytest.mark.skipif(not TEMPLATES.is_dir(), reason=f"no corpus at {TEMPLATES}")
+AL2 = "/aws/service/ami-amazon-linux-latest/amzn2-ami-hvm-x86_64-gp2"
+
+
+@pytest.fixture(scope="module")
+def ec2(cumulo):
+    return cumulo.client("ec2")
+
+
+def error(call, **kw):
+    with pytest.raises(ClientError) as e:
+        call(**kw)
+    return e.value.response["Error"]
+
+
+@pytest.fixture(scope="module")
+def net(ec2, cumulo):
+    """A VPC with a /24 subnet, a group and a running instance in it."""
+    vpc = ec2.create_vpc(CidrBlock="10.40.0.0/16")["Vpc"]["VpcId"]
+    sub = ec2.create_subnet(VpcId=vpc, CidrBlock="10.40.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    sg = ec2.create_security_group(VpcId=vpc, GroupName="eni", Description="eni")["GroupId"]
+    image = cumulo.client("ssm").get_parameter(Name=AL2)["Parameter"]["Value"]
+    [inst] = ec2.run_instances(ImageId=image, InstanceType="t3.micro", MinCount=1, MaxCount=1, SubnetId=sub)["Instances"]
+    return {"vpc": vpc, "subnet": sub, "group": sg, "instance": inst["InstanceId"], "image": image}
+
+
+def eni_of(ec2, eni_id):
+    return ec2.describe_network_interfaces(NetworkInterfaceIds=[eni_id])["NetworkInterfaces"][0]
+
+
+def test_interfaces_addresses_attachments_and_their_errors(ec2, net):
+    sub, sg = net["subnet"], net["group"]
+    eni = ec2.create_network_interface(
+        SubnetId=sub, Groups=[sg], Description="mine", PrivateIpAddress="10.40.1.50", SecondaryPrivateIpAddressCount=2,
+        TagSpecifications=[{"ResourceType": "network-interface", "Tags": [{"Key": "k", "Value": "v"}]}],
+    )["NetworkInterface"]
+    eid = eni["NetworkInterfaceId"]
+    assert eid.startswith("eni-") and eni["Status"] == "available" and eni["PrivateIpAddress"] == "10.40.1.50"
+    ips = [(a["PrivateIpAddress"], a["Primary"]) for a in eni["PrivateIpAddresses"]]
+    assert ips[0] == ("10.40.1.50", True) and len(ips) == 3 and not any(p for _, p in ips[1:])
+    assert eni["TagSet"] == [{"Key": "k", "Value": "v"}] and eni["Groups"] == [{"GroupId": sg}]
+
+    # Filters over the new fields.
+    second = ips[1][0]
+    found = ec2.describe_network_interfaces(Filters=[{"Name": "addresses.private-ip-address", "Values": [second]}])["NetworkInterfaces"]
+    assert [n["NetworkInterfaceId"] for n in found] == [eid]
+    found = ec2.describe_network_interfaces(Filters=[{"Name": "subnet-id", "Values": [sub]}, {"Name": "status", "Values": ["available"]}])["NetworkInterfaces"]
+    assert [n["NetworkInterfaceId"] for n in found] == [eid]
+
+    # Bad addresses are refused and change nothing.
+    before = ec2.describe_subnets(SubnetIds=[sub])["Subnets"][0]["AvailableIpAddressCount"]
+    e = error(ec2.create_network_interface, SubnetId=sub, PrivateIpAddress="10.40.1.50")
+    assert e == {"Code": "InvalidIPAddress.InUse", "Message": "The specified address 10.40.1.50 is already in use."}
+    e = error(ec2.create_network_interface, SubnetId=sub, PrivateIpAddress="10.40.2.5")
+    assert e["Code"] == "InvalidParameterValue" and "does not fall within the subnet's address range" in e["Message"]
+    assert error(ec2.create_network_interface, SubnetId=sub, PrivateIpAddress="10.40.1.1")["Code"] == "InvalidParameterValue"
+    assert error(ec2.assign_private_ip_addresses, NetworkInterfaceId=eid, PrivateIpAddresses=[second])["Code"] == "InvalidIPAddress.InUse"
+    assert ec2.describe_subnets(SubnetIds=[sub])["Subnets"][0]["AvailableIpAddressCount"] == before
+
+    # Secondary addresses come and go, drawn from the subnet.
+    added = ec2.assign_private_ip_addresses(NetworkInterfaceId=eid, SecondaryPrivateIpAddressCount=1)["AssignedPrivateIpAddresses"]
+    assert len(added) == 1
+    assert ec2.describe_subnets(SubnetIds=[sub])["Subnets"][0]["AvailableIpAddressCount"] == before - 1
+    ec2.unassign_private_ip_addresses(NetworkInterfaceId=eid, PrivateIpAddresses=[added[0]["PrivateIpAddress"]])
+    e = error(ec2.unassign_private_ip_addresses, NetworkInterfaceId=eid, PrivateIpAddresses=["10.40.1.50"])
+    assert e["Code"] == "InvalidParameterValue"
+    assert len(eni_of(ec2, eid)["PrivateIpAddresses"]) == 3
+
+    # Attributes.
+    ec2.modify_network_interface_attribute(NetworkInterfaceId=eid, SourceDestCheck={"Value": False})
+    ec2.modify_network_interface_attribute(NetworkInterfaceId=eid, Description={"Value": "changed"})
+    got = eni_of(ec2, eid)
+    assert got["SourceDestCheck"] is False and got["Description"] == "changed"
+
+    # An elastic IP on a secondary address of the interface.
+    alloc = ec2.allocate_address(Domain="vpc")
+    assoc = ec2.associate_address(AllocationId=alloc["AllocationId"], NetworkInterfaceId=eid, PrivateIpAddress=second)["AssociationId"]
+    assert assoc.startswith("eipassoc-")
+    [addr] = ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
+    assert (addr["NetworkInterfaceId"], addr["PrivateIpAddress"], addr["PublicIp"]) == (eid, second, alloc["PublicIp"])
+    on = {a["PrivateIpAddress"]: a.get("Association") for a in eni_of(ec2, eid)["PrivateIpAddresses"]}
+    assert on[second]["AssociationId"] == assoc and on[second]["PublicIp"] == alloc["PublicIp"]
+    e = error(ec2.associate_address, AllocationId=alloc["AllocationId"], NetworkInterfaceId=eid)
+    assert e == {"Code": "Resource.AlreadyAssociated", "Message": f"resource {alloc['AllocationId']} is already associated with associationId {assoc}"}
+    e = error(ec2.associate_address, AllocationId=alloc["AllocationId"], NetworkInterfaceId=eid, PrivateIpAddress="10.40.1.99", AllowReassociation=True)
+    assert e["Code"] == "InvalidParameterValue"
+
+    # Attached to the instance: in use, not deletable, the address follows it.
+    e = error(ec2.attach_network_interface, NetworkInterfaceId=eid, InstanceId=net["instance"], DeviceIndex=0)
+    assert e["Code"] == "InvalidParameterValue" and "device index '0'" in e["Message"]
+    att = ec2.attach_network_interface(NetworkInterfaceId=eid, InstanceId=net["instance"], DeviceIndex=1)["AttachmentId"]
+    assert att.startswith("eni-attach-")
+    got = eni_of(ec2, eid)
+    assert got["Status"] == "in-use" and got["Attachment"]["AttachmentId"] == att and got["Attachment"]["DeviceIndex"] == 1
+    assert ec2.describe_addresses(AllocationIds=[alloc["AllocationId"]])["Addresses"][0]["InstanceId"] == net["instance"]
+    e = error(ec2.delete_network_interface, NetworkInterfaceId=eid)
+    assert e == {"Code": "InvalidParameterValue", "Message": f"Network interface '{eid}' is currently in use."}
+    assert error(ec2.attach_network_interface, NetworkInterfaceId=eid, InstanceId=net["instance"], DeviceIndex=2)["Code"] == "InvalidNetworkInterface.InUse"
+    e = error(ec2.delete_subnet, SubnetId=sub)
+    assert e["Code"] == "DependencyViolation"
+    primary = ec2.describe_network_interfaces(Filters=[{"Name": "attachment.instance-id", "Values": [net["instance"]]}, {"Name": "attachment.device-index", "Values": ["0"]}])["NetworkInterfaces"][0]
+    e = error(ec2.detach_network_interface, AttachmentId=primary["Attachment"]["AttachmentId"])
+    assert e["Code"] == "OperationNotPermitted"
+    assert error(ec2.detach_network_interface, AttachmentId="eni-attach-0123456789abcdef0")["Code"] == "InvalidAttachmentID.NotFound"
+    ec2.detach_network_interface(AttachmentId=att)
+    assert eni_of(ec2, eid)["Status"] == "available"
+    assert "InstanceId" not in ec2.describe_addresses(AllocationIds=[alloc["AllocationId"]])["Addresses"][0]
+
+    # Disassociation, then deletion releases every address.
+    assert error(ec2.disassociate_address, AssociationId="eipassoc-0123456789abcdef0")["Code"] == "InvalidAssociationID.NotFound"
+    ec2.disassociate_address(AssociationId=assoc)
+    assert "AssociationId" not in ec2.describe_addresses(AllocationIds=[alloc["AllocationId"]])["Addresses"][0]
+    ec2.release_address(AllocationId=alloc["AllocationId"])
+    ec2.delete_network_interface(NetworkInterfaceId=eid)
+    assert error(ec2.describe_network_interfaces, NetworkInterfaceIds=[eid])["Code"] == "InvalidNetworkInterfaceID.NotFound"
+    assert ec2.describe_subnets(SubnetIds=[sub])["Subnets"][0]["AvailableIpAddressCount"] == before + 3
+
+
+def test_an_address_goes_to_an_instance_and_moves_only_when_allowed(ec2, net):
+    a = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    assoc = ec2.associate_address(AllocationId=a, InstanceId=net["instance"])["AssociationId"]
+    [addr] = ec2.describe_addresses(Filters=[{"Name": "instance-id", "Values": [net["instance"]]}])["Addresses"]
+    assert addr["AssociationId"] == assoc and addr["AllocationId"] == a
+    b = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    assert error(ec2.associate_address, AllocationId=b, InstanceId=net["instance"])["Code"] == "Resource.AlreadyAssociated"
+    moved = ec2.associate_address(AllocationId=b, InstanceId=net["instance"], AllowReassociation=True)["AssociationId"]
+    assert "AssociationId" not in ec2.describe_addresses(AllocationIds=[a])["Addresses"][0]
+    assert ec2.describe_addresses(AllocationIds=[b])["Addresses"][0]["AssociationId"] == moved
+    assert error(ec2.release_address, AllocationId=b)["Code"] == "InvalidIPAddress.InUse"
+    ec2.disassociate_address(AssociationId=moved)
+    for x in (a, b):
+        ec2.release_address(AllocationId=x)
+
+
+def deploy(cumulo, template, name, *overrides):
+    args = ["cloudformation", "deploy", "--stack-name", name, "--template-file", str(TEMPLATES / template)]
+    if overrides:
+        args += ["--parameter-overrides", *overrides]
+    cfn = cumulo.client("cloudformation")
+    try:
+        cumulo.aws(*args)
+    except AssertionError:
+        events = cfn.describe_stack_events(StackName=name)["StackEvents"]
+        raise AssertionError([(e["LogicalResourceId"], e.get("ResourceStatusReason")) for e in events if "FAILED" in e["ResourceStatus"]])
+    resources = {r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0].get("Outputs", [])}
+    return resources, outputs
+
+
+def delete(cumulo, name):
+    cfn = cumulo.client("cloudformation")
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+
+
+@pytest.fixture(scope="module")
+def key_name(ec2):
+    name = f"k-{uuid.uuid4().hex[:8]}"
+    ec2.create_key_pair(KeyName=name)
+    return name
+
+
+@pytest.mark.parametrize("ext", ["yaml", "json"])
+def test_eip_with_association_deploys(cumulo, ec2, key_name, ext):
+    default_subnet = ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"][0]["SubnetId"]
+    name = f"eipassoc-{ext}-{uuid.uuid4().hex[:6]}"
+    res, out = deploy(cumulo, f"EC2__EIP_With_Association.{ext}", name, f"KeyName={key_name}", f"Subnets={default_subnet}")
+    instance, assoc = res["EC2Instance"]["PhysicalResourceId"], res["IPAssoc"]["PhysicalResourceId"]
+    assert assoc.startswith("eipassoc-") and out["InstanceId"] == instance
+    [addr] = ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
+    assert addr["InstanceId"] == instance and addr["PublicIp"] == out["InstanceIPAddress"]
+    delete(cumulo, name)
+    assert not ec2.describe_addresses(Filters=[{"Name": "public-ip", "Values": [addr["PublicIp"]]}])["Addresses"]
+
+
+@pytest.mark.parametrize("ext", ["yaml", "json"])
+def test_single_eni_with_multiple_eips_deploys(cumulo, ec2, net, ext):
+    name = f"enieips-{ext}-{uuid.uuid4().hex[:6]}"
+    res, _ = deploy(cumulo, f"EC2__SingleENIwithMultipleEIPs.{ext}", name, f"Subnet={net['subnet']}")
+    eid = res["ENI"]["PhysicalResourceId"]
+    eni = eni_of(ec2, eid)
+    secondaries = [a for a in eni["PrivateIpAddresses"] if not a["Primary"]]
+    assert len(secondaries) == 2 and eni["SourceDestCheck"] is True
+    for logical, ip in (("Association1", secondaries[0]), ("Association2", secondaries[1])):
+        assoc = res[logical]["PhysicalResourceId"]
+        assert ip["Association"]["AssociationId"] == assoc
+        [addr] = ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
+        assert (addr["NetworkInterfaceId"], addr["PrivateIpAddress"]) == (eid, ip["PrivateIpAddress"])
+    publics = [res[e]["PhysicalResourceId"] for e in ("EIP1", "EIP2")]
+    delete(cumulo, name)
+    assert error(ec2.describe_network_interfaces, NetworkInterfaceIds=[eid])["Code"] == "InvalidNetworkInterfaceID.NotFound"
+    assert not ec2.describe_addresses(Filters=[{"Name": "public-ip", "Values": publics}])["Addresses"]
+
+
+@pytest.mark.parametrize("ext", ["yaml", "json"])
+def test_instance_with_multiple_static_addresses_deploys(cumulo, ec2, net, key_name, ext):
+    name = f"static-{ext}-{uuid.uuid4().hex[:6]}"
+    octet = 60 if ext == "yaml" else 70
+    res, out = deploy(
+        cumulo, f"VPC__VPC_EC2_Instance_With_Multiple_Static_IPAddresses.{ext}", name,
+        f"KeyName={key_name}", f"VpcId={net['vpc']}", f"SubnetId={net['subnet']}",
+        f"PrimaryIPAddress=10.40.1.{octet}", f"SecondaryIPAddress=10.40.1.{octet + 1}",
+    )
+    eid, instance = res["Eth0"]["PhysicalResourceId"], res["EC2Instance"]["PhysicalResourceId"]
+    eni = eni_of(ec2, eid)
+    assert [(a["PrivateIpAddress"], a["Primary"]) for a in eni["PrivateIpAddresses"]] == [(f"10.40.1.{octet}", True), (f"10.40.1.{octet + 1}", False)]
+    assert eni["Attachment"]["InstanceId"] == instance and eni["Attachment"]["DeviceIndex"] == 0
+    assert {t["Key"]: t["Value"] for t in eni["TagSet"]}["Interface"] == "eth0"
+    assert [g["GroupId"] for g in eni["Groups"]] == [res["SSHSecurityGroup"]["PhysicalResourceId"]]
+    [i] = ec2.describe_instances(InstanceIds=[instance])["Reservations"][0]["Instances"]
+    assert i["PrivateIpAddress"] == f"10.40.1.{octet}"
+    assoc = res["EIPAssoc1"]["PhysicalResourceId"]
+    [addr] = ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
+    assert (addr["NetworkInterfaceId"], addr["PrivateIpAddress"], addr["InstanceId"]) == (eid, f"10.40.1.{octet}", instance)
+    assert out["PrimaryPrivateIPAddress"] == f"IP address 10.40.1.{octet} on subnet {net['subnet']}"
+    assert out["SecondaryPrivateIPAddresses"] == f"IP address 10.40.1.{octet + 1} on subnet {net['subnet']}"
+    delete(cumulo, name)
+    assert error(ec2.describe_network_interfaces, NetworkInterfaceIds=[eid])["Code"] == "InvalidNetworkInterfaceID.NotFound"
+    assert ec2.describe_instances(InstanceIds=[instance])["Reservations"][0]["Instances"][0]["State"]["Name"] == "terminated"
+    assert not ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
