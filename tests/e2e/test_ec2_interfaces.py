@@ -2,6 +2,7 @@
 own API (boto3) and CloudFormation: the corpus templates that use them deploy with
 `aws cloudformation deploy`, every resource is checked through the EC2 API, and deleting the
 stack leaves nothing. Errors in AWS's words; bad input changes nothing."""
+import json
 import os
 import pathlib
 import uuid
@@ -152,7 +153,7 @@ def test_an_address_goes_to_an_instance_and_moves_only_when_allowed(ec2, net):
 
 
 def deploy(cumulo, template, name, *overrides):
-    args = ["cloudformation", "deploy", "--stack-name", name, "--template-file", str(TEMPLATES / template)]
+    args = ["cloudformation", "deploy", "--stack-name", name, "--template-file", str(TEMPLATES / template), "--capabilities", "CAPABILITY_IAM"]
     if overrides:
         args += ["--parameter-overrides", *overrides]
     cfn = cumulo.client("cloudformation")
@@ -160,7 +161,7 @@ def deploy(cumulo, template, name, *overrides):
         cumulo.aws(*args)
     except AssertionError:
         events = cfn.describe_stack_events(StackName=name)["StackEvents"]
-        raise AssertionError([(e["LogicalResourceId"], e.get("ResourceStatusReason")) for e in events if "FAILED" in e["ResourceStatus"]])
+        raise AssertionError([(e["LogicalResourceId"], e["ResourceStatus"], e.get("ResourceStatusReason")) for e in events if e.get("ResourceStatusReason")])
     resources = {r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
     outputs = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0].get("Outputs", [])}
     return resources, outputs
@@ -237,3 +238,101 @@ def test_instance_with_multiple_static_addresses_deploys(cumulo, ec2, net, key_n
     assert error(ec2.describe_network_interfaces, NetworkInterfaceIds=[eid])["Code"] == "InvalidNetworkInterfaceID.NotFound"
     assert ec2.describe_instances(InstanceIds=[instance])["Reservations"][0]["Instances"][0]["State"]["Name"] == "terminated"
     assert not ec2.describe_addresses(Filters=[{"Name": "association-id", "Values": [assoc]}])["Addresses"]
+
+
+def test_volumes_are_records_that_attach_and_detach(ec2, net):
+    zone = "us-east-1a"
+    v = ec2.create_volume(AvailabilityZone=zone, Size=8, VolumeType="gp3", TagSpecifications=[{"ResourceType": "volume", "Tags": [{"Key": "k", "Value": "v"}]}])
+    vid = v["VolumeId"]
+    assert vid.startswith("vol-") and v["State"] == "creating" and (v["Iops"], v["Throughput"]) == (3000, 125)
+    ec2.get_waiter("volume_available").wait(VolumeIds=[vid], WaiterConfig={"Delay": 1, "MaxAttempts": 5})
+
+    # Bad input is refused in AWS's words and makes nothing.
+    count = len(ec2.describe_volumes()["Volumes"])
+    assert error(ec2.create_volume, AvailabilityZone=zone, Size=8, VolumeType="io1")["Code"] == "MissingParameter"
+    assert error(ec2.create_volume, AvailabilityZone=zone, Size=5, VolumeType="st1")["Code"] == "InvalidParameterValue"
+    assert error(ec2.create_volume, AvailabilityZone=zone, Size=5, VolumeType="gp2", Iops=300)["Code"] == "InvalidParameterCombination"
+    assert error(ec2.create_volume, AvailabilityZone="us-east-1z", Size=5)["Code"] == "InvalidParameterValue"
+    assert len(ec2.describe_volumes()["Volumes"]) == count
+    assert error(ec2.describe_volumes, VolumeIds=["vol-0123456789abcdef0"]) == {"Code": "InvalidVolume.NotFound", "Message": "The volume 'vol-0123456789abcdef0' does not exist."}
+    assert error(ec2.describe_volumes, VolumeIds=["nope"])["Code"] == "InvalidVolumeID.Malformed"
+
+    # Attached: in use, not deletable; the device is the instance's.
+    a = ec2.attach_volume(VolumeId=vid, InstanceId=net["instance"], Device="/dev/sdf")
+    assert (a["State"], a["Device"], a["InstanceId"]) == ("attaching", "/dev/sdf", net["instance"])
+    [got] = ec2.describe_volumes(Filters=[{"Name": "attachment.instance-id", "Values": [net["instance"]]}])["Volumes"]
+    assert got["VolumeId"] == vid and got["State"] == "in-use" and got["Attachments"][0]["State"] == "attached"
+    assert error(ec2.delete_volume, VolumeId=vid) == {"Code": "VolumeInUse", "Message": f"Volume {vid} is currently attached to {net['instance']}"}
+    assert error(ec2.attach_volume, VolumeId=vid, InstanceId=net["instance"], Device="/dev/sdg")["Code"] == "VolumeInUse"
+    other = ec2.create_volume(AvailabilityZone=zone, Size=1)["VolumeId"]
+    assert error(ec2.attach_volume, VolumeId=other, InstanceId=net["instance"], Device="/dev/sdf")["Code"] == "InvalidParameterValue"
+    far = ec2.create_volume(AvailabilityZone="us-east-1b", Size=1)["VolumeId"]
+    assert error(ec2.attach_volume, VolumeId=far, InstanceId=net["instance"], Device="/dev/sdh")["Code"] == "InvalidVolume.ZoneMismatch"
+    ec2.get_waiter("volume_in_use").wait(VolumeIds=[vid], WaiterConfig={"Delay": 1, "MaxAttempts": 5})
+    ec2.detach_volume(VolumeId=vid)
+    assert ec2.describe_volumes(VolumeIds=[vid])["Volumes"][0]["State"] == "available"
+    assert error(ec2.detach_volume, VolumeId=vid)["Code"] == "IncorrectState"
+
+    # Modified at once; auto-enable-IO is stored.
+    ec2.modify_volume(VolumeId=vid, Size=20)
+    assert ec2.describe_volumes(VolumeIds=[vid])["Volumes"][0]["Size"] == 20
+    assert error(ec2.modify_volume, VolumeId=vid, Size=10)["Code"] == "InvalidParameterValue"
+    ec2.modify_volume_attribute(VolumeId=vid, AutoEnableIO={"Value": True})
+    assert ec2.describe_volume_attribute(VolumeId=vid, Attribute="autoEnableIO")["AutoEnableIO"]["Value"] is True
+    for x in (vid, other, far):
+        ec2.delete_volume(VolumeId=x)
+    ec2.get_waiter("volume_deleted").wait(VolumeIds=[vid], WaiterConfig={"Delay": 1, "MaxAttempts": 5})
+
+
+VOLUME_STACK = """
+Parameters:
+  Image: {Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: /aws/service/ami-amazon-linux-latest/amzn2-ami-hvm-x86_64-gp2}
+  Size: {Type: Number, Default: 5}
+Resources:
+  Server: {Type: AWS::EC2::Instance, Properties: {ImageId: !Ref Image, InstanceType: t3.micro, AvailabilityZone: us-east-1a}}
+  Disk:
+    Type: AWS::EC2::Volume
+    Properties: {AvailabilityZone: us-east-1a, Size: !Ref Size, VolumeType: gp3, Tags: [{Key: Name, Value: data}]}
+  Mount: {Type: AWS::EC2::VolumeAttachment, Properties: {VolumeId: !Ref Disk, InstanceId: !Ref Server, Device: /dev/sdf}}
+Outputs:
+  DiskId: {Value: !GetAtt Disk.VolumeId}
+"""
+
+
+def test_a_volume_stack_deploys_updates_in_place_and_deletes(cumulo, ec2, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    name = f"vol-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "v.yaml"
+    path.write_text(VOLUME_STACK)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path))
+    res = {r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    vid, server = res["Disk"]["PhysicalResourceId"], res["Server"]["PhysicalResourceId"]
+    assert res["Disk"]["ResourceStatusReason"] == "cumulo: no disk exists; the volume is a record"
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"]}
+    assert out["DiskId"] == vid and res["Mount"]["PhysicalResourceId"] == f"{vid}|{server}"
+    [v] = ec2.describe_volumes(VolumeIds=[vid])["Volumes"]
+    assert (v["State"], v["Size"], v["Attachments"][0]["InstanceId"], v["Attachments"][0]["Device"]) == ("in-use", 5, server, "/dev/sdf")
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--parameter-overrides", "Size=12")
+    assert cfn.describe_stack_resource(StackName=name, LogicalResourceId="Disk")["StackResourceDetail"]["PhysicalResourceId"] == vid
+    assert ec2.describe_volumes(VolumeIds=[vid])["Volumes"][0]["Size"] == 12
+    delete(cumulo, name)
+    assert error(ec2.describe_volumes, VolumeIds=[vid])["Code"] == "InvalidVolume.NotFound"
+
+
+def test_config_template_makes_a_real_volume(cumulo, ec2, tmp_path):
+    """Config__Config's outputs read attributes of AWS Config rules, which cumulo does not emulate
+    (they are stubs with no attributes): the template is deployed without its Outputs, so its
+    volume is made and checked."""
+    template = json.loads((TEMPLATES / "Config__Config.json").read_text())
+    template.pop("Outputs")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(template))
+    name = f"config-{uuid.uuid4().hex[:6]}"
+    res, _ = deploy(cumulo, path, name, "Ec2VolumeAutoEnableIO=true")
+    vid = res["Ec2Volume"]["PhysicalResourceId"]
+    [v] = ec2.describe_volumes(VolumeIds=[vid])["Volumes"]
+    assert v["Size"] == 5 and v["State"] == "available" and v["AvailabilityZone"] == "us-east-1a"
+    assert {t["Key"]: t["Value"] for t in v["Tags"]}["CostCenter"] == "Ec2VolumeTagValue"
+    assert ec2.describe_volume_attribute(VolumeId=vid, Attribute="autoEnableIO")["AutoEnableIO"]["Value"] is True
+    delete(cumulo, name)
+    assert error(ec2.describe_volumes, VolumeIds=[vid])["Code"] == "InvalidVolume.NotFound"

@@ -253,6 +253,37 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "requester-vpc-info.owner-id" | "accepter-vpc-info.owner-id" => one("000000000000"),
             _ => None,
         },
+        Resource::Volume(v) => match name {
+            "volume-id" => one(&v.id),
+            "status" => one(v.state()),
+            "availability-zone" => one(&v.availability_zone),
+            "volume-type" => one(&v.volume_type),
+            "size" => one(&v.size.to_string()),
+            "encrypted" => flag(v.encrypted),
+            "snapshot-id" => opt(&v.snapshot_id),
+            "multi-attach-enabled" => flag(v.multi_attach),
+            "create-time" => one(&v.created),
+            "attachment.instance-id" => Some(
+                v.attachments
+                    .iter()
+                    .map(|a| a.instance_id.clone())
+                    .collect(),
+            ),
+            "attachment.device" => Some(v.attachments.iter().map(|a| a.device.clone()).collect()),
+            "attachment.status" => Some(
+                v.attachments
+                    .iter()
+                    .map(|_| "attached".to_string())
+                    .collect(),
+            ),
+            "attachment.delete-on-termination" => Some(
+                v.attachments
+                    .iter()
+                    .map(|a| a.delete_on_termination.to_string())
+                    .collect(),
+            ),
+            _ => None,
+        },
         Resource::PrefixList(p) => match name {
             "prefix-list-id" => one(&p.id),
             "prefix-list-name" => one(&p.name),

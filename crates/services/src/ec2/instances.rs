@@ -527,6 +527,7 @@ impl Ec2Service {
                     (Transition::Terminate, _) => "shutting-down".into(),
                 };
                 if to == Transition::Terminate {
+                    r.detach_volumes_of(id, touched);
                     // Every interface attached to it goes with it or is detached, as its
                     // attachment says.
                     let attached: Vec<(String, bool)> = r

@@ -32,6 +32,8 @@ mod network_wire;
 mod ops;
 mod paging;
 pub(crate) mod provider;
+mod volume_wire;
+mod volumes;
 mod wire;
 mod zones;
 
@@ -40,6 +42,7 @@ pub use instances::{InstanceRequest, InstanceView, LaunchTemplateView};
 pub use interfaces::{AssociationTarget, InterfaceAddresses, InterfaceAttribute};
 pub use model::{Resource, Rule};
 pub use ops::RuleSpec;
+pub use volumes::VolumeRequest;
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::{Config, GatewayError, Service};

@@ -379,6 +379,48 @@ pub struct PrefixList {
     pub tags: Tags,
 }
 
+/// An EBS volume as CreateVolume records it: no disk exists.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Volume {
+    pub id: String,
+    pub availability_zone: String,
+    pub size: i64,
+    pub volume_type: String,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: bool,
+    pub kms_key_id: Option<String>,
+    pub snapshot_id: Option<String>,
+    pub multi_attach: bool,
+    pub auto_enable_io: bool,
+    /// `creating` until first read after creation, then `available` (or `in-use` while
+    /// attached, which [`Volume::state`] derives).
+    pub created_state: String,
+    pub attachments: Vec<VolumeAttachment>,
+    pub created: String,
+    pub tags: Tags,
+}
+
+impl Volume {
+    pub fn state(&self) -> &str {
+        if self.created_state != "available" {
+            &self.created_state
+        } else if self.attachments.is_empty() {
+            "available"
+        } else {
+            "in-use"
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VolumeAttachment {
+    pub instance_id: String,
+    pub device: String,
+    pub attached: String,
+    pub delete_on_termination: bool,
+}
+
 /// Every record kind, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
@@ -400,6 +442,7 @@ pub enum Resource {
     FlowLog(FlowLog),
     PeeringConnection(PeeringConnection),
     PrefixList(PrefixList),
+    Volume(Volume),
 }
 
 impl Resource {
@@ -422,6 +465,7 @@ impl Resource {
             Resource::FlowLog(r) => &r.tags,
             Resource::PeeringConnection(r) => &r.tags,
             Resource::PrefixList(r) => &r.tags,
+            Resource::Volume(r) => &r.tags,
         }
     }
 
@@ -444,6 +488,7 @@ impl Resource {
             Resource::FlowLog(r) => &mut r.tags,
             Resource::PeeringConnection(r) => &mut r.tags,
             Resource::PrefixList(r) => &mut r.tags,
+            Resource::Volume(r) => &mut r.tags,
         }
     }
 
@@ -468,6 +513,7 @@ impl Resource {
             Resource::FlowLog(_) => "vpc-flow-log",
             Resource::PeeringConnection(_) => "vpc-peering-connection",
             Resource::PrefixList(_) => "prefix-list",
+            Resource::Volume(_) => "volume",
         }
     }
 }

@@ -32,6 +32,7 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::FlowLog(x) => &x.id,
         Resource::PeeringConnection(x) => &x.id,
         Resource::PrefixList(x) => &x.id,
+        Resource::Volume(x) => &x.id,
     }
 }
 
@@ -83,6 +84,7 @@ kind!(
     "pcx"
 );
 kind!(prefix_list, prefix_list_mut, PrefixList, PrefixList, "pl");
+kind!(volume, volume_mut, Volume, Volume, "vol");
 kind!(key_pair, key_pair_mut, KeyPair, KeyPair, "key");
 kind!(
     interface,

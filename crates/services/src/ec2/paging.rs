@@ -23,6 +23,7 @@ const LIMITS: &[(&str, i64, i64)] = &[
     ("DescribeFlowLogs", 5, 1000),
     ("DescribeVpcPeeringConnections", 5, 1000),
     ("DescribeVpcEndpoints", 5, 1000),
+    ("DescribeVolumes", 5, 500),
 ];
 
 /// One page's bounds, read from the request.

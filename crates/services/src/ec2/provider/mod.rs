@@ -17,6 +17,7 @@ mod compute;
 mod interfaces;
 mod network;
 mod tagged;
+mod volumes;
 
 use tagged::{Tagged, TaggedKind, vpc_child};
 
@@ -39,6 +40,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     network::register(r, s);
     compute::register(r, s);
     interfaces::register(r, s);
+    volumes::register(r, s);
 }
 
 /// The tags a created resource gets: the template's, the stack's, CloudFormation's own.
@@ -115,6 +117,7 @@ const TAGGED_NOT_FOUND: &[&str] = &[
     "InvalidLaunchTemplateId.NotFound",
     "InvalidLaunchTemplateName.NotFoundException",
     "InvalidInstanceID.NotFound",
+    "InvalidVolume.NotFound",
 ];
 
 struct Vpc(Arc<Ec2Service>);
