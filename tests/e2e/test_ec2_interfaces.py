@@ -5,6 +5,8 @@ stack leaves nothing. Errors in AWS's words; bad input changes nothing."""
 import json
 import os
 import pathlib
+import threading
+import time
 import uuid
 
 import pytest
@@ -336,3 +338,91 @@ def test_config_template_makes_a_real_volume(cumulo, ec2, tmp_path):
     assert ec2.describe_volume_attribute(VolumeId=vid, Attribute="autoEnableIO")["AutoEnableIO"]["Value"] is True
     delete(cumulo, name)
     assert error(ec2.describe_volumes, VolumeIds=[vid])["Code"] == "InvalidVolume.NotFound"
+
+
+def test_endpoint_services_and_their_permissions(ec2, cumulo, net):
+    elb = cumulo.client("elbv2")
+    nlb = elb.create_load_balancer(Name=f"n-{uuid.uuid4().hex[:6]}", Type="network", Scheme="internal", Subnets=[net["subnet"]])["LoadBalancers"][0]["LoadBalancerArn"]
+    alb = nlb.replace("/net/", "/app/")
+    assert error(ec2.create_vpc_endpoint_service_configuration, NetworkLoadBalancerArns=[alb])["Code"] == "InvalidParameter"
+    assert error(ec2.create_vpc_endpoint_service_configuration)["Code"] == "InvalidParameter"
+    s = ec2.create_vpc_endpoint_service_configuration(NetworkLoadBalancerArns=[nlb], AcceptanceRequired=True)["ServiceConfiguration"]
+    sid = s["ServiceId"]
+    assert sid.startswith("vpce-svc-") and s["ServiceName"] == f"com.amazonaws.vpce.us-east-1.{sid}"
+    assert (s["ServiceState"], s["ServiceType"], s["AcceptanceRequired"]) == ("Available", [{"ServiceType": "Interface"}], True)
+    assert s["BaseEndpointDnsNames"] == [f"{sid}.us-east-1.vpce.amazonaws.com"]
+    assert error(ec2.create_vpc_endpoint_service_configuration, NetworkLoadBalancerArns=[nlb])["Code"] == "InvalidParameter"
+    [got] = ec2.describe_vpc_endpoint_service_configurations(Filters=[{"Name": "service-name", "Values": [s["ServiceName"]]}])["ServiceConfigurations"]
+    assert got["NetworkLoadBalancerArns"] == [nlb]
+    e = error(ec2.describe_vpc_endpoint_service_configurations, ServiceIds=["vpce-svc-0123456789abcdef0"])
+    assert e == {"Code": "InvalidVpcEndpointServiceId.NotFound", "Message": "The Vpc Endpoint Service Id 'vpce-svc-0123456789abcdef0' does not exist"}
+
+    # Permissions: every principal checked before any is added.
+    assert error(ec2.modify_vpc_endpoint_service_permissions, ServiceId=sid, AddAllowedPrincipals=["appflow.amazonaws.com", "bob"])["Code"] == "InvalidPrincipal"
+    assert ec2.describe_vpc_endpoint_service_permissions(ServiceId=sid)["AllowedPrincipals"] == []
+    added = ec2.modify_vpc_endpoint_service_permissions(ServiceId=sid, AddAllowedPrincipals=["appflow.amazonaws.com", "arn:aws:iam::123456789012:root"])
+    assert added["ReturnValue"] and [p["PrincipalType"] for p in added["AddedPrincipals"]] == ["Service", "Account"]
+    assert all(p["ServicePermissionId"].startswith("vpce-svc-perm-") for p in added["AddedPrincipals"])
+    only = ec2.describe_vpc_endpoint_service_permissions(ServiceId=sid, Filters=[{"Name": "principal-type", "Values": ["Account"]}])["AllowedPrincipals"]
+    assert [p["Principal"] for p in only] == ["arn:aws:iam::123456789012:root"]
+    ec2.modify_vpc_endpoint_service_permissions(ServiceId=sid, RemoveAllowedPrincipals=["appflow.amazonaws.com"])
+    assert len(ec2.describe_vpc_endpoint_service_permissions(ServiceId=sid)["AllowedPrincipals"]) == 1
+
+    ec2.modify_vpc_endpoint_service_configuration(ServiceId=sid, PrivateDnsName="sap.example.com", AcceptanceRequired=False)
+    [got] = ec2.describe_vpc_endpoint_service_configurations(ServiceIds=[sid])["ServiceConfigurations"]
+    assert got["PrivateDnsName"] == "sap.example.com" and got["PrivateDnsNameConfiguration"]["Type"] == "TXT" and got["AcceptanceRequired"] is False
+
+    out = ec2.delete_vpc_endpoint_service_configurations(ServiceIds=[sid, "vpce-svc-0123456789abcdef0"])
+    assert [u["ResourceId"] for u in out["Unsuccessful"]] == ["vpce-svc-0123456789abcdef0"]
+    assert out["Unsuccessful"][0]["Error"]["Code"] == "InvalidVpcEndpointServiceId.NotFound"
+    assert error(ec2.describe_vpc_endpoint_service_configurations, ServiceIds=[sid])["Code"] == "InvalidVpcEndpointServiceId.NotFound"
+    elb.delete_load_balancer(LoadBalancerArn=nlb)
+
+
+def validate_when_requested(cumulo, domain, stop):
+    """What the template's user does while the stack waits: publish the certificate's validation
+    CNAME in a public hosted zone of the domain."""
+    acm, r53 = cumulo.client("acm"), cumulo.client("route53")
+    zone = r53.create_hosted_zone(Name=domain, CallerReference=uuid.uuid4().hex)["HostedZone"]["Id"]
+    while not stop.is_set():
+        for c in acm.list_certificates(CertificateStatuses=["PENDING_VALIDATION"])["CertificateSummaryList"]:
+            if c["DomainName"] != domain:
+                continue
+            options = acm.describe_certificate(CertificateArn=c["CertificateArn"])["Certificate"]["DomainValidationOptions"]
+            record = options[0].get("ResourceRecord")
+            if record:
+                r53.change_resource_record_sets(HostedZoneId=zone, ChangeBatch={"Changes": [{"Action": "UPSERT", "ResourceRecordSet": {
+                    "Name": record["Name"], "Type": record["Type"], "TTL": 300, "ResourceRecords": [{"Value": record["Value"]}]}}]})
+                return
+        time.sleep(0.5)
+
+
+def test_sap_private_link_without_hosted_zone_deploys(cumulo, ec2, net, tmp_path):
+    """The template's Lambda function asks for a VpcConfig, which cumulo's Lambda refuses by name
+    (functions run on the host): it is deployed without that one property."""
+    template = json.loads((TEMPLATES / "AWSSupplyChain__SapPrivateLink__SapPrivateLinkNoHostedZone.json").read_text())
+    template["Resources"]["ASCPrivateLinkLambdaFunction"]["Properties"].pop("VpcConfig")
+    path = tmp_path / "sap.json"
+    path.write_text(json.dumps(template))
+    name = f"sap-{uuid.uuid4().hex[:6]}"
+    domain = f"sap-{uuid.uuid4().hex[:6]}.example.com"
+    stop = threading.Event()
+    validator = threading.Thread(target=validate_when_requested, args=(cumulo, domain, stop))
+    validator.start()
+    try:
+        res, out = deploy(
+            cumulo, path, name,
+            f"DomainName={domain}", f"VpcId={net['vpc']}", f"Subnets={net['subnet']}",
+            f"SecurityGroups={net['group']}", "IP=10.40.1.200",
+        )
+    finally:
+        stop.set()
+        validator.join()
+    sid, nlb = res["ASCPrivateLinkVPCES"]["PhysicalResourceId"], res["ASCPrivateLinkNLB"]["PhysicalResourceId"]
+    [s] = ec2.describe_vpc_endpoint_service_configurations(ServiceIds=[sid])["ServiceConfigurations"]
+    assert s["NetworkLoadBalancerArns"] == [nlb] and s["AcceptanceRequired"] is False
+    [p] = ec2.describe_vpc_endpoint_service_permissions(ServiceId=sid)["AllowedPrincipals"]
+    assert (p["Principal"], p["PrincipalType"]) == ("appflow.amazonaws.com", "Service")
+    assert out["VPCEndpointServiceURL"].endswith(f"EndpointServiceId={sid}")
+    delete(cumulo, name)
+    assert error(ec2.describe_vpc_endpoint_service_configurations, ServiceIds=[sid])["Code"] == "InvalidVpcEndpointServiceId.NotFound"

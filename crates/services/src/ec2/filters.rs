@@ -284,6 +284,13 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             ),
             _ => None,
         },
+        Resource::EndpointService(e) => match name {
+            "service-id" => one(&e.id),
+            "service-name" => one(&e.service_name),
+            "service-state" => one("Available"),
+            "supported-ip-address-types" => Some(e.supported_ip_address_types.clone()),
+            _ => None,
+        },
         Resource::PrefixList(p) => match name {
             "prefix-list-id" => one(&p.id),
             "prefix-list-name" => one(&p.name),

@@ -18,6 +18,8 @@ mod blocks;
 mod cidr;
 mod compute_wire;
 mod dhcp;
+mod endpoint_service_wire;
+mod endpoint_services;
 mod endpoints;
 mod errors;
 mod filters;
@@ -37,6 +39,7 @@ mod volumes;
 mod wire;
 mod zones;
 
+pub use endpoint_services::EndpointServiceRequest;
 pub use images::parameter as public_parameter;
 pub use instances::{InstanceRequest, InstanceView, LaunchTemplateView};
 pub use interfaces::{AssociationTarget, InterfaceAddresses, InterfaceAttribute};

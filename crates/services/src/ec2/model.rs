@@ -421,6 +421,22 @@ pub struct VolumeAttachment {
     pub delete_on_termination: bool,
 }
 
+/// A VPC endpoint service (PrivateLink) in front of load balancers, with the principals
+/// allowed to connect to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EndpointService {
+    pub id: String,
+    pub service_name: String,
+    pub acceptance_required: bool,
+    pub network_load_balancer_arns: Vec<String>,
+    pub gateway_load_balancer_arns: Vec<String>,
+    pub private_dns_name: Option<String>,
+    pub supported_ip_address_types: Vec<String>,
+    /// (principal, `vpce-svc-perm-` id), in the order added.
+    pub principals: Vec<(String, String)>,
+    pub tags: Tags,
+}
+
 /// Every record kind, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
@@ -443,6 +459,7 @@ pub enum Resource {
     PeeringConnection(PeeringConnection),
     PrefixList(PrefixList),
     Volume(Volume),
+    EndpointService(EndpointService),
 }
 
 impl Resource {
@@ -466,6 +483,7 @@ impl Resource {
             Resource::PeeringConnection(r) => &r.tags,
             Resource::PrefixList(r) => &r.tags,
             Resource::Volume(r) => &r.tags,
+            Resource::EndpointService(r) => &r.tags,
         }
     }
 
@@ -489,6 +507,7 @@ impl Resource {
             Resource::PeeringConnection(r) => &mut r.tags,
             Resource::PrefixList(r) => &mut r.tags,
             Resource::Volume(r) => &mut r.tags,
+            Resource::EndpointService(r) => &mut r.tags,
         }
     }
 
@@ -514,6 +533,7 @@ impl Resource {
             Resource::PeeringConnection(_) => "vpc-peering-connection",
             Resource::PrefixList(_) => "prefix-list",
             Resource::Volume(_) => "volume",
+            Resource::EndpointService(_) => "vpc-endpoint-service",
         }
     }
 }

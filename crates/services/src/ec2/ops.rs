@@ -33,6 +33,7 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::PeeringConnection(x) => &x.id,
         Resource::PrefixList(x) => &x.id,
         Resource::Volume(x) => &x.id,
+        Resource::EndpointService(x) => &x.id,
     }
 }
 
@@ -85,6 +86,13 @@ kind!(
 );
 kind!(prefix_list, prefix_list_mut, PrefixList, PrefixList, "pl");
 kind!(volume, volume_mut, Volume, Volume, "vol");
+kind!(
+    endpoint_service,
+    endpoint_service_mut,
+    EndpointService,
+    EndpointService,
+    "vpce-svc"
+);
 kind!(key_pair, key_pair_mut, KeyPair, KeyPair, "key");
 kind!(
     interface,

@@ -543,6 +543,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             .or_else(|| super::network_wire::dispatch(svc, region, p, other))
             .or_else(|| super::interface_wire::dispatch(svc, region, p, other))
             .or_else(|| super::volume_wire::dispatch(svc, region, p, other))
+            .or_else(|| super::endpoint_service_wire::dispatch(svc, region, p, other))
             .unwrap_or_else(|| Err(AwsError::not_implemented("ec2", other))),
     }
 }

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 mod compute;
+mod endpoint_services;
 mod interfaces;
 mod network;
 mod tagged;
@@ -41,6 +42,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     compute::register(r, s);
     interfaces::register(r, s);
     volumes::register(r, s);
+    endpoint_services::register(r, s);
 }
 
 /// The tags a created resource gets: the template's, the stack's, CloudFormation's own.
@@ -118,6 +120,7 @@ const TAGGED_NOT_FOUND: &[&str] = &[
     "InvalidLaunchTemplateName.NotFoundException",
     "InvalidInstanceID.NotFound",
     "InvalidVolume.NotFound",
+    "InvalidVpcEndpointServiceId.NotFound",
 ];
 
 struct Vpc(Arc<Ec2Service>);
