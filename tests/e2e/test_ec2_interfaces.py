@@ -426,3 +426,40 @@ def test_sap_private_link_without_hosted_zone_deploys(cumulo, ec2, net, tmp_path
     assert out["VPCEndpointServiceURL"].endswith(f"EndpointServiceId={sid}")
     delete(cumulo, name)
     assert error(ec2.describe_vpc_endpoint_service_configurations, ServiceIds=[sid])["Code"] == "InvalidVpcEndpointServiceId.NotFound"
+
+
+INTERFACE_STACK = """
+Parameters:
+  Image: {Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: /aws/service/ami-amazon-linux-latest/amzn2-ami-hvm-x86_64-gp2}
+  Subnet: {Type: String}
+  Count: {Type: Number, Default: 1}
+  Text: {Type: String, Default: first}
+Resources:
+  Server: {Type: AWS::EC2::Instance, Properties: {ImageId: !Ref Image, InstanceType: t3.micro, SubnetId: !Ref Subnet}}
+  Nic: {Type: AWS::EC2::NetworkInterface, Properties: {SubnetId: !Ref Subnet, Description: !Ref Text, SecondaryPrivateIpAddressCount: !Ref Count}}
+  Plug: {Type: AWS::EC2::NetworkInterfaceAttachment, Properties: {NetworkInterfaceId: !Ref Nic, InstanceId: !Ref Server, DeviceIndex: 1}}
+Outputs:
+  Primary: {Value: !GetAtt Nic.PrimaryPrivateIpAddress}
+  Secondaries: {Value: !Join [',', !GetAtt Nic.SecondaryPrivateIpAddresses]}
+  Attachment: {Value: !GetAtt Plug.AttachmentId}
+"""
+
+
+def test_an_interface_stack_updates_in_place_and_detaches_on_delete(cumulo, ec2, net, tmp_path):
+    cfn = cumulo.client("cloudformation")
+    name = f"nic-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "n.yaml"
+    path.write_text(INTERFACE_STACK)
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--parameter-overrides", f"Subnet={net['subnet']}")
+    res = {r["LogicalResourceId"]: r["PhysicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    out = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"]}
+    eni = eni_of(ec2, res["Nic"])
+    assert eni["PrivateIpAddress"] == out["Primary"] and out["Secondaries"] == eni["PrivateIpAddresses"][1]["PrivateIpAddress"]
+    assert eni["Attachment"]["AttachmentId"] == out["Attachment"] == res["Plug"] and eni["Attachment"]["InstanceId"] == res["Server"]
+    cumulo.aws("cloudformation", "deploy", "--stack-name", name, "--template-file", str(path), "--parameter-overrides", f"Subnet={net['subnet']}", "Count=3", "Text=second")
+    eni2 = eni_of(ec2, res["Nic"])
+    assert eni2["Description"] == "second" and len(eni2["PrivateIpAddresses"]) == 4
+    out2 = {o["OutputKey"]: o["OutputValue"] for o in cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"]}
+    assert out2["Secondaries"].split(",") == [a["PrivateIpAddress"] for a in eni2["PrivateIpAddresses"][1:]]
+    delete(cumulo, name)
+    assert error(ec2.describe_network_interfaces, NetworkInterfaceIds=[res["Nic"]])["Code"] == "InvalidNetworkInterfaceID.NotFound"

@@ -104,21 +104,16 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
         "DisassociateAddress" => (|| {
             let association = match (p.get("AssociationId"), p.get("PublicIp")) {
                 (Some(a), _) => a.to_string(),
-                (None, Some(ip)) => svc
-                    .read(region, |r| {
-                        Ok(r.of(|x| match x {
-                            Resource::Address(a) if a.public_ip == ip => a.association_id.as_ref(),
-                            _ => None,
-                        })
-                        .next()
-                        .cloned())
-                    })?
-                    .ok_or_else(|| {
-                        AwsError::bad_request(
-                            "InvalidAddress.NotFound",
-                            format!("Address '{ip}' not found."),
-                        )
-                    })?,
+                (None, Some(ip)) => {
+                    by_public_ip(svc, region, ip)?
+                        .association_id
+                        .ok_or_else(|| {
+                            AwsError::bad_request(
+                                "InvalidAssociationID.NotFound",
+                                format!("The address '{ip}' is not associated"),
+                            )
+                        })?
+                }
                 (None, None) => return Err(super::errors::missing("AssociationId")),
             };
             ok(svc.disassociate_address(region, &association))
@@ -142,23 +137,26 @@ fn count(p: &Params, key: &str) -> Result<usize, AwsError> {
 fn allocation_of(svc: &Ec2Service, region: &str, p: &Params) -> Result<String, AwsError> {
     match (p.get("AllocationId"), p.get("PublicIp")) {
         (Some(a), _) => Ok(a.to_string()),
-        (None, Some(ip)) => svc
-            .read(region, |r| {
-                Ok(r.of(|x| match x {
-                    Resource::Address(a) if a.public_ip == ip => Some(&a.allocation_id),
-                    _ => None,
-                })
-                .next()
-                .cloned())
-            })?
-            .ok_or_else(|| {
-                AwsError::bad_request(
-                    "InvalidAddress.NotFound",
-                    format!("Address '{ip}' not found."),
-                )
-            }),
+        (None, Some(ip)) => Ok(by_public_ip(svc, region, ip)?.allocation_id),
         (None, None) => Err(super::errors::missing("AllocationId")),
     }
+}
+
+fn by_public_ip(svc: &Ec2Service, region: &str, ip: &str) -> Result<Address, AwsError> {
+    svc.read(region, |r| {
+        r.of(|x| match x {
+            Resource::Address(a) if a.public_ip == ip => Some(a),
+            _ => None,
+        })
+        .next()
+        .cloned()
+        .ok_or_else(|| {
+            AwsError::bad_request(
+                "InvalidAddress.NotFound",
+                format!("Address '{ip}' not found."),
+            )
+        })
+    })
 }
 
 fn create(svc: &Ec2Service, region: &str, p: &Params) -> Answer {

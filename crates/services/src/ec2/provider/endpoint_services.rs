@@ -2,7 +2,7 @@
 //! unlike EC2's API, can reach Elastic Load Balancing: each load balancer named must exist and
 //! be of the kind the property names.
 
-use super::network::strings;
+use super::network::{added, strings};
 use super::{SERVICE, TAGGED_NOT_FOUND, boolean, create_tags, retag};
 use crate::ec2::{Ec2Service, EndpointServiceRequest};
 use crate::elasticloadbalancing::ElbService;
@@ -103,16 +103,7 @@ impl Declared for Service {
         let before = strings(old, "NetworkLoadBalancerArns")?;
         let after = strings(new, "NetworkLoadBalancerArns")?;
         self.check(ctx, &after, "network")?;
-        let added: Vec<String> = after
-            .iter()
-            .filter(|a| !before.contains(a))
-            .cloned()
-            .collect();
-        let removed: Vec<String> = before
-            .iter()
-            .filter(|a| !after.contains(a))
-            .cloned()
-            .collect();
+        let (added, removed) = (added(&before, &after), added(&after, &before));
         self.0.modify_endpoint_service(
             &ctx.region,
             id,
@@ -167,16 +158,7 @@ impl Declared for Permissions {
     ) -> Answer<Made> {
         let before = strings(old, "AllowedPrincipals")?;
         let after = strings(new, "AllowedPrincipals")?;
-        let added: Vec<String> = after
-            .iter()
-            .filter(|a| !before.contains(a))
-            .cloned()
-            .collect();
-        let removed: Vec<String> = before
-            .iter()
-            .filter(|a| !after.contains(a))
-            .cloned()
-            .collect();
+        let (added, removed) = (added(&before, &after), added(&after, &before));
         self.0
             .modify_endpoint_service_permissions(&ctx.region, id, &added, &removed)?;
         Ok(Made::new(id))

@@ -1,7 +1,7 @@
 //! AWS::EC2::NetworkInterface, AWS::EC2::NetworkInterfaceAttachment and
 //! AWS::EC2::EIPAssociation over EC2's interface and address operations.
 
-use super::network::strings;
+use super::network::{added, strings};
 use super::{SERVICE, TAGGED_NOT_FOUND, boolean, create_tags, int, retag};
 use crate::ec2::model::NetworkInterface;
 use crate::ec2::{
@@ -174,21 +174,13 @@ impl Declared for Interface {
         };
         match wanted {
             Some(listed) => {
-                let gone: Vec<String> = eni
-                    .secondary_ips
-                    .iter()
-                    .filter(|ip| !listed.contains(ip))
-                    .cloned()
-                    .collect();
+                let gone = added(&listed, &eni.secondary_ips);
                 if !gone.is_empty() {
                     self.0.unassign_private_ips(region, id, &gone)?;
                 }
-                let added: Vec<String> = listed
-                    .into_iter()
-                    .filter(|ip| !eni.secondary_ips.contains(ip))
-                    .collect();
-                if !added.is_empty() {
-                    self.0.assign_private_ips(region, id, &added, 0)?;
+                let new_ips = added(&eni.secondary_ips, &listed);
+                if !new_ips.is_empty() {
+                    self.0.assign_private_ips(region, id, &new_ips, 0)?;
                 }
             }
             None => {

@@ -347,7 +347,8 @@ fn policy(props: &Map<String, Value>) -> Result<Option<String>, ProviderError> {
     json_text(props, "PolicyDocument")
 }
 
-fn added(old: &[String], new: &[String]) -> Vec<String> {
+/// What `new` has that `old` has not (swap them for what was removed).
+pub(super) fn added(old: &[String], new: &[String]) -> Vec<String> {
     new.iter().filter(|x| !old.contains(x)).cloned().collect()
 }
 
