@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 const IMPLICIT_HTTP_API: &str = "ServerlessHttpApi";
 const HTTP_API: &str = "AWS::Serverless::HttpApi";
-const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
+pub(crate) const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
 const DEFAULT_PATH: &str = "$default";
 const INTEGRATION: &str = "x-amazon-apigateway-integration";
 
@@ -21,7 +21,7 @@ fn skeleton() -> Value {
 }
 
 /// An OpenAPI 3 document the editor accepts: `openapi` 3.x and a `paths` map.
-fn is_openapi(body: &Value) -> bool {
+pub(crate) fn is_openapi(body: &Value) -> bool {
     let version_ok = body
         .get("openapi")
         .and_then(Value::as_str)
@@ -35,7 +35,7 @@ fn is_openapi(body: &Value) -> bool {
     version_ok && body.get("paths").is_some_and(Value::is_object)
 }
 
-fn normalize_method(m: &str) -> String {
+pub(crate) fn normalize_method(m: &str) -> String {
     let m = m.to_ascii_lowercase();
     if m == "any" {
         ANY_METHOD.to_string()
@@ -182,6 +182,17 @@ pub fn add_implicit_apis(
                     && is_openapi(body)
                 {
                     add_path(body, &path, &method);
+                }
+                if let Some(settings) = props.get("RouteSettings") {
+                    crate::http_auth::merge_route_settings(
+                        id,
+                        event_id,
+                        &api_id,
+                        props_of_api,
+                        (&path, &method),
+                        settings,
+                    )
+                    .map_err(|e| vec![e])?;
                 }
             }
             event["Properties"] = Value::Object(props);
@@ -360,15 +371,6 @@ pub fn function_event(
             ));
         }
     }
-    for p in ["Auth", "RouteSettings"] {
-        if event.props.get(p).is_some_and(|v| !v.is_null()) {
-            return Err(invalid_event(
-                sam.id,
-                event.name,
-                format!("'{p}' is not supported by cumulo's SAM transform."),
-            ));
-        }
-    }
     let path = event
         .props
         .get("Path")
@@ -490,6 +492,23 @@ pub fn function_event(
             }
         }
     }
+    if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
+        let api_snapshot = api_props.clone();
+        if let Some(body) = api_props.get_mut("DefinitionBody") {
+            crate::http_auth::add_event_auth(
+                sam,
+                event.name,
+                &api_id,
+                &api_snapshot,
+                body,
+                (&path, &method.to_ascii_lowercase()),
+                auth,
+            )?;
+        }
+    }
+    let Some(body) = api_props.get_mut("DefinitionBody") else {
+        return Ok(out);
+    };
     let Some(m) = body
         .pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
         .and_then(Value::as_object_mut)
@@ -645,7 +664,7 @@ const HTTP_API_PROPERTIES: [&str; 17] = [
 /// An AWS::Serverless::HttpApi: the ApiGatewayV2 API with its body, and its auto-deployed stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&HTTP_API_PROPERTIES)?;
-    sam.refuse(&["Auth", "Domain", "DisableExecuteApiEndpoint"])?;
+    sam.refuse(&["DisableExecuteApiEndpoint"])?;
     let mut api = sam.main("AWS::ApiGatewayV2::Api");
     let mut body = sam.cloned("DefinitionBody");
     let uri = sam.get("DefinitionUri").filter(|v| truthy(Some(v)));
@@ -660,6 +679,10 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         if truthy(Some(&cors)) {
             add_cors(sam.id, body.as_mut(), &cors)?;
         }
+    }
+    let auth = sam.get("Auth").filter(|a| truthy(Some(a)));
+    if let Some(auth) = auth {
+        crate::http_auth::add_api_auth(sam.id, body.as_mut(), auth, &t.ctx.partition)?;
     }
     // Tags go into the body (SAM's `httpapi:createdBy` after the user's) and onto the stage.
     let user_tags = sam.get("Tags").filter(|v| truthy(Some(v)));
@@ -793,5 +816,10 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     stage.put("AutoDeploy", json!(true));
     stage.set("RouteSettings", sam.cloned("RouteSettings"));
     t.refs.add(sam.id, "Stage", &stage_id);
-    Ok(vec![api, stage])
+    let mut out = vec![api];
+    if let Some(auth) = auth {
+        out.extend(crate::http_auth::permissions(sam, auth)?);
+    }
+    out.push(stage);
+    Ok(out)
 }

@@ -14,6 +14,7 @@ mod api;
 mod events;
 mod function;
 mod globals;
+mod http_auth;
 mod intrinsics;
 mod policies;
 mod py27;
