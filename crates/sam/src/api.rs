@@ -636,6 +636,42 @@ fn add_cors(id: &str, body: Option<&mut Value>, cors: &Value) -> Result<(), Stri
     Ok(())
 }
 
+/// `add_endpoint_config`: `disableExecuteApiEndpoint` in each server's endpoint configuration
+/// extension (one server made when the body has none).
+fn disable_execute_api_endpoint(
+    id: &str,
+    body: Option<&mut Value>,
+    value: &Value,
+) -> Result<(), String> {
+    const EXTENSION: &str = "x-amazon-apigateway-endpoint-configuration";
+    let Some(doc) = body.and_then(Value::as_object_mut) else {
+        return Err(invalid(
+            id,
+            "DisableExecuteApiEndpoint works only within 'DefinitionBody' property.",
+        ));
+    };
+    let servers = doc.entry("servers").or_insert_with(|| json!([{}]));
+    let Some(servers) = servers.as_array_mut() else {
+        return Err(invalid(id, "Property 'servers' should be a list."));
+    };
+    for config in servers {
+        let Some(config) = config.as_object_mut() else {
+            return Err(invalid(
+                id,
+                crate::structure(
+                    "Value of 'servers' item must be a dictionary according to Swagger spec.",
+                ),
+            ));
+        };
+        let extension = config.entry(EXTENSION).or_insert_with(|| json!({}));
+        if !extension.is_object() {
+            *extension = json!({});
+        }
+        extension["disableExecuteApiEndpoint"] = value.clone();
+    }
+    Ok(())
+}
+
 /// A JSON pointer token.
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
@@ -664,7 +700,6 @@ const HTTP_API_PROPERTIES: [&str; 17] = [
 /// An AWS::Serverless::HttpApi: the ApiGatewayV2 API with its body, and its auto-deployed stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&HTTP_API_PROPERTIES)?;
-    sam.refuse(&["DisableExecuteApiEndpoint"])?;
     let mut api = sam.main("AWS::ApiGatewayV2::Api");
     let mut body = sam.cloned("DefinitionBody");
     let uri = sam.get("DefinitionUri").filter(|v| truthy(Some(v)));
@@ -728,6 +763,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     }
     if truthy(sam.get("FailOnWarnings")) {
         api.set("FailOnWarnings", sam.cloned("FailOnWarnings"));
+    }
+    if let Some(disable) = sam
+        .get("DisableExecuteApiEndpoint")
+        .filter(|v| !v.is_null())
+    {
+        disable_execute_api_endpoint(sam.id, body.as_mut(), disable)?;
     }
     if let Some(name) = sam.get("Name").filter(|v| truthy(Some(v))) {
         let Some(b) = body.as_mut() else {
@@ -812,13 +853,27 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     stage.set("StageVariables", sam.cloned("StageVariables"));
     stage.set("AccessLogSettings", sam.cloned("AccessLogSettings"));
     stage.set("DefaultRouteSettings", sam.cloned("DefaultRouteSettings"));
+    let stage_tags = tags.clone();
     stage.set("Tags", tags);
     stage.put("AutoDeploy", json!(true));
     stage.set("RouteSettings", sam.cloned("RouteSettings"));
     t.refs.add(sam.id, "Stage", &stage_id);
     let mut out = vec![api];
+    let domain = match sam.get("Domain").filter(|d| !d.is_null()) {
+        Some(d) => Some(crate::http_domain::construct(
+            sam,
+            &crate::intrinsics::resolve_params(d, &t.params),
+            stage_tags.unwrap_or_else(|| json!({"httpapi:createdBy": "SAM"})),
+            &mut t.rest.record_sets,
+        )?),
+        None => None,
+    };
     if let Some(auth) = auth {
         out.extend(crate::http_auth::permissions(sam, auth)?);
+    }
+    if let Some(d) = domain {
+        t.refs.add(sam.id, "DomainName", &d.domain_id);
+        out.extend(d.resources);
     }
     out.push(stage);
     Ok(out)

@@ -15,6 +15,7 @@ mod events;
 mod function;
 mod globals;
 mod http_auth;
+mod http_domain;
 mod intrinsics;
 mod policies;
 mod py27;
