@@ -25,6 +25,7 @@ mod editor;
 mod event;
 mod extensions;
 mod plugin;
+mod policy;
 mod resource;
 
 use editor::*;

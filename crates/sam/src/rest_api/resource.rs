@@ -132,7 +132,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
                 "Auth works only with inline Swagger specified in 'DefinitionBody' property.",
             ));
         };
-        auth::add_api_auth(sam.id, b, auth)?;
+        // The implicit API's own `Prod` is the translator's `str`, a template's a unicode one.
+        let stage = match &stage_name {
+            Value::String(s) if sam.id == IMPLICIT && s == "Prod" => Py::str(s),
+            other => Py::from_template(other),
+        };
+        auth::add_api_auth(sam.id, b, auth, &stage)?;
         auth::fix_partition(b, &t.ctx.partition);
         *b = openapi_postprocess(b.clone(), open_api_version.and_then(Value::as_str));
     }
