@@ -97,6 +97,11 @@ pub(crate) fn import(spec: &Value) -> Imported {
 }
 
 impl Imported {
+    /// Whether the definition declares an authorizer of this name.
+    pub(crate) fn declares(&self, name: &str) -> bool {
+        matches!(self.schemes.get(name), Some(Scheme::Authorizer { .. }))
+    }
+
     /// An operation's first `security` requirement applied to its route: the authorizer it
     /// names (JWT, or CUSTOM for a Lambda one) with its scopes, or AWS_IAM.
     pub(crate) fn apply(&self, op: &Value, route: &mut Value) {

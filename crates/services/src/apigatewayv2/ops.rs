@@ -482,7 +482,11 @@ impl ApiGatewayService {
         self.with_v2(region, &id, |api| {
             api.routes.clear();
             api.integrations.clear();
-            api.authorizers = auth.authorizers.clone();
+            // The definition's authorizers replace those of the same names; authorizers made
+            // apart (CreateAuthorizer, AWS::ApiGatewayV2::Authorizer) stay.
+            api.authorizers
+                .retain(|_, a| !auth.declares(a["name"].as_str().unwrap_or("")));
+            api.authorizers.extend(auth.authorizers.clone());
             if let Some(t) = spec["info"]["title"].as_str() {
                 api.doc["name"] = t.into();
             }
