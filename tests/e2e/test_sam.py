@@ -654,6 +654,10 @@ Resources:
         DomainName: !Sub "${AWS::StackName}.example.com"
         CertificateArn: arn:aws:acm:us-east-1:123456789012:certificate/abcd
         BasePath: [v1]
+        Route53: {HostedZoneId: !Ref Zone}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: example.com}
   Rest:
     Type: AWS::Serverless::Api
     Properties:
@@ -665,6 +669,7 @@ Outputs:
   Id: {Value: !Ref Api}
   Domain: {Value: !Ref Api.DomainName}
   RestId: {Value: !Ref Rest}
+  Zone: {Value: !Ref Zone}
 """
 
 
@@ -680,7 +685,8 @@ def test_http_api_auth_domain_and_rest_resource_policy(cumulo, cfn, tmp_path):
     and audience (cumulo checks the claims, not the signature), the Lambda authorizer with
     simple responses answers 401 without its header, 403 when the function refuses and 200 when
     it allows, and NONE opens a route. The HttpApi Domain is a v2 domain name with its API
-    mapping; a REST API's Auth.ResourcePolicy is the policy GetRestApi reports."""
+    mapping and its Route 53 alias record; a REST API's Auth.ResourcePolicy is the policy
+    GetRestApi reports."""
     import urllib.error
     import urllib.request
     name = f"samauth-{uuid.uuid4().hex[:6]}"
@@ -730,6 +736,10 @@ def test_http_api_auth_domain_and_rest_resource_policy(cumulo, cfn, tmp_path):
     assert got["DomainNameConfigurations"][0]["EndpointType"] == "REGIONAL"
     mappings = v2.get_api_mappings(DomainName=domain)["Items"]
     assert [(m["ApiId"], m["ApiMappingKey"], m["Stage"]) for m in mappings] == [(api, "v1", "$default")]
+    records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=out["Zone"])
+    alias = [r for r in records["ResourceRecordSets"] if r["Type"] == "A"]
+    assert [r["Name"] for r in alias] == [f"{domain}."]
+    assert alias[0]["AliasTarget"]["DNSName"].rstrip(".") == got["DomainNameConfigurations"][0]["ApiGatewayDomainName"]
 
     rest = cumulo.client("apigateway").get_rest_api(restApiId=out["RestId"])
     policy = json.loads(rest["policy"].replace('\\"', '"'))
@@ -742,3 +752,51 @@ def test_http_api_auth_domain_and_rest_resource_policy(cumulo, cfn, tmp_path):
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
     assert api not in [a["ApiId"] for a in v2.get_apis()["Items"]]
     assert domain not in [d["DomainName"] for d in v2.get_domain_names()["Items"]]
+
+
+ALWAYS_DEPLOY = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Api:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: prod
+      AlwaysDeploy: true
+      DefinitionBody:
+        swagger: "2.0"
+        info: {title: always, version: "1"}
+        paths:
+          /ping:
+            get:
+              x-amazon-apigateway-integration:
+                type: mock
+                requestTemplates: {application/json: '{"statusCode": 200}'}
+                responses: {default: {statusCode: "200", responseTemplates: {application/json: pong}}}
+              responses: {"200": {description: ok}}
+Outputs:
+  Api: {Value: !Ref Api}
+  Deployment: {Value: !Ref Api.Deployment}
+"""
+
+
+def test_always_deploy_makes_a_new_deployment_at_every_deploy(cumulo, cfn, tmp_path):
+    """AlwaysDeploy names the Deployment after the operation's time: deploying the same template
+    again (a second later) makes a new Deployment the stage serves, and the old one goes."""
+    name = f"samalways-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, ALWAYS_DEPLOY, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = outputs(cfn, name)
+    apigw = cumulo.client("apigateway")
+    stage = apigw.get_stage(restApiId=first["Api"], stageName="prod")
+    time.sleep(1.1)
+    proc = deploy(cumulo, tmp_path, name, ALWAYS_DEPLOY, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    second = outputs(cfn, name)
+    assert second["Api"] == first["Api"]
+    assert second["Deployment"] != first["Deployment"]
+    assert apigw.get_stage(restApiId=first["Api"], stageName="prod")["deploymentId"] == second["Deployment"]
+    assert second["Deployment"] != stage["deploymentId"]
+    ids = [d["id"] for d in apigw.get_deployments(restApiId=first["Api"])["items"]]
+    assert ids == [second["Deployment"]]
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
