@@ -338,7 +338,12 @@ def test_import_api_brings_security_schemes_onto_routes(v2, lam, cumulo):
     assert routes["GET /open"]["AuthorizationType"] == "NONE"
     v2.create_stage(ApiId=aid, StageName="$default", AutoDeploy=True)
     assert both(cumulo, aid, "/jwt")[0] == 401
-    assert both(cumulo, aid, "/jwt", headers={"Authorization": jwt({"iss": "https://issuer.example", "aud": "app"})})[0] == 200
+    token = lambda **claims: {"Authorization": jwt({"iss": "https://issuer.example", "aud": "app", **claims})}
+    assert both(cumulo, aid, "/jwt", headers=token(scope="read write"))[0] == 200
+    assert both(cumulo, aid, "/jwt", headers=token(scp=["read"]))[0] == 200
+    # A valid token without one of the route's scopes is forbidden.
+    assert both(cumulo, aid, "/jwt", headers=token(scope="write"))[0] == 403
+    assert both(cumulo, aid, "/jwt", headers=token())[0] == 403
     assert both(cumulo, aid, "/fn", headers={"Authorization": "nope"})[0] == 403
     assert both(cumulo, aid, "/fn", headers={"Authorization": "let-me-in"})[0] == 200
     apart = v2.create_authorizer(ApiId=aid, Name="Apart", AuthorizerType="REQUEST", AuthorizerUri=uri(auth_fn),

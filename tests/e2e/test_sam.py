@@ -725,6 +725,9 @@ def test_http_api_auth_domain_and_rest_resource_policy(cumulo, cfn, tmp_path):
     other = unsigned_jwt({"iss": "https://issuer.example.com", "aud": "someone-else",
                           "exp": int(time.time()) + 600, "scope": "read"})
     assert get("/jwt", {"Authorization": f"Bearer {other}"})[0] == 401
+    unscoped = unsigned_jwt({"iss": "https://issuer.example.com", "aud": "my-client",
+                             "exp": int(time.time()) + 600, "scope": "write"})
+    assert get("/jwt", {"Authorization": f"Bearer {unscoped}"})[0] == 403
     assert get("/lambda")[0] == 401
     assert get("/lambda", {"x-token": "wrong"})[0] == 403
     assert get("/lambda", {"x-token": "let-me-in"}) == (200, "GET /lambda")
