@@ -300,6 +300,60 @@ def test_cloudfront_distributions(sfn, cumulo):
     assert out["Error"] == "CloudFront.NoSuchDistributionException"
 
 
+def test_apigateway_through_its_camel_case_model(sfn, cumulo):
+    apigw = cumulo.client("apigateway")
+    name = f"sdk-{uid()}"
+    api = run_task(sfn, "apigateway:createRestApi", {"Name": name, "Tags": {"lowKey": "v"}})
+    want = apigw.get_rest_api(restApiId=api["Id"])
+    assert (api["Name"], api["RootResourceId"]) == (want["name"], want["rootResourceId"])
+    assert api["Tags"] == want["tags"] == {"lowKey": "v"}
+    api_id = api["Id"]
+
+    listed = run_task(sfn, "apigateway:getRestApis", {"Limit": 500})
+    assert api_id in [a["Id"] for a in listed["Items"]]
+
+    res = run_task(sfn, "apigateway:createResource", {
+        "RestApiId": api_id, "ParentId": api["RootResourceId"], "PathPart": "items"})
+    assert res["Path"] == "/items"
+    run_task(sfn, "apigateway:putMethod", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET",
+        "AuthorizationType": "NONE", "RequestParameters": {"method.request.querystring.q": False}})
+    integ = run_task(sfn, "apigateway:putIntegration", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "Type": "MOCK",
+        "RequestTemplates": {"application/json": '{"statusCode": 200}'}})
+    assert integ["Type"] == "MOCK"
+    assert integ["RequestTemplates"] == {"application/json": '{"statusCode": 200}'}
+    run_task(sfn, "apigateway:putMethodResponse", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "StatusCode": "200"})
+    run_task(sfn, "apigateway:putIntegrationResponse", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "StatusCode": "200",
+        "ResponseTemplates": {"application/json": '{"ok": true}'}})
+
+    got = run_task(sfn, "apigateway:getResources", {"RestApiId": api_id, "Embed": ["methods"]})
+    want = apigw.get_resources(restApiId=api_id, embed=["methods"])["items"]
+    assert sorted(r["Path"] for r in got["Items"]) == sorted(r["path"] for r in want) == ["/", "/items"]
+    items = next(r for r in got["Items"] if r["Path"] == "/items")
+    # Map keys (methods, status codes, parameter names) are kept; members inside are recased.
+    method = items["ResourceMethods"]["GET"]
+    assert method["HttpMethod"] == "GET"
+    assert method["RequestParameters"] == {"method.request.querystring.q": False}
+    assert method["MethodResponses"]["200"]["StatusCode"] == "200"
+
+    dep = run_task(sfn, "apigateway:createDeployment", {
+        "RestApiId": api_id, "StageName": "dev", "Variables": {"lowKey": "x"}})
+    assert dep["Id"] in [d["id"] for d in apigw.get_deployments(restApiId=api_id)["items"]]
+    stage = run_task(sfn, "apigateway:getStage", {"RestApiId": api_id, "StageName": "dev"})
+    want = apigw.get_stage(restApiId=api_id, stageName="dev")
+    assert stage["Variables"] == want["variables"] == {"lowKey": "x"}
+    assert stage["DeploymentId"] == want["deploymentId"] == dep["Id"]
+
+    out = run_task(sfn, "apigateway:getRestApi", {"RestApiId": "nosuchapi"}, catch=True)
+    assert out["Error"] == "ApiGateway.NotFoundException"
+    assert "(Service: ApiGateway, Status Code: 404" in out["Cause"]
+    assert run_task(sfn, "apigateway:deleteRestApi", {"RestApiId": api_id}) == {}
+    assert api_id not in [a["id"] for a in apigw.get_rest_apis()["items"]]
+
+
 def test_unknown_operations_and_services_are_refused_by_name(sfn):
     for resource in ("lambda:noSuchOperation", "nosuchservice:doIt"):
         out = run_task(sfn, resource, {"FunctionName": "f"})

@@ -339,19 +339,24 @@ impl Integ {
                     .iter()
                     .find(|r| r.name == op)
                     .ok_or_else(|| unsupported(arn))?;
-                let mut req = rest::request(op, params);
+                let camel = rest::camel_shapes(signing);
+                let params = match camel {
+                    Some(shapes) => rest::recase(shapes, op.input, params, false),
+                    None => params.clone(),
+                };
+                let mut req = rest::request(op, &params);
                 req.region = exec.region.clone();
                 req.account_id = self.sfn.account_id.clone();
                 req.host = self.sfn.endpoint_host.clone();
                 let resp = service.handle(req).await;
-                let body: Value = if resp.body.is_empty() {
-                    json!({})
-                } else {
-                    serde_json::from_slice(&resp.body).unwrap_or(json!({}))
-                };
                 if resp.status.is_success() {
-                    return Ok(body);
+                    let out = rest::answer(op, &resp);
+                    return Ok(match camel {
+                        Some(shapes) => rest::recase(shapes, op.output, &out, true),
+                        None => out,
+                    });
                 }
+                let body: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
                 let code = resp
                     .headers
                     .get("x-amzn-errortype")
