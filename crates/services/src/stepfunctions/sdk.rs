@@ -24,15 +24,19 @@ pub fn signing_name(sdk: &str) -> Option<&'static str> {
         "efs" => "elasticfilesystem",
         "lambda" => "lambda",
         "acm" => "acm",
+        "apigateway" => "apigateway",
         "apprunner" => "apprunner",
         "autoscaling" => "autoscaling",
         "cloudformation" => "cloudformation",
+        "cloudfront" => "cloudfront",
         "dynamodb" => "dynamodb",
         "ec2" => "ec2",
         "ecr" => "ecr",
         "ecs" => "ecs",
         "iam" => "iam",
         "kms" => "kms",
+        "route53" => "route53",
+        "s3" => "s3",
         "secretsmanager" => "secretsmanager",
         "servicediscovery" => "servicediscovery",
         "sns" => "sns",
@@ -154,6 +158,8 @@ pub enum Route {
     },
     /// rest-json with the operations' bindings from botocore ([`super::rest`]).
     Rest(&'static [super::rest::RestOp]),
+    /// rest-xml, written and read by the service's model ([`super::rest_xml`]).
+    RestXml(&'static cumulo_wire::rest_xml_model::RestXmlModel),
 }
 
 pub fn route(d: &Descriptor) -> Option<Route> {
@@ -176,6 +182,7 @@ pub fn route(d: &Descriptor) -> Option<Route> {
             }),
             Wire::Ec2 { version, .. } => Some(Route::Query { version, ec2: true }),
             Wire::RestJson { .. } => super::rest::routes(d.name).map(Route::Rest),
+            Wire::RestXml { .. } => super::rest_xml::model(d.name).map(Route::RestXml),
             _ => None,
         })
     })
