@@ -7,6 +7,8 @@ required members, error status). The `wire` crate's `rest_xml_model` reads reque
 answers from it, so a service's handlers work on JSON in the API's own member names.
 
 Usage: python3 scripts/gen-rest-xml-model.py cloudfront 2020-05-31 OUT.json Op1 Op2 ...
+       (`ALL` for every operation of the model; maps keep their key/value shapes and
+       timestamps their format, which the SDK direction, writing requests, needs.)
 Run it again after upgrading botocore and commit the result.
 """
 import gzip
@@ -19,8 +21,10 @@ import botocore
 service, version, out, *ops = sys.argv[1:]
 path = os.path.join(os.path.dirname(botocore.__file__), "data", service, version, "service-2.json.gz")
 model = json.load(gzip.open(path))
-keep_shape = ("type", "members", "member", "flattened", "locationName", "payload", "required")
-keep_member = ("shape", "location", "locationName", "flattened")
+keep_shape = ("type", "members", "member", "key", "value", "flattened", "locationName", "payload", "required",
+              "timestampFormat", "xmlNamespace")
+keep_member = ("shape", "location", "locationName", "flattened", "timestampFormat", "xmlNamespace",
+               "xmlAttribute")
 shapes = {}
 
 
@@ -36,12 +40,15 @@ def visit(name):
         s["members"] = {m: {k: v for k, v in spec.items() if k in keep_member} for m, spec in s["members"].items()}
         for spec in s["members"].values():
             visit(spec["shape"])
-    if "member" in s:
-        s["member"] = {k: v for k, v in s["member"].items() if k in keep_member}
-        visit(s["member"]["shape"])
+    for inner in ("member", "key", "value"):
+        if inner in s:
+            s[inner] = {k: v for k, v in s[inner].items() if k in keep_member}
+            visit(s[inner]["shape"])
 
 
 operations = {}
+if ops == ["ALL"]:
+    ops = sorted(model["operations"])
 for name in ops:
     op = model["operations"][name]
     operations[name] = {

@@ -13,7 +13,10 @@ Run through `samtranslator.translator.transform.transform`, the entry point AWS'
 runs. Region us-east-1 (partition aws), no parameter values beyond the template's defaults (as
 cumulo's tests call the Rust transform). The Serverless Application Repository is not reached:
 an `ApplicationId` location fails (cumulo refuses it too). Managed policy names resolve through
-samtranslator's bundled map, as cumulo's do.
+samtranslator's bundled map, as cumulo's do. The translator's clock (an Api's `AlwaysDeploy`
+names its Deployment after `int(time.time())`) is frozen at CLOCK, the instant
+crates/sam/tests/samtranslator.rs gives cumulo's transform, so such a Deployment's logical id and
+description compare exactly instead of modulo their hash.
 """
 import json
 import logging
@@ -24,9 +27,24 @@ os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 
 import yaml  # noqa: E402
 from samtranslator.model.exceptions import InvalidDocumentException  # noqa: E402
+from samtranslator.model import apigateway  # noqa: E402
 from samtranslator.plugins.application import serverless_app_plugin  # noqa: E402
 from samtranslator.translator.transform import transform  # noqa: E402
 from samtranslator.yaml_helper import yaml_parse  # noqa: E402
+
+
+CLOCK = 1_700_000_000
+
+
+class FrozenClock:
+    """The `time` module as the translator's Deployment sees it: always CLOCK."""
+
+    @staticmethod
+    def time():
+        return CLOCK
+
+
+apigateway.time = FrozenClock
 
 
 class NoIam:

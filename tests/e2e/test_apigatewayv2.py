@@ -293,3 +293,63 @@ def test_apis_from_openapi_bodies_deploy_and_answer(cumulo, tmp_path):
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", stack)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
     assert http(cumulo, "GET", f"/_aws/execute-api/{out['HttpId']}/x")[0] == 403
+
+
+def test_import_api_brings_security_schemes_onto_routes(v2, lam, cumulo):
+    """ImportApi reads an OpenAPI definition's `components.securitySchemes` (a `jwt` and a
+    `request` x-amazon-apigateway-authorizer, an `awsSigv4` scheme) into authorizers and each
+    operation's `security` onto its route; the JWT route then refuses a request without a
+    token. ReimportApi replaces the definition's authorizers and keeps one created apart."""
+    fn = make_function(lam, ECHO)
+    auth_fn = make_function(lam, AUTH)
+    uri = lambda arn: f"arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/{arn}/invocations"
+    integration = {"type": "aws_proxy", "httpMethod": "POST", "payloadFormatVersion": "2.0", "uri": uri(fn)}
+    spec = {
+        "openapi": "3.0.1", "info": {"title": f"secured-{uid()}", "version": "1"},
+        "components": {"securitySchemes": {
+            "Jwt": {"type": "oauth2", "x-amazon-apigateway-authorizer": {
+                "type": "jwt", "identitySource": "$request.header.Authorization",
+                "jwtConfiguration": {"issuer": "https://issuer.example", "audience": ["app"]}}},
+            "Fn": {"type": "apiKey", "name": "Unused", "in": "header", "x-amazon-apigateway-authorizer": {
+                "type": "request", "authorizerUri": uri(auth_fn), "authorizerPayloadFormatVersion": "2.0",
+                "enableSimpleResponses": True, "identitySource": ["$request.header.Authorization"],
+                "authorizerResultTtlInSeconds": 0}},
+            "Iam": {"type": "apiKey", "name": "Authorization", "in": "header",
+                    "x-amazon-apigateway-authtype": "awsSigv4"}}},
+        "paths": {
+            "/jwt": {"get": {"x-amazon-apigateway-integration": integration, "security": [{"Jwt": ["read"]}]}},
+            "/fn": {"get": {"x-amazon-apigateway-integration": integration, "security": [{"Fn": []}]}},
+            "/iam": {"get": {"x-amazon-apigateway-integration": integration, "security": [{"Iam": []}]}},
+            "/open": {"get": {"x-amazon-apigateway-integration": integration}},
+        },
+    }
+    aid = v2.import_api(Body=json.dumps(spec))["ApiId"]
+    authorizers = {a["Name"]: a for a in v2.get_authorizers(ApiId=aid)["Items"]}
+    assert sorted(authorizers) == ["Fn", "Jwt"]
+    assert authorizers["Jwt"]["AuthorizerType"] == "JWT"
+    assert authorizers["Jwt"]["IdentitySource"] == ["$request.header.Authorization"]
+    assert authorizers["Fn"]["AuthorizerType"] == "REQUEST"
+    assert authorizers["Fn"]["EnableSimpleResponses"] is True
+    routes = {r["RouteKey"]: r for r in v2.get_routes(ApiId=aid)["Items"]}
+    assert (routes["GET /jwt"]["AuthorizationType"], routes["GET /jwt"]["AuthorizerId"],
+            routes["GET /jwt"]["AuthorizationScopes"]) == ("JWT", authorizers["Jwt"]["AuthorizerId"], ["read"])
+    assert routes["GET /fn"]["AuthorizationType"] == "CUSTOM"
+    assert routes["GET /iam"]["AuthorizationType"] == "AWS_IAM"
+    assert routes["GET /open"]["AuthorizationType"] == "NONE"
+    v2.create_stage(ApiId=aid, StageName="$default", AutoDeploy=True)
+    assert both(cumulo, aid, "/jwt")[0] == 401
+    token = lambda **claims: {"Authorization": jwt({"iss": "https://issuer.example", "aud": "app", **claims})}
+    assert both(cumulo, aid, "/jwt", headers=token(scope="read write"))[0] == 200
+    assert both(cumulo, aid, "/jwt", headers=token(scp=["read"]))[0] == 200
+    # A valid token without one of the route's scopes is forbidden.
+    assert both(cumulo, aid, "/jwt", headers=token(scope="write"))[0] == 403
+    assert both(cumulo, aid, "/jwt", headers=token())[0] == 403
+    assert both(cumulo, aid, "/fn", headers={"Authorization": "nope"})[0] == 403
+    assert both(cumulo, aid, "/fn", headers={"Authorization": "let-me-in"})[0] == 200
+    apart = v2.create_authorizer(ApiId=aid, Name="Apart", AuthorizerType="REQUEST", AuthorizerUri=uri(auth_fn),
+                                 AuthorizerPayloadFormatVersion="2.0", IdentitySource=["$request.header.X"])
+    v2.reimport_api(ApiId=aid, Body=json.dumps(spec))
+    names = sorted(a["Name"] for a in v2.get_authorizers(ApiId=aid)["Items"])
+    assert names == ["Apart", "Fn", "Jwt"]
+    assert apart["AuthorizerId"] in [a["AuthorizerId"] for a in v2.get_authorizers(ApiId=aid)["Items"]]
+    v2.delete_api(ApiId=aid)

@@ -600,3 +600,206 @@ def test_state_machine_api_event_starts_executions(cumulo, cfn, tmp_path):
     assert json.loads(execution["output"]) == {"got": {"id": 7}}
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+
+
+HTTP_AUTH = """\
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            return {"statusCode": 200, "body": event.get("routeKey") or event["resource"]}
+      Events:
+        Jwt:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Path: /jwt, Method: GET}
+        Lambda:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Path: /lambda, Method: GET, Auth: {Authorizer: Simple}}
+        Open:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Path: /open, Method: GET, Auth: {Authorizer: NONE}}
+        Rest:
+          Type: Api
+          Properties: {RestApiId: !Ref Rest, Path: /r, Method: GET}
+  AuthFn:
+    Type: AWS::Serverless::Function
+    Properties:
+      InlineCode: |
+        def handler(event, context):
+            return {"isAuthorized": event["headers"].get("x-token") == "let-me-in"}
+  Api:
+    Type: AWS::Serverless::HttpApi
+    Properties:
+      Auth:
+        DefaultAuthorizer: OAuth
+        Authorizers:
+          OAuth:
+            IdentitySource: $request.header.Authorization
+            AuthorizationScopes: [read]
+            JwtConfiguration: {issuer: "https://issuer.example.com", audience: [my-client]}
+          Simple:
+            FunctionArn: !GetAtt AuthFn.Arn
+            AuthorizerPayloadFormatVersion: "2.0"
+            EnableSimpleResponses: true
+            EnableFunctionDefaultPermissions: true
+            Identity: {Headers: [x-token]}
+      Domain:
+        DomainName: !Sub "${AWS::StackName}.example.com"
+        CertificateArn: arn:aws:acm:us-east-1:123456789012:certificate/abcd
+        BasePath: [v1]
+        Route53: {HostedZoneId: !Ref Zone}
+  Zone:
+    Type: AWS::Route53::HostedZone
+    Properties: {Name: example.com}
+  Rest:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: prod
+      Auth:
+        ResourcePolicy:
+          IpRangeWhitelist: [10.0.0.0/8]
+Outputs:
+  Id: {Value: !Ref Api}
+  Domain: {Value: !Ref Api.DomainName}
+  RestId: {Value: !Ref Rest}
+  Zone: {Value: !Ref Zone}
+"""
+
+
+def unsigned_jwt(claims):
+    import base64
+    part = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).rstrip(b"=").decode()
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}.sig"
+
+
+def test_http_api_auth_domain_and_rest_resource_policy(cumulo, cfn, tmp_path):
+    """An HttpApi's Auth deploys as the authorizers SAM writes into its OpenAPI body: the JWT
+    default authorizer answers 401 without a token and serves one with the configured issuer
+    and audience (cumulo checks the claims, not the signature), the Lambda authorizer with
+    simple responses answers 401 without its header, 403 when the function refuses and 200 when
+    it allows, and NONE opens a route. The HttpApi Domain is a v2 domain name with its API
+    mapping and its Route 53 alias record; a REST API's Auth.ResourcePolicy is the policy
+    GetRestApi reports."""
+    import urllib.error
+    import urllib.request
+    name = f"samauth-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, HTTP_AUTH, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = outputs(cfn, name)
+    api = out["Id"]
+    v2 = cumulo.client("apigatewayv2")
+    routes = {r["RouteKey"]: r for r in v2.get_routes(ApiId=api)["Items"]}
+    authorizers = {a["Name"]: a for a in v2.get_authorizers(ApiId=api)["Items"]}
+    assert authorizers["OAuth"]["AuthorizerType"] == "JWT"
+    assert authorizers["OAuth"]["JwtConfiguration"] == {
+        "Issuer": "https://issuer.example.com", "Audience": ["my-client"]}
+    assert authorizers["Simple"]["AuthorizerType"] == "REQUEST"
+    assert authorizers["Simple"]["EnableSimpleResponses"] is True
+    assert authorizers["Simple"]["IdentitySource"] == ["$request.header.x-token"]
+    assert routes["GET /jwt"]["AuthorizationType"] == "JWT"
+    assert routes["GET /jwt"]["AuthorizerId"] == authorizers["OAuth"]["AuthorizerId"]
+    assert routes["GET /jwt"]["AuthorizationScopes"] == ["read"]
+    assert routes["GET /lambda"]["AuthorizationType"] == "CUSTOM"
+    assert routes["GET /open"]["AuthorizationType"] == "NONE"
+
+    def get(path, headers=None):
+        req = urllib.request.Request(f"{cumulo.endpoint}/_aws/execute-api/{api}{path}", headers=headers or {})
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    assert get("/open") == (200, "GET /open")
+    assert get("/jwt")[0] == 401
+    token = unsigned_jwt({"iss": "https://issuer.example.com", "aud": "my-client",
+                          "exp": int(time.time()) + 600, "scope": "read"})
+    assert get("/jwt", {"Authorization": f"Bearer {token}"}) == (200, "GET /jwt")
+    other = unsigned_jwt({"iss": "https://issuer.example.com", "aud": "someone-else",
+                          "exp": int(time.time()) + 600, "scope": "read"})
+    assert get("/jwt", {"Authorization": f"Bearer {other}"})[0] == 401
+    unscoped = unsigned_jwt({"iss": "https://issuer.example.com", "aud": "my-client",
+                             "exp": int(time.time()) + 600, "scope": "write"})
+    assert get("/jwt", {"Authorization": f"Bearer {unscoped}"})[0] == 403
+    assert get("/lambda")[0] == 401
+    assert get("/lambda", {"x-token": "wrong"})[0] == 403
+    assert get("/lambda", {"x-token": "let-me-in"}) == (200, "GET /lambda")
+
+    domain = out["Domain"]
+    assert domain == f"{name}.example.com"
+    got = v2.get_domain_name(DomainName=domain)
+    assert got["DomainNameConfigurations"][0]["CertificateArn"].endswith("certificate/abcd")
+    assert got["DomainNameConfigurations"][0]["EndpointType"] == "REGIONAL"
+    mappings = v2.get_api_mappings(DomainName=domain)["Items"]
+    assert [(m["ApiId"], m["ApiMappingKey"], m["Stage"]) for m in mappings] == [(api, "v1", "$default")]
+    records = cumulo.client("route53").list_resource_record_sets(HostedZoneId=out["Zone"])
+    alias = [r for r in records["ResourceRecordSets"] if r["Type"] == "A"]
+    assert [r["Name"] for r in alias] == [f"{domain}."]
+    assert alias[0]["AliasTarget"]["DNSName"].rstrip(".") == got["DomainNameConfigurations"][0]["ApiGatewayDomainName"]
+
+    rest = cumulo.client("apigateway").get_rest_api(restApiId=out["RestId"])
+    policy = json.loads(rest["policy"].replace('\\"', '"'))
+    assert policy["Version"] == "2012-10-17"
+    allow, deny = policy["Statement"]
+    assert allow["Effect"] == "Allow" and allow["Resource"] == ["execute-api:/prod/GET/r"]
+    assert deny["Condition"] == {"NotIpAddress": {"aws:SourceIp": ["10.0.0.0/8"]}}
+
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)
+    assert api not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+    assert domain not in [d["DomainName"] for d in v2.get_domain_names()["Items"]]
+
+
+ALWAYS_DEPLOY = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Api:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: prod
+      AlwaysDeploy: true
+      DefinitionBody:
+        swagger: "2.0"
+        info: {title: always, version: "1"}
+        paths:
+          /ping:
+            get:
+              x-amazon-apigateway-integration:
+                type: mock
+                requestTemplates: {application/json: '{"statusCode": 200}'}
+                responses: {default: {statusCode: "200", responseTemplates: {application/json: pong}}}
+              responses: {"200": {description: ok}}
+Outputs:
+  Api: {Value: !Ref Api}
+  Deployment: {Value: !Ref Api.Deployment}
+"""
+
+
+def test_always_deploy_makes_a_new_deployment_at_every_deploy(cumulo, cfn, tmp_path):
+    """AlwaysDeploy names the Deployment after the operation's time: deploying the same template
+    again (a second later) makes a new Deployment the stage serves, and the old one goes."""
+    name = f"samalways-{uuid.uuid4().hex[:6]}"
+    proc = deploy(cumulo, tmp_path, name, ALWAYS_DEPLOY, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first = outputs(cfn, name)
+    apigw = cumulo.client("apigateway")
+    stage = apigw.get_stage(restApiId=first["Api"], stageName="prod")
+    time.sleep(1.1)
+    proc = deploy(cumulo, tmp_path, name, ALWAYS_DEPLOY, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    second = outputs(cfn, name)
+    assert second["Api"] == first["Api"]
+    assert second["Deployment"] != first["Deployment"]
+    assert apigw.get_stage(restApiId=first["Api"], stageName="prod")["deploymentId"] == second["Deployment"]
+    assert second["Deployment"] != stage["deploymentId"]
+    ids = [d["id"] for d in apigw.get_deployments(restApiId=first["Api"])["items"]]
+    assert ids == [second["Deployment"]]
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig=WAIT)

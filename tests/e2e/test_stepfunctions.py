@@ -299,11 +299,11 @@ def test_integration_errors_are_aws_named(sfn, workflow_deps):
     assert d["cause"].startswith("Requested resource not found (Service: AmazonDynamoDBv2; "
                                  "Status Code: 400; Error Code: ResourceNotFoundException;")
     arn = machine(sfn, {"StartAt": "Run", "States": {"Run": {
-        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:putObject",
+        "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:noSuchOperation",
         "Parameters": {"Bucket": "b", "Key": "k", "Body": "x"}, "End": True}}})
     d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn)["executionArn"])
     assert d["status"] == "FAILED" and d["error"] == "States.Runtime"
-    assert "arn:aws:states:::aws-sdk:s3:putObject" in d["cause"]
+    assert "arn:aws:states:::aws-sdk:s3:noSuchOperation" in d["cause"]
     arn = machine(sfn, {"StartAt": "Get", "States": {"Get": {
         "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
         "Parameters": {"Bucket": f"no-such-{uid()}", "Key": "k"}, "End": True}}})

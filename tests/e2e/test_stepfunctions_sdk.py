@@ -1,6 +1,7 @@
 """Step Functions `arn:aws:states:::aws-sdk:<service>:<action>` Tasks against the emulated
-services (JSON and query protocols), each result compared with the same call made through
-boto3, and an SDK error caught by a Catch under AWS's `<Service>.<Code>` name."""
+services (JSON, query, rest-json and rest-xml protocols), each result compared with the same
+call made through boto3, and SDK errors caught by a Catch under AWS's documented
+`<ServiceName>.<ErrorName>Exception` names."""
 
 import datetime
 import io
@@ -146,19 +147,217 @@ def test_rest_json_services_follow_the_models_http_bindings(sfn, cumulo):
     assert [f["FileSystemId"] for f in out["FileSystems"]] == [fs]
 
 
-def test_s3_list_buckets(sfn, cumulo):
+def test_s3_objects_through_the_model(sfn, cumulo):
     s3 = cumulo.client("s3")
     bucket = f"sdk-{uid()}"
-    s3.create_bucket(Bucket=bucket)
+    assert run_task(sfn, "s3:createBucket", {"Bucket": bucket})["Location"] == f"/{bucket}"
+    s3.head_bucket(Bucket=bucket)
+
+    # A JSON value given as Body is stored as its JSON text, as text/plain (AWS's recording).
+    put = run_task(sfn, "s3:putObject", {"Bucket": bucket, "Key": "a.json", "Body": {"Dict": "Value"}})
+    head = s3.head_object(Bucket=bucket, Key="a.json")
+    assert put["ETag"] == head["ETag"]
+    assert head["ContentType"] == "text/plain; charset=UTF-8"
+    assert s3.get_object(Bucket=bucket, Key="a.json")["Body"].read() == b'{"Dict":"Value"}'
+
+    got = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "a.json"})
+    assert got["Body"] == '{"Dict":"Value"}'
+    assert got["ContentLength"] == 16 == head["ContentLength"]
+    assert got["ETag"] == head["ETag"]
+    assert got["ContentType"] == head["ContentType"]
+    assert got["Metadata"] == {} == head["Metadata"]
+    assert got["LastModified"] == head["LastModified"].strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    s3.put_object(Bucket=bucket, Key="dir/b.txt", Body=b"text data", Metadata={"color": "red"})
+    out = run_task(sfn, "s3:headObject", {"Bucket": bucket, "Key": "dir/b.txt"})
+    want = s3.head_object(Bucket=bucket, Key="dir/b.txt")
+    assert out["Metadata"] == want["Metadata"] == {"color": "red"}
+    assert (out["ContentLength"], out["ETag"]) == (want["ContentLength"], want["ETag"])
+    assert "Body" not in out
+
+    copied = run_task(sfn, "s3:copyObject", {"Bucket": bucket, "Key": "c.txt",
+                                             "CopySource": f"{bucket}/dir/b.txt"})
+    assert copied["CopyObjectResult"]["ETag"] == s3.head_object(Bucket=bucket, Key="c.txt")["ETag"]
+
+    listed = run_task(sfn, "s3:listObjectsV2", {"Bucket": bucket})
+    want = s3.list_objects_v2(Bucket=bucket)
+    assert [o["Key"] for o in listed["Contents"]] == [o["Key"] for o in want["Contents"]]
+    assert [o["Size"] for o in listed["Contents"]] == [o["Size"] for o in want["Contents"]]
+    assert (listed["KeyCount"], listed["IsTruncated"]) == (want["KeyCount"], False)
+    v1 = run_task(sfn, "s3:listObjects", {"Bucket": bucket, "Prefix": "dir/"})
+    assert [o["Key"] for o in v1["Contents"]] == ["dir/b.txt"]
+
+    tags = [{"Key": "team", "Value": "a"}]
+    assert run_task(sfn, "s3:putBucketTagging", {"Bucket": bucket, "Tagging": {"TagSet": tags}}) == {}
+    assert s3.get_bucket_tagging(Bucket=bucket)["TagSet"] == tags
+    assert run_task(sfn, "s3:getBucketTagging", {"Bucket": bucket}) == {"TagSet": tags}
+    s3.put_object_tagging(Bucket=bucket, Key="c.txt", Tagging={"TagSet": tags})
+    assert run_task(sfn, "s3:getObjectTagging", {"Bucket": bucket, "Key": "c.txt"})["TagSet"] == tags
+
+    out = run_task(sfn, "s3:deleteObjects", {"Bucket": bucket, "Delete": {"Objects": [
+        {"Key": "a.json"}, {"Key": "c.txt"}]}})
+    assert sorted(d["Key"] for d in out["Deleted"]) == ["a.json", "c.txt"]
+    run_task(sfn, "s3:deleteObject", {"Bucket": bucket, "Key": "dir/b.txt"})
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
     out = run_task(sfn, "s3:listBuckets", {"Prefix": bucket})
     want = s3.list_buckets(Prefix=bucket)["Buckets"]
     assert [b["Name"] for b in out["Buckets"]] == [b["Name"] for b in want] == [bucket]
     assert out["Buckets"][0]["BucketRegion"] == want[0]["BucketRegion"]
 
+    assert run_task(sfn, "s3:deleteBucket", {"Bucket": bucket}) == {}
+    assert bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
 
-def test_other_rest_services_are_refused_by_name(sfn):
-    for resource in ("s3:listObjects", "apigateway:getRestApis", "lambda:noSuchOperation",
-                     "nosuchservice:doIt"):
+
+def test_s3_errors_carry_aws_names(sfn, cumulo):
+    s3 = cumulo.client("s3")
+    bucket = f"sdk-{uid()}"
+    s3.create_bucket(Bucket=bucket)
+    # AWS's recorded answer: S3.NoSuchKeyException, caught by a Catch.
+    out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "no_such_key.json"}, catch=True)
+    assert out["Error"] == "S3.NoSuchKeyException"
+    assert out["Cause"].startswith(
+        "The specified key does not exist. (Service: S3, Status Code: 404, Request ID: ")
+    assert "Extended Request ID: " in out["Cause"]
+    # A HEAD has no body: the SDK names its 404 itself.
+    out = run_task(sfn, "s3:headObject", {"Bucket": bucket, "Key": "nope"}, catch=True)
+    assert out["Error"] == "S3.NoSuchKeyException"
+    out = run_task(sfn, "s3:listObjects", {"Bucket": f"missing-{uid()}"}, catch=True)
+    assert out["Error"] == "S3.NoSuchBucketException"
+    assert out["Cause"].startswith("The specified bucket does not exist (Service: S3, Status Code: 404")
+
+    # A result over Step Functions' 256 KiB quota fails the state, uncatchable.
+    s3.put_object(Bucket=bucket, Key="big.txt", Body=b"x" * 300_000)
+    out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "big.txt"}, catch=True)
+    assert out["status"] == "FAILED"
+    assert out["error"] == "States.DataLimitExceeded"
+    # A parameter the operation does not take fails it by name.
+    out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "k", "Nope": 1})
+    assert (out["status"], out["error"]) == ("FAILED", "States.Runtime")
+    assert "GetObject has no parameter Nope" in out["cause"]
+
+
+def test_route53_zones_and_records(sfn, cumulo):
+    r53 = cumulo.client("route53")
+    name = f"sfn-{uid()}.example.com"
+    created = run_task(sfn, "route53:createHostedZone", {"Name": name, "CallerReference": uid()})
+    zone = created["HostedZone"]["Id"]
+    # The Java SDK Step Functions calls through strips Route 53's path prefixes from ids.
+    assert not zone.startswith("/")
+    want = r53.get_hosted_zone(Id=zone)["HostedZone"]
+    assert want["Id"] == f"/hostedzone/{zone}"
+    assert created["HostedZone"]["Name"] == want["Name"] == f"{name}."
+    assert created["HostedZone"]["ResourceRecordSetCount"] == want["ResourceRecordSetCount"]
+    assert created["HostedZone"]["Config"]["PrivateZone"] is False
+
+    record = {"Name": f"www.{name}.", "Type": "A", "TTL": 300,
+              "ResourceRecords": [{"Value": "192.0.2.1"}]}
+    changed = run_task(sfn, "route53:changeResourceRecordSets", {
+        "HostedZoneId": zone,
+        "ChangeBatch": {"Changes": [{"Action": "CREATE", "ResourceRecordSet": record}]}})
+    assert changed["ChangeInfo"]["Status"] in ("PENDING", "INSYNC")
+    assert not changed["ChangeInfo"]["Id"].startswith("/")
+
+    listed = run_task(sfn, "route53:listResourceRecordSets", {"HostedZoneId": zone})
+    want = r53.list_resource_record_sets(HostedZoneId=zone)
+    assert listed["ResourceRecordSets"] == want["ResourceRecordSets"]
+    assert record in listed["ResourceRecordSets"]
+    assert listed["IsTruncated"] is False
+
+    zones = run_task(sfn, "route53:listHostedZones", {})["HostedZones"]
+    assert zone in [z["Id"] for z in zones]
+
+    out = run_task(sfn, "route53:getHostedZone", {"Id": "ZNOSUCHZONE"}, catch=True)
+    assert out["Error"] == "Route53.NoSuchHostedZoneException"
+    assert "(Service: Route53, Status Code: 404" in out["Cause"]
+
+
+def test_cloudfront_distributions(sfn, cumulo):
+    cf = cumulo.client("cloudfront")
+    config = {
+        "CallerReference": uid(), "Comment": "sfn", "Enabled": True,
+        "Origins": {"Quantity": 1, "Items": [{
+            "Id": "web", "DomainName": "origin.example.com",
+            "CustomOriginConfig": {"HTTPPort": 80, "HTTPSPort": 443,
+                                   "OriginProtocolPolicy": "https-only"}}]},
+        "DefaultCacheBehavior": {"TargetOriginId": "web", "ViewerProtocolPolicy": "allow-all",
+                                 "CachePolicyId": "658327ea-f89d-4fab-a63d-7e88639e58f6"},
+    }
+    did = cf.create_distribution(DistributionConfig=config)["Distribution"]["Id"]
+    out = run_task(sfn, "cloudfront:getDistribution", {"Id": did})
+    want = cf.get_distribution(Id=did)
+    for key in ("Id", "ARN", "DomainName"):
+        assert out["Distribution"][key] == want["Distribution"][key]
+    assert out["ETag"] == want["ETag"]
+    got = out["Distribution"]["DistributionConfig"]
+    assert got["Enabled"] is True
+    assert got["Origins"] == want["Distribution"]["DistributionConfig"]["Origins"]
+
+    inv = run_task(sfn, "cloudfront:createInvalidation", {"DistributionId": did, "InvalidationBatch": {
+        "Paths": {"Quantity": 1, "Items": ["/*"]}, "CallerReference": uid()}})
+    got = cf.get_invalidation(DistributionId=did, Id=inv["Invalidation"]["Id"])["Invalidation"]
+    assert got["InvalidationBatch"]["Paths"]["Items"] == ["/*"]
+
+    out = run_task(sfn, "cloudfront:getDistribution", {"Id": "ENOSUCHDIST1234"}, catch=True)
+    assert out["Error"] == "CloudFront.NoSuchDistributionException"
+
+
+def test_apigateway_through_its_camel_case_model(sfn, cumulo):
+    apigw = cumulo.client("apigateway")
+    name = f"sdk-{uid()}"
+    api = run_task(sfn, "apigateway:createRestApi", {"Name": name, "Tags": {"lowKey": "v"}})
+    want = apigw.get_rest_api(restApiId=api["Id"])
+    assert (api["Name"], api["RootResourceId"]) == (want["name"], want["rootResourceId"])
+    assert api["Tags"] == want["tags"] == {"lowKey": "v"}
+    api_id = api["Id"]
+
+    listed = run_task(sfn, "apigateway:getRestApis", {"Limit": 500})
+    assert api_id in [a["Id"] for a in listed["Items"]]
+
+    res = run_task(sfn, "apigateway:createResource", {
+        "RestApiId": api_id, "ParentId": api["RootResourceId"], "PathPart": "items"})
+    assert res["Path"] == "/items"
+    run_task(sfn, "apigateway:putMethod", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET",
+        "AuthorizationType": "NONE", "RequestParameters": {"method.request.querystring.q": False}})
+    integ = run_task(sfn, "apigateway:putIntegration", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "Type": "MOCK",
+        "RequestTemplates": {"application/json": '{"statusCode": 200}'}})
+    assert integ["Type"] == "MOCK"
+    assert integ["RequestTemplates"] == {"application/json": '{"statusCode": 200}'}
+    run_task(sfn, "apigateway:putMethodResponse", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "StatusCode": "200"})
+    run_task(sfn, "apigateway:putIntegrationResponse", {
+        "RestApiId": api_id, "ResourceId": res["Id"], "HttpMethod": "GET", "StatusCode": "200",
+        "ResponseTemplates": {"application/json": '{"ok": true}'}})
+
+    got = run_task(sfn, "apigateway:getResources", {"RestApiId": api_id, "Embed": ["methods"]})
+    want = apigw.get_resources(restApiId=api_id, embed=["methods"])["items"]
+    assert sorted(r["Path"] for r in got["Items"]) == sorted(r["path"] for r in want) == ["/", "/items"]
+    items = next(r for r in got["Items"] if r["Path"] == "/items")
+    # Map keys (methods, status codes, parameter names) are kept; members inside are recased.
+    method = items["ResourceMethods"]["GET"]
+    assert method["HttpMethod"] == "GET"
+    assert method["RequestParameters"] == {"method.request.querystring.q": False}
+    assert method["MethodResponses"]["200"]["StatusCode"] == "200"
+
+    dep = run_task(sfn, "apigateway:createDeployment", {
+        "RestApiId": api_id, "StageName": "dev", "Variables": {"lowKey": "x"}})
+    assert dep["Id"] in [d["id"] for d in apigw.get_deployments(restApiId=api_id)["items"]]
+    stage = run_task(sfn, "apigateway:getStage", {"RestApiId": api_id, "StageName": "dev"})
+    want = apigw.get_stage(restApiId=api_id, stageName="dev")
+    assert stage["Variables"] == want["variables"] == {"lowKey": "x"}
+    assert stage["DeploymentId"] == want["deploymentId"] == dep["Id"]
+
+    out = run_task(sfn, "apigateway:getRestApi", {"RestApiId": "nosuchapi"}, catch=True)
+    assert out["Error"] == "ApiGateway.NotFoundException"
+    assert "(Service: ApiGateway, Status Code: 404" in out["Cause"]
+    assert run_task(sfn, "apigateway:deleteRestApi", {"RestApiId": api_id}) == {}
+    assert api_id not in [a["id"] for a in apigw.get_rest_apis()["items"]]
+
+
+def test_unknown_operations_and_services_are_refused_by_name(sfn):
+    for resource in ("lambda:noSuchOperation", "nosuchservice:doIt"):
         out = run_task(sfn, resource, {"FunctionName": "f"})
         assert out["status"] == "FAILED"
         assert out["error"] == "States.Runtime"

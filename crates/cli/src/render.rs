@@ -82,6 +82,9 @@ fn serverless(root: Value, options: &RenderOptions) -> Result<(Value, bool), Str
         return Ok((root, false));
     }
     let mut ctx = cumulo_sam::Context::new(&options.region);
+    ctx.now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
     for (k, v) in &options.parameters {
         ctx.parameters
             .insert(k.clone(), serde_json::Value::String(v.clone()));

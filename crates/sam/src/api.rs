@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 const IMPLICIT_HTTP_API: &str = "ServerlessHttpApi";
 const HTTP_API: &str = "AWS::Serverless::HttpApi";
-const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
+pub(crate) const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
 const DEFAULT_PATH: &str = "$default";
 const INTEGRATION: &str = "x-amazon-apigateway-integration";
 
@@ -21,7 +21,7 @@ fn skeleton() -> Value {
 }
 
 /// An OpenAPI 3 document the editor accepts: `openapi` 3.x and a `paths` map.
-fn is_openapi(body: &Value) -> bool {
+pub(crate) fn is_openapi(body: &Value) -> bool {
     let version_ok = body
         .get("openapi")
         .and_then(Value::as_str)
@@ -35,7 +35,7 @@ fn is_openapi(body: &Value) -> bool {
     version_ok && body.get("paths").is_some_and(Value::is_object)
 }
 
-fn normalize_method(m: &str) -> String {
+pub(crate) fn normalize_method(m: &str) -> String {
     let m = m.to_ascii_lowercase();
     if m == "any" {
         ANY_METHOD.to_string()
@@ -182,6 +182,17 @@ pub fn add_implicit_apis(
                     && is_openapi(body)
                 {
                     add_path(body, &path, &method);
+                }
+                if let Some(settings) = props.get("RouteSettings") {
+                    crate::http_auth::merge_route_settings(
+                        id,
+                        event_id,
+                        &api_id,
+                        props_of_api,
+                        (&path, &method),
+                        settings,
+                    )
+                    .map_err(|e| vec![e])?;
                 }
             }
             event["Properties"] = Value::Object(props);
@@ -360,15 +371,6 @@ pub fn function_event(
             ));
         }
     }
-    for p in ["Auth", "RouteSettings"] {
-        if event.props.get(p).is_some_and(|v| !v.is_null()) {
-            return Err(invalid_event(
-                sam.id,
-                event.name,
-                format!("'{p}' is not supported by cumulo's SAM transform."),
-            ));
-        }
-    }
     let path = event
         .props
         .get("Path")
@@ -490,6 +492,23 @@ pub fn function_event(
             }
         }
     }
+    if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
+        let api_snapshot = api_props.clone();
+        if let Some(body) = api_props.get_mut("DefinitionBody") {
+            crate::http_auth::add_event_auth(
+                sam,
+                event.name,
+                &api_id,
+                &api_snapshot,
+                body,
+                (&path, &method.to_ascii_lowercase()),
+                auth,
+            )?;
+        }
+    }
+    let Some(body) = api_props.get_mut("DefinitionBody") else {
+        return Ok(out);
+    };
     let Some(m) = body
         .pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
         .and_then(Value::as_object_mut)
@@ -617,6 +636,42 @@ fn add_cors(id: &str, body: Option<&mut Value>, cors: &Value) -> Result<(), Stri
     Ok(())
 }
 
+/// `add_endpoint_config`: `disableExecuteApiEndpoint` in each server's endpoint configuration
+/// extension (one server made when the body has none).
+fn disable_execute_api_endpoint(
+    id: &str,
+    body: Option<&mut Value>,
+    value: &Value,
+) -> Result<(), String> {
+    const EXTENSION: &str = "x-amazon-apigateway-endpoint-configuration";
+    let Some(doc) = body.and_then(Value::as_object_mut) else {
+        return Err(invalid(
+            id,
+            "DisableExecuteApiEndpoint works only within 'DefinitionBody' property.",
+        ));
+    };
+    let servers = doc.entry("servers").or_insert_with(|| json!([{}]));
+    let Some(servers) = servers.as_array_mut() else {
+        return Err(invalid(id, "Property 'servers' should be a list."));
+    };
+    for config in servers {
+        let Some(config) = config.as_object_mut() else {
+            return Err(invalid(
+                id,
+                crate::structure(
+                    "Value of 'servers' item must be a dictionary according to Swagger spec.",
+                ),
+            ));
+        };
+        let extension = config.entry(EXTENSION).or_insert_with(|| json!({}));
+        if !extension.is_object() {
+            *extension = json!({});
+        }
+        extension["disableExecuteApiEndpoint"] = value.clone();
+    }
+    Ok(())
+}
+
 /// A JSON pointer token.
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
@@ -645,7 +700,6 @@ const HTTP_API_PROPERTIES: [&str; 17] = [
 /// An AWS::Serverless::HttpApi: the ApiGatewayV2 API with its body, and its auto-deployed stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&HTTP_API_PROPERTIES)?;
-    sam.refuse(&["Auth", "Domain", "DisableExecuteApiEndpoint"])?;
     let mut api = sam.main("AWS::ApiGatewayV2::Api");
     let mut body = sam.cloned("DefinitionBody");
     let uri = sam.get("DefinitionUri").filter(|v| truthy(Some(v)));
@@ -660,6 +714,10 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         if truthy(Some(&cors)) {
             add_cors(sam.id, body.as_mut(), &cors)?;
         }
+    }
+    let auth = sam.get("Auth").filter(|a| truthy(Some(a)));
+    if let Some(auth) = auth {
+        crate::http_auth::add_api_auth(sam.id, body.as_mut(), auth, &t.ctx.partition)?;
     }
     // Tags go into the body (SAM's `httpapi:createdBy` after the user's) and onto the stage.
     let user_tags = sam.get("Tags").filter(|v| truthy(Some(v)));
@@ -705,6 +763,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     }
     if truthy(sam.get("FailOnWarnings")) {
         api.set("FailOnWarnings", sam.cloned("FailOnWarnings"));
+    }
+    if let Some(disable) = sam
+        .get("DisableExecuteApiEndpoint")
+        .filter(|v| !v.is_null())
+    {
+        disable_execute_api_endpoint(sam.id, body.as_mut(), disable)?;
     }
     if let Some(name) = sam.get("Name").filter(|v| truthy(Some(v))) {
         let Some(b) = body.as_mut() else {
@@ -789,9 +853,28 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     stage.set("StageVariables", sam.cloned("StageVariables"));
     stage.set("AccessLogSettings", sam.cloned("AccessLogSettings"));
     stage.set("DefaultRouteSettings", sam.cloned("DefaultRouteSettings"));
+    let stage_tags = tags.clone();
     stage.set("Tags", tags);
     stage.put("AutoDeploy", json!(true));
     stage.set("RouteSettings", sam.cloned("RouteSettings"));
     t.refs.add(sam.id, "Stage", &stage_id);
-    Ok(vec![api, stage])
+    let mut out = vec![api];
+    let domain = match sam.get("Domain").filter(|d| !d.is_null()) {
+        Some(d) => Some(crate::http_domain::construct(
+            sam,
+            &crate::intrinsics::resolve_params(d, &t.params),
+            stage_tags.unwrap_or_else(|| json!({"httpapi:createdBy": "SAM"})),
+            &mut t.rest.record_sets,
+        )?),
+        None => None,
+    };
+    if let Some(auth) = auth {
+        out.extend(crate::http_auth::permissions(sam, auth)?);
+    }
+    if let Some(d) = domain {
+        t.refs.add(sam.id, "DomainName", &d.domain_id);
+        out.extend(d.resources);
+    }
+    out.push(stage);
+    Ok(out)
 }

@@ -84,7 +84,15 @@ pub fn translate(
             "Type of property 'Events' is invalid.",
         ));
     };
-    let mut ordered: Vec<(&String, &Value)> = events.iter().collect();
+    // Sorted stably from the Events dict's own order (a Python 2.7 dict's when the template
+    // has a REST API): events of one path keep it, which a shared resource policy shows.
+    let mut ordered: Vec<(&String, &Value)> = match t.rest.converted_order(events.keys()) {
+        Some(names) => names
+            .iter()
+            .filter_map(|n| events.get_key_value(n.as_str()))
+            .collect(),
+        None => events.iter().collect(),
+    };
     let key = |(name, e): &(&String, &Value)| -> String {
         e.get("Properties")
             .and_then(|p| p.get("Path"))

@@ -1,8 +1,8 @@
 //! The `AWS::Serverless-2016-10-31` transform (SAM): a SAM template in, the CloudFormation
 //! template AWS's own translator (`samtranslator`) makes of it out — the same resources, logical
 //! ids (their hashes included), properties and references. Pure: no I/O, no clock; what the
-//! translator learns from the world (region, partition, parameter values) comes in through
-//! [`Context`]. What cumulo does not implement of SAM fails the transform naming the feature,
+//! translator learns from the world (region, partition, parameter values, the time) comes in
+//! through [`Context`]. What cumulo does not implement of SAM fails the transform naming the feature,
 //! in the shape of the translator's own errors, never silently dropped.
 //!
 //! The translator's passes, in its order: Globals merged into each resource, the implicit APIs
@@ -14,6 +14,8 @@ mod api;
 mod events;
 mod function;
 mod globals;
+mod http_auth;
+mod http_domain;
 mod intrinsics;
 mod policies;
 mod py27;
@@ -41,6 +43,10 @@ pub struct Context {
     /// translator does into resources that would fail at deploy. Set by the engine; rendering
     /// and the comparison with `samtranslator` leave it off.
     pub refuse_unemulated: bool,
+    /// The caller's clock, in whole seconds since the epoch: an Api with `AlwaysDeploy` names
+    /// its Deployment after it (the translator's `int(time.time())`), so each operation
+    /// deploys anew. The transform reads no clock of its own.
+    pub now: i64,
 }
 
 impl Context {
@@ -50,6 +56,7 @@ impl Context {
             partition: partition_of(region).to_string(),
             parameters: Map::new(),
             refuse_unemulated: false,
+            now: 0,
         }
     }
 }

@@ -8,10 +8,18 @@
 //! - refused by cumulo: the translator translates it, cumulo fails it naming a SAM feature it
 //!   does not implement;
 //! - different: anything else — the test fails on any.
+//!
+//! The clock is the one input neither side reads from the template: an Api with `AlwaysDeploy`
+//! names its Deployment after the time. The snapshots are made with the translator's clock
+//! frozen at `scripts/sam-translate.py`'s CLOCK, and cumulo is given the same instant, so those
+//! Deployments compare exactly too.
 
 use cumulo_sam::{Context, transform};
 use serde_json::Value;
 use std::path::Path;
+
+/// `scripts/sam-translate.py`'s frozen clock.
+const CLOCK: i64 = 1_700_000_000;
 
 fn normalize(v: &mut Value) {
     match v {
@@ -88,7 +96,9 @@ fn transform_matches_samtranslator() {
                 continue;
             }
         };
-        let ours = transform(&input, &Context::new("us-east-1"));
+        let mut ctx = Context::new("us-east-1");
+        ctx.now = CLOCK;
+        let ours = transform(&input, &ctx);
         let verdict = match (ours, expected.get("template"), expected.get("error")) {
             (Ok(mut mine), Some(theirs), _) => {
                 let mut theirs = theirs.clone();

@@ -5,6 +5,10 @@
 //! headers and XML payload. A service written over it handles JSON values whose keys are the
 //! API's (`DistributionConfig`, `Origins`), so its logic never touches XML.
 
+mod client;
+
+pub use client::{RequestError, error_code};
+
 use crate::xml::escape;
 use crate::xml_tree::{Element, parse as parse_xml};
 use crate::{AwsError, AwsRequest, AwsResponse};
@@ -24,6 +28,15 @@ pub struct RestXmlModel {
 #[derive(Debug, thiserror::Error)]
 #[error("the rest-xml model is unreadable: {0}")]
 pub struct ModelError(String);
+
+/// Whose document is read: a request's (the service reads it; scalars as sent) or an answer's
+/// (an SDK reads it: timestamps become instants, `2017-03-27T18:12:11Z`, whatever form the
+/// service wrote them in).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Reading {
+    Request,
+    Answer,
+}
 
 impl RestXmlModel {
     pub fn parse(text: &str) -> Result<RestXmlModel, ModelError> {
@@ -147,7 +160,10 @@ impl RestXmlModel {
                             );
                         }
                     } else if let Some(v) = values.first() {
-                        out.insert(name.clone(), self.scalar(member_shape, v, loc_name)?);
+                        out.insert(
+                            name.clone(),
+                            self.scalar(member_shape, v, loc_name, Reading::Request)?,
+                        );
                     }
                 }
                 Some("header") => {
@@ -171,11 +187,14 @@ impl RestXmlModel {
                 );
             } else {
                 let root = parse_xml(&req.body)?;
-                out.insert(payload.to_string(), self.read(pshape, &root)?);
+                out.insert(
+                    payload.to_string(),
+                    self.read(pshape, &root, Reading::Request)?,
+                );
             }
         } else {
             let root = parse_xml(&req.body)?;
-            if let Value::Object(body) = self.read(input, &root)? {
+            if let Value::Object(body) = self.read(input, &root, Reading::Request)? {
                 for (k, v) in body {
                     let located = members[&k]["location"].is_string();
                     if !located {
@@ -187,7 +206,13 @@ impl RestXmlModel {
         Ok(Value::Object(out))
     }
 
-    fn scalar(&self, shape: &str, text: &str, member: &str) -> Result<Value, AwsError> {
+    fn scalar(
+        &self,
+        shape: &str,
+        text: &str,
+        member: &str,
+        reading: Reading,
+    ) -> Result<Value, AwsError> {
         let bad = || {
             AwsError::bad_request(
                 "InvalidArgument",
@@ -208,13 +233,16 @@ impl RestXmlModel {
                     "false" => Value::Bool(false),
                     _ => return Err(bad()),
                 },
+                "timestamp" if reading == Reading::Answer => {
+                    Value::String(client::instant(text).unwrap_or_else(|| text.to_string()))
+                }
                 _ => Value::String(text.to_string()),
             },
         )
     }
 
     /// One element read as `shape`.
-    fn read(&self, shape: &str, el: &Element) -> Result<Value, AwsError> {
+    fn read(&self, shape: &str, el: &Element, reading: Reading) -> Result<Value, AwsError> {
         let s = self.shape(shape);
         match s["type"].as_str().unwrap_or("string") {
             "structure" => {
@@ -233,14 +261,20 @@ impl RestXmlModel {
                                 .as_str()
                                 .unwrap_or("")
                                 .to_string();
-                            let list = items
-                                .into_iter()
-                                .map(|c| self.read(&inner, c))
-                                .collect::<Result<Vec<_>, _>>()?;
-                            out.insert(name.clone(), Value::Array(list));
+                            let value = if self.shape(mshape)["type"] == "map" {
+                                self.entries(mshape, &items, reading)?
+                            } else {
+                                Value::Array(
+                                    items
+                                        .into_iter()
+                                        .map(|c| self.read(&inner, c, reading))
+                                        .collect::<Result<Vec<_>, _>>()?,
+                                )
+                            };
+                            out.insert(name.clone(), value);
                         }
                     } else if let Some(c) = el.child(loc) {
-                        out.insert(name.clone(), self.read(mshape, c)?);
+                        out.insert(name.clone(), self.read(mshape, c, reading)?);
                     }
                 }
                 Ok(Value::Object(out))
@@ -249,12 +283,40 @@ impl RestXmlModel {
                 let inner = s["member"]["shape"].as_str().unwrap_or("");
                 el.children
                     .iter()
-                    .map(|c| self.read(inner, c))
+                    .map(|c| self.read(inner, c, reading))
                     .collect::<Result<Vec<_>, _>>()
                     .map(Value::Array)
             }
-            _ => self.scalar(shape, &el.text, &el.name),
+            "map" => self.entries(shape, &el.children.iter().collect::<Vec<_>>(), reading),
+            _ => self.scalar(shape, &el.text, &el.name, reading),
         }
+    }
+
+    /// A map's entries (`<entry><key>…</key><value>…</value></entry>`, or the flattened
+    /// elements themselves) as a JSON object.
+    fn entries(
+        &self,
+        shape: &str,
+        entries: &[&Element],
+        reading: Reading,
+    ) -> Result<Value, AwsError> {
+        let s = self.shape(shape);
+        let key_name = s["key"]["locationName"].as_str().unwrap_or("key");
+        let value_name = s["value"]["locationName"].as_str().unwrap_or("value");
+        let value_shape = s["value"]["shape"].as_str().unwrap_or("");
+        let mut out = Map::new();
+        for e in entries {
+            let key = e
+                .child(key_name)
+                .map(|k| k.text.clone())
+                .unwrap_or_default();
+            let value = match e.child(value_name) {
+                Some(v) => self.read(value_shape, v, reading)?,
+                None => Value::Null,
+            };
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 
     /// The operation's answer: its header members as headers, its payload (or body members)
@@ -294,7 +356,7 @@ impl RestXmlModel {
                 Some(v) => {
                     let root = spec["locationName"].as_str().unwrap_or(payload);
                     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-                    self.write(&mut xml, root, pshape, v, true);
+                    self.write(&mut xml, root, pshape, v, self.root_namespace());
                     AwsResponse::new(code, "text/xml", xml)
                 }
             }
@@ -311,7 +373,13 @@ impl RestXmlModel {
                 AwsResponse::empty(code)
             } else {
                 let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-                self.write(&mut xml, out_shape, out_shape, &Value::Object(body), true);
+                self.write(
+                    &mut xml,
+                    out_shape,
+                    out_shape,
+                    &Value::Object(body),
+                    self.root_namespace(),
+                );
                 AwsResponse::new(code, "text/xml", xml)
             }
         };
@@ -324,17 +392,22 @@ impl RestXmlModel {
     /// The XML of `value` as `shape`, in an element named `name`.
     pub fn to_xml(&self, name: &str, shape: &str, value: &Value) -> String {
         let mut out = String::new();
-        self.write(&mut out, name, shape, value, false);
+        self.write(&mut out, name, shape, value, None);
         out
     }
 
-    fn write(&self, out: &mut String, name: &str, shape: &str, value: &Value, root: bool) {
+    /// The model's namespace, for a document's root element.
+    fn root_namespace(&self) -> Option<&str> {
+        Some(self.namespace.as_str()).filter(|n| !n.is_empty())
+    }
+
+    fn write(&self, out: &mut String, name: &str, shape: &str, value: &Value, xmlns: Option<&str>) {
         let s = self.shape(shape);
         out.push('<');
         out.push_str(name);
-        if root && !self.namespace.is_empty() {
+        if let Some(ns) = xmlns {
             out.push_str(" xmlns=\"");
-            out.push_str(&escape(&self.namespace));
+            out.push_str(&escape(ns));
             out.push('"');
         }
         out.push('>');
@@ -342,6 +415,10 @@ impl RestXmlModel {
             "structure" => {
                 let empty = Map::new();
                 for (m, spec) in s["members"].as_object().unwrap_or(&empty) {
+                    // An XML attribute (S3's `xsi:type`) is not an element; none is written.
+                    if spec["xmlAttribute"] == true {
+                        continue;
+                    }
                     let Some(v) = value.get(m).filter(|v| !v.is_null()) else {
                         continue;
                     };
@@ -349,13 +426,15 @@ impl RestXmlModel {
                     let mshape = spec["shape"].as_str().unwrap_or("");
                     let flattened = spec["flattened"].as_bool().unwrap_or(false)
                         || self.shape(mshape)["flattened"].as_bool().unwrap_or(false);
-                    if flattened {
+                    if flattened && self.shape(mshape)["type"] == "map" {
+                        self.write_entries(out, Some(loc), mshape, v);
+                    } else if flattened {
                         let inner = self.shape(mshape)["member"]["shape"].as_str().unwrap_or("");
                         for item in v.as_array().into_iter().flatten() {
-                            self.write(out, loc, inner, item, false);
+                            self.write(out, loc, inner, item, None);
                         }
                     } else {
-                        self.write(out, loc, mshape, v, false);
+                        self.write(out, loc, mshape, v, None);
                     }
                 }
             }
@@ -363,9 +442,10 @@ impl RestXmlModel {
                 let inner = s["member"]["shape"].as_str().unwrap_or("");
                 let item_name = s["member"]["locationName"].as_str().unwrap_or("member");
                 for item in value.as_array().into_iter().flatten() {
-                    self.write(out, item_name, inner, item, false);
+                    self.write(out, item_name, inner, item, None);
                 }
             }
+            "map" => self.write_entries(out, None, shape, value),
             _ => {
                 let text = match value {
                     Value::String(s) => s.clone(),
@@ -378,6 +458,27 @@ impl RestXmlModel {
         out.push_str("</");
         out.push_str(name);
         out.push('>');
+    }
+
+    /// A map's entries: each in `<entry>` (or, flattened, in an element named `flat`) with its
+    /// key and value elements.
+    fn write_entries(&self, out: &mut String, flat: Option<&str>, shape: &str, value: &Value) {
+        let s = self.shape(shape);
+        let key_name = s["key"]["locationName"].as_str().unwrap_or("key");
+        let value_name = s["value"]["locationName"].as_str().unwrap_or("value");
+        let key_shape = s["key"]["shape"].as_str().unwrap_or("");
+        let value_shape = s["value"]["shape"].as_str().unwrap_or("");
+        let entry = flat.unwrap_or("entry");
+        for (k, v) in value.as_object().into_iter().flatten() {
+            out.push('<');
+            out.push_str(entry);
+            out.push('>');
+            self.write(out, key_name, key_shape, &Value::String(k.clone()), None);
+            self.write(out, value_name, value_shape, v, None);
+            out.push_str("</");
+            out.push_str(entry);
+            out.push('>');
+        }
     }
 }
 

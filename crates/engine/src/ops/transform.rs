@@ -180,6 +180,7 @@ impl Runner<'_> {
             partition: cumulo_sam::partition_of(&self.caller.region).to_string(),
             parameters: self.values.clone(),
             refuse_unemulated: true,
+            now: crate::state::now_ms() / 1000,
         };
         let out = cumulo_sam::transform(&fragment.to_json(), &ctx).map_err(|failure| {
             EngineError::validation(format!("Transform {SERVERLESS} failed with: {failure}"))

@@ -1,8 +1,8 @@
 //! A REST API's `Auth` as the translator writes it into the swagger: its authorizers (Lambda
 //! TOKEN/REQUEST, Cognito user pools, AWS_IAM) as `securityDefinitions`, the default
 //! authorizer and required API key on every method, each Api event's own Authorizer and
-//! ApiKeyRequired, the authorizers' invoke permissions, and the usage plan with its API key.
-//! ResourcePolicy, and an event's OverrideApiAuth, are refused by name.
+//! ApiKeyRequired, the resource policy (`policy`), the authorizers' invoke permissions, and
+//! the usage plan with its API key.
 
 use super::{Editor, INTEGRATION, contents, normalize};
 use crate::events::Event;
@@ -192,9 +192,6 @@ fn auth_dict(id: &str, auth: &Py) -> Result<Dict, String> {
         .all(|k| AUTH_PROPERTIES.contains(&k.as_str()))
     {
         return Err(invalid(id, "Invalid value for 'Auth' property"));
-    }
-    if get(d, "ResourcePolicy").is_some_and(Py::truthy) {
-        return Err(unsupported(id, "'Auth.ResourcePolicy'"));
     }
     Ok(d.clone())
 }
@@ -512,7 +509,7 @@ fn bool_or(d: &Dict, k: &str, default: bool) -> bool {
 }
 
 /// `_add_auth`: the API's Auth written into its body.
-pub fn add_api_auth(id: &str, body: &mut Py, auth: &Value) -> Result<(), String> {
+pub fn add_api_auth(id: &str, body: &mut Py, auth: &Value, stage: &Py) -> Result<(), String> {
     let auth = Py::from_template(auth);
     let auth = auth_dict(id, &auth)?;
     if !crate::rest_api::is_valid(body) {
@@ -559,6 +556,24 @@ pub fn add_api_auth(id: &str, body: &mut Py, auth: &Value) -> Result<(), String>
         let preflight = bool_or(&auth, "AddApiKeyRequiredToCorsPreflight", true);
         for path in editor.paths().keys() {
             set_default_apikey_required(id, &mut editor, &path, preflight)?;
+        }
+    }
+    if let Some(policy) = get(&auth, "ResourcePolicy").filter(|p| p.truthy()) {
+        if policy.as_dict().is_none() {
+            return Err(invalid(
+                id,
+                crate::structure("ResourcePolicy must be a map (ResourcePolicyStatement)."),
+            ));
+        }
+        for (path, uni, _) in editor.paths().items() {
+            super::policy::add_resource_policy(&mut editor, policy, (&path, uni), stage)?;
+        }
+        if let Some(custom) = policy
+            .as_dict()
+            .and_then(|p| p.get("CustomStatements"))
+            .filter(|c| c.truthy())
+        {
+            super::policy::add_custom_statements(&mut editor, custom)?;
         }
     }
     *body = editor.swagger();
@@ -779,6 +794,7 @@ pub fn add_event_auth(
     event_auth: &Value,
     api_auth: Option<&Value>,
     (path, method): (&str, &str),
+    stage: &Py,
 ) -> Result<(), String> {
     let (event_name, event_id) = (event.name, event.id.as_str());
     let Some(event_auth) = event_auth.as_object() else {
@@ -788,15 +804,6 @@ pub fn add_event_auth(
             "Property 'Auth' should be a map.",
         ));
     };
-    for k in ["ResourcePolicy"] {
-        if event_auth.get(k).is_some_and(|v| truthy(Some(v))) {
-            return Err(invalid_event(
-                sam.id,
-                event_name,
-                format!("'Auth.{k}' of an Api event is not supported by cumulo's SAM transform."),
-            ));
-        }
-    }
     let api_auth = api_auth.filter(|a| truthy(Some(a)));
     let api_authorizers = api_auth
         .and_then(|a| a.get("Authorizers"))
@@ -877,9 +884,6 @@ pub fn add_event_auth(
             ),
         ));
     }
-    if method_authorizer.is_none() && apikey.is_none() {
-        return Ok(());
-    }
     let (m, _) = normalize(method, true);
     let auth_py = Py::from_template(&Value::Object(event_auth.clone()));
     let auth_py = auth_py.as_dict().cloned().unwrap_or_else(Dict::py27);
@@ -933,6 +937,24 @@ pub fn add_event_auth(
             if needed {
                 add_apikey_definition(editor);
             }
+        }
+    }
+    if let Some(policy) = event_auth.get("ResourcePolicy").filter(|p| truthy(Some(p))) {
+        if !policy.is_object() {
+            return Err(invalid_event(
+                sam.id,
+                event_name,
+                "Property 'Auth.ResourcePolicy' should be a map.",
+            ));
+        }
+        let policy = Py::from_template(policy);
+        super::policy::add_resource_policy(editor, &policy, (path, true), stage)?;
+        if let Some(custom) = policy
+            .as_dict()
+            .and_then(|p| p.get("CustomStatements"))
+            .filter(|c| c.truthy())
+        {
+            super::policy::add_custom_statements(editor, custom)?;
         }
     }
     Ok(())

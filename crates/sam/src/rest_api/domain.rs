@@ -18,6 +18,14 @@ pub struct RecordSetGroups {
     groups: BTreeMap<String, Res>,
 }
 
+impl RecordSetGroups {
+    /// The group of this logical id, made by `make` when it is the first (an HTTP API's
+    /// domain shares these with the REST APIs', as the translator does).
+    pub(crate) fn entry(&mut self, id: &str, make: impl FnOnce() -> Res) -> &mut Res {
+        self.groups.entry(id.to_string()).or_insert_with(make)
+    }
+}
+
 fn get<'a>(d: &'a Dict, k: &str) -> Option<&'a Py> {
     d.get(k).filter(|v| !matches!(v, Py::None))
 }

@@ -85,7 +85,7 @@ impl Route {
         event: &Event,
         editor: &mut Editor,
         auth: &Value,
-        api_auth: Option<&Value>,
+        (api_props, api_auth): (&Value, Option<&Value>),
     ) -> Result<(), String> {
         auth::add_event_auth(
             sam,
@@ -94,7 +94,17 @@ impl Route {
             auth,
             api_auth,
             (&self.path, &self.method),
+            &self.stage(api_props),
         )
+    }
+
+    /// The event's `Stage` as the translator sets it: the API's StageName when a string (the
+    /// template's, but the implicit API's own `Prod`), else `Stage`.
+    fn stage(&self, api_props: &Value) -> Py {
+        match api_props.get("StageName") {
+            Some(Value::String(s)) => Py::Str(s.clone(), !(self.api_id == IMPLICIT && s == "Prod")),
+            _ => Py::str("Stage"),
+        }
     }
 
     /// Wraps the whole method in the target's condition, as the translator does last.
@@ -263,7 +273,13 @@ pub fn function_event(
         definition.setdefault("responses", false, Py::Dict(Dict::py27()));
         route.make_method_conditional(&mut editor, &m, &condition);
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
-            route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
+            route.add_auth(
+                sam,
+                event,
+                &mut editor,
+                auth,
+                (&api_props, api_auth.as_ref()),
+            )?;
         }
         let definition = route.method_in(&mut editor, &m)?;
         if let Some(timeout) = event
@@ -308,7 +324,13 @@ pub fn function_event(
         }
         let mut editor = Editor::new(body).map_err(|e| invalid(api_id, e))?;
         let api_auth = api_auth(t, &api_props);
-        route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
+        route.add_auth(
+            sam,
+            event,
+            &mut editor,
+            auth,
+            (&api_props, api_auth.as_ref()),
+        )?;
         t.rest.bodies.insert(api_id.clone(), editor.swagger());
     }
     // `_get_function_names`: every Api event naming a RestApiId adds the FunctionName.
@@ -730,7 +752,13 @@ pub fn state_machine_event(
         route.make_method_conditional(&mut editor, &m, &condition);
         if let Some(auth) = event.props.get("Auth").filter(|a| truthy(Some(a))) {
             let api_auth = api_auth(t, &api_props);
-            route.add_auth(sam, event, &mut editor, auth, api_auth.as_ref())?;
+            route.add_auth(
+                sam,
+                event,
+                &mut editor,
+                auth,
+                (&api_props, api_auth.as_ref()),
+            )?;
         }
         t.rest.bodies.insert(api_id.clone(), editor.swagger());
     }

@@ -20,11 +20,12 @@ use sha1::{Digest, Sha1};
 use std::collections::BTreeMap;
 
 mod auth;
-mod domain;
+pub(crate) mod domain;
 mod editor;
 mod event;
 mod extensions;
 mod plugin;
+mod policy;
 mod resource;
 
 use editor::*;
@@ -53,7 +54,7 @@ pub struct Bodies {
     /// The `SHARED` usage plan gathered over the APIs.
     shared: auth::SharedUsagePlan,
     /// The Route 53 record set groups the APIs' domains share.
-    record_sets: domain::RecordSetGroups,
+    pub(crate) record_sets: domain::RecordSetGroups,
 }
 
 impl Bodies {

@@ -43,10 +43,6 @@ pub(crate) const PROPERTIES: [&str; 37] = [
     "DomainV2",
 ];
 
-/// Properties of an Api cumulo's transform does not implement: refused by name when set
-/// (AlwaysDeploy names the Deployment after the clock, which a pure transform has not).
-pub(crate) const REFUSED: [&str; 1] = ["AlwaysDeploy"];
-
 /// The generated types that take the API's tags when PropagateTags says so.
 pub(crate) const TAGGED: [&str; 5] = [
     "AWS::ApiGateway::RestApi",
@@ -60,11 +56,6 @@ pub(crate) const TAGGED: [&str; 5] = [
 /// hash) and its Stage.
 pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
     sam.check_known(&PROPERTIES[..33])?;
-    for p in REFUSED {
-        if truthy(sam.get(p)) {
-            return Err(unsupported(sam.id, &format!("'{p}'")));
-        }
-    }
     let Some(stage_name) = sam.cloned("StageName") else {
         return Err(invalid(sam.id, "Missing required property 'StageName'."));
     };
@@ -132,7 +123,12 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
                 "Auth works only with inline Swagger specified in 'DefinitionBody' property.",
             ));
         };
-        auth::add_api_auth(sam.id, b, auth)?;
+        // The implicit API's own `Prod` is the translator's `str`, a template's a unicode one.
+        let stage = match &stage_name {
+            Value::String(s) if sam.id == IMPLICIT && s == "Prod" => Py::str(s),
+            other => Py::from_template(other),
+        };
+        auth::add_api_auth(sam.id, b, auth, &stage)?;
         auth::fix_partition(b, &t.ctx.partition);
         *b = openapi_postprocess(b.clone(), open_api_version.and_then(Value::as_str));
     }
@@ -239,6 +235,11 @@ pub fn translate(t: &mut Translation, sam: &Sam) -> Result<Vec<Res>, String> {
         }
         if let Some(names) = t.rest.function_names.get(sam.id).filter(|n| !n.is_empty()) {
             inputs.push(names.clone());
+        }
+        // AlwaysDeploy: the hash of the caller's clock alone (whole seconds), a new Deployment
+        // at every operation.
+        if truthy(sam.get("AlwaysDeploy")) {
+            inputs = vec![t.ctx.now.to_string()];
         }
         let data = inputs.join("||");
         let digest = hex::encode(Sha1::digest(data.as_bytes()));

@@ -371,6 +371,9 @@ async fn serve(
                 return message(500, "Internal Server Error");
             };
             match authorize(&ctx, auth).await {
+                Ok(a) if !has_route_scope(&matched.route, &a) => {
+                    return message(403, "Forbidden");
+                }
                 Ok(a) => ctx.authorizer = Some(a),
                 Err(resp) => return resp,
             }
@@ -478,6 +481,32 @@ fn identity_values(ctx: &Ctx<'_>, sources: &Value) -> Option<Vec<String>> {
         out.push(v.filter(|v| !v.is_empty())?);
     }
     Some(out)
+}
+
+/// A JWT route's `authorizationScopes`: the token must carry at least one of them in its
+/// `scope` (space-separated) or `scp` claim, else AWS answers 403. Other routes pass.
+fn has_route_scope(route: &Value, authorized: &Value) -> bool {
+    let Some(required) = route["authorizationScopes"]
+        .as_array()
+        .filter(|s| !s.is_empty())
+    else {
+        return true;
+    };
+    let Some(claims) = authorized["jwt"]["claims"].as_object() else {
+        return true;
+    };
+    let mut carried: Vec<&str> = Vec::new();
+    for claim in ["scope", "scp"] {
+        match claims.get(claim) {
+            Some(Value::String(s)) => carried.extend(s.split(' ')),
+            Some(Value::Array(l)) => carried.extend(l.iter().filter_map(Value::as_str)),
+            _ => {}
+        }
+    }
+    required
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|r| carried.contains(&r))
 }
 
 async fn authorize(ctx: &Ctx<'_>, auth: &Value) -> Result<Value, AwsResponse> {

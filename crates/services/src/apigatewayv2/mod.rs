@@ -13,6 +13,7 @@
 pub(crate) mod connections;
 pub(crate) mod integration;
 pub(crate) mod invoke;
+pub(crate) mod openapi_auth;
 pub(crate) mod ops;
 pub(crate) mod provider;
 pub(crate) mod selection;

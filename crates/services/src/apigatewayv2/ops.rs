@@ -452,7 +452,8 @@ impl ApiGatewayService {
     }
 
     /// ImportApi / ReimportApi and CloudFormation's `Body`: an OpenAPI 3 definition with
-    /// `x-amazon-apigateway-integration` on its operations becomes routes and integrations.
+    /// `x-amazon-apigateway-integration` on its operations becomes routes and integrations, its
+    /// security schemes authorizers and its operations' `security` their routes' (`openapi_auth`).
     pub fn import_api(
         &self,
         region: &str,
@@ -477,9 +478,15 @@ impl ApiGatewayService {
                 created["apiId"].as_str().unwrap_or("").to_string()
             }
         };
+        let auth = super::openapi_auth::import(&spec);
         self.with_v2(region, &id, |api| {
             api.routes.clear();
             api.integrations.clear();
+            // The definition's authorizers replace those of the same names; authorizers made
+            // apart (CreateAuthorizer, AWS::ApiGatewayV2::Authorizer) stay.
+            api.authorizers
+                .retain(|_, a| !auth.declares(a["name"].as_str().unwrap_or("")));
+            api.authorizers.extend(auth.authorizers.clone());
             if let Some(t) = spec["info"]["title"].as_str() {
                 api.doc["name"] = t.into();
             }
@@ -508,11 +515,18 @@ impl ApiGatewayService {
                         }));
                         route["target"] = format!("integrations/{integration_id}").into();
                     }
+                    auth.apply(op, &mut route);
                     api.routes.insert(route_id, route);
                 }
             }
             if let Some(c) = spec.get("x-amazon-apigateway-cors") {
                 api.doc["corsConfiguration"] = c.clone();
+            }
+            if let Some(d) = spec["servers"][0]["x-amazon-apigateway-endpoint-configuration"]
+                .get("disableExecuteApiEndpoint")
+                .filter(|d| d.is_boolean())
+            {
+                api.doc["disableExecuteApiEndpoint"] = d.clone();
             }
             auto_deploy(api);
             Ok(api.doc.clone())

@@ -157,6 +157,7 @@ impl AutoScalingService {
             user_data: spec.user_data.clone(),
             tags,
             count: 1,
+            network_interface_id: None,
         };
         let made = self.ec2.run_instances(region, req)?;
         let view = made

@@ -119,6 +119,10 @@ fn run_instances(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
         user_data: p.get("UserData").map(str::to_string),
         tags: instance_tags(p),
         count: max as usize,
+        network_interface_id: nic
+            .as_ref()
+            .and_then(|n| n.get("NetworkInterfaceId"))
+            .map(str::to_string),
     };
     let mut template = None;
     if p.get("LaunchTemplate.LaunchTemplateId").is_some()

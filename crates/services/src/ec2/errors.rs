@@ -43,6 +43,18 @@ pub fn not_found(id: &str) -> AwsError {
                 format!("The key pair '{id}' does not exist"),
             );
         }
+        "vpce-svc" => {
+            return AwsError::bad_request(
+                "InvalidVpcEndpointServiceId.NotFound",
+                format!("The Vpc Endpoint Service Id '{id}' does not exist"),
+            );
+        }
+        "vol" => {
+            return AwsError::bad_request(
+                "InvalidVolume.NotFound",
+                format!("The volume '{id}' does not exist."),
+            );
+        }
         "sgr" => {
             return AwsError::bad_request(
                 "InvalidSecurityGroupRuleId.NotFound",
@@ -85,6 +97,8 @@ pub fn check_id(id: &str, prefix: &str) -> Result<(), AwsError> {
         "pcx" => "InvalidVpcPeeringConnectionId.Malformed",
         "pl" => "InvalidPrefixListID.Malformed",
         "eigw" => "InvalidEgressOnlyInternetGatewayId.Malformed",
+        "vol" => "InvalidVolumeID.Malformed",
+        "vpce-svc" => "InvalidVpcEndpointServiceId.Malformed",
         _ => "InvalidParameterValue",
     };
     Err(AwsError::bad_request(

@@ -118,6 +118,7 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "association-id" => opt(&a.association_id),
             "network-interface-id" => opt(&a.network_interface_id),
             "private-ip-address" => opt(&a.private_ip),
+            "instance-id" => opt(&a.instance_id),
             "domain" => one("vpc"),
             _ => None,
         },
@@ -133,12 +134,32 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "subnet-id" => one(&n.subnet_id),
             "vpc-id" => one(&n.vpc_id),
             "availability-zone" => one(&n.availability_zone),
-            "private-ip-address" | "addresses.private-ip-address" => one(&n.private_ip),
+            "private-ip-address" => one(&n.private_ip),
+            "addresses.private-ip-address" => Some(
+                std::iter::once(&n.private_ip)
+                    .chain(&n.secondary_ips)
+                    .cloned()
+                    .collect(),
+            ),
+            "addresses.primary" => Some(
+                std::iter::once("true")
+                    .chain(n.secondary_ips.iter().map(|_| "false"))
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            "mac-address" => one(&n.mac_address),
+            "source-dest-check" => flag(n.source_dest_check),
             "group-id" => Some(n.groups.clone()),
             "description" => one(&n.description),
             "interface-type" => one(&n.interface_type),
             "requester-managed" => flag(n.requester_id.is_some()),
-            "status" => one("in-use"),
+            "status" => one(n.status()),
+            "attachment.device-index" => Some(
+                n.attachment
+                    .iter()
+                    .map(|a| a.device_index.to_string())
+                    .collect(),
+            ),
             "attachment.instance-id" => {
                 Some(n.attachment.iter().map(|a| a.instance_id.clone()).collect())
             }
@@ -230,6 +251,44 @@ fn fields(res: &Resource, name: &str) -> Option<Vec<String>> {
             "requester-vpc-info.vpc-id" => one(&p.requester_vpc_id),
             "accepter-vpc-info.vpc-id" => one(&p.accepter_vpc_id),
             "requester-vpc-info.owner-id" | "accepter-vpc-info.owner-id" => one("000000000000"),
+            _ => None,
+        },
+        Resource::Volume(v) => match name {
+            "volume-id" => one(&v.id),
+            "status" => one(v.state()),
+            "availability-zone" => one(&v.availability_zone),
+            "volume-type" => one(&v.volume_type),
+            "size" => one(&v.size.to_string()),
+            "encrypted" => flag(v.encrypted),
+            "snapshot-id" => opt(&v.snapshot_id),
+            "multi-attach-enabled" => flag(v.multi_attach),
+            "create-time" => one(&v.created),
+            "attachment.instance-id" => Some(
+                v.attachments
+                    .iter()
+                    .map(|a| a.instance_id.clone())
+                    .collect(),
+            ),
+            "attachment.device" => Some(v.attachments.iter().map(|a| a.device.clone()).collect()),
+            "attachment.status" => Some(
+                v.attachments
+                    .iter()
+                    .map(|_| "attached".to_string())
+                    .collect(),
+            ),
+            "attachment.delete-on-termination" => Some(
+                v.attachments
+                    .iter()
+                    .map(|a| a.delete_on_termination.to_string())
+                    .collect(),
+            ),
+            _ => None,
+        },
+        Resource::EndpointService(e) => match name {
+            "service-id" => one(&e.id),
+            "service-name" => one(&e.service_name),
+            "service-state" => one("Available"),
+            "supported-ip-address-types" => Some(e.supported_ip_address_types.clone()),
             _ => None,
         },
         Resource::PrefixList(p) => match name {

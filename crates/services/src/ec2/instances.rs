@@ -26,6 +26,9 @@ pub struct InstanceRequest {
     pub user_data: Option<String>,
     pub tags: Vec<(String, String)>,
     pub count: usize,
+    /// An existing, unattached interface to launch with as the primary (device index 0):
+    /// its subnet, groups and address are the instance's, and it stays when the instance goes.
+    pub network_interface_id: Option<String>,
 }
 
 /// An instance as other services see it.
@@ -259,6 +262,22 @@ fn template_view(t: &LaunchTemplate, v: &TemplateVersion) -> LaunchTemplateView 
 }
 
 /// The subnet an instance goes into: the given one, or the default VPC's in the zone.
+/// The interface a launch names as its primary: it must exist and be free, and one instance
+/// only can have it.
+fn free_interface(r: &Region, id: &str, count: usize) -> Result<NetworkInterface, AwsError> {
+    let eni = r.interface(id)?;
+    if count > 1 {
+        return Err(AwsError::bad_request(
+            "InvalidParameterCombination",
+            "Network interfaces and an instance count greater than 1 are not allowed.",
+        ));
+    }
+    if eni.attachment.is_some() {
+        return Err(super::interfaces::interface_in_use(id));
+    }
+    Ok(eni.clone())
+}
+
 fn placement(r: &Region, req: &InstanceRequest) -> Result<Subnet, AwsError> {
     let subnet = match &req.subnet_id {
         Some(s) => r.subnet(s)?.clone(),
@@ -343,7 +362,14 @@ impl Ec2Service {
             ));
         }
         self.change(region, |r, touched| {
-            let subnet = placement(r, &req)?;
+            let primary = match &req.network_interface_id {
+                Some(id) => Some(free_interface(r, id, req.count)?),
+                None => None,
+            };
+            let subnet = match &primary {
+                Some(eni) => r.subnet(&eni.subnet_id)?.clone(),
+                None => placement(r, &req)?,
+            };
             for g in &req.security_group_ids {
                 if r.group(g)?.vpc_id != subnet.vpc_id {
                     return Err(AwsError::bad_request(
@@ -358,16 +384,21 @@ impl Ec2Service {
             if let Some(k) = &req.key_name {
                 r.key_pair_named(k)?;
             }
-            let groups = if req.security_group_ids.is_empty() {
-                r.default_group_id(&subnet.vpc_id).into_iter().collect()
-            } else {
-                req.security_group_ids.clone()
+            let groups = match &primary {
+                Some(eni) => eni.groups.clone(),
+                None if req.security_group_ids.is_empty() => {
+                    r.default_group_id(&subnet.vpc_id).into_iter().collect()
+                }
+                None => req.security_group_ids.clone(),
             };
             // Every address first, so a subnet without room for all launches none.
             let mut planned = Vec::new();
             let mut scratch = subnet.clone();
             for _ in 0..req.count {
-                let ip = r.free_ip(&scratch)?;
+                let ip = match &primary {
+                    Some(eni) => eni.private_ip.clone(),
+                    None => r.free_ip(&scratch)?,
+                };
                 scratch.used_ips.push(ip.clone());
                 planned.push(ip);
             }
@@ -376,16 +407,30 @@ impl Ec2Service {
             let mut out = Vec::new();
             for (index, ip) in planned.into_iter().enumerate() {
                 let id = new_id("i");
-                let mut eni =
-                    new_interface(r, &subnet, groups.clone(), String::new(), "interface", None)?;
-                eni.private_ip = ip.clone();
+                let mut eni = match &primary {
+                    Some(eni) => eni.clone(),
+                    None => {
+                        let mut eni = new_interface(
+                            r,
+                            &subnet,
+                            groups.clone(),
+                            String::new(),
+                            "interface",
+                            None,
+                        )?;
+                        eni.private_ip = ip.clone();
+                        claim_ip(r, &subnet.id, &ip, touched)?;
+                        eni
+                    }
+                };
                 eni.attachment = Some(InterfaceAttachment {
                     id: new_id("eni-attach"),
                     instance_id: id.clone(),
                     device_index: 0,
                     attached: launched.clone(),
+                    delete_on_termination: primary.is_none(),
                 });
-                claim_ip(r, &subnet.id, &ip, touched)?;
+                r.address_follow_interface(&eni.id, Some(&id), touched);
                 let public_ip = subnet.map_public_ip_on_launch.then(|| {
                     use rand::Rng;
                     let mut rng = rand::rng();
@@ -481,10 +526,26 @@ impl Ec2Service {
                     (Transition::Start, _) => "pending".into(),
                     (Transition::Terminate, _) => "shutting-down".into(),
                 };
-                if to == Transition::Terminate
-                    && let Some(eni) = &i.network_interface_id
-                {
-                    release_interface(r, eni, touched)?;
+                if to == Transition::Terminate {
+                    r.detach_volumes_of(id, touched);
+                    // Every interface attached to it goes with it or is detached, as its
+                    // attachment says.
+                    let attached: Vec<(String, bool)> = r
+                        .interfaces()
+                        .filter_map(|n| {
+                            let a = n.attachment.as_ref()?;
+                            (a.instance_id == *id).then(|| (n.id.clone(), a.delete_on_termination))
+                        })
+                        .collect();
+                    for (eni, delete) in attached {
+                        if delete {
+                            release_interface(r, &eni, touched)?;
+                        } else {
+                            r.interface_mut(&eni)?.attachment = None;
+                            r.address_follow_interface(&eni, None, touched);
+                            touched.push(eni);
+                        }
+                    }
                 }
                 let x = r.instance_mut(id)?;
                 if to == Transition::Terminate {

@@ -139,6 +139,10 @@ pub struct Address {
     pub association_id: Option<String>,
     pub network_interface_id: Option<String>,
     pub private_ip: Option<String>,
+    /// The instance whose interface holds it (AssociateAddress with InstanceId, or an
+    /// interface attached to one).
+    #[serde(default)]
+    pub instance_id: Option<String>,
     pub tags: Tags,
 }
 
@@ -174,7 +178,27 @@ pub struct NetworkInterface {
     /// The instance it is attached to (an instance's primary interface).
     #[serde(default)]
     pub attachment: Option<InterfaceAttachment>,
+    /// Secondary private addresses (AssignPrivateIpAddresses), drawn from the subnet.
+    #[serde(default)]
+    pub secondary_ips: Vec<String>,
+    #[serde(default = "yes")]
+    pub source_dest_check: bool,
     pub tags: Tags,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl NetworkInterface {
+    /// `in-use` while attached or owned by a service; `available` otherwise.
+    pub fn status(&self) -> &'static str {
+        if self.attachment.is_some() || self.requester_id.is_some() {
+            "in-use"
+        } else {
+            "available"
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -183,6 +207,8 @@ pub struct InterfaceAttachment {
     pub instance_id: String,
     pub device_index: i64,
     pub attached: String,
+    #[serde(default = "yes")]
+    pub delete_on_termination: bool,
 }
 
 /// An instance as RunInstances records it: no virtual machine runs.
@@ -353,6 +379,64 @@ pub struct PrefixList {
     pub tags: Tags,
 }
 
+/// An EBS volume as CreateVolume records it: no disk exists.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Volume {
+    pub id: String,
+    pub availability_zone: String,
+    pub size: i64,
+    pub volume_type: String,
+    pub iops: Option<i64>,
+    pub throughput: Option<i64>,
+    pub encrypted: bool,
+    pub kms_key_id: Option<String>,
+    pub snapshot_id: Option<String>,
+    pub multi_attach: bool,
+    pub auto_enable_io: bool,
+    /// `creating` until first read after creation, then `available` (or `in-use` while
+    /// attached, which [`Volume::state`] derives).
+    pub created_state: String,
+    pub attachments: Vec<VolumeAttachment>,
+    pub created: String,
+    pub tags: Tags,
+}
+
+impl Volume {
+    pub fn state(&self) -> &str {
+        if self.created_state != "available" {
+            &self.created_state
+        } else if self.attachments.is_empty() {
+            "available"
+        } else {
+            "in-use"
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VolumeAttachment {
+    pub instance_id: String,
+    pub device: String,
+    pub attached: String,
+    pub delete_on_termination: bool,
+}
+
+/// A VPC endpoint service (PrivateLink) in front of load balancers, with the principals
+/// allowed to connect to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EndpointService {
+    pub id: String,
+    pub service_name: String,
+    pub acceptance_required: bool,
+    pub network_load_balancer_arns: Vec<String>,
+    pub gateway_load_balancer_arns: Vec<String>,
+    pub private_dns_name: Option<String>,
+    pub supported_ip_address_types: Vec<String>,
+    /// (principal, `vpce-svc-perm-` id), in the order added.
+    pub principals: Vec<(String, String)>,
+    pub tags: Tags,
+}
+
 /// Every record kind, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind")]
@@ -374,6 +458,8 @@ pub enum Resource {
     FlowLog(FlowLog),
     PeeringConnection(PeeringConnection),
     PrefixList(PrefixList),
+    Volume(Volume),
+    EndpointService(EndpointService),
 }
 
 impl Resource {
@@ -396,6 +482,8 @@ impl Resource {
             Resource::FlowLog(r) => &r.tags,
             Resource::PeeringConnection(r) => &r.tags,
             Resource::PrefixList(r) => &r.tags,
+            Resource::Volume(r) => &r.tags,
+            Resource::EndpointService(r) => &r.tags,
         }
     }
 
@@ -418,6 +506,8 @@ impl Resource {
             Resource::FlowLog(r) => &mut r.tags,
             Resource::PeeringConnection(r) => &mut r.tags,
             Resource::PrefixList(r) => &mut r.tags,
+            Resource::Volume(r) => &mut r.tags,
+            Resource::EndpointService(r) => &mut r.tags,
         }
     }
 
@@ -442,6 +532,8 @@ impl Resource {
             Resource::FlowLog(_) => "vpc-flow-log",
             Resource::PeeringConnection(_) => "vpc-peering-connection",
             Resource::PrefixList(_) => "prefix-list",
+            Resource::Volume(_) => "volume",
+            Resource::EndpointService(_) => "vpc-endpoint-service",
         }
     }
 }

@@ -32,6 +32,8 @@ pub fn id_of(r: &Resource) -> &str {
         Resource::FlowLog(x) => &x.id,
         Resource::PeeringConnection(x) => &x.id,
         Resource::PrefixList(x) => &x.id,
+        Resource::Volume(x) => &x.id,
+        Resource::EndpointService(x) => &x.id,
     }
 }
 
@@ -83,6 +85,14 @@ kind!(
     "pcx"
 );
 kind!(prefix_list, prefix_list_mut, PrefixList, PrefixList, "pl");
+kind!(volume, volume_mut, Volume, Volume, "vol");
+kind!(
+    endpoint_service,
+    endpoint_service_mut,
+    EndpointService,
+    EndpointService,
+    "vpce-svc"
+);
 kind!(key_pair, key_pair_mut, KeyPair, KeyPair, "key");
 kind!(
     interface,
@@ -953,6 +963,7 @@ impl Ec2Service {
                 association_id: None,
                 network_interface_id: None,
                 private_ip: None,
+                instance_id: None,
                 tags,
             };
             r.insert(Resource::Address(a.clone()), touched);
@@ -1076,44 +1087,14 @@ impl Ec2Service {
 
     // ----- network interfaces -----
 
+    /// A requester-managed interface (a task's, a load balancer's, a mount target's).
     pub fn create_network_interface(
         &self,
         region: &str,
         req: NetworkInterfaceRequest,
     ) -> Result<NetworkInterfaceView, AwsError> {
-        self.change(region, |r, touched| {
-            let subnet = r.subnet(&req.subnet_id)?.clone();
-            let mut groups = Vec::new();
-            for g in &req.security_group_ids {
-                if r.group(g)?.vpc_id != subnet.vpc_id {
-                    return Err(invalid_value(
-                        g,
-                        "groupId",
-                        "The security group and the subnet belong to different networks.",
-                    ));
-                }
-                groups.push(g.clone());
-            }
-            if groups.is_empty() {
-                groups.extend(r.default_group_id(&subnet.vpc_id));
-            }
-            let eni = new_interface(
-                r,
-                &subnet,
-                groups,
-                req.description,
-                req.interface_type.as_deref().unwrap_or("interface"),
-                req.requester_id,
-            )?;
-            claim_ip(r, &subnet.id, &eni.private_ip, touched)?;
-            let view = interface_view(&eni);
-            r.insert(Resource::NetworkInterface(eni), touched);
-            Ok(view)
-        })
-    }
-
-    pub fn delete_network_interface(&self, region: &str, eni_id: &str) -> Result<(), AwsError> {
-        self.change(region, |r, touched| release_interface(r, eni_id, touched))
+        let eni = self.create_interface(region, req, Default::default())?;
+        Ok(interface_view(&eni))
     }
 
     // ----- tags -----
@@ -1379,6 +1360,8 @@ pub(super) fn new_interface(
         interface_type: interface_type.to_string(),
         requester_id,
         attachment: None,
+        secondary_ips: Vec::new(),
+        source_dest_check: true,
         tags: Default::default(),
     })
 }
@@ -1401,9 +1384,11 @@ pub(super) fn release_interface(
 ) -> Result<(), AwsError> {
     let eni = r.interface(eni_id)?.clone();
     if let Ok(s) = r.subnet_mut(&eni.subnet_id) {
-        s.used_ips.retain(|ip| ip != &eni.private_ip);
+        s.used_ips
+            .retain(|ip| ip != &eni.private_ip && !eni.secondary_ips.contains(ip));
         touched.push(eni.subnet_id.clone());
     }
+    r.disassociate_interface(eni_id, touched);
     r.remove(eni_id, touched);
     Ok(())
 }

@@ -23,6 +23,8 @@ const LIMITS: &[(&str, i64, i64)] = &[
     ("DescribeFlowLogs", 5, 1000),
     ("DescribeVpcPeeringConnections", 5, 1000),
     ("DescribeVpcEndpoints", 5, 1000),
+    ("DescribeVolumes", 5, 500),
+    ("DescribeVpcEndpointServiceConfigurations", 5, 1000),
 ];
 
 /// One page's bounds, read from the request.

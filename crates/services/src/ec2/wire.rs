@@ -5,7 +5,7 @@
 use super::filters::{self, Filters};
 use super::model::*;
 use super::ops::RuleSpec;
-use super::{Ec2Service, NetworkInterfaceRequest, zones};
+use super::{Ec2Service, zones};
 use cumulo_wire::query::QueryParams;
 use cumulo_wire::xml::XmlWriter;
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse, Protocol};
@@ -400,25 +400,6 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             svc.delete_nat_gateway(region, id)?;
             Ok(format!("<natGatewayId>{id}</natGatewayId>"))
         }
-        "CreateNetworkInterface" => {
-            let view = svc.create_network_interface(
-                region,
-                NetworkInterfaceRequest {
-                    subnet_id: p.required("SubnetId")?.to_string(),
-                    security_group_ids: p.strings("SecurityGroupId"),
-                    description: p.get("Description").unwrap_or("").to_string(),
-                    interface_type: p.get("InterfaceType").map(str::to_string),
-                    requester_id: None,
-                },
-            )?;
-            let n = svc.read(region, |r| r.interface(&view.network_interface_id).cloned())?;
-            Ok(one("networkInterface", |w| {
-                interface(w, &n, svc.account_id())
-            }))
-        }
-        "DeleteNetworkInterface" => {
-            ok(svc.delete_network_interface(region, p.required("NetworkInterfaceId")?))
-        }
         "CreateTags" => ok(svc.create_tags(region, &p.strings("ResourceId"), &p.tags("Tag"))),
         "DeleteTags" => {
             let tags: Vec<(String, Option<String>)> = p
@@ -554,27 +535,15 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
                 },
             )
         }
-        "DescribeNetworkInterfaces" => describe(
-            svc,
-            region,
-            p,
-            "NetworkInterfaceId",
-            "eni",
-            "networkInterfaceSet",
-            |res, w, _| match res {
-                Resource::NetworkInterface(n) => {
-                    interface(w, n, svc.account_id());
-                    true
-                }
-                _ => false,
-            },
-        ),
         "" => Err(AwsError::bad_request(
             "MissingAction",
             "The request must contain the parameter Action",
         )),
         other => super::compute_wire::dispatch(svc, region, p, other)
             .or_else(|| super::network_wire::dispatch(svc, region, p, other))
+            .or_else(|| super::interface_wire::dispatch(svc, region, p, other))
+            .or_else(|| super::volume_wire::dispatch(svc, region, p, other))
+            .or_else(|| super::endpoint_service_wire::dispatch(svc, region, p, other))
             .unwrap_or_else(|| Err(AwsError::not_implemented("ec2", other))),
     }
 }
@@ -1154,6 +1123,7 @@ fn address(w: &mut XmlWriter, a: &Address) {
     w.elem("publicIp", &a.public_ip)
         .elem("allocationId", &a.allocation_id)
         .opt("associationId", a.association_id.as_deref())
+        .opt("instanceId", a.instance_id.as_deref())
         .elem("domain", "vpc")
         .opt("networkInterfaceId", a.network_interface_id.as_deref())
         .elem("networkInterfaceOwnerId", "000000000000")
@@ -1177,45 +1147,6 @@ fn nat(w: &mut XmlWriter, n: &NatGateway) {
         .opt("publicIp", n.public_ip.as_deref())
         .elem("isPrimary", "true")
         .elem("status", "succeeded")
-        .close()
-        .close();
-    tag_set(w, &n.tags);
-}
-
-pub(super) fn interface(w: &mut XmlWriter, n: &NetworkInterface, account: &str) {
-    w.elem("networkInterfaceId", &n.id)
-        .elem("subnetId", &n.subnet_id)
-        .elem("vpcId", &n.vpc_id)
-        .elem("availabilityZone", &n.availability_zone)
-        .elem("description", &n.description)
-        .elem("ownerId", account)
-        .opt("requesterId", n.requester_id.as_deref())
-        .elem("requesterManaged", &n.requester_id.is_some().to_string())
-        .elem("status", "in-use")
-        .elem("macAddress", &n.mac_address)
-        .elem("privateIpAddress", &n.private_ip)
-        .elem("sourceDestCheck", "true")
-        .elem("interfaceType", &n.interface_type);
-    if let Some(a) = &n.attachment {
-        w.open("attachment", None)
-            .elem("attachmentId", &a.id)
-            .elem("instanceId", &a.instance_id)
-            .elem("instanceOwnerId", account)
-            .elem("deviceIndex", &a.device_index.to_string())
-            .elem("status", "attached")
-            .elem("attachTime", &a.attached)
-            .elem("deleteOnTermination", "true")
-            .close();
-    }
-    w.open("groupSet", None);
-    for g in &n.groups {
-        w.open("item", None).elem("groupId", g).close();
-    }
-    w.close()
-        .open("privateIpAddressesSet", None)
-        .open("item", None)
-        .elem("privateIpAddress", &n.private_ip)
-        .elem("primary", "true")
         .close()
         .close();
     tag_set(w, &n.tags);

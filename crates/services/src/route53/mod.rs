@@ -37,7 +37,7 @@ static MODEL: LazyLock<Option<RestXmlModel>> =
     LazyLock::new(|| RestXmlModel::parse(include_str!("model.json")).ok());
 
 /// The model (present unless the embedded file is unreadable, which a unit test rules out).
-fn model() -> Result<&'static RestXmlModel, AwsError> {
+pub(crate) fn model() -> Result<&'static RestXmlModel, AwsError> {
     MODEL
         .as_ref()
         .ok_or_else(|| AwsError::internal("cumulo: the Route 53 model is unreadable"))

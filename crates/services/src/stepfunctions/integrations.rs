@@ -3,20 +3,20 @@
 //! DynamoDB and EventBridge requests (optimized and `aws-sdk:` forms) are handed to the
 //! service's own JSON adapter in-process (no HTTP), so their validation and error codes are
 //! exactly the API's; Step Functions' own (`states:startExecution` with `.sync`/`.sync:2`,
-//! `aws-sdk:sfn:*`) reach this service. AWS's error names are kept: an optimized
-//! integration's error is `<Service>.<Code>Exception` with the Java SDK's cause suffix, an
-//! SDK integration's `<Service>.<Code>`; a resource cumulo cannot run fails the execution
-//! with States.Runtime naming it. `ecs:runTask.sync` stops the task once it is RUNNING (no
+//! `aws-sdk:sfn:*`) reach this service; every other `aws-sdk:` service is reached through its
+//! own adapter by protocol ([`super::sdk`], [`super::rest`], [`super::rest_xml`]). AWS's error
+//! names are kept ([`api_failure`]); a resource cumulo cannot run fails the execution with
+//! States.Runtime naming it. `ecs:runTask.sync` stops the task once it is RUNNING (no
 //! container runs) and answers with it at STOPPED.
 
 use super::Sfn;
 use super::asl::run::{Pattern, Resource};
 use super::asl::{Exec, Failure, Integrations};
 use super::tokens::Signal;
-use super::{rest, sdk};
+use super::{rest, rest_xml, sdk};
 use crate::Service;
 use crate::lambda::InvocationType;
-use crate::s3::{Conditions, ContentHeaders, CopyInput, ListInput};
+use crate::s3::{Conditions, ListInput};
 use cumulo_wire::{AwsError, AwsRequest, AwsResponse};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -74,6 +74,8 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         ),
         "autoscaling" => ("AutoScaling", "AmazonAutoScaling", "AutoScaling"),
         "cloudformation" => ("CloudFormation", "AmazonCloudFormation", "CloudFormation"),
+        "route53" => ("Route53", "AmazonRoute53", "Route53"),
+        "apigateway" => ("APIGateway", "AmazonApiGateway", "ApiGateway"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -91,7 +93,14 @@ fn json_failure(service: &str, sdk: bool, status: u16, body: &Value) -> Failure 
     api_failure(service, sdk, status, code, message)
 }
 
-/// A service's error as a Task failure.
+/// A service's error as a Task failure. An SDK integration's error is named as AWS documents
+/// for them (<https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html>):
+/// `<ServiceName>.<ErrorName>`, both PascalCase, the service named as the SDK's client is
+/// (`S3`, `DynamoDb`, `ApiGateway`, `Route53`, `CloudFront`), and the error name always ending
+/// in `Exception`, added when the service's code lacks it (S3's `NoSuchKey` is
+/// `S3.NoSuchKeyException`). A code the SDK does not model (`ValidationException`) is the
+/// service's base exception, `<ServiceName>.<ServiceName>Exception`, as AWS's recorded answers
+/// show (`DynamoDb.DynamoDbException`, `SecretsManager.SecretsManagerException`).
 fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str) -> Failure {
     let (prefix, java, sdk_prefix) = names(service);
     let request_id = uuid::Uuid::new_v4();
@@ -141,6 +150,22 @@ fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str)
             "{message} (Service: {java}; Status Code: {status}; Error Code: {code}; Request ID: {request_id}; Proxy: null)"
         ),
     )
+}
+
+/// A rest-xml SDK call's failure as the state's: parameters the operation cannot take fail it
+/// with States.Runtime naming them, the service's error under its SDK name, a result over the
+/// payload quota with States.DataLimitExceeded (AWS's wording).
+fn rest_xml_failure(arn: &str, signing: &str, e: rest_xml::CallError) -> Failure {
+    match e {
+        rest_xml::CallError::Request(e) => Failure::runtime(format!("{arn}: {e}")),
+        rest_xml::CallError::Api(a) => api_failure(signing, true, a.status, &a.code, &a.message),
+        rest_xml::CallError::TooLarge => Failure::new(
+            "States.DataLimitExceeded",
+            format!(
+                "The state/task '{arn}' returned a result with a size exceeding the maximum number of bytes service limit."
+            ),
+        ),
+    }
 }
 
 /// What the Java SDK adds to an optimized integration's answer.
@@ -201,7 +226,7 @@ fn operation(action: &str) -> String {
 
 fn unsupported(arn: &str) -> Failure {
     Failure::runtime(format!(
-        "cumulo does not run the Task resource '{arn}' (supported: Lambda, SQS, SNS, DynamoDB, EventBridge, ECS runTask and Step Functions integrations, and activities)"
+        "cumulo does not run the Task resource '{arn}' (supported: Lambda, SQS, SNS, DynamoDB, EventBridge, ECS runTask and Step Functions integrations, aws-sdk integrations for the emulated services, and activities)"
     ))
 }
 
@@ -314,19 +339,24 @@ impl Integ {
                     .iter()
                     .find(|r| r.name == op)
                     .ok_or_else(|| unsupported(arn))?;
-                let mut req = rest::request(op, params);
+                let camel = rest::camel_shapes(signing);
+                let params = match camel {
+                    Some(shapes) => rest::recase(shapes, op.input, params, false),
+                    None => params.clone(),
+                };
+                let mut req = rest::request(op, &params);
                 req.region = exec.region.clone();
                 req.account_id = self.sfn.account_id.clone();
                 req.host = self.sfn.endpoint_host.clone();
                 let resp = service.handle(req).await;
-                let body: Value = if resp.body.is_empty() {
-                    json!({})
-                } else {
-                    serde_json::from_slice(&resp.body).unwrap_or(json!({}))
-                };
                 if resp.status.is_success() {
-                    return Ok(body);
+                    let out = rest::answer(op, &resp);
+                    return Ok(match camel {
+                        Some(shapes) => rest::recase(shapes, op.output, &out, true),
+                        None => out,
+                    });
                 }
+                let body: Value = serde_json::from_slice(&resp.body).unwrap_or(json!({}));
                 let code = resp
                     .headers
                     .get("x-amzn-errortype")
@@ -345,6 +375,17 @@ impl Integ {
                     &code,
                     message,
                 ))
+            }
+            sdk::Route::RestXml(model) => {
+                let mut req = rest_xml::request(model, signing, &op, params, &exec.region)
+                    .map_err(|e| rest_xml_failure(arn, signing, e))?;
+                req.region = exec.region.clone();
+                req.account_id = self.sfn.account_id.clone();
+                req.host = self.sfn.endpoint_host.clone();
+                let method = req.method.clone();
+                let resp = service.handle(req).await;
+                rest_xml::answer(model, signing, &op, &method, &resp)
+                    .map_err(|e| rest_xml_failure(arn, signing, e))
             }
             sdk::Route::Query { version } => {
                 let model =
@@ -467,10 +508,11 @@ impl Integ {
         Ok(with_metadata(v, "text/xml"))
     }
 
-    /// S3 GetObject (the body as text) and ListObjectsV2 through S3's typed operations.
-    fn s3(&self, action: &str, params: &Value, sdk: bool) -> Result<Value, Failure> {
+    /// A Map ItemReader's S3 GetObject (the body as text) and ListObjectsV2, through S3's typed
+    /// operations.
+    fn s3(&self, action: &str, params: &Value) -> Result<Value, Failure> {
         let s3 = &self.sfn.peers.s3;
-        let fail = |e: AwsError| api_failure("s3", sdk, e.status.as_u16(), &e.code, &e.message);
+        let fail = |e: AwsError| api_failure("s3", false, e.status.as_u16(), &e.code, &e.message);
         let bucket = params["Bucket"].as_str().unwrap_or("");
         match action {
             "getObject" => {
@@ -508,55 +550,7 @@ impl Integ {
                     "IsTruncated": listed.is_truncated}),
                 )
             }
-            "copyObject" => {
-                let source = params["CopySource"].as_str().unwrap_or("");
-                let source = source.strip_prefix('/').unwrap_or(source);
-                let (src, version) = match source.split_once("?versionId=") {
-                    Some((s, v)) => (s, Some(v.to_string())),
-                    None => (source, None),
-                };
-                let (src_bucket, src_key) = src.split_once('/').unwrap_or((src, ""));
-                let text = |k: &str| params[k].as_str().map(str::to_string);
-                let input = CopyInput {
-                    src_bucket: src_bucket.to_string(),
-                    src_key: src_key.to_string(),
-                    src_version: version,
-                    key: params["Key"].as_str().unwrap_or("").to_string(),
-                    replace_metadata: params["MetadataDirective"] == "REPLACE",
-                    headers: ContentHeaders {
-                        content_type: text("ContentType"),
-                        content_encoding: text("ContentEncoding"),
-                        content_disposition: text("ContentDisposition"),
-                        content_language: text("ContentLanguage"),
-                        cache_control: text("CacheControl"),
-                        expires: None,
-                    },
-                    ..Default::default()
-                };
-                let (meta, _, _) = s3.copy_object(bucket, input).map_err(fail)?;
-                Ok(json!({"CopyObjectResult": {
-                    "ETag": format!("\"{}\"", meta.etag),
-                    "LastModified": meta.last_modified,
-                }}))
-            }
-            "listBuckets" => {
-                let prefix = params["Prefix"].as_str().unwrap_or("");
-                let mut buckets: Vec<_> = s3
-                    .list_buckets()
-                    .into_iter()
-                    .filter(|b| b.name.starts_with(prefix))
-                    .collect();
-                buckets.sort_by(|a, b| a.name.cmp(&b.name));
-                let buckets: Vec<Value> = buckets
-                    .iter()
-                    .map(|b| {
-                        json!({"Name": b.name, "CreationDate": crate::s3::iso8601(b.created),
-                            "BucketRegion": b.region})
-                    })
-                    .collect();
-                Ok(json!({"Buckets": buckets}))
-            }
-            other => Err(unsupported(&format!("arn:aws:states:::aws-sdk:s3:{other}"))),
+            other => Err(unsupported(&format!("arn:aws:states:::s3:{other}"))),
         }
     }
 
@@ -706,21 +700,6 @@ impl Integrations for Integ {
                             let q = params["Qualifier"].as_str();
                             self.lambda(exec, f, q, &params["Payload"], false).await
                         }
-                        "s3" => self.s3(action, &params, true),
-                        "cloudfront" if action == "createInvalidation" => self
-                            .sfn
-                            .peers
-                            .cloudfront
-                            .create_invalidation(&params)
-                            .map_err(|e| {
-                                api_failure(
-                                    "cloudfront",
-                                    true,
-                                    e.status.as_u16(),
-                                    &e.code,
-                                    &e.message,
-                                )
-                            }),
                         "dynamodb" | "sqs" | "eventbridge" | "sfn" => {
                             self.json_call(exec, svc, true, action, &params).await
                         }
@@ -756,7 +735,7 @@ impl Integrations for Integ {
                     }
                     ("sns", "publish") => self.sns_publish(exec, &params),
                     // A Map's ItemReader reads through these.
-                    ("s3", "getObject" | "listObjectsV2") => self.s3(action, &params, false),
+                    ("s3", "getObject" | "listObjectsV2") => self.s3(action, &params),
                     ("dynamodb", "getItem" | "putItem" | "updateItem" | "deleteItem") => {
                         let v = self
                             .json_call(exec, "dynamodb", false, action, &params)

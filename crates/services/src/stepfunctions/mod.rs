@@ -1,8 +1,9 @@
 //! AWS Step Functions (awsJson1_0, `AWSStepFunctions.<Operation>`): state machines (STANDARD
 //! and EXPRESS) with their versions and aliases, activities, tags, and executions that really
 //! run — the Amazon States Language interpreter (`asl`) on the server's runtime, its Task
-//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge, ECS, S3, CloudFront and Step
-//! Functions itself in-process (`integrations`).
+//! states reaching Lambda, SQS, SNS, DynamoDB, EventBridge, ECS, S3 and Step Functions itself
+//! in-process (`integrations`), and every other emulated service through its own adapter
+//! (`sdk`, `rest` for rest-json, `rest_xml` for rest-xml).
 //!
 //! Layout: `state` (records and their store tables), `ops` (typed operations on machines,
 //! versions, aliases, activities, tags), `executions` (start, stop, describe, list, history,
@@ -21,6 +22,7 @@ mod ops;
 pub(crate) mod provider;
 mod rest;
 mod rest_routes;
+mod rest_xml;
 mod sdk;
 mod state;
 mod tokens;
@@ -29,7 +31,6 @@ mod wire;
 pub use ops::{AliasInput, CreateMachineInput, UpdateMachineInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
-use crate::cloudfront::CloudFrontService;
 use crate::dynamodb::DynamoDbService;
 use crate::ecs::EcsService;
 use crate::events::EventsService;
@@ -63,7 +64,6 @@ pub struct Peers {
     pub events: Arc<EventsService>,
     pub ecs: Arc<EcsService>,
     pub s3: Arc<S3Service>,
-    pub cloudfront: Arc<CloudFrontService>,
     /// Every other service, reached at call time by an `aws-sdk:` Task (not a build
     /// dependency: that would build every service with Step Functions).
     pub catalog: std::sync::Weak<crate::catalog::Catalog>,
@@ -149,12 +149,11 @@ impl Catalogued for StepFunctionsService {
         Arc<EventsService>,
         Arc<EcsService>,
         Arc<S3Service>,
-        Arc<CloudFrontService>,
     );
 
     fn build(
         context: &Context,
-        (lambda, sqs, sns, dynamodb, events, ecs, s3, cloudfront): Self::Deps,
+        (lambda, sqs, sns, dynamodb, events, ecs, s3): Self::Deps,
     ) -> Result<Self, GatewayError> {
         let peers = Peers {
             lambda,
@@ -164,7 +163,6 @@ impl Catalogued for StepFunctionsService {
             events,
             ecs,
             s3,
-            cloudfront,
             catalog: context.catalog.clone(),
         };
         Ok(Self::new(context.store.clone(), &context.config, peers)?)

@@ -1,20 +1,39 @@
-//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS): the operation's HTTP binding from
-//! botocore's model ([`super::rest_routes`]) places each parameter in the URI, the query
-//! string, a header or the JSON body, as the SDK would.
+//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS, API Gateway): the operation's HTTP
+//! binding from botocore's model ([`super::rest_routes`]) places each parameter in the URI, the
+//! query string, a header, the payload or the JSON body, as the SDK would. A camelCase API
+//! (API Gateway) is recased by its model's shapes: the state's PascalCase parameters become
+//! the API's member names and its answer the SDK's PascalCase, map keys (tags, stage
+//! variables, `resourceMethods`' methods) kept as they are.
 
-use cumulo_wire::AwsRequest;
+use cumulo_wire::{AwsRequest, AwsResponse};
 use serde_json::{Map, Value};
+use std::sync::LazyLock;
+
+/// (member, name on the wire).
+type Names = &'static [(&'static str, &'static str)];
 
 /// One operation's HTTP binding.
 pub struct RestOp {
     pub name: &'static str,
     pub method: &'static str,
-    /// The URI template (`{Member}` labels, `{Member+}` greedy), possibly with a fixed query.
+    /// The URI template (`{label}`, `{label+}` greedy), possibly with a fixed query.
     pub uri: &'static str,
+    /// (member, URI label).
+    pub labels: Names,
     /// (member, query parameter name).
-    pub query: &'static [(&'static str, &'static str)],
+    pub query: Names,
     /// (member, header name).
-    pub headers: &'static [(&'static str, &'static str)],
+    pub headers: Names,
+    /// The member sent as the whole body, if any.
+    pub payload: Option<&'static str>,
+    /// Body members whose JSON key is not their name.
+    pub body_names: Names,
+    pub input: &'static str,
+    pub output: &'static str,
+    /// The output member that is the whole answer body, if any.
+    pub out_payload: Option<&'static str>,
+    /// (output member, header name).
+    pub out_headers: Names,
 }
 
 /// The routes of a rest-json service by signing name.
@@ -22,8 +41,107 @@ pub fn routes(signing: &str) -> Option<&'static [RestOp]> {
     match signing {
         "lambda" => Some(super::rest_routes::LAMBDA),
         "elasticfilesystem" => Some(super::rest_routes::EFS),
+        "apigateway" => Some(super::rest_routes::APIGATEWAY),
         _ => None,
     }
+}
+
+static APIGATEWAY_SHAPES: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("apigateway_shapes.json")).unwrap_or(Value::Null)
+});
+
+/// A camelCase API's shapes (structure members with their wire names, list and map values),
+/// by signing name.
+pub fn camel_shapes(signing: &str) -> Option<&'static Value> {
+    match signing {
+        "apigateway" => Some(&APIGATEWAY_SHAPES),
+        _ => None,
+    }
+}
+
+fn first(key: &str, upper: bool) -> String {
+    let mut c = key.chars();
+    match c.next() {
+        Some(f) if upper => f.to_ascii_uppercase().to_string() + c.as_str(),
+        Some(f) => f.to_ascii_lowercase().to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// `value` as `shape` recased: into the API's member names (`upper` false: the SDK's
+/// `RestApiId` is the member `restApiId`) or from its wire names into the SDK's (`upper`: the
+/// wire's `item` is the member `items`, `Items`). Map keys stay; a key the shape does not
+/// name only has its first letter changed.
+pub fn recase(shapes: &Value, shape: &str, value: &Value, upper: bool) -> Value {
+    let s = &shapes[shape];
+    match value {
+        Value::Object(m) if s["members"].is_object() => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let member = s["members"].as_object().and_then(|members| {
+                        members.iter().find(|(name, spec)| {
+                            if upper {
+                                spec[0] == k.as_str()
+                            } else {
+                                first(name, true) == *k || *name == k
+                            }
+                        })
+                    });
+                    match member {
+                        Some((name, spec)) => {
+                            let inner = spec[1].as_str().unwrap_or("");
+                            (first(name, upper), recase(shapes, inner, v, upper))
+                        }
+                        None => (first(k, upper), v.clone()),
+                    }
+                })
+                .collect(),
+        ),
+        Value::Object(m) if s["map"].is_string() => {
+            let inner = s["map"].as_str().unwrap_or("");
+            Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), recase(shapes, inner, v, upper)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => {
+            let inner = s["list"].as_str().unwrap_or("");
+            Value::Array(
+                items
+                    .iter()
+                    .map(|i| recase(shapes, inner, i, upper))
+                    .collect(),
+            )
+        }
+        v => v.clone(),
+    }
+}
+
+/// A successful answer as the operation's output: the JSON body, or the payload member's
+/// text, with the output's header members.
+pub fn answer(op: &RestOp, resp: &AwsResponse) -> Value {
+    let mut out = match op.out_payload {
+        Some(p) => {
+            let mut m = Map::new();
+            m.insert(
+                p.to_string(),
+                Value::String(String::from_utf8_lossy(&resp.body).into_owned()),
+            );
+            m
+        }
+        None if resp.body.is_empty() => Map::new(),
+        None => match serde_json::from_slice(&resp.body) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        },
+    };
+    for (member, header) in op.out_headers {
+        if let Some(v) = resp.headers.get(*header).and_then(|v| v.to_str().ok()) {
+            out.insert(member.to_string(), Value::String(v.to_string()));
+        }
+    }
+    Value::Object(out)
 }
 
 fn encode(s: &str, greedy: bool) -> String {
@@ -48,7 +166,7 @@ fn text(v: &Value) -> String {
     }
 }
 
-/// The request for `op` with these (PascalCase, as the API's) parameters.
+/// The request for `op` with these parameters (in the API's member names).
 pub fn request(op: &RestOp, params: &Value) -> AwsRequest {
     let mut rest: Map<String, Value> = params.as_object().cloned().unwrap_or_default();
     let (template, fixed) = op.uri.split_once('?').unwrap_or((op.uri, ""));
@@ -60,10 +178,15 @@ pub fn request(op: &RestOp, params: &Value) -> AwsRequest {
             break;
         };
         let label = &tail[start + 1..start + end];
-        let (member, greedy) = match label.strip_suffix('+') {
-            Some(m) => (m, true),
+        let (label, greedy) = match label.strip_suffix('+') {
+            Some(l) => (l, true),
             None => (label, false),
         };
+        let member = op
+            .labels
+            .iter()
+            .find(|(_, l)| *l == label)
+            .map_or(label, |(m, _)| m);
         if let Some(v) = rest.remove(member) {
             path.push_str(&encode(&text(&v), greedy));
         }
@@ -75,23 +198,20 @@ pub fn request(op: &RestOp, params: &Value) -> AwsRequest {
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect();
+    let mut pair = |name: &str, v: &Value| {
+        query.push(format!(
+            "{}={}",
+            encode(name, false),
+            encode(&text(v), false)
+        ))
+    };
     for (member, name) in op.query {
         match rest.remove(*member) {
-            Some(Value::Array(items)) => {
-                for i in items {
-                    query.push(format!(
-                        "{}={}",
-                        encode(name, false),
-                        encode(&text(&i), false)
-                    ));
-                }
-            }
+            Some(Value::Array(items)) => items.iter().for_each(|i| pair(name, i)),
+            // A map member is one query parameter per entry (API Gateway's `parameters`).
+            Some(Value::Object(entries)) => entries.iter().for_each(|(k, v)| pair(k, v)),
             Some(Value::Null) | None => {}
-            Some(v) => query.push(format!(
-                "{}={}",
-                encode(name, false),
-                encode(&text(&v), false)
-            )),
+            Some(v) => pair(name, &v),
         }
     }
     let mut headers = Vec::new();
@@ -116,7 +236,16 @@ pub fn request(op: &RestOp, params: &Value) -> AwsRequest {
     if let Ok(c) = "application/json".parse() {
         req.headers.insert("content-type", c);
     }
-    if !rest.is_empty() {
+    if let Some(payload) = op.payload {
+        if let Some(v) = rest.remove(payload).filter(|v| !v.is_null()) {
+            req.body = text(&v).into();
+        }
+    } else if !rest.is_empty() {
+        for (member, wire) in op.body_names {
+            if let Some(v) = rest.remove(*member) {
+                rest.insert(wire.to_string(), v);
+            }
+        }
         req.body = Value::Object(rest).to_string().into();
     }
     req
@@ -128,7 +257,11 @@ mod tests {
     use serde_json::json;
 
     fn op(name: &str) -> &'static RestOp {
-        routes("lambda")
+        service_op("lambda", name)
+    }
+
+    fn service_op(service: &str, name: &str) -> &'static RestOp {
+        routes(service)
             .and_then(|r| r.iter().find(|o| o.name == name))
             .expect("route")
     }
@@ -154,5 +287,48 @@ mod tests {
         );
         assert_eq!(req.raw_path, "/2017-03-31/tags/arn%3Ax");
         assert_eq!(req.body.as_ref(), br#"{"Tags":{"k":"v"}}"#);
+    }
+
+    #[test]
+    fn camel_case_apis_are_recased_by_their_model() {
+        let shapes = camel_shapes("apigateway").unwrap();
+        let put = service_op("apigateway", "PutIntegration");
+        let params = recase(
+            shapes,
+            put.input,
+            &json!({"RestApiId": "a1", "ResourceId": "r1", "HttpMethod": "GET", "Type": "HTTP",
+                "IntegrationHttpMethod": "POST", "RequestParameters": {"Header.X": "v"}}),
+            false,
+        );
+        let req = request(put, &params);
+        assert_eq!(
+            req.raw_path,
+            "/restapis/a1/resources/r1/methods/GET/integration"
+        );
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        // The member integrationHttpMethod is `httpMethod` on the wire; map keys are kept.
+        assert_eq!(
+            body,
+            json!({"type": "HTTP", "httpMethod": "POST", "requestParameters": {"Header.X": "v"}})
+        );
+
+        let get = service_op("apigateway", "GetResources");
+        let answer = json!({"item": [{"id": "r1", "path": "/", "resourceMethods":
+            {"GET": {"httpMethod": "GET", "methodResponses": {"200": {"statusCode": "200"}}}}}]});
+        assert_eq!(
+            recase(shapes, get.output, &answer, true),
+            json!({"Items": [{"Id": "r1", "Path": "/", "ResourceMethods":
+                {"GET": {"HttpMethod": "GET", "MethodResponses": {"200": {"StatusCode": "200"}}}}}]})
+        );
+        let stage = service_op("apigateway", "CreateStage");
+        assert_eq!(
+            recase(
+                shapes,
+                stage.input,
+                &json!({"Variables": {"lowKey": "v"}}),
+                false
+            ),
+            json!({"variables": {"lowKey": "v"}})
+        );
     }
 }

@@ -1,11 +1,11 @@
 //! The generic `arn:aws:states:::aws-sdk:<service>:<action>` path: the SDK integration's
 //! service name is mapped to the catalog's signing name, the JSON parameters are written in
-//! the service's own wire shape (JSON 1.0/1.1, or the query form written by the service's
+//! the service's own wire shape (JSON 1.0/1.1, or the query/EC2 form written by the service's
 //! model), the service answers in-process through [`crate::catalog::Catalog::service`], and its
 //! answer is read back as JSON in the SDK's PascalCase (a query answer by the model, in the
-//! SDK's types and member names). Lambda and EFS (rest-json) are reached through their HTTP bindings
-//! ([`super::rest`]); API Gateway, Route 53, CloudFront beyond createInvalidation and S3
-//! beyond its special cases are not reached here.
+//! SDK's types and member names). The rest-json services (Lambda, EFS, API Gateway) are reached
+//! through their HTTP bindings ([`super::rest`]) and the rest-xml ones (Route 53, CloudFront,
+//! S3) through their models ([`super::rest_xml`]).
 
 use crate::catalog::{Descriptor, Wire};
 use crate::s3::xml_in::{self, Element};
@@ -26,15 +26,19 @@ pub fn signing_name(sdk: &str) -> Option<&'static str> {
         "efs" => "elasticfilesystem",
         "lambda" => "lambda",
         "acm" => "acm",
+        "apigateway" => "apigateway",
         "apprunner" => "apprunner",
         "autoscaling" => "autoscaling",
         "cloudformation" => "cloudformation",
+        "cloudfront" => "cloudfront",
         "dynamodb" => "dynamodb",
         "ec2" => "ec2",
         "ecr" => "ecr",
         "ecs" => "ecs",
         "iam" => "iam",
         "kms" => "kms",
+        "route53" => "route53",
+        "s3" => "s3",
         "secretsmanager" => "secretsmanager",
         "servicediscovery" => "servicediscovery",
         "sns" => "sns",
@@ -157,6 +161,8 @@ pub enum Route {
     },
     /// rest-json with the operations' bindings from botocore ([`super::rest`]).
     Rest(&'static [super::rest::RestOp]),
+    /// rest-xml, written and read by the service's model ([`super::rest_xml`]).
+    RestXml(&'static cumulo_wire::rest_xml_model::RestXmlModel),
 }
 
 pub fn route(d: &Descriptor) -> Option<Route> {
@@ -177,6 +183,7 @@ pub fn route(d: &Descriptor) -> Option<Route> {
                 Some(Route::Query { version })
             }
             Wire::RestJson { .. } => super::rest::routes(d.name).map(Route::Rest),
+            Wire::RestXml { .. } => super::rest_xml::model(d.name).map(Route::RestXml),
             _ => None,
         })
     })

@@ -249,9 +249,7 @@ impl Template {
 /// AWS::EC2::Instance: a RunInstances record, running once created; no virtual machine runs.
 struct InstanceDecl(Arc<Ec2Service>);
 
-fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
-    Ok(list(props, key)?.iter().filter_map(scalar_value).collect())
-}
+use super::network::strings;
 
 #[async_trait::async_trait]
 impl Declared for InstanceDecl {
@@ -341,6 +339,11 @@ impl Declared for InstanceDecl {
             groups.extend(strings(n, "GroupSet")?);
         }
         for name in strings(props, "SecurityGroups")? {
+            // cumulo's Ref of a group is its id even without VpcId (AWS's is the name).
+            if name.starts_with("sg-") {
+                groups.push(name);
+                continue;
+            }
             let id = self.0.read(&ctx.region, |r| {
                 let vpc = r.default_vpc().map(|v| v.id.clone()).unwrap_or_default();
                 r.items
@@ -382,6 +385,11 @@ impl Declared for InstanceDecl {
             user_data: scalar(props, "UserData")?,
             tags,
             count: 1,
+            network_interface_id: nic
+                .as_ref()
+                .map(|n| scalar(n, "NetworkInterfaceId"))
+                .transpose()?
+                .flatten(),
         };
         let mut template = None;
         if let Some(lt) = props.get("LaunchTemplate").and_then(Value::as_object) {

@@ -3,9 +3,9 @@
 //! names something cumulo does not emulate (a VPC's default network ACL, a subnet's ACL
 //! association, Outposts), the attribute is absent and Fn::GetAtt of it fails by name.
 
-use super::Ec2Service;
 use super::model::Tags;
 use super::ops::RuleSpec;
+use super::{AssociationTarget, Ec2Service};
 use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{ProviderServices, list, required, scalar, tags};
@@ -14,8 +14,11 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 mod compute;
+mod endpoint_services;
+mod interfaces;
 mod network;
 mod tagged;
+mod volumes;
 
 use tagged::{Tagged, TaggedKind, vpc_child};
 
@@ -37,6 +40,9 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Rule::<true>(ec2()));
     network::register(r, s);
     compute::register(r, s);
+    interfaces::register(r, s);
+    volumes::register(r, s);
+    endpoint_services::register(r, s);
 }
 
 /// The tags a created resource gets: the template's, the stack's, CloudFormation's own.
@@ -113,6 +119,8 @@ const TAGGED_NOT_FOUND: &[&str] = &[
     "InvalidLaunchTemplateId.NotFound",
     "InvalidLaunchTemplateName.NotFoundException",
     "InvalidInstanceID.NotFound",
+    "InvalidVolume.NotFound",
+    "InvalidVpcEndpointServiceId.NotFound",
 ];
 
 struct Vpc(Arc<Ec2Service>);
@@ -582,13 +590,14 @@ struct Eip(Arc<Ec2Service>);
 impl Declared for Eip {
     const TYPE: &'static str = "AWS::EC2::EIP";
     const SERVICE: &'static str = SERVICE;
-    const PROPERTIES: &'static [&'static str] =
-        &["Domain", "Tags", "NetworkBorderGroup", "PublicIpv4Pool"];
+    const PROPERTIES: &'static [&'static str] = &[
+        "Domain",
+        "Tags",
+        "NetworkBorderGroup",
+        "PublicIpv4Pool",
+        "InstanceId",
+    ];
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
-        (
-            "InstanceId",
-            "cumulo's EC2 does not associate addresses with instances",
-        ),
         (
             "TransferAddress",
             "cumulo does not emulate address transfers",
@@ -602,6 +611,19 @@ impl Declared for Eip {
         let a = self
             .0
             .allocate_address(&ctx.region, create_tags(ctx, props)?)?;
+        if let Some(instance) = scalar(props, "InstanceId")? {
+            let target = AssociationTarget {
+                instance_id: Some(instance),
+                ..Default::default()
+            };
+            if let Err(e) = self
+                .0
+                .associate_address(&ctx.region, &a.allocation_id, target)
+            {
+                self.0.release_address(&ctx.region, &a.allocation_id)?;
+                return Err(e.into());
+            }
+        }
         Ok(Made::new(a.public_ip.clone())
             .with("AllocationId", a.allocation_id)
             .with("PublicIp", a.public_ip))
@@ -615,38 +637,51 @@ impl Declared for Eip {
         new: &Map<String, Value>,
     ) -> Answer<Made> {
         refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
-        let allocation = self.allocation(ctx, id)?;
+        let allocation = allocation_of(&self.0, ctx, id)?;
         retag(&self.0, ctx, &allocation, new)?;
         Ok(Made::new(id)
             .with("AllocationId", allocation)
             .with("PublicIp", id))
     }
 
-    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
-        let allocation = self.allocation(ctx, id)?;
+    /// An association its own InstanceId made goes with it.
+    async fn delete(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        props: &Map<String, Value>,
+    ) -> Answer<()> {
+        let allocation = allocation_of(&self.0, ctx, id)?;
+        if props.contains_key("InstanceId") {
+            let association = self.0.read(&ctx.region, |r| {
+                Ok(r.address(&allocation)?.association_id.clone())
+            })?;
+            if let Some(association) = association {
+                self.0.disassociate_address(&ctx.region, &association)?;
+            }
+        }
         Ok(self.0.release_address(&ctx.region, &allocation)?)
     }
 }
 
-impl Eip {
-    fn allocation(&self, ctx: &ProviderContext, public_ip: &str) -> Answer<String> {
-        Ok(self.0.read(&ctx.region, |r| {
-            r.items
-                .values()
-                .find_map(|x| match x {
-                    super::Resource::Address(a) if a.public_ip == public_ip => {
-                        Some(a.allocation_id.clone())
-                    }
-                    _ => None,
-                })
-                .ok_or_else(|| {
-                    cumulo_wire::AwsError::bad_request(
-                        "InvalidAllocationID.NotFound",
-                        format!("The address '{public_ip}' does not exist"),
-                    )
-                })
-        })?)
-    }
+/// The allocation id of an address named by its public IP (an EIP's Ref).
+fn allocation_of(ec2: &Ec2Service, ctx: &ProviderContext, public_ip: &str) -> Answer<String> {
+    Ok(ec2.read(&ctx.region, |r| {
+        r.items
+            .values()
+            .find_map(|x| match x {
+                super::Resource::Address(a) if a.public_ip == public_ip => {
+                    Some(a.allocation_id.clone())
+                }
+                _ => None,
+            })
+            .ok_or_else(|| {
+                cumulo_wire::AwsError::bad_request(
+                    "InvalidAllocationID.NotFound",
+                    format!("The address '{public_ip}' does not exist"),
+                )
+            })
+    })?)
 }
 
 /// AWS::EC2::NatGateway: created pending, and available before CloudFormation moves on (its

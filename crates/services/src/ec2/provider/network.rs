@@ -32,7 +32,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
 }
 
 /// A list of strings property.
-fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
+pub(super) fn strings(props: &Map<String, Value>, key: &str) -> Result<Vec<String>, ProviderError> {
     Ok(list(props, key)?.iter().filter_map(scalar_value).collect())
 }
 
@@ -347,7 +347,8 @@ fn policy(props: &Map<String, Value>) -> Result<Option<String>, ProviderError> {
     json_text(props, "PolicyDocument")
 }
 
-fn added(old: &[String], new: &[String]) -> Vec<String> {
+/// What `new` has that `old` has not (swap them for what was removed).
+pub(super) fn added(old: &[String], new: &[String]) -> Vec<String> {
     new.iter().filter(|x| !old.contains(x)).cloned().collect()
 }
 
