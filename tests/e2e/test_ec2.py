@@ -65,6 +65,21 @@ def test_vpcs_subnets_and_their_errors(ec2, cumulo):
     assert error(ec2.describe_vpcs, VpcIds=[vid])["Code"] == "InvalidVpcID.NotFound"
 
 
+def test_a_vpc_created_with_an_amazon_ipv6_block(ec2):
+    """CreateVpc's AmazonProvidedIpv6CidrBlock gives the VPC a /56 at once (it was once dropped);
+    address pools, which cumulo does not emulate, are refused by name and create nothing."""
+    vpc = ec2.create_vpc(CidrBlock="10.30.0.0/16", AmazonProvidedIpv6CidrBlock=True)["Vpc"]
+    [block] = vpc["Ipv6CidrBlockAssociationSet"]
+    assert block["Ipv6CidrBlock"].endswith("::/56") and block["Ipv6Pool"] == "Amazon"
+    [seen] = ec2.describe_vpcs(VpcIds=[vpc["VpcId"]])["Vpcs"]
+    assert [b["Ipv6CidrBlock"] for b in seen["Ipv6CidrBlockAssociationSet"]] == [block["Ipv6CidrBlock"]]
+    before = len(ec2.describe_vpcs()["Vpcs"])
+    refused = error(ec2.create_vpc, CidrBlock="10.31.0.0/16", Ipv4IpamPoolId="ipam-pool-0123456789abcdef0")
+    assert refused["Code"] == "NotImplemented" and "Ipv4IpamPoolId" in refused["Message"]
+    assert len(ec2.describe_vpcs()["Vpcs"]) == before
+    ec2.delete_vpc(VpcId=vpc["VpcId"])
+
+
 def test_security_group_rules(ec2):
     vid = ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
     a = ec2.create_security_group(GroupName="a", Description="A", VpcId=vid)["GroupId"]

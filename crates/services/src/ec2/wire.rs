@@ -188,12 +188,28 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
         "DescribeAvailabilityZones" => describe_zones(region, p),
         "DescribeRegions" => describe_regions(region, p),
         "CreateVpc" => {
-            let v = svc.create_vpc(
+            // Address pools (BYOIP, IPAM) are not emulated: refused by name rather than given
+            // a block from a pool that does not exist.
+            if let Some(name) = ["Ipv6Pool", "Ipv6CidrBlock", "Ipv4IpamPoolId", "Ipv6IpamPoolId"]
+                .into_iter()
+                .find(|n| p.get(n).is_some())
+            {
+                return Err(AwsError::new(
+                    http::StatusCode::NOT_IMPLEMENTED,
+                    "NotImplemented",
+                    format!("cumulo: CreateVpc's {name} (address pools) is not implemented"),
+                ));
+            }
+            let mut v = svc.create_vpc(
                 region,
                 p.required("CidrBlock")?,
                 p.get("InstanceTenancy"),
                 p.tag_specs(),
             )?;
+            if p.flag("AmazonProvidedIpv6CidrBlock").unwrap_or(false) {
+                svc.associate_vpc_cidr_block(region, &v.id, None, true)?;
+                v = svc.read(region, |r| r.vpc(&v.id).cloned())?;
+            }
             Ok(one("vpc", |w| vpc(w, &v, "pending")))
         }
         "DeleteVpc" => ok(svc.delete_vpc(region, p.required("VpcId")?)),
