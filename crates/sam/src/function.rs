@@ -63,9 +63,8 @@ const KNOWN: [&str; 49] = [
 ];
 
 /// Properties cumulo's transform does not implement: refused by name.
-const REFUSED: [&str; 6] = [
+const REFUSED: [&str; 5] = [
     "DeploymentPreference",
-    "AutoPublishAliasAllProperties",
     "CapacityProviderConfig",
     "FunctionScalingConfig",
     "DurableConfig",
@@ -101,6 +100,15 @@ pub fn translate(
 ) -> Result<Vec<Res>, String> {
     sam.check_known(&KNOWN)?;
     sam.refuse(&REFUSED)?;
+    if sam
+        .get("AutoPublishAliasAllProperties")
+        .is_some_and(|v| !v.is_boolean())
+    {
+        return Err(invalid(
+            sam.id,
+            "Type of property 'AutoPublishAliasAllProperties' is invalid.",
+        ));
+    }
     if let Some(p) = policies::expand_templates(sam.id, sam.get("Policies"))? {
         sam.props.insert("Policies".into(), p);
     }
@@ -159,7 +167,7 @@ pub fn translate(
         // the function keeps the resolved values too.
         let code = resolve_params(&function.props["Code"], &t.params);
         function.put("Code", code);
-        let version = construct_version(sam, &function, code_sha256.as_deref())?;
+        let version = construct_version(t, sam, &function, code_sha256.as_deref())?;
         let a = construct_alias(sam, &name, &function, &version)?;
         t.refs.add(sam.id, "Version", &version.id);
         t.refs.add(sam.id, "Alias", &a.id);
@@ -465,7 +473,41 @@ fn parse_s3_uri(s: &str) -> Option<(Value, Value, Option<Value>)> {
     Some((json!(bucket), json!(key), version))
 }
 
-fn construct_version(sam: &Sam, function: &Res, code_sha256: Option<&str>) -> Result<Res, String> {
+fn construct_version(
+    t: &Translation,
+    sam: &Sam,
+    function: &Res,
+    code_sha256: Option<&str>,
+) -> Result<Res, String> {
+    let logical = if truthy(sam.get("AutoPublishAliasAllProperties")) {
+        all_properties(t, function)
+    } else {
+        code_properties(function)
+    };
+    let hash = match code_sha256 {
+        Some(sha) if !sha.is_empty() => sha.chars().take(10).collect(),
+        _ => pyjson::hash(&Value::Object(logical)),
+    };
+    let mut attrs = sam.passthrough();
+    if !attrs.contains_key("DeletionPolicy") {
+        let policy = sam
+            .cloned("VersionDeletionPolicy")
+            .unwrap_or(json!("Retain"));
+        attrs.insert("DeletionPolicy".into(), policy);
+    }
+    let mut v = Res::new(
+        format!("{}Version{hash}", sam.id),
+        "AWS::Lambda::Version",
+        attrs,
+    );
+    v.put("FunctionName", reference(sam.id));
+    v.set("Description", sam.cloned("VersionDescription"));
+    Ok(v)
+}
+
+/// What a version's hash covers by default: the code, the environment, the memory size and an
+/// active SnapStart (a new version is published when one of them changes).
+fn code_properties(function: &Res) -> Map<String, Value> {
     let mut logical = function.props["Code"]
         .as_object()
         .cloned()
@@ -488,25 +530,45 @@ fn construct_version(sam: &Sam, function: &Res, code_sha256: Option<&str>) -> Re
     {
         logical.insert("SnapStart".into(), snap.clone());
     }
-    let hash = match code_sha256 {
-        Some(sha) if !sha.is_empty() => sha.chars().take(10).collect(),
-        _ => pyjson::hash(&Value::Object(logical)),
-    };
-    let mut attrs = sam.passthrough();
-    if !attrs.contains_key("DeletionPolicy") {
-        let policy = sam
-            .cloned("VersionDeletionPolicy")
-            .unwrap_or(json!("Retain"));
-        attrs.insert("DeletionPolicy".into(), policy);
+    logical
+}
+
+/// `AutoPublishAliasAllProperties`: the hash covers every property the function has when its
+/// version is made (before a generated role is given to it, as in AWS's translator), plus the
+/// properties of each of its layers declared in the template with `PublishLambdaVersion`, so a
+/// change to such a layer publishes a new version too.
+fn all_properties(t: &Translation, function: &Res) -> Map<String, Value> {
+    let mut logical = function.props.clone();
+    let layers = function.props.get("Layers").and_then(Value::as_array);
+    for layer in layers.into_iter().flatten() {
+        let Some(id) = logical_id_of(layer) else {
+            continue;
+        };
+        let Some(resource) = t.original["Resources"].get(id) else {
+            continue;
+        };
+        let props = resource
+            .get("Properties")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        if truthy(props.get("PublishLambdaVersion")) {
+            logical.insert(id.to_string(), props);
+        }
     }
-    let mut v = Res::new(
-        format!("{}Version{hash}", sam.id),
-        "AWS::Lambda::Version",
-        attrs,
-    );
-    v.put("FunctionName", reference(sam.id));
-    v.set("Description", sam.cloned("VersionDescription"));
-    Ok(v)
+    logical
+}
+
+/// The logical id a `Ref` or `Fn::GetAtt` names.
+fn logical_id_of(v: &Value) -> Option<&str> {
+    let o = v.as_object().filter(|o| o.len() == 1)?;
+    if let Some(Value::String(id)) = o.get("Ref") {
+        return Some(id);
+    }
+    match o.get("Fn::GetAtt")? {
+        Value::Array(a) if a.len() == 2 => a[0].as_str(),
+        Value::String(s) => s.split('.').next(),
+        _ => None,
+    }
 }
 
 fn construct_alias(sam: &Sam, name: &str, function: &Res, version: &Res) -> Result<Res, String> {

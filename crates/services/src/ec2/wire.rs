@@ -190,9 +190,14 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
         "CreateVpc" => {
             // Address pools (BYOIP, IPAM) are not emulated: refused by name rather than given
             // a block from a pool that does not exist.
-            if let Some(name) = ["Ipv6Pool", "Ipv6CidrBlock", "Ipv4IpamPoolId", "Ipv6IpamPoolId"]
-                .into_iter()
-                .find(|n| p.get(n).is_some())
+            if let Some(name) = [
+                "Ipv6Pool",
+                "Ipv6CidrBlock",
+                "Ipv4IpamPoolId",
+                "Ipv6IpamPoolId",
+            ]
+            .into_iter()
+            .find(|n| p.get(n).is_some())
             {
                 return Err(AwsError::new(
                     http::StatusCode::NOT_IMPLEMENTED,
