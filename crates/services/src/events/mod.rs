@@ -23,13 +23,13 @@ pub use state::{Bus, InputTransformer, Rule, Target};
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::lambda::LambdaService;
 use crate::logs::LogsService;
+use crate::schedule::Timers;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
-use crate::schedule::Timers;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The EventBridge service. Cheap to clone: the scheduler task holds a clone.

@@ -2,9 +2,9 @@
 
 use super::EventsService;
 use super::pattern::Pattern;
-use crate::schedule::Schedule;
 use super::state::{self, Bus, DEFAULT_BUS, LogConfig, Rule, Target};
 use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
+use crate::schedule::Schedule;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
 use cumulo_wire::AwsError;
