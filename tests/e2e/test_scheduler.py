@@ -221,9 +221,10 @@ def test_schedules_survive_restart_and_fire_after_it(fresh_server):
     server = CumuloServer(data_dir=fresh_server.data_dir).start()
     try:
         scheduler, sqs = server.client("scheduler"), server.client("sqs")
+        # Nobody calls Scheduler before it fires: `serve` builds it at start for its pending work.
+        assert drain(sqs, url, 1, timeout=20) == ["after restart"]
         garn = scheduler.get_schedule_group(Name="kept")["Arn"]
         assert scheduler.list_tags_for_resource(ResourceArn=garn)["Tags"] == [{"Key": "k", "Value": "v"}]
-        assert drain(sqs, url, 1, timeout=20) == ["after restart"]
         # Without ActionAfterCompletion DELETE a completed schedule stays.
         assert scheduler.get_schedule(Name="later", GroupName="kept")["State"] == "ENABLED"
     finally:
@@ -327,3 +328,34 @@ def test_sam_schedule_v2_event_deploys(cumulo, scheduler, tmp_path):
     with pytest.raises(botocore.exceptions.ClientError) as e:
         scheduler.get_schedule(Name="FnTick")
     assert error(e)[0] == "ResourceNotFoundException"
+
+
+def test_sns_step_functions_and_eventbridge_targets_fire(cumulo, scheduler, sqs):
+    sns, sfn, events = cumulo.client("sns"), cumulo.client("stepfunctions"), cumulo.client("events")
+    topic_url, topic_q = queue(sqs)
+    topic = sns.create_topic(Name=f"t-{uid()}")["TopicArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=topic_q, Attributes={"RawMessageDelivery": "true"})
+    bus_url, bus_q = queue(sqs)
+    bus = f"b-{uid()}"
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    events.put_rule(Name="from-scheduler", EventBusName=bus, EventPattern=json.dumps({"source": ["my.scheduler"]}))
+    events.put_targets(Rule="from-scheduler", EventBusName=bus, Targets=[{"Id": "q", "Arn": bus_q}])
+    machine = sfn.create_state_machine(
+        name=f"m-{uid()}", roleArn=ROLE,
+        definition=json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))["stateMachineArn"]
+
+    when = at(2)
+    scheduler.create_schedule(Name=f"sns-{uid()}", ScheduleExpression=when, FlexibleTimeWindow=OFF,
+                              Target={"Arn": topic, "RoleArn": ROLE, "Input": "to the topic"})
+    scheduler.create_schedule(Name=f"sfn-{uid()}", ScheduleExpression=when, FlexibleTimeWindow=OFF,
+                              Target={"Arn": machine, "RoleArn": ROLE, "Input": '{"n": 7}'})
+    name = f"bus-{uid()}"
+    scheduler.create_schedule(Name=name, ScheduleExpression=when, FlexibleTimeWindow=OFF,
+                              Target={"Arn": bus_arn, "RoleArn": ROLE, "Input": '{"k": "v"}',
+                                      "EventBridgeParameters": {"Source": "my.scheduler", "DetailType": "tick"}})
+    assert drain(sqs, topic_url, 1, timeout=15) == ["to the topic"]
+    [event] = [json.loads(b) for b in drain(sqs, bus_url, 1, timeout=5)]
+    assert (event["source"], event["detail-type"], event["detail"]) == ("my.scheduler", "tick", {"k": "v"})
+    assert event["resources"] == [f"arn:aws:scheduler:us-east-1:000000000000:schedule/default/{name}"]
+    [execution] = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"]) == {"n": 7}
