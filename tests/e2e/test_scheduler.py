@@ -300,7 +300,7 @@ Resources:
     Properties:
       Runtime: python3.12
       Handler: index.handler
-      InlineCode: "def handler(event, context):\\n    return event\\n"
+      InlineCode: "def handler(event, context):\\n    print('scheduled', event)\\n"
       Events:
         Tick:
           Type: ScheduleV2
@@ -308,6 +308,11 @@ Resources:
             ScheduleExpression: rate(1 hour)
             Input: '{"tick": true}'
             RetryPolicy: {MaximumRetryAttempts: 1}
+        Once:
+          Type: ScheduleV2
+          Properties:
+            ScheduleExpression: AT
+            Input: '{"once": true}'
 Outputs:
   FunctionArn: {Value: !GetAtt Fn.Arn}
 """
@@ -315,7 +320,7 @@ Outputs:
 
 def test_sam_schedule_v2_event_deploys(cumulo, scheduler, tmp_path):
     name = f"samsched-{uid()}"
-    out = deploy(cumulo, tmp_path, name, SAM_TEMPLATE)
+    out = deploy(cumulo, tmp_path, name, SAM_TEMPLATE.replace("AT", at(4)))
     s = scheduler.get_schedule(Name="FnTick")
     assert s["Target"]["Arn"] == out["FunctionArn"] and s["Target"]["Input"] == '{"tick": true}'
     assert s["Target"]["RetryPolicy"] == {"MaximumRetryAttempts": 1}
@@ -323,6 +328,20 @@ def test_sam_schedule_v2_event_deploys(cumulo, scheduler, tmp_path):
     role = s["Target"]["RoleArn"].rsplit("/", 1)[1]
     trust = cumulo.client("iam").get_role(RoleName=role)["Role"]["AssumeRolePolicyDocument"]
     assert trust["Statement"][0]["Principal"]["Service"] == ["scheduler.amazonaws.com"]
+    # The one-time event invokes the function with its Input.
+    logs, group = cumulo.client("logs"), f"/aws/lambda/{out['FunctionArn'].rsplit(':', 1)[1]}"
+    printed, deadline = [], time.time() + 20
+    while not printed and time.time() < deadline:
+        time.sleep(1)
+        try:
+            streams = logs.describe_log_streams(logGroupName=group)["logStreams"]
+        except logs.exceptions.ResourceNotFoundException:
+            continue
+        for st in streams:
+            for e in logs.get_log_events(logGroupName=group, logStreamName=st["logStreamName"])["events"]:
+                if "scheduled" in e["message"]:
+                    printed.append(e["message"])
+    assert printed and "{'once': True}" in printed[0], printed
     cumulo.aws("cloudformation", "delete-stack", "--stack-name", name)
     cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", name)
     with pytest.raises(botocore.exceptions.ClientError) as e:
