@@ -1,7 +1,7 @@
 //! A function's `Events`: pull sources (SQS, Kinesis, DynamoDB streams) as event source
 //! mappings with their managed policy on the generated role; push sources (SNS, S3, Schedule,
 //! CloudWatchEvent/EventBridgeRule, CloudWatchLogs) as the subscription, notification or rule
-//! plus the Lambda permission; Api and HttpApi through `api`.
+//! plus the Lambda permission; ScheduleV2 through `scheduler`; Api and HttpApi through `api`.
 
 use crate::function::Target;
 use crate::resource::{Res, Sam, get_att, managed_arn};
@@ -44,17 +44,17 @@ pub struct Event<'a> {
 }
 
 impl Event<'_> {
-    fn get(&self, p: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, p: &str) -> Option<&Value> {
         self.props.get(p).filter(|v| !v.is_null())
     }
 
-    fn require(&self, p: &str) -> Result<Value, String> {
+    pub(crate) fn require(&self, p: &str) -> Result<Value, String> {
         self.get(p)
             .cloned()
             .ok_or_else(|| crate::invalid(&self.id, format!("Missing required property '{p}'.")))
     }
 
-    fn check_known(&self, known: &[&str]) -> Result<(), String> {
+    pub(crate) fn check_known(&self, known: &[&str]) -> Result<(), String> {
         for k in self.props.keys() {
             if !known.contains(&k.as_str()) {
                 return Err(crate::invalid(
@@ -138,8 +138,14 @@ pub fn translate(
             "CloudWatchLogs" => logs(t, &event, target)?,
             "Api" => crate::rest_api::function_event(t, sam, &event, target, live)?,
             "HttpApi" => api::function_event(t, sam, &event, target, live)?,
-            "ScheduleV2"
-            | "MSK"
+            "ScheduleV2" => crate::scheduler::schedule_v2(
+                sam.id,
+                &event,
+                target.arn(),
+                crate::scheduler::Invoked::Function,
+                &target.attrs,
+            )?,
+            "MSK"
             | "MQ"
             | "SelfManagedKafka"
             | "DocumentDB"
@@ -571,6 +577,31 @@ pub fn dead_letter(
     config: &Value,
     attrs: &Map<String, Value>,
 ) -> Result<(Value, Vec<Res>), String> {
+    let (queue_arn, queue) = dead_letter_queue(owner, rule_id, config, attrs)?;
+    let Some(queue) = queue else {
+        return Ok((queue_arn, Vec::new()));
+    };
+    let mut policy = Res::new(
+        format!("{rule_id}QueuePolicy"),
+        "AWS::SQS::QueuePolicy",
+        attrs.clone(),
+    );
+    policy.put(
+        "PolicyDocument",
+        json!({"Version": "2012-10-17", "Statement": [{"Action": "sqs:SendMessage", "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Resource": queue_arn, "Condition": {"ArnEquals": {"aws:SourceArn": get_att(rule_id, "Arn")}}}]}),
+    );
+    policy.put("Queues", json!([{"Ref": queue.id}]));
+    Ok((queue_arn, vec![queue, policy]))
+}
+
+/// A DeadLetterConfig checked as samtranslator checks it: its `Arn`, or the queue it makes
+/// (`Type: SQS`, named `QueueLogicalId` or `<event>Queue`) and that queue's ARN.
+pub fn dead_letter_queue(
+    owner: &str,
+    rule_id: &str,
+    config: &Value,
+    attrs: &Map<String, Value>,
+) -> Result<(Value, Option<Res>), String> {
     let fail =
         |m: &str| crate::invalid(owner, format!("Event with id [{rule_id}] is invalid. {m}"));
     let (arn, ty) = (config.get("Arn"), config.get("Type"));
@@ -590,7 +621,7 @@ pub fn dead_letter(
         ));
     }
     if let Some(arn) = arn.filter(|a| !a.is_null()) {
-        return Ok((arn.clone(), Vec::new()));
+        return Ok((arn.clone(), None));
     }
     let queue_id = match config.get("QueueLogicalId").filter(|v| !v.is_null()) {
         None => format!("{rule_id}Queue"),
@@ -598,18 +629,7 @@ pub fn dead_letter(
         Some(_) => return Err(fail("QueueLogicalId must be a string")),
     };
     let queue = Res::new(&queue_id, "AWS::SQS::Queue", attrs.clone());
-    let queue_arn = get_att(&queue_id, "Arn");
-    let mut policy = Res::new(
-        format!("{rule_id}QueuePolicy"),
-        "AWS::SQS::QueuePolicy",
-        attrs.clone(),
-    );
-    policy.put(
-        "PolicyDocument",
-        json!({"Version": "2012-10-17", "Statement": [{"Action": "sqs:SendMessage", "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Resource": queue_arn, "Condition": {"ArnEquals": {"aws:SourceArn": get_att(rule_id, "Arn")}}}]}),
-    );
-    policy.put("Queues", json!([{"Ref": queue_id}]));
-    Ok((queue_arn, vec![queue, policy]))
+    Ok((get_att(&queue_id, "Arn"), Some(queue)))
 }
 
 /// A rule target's Id: `<id><suffix>`, the id cut (by characters, as Python cuts) so the

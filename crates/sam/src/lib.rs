@@ -23,6 +23,7 @@ mod pyjson;
 mod resource;
 mod resources;
 mod rest_api;
+mod scheduler;
 
 use intrinsics::Refs;
 use resource::Res;

@@ -563,16 +563,24 @@ fn state_machine_events(t: &mut Translation, sam: &Sam, target: &str) -> Result<
             .unwrap_or_default();
         let get = |p: &str| props.get(p).filter(|v| !v.is_null()).cloned();
         let id = format!("{}{name}", sam.id);
-        if ty == "Api" {
+        if ty == "Api" || ty == "ScheduleV2" {
             let event = crate::events::Event {
                 name,
                 id: id.clone(),
                 ty,
                 props: props.clone(),
             };
-            out.extend(crate::rest_api::state_machine_event(
-                t, sam, &event, target,
-            )?);
+            out.extend(if ty == "Api" {
+                crate::rest_api::state_machine_event(t, sam, &event, target)?
+            } else {
+                crate::scheduler::schedule_v2(
+                    sam.id,
+                    &event,
+                    json!({"Ref": target}),
+                    crate::scheduler::Invoked::StateMachine,
+                    &sam.passthrough(),
+                )?
+            });
             continue;
         }
         let known: &[&str] = match ty {

@@ -293,6 +293,7 @@ catalog! {
         stepfunctions: crate::stepfunctions::StepFunctionsService,
         apigateway: crate::apigateway::ApiGatewayService,
         apprunner: crate::apprunner::AppRunnerService,
+        scheduler: crate::scheduler::SchedulerService,
     }
     without {
         sts: crate::sts::StsService,

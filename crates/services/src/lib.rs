@@ -35,6 +35,8 @@ mod query_models;
 mod regional;
 pub mod route53;
 pub mod s3;
+mod schedule;
+pub mod scheduler;
 pub mod secretsmanager;
 pub mod servicediscovery;
 pub mod sns;

@@ -3,9 +3,9 @@
 //!
 //! Layout: typed operations on buses, rules and targets in `ops`; PutEvents, the input
 //! transformations and delivery to targets (SQS, SNS and CloudWatch Logs in-process through
-//! their typed operations) in `put`; the pattern language in `pattern`; schedule expressions in `schedule`
-//! and the task that fires them in `scheduler`; `state` keeps everything in memory with
-//! write-through to the store; `wire` decodes and encodes.
+//! their typed operations) in `put`; the pattern language in `pattern`; scheduled rules fire
+//! from the loop and expressions shared with EventBridge Scheduler (`crate::schedule`); `state`
+//! keeps everything in memory with write-through to the store; `wire` decodes and encodes.
 
 mod operations;
 mod ops;
@@ -13,8 +13,6 @@ mod pattern;
 pub use pattern::Pattern;
 pub(crate) mod provider;
 mod put;
-mod schedule;
-mod scheduler;
 mod state;
 mod wire;
 
@@ -25,13 +23,13 @@ pub use state::{Bus, InputTransformer, Rule, Target};
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
 use crate::lambda::LambdaService;
 use crate::logs::LogsService;
+use crate::schedule::Timers;
 use crate::sns::SnsService;
 use crate::sqs::SqsService;
 use crate::{Config, GatewayError, Service};
 use cumulo_store::{Store, StoreError};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use state::Regions;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The EventBridge service. Cheap to clone: the scheduler task holds a clone.
@@ -43,10 +41,8 @@ pub struct EventsService {
 struct Inner {
     store: Arc<Store>,
     regions: Mutex<Regions>,
-    /// Next firing (ms) of every enabled scheduled rule, by (region, rule name).
-    next_fire: Mutex<HashMap<(String, String), i64>>,
-    /// Wakes the scheduler when a schedule changes.
-    wake: tokio::sync::Notify,
+    /// Next firing of every enabled scheduled rule, by (region, rule name).
+    timers: Arc<Timers>,
     account_id: String,
     sqs: Arc<SqsService>,
     sns: Arc<SnsService>,
@@ -73,8 +69,7 @@ impl EventsService {
             inner: Arc::new(Inner {
                 store,
                 regions: Mutex::new(regions),
-                next_fire: Mutex::new(HashMap::new()),
-                wake: tokio::sync::Notify::new(),
+                timers: Arc::default(),
                 account_id: config.account_id.clone(),
                 sqs,
                 sns,
@@ -83,7 +78,10 @@ impl EventsService {
             }),
         };
         svc.reschedule_all();
-        scheduler::start(svc.clone());
+        let firing = svc.clone();
+        svc.inner
+            .timers
+            .start(move |region, name, now| firing.fire(region, name, now));
         Ok(svc)
     }
 

@@ -2,9 +2,9 @@
 
 use super::EventsService;
 use super::pattern::Pattern;
-use super::schedule::Schedule;
 use super::state::{self, Bus, DEFAULT_BUS, LogConfig, Rule, Target};
 use crate::providers::system_tags::{RESERVED_KEY, first_reserved};
+use crate::schedule::Schedule;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as TOKEN_B64;
 use cumulo_wire::AwsError;
@@ -37,9 +37,7 @@ pub fn rule_not_found(name: &str, bus: &str) -> AwsError {
     not_found(format!("Rule {name} does not exist on EventBus {bus}."))
 }
 
-pub fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
+pub use crate::schedule::now_ms;
 
 fn now_s() -> f64 {
     now_ms() as f64 / 1000.0
@@ -786,34 +784,32 @@ impl EventsService {
         let next = rule
             .schedule
             .as_deref()
-            .filter(|_| rule.enabled())
+            .filter(|_| rule.enabled() && rule.bus == DEFAULT_BUS)
             .and_then(|s| Schedule::parse(s).ok())
             .and_then(|s| s.next_after(rule.schedule_from, now_ms()));
-        let mut fire = self
-            .inner
-            .next_fire
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let key = (region.to_string(), rule.name.clone());
-        match next {
-            Some(t) if rule.bus == DEFAULT_BUS => {
-                fire.insert(key, t);
-            }
-            _ => {
-                fire.remove(&key);
-            }
-        }
-        drop(fire);
-        self.inner.wake.notify_one();
+        self.inner.timers.set(region, &rule.name, next);
     }
 
     fn unschedule(&self, region: &str, bus: &str, name: &str) {
         if bus == DEFAULT_BUS {
-            self.inner
-                .next_fire
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&(region.to_string(), name.to_string()));
+            self.inner.timers.set(region, name, None);
+        }
+    }
+
+    /// A due rule: sends its "Scheduled Event" to its targets and records its next firing.
+    pub(super) fn fire(&self, region: &str, name: &str, now: i64) {
+        let Ok(rule) = self.describe_rule(region, name, None) else {
+            return;
+        };
+        if rule.enabled() {
+            let event = self.scheduled_event(region, &rule, now);
+            self.dispatch(region, &rule.bus, &event, Some(&rule));
+            let next = rule
+                .schedule
+                .as_deref()
+                .and_then(|s| Schedule::parse(s).ok())
+                .and_then(|s| s.next_after(rule.schedule_from, now));
+            self.inner.timers.set(region, name, next);
         }
     }
 }

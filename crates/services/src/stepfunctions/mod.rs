@@ -28,6 +28,7 @@ mod state;
 mod tokens;
 mod wire;
 
+pub use executions::StartInput;
 pub use ops::{AliasInput, CreateMachineInput, UpdateMachineInput};
 
 use crate::catalog::{Catalogued, Context, Descriptor, Wire};
