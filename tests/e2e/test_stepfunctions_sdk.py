@@ -356,6 +356,41 @@ def test_apigateway_through_its_camel_case_model(sfn, cumulo):
     assert api_id not in [a["id"] for a in apigw.get_rest_apis()["items"]]
 
 
+def test_apigatewayv2_through_its_model(sfn, cumulo):
+    v2 = cumulo.client("apigatewayv2")
+    name = f"sdk-{uid()}"
+    api = run_task(sfn, "apigatewayv2:createApi", {
+        "Name": name, "ProtocolType": "HTTP", "Tags": {"lowKey": "v"},
+        "CorsConfiguration": {"AllowOrigins": ["https://example.com"], "MaxAge": 60}})
+    want = v2.get_api(ApiId=api["ApiId"])
+    assert (api["Name"], api["ProtocolType"]) == (want["Name"], want["ProtocolType"]) == (name, "HTTP")
+    assert api["ApiEndpoint"] == want["ApiEndpoint"]
+    # Nested members and map keys as the SDK has them.
+    assert api["CorsConfiguration"] == want["CorsConfiguration"]
+    assert api["CorsConfiguration"]["AllowOrigins"] == ["https://example.com"]
+    assert api["Tags"] == want["Tags"] == {"lowKey": "v"}
+    api_id = api["ApiId"]
+
+    listed = run_task(sfn, "apigatewayv2:getApis", {"MaxResults": "500"})
+    assert api_id in [a["ApiId"] for a in listed["Items"]]
+
+    route = run_task(sfn, "apigatewayv2:createRoute", {
+        "ApiId": api_id, "RouteKey": "GET /items",
+        "RequestParameters": {"route.request.querystring.q": {"Required": True}}})
+    want = v2.get_route(ApiId=api_id, RouteId=route["RouteId"])
+    assert route["RouteKey"] == want["RouteKey"] == "GET /items"
+    assert route["RequestParameters"] == want["RequestParameters"] == {
+        "route.request.querystring.q": {"Required": True}}
+
+    assert run_task(sfn, "apigatewayv2:deleteApi", {"ApiId": api_id}) == {}
+    assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+
+    # Errors are named by the SDK client, ApiGatewayV2, not the shared signing name.
+    out = run_task(sfn, "apigatewayv2:getApi", {"ApiId": api_id}, catch=True)
+    assert out["Error"] == "ApiGatewayV2.NotFoundException"
+    assert "(Service: ApiGatewayV2, Status Code: 404" in out["Cause"]
+
+
 def test_unknown_operations_and_services_are_refused_by_name(sfn):
     for resource in ("lambda:noSuchOperation", "nosuchservice:doIt"):
         out = run_task(sfn, resource, {"FunctionName": "f"})
