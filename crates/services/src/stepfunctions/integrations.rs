@@ -154,18 +154,11 @@ fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str)
 }
 
 /// A rest-xml SDK call's failure as the state's: parameters the operation cannot take fail it
-/// with States.Runtime naming them, the service's error under its SDK name, a result over the
-/// payload quota with States.DataLimitExceeded (AWS's wording).
+/// with States.Runtime naming them, the service's error under its SDK name.
 fn rest_xml_failure(arn: &str, signing: &str, e: rest_xml::CallError) -> Failure {
     match e {
         rest_xml::CallError::Request(e) => Failure::runtime(format!("{arn}: {e}")),
         rest_xml::CallError::Api(a) => api_failure(signing, true, a.status, &a.code, &a.message),
-        rest_xml::CallError::TooLarge => Failure::new(
-            "States.DataLimitExceeded",
-            format!(
-                "The state/task '{arn}' returned a result with a size exceeding the maximum number of bytes service limit."
-            ),
-        ),
     }
 }
 
