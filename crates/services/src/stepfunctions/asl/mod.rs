@@ -7,6 +7,8 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod jsonata;
+#[cfg(test)]
+mod jsonata_js_table;
 mod jsonata_number;
 mod jsonata_states;
 mod jsonata_time;
