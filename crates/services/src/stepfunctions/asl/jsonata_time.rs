@@ -423,7 +423,6 @@ pub fn parse_iso(s: &str) -> Result<i64, String> {
 /// One picture part as jsonata's `generateRegex` matches it when parsing: the text it takes
 /// (a regular expression) and how that text becomes the component's value.
 enum Reader {
-    Lit,
     /// Digits (`parse_width` of them when an integer follows with no literal between), with
     /// an ordinal suffix when the picture asks for one.
     Decimal {
@@ -480,8 +479,7 @@ fn reader(m: &Marker, parse_width: Option<usize>) -> Result<(String, Reader), St
                 .enumerate()
                 .map(|(k, n)| (n.to_string(), k as i64 + 1))
                 .collect(),
-            // jsonata's day names start at Sunday, which it leaves out.
-            'F' => DAYS[..6]
+            'F' => DAYS
                 .iter()
                 .enumerate()
                 .map(|(k, n)| (n.to_string(), k as i64 + 1))
@@ -574,14 +572,17 @@ fn is_integer(m: &Marker) -> bool {
 
 /// A matched text as its component's value; `None` where jsonata's reading gives nothing
 /// (a name it does not know), `Err` where it gives NaN.
-fn read(r: &Reader, text: &str, marker: &str) -> Result<Option<i64>, String> {
+fn read(r: &Reader, text: &str, part: &Part) -> Result<Option<i64>, String> {
     let nan = || {
+        let marker = match part {
+            Part::Comp(m) => format!("{}{}", m.component, m.presentation),
+            Part::Lit(l) => l.clone(),
+        };
         Err(format!(
             "The text '{text}' is not a number the date/time picture marker [{marker}] reads (jsonata's value is NaN)"
         ))
     };
     Ok(Some(match r {
-        Reader::Lit => return Ok(None),
         Reader::Decimal { ordinal } => {
             let digits = if *ordinal {
                 &text[..text.len().saturating_sub(2)]
@@ -659,10 +660,11 @@ fn read(r: &Reader, text: &str, marker: &str) -> Result<Option<i64>, String> {
 /// the lowest value; a gap is `D3136`). `None` when the text does not match.
 pub fn parse(text: &str, picture_text: &str, now: i64) -> Result<Option<i64>, String> {
     let parts = picture(picture_text)?;
-    let mut readers = Vec::new();
+    // Each part's regular expression, and a component's reader.
+    let mut readers: Vec<(String, Option<(char, Reader)>)> = Vec::new();
     for (i, p) in parts.iter().enumerate() {
         match p {
-            Part::Lit(l) => readers.push((regex::escape(l), Reader::Lit, None)),
+            Part::Lit(l) => readers.push((regex::escape(l), None)),
             Part::Comp(m) => {
                 let width = match parts.get(i + 1) {
                     Some(Part::Comp(next)) if is_integer(m) && is_integer(next) => {
@@ -671,12 +673,11 @@ pub fn parse(text: &str, picture_text: &str, now: i64) -> Result<Option<i64>, St
                     _ => None,
                 };
                 let (re, r) = reader(m, width)?;
-                let shown = format!("{}{}", m.component, m.presentation);
-                readers.push((re, r, Some((m.component, shown))));
+                readers.push((re, Some((m.component, r))));
             }
         }
     }
-    let full: String = readers.iter().map(|(re, _, _)| format!("({re})")).collect();
+    let full: String = readers.iter().map(|(re, _)| format!("({re})")).collect();
     let re = regex::RegexBuilder::new(&format!("^{full}$"))
         .case_insensitive(true)
         .build()
@@ -686,10 +687,10 @@ pub fn parse(text: &str, picture_text: &str, now: i64) -> Result<Option<i64>, St
     };
     // Each component once, the last reading winning; `Some(None)`: read as nothing.
     let mut got: Vec<(char, Option<i64>)> = Vec::new();
-    for (k, (_, r, comp)) in readers.iter().enumerate() {
-        let Some((c, shown)) = comp else { continue };
+    for (k, (_, comp)) in readers.iter().enumerate() {
+        let Some((c, r)) = comp else { continue };
         let text = caps.get(k + 1).map_or("", |x| x.as_str());
-        let v = read(r, text, shown)?;
+        let v = read(r, text, &parts[k])?;
         got.retain(|(x, _)| x != c);
         got.push((*c, v));
     }
