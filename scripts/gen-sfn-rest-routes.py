@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Writes crates/services/src/stepfunctions/rest_routes.rs: for the rest-json services a Step
-Functions `aws-sdk:` Task reaches (Lambda, EFS, API Gateway), each operation's HTTP method, URI
+Functions `aws-sdk:` Task reaches (Lambda, EFS, API Gateway v1 and v2), each operation's HTTP method, URI
 template, the input members bound to its labels, the query string or headers, its payload
 member and body members the wire names otherwise (every other member goes in the JSON body
 under its own name), its input and output shapes and the output's payload and header members,
-from botocore's models. For the camelCase APIs (API Gateway) it also writes their shapes
+from botocore's models. For the camelCase APIs (API Gateway v1 and v2) it also writes their shapes
 (`<service>_shapes.json`: structure members with their wire names, list and map values), by
 which the SDK's PascalCase is recased."""
 import glob, gzip, json, os
 import botocore
 
 BASE = os.path.join(os.path.dirname(botocore.__file__), "data")
-SERVICES = [("LAMBDA", "lambda"), ("EFS", "efs"), ("APIGATEWAY", "apigateway")]
-CAMEL = ["apigateway"]
+SERVICES = [("LAMBDA", "lambda"), ("EFS", "efs"), ("APIGATEWAY", "apigateway"),
+            ("APIGATEWAYV2", "apigatewayv2")]
+CAMEL = ["apigateway", "apigatewayv2"]
 OUT = os.path.join(os.path.dirname(__file__), "..", "crates/services/src/stepfunctions/rest_routes.rs")
 
 

@@ -313,6 +313,52 @@ def test_integration_errors_are_aws_named(sfn, workflow_deps):
                                  "Status Code: 404, Request ID: ")
 
 
+def test_payload_quota_holds_inputs_results_and_outputs(sfn):
+    """Step Functions' 256 KiB (262,144 bytes of JSON) quota, as AWS recorded it."""
+    echo = machine(sfn, {"StartAt": "Echo", "States": {"Echo": {"Type": "Pass", "End": True}}})
+    at_quota = json.dumps({"a": "x" * (262_144 - len('{"a": ""}'))})
+    assert len(at_quota) == 262_144
+    d = wait_done(sfn, sfn.start_execution(stateMachineArn=echo, input=at_quota)["executionArn"])
+    assert d["status"] == "SUCCEEDED" and len(d["output"]) <= 262_144
+    # One byte over: refused by the model's length constraint on `input`.
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.start_execution(stateMachineArn=echo, input=at_quota[:-2] + 'x"}')
+    assert code(e) == ("ValidationException", "1 validation error detected: Value at 'input' "
+                       "failed to satisfy constraint: Member must have length less than or "
+                       "equal to 262144")
+
+    # A state's output over the quota ends the execution, naming the state (JSONPath and
+    # JSONata alike: the interpreter checks every state's output).
+    for state in ({"Type": "Pass", "Result": {"Arg1": "x" * (257 * 1024)}, "End": True},
+                  {"Type": "Pass", "QueryLanguage": "JSONata",
+                   "Output": "{% $pad('', 263000, 'x') %}", "End": True}):
+        arn = machine(sfn, {"StartAt": "State_1", "States": {"State_1": state}})
+        ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+        d = wait_done(sfn, ex)
+        assert (d["status"], d["error"]) == ("FAILED", "States.DataLimitExceeded")
+        assert d["cause"] == ("The state/task 'State_1' returned a result with a size exceeding "
+                              "the maximum number of bytes service limit.")
+        assert [e["type"] for e in history(sfn, ex)] == [
+            "ExecutionStarted", "PassStateEntered", "ExecutionFailed"]
+
+    # A Task whose result is over it fails the Task; States.ALL catches it, as AWS recorded.
+    arn = machine(sfn, {"StartAt": "Big", "States": {
+        "Big": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sfn:describeStateMachine",
+                "Parameters": {"StateMachineArn": machine(sfn, {"StartAt": "P", "States": {
+                    "P": {"Type": "Pass", "Result": "x" * 270_000, "End": True}}})},
+                "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Caught"}], "End": True},
+        "Caught": {"Type": "Pass", "End": True}}})
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert d["status"] == "SUCCEEDED"
+    assert json.loads(d["output"]) == {
+        "Error": "States.DataLimitExceeded",
+        "Cause": "The state/task 'aws-sdk:sfn' returned a result with a size exceeding the "
+                 "maximum number of bytes service limit."}
+    failed = [e for e in history(sfn, ex) if e["type"] == "TaskFailed"]
+    assert failed[0]["taskFailedEventDetails"]["error"] == "States.DataLimitExceeded"
+
+
 def test_wait_for_task_token_and_nested_execution(sfn, workflow_deps):
     deps = workflow_deps
     child = machine(sfn, {"StartAt": "P", "States": {"P": {

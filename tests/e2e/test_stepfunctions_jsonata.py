@@ -502,6 +502,45 @@ def test_top_level_context_references_are_refused_as_unsupported(sfn):
          "location": "/States/E/Output/w"}]
 
 
+def test_parent_through_nested_parentheses_and_dates_in_roman_numerals_and_words(sfn):
+    """Answers as jsonata-js 2.x gives them (the Rust tests' table, asl/testdata/jsonata_js.json)."""
+    d, _ = pass_output(sfn, {
+        "double": "{% $states.input.Account.((Order.Product)).%.OrderID %}",
+        "scoped": "{% $states.input.Account.(($a := 1; ($b := 2; Order.Product))).%.OrderID %}",
+        "account": "{% $states.input.Account.((Order)).Product.%.%.`Account Name` %}",
+        "roman": "{% $toMillis('MMXVII-XI-VII', '[YI]-[MI]-[DI]') %}",
+        "words": "{% $toMillis('Seventh of November, Two Thousand and Seventeen', "
+                 "'[DWwo] of [MNn], [YWw]') %}",
+        "width": "{% $toMillis('1999-11-07', '[Y,*-4]-[M]-[D]') %}",
+        "name": "{% $toMillis('2017 November 7', '[Y] [MNn] [D]') %}",
+    }, ACCOUNT)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {
+        "double": ["order103", "order103", "order104"],
+        "scoped": ["order103", "order103", "order104"],
+        "account": ["Firefly", "Firefly", "Firefly"],
+        "roman": 1510012800000, "words": 1510012800000, "width": 941932800000,
+        "name": 1510012800000}
+    # A lower-case numeral under [YI] is NaN to jsonata: an error naming the marker here.
+    d, _ = pass_output(sfn, {"x": "{% $toMillis('mmxvii', '[YI]') %}"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert "[YI]" in d["cause"] and "NaN" in d["cause"], d["cause"]
+
+
+def test_top_level_wildcards_are_refused_as_unsupported(sfn):
+    bad = {"QueryLanguage": "JSONata", "StartAt": "E", "States": {
+        "E": {"Type": "Pass", "End": True, "Output": {
+            "a": "{% * %}", "b": "{% **.id %}", "fine": "{% $states.input.* %}"}}}}
+    answer = sfn.validate_state_machine_definition(definition=json.dumps(bad))
+    assert answer["result"] == "FAIL"
+    assert answer["diagnostics"] == [
+        {"severity": "ERROR", "code": "UNSUPPORTED_JSONATA_EXPRESSION",
+         "message": f"Reference to '{w}' at the top level is not supported.",
+         "location": f"/States/E/Output/{field}"} for w, field in (("*", "a"), ("**", "b"))]
+    with pytest.raises(sfn.exceptions.InvalidDefinition):
+        sfn.create_state_machine(name=f"bad-{uid()}", definition=json.dumps(bad), roleArn=ROLE)
+
+
 def test_exponents_and_numbers_in_words(sfn):
     d, _ = pass_output(sfn, {
         "exp": "{% $formatNumber(1234.5678, '00.000e0') %}",

@@ -226,11 +226,14 @@ def test_s3_errors_carry_aws_names(sfn, cumulo):
     assert out["Error"] == "S3.NoSuchBucketException"
     assert out["Cause"].startswith("The specified bucket does not exist (Service: S3, Status Code: 404")
 
-    # A result over Step Functions' 256 KiB quota fails the state, uncatchable.
+    # A result over Step Functions' 256 KiB quota fails the Task; States.ALL catches it, as
+    # AWS's recorded executions show (its documentation says otherwise).
     s3.put_object(Bucket=bucket, Key="big.txt", Body=b"x" * 300_000)
+    out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "big.txt"})
+    assert (out["status"], out["error"]) == ("FAILED", "States.DataLimitExceeded")
     out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "big.txt"}, catch=True)
-    assert out["status"] == "FAILED"
-    assert out["error"] == "States.DataLimitExceeded"
+    assert out["Error"] == "States.DataLimitExceeded"
+    assert out["Cause"].startswith("The state/task 'aws-sdk:s3' returned a result with a size")
     # A parameter the operation does not take fails it by name.
     out = run_task(sfn, "s3:getObject", {"Bucket": bucket, "Key": "k", "Nope": 1})
     assert (out["status"], out["error"]) == ("FAILED", "States.Runtime")
@@ -354,6 +357,41 @@ def test_apigateway_through_its_camel_case_model(sfn, cumulo):
     assert "(Service: ApiGateway, Status Code: 404" in out["Cause"]
     assert run_task(sfn, "apigateway:deleteRestApi", {"RestApiId": api_id}) == {}
     assert api_id not in [a["id"] for a in apigw.get_rest_apis()["items"]]
+
+
+def test_apigatewayv2_through_its_model(sfn, cumulo):
+    v2 = cumulo.client("apigatewayv2")
+    name = f"sdk-{uid()}"
+    api = run_task(sfn, "apigatewayv2:createApi", {
+        "Name": name, "ProtocolType": "HTTP", "Tags": {"lowKey": "v"},
+        "CorsConfiguration": {"AllowOrigins": ["https://example.com"], "MaxAge": 60}})
+    want = v2.get_api(ApiId=api["ApiId"])
+    assert (api["Name"], api["ProtocolType"]) == (want["Name"], want["ProtocolType"]) == (name, "HTTP")
+    assert api["ApiEndpoint"] == want["ApiEndpoint"]
+    # Nested members and map keys as the SDK has them.
+    assert api["CorsConfiguration"] == want["CorsConfiguration"]
+    assert api["CorsConfiguration"]["AllowOrigins"] == ["https://example.com"]
+    assert api["Tags"] == want["Tags"] == {"lowKey": "v"}
+    api_id = api["ApiId"]
+
+    listed = run_task(sfn, "apigatewayv2:getApis", {"MaxResults": "500"})
+    assert api_id in [a["ApiId"] for a in listed["Items"]]
+
+    route = run_task(sfn, "apigatewayv2:createRoute", {
+        "ApiId": api_id, "RouteKey": "GET /items",
+        "RequestParameters": {"route.request.querystring.q": {"Required": True}}})
+    want = v2.get_route(ApiId=api_id, RouteId=route["RouteId"])
+    assert route["RouteKey"] == want["RouteKey"] == "GET /items"
+    assert route["RequestParameters"] == want["RequestParameters"] == {
+        "route.request.querystring.q": {"Required": True}}
+
+    assert run_task(sfn, "apigatewayv2:deleteApi", {"ApiId": api_id}) == {}
+    assert api_id not in [a["ApiId"] for a in v2.get_apis()["Items"]]
+
+    # Errors are named by the SDK client, ApiGatewayV2, not the shared signing name.
+    out = run_task(sfn, "apigatewayv2:getApi", {"ApiId": api_id}, catch=True)
+    assert out["Error"] == "ApiGatewayV2.NotFoundException"
+    assert "(Service: ApiGatewayV2, Status Code: 404" in out["Cause"]
 
 
 def test_unknown_operations_and_services_are_refused_by_name(sfn):

@@ -50,9 +50,18 @@ fn execution_missing(arn: &str) -> AwsError {
     )
 }
 
-/// The execution input as AWS accepts it: JSON text (absent is `{}`).
+/// The execution input as AWS accepts it: JSON text (absent is `{}`) within the payload
+/// quota, which the model states as the member's length (botocore's `SensitiveData`, max
+/// 262144): over it is the ValidationException a length constraint gives, without the
+/// sensitive value.
 fn parse_input(input: Option<&str>) -> Result<String, AwsError> {
     let text = input.unwrap_or("{}");
+    if text.len() > asl::PAYLOAD_QUOTA {
+        return Err(validation(format!(
+            "1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to {}",
+            asl::PAYLOAD_QUOTA
+        )));
+    }
     if text.trim().is_empty() {
         return Err(err(
             "InvalidExecutionInput",

@@ -76,6 +76,7 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "cloudformation" => ("CloudFormation", "AmazonCloudFormation", "CloudFormation"),
         "route53" => ("Route53", "AmazonRoute53", "Route53"),
         "apigateway" => ("APIGateway", "AmazonApiGateway", "ApiGateway"),
+        "apigatewayv2" => ("ApiGatewayV2", "AmazonApiGatewayV2", "ApiGatewayV2"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -153,18 +154,11 @@ fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str)
 }
 
 /// A rest-xml SDK call's failure as the state's: parameters the operation cannot take fail it
-/// with States.Runtime naming them, the service's error under its SDK name, a result over the
-/// payload quota with States.DataLimitExceeded (AWS's wording).
+/// with States.Runtime naming them, the service's error under its SDK name.
 fn rest_xml_failure(arn: &str, signing: &str, e: rest_xml::CallError) -> Failure {
     match e {
         rest_xml::CallError::Request(e) => Failure::runtime(format!("{arn}: {e}")),
         rest_xml::CallError::Api(a) => api_failure(signing, true, a.status, &a.code, &a.message),
-        rest_xml::CallError::TooLarge => Failure::new(
-            "States.DataLimitExceeded",
-            format!(
-                "The state/task '{arn}' returned a result with a size exceeding the maximum number of bytes service limit."
-            ),
-        ),
     }
 }
 
@@ -314,7 +308,7 @@ impl Integ {
     ) -> Result<Value, Failure> {
         let signing = sdk::signing_name(svc).ok_or_else(|| unsupported(arn))?;
         let descriptor = crate::catalog::descriptor(signing).ok_or_else(|| unsupported(arn))?;
-        let route = sdk::route(descriptor).ok_or_else(|| unsupported(arn))?;
+        let route = sdk::route(descriptor, svc).ok_or_else(|| unsupported(arn))?;
         let service = self
             .sfn
             .peers
@@ -339,9 +333,9 @@ impl Integ {
                     .iter()
                     .find(|r| r.name == op)
                     .ok_or_else(|| unsupported(arn))?;
-                let camel = rest::camel_shapes(signing);
+                let camel = rest::camel_shapes(svc);
                 let params = match camel {
-                    Some(shapes) => rest::recase(shapes, op.input, params, false),
+                    Some(shapes) => rest::to_api(shapes, op.input, params),
                     None => params.clone(),
                 };
                 let mut req = rest::request(op, &params);
@@ -352,7 +346,7 @@ impl Integ {
                 if resp.status.is_success() {
                     let out = rest::answer(op, &resp);
                     return Ok(match camel {
-                        Some(shapes) => rest::recase(shapes, op.output, &out, true),
+                        Some(shapes) => rest::from_api(shapes, op.output, &out),
                         None => out,
                     });
                 }
@@ -368,13 +362,8 @@ impl Integ {
                     .as_str()
                     .or_else(|| body["Message"].as_str())
                     .unwrap_or("");
-                Err(api_failure(
-                    signing,
-                    true,
-                    resp.status.as_u16(),
-                    &code,
-                    message,
-                ))
+                // Named by the SDK client (`ApiGatewayV2`), not the shared signing name.
+                Err(api_failure(svc, true, resp.status.as_u16(), &code, message))
             }
             sdk::Route::RestXml(model) => {
                 let mut req = rest_xml::request(model, signing, &op, params, &exec.region)

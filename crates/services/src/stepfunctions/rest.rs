@@ -1,9 +1,12 @@
-//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS, API Gateway): the operation's HTTP
-//! binding from botocore's model ([`super::rest_routes`]) places each parameter in the URI, the
-//! query string, a header, the payload or the JSON body, as the SDK would. A camelCase API
-//! (API Gateway) is recased by its model's shapes: the state's PascalCase parameters become
-//! the API's member names and its answer the SDK's PascalCase, map keys (tags, stage
-//! variables, `resourceMethods`' methods) kept as they are.
+//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS, API Gateway v1 and v2): the
+//! operation's HTTP binding from botocore's model ([`super::rest_routes`]) places each
+//! parameter in the URI, the query string, a header, the payload or the JSON body, as the SDK
+//! would. A camelCase API (API Gateway's two) is recased by its model's shapes: the state's
+//! PascalCase parameters become the API's member names (nested structures' members their
+//! wire names) and its answer the SDK's PascalCase, map keys (tags, stage variables,
+//! `resourceMethods`' methods, route request parameters) kept as they are. The two API
+//! Gateway clients share one signing name and one service, so routes go by the SDK
+//! integration's service name, not the signing name.
 
 use cumulo_wire::{AwsRequest, AwsResponse};
 use serde_json::{Map, Value};
@@ -36,12 +39,13 @@ pub struct RestOp {
     pub out_headers: Names,
 }
 
-/// The routes of a rest-json service by signing name.
-pub fn routes(signing: &str) -> Option<&'static [RestOp]> {
-    match signing {
+/// The routes of a rest-json service by the SDK integration's service name.
+pub fn routes(sdk: &str) -> Option<&'static [RestOp]> {
+    match sdk {
         "lambda" => Some(super::rest_routes::LAMBDA),
-        "elasticfilesystem" => Some(super::rest_routes::EFS),
+        "efs" => Some(super::rest_routes::EFS),
         "apigateway" => Some(super::rest_routes::APIGATEWAY),
+        "apigatewayv2" => Some(super::rest_routes::APIGATEWAYV2),
         _ => None,
     }
 }
@@ -50,11 +54,16 @@ static APIGATEWAY_SHAPES: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(include_str!("apigateway_shapes.json")).unwrap_or(Value::Null)
 });
 
+static APIGATEWAYV2_SHAPES: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("apigatewayv2_shapes.json")).unwrap_or(Value::Null)
+});
+
 /// A camelCase API's shapes (structure members with their wire names, list and map values),
-/// by signing name.
-pub fn camel_shapes(signing: &str) -> Option<&'static Value> {
-    match signing {
+/// by the SDK integration's service name.
+pub fn camel_shapes(sdk: &str) -> Option<&'static Value> {
+    match sdk {
         "apigateway" => Some(&APIGATEWAY_SHAPES),
+        "apigatewayv2" => Some(&APIGATEWAYV2_SHAPES),
         _ => None,
     }
 }
@@ -68,11 +77,40 @@ fn first(key: &str, upper: bool) -> String {
     }
 }
 
-/// `value` as `shape` recased: into the API's member names (`upper` false: the SDK's
-/// `RestApiId` is the member `restApiId`) or from its wire names into the SDK's (`upper`: the
-/// wire's `item` is the member `items`, `Items`). Map keys stay; a key the shape does not
-/// name only has its first letter changed.
-pub fn recase(shapes: &Value, shape: &str, value: &Value, upper: bool) -> Value {
+/// The state's parameters for the input `shape`: its own members by their member names (the
+/// SDK's `RestApiId` is v1's `restApiId`, v2's `ApiId` stays: [`request`] binds them to the
+/// URI, query, headers or body), nested structures' members by their wire names (v2's
+/// `CorsConfiguration.AllowOrigins` is `allowOrigins`).
+pub fn to_api(shapes: &Value, shape: &str, params: &Value) -> Value {
+    walk(shapes, shape, params, Case::Member)
+}
+
+/// An answer of the output `shape` (its wire names) in the SDK's names (the wire's `item` is
+/// v1's member `items`, `Items`; v2's `apiId` is `ApiId`).
+pub fn from_api(shapes: &Value, shape: &str, answer: &Value) -> Value {
+    walk(shapes, shape, answer, Case::Sdk)
+}
+
+/// What [`walk`] renames keys into.
+#[derive(Clone, Copy, PartialEq)]
+enum Case {
+    /// The operation input's member names (then [`Case::Wire`] below them).
+    Member,
+    /// The names on the wire.
+    Wire,
+    /// The SDK's PascalCase, from the wire's names.
+    Sdk,
+}
+
+/// `value` as `shape` recased. Map keys stay; a key the shape does not name only has its
+/// first letter changed.
+fn walk(shapes: &Value, shape: &str, value: &Value, case: Case) -> Value {
+    let upper = case == Case::Sdk;
+    let below = if case == Case::Member {
+        Case::Wire
+    } else {
+        case
+    };
     let s = &shapes[shape];
     match value {
         Value::Object(m) if s["members"].is_object() => Value::Object(
@@ -90,7 +128,12 @@ pub fn recase(shapes: &Value, shape: &str, value: &Value, upper: bool) -> Value 
                     match member {
                         Some((name, spec)) => {
                             let inner = spec[1].as_str().unwrap_or("");
-                            (first(name, upper), recase(shapes, inner, v, upper))
+                            let key = match case {
+                                Case::Member => name.clone(),
+                                Case::Wire => spec[0].as_str().unwrap_or(name).to_string(),
+                                Case::Sdk => first(name, true),
+                            };
+                            (key, walk(shapes, inner, v, below))
                         }
                         None => (first(k, upper), v.clone()),
                     }
@@ -101,7 +144,7 @@ pub fn recase(shapes: &Value, shape: &str, value: &Value, upper: bool) -> Value 
             let inner = s["map"].as_str().unwrap_or("");
             Value::Object(
                 m.iter()
-                    .map(|(k, v)| (k.clone(), recase(shapes, inner, v, upper)))
+                    .map(|(k, v)| (k.clone(), walk(shapes, inner, v, below)))
                     .collect(),
             )
         }
@@ -110,7 +153,7 @@ pub fn recase(shapes: &Value, shape: &str, value: &Value, upper: bool) -> Value 
             Value::Array(
                 items
                     .iter()
-                    .map(|i| recase(shapes, inner, i, upper))
+                    .map(|i| walk(shapes, inner, i, below))
                     .collect(),
             )
         }
@@ -293,12 +336,11 @@ mod tests {
     fn camel_case_apis_are_recased_by_their_model() {
         let shapes = camel_shapes("apigateway").unwrap();
         let put = service_op("apigateway", "PutIntegration");
-        let params = recase(
+        let params = to_api(
             shapes,
             put.input,
             &json!({"RestApiId": "a1", "ResourceId": "r1", "HttpMethod": "GET", "Type": "HTTP",
                 "IntegrationHttpMethod": "POST", "RequestParameters": {"Header.X": "v"}}),
-            false,
         );
         let req = request(put, &params);
         assert_eq!(
@@ -316,19 +358,69 @@ mod tests {
         let answer = json!({"item": [{"id": "r1", "path": "/", "resourceMethods":
             {"GET": {"httpMethod": "GET", "methodResponses": {"200": {"statusCode": "200"}}}}}]});
         assert_eq!(
-            recase(shapes, get.output, &answer, true),
+            from_api(shapes, get.output, &answer),
             json!({"Items": [{"Id": "r1", "Path": "/", "ResourceMethods":
                 {"GET": {"HttpMethod": "GET", "MethodResponses": {"200": {"StatusCode": "200"}}}}}]})
         );
         let stage = service_op("apigateway", "CreateStage");
         assert_eq!(
-            recase(
-                shapes,
-                stage.input,
-                &json!({"Variables": {"lowKey": "v"}}),
-                false
-            ),
+            to_api(shapes, stage.input, &json!({"Variables": {"lowKey": "v"}})),
             json!({"variables": {"lowKey": "v"}})
+        );
+    }
+
+    #[test]
+    fn api_gateway_v2_goes_by_its_own_routes_and_wire_names() {
+        let shapes = camel_shapes("apigatewayv2").unwrap();
+        let create = service_op("apigatewayv2", "CreateRoute");
+        let params = to_api(
+            shapes,
+            create.input,
+            &json!({"ApiId": "a1", "RouteKey": "GET /x",
+                "RequestParameters": {"route.request.querystring.q": {"Required": true}}}),
+        );
+        let req = request(create, &params);
+        assert_eq!(
+            (req.method.as_str(), req.raw_path.as_str()),
+            ("POST", "/v2/apis/a1/routes")
+        );
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        // Members go by their locationName; a map's keys stay, its values' members recased.
+        assert_eq!(
+            body,
+            json!({"routeKey": "GET /x",
+                "requestParameters": {"route.request.querystring.q": {"required": true}}})
+        );
+        let api = service_op("apigatewayv2", "CreateApi");
+        let params = to_api(
+            shapes,
+            api.input,
+            &json!({"Name": "n", "ProtocolType": "HTTP",
+                "CorsConfiguration": {"AllowOrigins": ["*"], "MaxAge": 5}, "Tags": {"lowKey": "v"}}),
+        );
+        let body: Value = serde_json::from_slice(&request(api, &params).body).unwrap();
+        assert_eq!(
+            body,
+            json!({"name": "n", "protocolType": "HTTP",
+                "corsConfiguration": {"allowOrigins": ["*"], "maxAge": 5}, "tags": {"lowKey": "v"}})
+        );
+        let get = service_op("apigatewayv2", "GetApis");
+        assert_eq!(
+            from_api(
+                shapes,
+                get.output,
+                &json!({"items": [{"apiId": "a1", "name": "n",
+                "corsConfiguration": {"allowOrigins": ["*"]}, "tags": {"lowKey": "v"}}]})
+            ),
+            json!({"Items": [{"ApiId": "a1", "Name": "n",
+                "CorsConfiguration": {"AllowOrigins": ["*"]}, "Tags": {"lowKey": "v"}}]})
+        );
+        // v1's routes are not v2's: one signing name, two clients.
+        assert!(
+            routes("apigateway")
+                .unwrap()
+                .iter()
+                .all(|o| o.name != "GetApis")
         );
     }
 }

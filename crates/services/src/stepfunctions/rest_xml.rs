@@ -11,19 +11,14 @@
 //! is given the execution's region (outside us-east-1); a string Body is sent as
 //! `text/plain; charset=UTF-8` and any other JSON value as its JSON text; a HEAD answered 404
 //! is `NoSuchKey` (HeadObject) or `NoSuchBucket` (HeadBucket); Route 53's ids lose their
-//! path prefix (`/hostedzone/Z1` → `Z1`) in answers. A result larger than Step Functions'
-//! 256 KiB payload quota fails the state with `States.DataLimitExceeded`, as AWS does
-//! (<https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html>, "Maximum
-//! input or output size for a task, state, or execution": 262,144 bytes of UTF-8 JSON).
+//! path prefix (`/hostedzone/Z1` → `Z1`) in answers. The payload quota is the interpreter's
+//! ([`super::asl::within_quota`]), as for every Task.
 
 use cumulo_wire::rest_xml_model::{RequestError, RestXmlModel, error_code};
 use cumulo_wire::{AwsRequest, AwsResponse};
 use http::Method;
 use serde_json::{Value, json};
 use std::sync::LazyLock;
-
-/// Step Functions' quota on a task's result, in bytes of its JSON text.
-const MAX_RESULT_BYTES: usize = 262_144;
 
 static S3_MODEL: LazyLock<Option<RestXmlModel>> =
     LazyLock::new(|| RestXmlModel::parse(include_str!("s3_model.json")).ok());
@@ -53,8 +48,6 @@ pub enum CallError {
     Request(RequestError),
     /// The service refused the call.
     Api(ApiError),
-    /// The result is larger than a state may hold.
-    TooLarge,
 }
 
 /// The request for `op` (the API's operation name) with the state's parameters.
@@ -126,9 +119,6 @@ pub fn answer(
     })?;
     if signing == "route53" {
         without_id_prefixes(op, &mut out);
-    }
-    if out.to_string().len() > MAX_RESULT_BYTES {
-        return Err(CallError::TooLarge);
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 //! the service's own wire shape (JSON 1.0/1.1, or the query/EC2 form written by the service's
 //! model), the service answers in-process through [`crate::catalog::Catalog::service`], and its
 //! answer is read back as JSON in the SDK's PascalCase (a query answer by the model, in the
-//! SDK's types and member names). The rest-json services (Lambda, EFS, API Gateway) are reached
+//! SDK's types and member names). The rest-json services (Lambda, EFS, API Gateway v1 and v2) are reached
 //! through their HTTP bindings ([`super::rest`]) and the rest-xml ones (Route 53, CloudFront,
 //! S3) through their models ([`super::rest_xml`]).
 
@@ -26,7 +26,7 @@ pub fn signing_name(sdk: &str) -> Option<&'static str> {
         "efs" => "elasticfilesystem",
         "lambda" => "lambda",
         "acm" => "acm",
-        "apigateway" => "apigateway",
+        "apigateway" | "apigatewayv2" => "apigateway",
         "apprunner" => "apprunner",
         "autoscaling" => "autoscaling",
         "cloudformation" => "cloudformation",
@@ -165,7 +165,9 @@ pub enum Route {
     RestXml(&'static cumulo_wire::rest_xml_model::RestXmlModel),
 }
 
-pub fn route(d: &Descriptor) -> Option<Route> {
+/// How `sdk` (the integration's service name, which picks a rest-json client's routes where
+/// two clients share a service: API Gateway's v1 and v2) reaches the service `d`.
+pub fn route(d: &Descriptor, sdk: &str) -> Option<Route> {
     let json = d.protocols.iter().find_map(|w| match w {
         Wire::Json10 { target_prefix } => Some(Route::Json {
             target: target_prefix,
@@ -182,7 +184,7 @@ pub fn route(d: &Descriptor) -> Option<Route> {
             Wire::Query { version, .. } | Wire::Ec2 { version, .. } => {
                 Some(Route::Query { version })
             }
-            Wire::RestJson { .. } => super::rest::routes(d.name).map(Route::Rest),
+            Wire::RestJson { .. } => super::rest::routes(sdk).map(Route::Rest),
             Wire::RestXml { .. } => super::rest_xml::model(d.name).map(Route::RestXml),
             _ => None,
         })

@@ -1,7 +1,8 @@
 //! What Step Functions refuses in a JSONata expression that parses: a reference to the context
 //! value at the top level. A state's expressions are evaluated with no context value (the
-//! input is `$states.input`), so AWS refuses a path that starts from a field name, and the
-//! context references `$` and `$$`, where they would read it: outside predicates, later path
+//! input is `$states.input`), so AWS refuses a path that starts from a field name, and cumulo
+//! the wildcards `*` and `**` and the context references `$` and `$$`, where they would read
+//! it: outside predicates, later path
 //! steps, sort terms, grouping pairs, function bodies and transforms, which have a context of
 //! their own.
 
@@ -22,6 +23,9 @@ fn walk(n: &Node, top: bool, out: &mut Vec<String>) {
     };
     match n {
         Node::Name(s) => name(s.clone()),
+        // The wildcards read the context value as a field name does.
+        Node::Wild => name("*".into()),
+        Node::Descendants => name("**".into()),
         Node::Context => name("$".into()),
         Node::Var(v) if v == "$" => name("$$".into()),
         Node::Path(l, r) | Node::Filter(l, r) => {

@@ -6,8 +6,8 @@
 //! Parents are resolved when the expression is parsed (jsonata's `seekParent`): every `%` is a
 //! label, and the step whose input is that parent binds the label to its input.
 
+use super::truthy;
 use super::{Ctx, Env, Node, O, R, Scope, V, Value, err, eval, items, j, seq, sort_by_terms};
-use super::{truthy, unsupported};
 use std::rc::Rc;
 
 /// A `%` still looking for the step that produced its parent: `level` steps further back.
@@ -438,11 +438,21 @@ fn seek_parent(step: &mut Step, slot: &mut Slot) -> R<()> {
             }
             Ok(())
         }
-        Some(Node::Block(body)) if matches!(body.last(), Some(Node::Block(_))) => {
-            unsupported("The parent operator % reading through nested parentheses")
-        }
         _ => err(NO_PARENT),
     }
+}
+
+/// A block whose last expression is a block, as one block: `((a.b))` is `(a.b)` and
+/// `($x := 1; ($y := 2; a.b))` is `($x := 1; $y := 2; a.b)` (the inner block's bindings
+/// could only be read after it, where the outer block has nothing left). jsonata's
+/// `seekParent` looks into each block's last expression in turn; so does the flattened one.
+fn unnest(mut body: Vec<Node>) -> Vec<Node> {
+    while let Some(Node::Block(_)) = body.last() {
+        if let Some(Node::Block(inner)) = body.pop() {
+            body.extend(inner);
+        }
+    }
+    body
 }
 
 /// One raw step with its trailing predicates and bindings, as jsonata's parser attaches them:
@@ -463,6 +473,10 @@ fn step(r: Raw, ops: Vec<Op>, first: bool) -> R<(Step, Vec<Slot>)> {
         parent: false,
     };
     let mut predicates: Vec<Node> = Vec::new();
+    let r = match r {
+        Raw::Step(Node::Block(body)) => Raw::Step(Node::Block(unnest(body))),
+        r => r,
+    };
     match r {
         Raw::Step(Node::Block(mut body))
             if body.last().is_some_and(|l| {

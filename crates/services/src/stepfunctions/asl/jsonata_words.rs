@@ -139,6 +139,28 @@ fn word_value(w: &str) -> Option<u64> {
     None
 }
 
+/// Every word [`from_words`] reads, in jsonata's order (its `wordValues`' keys), lower case:
+/// what a `$toMillis` picture's words marker matches.
+pub fn word_keys() -> Vec<String> {
+    let lower = |s: &str| s.to_lowercase();
+    let mut out: Vec<String> = FEW
+        .iter()
+        .chain(ORDINALS.iter())
+        .map(|w| lower(w))
+        .collect();
+    for d in DECADES {
+        let d = lower(d);
+        let ieth = format!("{}ieth", &d[..d.len() - 1]);
+        out.extend([d, ieth]);
+    }
+    out.push("hundredth".into());
+    for m in MAGNITUDES {
+        out.push(lower(m));
+        out.push(format!("{}th", lower(m)));
+    }
+    out
+}
+
 /// The number the words say (any case), `None` when a word is not a number word.
 pub fn from_words(text: &str) -> Option<u64> {
     let text = text.to_lowercase();

@@ -7,6 +7,8 @@ pub mod choice;
 pub mod data;
 pub mod intrinsic;
 pub mod jsonata;
+#[cfg(test)]
+mod jsonata_js_table;
 mod jsonata_number;
 mod jsonata_states;
 mod jsonata_time;
@@ -43,12 +45,35 @@ impl Failure {
     }
 
     /// Errors no Retry or Catch handles (AWS: States.ALL does not match them).
+    /// States.DataLimitExceeded is not one of them: AWS's documentation says States.ALL does
+    /// not catch it, but its recorded executions (`error_handling/test_states_errors`) show a
+    /// Task's oversized result failing the Task (TaskFailed) and caught by `States.ALL` as by
+    /// its own name; cumulo follows the recordings.
     pub fn terminal(&self) -> bool {
         matches!(
             self.error.as_str(),
-            "States.Runtime" | "States.DataLimitExceeded" | "States.QueryEvaluationError"
+            "States.Runtime" | "States.QueryEvaluationError"
         )
     }
+}
+
+/// Step Functions' quota on a task's result, a state's output and an execution's input: bytes
+/// of their JSON text in UTF-8 (<https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html>,
+/// "Maximum input or output size for a task, state, or execution").
+pub const PAYLOAD_QUOTA: usize = 262_144;
+
+/// `v` if it fits the payload quota; else States.DataLimitExceeded naming `what` (a Task's
+/// resource or a state's name) in AWS's recorded wording.
+pub fn within_quota(v: Value, what: &str) -> Result<Value, Failure> {
+    if v.to_string().len() <= PAYLOAD_QUOTA {
+        return Ok(v);
+    }
+    Err(Failure::new(
+        "States.DataLimitExceeded",
+        format!(
+            "The state/task '{what}' returned a result with a size exceeding the maximum number of bytes service limit."
+        ),
+    ))
 }
 
 /// One history event as GetExecutionHistory answers it.

@@ -48,15 +48,46 @@ fn recording(file: &str, test: &str) -> Value {
     all[key]["recorded-content"].clone()
 }
 
+/// Every Task answers a result over the payload quota (AWS's recordings call a Lambda that
+/// returns a large string).
+struct LargeResults;
+
+#[async_trait::async_trait]
+impl Integrations for LargeResults {
+    async fn call(
+        &self,
+        _: &Exec,
+        _: &Resource,
+        _: Value,
+        _: Option<&str>,
+    ) -> Result<Value, Failure> {
+        Ok(json!({"Payload": "𐍈".repeat(257 * 1024 / 4)}))
+    }
+    async fn await_token(&self, _: &str, _: Option<u64>) -> Result<Value, Failure> {
+        Err(Failure::new("States.TaskFailed", "no tokens in this test"))
+    }
+    fn new_token(&self, _: &Exec) -> String {
+        "token".into()
+    }
+}
+
 /// Runs `def` on `input`; the event types and the execution's end as ExecutionSucceeded or
 /// ExecutionFailed would record them.
 async fn run(def: Value, input: Value) -> (Vec<String>, Result<Value, Failure>) {
+    run_with(def, input, Arc::new(NoTasks)).await
+}
+
+async fn run_with(
+    def: Value,
+    input: Value,
+    integrations: Arc<dyn Integrations>,
+) -> (Vec<String>, Result<Value, Failure>) {
     let exec = Arc::new(Exec::new(
         json!({"Execution": {"Name": "n"}}),
         "us-east-1".into(),
         Vec::new(),
         Box::new(|_, _| {}),
-        Arc::new(NoTasks),
+        integrations,
     ));
     let lane = Lane::default();
     exec.emit(&lane, "ExecutionStarted", None);
@@ -493,4 +524,79 @@ async fn jsonata_items_of_the_wrong_type_fail_as_recorded() {
         assert_eq!(f.error, failed["error"].as_str().unwrap(), "{case}");
         assert_eq!(f.cause, failed["cause"].as_str().unwrap(), "{case}");
     }
+}
+
+/// A Task's result over the payload quota fails the Task (TaskFailed/LambdaFunctionFailed)
+/// with States.DataLimitExceeded naming the resource, caught by its own name or by
+/// `States.ALL`, as AWS recorded (its documentation says States.ALL does not catch it).
+#[tokio::test]
+async fn oversized_task_results_fail_the_task_as_recorded() {
+    let arn = "arn:aws:lambda:us-east-1:111111111111:function:f";
+    for (test, resource, by_name) in [
+        (
+            "::test_service_task_lambada_data_limit_exceeded_on_large_utf8_response",
+            "arn:aws:states:::lambda:invoke",
+            true,
+        ),
+        (
+            "::test_service_task_lambada_catch_state_all_data_limit_exceeded_on_large_utf8_response",
+            "arn:aws:states:::lambda:invoke",
+            false,
+        ),
+        (
+            "::test_task_lambda_data_limit_exceeded_on_large_utf8_response",
+            arn,
+            true,
+        ),
+        (
+            "::test_task_lambda_catch_state_all_data_limit_exceeded_on_large_utf8_response",
+            arn,
+            false,
+        ),
+    ] {
+        let rec = recording("error_handling/test_states_errors.snapshot.json", test);
+        let mut catch = vec![json!({"ErrorEquals": ["States.ALL"], "Next": "HandleGeneralError"})];
+        if by_name {
+            catch.insert(
+                0,
+                json!({"ErrorEquals": ["States.DataLimitExceeded"], "Next": "HandleDataLimitExceeded"}),
+            );
+        }
+        let def = json!({"StartAt": "InvokeLambda", "States": {
+            "InvokeLambda": {"Type": "Task", "Resource": resource,
+                "Parameters": {"FunctionName.$": "$.FunctionName", "Payload.$": "$.Payload"},
+                "Catch": catch, "Next": "ProcessResult"},
+            "ProcessResult": {"Type": "Pass", "End": true},
+            "HandleDataLimitExceeded": {"Type": "Pass", "End": true},
+            "HandleGeneralError": {"Type": "Pass", "End": true}}});
+        let input = json!({"FunctionName": "f", "Payload": null});
+        let (kinds, out) = run_with(def, input, Arc::new(LargeResults)).await;
+        assert_eq!(kinds, recorded_kinds(&rec), "{test}");
+        let events = rec["get_execution_history"]["events"].as_array().unwrap();
+        let want = events[events.len() - 1]["executionSucceededEventDetails"]["output"].clone();
+        let want = want.to_string().replace(
+            "arn:<partition>:lambda:<region>:111111111111:function:<lambda_function_name>",
+            arn,
+        );
+        assert_eq!(out.unwrap().to_string(), want, "{test}");
+    }
+}
+
+/// A state's output over the quota ends the execution, the state named in the cause.
+#[tokio::test]
+async fn oversized_state_output_fails_the_execution_as_recorded() {
+    let rec = recording(
+        "error_handling/test_states_errors.snapshot.json",
+        "::test_start_large_input",
+    );
+    let def = json!({"StartAt": "State_1", "States": {"State_1": {"Type": "Pass",
+        "Result": {"Arg1": "𐍈".repeat(257 * 1024 / 4)}, "End": true}}});
+    let (kinds, out) = run(def, json!({})).await;
+    assert_eq!(kinds, recorded_kinds(&rec));
+    let events = rec["get_execution_history"]["events"].as_array().unwrap();
+    let d = &events[events.len() - 1]["executionFailedEventDetails"];
+    assert_eq!(
+        out.unwrap_err(),
+        Failure::new(d["error"].as_str().unwrap(), d["cause"].as_str().unwrap())
+    );
 }

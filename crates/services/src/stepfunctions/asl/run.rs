@@ -385,7 +385,10 @@ fn run_state<'a>(
             )
             .await
         }
-        .map_err(wrap);
+        .map_err(wrap)
+        // Every state's output is held to the payload quota (before its catchers, as a Task's
+        // oversized result is).
+        .and_then(|(out, next, assigned)| Ok((super::within_quota(out, name)?, next, assigned)));
         let evaluation_failed = |f: &Failure| {
             if f.error == "States.QueryEvaluationError" {
                 // A Map whose own expression failed (not an iteration, which has ended it
@@ -843,6 +846,10 @@ pub(super) async fn task(
         },
         None => work.await,
     };
+    // Every integration's result is held to the payload quota here, named as AWS names it:
+    // the service of an optimized or SDK integration (`lambda`), else the ARN.
+    let quota_name = if rtype.is_empty() { &rname } else { &rtype };
+    let outcome = outcome.and_then(|v| super::within_quota(v, quota_name));
     let legacy = |k: &str| match &resource {
         Resource::LambdaArn(_) => format!("LambdaFunction{k}"),
         Resource::Activity(_) => format!("Activity{k}"),

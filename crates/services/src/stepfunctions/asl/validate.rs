@@ -461,6 +461,7 @@ mod tests {
         let def = r#"{"QueryLanguage": "JSONata", "StartAt": "E", "States": {
             "E": {"Type": "Pass", "Output": {"v": "{% phone %}",
                   "w": "{% $count(items) + $count(items) & $ & $$ %}",
+                  "x": "{% $count(*) + $count(**.a) + $count($states.input.*) %}",
                   "fine": "{% $states.input.items[price > 1].(name & %.id) %}",
                   "f": "{% $map($states.input.a, function($x) { $x.b }) %}"}, "End": true}}}"#;
         let found: Vec<String> = check(def, false)
@@ -478,7 +479,9 @@ mod tests {
                 refused("phone", "v"),
                 refused("items", "w"),
                 refused("$", "w"),
-                refused("$$", "w")
+                refused("$$", "w"),
+                refused("*", "x"),
+                refused("**", "x")
             ]
         );
     }
