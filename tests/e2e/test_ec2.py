@@ -2,6 +2,7 @@
 default VPC, VPCs, subnets, security groups and their rules, route tables, gateways, addresses,
 NAT gateways, tags and filters, errors in AWS's words, and state across a restart."""
 import json
+import time
 import uuid
 
 import pytest
@@ -133,6 +134,95 @@ def test_routes_gateways_addresses_and_nat(ec2):
     ec2.delete_vpc(VpcId=vid)
 
 
+def test_a_nat_gateway_on_an_associated_address_is_made_and_fails(ec2):
+    """AWS accepts CreateNatGateway with an Elastic IP already associated, then fails the
+    gateway (FailureCode, FailureMessage); the address stays with its owner."""
+    vid = ec2.create_vpc(CidrBlock="10.41.0.0/16")["Vpc"]["VpcId"]
+    sub = ec2.create_subnet(VpcId=vid, CidrBlock="10.41.0.0/24")["Subnet"]["SubnetId"]
+    eip = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    first = ec2.create_nat_gateway(SubnetId=sub, AllocationId=eip)["NatGateway"]
+    second = ec2.create_nat_gateway(SubnetId=sub, AllocationId=eip)
+    assert second["ResponseMetadata"]["HTTPStatusCode"] == 200
+    second = second["NatGateway"]
+    assert second["State"] == "pending" and second["NatGatewayId"] != first["NatGatewayId"]
+    [failed] = ec2.describe_nat_gateways(NatGatewayIds=[second["NatGatewayId"]])["NatGateways"]
+    assert failed["State"] == "failed"
+    assert failed["FailureCode"] == "Resource.AlreadyAssociated"
+    assert failed["FailureMessage"] == f"Elastic IP address [{eip}] is already associated"
+    assert failed["NatGatewayAddresses"] == [{"AllocationId": eip, "IsPrimary": True, "Status": "failed"}]
+    with pytest.raises(Exception, match="failure"):
+        ec2.get_waiter("nat_gateway_available").wait(NatGatewayIds=[second["NatGatewayId"]], WaiterConfig={"Delay": 1, "MaxAttempts": 2})
+    [owner] = ec2.describe_nat_gateways(NatGatewayIds=[first["NatGatewayId"]])["NatGateways"]
+    assert owner["State"] == "available" and "FailureCode" not in owner
+    [addr] = ec2.describe_addresses(AllocationIds=[eip])["Addresses"]
+    assert addr["NetworkInterfaceId"] == owner["NatGatewayAddresses"][0]["NetworkInterfaceId"]
+    # Only the first gateway's interface was made.
+    assert len(ec2.describe_network_interfaces(Filters=[{"Name": "subnet-id", "Values": [sub]}])["NetworkInterfaces"]) == 1
+
+    # Deleting the failed gateway leaves the address with its owner.
+    ec2.delete_nat_gateway(NatGatewayId=second["NatGatewayId"])
+    assert ec2.describe_nat_gateways(NatGatewayIds=[second["NatGatewayId"]])["NatGateways"][0]["State"] == "deleted"
+    [addr] = ec2.describe_addresses(AllocationIds=[eip])["Addresses"]
+    assert addr["NetworkInterfaceId"] == owner["NatGatewayAddresses"][0]["NetworkInterfaceId"]
+    ec2.delete_nat_gateway(NatGatewayId=first["NatGatewayId"])
+    ec2.release_address(AllocationId=eip)
+    ec2.delete_subnet(SubnetId=sub)
+    ec2.delete_vpc(VpcId=vid)
+
+
+def settled(cfn, name, timeout=60):
+    """The stack's status once no operation is in progress."""
+    deadline = time.time() + timeout
+    while True:
+        status = cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"]
+        if not status.endswith("_IN_PROGRESS") or time.time() > deadline:
+            return status
+        time.sleep(0.5)
+
+
+FAILING_NAT = {
+    "Parameters": {"Subnet": {"Type": "String"}, "Allocation": {"Type": "String"}},
+    "Resources": {
+        "Nat": {"Type": "AWS::EC2::NatGateway", "Properties": {"SubnetId": {"Ref": "Subnet"}, "AllocationId": {"Ref": "Allocation"}}},
+    },
+}
+
+
+def test_a_nat_gateway_resource_that_fails_is_rolled_back(cumulo, ec2):
+    """The gateway is made, fails to stabilize with EC2's FailureMessage, and the rollback
+    deletes it (its physical id was recorded): ROLLBACK_COMPLETE, the address untouched."""
+    cfn = cumulo.client("cloudformation")
+    vid = ec2.create_vpc(CidrBlock="10.42.0.0/16")["Vpc"]["VpcId"]
+    sub = ec2.create_subnet(VpcId=vid, CidrBlock="10.42.0.0/24")["Subnet"]["SubnetId"]
+    eip = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    owner = ec2.create_nat_gateway(SubnetId=sub, AllocationId=eip)["NatGateway"]["NatGatewayId"]
+    name = f"natfail-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(FAILING_NAT), Parameters=[
+        {"ParameterKey": "Subnet", "ParameterValue": sub}, {"ParameterKey": "Allocation", "ParameterValue": eip}])
+    assert settled(cfn, name) == "ROLLBACK_COMPLETE"
+    events = cfn.describe_stack_events(StackName=name)["StackEvents"][::-1]
+    nat_events = [e for e in events if e["LogicalResourceId"] == "Nat"]
+    failed = next(e for e in nat_events if e["ResourceStatus"] == "CREATE_FAILED")
+    made = failed["PhysicalResourceId"]
+    assert made.startswith("nat-") and made != owner
+    assert failed["ResourceStatusReason"].startswith(
+        f'Resource handler returned message: "NatGateway {made} is in state failed and hence failed to stabilize. '
+        f'Detailed failure message: Elastic IP address [{eip}] is already associated" (RequestToken: ')
+    assert failed["ResourceStatusReason"].endswith("HandlerErrorCode: NotStabilized)")
+    assert [(e["ResourceStatus"], e.get("ResourceStatusReason")) for e in nat_events] == [
+        ("CREATE_IN_PROGRESS", None), ("CREATE_IN_PROGRESS", "Resource creation Initiated"),
+        ("CREATE_FAILED", failed["ResourceStatusReason"]), ("DELETE_IN_PROGRESS", None), ("DELETE_COMPLETE", None)]
+    assert ec2.describe_nat_gateways(NatGatewayIds=[made])["NatGateways"][0]["State"] == "deleted"
+    [kept] = ec2.describe_nat_gateways(NatGatewayIds=[owner])["NatGateways"]
+    [addr] = ec2.describe_addresses(AllocationIds=[eip])["Addresses"]
+    assert kept["State"] == "available" and addr["NetworkInterfaceId"] == kept["NatGatewayAddresses"][0]["NetworkInterfaceId"]
+    cfn.delete_stack(StackName=name)
+    ec2.delete_nat_gateway(NatGatewayId=owner)
+    ec2.release_address(AllocationId=eip)
+    ec2.delete_subnet(SubnetId=sub)
+    ec2.delete_vpc(VpcId=vid)
+
+
 def test_tags_and_an_unimplemented_operation(ec2):
     vid = ec2.create_vpc(CidrBlock="10.50.0.0/16")["Vpc"]["VpcId"]
     ec2.create_tags(Resources=[vid], Tags=[{"Key": "team", "Value": "net"}, {"Key": "tier", "Value": "x"}])
@@ -176,6 +266,7 @@ NETWORK = {
         "VpcId": {"Value": {"Ref": "Vpc"}},
         "DefaultSg": {"Value": {"Fn::GetAtt": ["Vpc", "DefaultSecurityGroup"]}},
         "Nat": {"Value": {"Ref": "Nat"}},
+        "NatEni": {"Value": {"Fn::GetAtt": ["Nat", "EniId"]}},
         "RuleId": {"Value": {"Ref": "AppFromLb"}},
         "PrivateAZone": {"Value": {"Fn::GetAtt": ["PrivateA", "AvailabilityZoneId"]}},
     },
@@ -195,6 +286,7 @@ def test_a_network_stack_deploys_updates_and_deletes(cumulo, ec2, tmp_path):
     assert len(subnets) == 4
     [nat] = ec2.describe_nat_gateways(Filters=[{"Name": "vpc-id", "Values": [vid]}])["NatGateways"]
     assert nat["State"] == "available" and nat["NatGatewayId"] == out["Nat"]
+    assert out["NatEni"] == nat["NatGatewayAddresses"][0]["NetworkInterfaceId"]
     tables = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vid]}, {"Name": "route.nat-gateway-id", "Values": [nat["NatGatewayId"]]}])["RouteTables"]
     assert len(tables[0]["Associations"]) == 2
     [vpc] = ec2.describe_vpcs(VpcIds=[vid])["Vpcs"]

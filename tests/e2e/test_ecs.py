@@ -501,6 +501,64 @@ def test_cloudformation_deploy_update_delete(cumulo, ecs, network, tmp_path):
     assert all(n["Name"] != f"{stack}.local" for n in sd.list_namespaces()["Namespaces"])
 
 
+UNPLACEABLE = """
+Parameters:
+  Cluster:
+    Type: String
+Resources:
+  TaskDef:
+    Type: AWS::ECS::TaskDefinition
+    Properties:
+      RequiresCompatibilities: [EC2]
+      ContainerDefinitions:
+        - Name: web
+          Image: public.ecr.aws/nginx/nginx:latest
+          Memory: 128
+  Service:
+    Type: AWS::ECS::Service
+    Properties:
+      Cluster: !Ref Cluster
+      ServiceName: web
+      TaskDefinition: !Ref TaskDef
+      LaunchType: EC2
+      DesiredCount: 1
+"""
+
+
+def test_a_service_that_cannot_stabilize_is_rolled_back(cumulo, ecs):
+    """An EC2 service in a cluster without container instances is created and never places a
+    task: the resource fails with the service's own event, keeps the ARN it was created under,
+    and the rollback deletes it, so the stack ends ROLLBACK_COMPLETE."""
+    cfn = cumulo.client("cloudformation")
+    stack = name("ecs-unstable")
+    cluster = ecs.create_cluster(clusterName=name("unplaceable"))["cluster"]["clusterName"]
+    cfn.create_stack(StackName=stack, TemplateBody=UNPLACEABLE,
+                     Parameters=[{"ParameterKey": "Cluster", "ParameterValue": cluster}])
+    deadline = time.time() + 90
+    while (status := cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]).endswith("_IN_PROGRESS"):
+        assert time.time() < deadline, status
+        time.sleep(0.5)
+    assert status == "ROLLBACK_COMPLETE"
+    events = [e for e in cfn.describe_stack_events(StackName=stack)["StackEvents"][::-1]
+              if e["LogicalResourceId"] == "Service"]
+    failed = next(e for e in events if e["ResourceStatus"] == "CREATE_FAILED")
+    arn = failed["PhysicalResourceId"]
+    assert arn == f"arn:aws:ecs:us-east-1:000000000000:service/{cluster}/web"
+    assert failed["ResourceStatusReason"] == (
+        'Resource handler returned message: "Service web did not stabilize: (service web) was unable to place a task '
+        'because no container instance met all of its requirements. Reason: No Container Instances were found in your cluster." '
+        "(HandlerErrorCode: NotStabilized)")
+    assert [e["ResourceStatus"] for e in events] == [
+        "CREATE_IN_PROGRESS", "CREATE_IN_PROGRESS", "CREATE_FAILED", "DELETE_IN_PROGRESS", "DELETE_COMPLETE"]
+    assert events[1]["ResourceStatusReason"] == "Resource creation Initiated" and events[1]["PhysicalResourceId"] == arn
+    # AWS shows a deleted service INACTIVE while it is remembered.
+    [svc] = ecs.describe_services(cluster=cluster, services=["web"])["services"]
+    assert (svc["serviceArn"], svc["status"]) == (arn, "INACTIVE")
+    assert ecs.list_services(cluster=cluster)["serviceArns"] == []
+    cfn.delete_stack(StackName=stack)
+    ecs.delete_cluster(cluster=cluster)
+
+
 def test_malformed_bodies_are_refused_and_change_nothing(cumulo, ecs):
     auth = ("Authorization", "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/ecs/aws4_request, "
             "SignedHeaders=host, Signature=00")

@@ -111,6 +111,16 @@ pub enum ProviderError {
     /// The provider cannot read this type back (drift reports it NOT_CHECKED, import refuses it).
     #[error("cumulo: reading {0} back from its service is not implemented")]
     NotReadable(String),
+    /// The resource was made (it has its physical id) but then did not become usable: a
+    /// stabilisation wait failed, or a call after the create did. CloudFormation's handler
+    /// already holds the id then, so the rollback (or a delete) removes what was made; the
+    /// engine records `physical_id` on the failed resource for the same reason. The message is
+    /// the resource's ResourceStatusReason.
+    #[error("{message}")]
+    FailedAfterCreate {
+        physical_id: String,
+        message: String,
+    },
     /// A property the provider cannot apply: the resource fails rather than drop it silently.
     #[error("cumulo: property {property} of {resource_type} is not supported: {why}")]
     Unsupported {
@@ -118,6 +128,29 @@ pub enum ProviderError {
         property: String,
         why: String,
     },
+}
+
+impl ProviderError {
+    /// This error for a resource that was already made under `physical_id`: what a provider
+    /// answers when anything after its service's create fails. An error that already names a
+    /// made resource keeps it.
+    pub fn after_create(self, physical_id: &str) -> ProviderError {
+        match self {
+            e @ ProviderError::FailedAfterCreate { .. } => e,
+            e => ProviderError::FailedAfterCreate {
+                physical_id: physical_id.to_string(),
+                message: e.to_string(),
+            },
+        }
+    }
+
+    /// The physical id of what a failed create had already made, if anything.
+    pub fn made(&self) -> Option<&str> {
+        match self {
+            ProviderError::FailedAfterCreate { physical_id, .. } => Some(physical_id),
+            _ => None,
+        }
+    }
 }
 
 /// One resource type's create / update / delete.

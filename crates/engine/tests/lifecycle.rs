@@ -169,6 +169,65 @@ async fn create_failure_rolls_back_and_deletes_what_was_created() {
 }
 
 #[tokio::test]
+async fn a_create_that_fails_after_making_its_resource_records_it_for_the_rollback() {
+    let h = Harness::new();
+    let t = template(
+        json!({"Bad": {"Type": FAKE, "Properties": {"Name": "made", "FailAfterCreate": true}}}),
+        json!(null),
+    );
+    h.create("made", &t).await.unwrap();
+    assert_eq!(h.settle("made").await, StackStatus::ROLLBACK_COMPLETE);
+    assert!(!h.fake.exists("made"), "the rollback deleted what was made");
+    let bad: Vec<_> = h
+        .events("made")
+        .await
+        .into_iter()
+        .filter(|e| e.0 == "Bad")
+        .map(|e| (e.1, e.2))
+        .collect();
+    assert_eq!(
+        bad,
+        [
+            ("CREATE_IN_PROGRESS".to_string(), None),
+            (
+                "CREATE_IN_PROGRESS".to_string(),
+                Some("Resource creation Initiated".to_string())
+            ),
+            (
+                "CREATE_FAILED".to_string(),
+                Some("made did not stabilize".to_string())
+            ),
+            ("DELETE_IN_PROGRESS".to_string(), None),
+            ("DELETE_COMPLETE".to_string(), None),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_replacement_that_fails_after_making_its_resource_is_deleted_by_the_rollback() {
+    let h = Harness::new();
+    let queue = |name: &str, fail: bool| {
+        template(
+            json!({"Q": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name, "FailAfterCreate": fail}}}),
+            json!(null),
+        )
+    };
+    h.create("repl", &queue("q-old", false)).await.unwrap();
+    assert_eq!(h.settle("repl").await, StackStatus::CREATE_COMPLETE);
+    h.update("repl", &queue("q-new", true)).await.unwrap();
+    assert_eq!(
+        h.settle("repl").await,
+        StackStatus::UPDATE_ROLLBACK_COMPLETE
+    );
+    assert!(h.fake.exists("q-old"), "the original is kept");
+    assert!(
+        !h.fake.exists("q-new"),
+        "the failed replacement was deleted"
+    );
+    assert_eq!(h.physical("repl", "Q").await, "q-old");
+}
+
+#[tokio::test]
 async fn on_failure_do_nothing_stops_at_create_failed_and_disable_rollback_update_resumes() {
     let h = Harness::new();
     // Bad starts once Good is done: a Good still in flight when Bad fails would be cancelled

@@ -32,6 +32,29 @@ async fn guarded<T: Send + 'static>(
     })
 }
 
+/// Why a create failed, with the physical id of what it had already made
+/// ([`ProviderError::FailedAfterCreate`]), which the failed resource records so the rollback or
+/// a delete removes it.
+pub(super) struct CreateFailed {
+    reason: String,
+    made: Option<String>,
+}
+
+impl From<String> for CreateFailed {
+    fn from(reason: String) -> Self {
+        CreateFailed { reason, made: None }
+    }
+}
+
+impl From<ProviderError> for CreateFailed {
+    fn from(e: ProviderError) -> Self {
+        CreateFailed {
+            made: e.made().map(str::to_string),
+            reason: e.to_string(),
+        }
+    }
+}
+
 /// What a create or update reports beyond the physical id and attributes: the NoEcho
 /// attribute names (per call) and, when the provider narrowed what it sent, the effective
 /// properties in place of the declared ones. A record whose declared properties hold a dynamic
@@ -292,7 +315,7 @@ impl Op {
         resource_type: &str,
         literal: &Value,
         name_token: &str,
-    ) -> Result<(crate::ProviderOutcome, bool), String> {
+    ) -> Result<(crate::ProviderOutcome, bool), CreateFailed> {
         let actual = resolve_dynamic(self.inner.world.as_ref(), &self.region, literal).await?;
         let ctx = self.ctx_named(logical_id, resource_type, name_token);
         match self.inner.registry.get(resource_type) {
@@ -301,13 +324,14 @@ impl Op {
                 let created = guarded(resource_type, async move { p.create(&ctx, &actual).await })
                     .await
                     .map(|o| (o, false))
-                    .map_err(|e| e.to_string());
+                    .map_err(CreateFailed::from);
                 test_hook::after_create(logical_id).await;
                 created
             }
             None if self.inner.config.strict => Err(format!(
                 "cumulo: {resource_type} is not emulated (strict mode refuses stubs)"
-            )),
+            )
+            .into()),
             None => Ok((
                 crate::ProviderOutcome {
                     physical_id: ctx.generated_name(128, ""),
@@ -442,9 +466,17 @@ impl Op {
                 }
                 self.put(rec, props_text).await && !cancelled
             }
-            Err(reason) => {
+            Err(failed) => {
+                // Made, then failed: AWS shows it initiated under its id, and the id stays
+                // recorded so the rollback deletes it.
+                if let Some(made) = failed.made {
+                    rec.physical_id = Some(made);
+                    if !self.initiated(&rec, &props_text).await {
+                        return false;
+                    }
+                }
                 rec.status = "CREATE_FAILED".into();
-                rec.status_reason = Some(reason);
+                rec.status_reason = Some(failed.reason);
                 rec.updated = now_ms();
                 self.put(rec, props_text).await;
                 false
@@ -647,8 +679,16 @@ impl Op {
                     }
                     self.put(rec, props_text).await && !cancelled
                 }
-                Err(reason) => {
-                    // Nothing was replaced: the record keeps describing the original.
+                Err(CreateFailed { reason, made }) => {
+                    // Nothing was replaced: the record keeps describing the original. What the
+                    // replacement's create made is retired with the update's other leftovers.
+                    if let Some(made) = made {
+                        let mut leftover = rec.clone();
+                        leftover.physical_id = Some(made);
+                        leftover.status = "CREATE_FAILED".into();
+                        leftover.replaced = None;
+                        self.add_orphan(leftover);
+                    }
                     let mut failed = old.clone();
                     failed.status = "UPDATE_FAILED".into();
                     failed.status_reason = Some(reason);

@@ -103,6 +103,12 @@ impl Provider for FakeProvider {
             .lock()
             .unwrap()
             .insert(physical.clone(), p.clone());
+        if p.get("FailAfterCreate") == Some(&json!(true)) {
+            return Err(
+                ProviderError::Failed(format!("{physical} did not stabilize"))
+                    .after_create(&physical),
+            );
+        }
         Ok(ProviderOutcome {
             attributes: attrs(&physical),
             physical_id: physical,

@@ -15,7 +15,9 @@
 
 use super::AcmService;
 use super::ops::CertificateRequest;
-use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
+use crate::providers::declared::{
+    self, Answer, Declared, Made, after_create, refuse_other_changes,
+};
 use crate::providers::system_tags::system_tags;
 use crate::providers::{ProviderServices, list, required, scalar, tags};
 use crate::route53::Route53Service;
@@ -182,10 +184,9 @@ impl Declared for Cert {
                 tags: all_tags,
             },
         )?;
-        if let Err(e) = self.validate(ctx, &arn, props).await {
-            let _ = self.acm.delete_certificate(&ctx.region, &arn);
-            return Err(e);
-        }
+        // A certificate that is not issued stays recorded under its ARN: the rollback (or
+        // the stack's deletion) deletes it, as CloudFormation does.
+        after_create(&arn, self.validate(ctx, &arn, props).await)?;
         Ok(Made::new(&arn).with("Id", arn.clone()))
     }
 

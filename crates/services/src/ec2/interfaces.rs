@@ -532,7 +532,7 @@ impl Ec2Service {
                     not_found(association_id)
                 })?;
             let nat_owned = r.items.values().any(|x| {
-                matches!(x, Resource::NatGateway(n) if n.allocation_id.as_deref() == Some(allocation.as_str()) && n.state != "deleted")
+                matches!(x, Resource::NatGateway(n) if n.allocation_id.as_deref() == Some(allocation.as_str()) && n.holds_address())
             });
             if nat_owned {
                 return Err(AwsError::bad_request(

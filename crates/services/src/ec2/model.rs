@@ -156,11 +156,24 @@ pub struct NatGateway {
     pub public_ip: Option<String>,
     pub network_interface_id: String,
     pub private_ip: String,
-    /// `pending` until first described after creation, then `available`; `deleted` after
-    /// DeleteNatGateway (kept visible, as AWS keeps it for a while).
+    /// `pending` until first described after creation, then `available` (or `failed` when
+    /// it has a [`NatGateway::failure`]); `deleted` after DeleteNatGateway (kept visible, as
+    /// AWS keeps it for a while).
     pub state: String,
     pub created: String,
     pub tags: Tags,
+    /// Why the gateway could not be made (`FailureCode`, `FailureMessage`): AWS accepts the
+    /// create and fails the gateway afterwards. A failed gateway holds no interface (its
+    /// `network_interface_id` and `private_ip` are empty) and does not hold its address.
+    #[serde(default)]
+    pub failure: Option<(String, String)>,
+}
+
+impl NatGateway {
+    /// Whether it holds its interface and Elastic IP (it was made, and is not deleted).
+    pub fn holds_address(&self) -> bool {
+        self.failure.is_none() && self.state != "deleted"
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -995,43 +995,48 @@ impl Ec2Service {
         let connectivity = connectivity.unwrap_or("public").to_string();
         self.change(region, |r, touched| {
             let subnet = r.subnet(subnet_id)?.clone();
-            let public_ip = match (allocation_id, connectivity.as_str()) {
+            let mut nat = NatGateway {
+                id: new_id("nat"),
+                subnet_id: subnet_id.to_string(),
+                vpc_id: subnet.vpc_id.clone(),
+                connectivity: connectivity.clone(),
+                allocation_id: allocation_id.map(str::to_string),
+                public_ip: None,
+                network_interface_id: String::new(),
+                private_ip: String::new(),
+                state: "pending".into(),
+                created: now(),
+                tags,
+                failure: None,
+            };
+            match (allocation_id, connectivity.as_str()) {
                 (Some(a), _) => {
                     let addr = r.address(a)?;
                     if addr.association_id.is_some() {
-                        return Err(AwsError::bad_request(
-                            "Resource.AlreadyAssociated",
+                        // AWS accepts the create; the gateway then fails (DescribeNatGateways'
+                        // FailureCode and FailureMessage), holding nothing.
+                        nat.failure = Some((
+                            "Resource.AlreadyAssociated".into(),
                             format!("Elastic IP address [{a}] is already associated"),
                         ));
+                        r.insert(Resource::NatGateway(nat.clone()), touched);
+                        return Ok(nat);
                     }
-                    Some(addr.public_ip.clone())
+                    nat.public_ip = Some(addr.public_ip.clone());
                 }
                 (None, "public") => return Err(super::errors::missing("AllocationId")),
-                (None, _) => None,
-            };
+                (None, _) => {}
+            }
             let eni = new_interface(
                 r,
                 &subnet,
                 Vec::new(),
-                format!("Interface for NAT Gateway {}", "pending"),
+                format!("Interface for NAT Gateway {}", nat.id),
                 "nat_gateway",
                 Some("amazon-vpc".into()),
             )?;
-            let nat = NatGateway {
-                id: new_id("nat"),
-                subnet_id: subnet_id.to_string(),
-                vpc_id: subnet.vpc_id.clone(),
-                connectivity,
-                allocation_id: allocation_id.map(str::to_string),
-                public_ip,
-                network_interface_id: eni.id.clone(),
-                private_ip: eni.private_ip.clone(),
-                state: "pending".into(),
-                created: now(),
-                tags,
-            };
-            let mut eni = eni;
-            eni.description = format!("Interface for NAT Gateway {}", nat.id);
+            nat.network_interface_id = eni.id.clone();
+            nat.private_ip = eni.private_ip.clone();
             claim_ip(r, subnet_id, &eni.private_ip, touched)?;
             if let Some(a) = allocation_id {
                 let addr = r.address_mut(a)?;
@@ -1051,7 +1056,11 @@ impl Ec2Service {
     pub fn delete_nat_gateway(&self, region: &str, id: &str) -> Result<(), AwsError> {
         self.change(region, |r, touched| {
             let nat = r.nat(id)?.clone();
-            if nat.state == "deleted" {
+            if !nat.holds_address() {
+                if nat.state != "deleted" {
+                    r.nat_mut(id)?.state = "deleted".into();
+                    touched.push(id.to_string());
+                }
                 return Ok(());
             }
             release_interface(r, &nat.network_interface_id, touched)?;
@@ -1069,15 +1078,20 @@ impl Ec2Service {
         })
     }
 
-    /// NAT gateways created earlier are available from their first Describe on (the
-    /// `nat_gateway_available` waiter's first poll).
+    /// NAT gateways created earlier are available (or failed) from their first Describe on
+    /// (the `nat_gateway_available` waiter's first poll).
     pub fn settle_nat_gateways(&self, region: &str) -> Result<(), AwsError> {
         self.change(region, |r, touched| {
             for res in r.items.values_mut() {
                 if let Resource::NatGateway(n) = res
                     && n.state == "pending"
                 {
-                    n.state = "available".into();
+                    n.state = if n.failure.is_some() {
+                        "failed"
+                    } else {
+                        "available"
+                    }
+                    .into();
                     touched.push(n.id.clone());
                 }
             }

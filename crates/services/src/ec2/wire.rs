@@ -1153,6 +1153,11 @@ fn address(w: &mut XmlWriter, a: &Address) {
     tag_set(w, &a.tags);
 }
 
+/// A value a failed NAT gateway does not have (empty), omitted.
+fn made(s: &str) -> Option<&str> {
+    Some(s).filter(|s| !s.is_empty())
+}
+
 fn nat(w: &mut XmlWriter, n: &NatGateway) {
     w.elem("createTime", &n.created)
         .elem("natGatewayId", &n.id)
@@ -1160,14 +1165,24 @@ fn nat(w: &mut XmlWriter, n: &NatGateway) {
         .elem("subnetId", &n.subnet_id)
         .elem("vpcId", &n.vpc_id)
         .elem("connectivityType", &n.connectivity);
+    if let Some((code, message)) = &n.failure {
+        w.elem("failureCode", code).elem("failureMessage", message);
+    }
     w.open("natGatewayAddressSet", None)
         .open("item", None)
         .opt("allocationId", n.allocation_id.as_deref())
-        .elem("networkInterfaceId", &n.network_interface_id)
-        .elem("privateIp", &n.private_ip)
+        .opt("networkInterfaceId", made(&n.network_interface_id))
+        .opt("privateIp", made(&n.private_ip))
         .opt("publicIp", n.public_ip.as_deref())
         .elem("isPrimary", "true")
-        .elem("status", "succeeded")
+        .elem(
+            "status",
+            if n.failure.is_some() {
+                "failed"
+            } else {
+                "succeeded"
+            },
+        )
         .close()
         .close();
     tag_set(w, &n.tags);

@@ -9,7 +9,7 @@
 //! numbers and booleans the API takes.
 
 use super::{CreateClusterInput, EcsService, ServiceInput};
-use crate::providers::declared::{self, Answer, Declared, Made, changed_keys};
+use crate::providers::declared::{self, Answer, Declared, Made, after_create, changed_keys};
 use crate::providers::system_tags::system_tags;
 use crate::providers::{ProviderServices, already_exists, given_or_generated_name, scalar, tags};
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
@@ -539,8 +539,9 @@ impl Declared for EcsServiceType {
             }
             other => other?,
         };
-        let (cluster, name) = service_parts(out["serviceArn"].as_str().unwrap_or_default());
-        self.stabilize(&ctx.region, &cluster, &name).await?;
+        let arn = out["serviceArn"].as_str().unwrap_or_default();
+        let (cluster, name) = service_parts(arn);
+        after_create(arn, self.stabilize(&ctx.region, &cluster, &name).await)?;
         Ok(self.made(ctx, &cluster, &name))
     }
 

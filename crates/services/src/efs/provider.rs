@@ -5,7 +5,9 @@
 
 use super::EfsService;
 use super::state::Tags;
-use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
+use crate::providers::declared::{
+    self, Answer, Declared, Made, after_create, refuse_other_changes,
+};
 use crate::providers::system_tags::{TagChange, system_tags};
 use crate::providers::{ProviderServices, json_text, required, tags};
 use cumulo_engine::{ProviderContext, ProviderError, ProviderRegistry};
@@ -184,10 +186,17 @@ impl Declared for FileSystemDecl {
             .0
             .create_file_system(&ctx.region, &Value::Object(input), system_tags(ctx))?;
         let id = d["FileSystemId"].as_str().unwrap_or_default().to_string();
-        // The handler waits for `available`: the first Describe is that.
-        self.0
-            .describe_file_systems(&ctx.region, &json!({"FileSystemId": id}))?;
-        self.apply(ctx, &id, None, props)?;
+        // The handler waits for `available`: the first Describe is that. The file system
+        // exists from here on, so a failure names it for the rollback to delete.
+        after_create(
+            &id,
+            async {
+                self.0
+                    .describe_file_systems(&ctx.region, &json!({"FileSystemId": id}))?;
+                self.apply(ctx, &id, None, props)
+            }
+            .await,
+        )?;
         Ok(self.made(ctx, &id))
     }
 
@@ -266,8 +275,12 @@ impl Declared for MountTargetDecl {
         }
         let d = self.0.create_mount_target(&ctx.region, &input)?;
         let id = d["MountTargetId"].as_str().unwrap_or_default().to_string();
-        self.0
-            .describe_mount_targets(&ctx.region, &json!({"MountTargetId": id}))?;
+        after_create(
+            &id,
+            self.0
+                .describe_mount_targets(&ctx.region, &json!({"MountTargetId": id}))
+                .map_err(Into::into),
+        )?;
         Ok(Made::new(&id)
             .with("Id", id.as_str())
             .with("IpAddress", d["IpAddress"].clone()))

@@ -375,17 +375,21 @@ impl Provider for FunctionProvider {
         };
         core.create_function(&ctx.region, input)
             .map_err(|e| fail(ctx, e))?;
-        let system = system_tags(ctx);
-        if !system.is_empty() {
-            let arn = function_arn(&ctx.region, core.account_id(), &name, None);
-            core.add_system_tags(&ctx.region, &arn, system.into_iter().collect())
-                .map_err(|e| fail(ctx, e))?;
-        }
-        if let Some(c) = p.concurrency {
-            core.put_concurrency(&ctx.region, &name, Some(c))
-                .map_err(|e| fail(ctx, e))?;
-        }
-        settled(&core, ctx, &name).await?;
+        // The function exists from here on: a failure names it for the rollback to delete.
+        let finish = async {
+            let system = system_tags(ctx);
+            if !system.is_empty() {
+                let arn = function_arn(&ctx.region, core.account_id(), &name, None);
+                core.add_system_tags(&ctx.region, &arn, system.into_iter().collect())
+                    .map_err(|e| fail(ctx, e))?;
+            }
+            if let Some(c) = p.concurrency {
+                core.put_concurrency(&ctx.region, &name, Some(c))
+                    .map_err(|e| fail(ctx, e))?;
+            }
+            settled(&core, ctx, &name).await
+        };
+        finish.await.map_err(|e| e.after_create(&name))?;
         Ok(function_outcome(ctx, &core, &name))
     }
 

@@ -24,6 +24,21 @@ use std::sync::Arc;
 pub(crate) enum Fault {
     Provider(ProviderError),
     Service(AwsError),
+    /// Either of the others, after the create had made the resource under `id`: the engine
+    /// records the id so the rollback deletes it ([`ProviderError::FailedAfterCreate`]).
+    Made {
+        id: String,
+        fault: Box<Fault>,
+    },
+}
+
+/// What a call made after the service's create answers: a failure names the resource made
+/// under `id`, so the rollback deletes it rather than leave it behind.
+pub(crate) fn after_create<T>(id: &str, answer: Answer<T>) -> Answer<T> {
+    answer.map_err(|fault| Fault::Made {
+        id: id.to_string(),
+        fault: Box::new(fault),
+    })
 }
 
 impl From<ProviderError> for Fault {
@@ -193,6 +208,7 @@ impl<T: Declared> DeclaredProvider<T> {
         match fault {
             Fault::Provider(e) => e,
             Fault::Service(e) => failed(ctx, T::SERVICE, e),
+            Fault::Made { id, fault } => Self::reason(ctx, *fault).after_create(&id),
         }
     }
 
@@ -209,7 +225,7 @@ impl<T: Declared> DeclaredProvider<T> {
         match fault {
             Fault::Service(e) => T::NOT_FOUND.contains(&e.code.as_str()),
             Fault::Provider(ProviderError::NotFound(_)) => true,
-            Fault::Provider(_) => false,
+            Fault::Provider(_) | Fault::Made { .. } => false,
         }
     }
 }

@@ -34,7 +34,7 @@ pub fn register(r: &mut ProviderRegistry, s: &ProviderServices) {
     declared::register(r, Tagged::<Gateway>::new(ec2()));
     declared::register(r, Attachment(ec2()));
     declared::register(r, Eip(ec2()));
-    declared::register(r, Tagged::<Nat>::new(ec2()));
+    declared::register(r, Nat(ec2()));
     declared::register(r, Group(ec2()));
     declared::register(r, Rule::<false>(ec2()));
     declared::register(r, Rule::<true>(ec2()));
@@ -685,11 +685,24 @@ fn allocation_of(ec2: &Ec2Service, ctx: &ProviderContext, public_ip: &str) -> An
 }
 
 /// AWS::EC2::NatGateway: created pending, and available before CloudFormation moves on (its
-/// handler waits for that).
-struct Nat;
+/// handler waits for that). A gateway that fails (its Elastic IP already associated) fails the
+/// resource with EC2's FailureMessage, and its id stays recorded for the rollback to delete.
+struct Nat(Arc<Ec2Service>);
 
-impl TaggedKind for Nat {
+impl Nat {
+    /// Ref and Fn::GetAtt: the id and the gateway's network interface.
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
+        let eni = self
+            .0
+            .read(&ctx.region, |r| Ok(r.nat(id)?.network_interface_id.clone()))?;
+        Ok(Made::new(id).with("NatGatewayId", id).with("EniId", eni))
+    }
+}
+
+#[async_trait::async_trait]
+impl Declared for Nat {
     const TYPE: &'static str = "AWS::EC2::NatGateway";
+    const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
         &["SubnetId", "AllocationId", "ConnectivityType", "Tags"];
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[
@@ -714,27 +727,44 @@ impl TaggedKind for Nat {
             "no connections drain through cumulo's NAT gateways",
         ),
     ];
-    const ID_ATTRIBUTE: &'static str = "NatGatewayId";
+    const NOT_FOUND: &'static [&'static str] = TAGGED_NOT_FOUND;
 
-    fn create(
-        ec2: &Ec2Service,
-        ctx: &ProviderContext,
-        props: &Map<String, Value>,
-        tags: Tags,
-    ) -> Answer<String> {
-        let n = ec2.create_nat_gateway(
+    async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
+        let n = self.0.create_nat_gateway(
             &ctx.region,
             &required(props, "SubnetId")?,
             scalar(props, "AllocationId")?.as_deref(),
             scalar(props, "ConnectivityType")?.as_deref(),
-            tags,
+            create_tags(ctx, props)?,
         )?;
-        ec2.settle_nat_gateways(&ctx.region)?;
-        Ok(n.id)
+        self.0.settle_nat_gateways(&ctx.region)?;
+        if let Some((_, message)) = &n.failure {
+            return declared::after_create(
+                &n.id,
+                Err(ProviderError::Failed(format!(
+                    "Resource handler returned message: \"NatGateway {} is in state failed and hence failed to stabilize. Detailed failure message: {message}\" (RequestToken: {}, HandlerErrorCode: NotStabilized)",
+                    n.id, ctx.client_request_token
+                ))
+                .into()),
+            );
+        }
+        self.made(ctx, &n.id)
     }
 
-    fn delete(ec2: &Ec2Service, region: &str, id: &str) -> Answer<()> {
-        Ok(ec2.delete_nat_gateway(region, id)?)
+    async fn update(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+    ) -> Answer<Made> {
+        refuse_other_changes(Self::TYPE, old, new, &["Tags"])?;
+        retag(&self.0, ctx, id, new)?;
+        self.made(ctx, id)
+    }
+
+    async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
+        Ok(self.0.delete_nat_gateway(&ctx.region, id)?)
     }
 }
 
