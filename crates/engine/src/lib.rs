@@ -53,6 +53,6 @@ pub use provider::{
     CUSTOM_RESOURCE, Observed, Provider, ProviderContext, ProviderError, ProviderOutcome,
     ProviderRegistry,
 };
-pub use schema::{Tagging, tagging};
+pub use schema::{Tagging, getatt_attributes, tagging};
 pub use status::StackStatus;
 pub use world::World;

@@ -218,6 +218,16 @@ pub trait Provider: Send + Sync {
         &[]
     }
 
+    /// Every Fn::GetAtt attribute a create or update of this type may answer (one the service
+    /// has no value for at the time is left out of the answer, never invented). `None` (the
+    /// default) means undeclared; an open type (a custom resource's attributes are its
+    /// handler's Data) declares nothing on purpose. In debug builds the engine fails a
+    /// provider that answers an attribute it did not declare, so the list stays the code's;
+    /// the services' GetAtt-completeness test compares it with the registry schema.
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Seed 002's `canonicalizeDesiredProperties`: the same pure narrowing the provider applies
     /// when it sends, so both sides of a diff (the record and the template) compare in one
     /// shape. Returns its input unchanged whenever nothing applies (the default).

@@ -82,6 +82,15 @@ pub(crate) fn schema(resource_type: &str) -> Option<&'static TypeSchema> {
     SCHEMAS.get(resource_type)
 }
 
+/// The Fn::GetAtt attributes the registry schema gives a type, read as cfn-lint reads them:
+/// every readOnlyProperty, nested ones joined with `.` (`Endpoint.Address`; `*` stands for a
+/// list's items). Empty for a type the registry does not know.
+pub fn getatt_attributes(resource_type: &str) -> Vec<String> {
+    schema(resource_type)
+        .map(|s| s.read_only.iter().map(|p| p.replace('/', ".")).collect())
+        .unwrap_or_default()
+}
+
 /// The values at a property path (`*` walks every list item or object member).
 fn values_at<'a>(v: &'a Value, path: &[String], out: &mut Vec<&'a Value>) {
     let Some((first, rest)) = path.split_first() else {

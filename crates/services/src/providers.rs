@@ -11,6 +11,8 @@
 
 pub(crate) mod attached_policy;
 pub(crate) mod declared;
+#[cfg(test)]
+mod getatts;
 pub(crate) mod readback;
 pub(crate) mod system_tags;
 

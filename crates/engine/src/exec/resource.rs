@@ -32,6 +32,20 @@ async fn guarded<T: Send + 'static>(
     })
 }
 
+/// Debug builds hold a provider to its declared attributes ([`crate::Provider::attributes`]):
+/// one it answers without declaring panics, which [`guarded`] turns into the resource's
+/// failure, so a test that provisions the type finds the list stale.
+fn check_declared(p: &dyn crate::Provider, resource_type: &str, outcome: &crate::ProviderOutcome) {
+    if let Some(declared) = p.attributes() {
+        for name in outcome.attributes.keys() {
+            debug_assert!(
+                declared.contains(&name.as_str()),
+                "{resource_type} answered Fn::GetAtt attribute {name}, which its provider does not declare"
+            );
+        }
+    }
+}
+
 /// Why a create failed, with the physical id of what it had already made
 /// ([`ProviderError::FailedAfterCreate`]), which the failed resource records so the rollback or
 /// a delete removes it.
@@ -321,10 +335,14 @@ impl Op {
         match self.inner.registry.get(resource_type) {
             Some(p) => {
                 let (p, ctx) = (p.clone(), ctx.clone());
-                let created = guarded(resource_type, async move { p.create(&ctx, &actual).await })
-                    .await
-                    .map(|o| (o, false))
-                    .map_err(CreateFailed::from);
+                let created = guarded(resource_type, async move {
+                    let outcome = p.create(&ctx, &actual).await?;
+                    check_declared(p.as_ref(), &ctx.resource_type, &outcome);
+                    Ok(outcome)
+                })
+                .await
+                .map(|o| (o, false))
+                .map_err(CreateFailed::from);
                 test_hook::after_create(logical_id).await;
                 created
             }
@@ -791,7 +809,9 @@ impl Op {
         let ctx = self.ctx(logical_id, resource_type);
         let (p, physical_id) = (p.clone(), physical_id.to_string());
         guarded(resource_type, async move {
-            p.update(&ctx, &physical_id, &old, &new).await
+            let outcome = p.update(&ctx, &physical_id, &old, &new).await?;
+            check_declared(p.as_ref(), &ctx.resource_type, &outcome);
+            Ok(outcome)
         })
         .await
         .map_err(|e| e.to_string())

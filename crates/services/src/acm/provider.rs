@@ -146,6 +146,7 @@ impl Cert {
 
 #[async_trait::async_trait]
 impl Declared for Cert {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::CertificateManager::Certificate";
     const SERVICE: &'static str = "Acm";
     const PROPERTIES: &'static [&'static str] = &[

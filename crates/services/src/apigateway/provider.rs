@@ -60,6 +60,8 @@ pub(crate) type DeleteFn = fn(&Env<'_>, &str, &Props) -> Result<(), AwsError>;
 /// One resource type.
 pub(crate) struct Spec {
     pub type_name: &'static str,
+    /// Every Fn::GetAtt attribute its [`Made`] answers ([`Provider::attributes`]).
+    pub attributes: &'static [&'static str],
     pub properties: &'static [&'static str],
     pub unsupported: &'static [(&'static str, &'static str)],
     pub create: CreateFn,
@@ -109,6 +111,10 @@ pub(crate) fn prop_error(msg: impl Into<String>) -> AwsError {
 
 #[async_trait::async_trait]
 impl Provider for SpecProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(self.spec.attributes)
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -1166,6 +1172,7 @@ fn usage_plan_key_update(
 static SPECS: &[Spec] = &[
     Spec {
         type_name: "AWS::ApiGateway::RestApi",
+        attributes: &["RestApiId", "RootResourceId"],
         properties: &[
             "Name",
             "Description",
@@ -1190,6 +1197,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Resource",
+        attributes: &["ResourceId"],
         properties: &["RestApiId", "ParentId", "PathPart"],
         unsupported: &[],
         create: resource_create,
@@ -1201,6 +1209,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Method",
+        attributes: &[],
         properties: &[
             "RestApiId",
             "ResourceId",
@@ -1223,6 +1232,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Deployment",
+        attributes: &["DeploymentId"],
         properties: &["RestApiId", "Description", "StageName", "StageDescription"],
         unsupported: &[("DeploymentCanarySettings", "cumulo has no canary releases")],
         create: deployment_create,
@@ -1231,6 +1241,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Stage",
+        attributes: &[],
         properties: &[
             "RestApiId",
             "StageName",
@@ -1253,6 +1264,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Authorizer",
+        attributes: &["AuthorizerId"],
         properties: &[
             "RestApiId",
             "Name",
@@ -1275,6 +1287,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Model",
+        attributes: &[],
         properties: &["RestApiId", "Name", "ContentType", "Description", "Schema"],
         unsupported: &[],
         create: model_create,
@@ -1286,6 +1299,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::RequestValidator",
+        attributes: &["RequestValidatorId"],
         properties: &[
             "RestApiId",
             "Name",
@@ -1302,6 +1316,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::GatewayResponse",
+        attributes: &["Id"],
         properties: &[
             "RestApiId",
             "ResponseType",
@@ -1316,6 +1331,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::ApiKey",
+        attributes: &["APIKeyId"],
         properties: &[
             "Name",
             "Description",
@@ -1333,6 +1349,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::UsagePlan",
+        attributes: &["Id"],
         properties: &[
             "UsagePlanName",
             "Description",
@@ -1348,6 +1365,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::UsagePlanKey",
+        attributes: &["Id"],
         properties: &["KeyId", "KeyType", "UsagePlanId"],
         unsupported: &[],
         create: usage_plan_key_create,
@@ -1356,6 +1374,13 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::DomainName",
+        attributes: &[
+            "DomainNameArn",
+            "DistributionDomainName",
+            "DistributionHostedZoneId",
+            "RegionalDomainName",
+            "RegionalHostedZoneId",
+        ],
         properties: &[
             "DomainName",
             "CertificateArn",
@@ -1373,6 +1398,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::BasePathMapping",
+        attributes: &[],
         properties: &["DomainName", "BasePath", "RestApiId", "Stage"],
         unsupported: &[],
         create: base_path_create,
@@ -1381,6 +1407,7 @@ static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGateway::Account",
+        attributes: &["Id"],
         properties: &["CloudWatchRoleArn"],
         unsupported: &[],
         create: account_create,

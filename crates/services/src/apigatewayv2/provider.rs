@@ -334,6 +334,7 @@ fn mapping_update(env: &Env<'_>, id: &str, old: &Props, new: &Props) -> Result<M
 pub(crate) static SPECS: &[Spec] = &[
     Spec {
         type_name: "AWS::ApiGatewayV2::Api",
+        attributes: &["ApiId", "ApiEndpoint"],
         properties: &[
             "Name",
             "ProtocolType",
@@ -361,6 +362,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Route",
+        attributes: &["RouteId"],
         properties: &[
             "ApiId",
             "RouteKey",
@@ -382,6 +384,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::RouteResponse",
+        attributes: &["RouteResponseId"],
         properties: &[
             "ApiId",
             "RouteId",
@@ -409,6 +412,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::IntegrationResponse",
+        attributes: &["IntegrationResponseId"],
         properties: &[
             "ApiId",
             "IntegrationId",
@@ -445,6 +449,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Integration",
+        attributes: &["IntegrationId"],
         properties: &[
             "ApiId",
             "IntegrationType",
@@ -475,6 +480,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Stage",
+        attributes: &["Id"],
         properties: &[
             "ApiId",
             "StageName",
@@ -498,6 +504,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Deployment",
+        attributes: &["DeploymentId"],
         properties: &["ApiId", "Description", "StageName"],
         unsupported: &[],
         create: deployment_create,
@@ -509,6 +516,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::Authorizer",
+        attributes: &["AuthorizerId"],
         properties: &[
             "ApiId",
             "Name",
@@ -532,6 +540,11 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::DomainName",
+        attributes: &[
+            "RegionalDomainName",
+            "RegionalHostedZoneId",
+            "DomainNameArn",
+        ],
         properties: &[
             "DomainName",
             "DomainNameConfigurations",
@@ -545,6 +558,7 @@ pub(crate) static SPECS: &[Spec] = &[
     },
     Spec {
         type_name: "AWS::ApiGatewayV2::ApiMapping",
+        attributes: &["ApiMappingId"],
         properties: &["ApiId", "DomainName", "Stage", "ApiMappingKey"],
         unsupported: &[],
         create: mapping_create,

@@ -128,6 +128,7 @@ impl ScalableTarget {
 
 #[async_trait::async_trait]
 impl Declared for ScalableTarget {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::ApplicationAutoScaling::ScalableTarget";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -223,6 +224,7 @@ impl ScalingPolicy {
 
 #[async_trait::async_trait]
 impl Declared for ScalingPolicy {
+    const ATTRIBUTES: &'static [&'static str] = &["Arn"];
     const TYPE: &'static str = "AWS::ApplicationAutoScaling::ScalingPolicy";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

@@ -253,6 +253,8 @@ impl ServiceDecl {
 
 #[async_trait::async_trait]
 impl Declared for ServiceDecl {
+    const ATTRIBUTES: &'static [&'static str] =
+        &["ServiceArn", "ServiceId", "ServiceUrl", "Status"];
     const TYPE: &'static str = "AWS::AppRunner::Service";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -353,6 +355,7 @@ struct VpcConnectorDecl(Arc<AppRunnerService>);
 
 #[async_trait::async_trait]
 impl Declared for VpcConnectorDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["VpcConnectorArn", "VpcConnectorRevision"];
     const TYPE: &'static str = "AWS::AppRunner::VpcConnector";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
@@ -437,6 +440,8 @@ impl VpcIngressConnectionDecl {
 
 #[async_trait::async_trait]
 impl Declared for VpcIngressConnectionDecl {
+    const ATTRIBUTES: &'static [&'static str] =
+        &["VpcIngressConnectionArn", "DomainName", "Status"];
     const TYPE: &'static str = "AWS::AppRunner::VpcIngressConnection";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -591,6 +596,11 @@ struct AutoScalingDecl(Arc<AppRunnerService>);
 
 #[async_trait::async_trait]
 impl Declared for AutoScalingDecl {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "AutoScalingConfigurationArn",
+        "AutoScalingConfigurationRevision",
+        "Latest",
+    ];
     const TYPE: &'static str = "AWS::AppRunner::AutoScalingConfiguration";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -663,6 +673,11 @@ struct ObservabilityDecl(Arc<AppRunnerService>);
 
 #[async_trait::async_trait]
 impl Declared for ObservabilityDecl {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "ObservabilityConfigurationArn",
+        "ObservabilityConfigurationRevision",
+        "Latest",
+    ];
     const TYPE: &'static str = "AWS::AppRunner::ObservabilityConfiguration";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

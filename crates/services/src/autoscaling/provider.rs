@@ -219,6 +219,7 @@ impl Group {
 
 #[async_trait::async_trait]
 impl Declared for Group {
+    const ATTRIBUTES: &'static [&'static str] = &["AutoScalingGroupARN"];
     const TYPE: &'static str = "AWS::AutoScaling::AutoScalingGroup";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -432,6 +433,7 @@ struct LaunchConfiguration(Arc<AutoScalingService>);
 
 #[async_trait::async_trait]
 impl Declared for LaunchConfiguration {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::AutoScaling::LaunchConfiguration";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -547,6 +549,7 @@ fn policy_name_of(arn: &str) -> &str {
 
 #[async_trait::async_trait]
 impl Declared for ScalingPolicy {
+    const ATTRIBUTES: &'static [&'static str] = &["Arn", "PolicyName"];
     const TYPE: &'static str = "AWS::AutoScaling::ScalingPolicy";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -606,8 +609,8 @@ trait PutKind: Send + Sync + 'static {
     const NAME_MEMBER: Option<&'static str>;
     /// The property its name may come from (else the name is generated).
     const NAME_PROPERTY: Option<&'static str> = None;
-    /// Whether its name is also its one Fn::GetAtt attribute (named as `NAME_MEMBER`).
-    const NAME_ATTRIBUTE: bool = false;
+    /// Its Fn::GetAtt attributes: at most its name, named as `NAME_MEMBER`.
+    const ATTRIBUTES: &'static [&'static str] = &[];
     /// The properties that change in place; `None`: every one (the `Put*` call takes all).
     const MUTABLE: Option<&'static [&'static str]> = None;
 }
@@ -639,7 +642,7 @@ impl<K: PutKind> Put<K> {
         call(&self.0, ctx, K::PUT, input(props, &[], &extra))?;
         let made = Made::new(name);
         Ok(match K::NAME_MEMBER {
-            Some(m) if K::NAME_ATTRIBUTE => made.with(m, name),
+            Some(m) if K::ATTRIBUTES.contains(&m) => made.with(m, name),
             _ => made,
         })
     }
@@ -647,6 +650,7 @@ impl<K: PutKind> Put<K> {
 
 #[async_trait::async_trait]
 impl<K: PutKind> Declared for Put<K> {
+    const ATTRIBUTES: &'static [&'static str] = K::ATTRIBUTES;
     const TYPE: &'static str = K::TYPE;
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = K::PROPERTIES;
@@ -713,7 +717,7 @@ impl PutKind for ScheduledAction {
     const PUT: &'static str = "PutScheduledUpdateGroupAction";
     const DELETE: &'static str = "DeleteScheduledAction";
     const NAME_MEMBER: Option<&'static str> = Some("ScheduledActionName");
-    const NAME_ATTRIBUTE: bool = true;
+    const ATTRIBUTES: &'static [&'static str] = &["ScheduledActionName"];
 }
 
 struct LifecycleHook;

@@ -242,6 +242,7 @@ impl DistributionDecl {
 
 #[async_trait::async_trait]
 impl Declared for DistributionDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "DomainName"];
     const TYPE: &'static str = "AWS::CloudFront::Distribution";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["DistributionConfig", "Tags"];
@@ -364,6 +365,7 @@ impl<const K: usize> ConfiguredDecl<K> {
 
 #[async_trait::async_trait]
 impl<const K: usize> Declared for ConfiguredDecl<K> {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "LastModifiedTime", "S3CanonicalUserId"];
     const TYPE: &'static str = CONFIGURED_TYPES[K];
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = CONFIGURED_PROPS[K];
@@ -441,6 +443,8 @@ impl FunctionDecl {
 
 #[async_trait::async_trait]
 impl Declared for FunctionDecl {
+    const ATTRIBUTES: &'static [&'static str] =
+        &["FunctionARN", "FunctionMetadata.FunctionARN", "Stage"];
     const TYPE: &'static str = "AWS::CloudFront::Function";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

@@ -161,6 +161,7 @@ struct Alarm(Arc<CloudWatchService>);
 
 #[async_trait::async_trait]
 impl Declared for Alarm {
+    const ATTRIBUTES: &'static [&'static str] = &["Arn"];
     const TYPE: &'static str = "AWS::CloudWatch::Alarm";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -239,6 +240,7 @@ struct CompositeAlarm(Arc<CloudWatchService>);
 
 #[async_trait::async_trait]
 impl Declared for CompositeAlarm {
+    const ATTRIBUTES: &'static [&'static str] = &["Arn"];
     const TYPE: &'static str = "AWS::CloudWatch::CompositeAlarm";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -312,6 +314,7 @@ impl Dashboard {
 
 #[async_trait::async_trait]
 impl Declared for Dashboard {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::CloudWatch::Dashboard";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["DashboardBody", "DashboardName"];

@@ -376,6 +376,10 @@ fn attributes(meta: &TableMeta) -> Map<String, Value> {
 
 #[async_trait::async_trait]
 impl Provider for TableProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "StreamArn"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(TABLE, properties).ok()?;
         given_or_generated_name(ctx, &props, "TableName", 255).ok()

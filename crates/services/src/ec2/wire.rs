@@ -974,6 +974,10 @@ pub(super) fn subnet(w: &mut XmlWriter, s: &Subnet, region: &str) {
         .elem("hostnameType", "ip-name")
         .elem("enableResourceNameDnsARecord", "false")
         .elem("enableResourceNameDnsAAAARecord", "false")
+        .close()
+        // VPC Block Public Access is not emulated: nothing blocks a subnet's gateway traffic.
+        .open("blockPublicAccessStates", None)
+        .elem("internetGatewayBlockMode", "off")
         .close();
     tag_set(w, &s.tags);
 }

@@ -156,6 +156,10 @@ impl RepositoryProvider {
 
 #[async_trait::async_trait]
 impl Provider for RepositoryProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "RepositoryUri"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -206,6 +206,7 @@ struct Cluster {
 
 #[async_trait::async_trait]
 impl Declared for Cluster {
+    const ATTRIBUTES: &'static [&'static str] = &["Arn"];
     const TYPE: &'static str = "AWS::ECS::Cluster";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -331,6 +332,7 @@ const TASK_DEFINITION_PROPERTIES: &[&str] = &[
 
 #[async_trait::async_trait]
 impl Declared for TaskDefinition {
+    const ATTRIBUTES: &'static [&'static str] = &["TaskDefinitionArn"];
     const TYPE: &'static str = "AWS::ECS::TaskDefinition";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = TASK_DEFINITION_PROPERTIES;
@@ -493,6 +495,7 @@ fn service_parts(arn: &str) -> (String, String) {
 
 #[async_trait::async_trait]
 impl Declared for EcsServiceType {
+    const ATTRIBUTES: &'static [&'static str] = &["ServiceArn", "Name"];
     const TYPE: &'static str = "AWS::ECS::Service";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -629,6 +632,7 @@ impl CapacityProviderAssociations {
 
 #[async_trait::async_trait]
 impl Declared for CapacityProviderAssociations {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::ECS::ClusterCapacityProviderAssociations";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

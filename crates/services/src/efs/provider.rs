@@ -131,6 +131,7 @@ impl FileSystemDecl {
 
 #[async_trait::async_trait]
 impl Declared for FileSystemDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["FileSystemId", "Arn"];
     const TYPE: &'static str = "AWS::EFS::FileSystem";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -247,6 +248,7 @@ struct MountTargetDecl(Arc<EfsService>);
 
 #[async_trait::async_trait]
 impl Declared for MountTargetDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "IpAddress"];
     const TYPE: &'static str = "AWS::EFS::MountTarget";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -324,6 +326,7 @@ impl AccessPointDecl {
 
 #[async_trait::async_trait]
 impl Declared for AccessPointDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["AccessPointId", "Arn"];
     const TYPE: &'static str = "AWS::EFS::AccessPoint";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

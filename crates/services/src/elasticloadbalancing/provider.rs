@@ -138,6 +138,14 @@ impl LoadBalancer {
 
 #[async_trait::async_trait]
 impl Declared for LoadBalancer {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "LoadBalancerArn",
+        "LoadBalancerName",
+        "LoadBalancerFullName",
+        "DNSName",
+        "CanonicalHostedZoneID",
+        "SecurityGroups",
+    ];
     const TYPE: &'static str = "AWS::ElasticLoadBalancingV2::LoadBalancer";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -327,6 +335,12 @@ fn list_of(props: &Map<String, Value>, key: &str) -> Vec<Value> {
 
 #[async_trait::async_trait]
 impl Declared for TargetGroup {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "TargetGroupArn",
+        "TargetGroupName",
+        "TargetGroupFullName",
+        "LoadBalancerArns",
+    ];
     const TYPE: &'static str = "AWS::ElasticLoadBalancingV2::TargetGroup";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -455,6 +469,7 @@ struct Listener(Arc<ElbService>);
 
 #[async_trait::async_trait]
 impl Declared for Listener {
+    const ATTRIBUTES: &'static [&'static str] = &["ListenerArn"];
     const TYPE: &'static str = "AWS::ElasticLoadBalancingV2::Listener";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -519,6 +534,7 @@ struct ListenerRule(Arc<ElbService>);
 
 #[async_trait::async_trait]
 impl Declared for ListenerRule {
+    const ATTRIBUTES: &'static [&'static str] = &["RuleArn", "IsDefault"];
     const TYPE: &'static str = "AWS::ElasticLoadBalancingV2::ListenerRule";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
@@ -582,6 +598,7 @@ struct ListenerCertificate(Arc<ElbService>);
 
 #[async_trait::async_trait]
 impl Declared for ListenerCertificate {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::ElasticLoadBalancingV2::ListenerCertificate";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["Certificates", "ListenerArn"];

@@ -104,6 +104,10 @@ impl BusProvider {
 
 #[async_trait::async_trait]
 impl Provider for BusProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "Name"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -354,6 +358,10 @@ impl RuleProvider {
 
 #[async_trait::async_trait]
 impl Provider for RuleProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

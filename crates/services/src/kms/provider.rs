@@ -114,6 +114,10 @@ impl KeyProvider {
 
 #[async_trait::async_trait]
 impl Provider for KeyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "KeyId"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -294,6 +298,10 @@ impl AliasProvider {
 
 #[async_trait::async_trait]
 impl Provider for AliasProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

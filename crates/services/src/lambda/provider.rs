@@ -334,6 +334,14 @@ fn function_outcome(ctx: &ProviderContext, core: &Lambda, name: &str) -> Provide
 
 #[async_trait::async_trait]
 impl Provider for FunctionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "Arn",
+            "SnapStartResponse.ApplyOn",
+            "SnapStartResponse.OptimizationStatus",
+        ])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(FUNCTION, properties).ok()?;
         given_or_generated_name(ctx, &props, "FunctionName", 64).ok()
@@ -534,6 +542,10 @@ struct VersionProvider {
 
 #[async_trait::async_trait]
 impl Provider for VersionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["FunctionArn", "Version"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -670,6 +682,10 @@ fn alias_outcome(arn: String) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for AliasProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["AliasArn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -777,6 +793,10 @@ struct PermissionProvider {
 
 #[async_trait::async_trait]
 impl Provider for PermissionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -881,6 +901,10 @@ fn url_outcome(region: &str, arn: String, c: &super::model::UrlConfig) -> Provid
 
 #[async_trait::async_trait]
 impl Provider for UrlProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["FunctionArn", "FunctionUrl"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -952,6 +976,10 @@ struct LayerVersionProvider {
 
 #[async_trait::async_trait]
 impl Provider for LayerVersionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["LayerVersionArn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -1117,6 +1145,10 @@ fn mapping_outcome(core: &Lambda, region: &str, uuid: &str) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for MappingProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id", "EventSourceMappingArn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -1244,6 +1276,7 @@ fn invoke_config_input(
 /// FunctionName and Qualifier are createOnly; everything else changes in place.
 #[async_trait::async_trait]
 impl Declared for InvokeConfig {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = INVOKE_CONFIG;
     const SERVICE: &'static str = "Lambda";
     const PROPERTIES: &'static [&'static str] = INVOKE_CONFIG_KNOWN;

@@ -154,6 +154,10 @@ impl LogGroupProvider {
 
 #[async_trait::async_trait]
 impl Provider for LogGroupProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(LOG_GROUP, properties).ok()?;
         given_or_generated_name(ctx, &props, "LogGroupName", 512).ok()
@@ -331,6 +335,7 @@ struct LogStream {
 
 #[async_trait::async_trait]
 impl Declared for LogStream {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = LOG_STREAM;
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["LogGroupName", "LogStreamName"];
@@ -420,6 +425,7 @@ impl SubscriptionFilter {
 
 #[async_trait::async_trait]
 impl Declared for SubscriptionFilter {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = SUBSCRIPTION_FILTER;
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

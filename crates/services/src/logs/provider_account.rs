@@ -34,6 +34,7 @@ impl ResourcePolicy {
 
 #[async_trait::async_trait]
 impl Declared for ResourcePolicy {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::Logs::ResourcePolicy";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["PolicyName", "PolicyDocument"];
@@ -140,6 +141,7 @@ impl QueryDefinition {
 
 #[async_trait::async_trait]
 impl Declared for QueryDefinition {
+    const ATTRIBUTES: &'static [&'static str] = &["QueryDefinitionId"];
     const TYPE: &'static str = "AWS::Logs::QueryDefinition";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

@@ -113,6 +113,10 @@ impl<T: PolicyTarget> AttachedPolicy<T> {
 
 #[async_trait::async_trait]
 impl<T: PolicyTarget> Provider for AttachedPolicy<T> {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -89,6 +89,8 @@ pub(crate) trait Declared: Send + Sync + 'static {
     const PROPERTIES: &'static [&'static str];
     /// Properties of the type's schema cumulo cannot apply, each with why.
     const UNSUPPORTED: &'static [(&'static str, &'static str)] = &[];
+    /// Every Fn::GetAtt attribute its [`Made`] answers ([`Provider::attributes`]).
+    const ATTRIBUTES: &'static [&'static str];
     /// The service's error codes that mean the resource no longer exists.
     const NOT_FOUND: &'static [&'static str];
     /// A limitation every resource of the type shows as its status reason (`cumulo: ...`).
@@ -297,6 +299,10 @@ impl<T: Declared> Provider for DeclaredProvider<T> {
     fn live_attributes(&self) -> &'static [&'static str] {
         T::LIVE_ATTRIBUTES
     }
+
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(T::ATTRIBUTES)
+    }
 }
 
 #[cfg(test)]
@@ -315,6 +321,7 @@ mod tests {
     #[async_trait::async_trait]
     impl Declared for Thing {
         const TYPE: &'static str = "AWS::Test::Thing";
+        const ATTRIBUTES: &'static [&'static str] = &["Arn"];
         const SERVICE: &'static str = "Test";
         const PROPERTIES: &'static [&'static str] = &["Name", "Size"];
         const UNSUPPORTED: &'static [(&'static str, &'static str)] =

@@ -144,6 +144,7 @@ impl Zone {
 
 #[async_trait::async_trait]
 impl Declared for Zone {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "NameServers"];
     const TYPE: &'static str = "AWS::Route53::HostedZone";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -343,6 +344,7 @@ struct Record(Arc<Route53Service>);
 
 #[async_trait::async_trait]
 impl Declared for Record {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::Route53::RecordSet";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = RECORD_PROPS;
@@ -429,6 +431,7 @@ fn group_records(dns: &Route53Service, props: &Map<String, Value>) -> Answer<Vec
 
 #[async_trait::async_trait]
 impl Declared for RecordGroup {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::Route53::RecordSetGroup";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
@@ -527,6 +530,7 @@ fn check_config(props: &Map<String, Value>) -> Answer<Map<String, Value>> {
 
 #[async_trait::async_trait]
 impl Declared for Check {
+    const ATTRIBUTES: &'static [&'static str] = &["HealthCheckId"];
     const TYPE: &'static str = "AWS::Route53::HealthCheck";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["HealthCheckConfig", "HealthCheckTags"];
@@ -586,6 +590,7 @@ struct Unsigned<const KEY: bool>;
 
 #[async_trait::async_trait]
 impl<const KEY: bool> Declared for Unsigned<KEY> {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = if KEY {
         "AWS::Route53::KeySigningKey"
     } else {

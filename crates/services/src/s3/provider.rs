@@ -924,6 +924,16 @@ fn bucket_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<Stri
 
 #[async_trait::async_trait]
 impl Provider for BucketProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "Arn",
+            "DomainName",
+            "DualStackDomainName",
+            "RegionalDomainName",
+            "WebsiteURL",
+        ])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(BUCKET, properties).ok()?;
         bucket_name(ctx, &props).ok()
@@ -1107,6 +1117,10 @@ fn policy_parts(props: &Map<String, Value>) -> Result<(String, String), Provider
 
 #[async_trait::async_trait]
 impl Provider for BucketPolicyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -179,6 +179,10 @@ fn replica_regions(props: &Map<String, Value>) -> Result<Vec<ReplicaInput>, Prov
 
 #[async_trait::async_trait]
 impl Provider for SecretProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -418,6 +422,10 @@ impl PolicyProvider {
 
 #[async_trait::async_trait]
 impl Provider for PolicyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -480,6 +488,10 @@ struct AttachmentProvider;
 
 #[async_trait::async_trait]
 impl Provider for AttachmentProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+
     async fn create(
         &self,
         _ctx: &ProviderContext,

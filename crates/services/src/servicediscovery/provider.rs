@@ -31,6 +31,8 @@ trait Kind: Send + Sync + 'static {
     const TYPE: &'static str;
     const API_TYPE: &'static str;
     const PROPERTIES: &'static [&'static str];
+    /// Its Fn::GetAtt attributes (a DNS namespace's also name its hosted zone).
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "Arn", "HostedZoneId"];
 }
 
 struct Private;
@@ -54,6 +56,7 @@ impl Kind for Http {
     const TYPE: &'static str = "AWS::ServiceDiscovery::HttpNamespace";
     const API_TYPE: &'static str = "HTTP";
     const PROPERTIES: &'static [&'static str] = &["Description", "Name", "Tags"];
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "Arn"];
 }
 
 struct Namespace<K> {
@@ -84,7 +87,7 @@ impl<K: Kind> Namespace<K> {
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let ns = self.sd.get_namespace(&ctx.region, id)?;
         let mut made = Made::new(id).with("Id", id).with("Arn", ns["Arn"].clone());
-        if K::API_TYPE != "HTTP" {
+        if K::ATTRIBUTES.contains(&"HostedZoneId") {
             made = made.with(
                 "HostedZoneId",
                 ns["Properties"]["DnsProperties"]["HostedZoneId"].clone(),
@@ -96,6 +99,7 @@ impl<K: Kind> Namespace<K> {
 
 #[async_trait::async_trait]
 impl<K: Kind> Declared for Namespace<K> {
+    const ATTRIBUTES: &'static [&'static str] = K::ATTRIBUTES;
     const TYPE: &'static str = K::TYPE;
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = K::PROPERTIES;
@@ -205,6 +209,7 @@ impl DiscoveryService {
 
 #[async_trait::async_trait]
 impl Declared for DiscoveryService {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "Arn", "Name"];
     const TYPE: &'static str = "AWS::ServiceDiscovery::Service";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -308,6 +313,7 @@ fn attributes(props: &Map<String, Value>) -> Result<BTreeMap<String, String>, Pr
 
 #[async_trait::async_trait]
 impl Declared for DiscoveryInstance {
+    const ATTRIBUTES: &'static [&'static str] = &["InstanceId"];
     const TYPE: &'static str = "AWS::ServiceDiscovery::Instance";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["InstanceAttributes", "InstanceId", "ServiceId"];
@@ -321,7 +327,7 @@ impl Declared for DiscoveryInstance {
         };
         self.sd
             .register_instance(&ctx.region, &service, &id, None, attributes(props)?)?;
-        Ok(Made::new(id))
+        Ok(Made::new(id.clone()).with("InstanceId", id))
     }
 
     async fn update(
@@ -335,7 +341,7 @@ impl Declared for DiscoveryInstance {
         let service = required(new, "ServiceId")?;
         self.sd
             .register_instance(&ctx.region, &service, id, None, attributes(new)?)?;
-        Ok(Made::new(id))
+        Ok(Made::new(id).with("InstanceId", id))
     }
 
     async fn delete(

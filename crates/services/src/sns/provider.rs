@@ -196,6 +196,10 @@ fn topic_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<Strin
 
 #[async_trait::async_trait]
 impl Provider for TopicProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["TopicArn", "TopicName"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(TOPIC, properties).ok()?;
         let name = topic_name(ctx, &props).ok()?;
@@ -446,6 +450,10 @@ fn check_sub_props(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<
 
 #[async_trait::async_trait]
 impl Provider for SubscriptionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

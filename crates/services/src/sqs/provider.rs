@@ -130,6 +130,10 @@ fn queue_name(ctx: &ProviderContext, props: &Map<String, Value>) -> Result<Strin
 
 #[async_trait::async_trait]
 impl Provider for QueueProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "QueueName", "QueueUrl"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(QUEUE, properties).ok()?;
         Some(caller(ctx).queue_url(&queue_name(ctx, &props).ok()?))

@@ -126,6 +126,10 @@ fn parameter_name(
 
 #[async_trait::async_trait]
 impl Provider for ParameterProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Type", "Value"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(PARAMETER, properties).ok()?;
         parameter_name(ctx, &props).ok()

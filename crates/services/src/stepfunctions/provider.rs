@@ -221,6 +221,10 @@ pub fn revision_of(id: &Option<String>) -> String {
 
 #[async_trait::async_trait]
 impl Provider for MachineProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "Name", "StateMachineRevisionId"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -346,6 +350,10 @@ fn activity_outcome(arn: &str) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for ActivityProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "Name"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -438,6 +446,10 @@ struct VersionProvider {
 
 #[async_trait::async_trait]
 impl Provider for VersionProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -545,6 +557,10 @@ fn alias_check(props: &Map<String, Value>) -> Result<(), ProviderError> {
 
 #[async_trait::async_trait]
 impl Provider for AliasProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

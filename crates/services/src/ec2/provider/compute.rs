@@ -27,6 +27,7 @@ fn parameter_name(key_pair_id: &str) -> String {
 
 #[async_trait::async_trait]
 impl Declared for KeyPairDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["KeyPairId", "KeyFingerprint"];
     const TYPE: &'static str = "AWS::EC2::KeyPair";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -152,6 +153,11 @@ fn template_data(props: &Map<String, Value>) -> Result<Value, ProviderError> {
 
 #[async_trait::async_trait]
 impl Declared for Template {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "LaunchTemplateId",
+        "DefaultVersionNumber",
+        "LatestVersionNumber",
+    ];
     const TYPE: &'static str = "AWS::EC2::LaunchTemplate";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -253,6 +259,16 @@ use super::network::strings;
 
 #[async_trait::async_trait]
 impl Declared for InstanceDecl {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "InstanceId",
+        "PrivateIp",
+        "PrivateDnsName",
+        "PublicIp",
+        "PublicDnsName",
+        "VpcId",
+        "AvailabilityZone",
+        "State",
+    ];
     const TYPE: &'static str = "AWS::EC2::Instance";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

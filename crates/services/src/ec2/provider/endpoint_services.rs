@@ -45,6 +45,7 @@ impl Service {
 
 #[async_trait::async_trait]
 impl Declared for Service {
+    const ATTRIBUTES: &'static [&'static str] = &["ServiceId"];
     const TYPE: &'static str = "AWS::EC2::VPCEndpointService";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -133,6 +134,7 @@ struct Permissions(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Permissions {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::EC2::VPCEndpointServicePermissions";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["ServiceId", "AllowedPrincipals"];

@@ -57,6 +57,12 @@ fn secondary_count(props: &Map<String, Value>) -> Result<usize, ProviderError> {
 
 #[async_trait::async_trait]
 impl Declared for Interface {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "Id",
+        "PrimaryPrivateIpAddress",
+        "SecondaryPrivateIpAddresses",
+        "VpcId",
+    ];
     const TYPE: &'static str = "AWS::EC2::NetworkInterface";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -223,6 +229,7 @@ struct InterfaceAttachment(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for InterfaceAttachment {
+    const ATTRIBUTES: &'static [&'static str] = &["AttachmentId"];
     const TYPE: &'static str = "AWS::EC2::NetworkInterfaceAttachment";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -282,6 +289,7 @@ struct EipAssociation(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for EipAssociation {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::EC2::EIPAssociation";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

@@ -127,6 +127,14 @@ struct Vpc(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Vpc {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "VpcId",
+        "CidrBlock",
+        "DefaultSecurityGroup",
+        "DefaultNetworkAcl",
+        "CidrBlockAssociations",
+        "Ipv6CidrBlocks",
+    ];
     const TYPE: &'static str = "AWS::EC2::VPC";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -250,6 +258,16 @@ struct Subnet(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Subnet {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "SubnetId",
+        "VpcId",
+        "CidrBlock",
+        "AvailabilityZone",
+        "AvailabilityZoneId",
+        "NetworkAclAssociationId",
+        "Ipv6CidrBlocks",
+        "BlockPublicAccessStates",
+    ];
     const TYPE: &'static str = "AWS::EC2::Subnet";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -358,6 +376,11 @@ impl Subnet {
             .with(
                 "Ipv6CidrBlocks",
                 json!(s.ipv6.iter().map(|a| a.cidr.clone()).collect::<Vec<_>>()),
+            )
+            // What DescribeSubnets reports: VPC Block Public Access is not emulated, so off.
+            .with(
+                "BlockPublicAccessStates",
+                json!({"InternetGatewayBlockMode": "off"}),
             ))
     }
 }
@@ -406,6 +429,7 @@ fn route_parts(props: &Map<String, Value>) -> Result<(String, String, String), P
 
 #[async_trait::async_trait]
 impl Declared for RouteDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["CidrBlock"];
     const TYPE: &'static str = "AWS::EC2::Route";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -467,6 +491,7 @@ struct Association(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Association {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::EC2::SubnetRouteTableAssociation";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["SubnetId", "RouteTableId"];
@@ -530,6 +555,7 @@ struct Attachment(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Attachment {
+    const ATTRIBUTES: &'static [&'static str] = &["AttachmentType", "VpcId"];
     const TYPE: &'static str = "AWS::EC2::VPCGatewayAttachment";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["VpcId", "InternetGatewayId"];
@@ -588,6 +614,7 @@ struct Eip(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Eip {
+    const ATTRIBUTES: &'static [&'static str] = &["AllocationId", "PublicIp"];
     const TYPE: &'static str = "AWS::EC2::EIP";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -701,6 +728,7 @@ impl Nat {
 
 #[async_trait::async_trait]
 impl Declared for Nat {
+    const ATTRIBUTES: &'static [&'static str] = &["NatGatewayId", "EniId"];
     const TYPE: &'static str = "AWS::EC2::NatGateway";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] =
@@ -834,6 +862,7 @@ struct Group(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Group {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "GroupId", "VpcId"];
     const TYPE: &'static str = "AWS::EC2::SecurityGroup";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -867,6 +896,7 @@ impl Declared for Group {
             return Err(e);
         }
         Ok(Made::new(g.id.clone())
+            .with("Id", g.id.clone())
             .with("GroupId", g.id)
             .with("VpcId", g.vpc_id))
     }
@@ -893,7 +923,10 @@ impl Declared for Group {
         self.set_rules(ctx, id, rules(old)?, rules(new)?)?;
         retag(&self.0, ctx, id, new)?;
         let vpc = self.0.security_group(&ctx.region, id)?.vpc_id;
-        Ok(Made::new(id).with("GroupId", id).with("VpcId", vpc))
+        Ok(Made::new(id)
+            .with("Id", id)
+            .with("GroupId", id)
+            .with("VpcId", vpc))
     }
 
     async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
@@ -980,6 +1013,7 @@ struct Rule<const EGRESS: bool>(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl<const EGRESS: bool> Declared for Rule<EGRESS> {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = if EGRESS {
         "AWS::EC2::SecurityGroupEgress"
     } else {

@@ -76,6 +76,7 @@ fn acl_entry(props: &Map<String, Value>) -> Result<(String, AclEntry), ProviderE
 
 #[async_trait::async_trait]
 impl Declared for AclEntryDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["Id"];
     const TYPE: &'static str = "AWS::EC2::NetworkAclEntry";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -130,6 +131,7 @@ struct AclAssociation(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for AclAssociation {
+    const ATTRIBUTES: &'static [&'static str] = &["AssociationId"];
     const TYPE: &'static str = "AWS::EC2::SubnetNetworkAclAssociation";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["SubnetId", "NetworkAclId"];
@@ -224,6 +226,7 @@ struct DhcpAssociation(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for DhcpAssociation {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::EC2::VPCDHCPOptionsAssociation";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["DhcpOptionsId", "VpcId"];
@@ -268,6 +271,7 @@ struct VpcBlock(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for VpcBlock {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "IpSource", "Ipv6AddressAttribute"];
     const TYPE: &'static str = "AWS::EC2::VPCCidrBlock";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -314,6 +318,7 @@ struct SubnetBlock(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for SubnetBlock {
+    const ATTRIBUTES: &'static [&'static str] = &["Id", "Ipv6AddressAttribute", "IpSource"];
     const TYPE: &'static str = "AWS::EC2::SubnetCidrBlock";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["SubnetId", "Ipv6CidrBlock"];
@@ -354,6 +359,12 @@ pub(super) fn added(old: &[String], new: &[String]) -> Vec<String> {
 
 #[async_trait::async_trait]
 impl Declared for Endpoint {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "Id",
+        "CreationTimestamp",
+        "DnsEntries",
+        "NetworkInterfaceIds",
+    ];
     const TYPE: &'static str = "AWS::EC2::VPCEndpoint";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -641,6 +652,7 @@ fn list_entries(
 
 #[async_trait::async_trait]
 impl Declared for PrefixListDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["PrefixListId", "OwnerId", "Version", "Arn"];
     const TYPE: &'static str = "AWS::EC2::PrefixList";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[

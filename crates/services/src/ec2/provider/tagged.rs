@@ -82,6 +82,7 @@ impl<K: TaggedKind> Tagged<K> {
 
 #[async_trait::async_trait]
 impl<K: TaggedKind> Declared for Tagged<K> {
+    const ATTRIBUTES: &'static [&'static str] = &[K::ID_ATTRIBUTE];
     const TYPE: &'static str = K::TYPE;
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = K::PROPERTIES;

@@ -19,6 +19,7 @@ struct VolumeDecl(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for VolumeDecl {
+    const ATTRIBUTES: &'static [&'static str] = &["VolumeId"];
     const TYPE: &'static str = "AWS::EC2::Volume";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
@@ -127,6 +128,7 @@ struct Attachment(Arc<Ec2Service>);
 
 #[async_trait::async_trait]
 impl Declared for Attachment {
+    const ATTRIBUTES: &'static [&'static str] = &[];
     const TYPE: &'static str = "AWS::EC2::VolumeAttachment";
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["VolumeId", "InstanceId", "Device"];

@@ -264,6 +264,14 @@ impl LoadBalancer {
 
 #[async_trait::async_trait]
 impl Declared for LoadBalancer {
+    const ATTRIBUTES: &'static [&'static str] = &[
+        "Id",
+        "DNSName",
+        "CanonicalHostedZoneName",
+        "CanonicalHostedZoneNameID",
+        "SourceSecurityGroup.GroupName",
+        "SourceSecurityGroup.OwnerAlias",
+    ];
     const TYPE: &'static str = "AWS::ElasticLoadBalancing::LoadBalancer";
     const SERVICE: &'static str = "ElasticLoadBalancing";
     const PROPERTIES: &'static [&'static str] = &[

@@ -22,6 +22,10 @@ fn parts(props: &Map<String, Value>) -> Result<(String, String), ProviderError> 
 
 #[async_trait::async_trait]
 impl Provider for AccessKeyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["SecretAccessKey", "Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -37,6 +37,7 @@ macro_rules! inline_policy {
     ($k:ident, $ty:literal, $principal:literal) => {
         #[async_trait::async_trait]
         impl Declared for InlinePolicy<$k> {
+            const ATTRIBUTES: &'static [&'static str] = &[];
             const TYPE: &'static str = $ty;
             const SERVICE: &'static str = "Iam";
             const PROPERTIES: &'static [&'static str] =

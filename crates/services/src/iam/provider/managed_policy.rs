@@ -104,6 +104,19 @@ impl ManagedPolicyProvider {
 
 #[async_trait::async_trait]
 impl Provider for ManagedPolicyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "PolicyArn",
+            "PolicyId",
+            "AttachmentCount",
+            "CreateDate",
+            "UpdateDate",
+            "DefaultVersionId",
+            "IsAttachable",
+            "PermissionsBoundaryUsageCount",
+        ])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -85,6 +85,10 @@ impl PolicyProvider {
 
 #[async_trait::async_trait]
 impl Provider for PolicyProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Id"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

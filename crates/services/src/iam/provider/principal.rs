@@ -225,6 +225,10 @@ fn empty_user(path: &str) -> UserSpec {
 
 #[async_trait::async_trait]
 impl Provider for UserProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -390,6 +394,10 @@ impl GroupProvider {
 
 #[async_trait::async_trait]
 impl Provider for GroupProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,

@@ -164,6 +164,10 @@ fn role_outcome(r: &Role) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for RoleProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn", "RoleId"])
+    }
+
     fn created_identity(&self, ctx: &ProviderContext, properties: &Value) -> Option<String> {
         let props = object(ROLE, properties).ok()?;
         given_or_generated_name(ctx, &props, "RoleName", 64).ok()
@@ -327,6 +331,10 @@ fn slr_outcome(r: &Role) -> ProviderOutcome {
 
 #[async_trait::async_trait]
 impl Provider for ServiceLinkedRoleProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["RoleName"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
@@ -460,6 +468,10 @@ fn profile_outcome(iam: &Iam, account: &str, name: &str) -> Result<ProviderOutco
 
 #[async_trait::async_trait]
 impl Provider for InstanceProfileProvider {
+    fn attributes(&self) -> Option<&'static [&'static str]> {
+        Some(&["Arn"])
+    }
+
     async fn create(
         &self,
         ctx: &ProviderContext,
