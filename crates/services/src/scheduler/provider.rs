@@ -43,6 +43,7 @@ impl ScheduleDecl {
 #[async_trait::async_trait]
 impl Declared for ScheduleDecl {
     const TYPE: &'static str = "AWS::Scheduler::Schedule";
+    const ATTRIBUTES: &'static [&'static str] = &["Arn"];
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &[
         "Description",
@@ -137,6 +138,8 @@ impl GroupDecl {
 #[async_trait::async_trait]
 impl Declared for GroupDecl {
     const TYPE: &'static str = "AWS::Scheduler::ScheduleGroup";
+    const ATTRIBUTES: &'static [&'static str] =
+        &["Arn", "CreationDate", "LastModificationDate", "State"];
     const SERVICE: &'static str = SERVICE;
     const PROPERTIES: &'static [&'static str] = &["Name", "Tags"];
     const NOT_FOUND: &'static [&'static str] = NOT_FOUND;
