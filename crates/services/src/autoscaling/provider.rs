@@ -140,20 +140,6 @@ fn group_tags(ctx: &ProviderContext, props: &Map<String, Value>, name: &str) -> 
 }
 
 impl Group {
-    fn made(&self, ctx: &ProviderContext, name: &str) -> Answer<Made> {
-        let out = call(
-            &self.0,
-            ctx,
-            "DescribeAutoScalingGroups",
-            json!({"AutoScalingGroupNames": [name]}),
-        )?;
-        let g = out["AutoScalingGroups"]
-            .get(0)
-            .cloned()
-            .ok_or_else(|| Fault::Service(group_not_found(name)))?;
-        Ok(Made::new(name).with("AutoScalingGroupARN", g["AutoScalingGroupARN"].clone()))
-    }
-
     /// Notification configurations and metrics collection, each through its own call.
     fn extras(
         &self,
@@ -411,10 +397,7 @@ impl Declared for Group {
         _: &Map<String, Value>,
     ) -> Answer<Option<cumulo_engine::Observed>> {
         match self.made(ctx, name) {
-            Ok(m) => Ok(Some(cumulo_engine::Observed {
-                properties: Map::new(),
-                attributes: m.attributes,
-            })),
+            Ok(m) => Ok(Some(m.into())),
             Err(Fault::Service(e)) if gone(&e) => Ok(None),
             Err(e) => Err(e),
         }
@@ -426,6 +409,20 @@ impl Declared for Group {
         props: &Map<String, Value>,
     ) -> Option<String> {
         Some(name_or_generated(ctx, props, "AutoScalingGroupName", 255))
+    }
+
+    fn made(&self, ctx: &ProviderContext, name: &str) -> Answer<Made> {
+        let out = call(
+            &self.0,
+            ctx,
+            "DescribeAutoScalingGroups",
+            json!({"AutoScalingGroupNames": [name]}),
+        )?;
+        let g = out["AutoScalingGroups"]
+            .get(0)
+            .cloned()
+            .ok_or_else(|| Fault::Service(group_not_found(name)))?;
+        Ok(Made::new(name).with("AutoScalingGroupARN", g["AutoScalingGroupARN"].clone()))
     }
 }
 

@@ -114,28 +114,6 @@ fn attributes(
 
 struct LoadBalancer(Arc<ElbService>);
 
-impl LoadBalancer {
-    fn made(&self, ctx: &ProviderContext, arn: &str) -> Answer<Made> {
-        let out = self.0.call(
-            &ctx.region,
-            "DescribeLoadBalancers",
-            &json!({"LoadBalancerArns": [arn]}),
-        )?;
-        let lb = &out["LoadBalancers"][0];
-        let full = arn.split(":loadbalancer/").nth(1).unwrap_or("").to_string();
-        Ok(Made::new(arn)
-            .with("LoadBalancerArn", arn)
-            .with("LoadBalancerName", lb["LoadBalancerName"].clone())
-            .with("LoadBalancerFullName", full)
-            .with("DNSName", lb["DNSName"].clone())
-            .with("CanonicalHostedZoneID", lb["CanonicalHostedZoneId"].clone())
-            .with(
-                "SecurityGroups",
-                lb.get("SecurityGroups").cloned().unwrap_or(json!([])),
-            ))
-    }
-}
-
 #[async_trait::async_trait]
 impl Declared for LoadBalancer {
     const ATTRIBUTES: &'static [&'static str] = &[
@@ -273,16 +251,24 @@ impl Declared for LoadBalancer {
         Ok(())
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        arn: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: self.made(ctx, arn)?.attributes,
-        }))
+    fn made(&self, ctx: &ProviderContext, arn: &str) -> Answer<Made> {
+        let out = self.0.call(
+            &ctx.region,
+            "DescribeLoadBalancers",
+            &json!({"LoadBalancerArns": [arn]}),
+        )?;
+        let lb = &out["LoadBalancers"][0];
+        let full = arn.split(":loadbalancer/").nth(1).unwrap_or("").to_string();
+        Ok(Made::new(arn)
+            .with("LoadBalancerArn", arn)
+            .with("LoadBalancerName", lb["LoadBalancerName"].clone())
+            .with("LoadBalancerFullName", full)
+            .with("DNSName", lb["DNSName"].clone())
+            .with("CanonicalHostedZoneID", lb["CanonicalHostedZoneId"].clone())
+            .with(
+                "SecurityGroups",
+                lb.get("SecurityGroups").cloned().unwrap_or(json!([])),
+            ))
     }
 }
 
@@ -301,21 +287,6 @@ const TG_HEALTH: &[&str] = &[
 ];
 
 impl TargetGroup {
-    fn made(&self, ctx: &ProviderContext, arn: &str) -> Answer<Made> {
-        let out = self.0.call(
-            &ctx.region,
-            "DescribeTargetGroups",
-            &json!({"TargetGroupArns": [arn]}),
-        )?;
-        let tg = &out["TargetGroups"][0];
-        let full = arn.split(':').next_back().unwrap_or("").to_string();
-        Ok(Made::new(arn)
-            .with("TargetGroupArn", arn)
-            .with("TargetGroupName", tg["TargetGroupName"].clone())
-            .with("TargetGroupFullName", full)
-            .with("LoadBalancerArns", tg["LoadBalancerArns"].clone()))
-    }
-
     fn targets(&self, ctx: &ProviderContext, arn: &str, op: &str, targets: &[Value]) -> Answer<()> {
         if !targets.is_empty() {
             let body = ElbService::coerce(op, json!({"TargetGroupArn": arn, "Targets": targets}));
@@ -462,6 +433,21 @@ impl Declared for TargetGroup {
             &json!({"TargetGroupArn": arn}),
         )?;
         Ok(())
+    }
+
+    fn made(&self, ctx: &ProviderContext, arn: &str) -> Answer<Made> {
+        let out = self.0.call(
+            &ctx.region,
+            "DescribeTargetGroups",
+            &json!({"TargetGroupArns": [arn]}),
+        )?;
+        let tg = &out["TargetGroups"][0];
+        let full = arn.split(':').next_back().unwrap_or("").to_string();
+        Ok(Made::new(arn)
+            .with("TargetGroupArn", arn)
+            .with("TargetGroupName", tg["TargetGroupName"].clone())
+            .with("TargetGroupFullName", full)
+            .with("LoadBalancerArns", tg["LoadBalancerArns"].clone()))
     }
 }
 

@@ -78,6 +78,16 @@ impl Made {
     }
 }
 
+/// A resource as a read reports it from its answer: its attributes, no properties.
+impl From<Made> for Observed {
+    fn from(made: Made) -> Self {
+        Observed {
+            properties: Map::new(),
+            attributes: made.attributes,
+        }
+    }
+}
+
 /// One resource type, declared.
 #[async_trait::async_trait]
 pub(crate) trait Declared: Send + Sync + 'static {
@@ -133,15 +143,25 @@ pub(crate) trait Declared: Send + Sync + 'static {
         props: &Map<String, Value>,
     ) -> Answer<()>;
 
-    /// The live resource, `None` when it is gone. The default: not readable.
+    /// The live resource's Ref and Fn::GetAtt answer, by the mapping create and update answer
+    /// with, so an imported resource answers as a created one. A type that maps its answer this
+    /// way implements it once and is readable through the default [`Declared::read`]. The
+    /// default: not readable.
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
+        let _ = id;
+        Err(ProviderError::NotReadable(ctx.resource_type.clone()).into())
+    }
+
+    /// The live resource, `None` when it is gone. The default: [`Declared::made`]'s
+    /// attributes, and no properties (drift then compares nothing the service cannot report).
     fn read(
         &self,
         ctx: &ProviderContext,
         id: &str,
         props: &Map<String, Value>,
     ) -> Answer<Option<Observed>> {
-        let _ = (id, props);
-        Err(ProviderError::NotReadable(ctx.resource_type.clone()).into())
+        let _ = props;
+        Ok(Some(self.made(ctx, id)?.into()))
     }
 
     /// See [`Provider::created_identity`]; the default: not known beforehand.

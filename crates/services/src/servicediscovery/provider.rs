@@ -83,7 +83,14 @@ fn soa_ttl(props: &Map<String, Value>) -> Option<i64> {
         .or_else(|| ttl.as_str().and_then(|s| s.parse().ok()))
 }
 
-impl<K: Kind> Namespace<K> {
+#[async_trait::async_trait]
+impl<K: Kind> Declared for Namespace<K> {
+    const ATTRIBUTES: &'static [&'static str] = K::ATTRIBUTES;
+    const TYPE: &'static str = K::TYPE;
+    const SERVICE: &'static str = SERVICE;
+    const PROPERTIES: &'static [&'static str] = K::PROPERTIES;
+    const NOT_FOUND: &'static [&'static str] = &["NamespaceNotFound"];
+
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let ns = self.sd.get_namespace(&ctx.region, id)?;
         let mut made = Made::new(id).with("Id", id).with("Arn", ns["Arn"].clone());
@@ -95,15 +102,6 @@ impl<K: Kind> Namespace<K> {
         }
         Ok(made)
     }
-}
-
-#[async_trait::async_trait]
-impl<K: Kind> Declared for Namespace<K> {
-    const ATTRIBUTES: &'static [&'static str] = K::ATTRIBUTES;
-    const TYPE: &'static str = K::TYPE;
-    const SERVICE: &'static str = SERVICE;
-    const PROPERTIES: &'static [&'static str] = K::PROPERTIES;
-    const NOT_FOUND: &'static [&'static str] = &["NamespaceNotFound"];
 
     async fn create(&self, ctx: &ProviderContext, props: &Map<String, Value>) -> Answer<Made> {
         let name = required(props, "Name")?;
@@ -197,16 +195,6 @@ struct DiscoveryService {
     sd: Arc<ServiceDiscoveryService>,
 }
 
-impl DiscoveryService {
-    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
-        let s = self.sd.get_service(&ctx.region, id)?;
-        Ok(Made::new(id)
-            .with("Id", id)
-            .with("Arn", s["Arn"].clone())
-            .with("Name", s["Name"].clone()))
-    }
-}
-
 #[async_trait::async_trait]
 impl Declared for DiscoveryService {
     const ATTRIBUTES: &'static [&'static str] = &["Id", "Arn", "Name"];
@@ -284,6 +272,14 @@ impl Declared for DiscoveryService {
     async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
         self.sd.delete_service(&ctx.region, id)?;
         Ok(())
+    }
+
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
+        let s = self.sd.get_service(&ctx.region, id)?;
+        Ok(Made::new(id)
+            .with("Id", id)
+            .with("Arn", s["Arn"].clone())
+            .with("Name", s["Name"].clone()))
     }
 }
 

@@ -92,22 +92,13 @@ impl Declared for KeyPairDecl {
         }
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let k = self
             .0
             .read(&ctx.region, |r| r.key_pair_named(id).cloned())?;
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: Map::from_iter([
-                ("KeyPairId".into(), json!(k.id)),
-                ("KeyFingerprint".into(), json!(k.fingerprint)),
-            ]),
-        }))
+        Ok(Made::new(k.name)
+            .with("KeyPairId", k.id)
+            .with("KeyFingerprint", k.fingerprint))
     }
 }
 
@@ -226,21 +217,6 @@ impl Declared for Template {
         Ok(())
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
-        let made = self.made(ctx, id)?;
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: made.attributes,
-        }))
-    }
-}
-
-impl Template {
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let t = self
             .0
@@ -460,15 +436,9 @@ impl Declared for InstanceDecl {
         if self.0.instance(&ctx.region, id)?.state == "terminated" {
             return Ok(None);
         }
-        let made = self.made(ctx, id)?;
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: made.attributes,
-        }))
+        Ok(Some(self.made(ctx, id)?.into()))
     }
-}
 
-impl InstanceDecl {
     /// Its attributes once running (the state a waiter's first poll sees).
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let view = self.0.instance(&ctx.region, id)?;

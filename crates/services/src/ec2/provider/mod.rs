@@ -204,17 +204,6 @@ impl Declared for Vpc {
             attributes: made.attributes,
         }))
     }
-}
-
-impl Vpc {
-    fn apply(&self, ctx: &ProviderContext, id: &str, props: &Map<String, Value>) -> Answer<()> {
-        // AWS's defaults: DNS support on, hostnames off.
-        let support = boolean(props, "EnableDnsSupport")?.unwrap_or(true);
-        let hostnames = boolean(props, "EnableDnsHostnames")?.unwrap_or(false);
-        Ok(self
-            .0
-            .modify_vpc_attribute(&ctx.region, id, Some(support), Some(hostnames))?)
-    }
 
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let (v, group) = self.0.read(&ctx.region, |r| {
@@ -251,6 +240,17 @@ impl Vpc {
                 "Ipv6CidrBlocks",
                 json!(v.ipv6.iter().map(|a| a.cidr.clone()).collect::<Vec<_>>()),
             ))
+    }
+}
+
+impl Vpc {
+    fn apply(&self, ctx: &ProviderContext, id: &str, props: &Map<String, Value>) -> Answer<()> {
+        // AWS's defaults: DNS support on, hostnames off.
+        let support = boolean(props, "EnableDnsSupport")?.unwrap_or(true);
+        let hostnames = boolean(props, "EnableDnsHostnames")?.unwrap_or(false);
+        Ok(self
+            .0
+            .modify_vpc_attribute(&ctx.region, id, Some(support), Some(hostnames))?)
     }
 }
 
@@ -344,21 +344,6 @@ impl Declared for Subnet {
         Ok(self.0.delete_subnet(&ctx.region, id)?)
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
-        let made = self.made(ctx, id)?;
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: made.attributes,
-        }))
-    }
-}
-
-impl Subnet {
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let (s, acl) = self.0.read(&ctx.region, |r| {
             Ok((
@@ -716,16 +701,6 @@ fn allocation_of(ec2: &Ec2Service, ctx: &ProviderContext, public_ip: &str) -> An
 /// resource with EC2's FailureMessage, and its id stays recorded for the rollback to delete.
 struct Nat(Arc<Ec2Service>);
 
-impl Nat {
-    /// Ref and Fn::GetAtt: the id and the gateway's network interface.
-    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
-        let eni = self
-            .0
-            .read(&ctx.region, |r| Ok(r.nat(id)?.network_interface_id.clone()))?;
-        Ok(Made::new(id).with("NatGatewayId", id).with("EniId", eni))
-    }
-}
-
 #[async_trait::async_trait]
 impl Declared for Nat {
     const ATTRIBUTES: &'static [&'static str] = &["NatGatewayId", "EniId"];
@@ -793,6 +768,14 @@ impl Declared for Nat {
 
     async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
         Ok(self.0.delete_nat_gateway(&ctx.region, id)?)
+    }
+
+    /// Ref and Fn::GetAtt: the id and the gateway's network interface.
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
+        let eni = self
+            .0
+            .read(&ctx.region, |r| Ok(r.nat(id)?.network_interface_id.clone()))?;
+        Ok(Made::new(id).with("NatGatewayId", id).with("EniId", eni))
     }
 }
 

@@ -470,21 +470,6 @@ impl Declared for Endpoint {
         Ok(())
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
-        let made = self.made(ctx, id)?;
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: made.attributes,
-        }))
-    }
-}
-
-impl Endpoint {
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let (e, zones) = self.0.read(&ctx.region, |r| {
             let e = r.endpoint(id)?.clone();

@@ -4,7 +4,7 @@ use super::{SERVICE, TAGGED_NOT_FOUND, boolean, create_tags, int, retag};
 use crate::ec2::{Ec2Service, VolumeRequest};
 use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::{ProviderServices, required, scalar};
-use cumulo_engine::{Observed, ProviderContext, ProviderRegistry};
+use cumulo_engine::{ProviderContext, ProviderRegistry};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -60,9 +60,8 @@ impl Declared for VolumeDecl {
                 tags: create_tags(ctx, props)?,
             },
         )?;
-        // CloudFormation's handler waits for `available`.
-        self.0.volume(&ctx.region, &v.id)?;
-        Ok(Made::new(v.id.clone()).with("VolumeId", v.id))
+        // CloudFormation's handler waits for `available`: reading the volume moves it there.
+        self.made(ctx, &v.id)
     }
 
     async fn update(
@@ -101,24 +100,16 @@ impl Declared for VolumeDecl {
             self.0.set_volume_auto_enable_io(&ctx.region, id, on)?;
         }
         retag(&self.0, ctx, id, new)?;
-        Ok(Made::new(id).with("VolumeId", id))
+        self.made(ctx, id)
     }
 
     async fn delete(&self, ctx: &ProviderContext, id: &str, _: &Map<String, Value>) -> Answer<()> {
         Ok(self.0.delete_volume(&ctx.region, id)?)
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        id: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<Observed>> {
+    fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let v = self.0.volume(&ctx.region, id)?;
-        Ok(Some(Observed {
-            properties: Map::new(),
-            attributes: Made::new(v.id.clone()).with("VolumeId", v.id).attributes,
-        }))
+        Ok(Made::new(v.id.clone()).with("VolumeId", v.id))
     }
 }
 

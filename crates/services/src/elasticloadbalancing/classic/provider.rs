@@ -87,34 +87,6 @@ impl LoadBalancer {
             .classic_call(&ctx.region, op, &ElbService::classic_coerce(op, input))?)
     }
 
-    fn made(&self, ctx: &ProviderContext, name: &str) -> Answer<Made> {
-        let out = self.call(
-            ctx,
-            "DescribeLoadBalancers",
-            json!({"LoadBalancerNames": [name]}),
-        )?;
-        let lb = &out["LoadBalancerDescriptions"][0];
-        Ok(Made::new(name)
-            .with("Id", name)
-            .with("DNSName", lb["DNSName"].clone())
-            .with(
-                "CanonicalHostedZoneName",
-                lb["CanonicalHostedZoneName"].clone(),
-            )
-            .with(
-                "CanonicalHostedZoneNameID",
-                lb["CanonicalHostedZoneNameID"].clone(),
-            )
-            .with(
-                "SourceSecurityGroup.GroupName",
-                lb["SourceSecurityGroup"]["GroupName"].clone(),
-            )
-            .with(
-                "SourceSecurityGroup.OwnerAlias",
-                lb["SourceSecurityGroup"]["OwnerAlias"].clone(),
-            ))
-    }
-
     /// The policies the properties declare, then which listeners and back-end ports use them.
     fn policies(
         &self,
@@ -461,18 +433,6 @@ impl Declared for LoadBalancer {
         Ok(())
     }
 
-    fn read(
-        &self,
-        ctx: &ProviderContext,
-        name: &str,
-        _: &Map<String, Value>,
-    ) -> Answer<Option<cumulo_engine::Observed>> {
-        Ok(Some(cumulo_engine::Observed {
-            properties: Map::new(),
-            attributes: self.made(ctx, name)?.attributes,
-        }))
-    }
-
     fn created_identity(
         &self,
         ctx: &ProviderContext,
@@ -484,5 +444,33 @@ impl Declared for LoadBalancer {
                 None => ctx.generated_name(32, "").replace('_', "-"),
             },
         )
+    }
+
+    fn made(&self, ctx: &ProviderContext, name: &str) -> Answer<Made> {
+        let out = self.call(
+            ctx,
+            "DescribeLoadBalancers",
+            json!({"LoadBalancerNames": [name]}),
+        )?;
+        let lb = &out["LoadBalancerDescriptions"][0];
+        Ok(Made::new(name)
+            .with("Id", name)
+            .with("DNSName", lb["DNSName"].clone())
+            .with(
+                "CanonicalHostedZoneName",
+                lb["CanonicalHostedZoneName"].clone(),
+            )
+            .with(
+                "CanonicalHostedZoneNameID",
+                lb["CanonicalHostedZoneNameID"].clone(),
+            )
+            .with(
+                "SourceSecurityGroup.GroupName",
+                lb["SourceSecurityGroup"]["GroupName"].clone(),
+            )
+            .with(
+                "SourceSecurityGroup.OwnerAlias",
+                lb["SourceSecurityGroup"]["OwnerAlias"].clone(),
+            ))
     }
 }
