@@ -370,3 +370,41 @@ def test_rule_descriptions_change_in_place(cumulo, ec2, tmp_path):
         assert egress_of(sg) == [{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0", "Description": description}], "Ipv6Ranges": [], "PrefixListIds": [], "UserIdGroupPairs": []}]
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+
+
+READABLE = {
+    "Resources": {
+        "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.43.0.0/16"}},
+        "Subnet": {"Type": "AWS::EC2::Subnet", "Properties": {"VpcId": {"Ref": "Vpc"}, "CidrBlock": "10.43.0.0/24"}},
+        "Eip": {"Type": "AWS::EC2::EIP", "Properties": {"Domain": "vpc"}},
+        "Nat": {"Type": "AWS::EC2::NatGateway", "Properties": {"SubnetId": {"Ref": "Subnet"}, "AllocationId": {"Fn::GetAtt": ["Eip", "AllocationId"]}}},
+        "Targets": {"Type": "AWS::ElasticLoadBalancingV2::TargetGroup", "Properties": {"VpcId": {"Ref": "Vpc"}, "Port": 80, "Protocol": "HTTP", "TargetType": "ip"}},
+    },
+}
+
+
+def test_drift_reads_nat_gateways_and_target_groups(cumulo, ec2):
+    """NAT gateways and target groups are read back by their create's own attribute mapping:
+    drift finds them IN_SYNC, and a gateway deleted out of band (still listed as `deleted`, as
+    AWS lists it) DELETED."""
+    cfn = cumulo.client("cloudformation")
+    name = f"readable-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(READABLE))
+    assert settled(cfn, name) == "CREATE_COMPLETE"
+
+    def drifts():
+        detection = cfn.detect_stack_drift(StackName=name)["StackDriftDetectionId"]
+        deadline = time.time() + 30
+        while cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection)["DetectionStatus"] == "DETECTION_IN_PROGRESS":
+            assert time.time() < deadline
+            time.sleep(0.2)
+        found = cfn.describe_stack_resource_drifts(StackName=name)["StackResourceDrifts"]
+        return {d["LogicalResourceId"]: d["StackResourceDriftStatus"] for d in found}
+
+    seen = drifts()
+    assert seen["Nat"] == "IN_SYNC" and seen["Targets"] == "IN_SYNC", seen
+    nat = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Nat")["StackResourceDetail"]["PhysicalResourceId"]
+    ec2.delete_nat_gateway(NatGatewayId=nat)
+    assert drifts()["Nat"] == "DELETED"
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})

@@ -771,6 +771,20 @@ impl Declared for Nat {
     }
 
     /// Ref and Fn::GetAtt: the id and the gateway's network interface.
+    /// A deleted gateway stays visible (state `deleted`) for a while, as on AWS: it is gone.
+    fn read(
+        &self,
+        ctx: &ProviderContext,
+        id: &str,
+        _: &Map<String, Value>,
+    ) -> Answer<Option<cumulo_engine::Observed>> {
+        let state = self.0.read(&ctx.region, |r| Ok(r.nat(id)?.state.clone()))?;
+        if matches!(state.as_str(), "deleting" | "deleted") {
+            return Ok(None);
+        }
+        Ok(Some(self.made(ctx, id)?.into()))
+    }
+
     fn made(&self, ctx: &ProviderContext, id: &str) -> Answer<Made> {
         let eni = self
             .0
