@@ -292,6 +292,58 @@ def test_cloudformation_schedule_and_group(cumulo, scheduler, sqs, tmp_path):
     assert error(e)[0] == "ResourceNotFoundException"
 
 
+MOVE_TEMPLATE = """
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+  First:
+    Type: AWS::Scheduler::ScheduleGroup
+  Second:
+    Type: AWS::Scheduler::ScheduleGroup
+  Schedule:
+    Type: AWS::Scheduler::Schedule
+    Properties:
+      GroupName: !Ref GROUP
+      ScheduleExpression: rate(1 day)
+      State: DISABLED
+      FlexibleTimeWindow: {Mode: "OFF"}
+      Target:
+        Arn: !GetAtt Queue.Arn
+        RoleArn: arn:aws:iam::000000000000:role/scheduler
+Outputs:
+  First: {Value: !Ref First}
+  Second: {Value: !Ref Second}
+  ScheduleName: {Value: !Ref Schedule}
+  ScheduleArn: {Value: !GetAtt Schedule.Arn}
+"""
+
+
+def test_cloudformation_schedule_moves_to_another_group_in_place(cumulo, scheduler, tmp_path):
+    """GroupName is not create-only in the registry schema (only Name is): a new one updates
+    the schedule without replacement, moving it, its name kept."""
+    name = f"sched-{uid()}"
+    before = deploy(cumulo, tmp_path, name, MOVE_TEMPLATE.replace("GROUP", "First"))
+    schedule = before["ScheduleName"]
+    assert scheduler.get_schedule(Name=schedule, GroupName=before["First"])["Arn"] == before["ScheduleArn"]
+
+    after = deploy(cumulo, tmp_path, name, MOVE_TEMPLATE.replace("GROUP", "Second"))
+    assert after["ScheduleName"] == schedule
+    moved = scheduler.get_schedule(Name=schedule, GroupName=after["Second"])
+    assert moved["Arn"] == after["ScheduleArn"] != before["ScheduleArn"]
+    assert moved["State"] == "DISABLED"
+    assert scheduler.list_schedules(GroupName=after["First"])["Schedules"] == []
+    events = cumulo.client("cloudformation").describe_stack_events(StackName=name)["StackEvents"]
+    updated = [e for e in events if e["LogicalResourceId"] == "Schedule"
+               and e["ResourceStatus"] == "UPDATE_COMPLETE"]
+    assert [e["PhysicalResourceId"] for e in updated] == [schedule]
+
+    cumulo.aws("cloudformation", "delete-stack", "--stack-name", name)
+    cumulo.aws("cloudformation", "wait", "stack-delete-complete", "--stack-name", name)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        scheduler.get_schedule(Name=schedule, GroupName=after["Second"])
+    assert error(e)[0] == "ResourceNotFoundException"
+
+
 SAM_TEMPLATE = """
 Transform: AWS::Serverless-2016-10-31
 Resources:

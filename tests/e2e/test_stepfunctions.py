@@ -359,6 +359,42 @@ def test_payload_quota_holds_inputs_results_and_outputs(sfn):
     assert failed[0]["taskFailedEventDetails"]["error"] == "States.DataLimitExceeded"
 
 
+def test_payload_quota_holds_effective_inputs_and_catcher_outputs(sfn):
+    """AWS documents States.DataLimitExceeded also for a state's input after Parameters; a
+    catcher's output is its state's output, held to the quota like any other."""
+    over = ("The state/task 'Describe' returned a result with a size exceeding the maximum "
+            "number of bytes service limit.")
+    half = json.dumps({"s": "x" * 140_000})
+    # Parameters doubling a half-quota input: the call is never made (no TaskScheduled), and
+    # the error is caught by its name.
+    arn = machine(sfn, {"StartAt": "Describe", "States": {
+        "Describe": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sfn:describeStateMachine",
+                     "Parameters": {"StateMachineArn.$": "$.s", "Copy.$": "$.s"},
+                     "Catch": [{"ErrorEquals": ["States.DataLimitExceeded"], "ResultPath": "$.e",
+                                "Next": "Caught"}], "End": True},
+        "Caught": {"Type": "Pass", "OutputPath": "$.e", "End": True}}})
+    ex = sfn.start_execution(stateMachineArn=arn, input=half)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == {"Error": "States.DataLimitExceeded", "Cause": over}
+    assert "TaskScheduled" not in [e["type"] for e in history(sfn, ex)]
+
+    # A caught error put beside a near-quota input by ResultPath: the catcher's output is over
+    # the quota and the execution fails, naming the state that caught.
+    arn = machine(sfn, {"StartAt": "Describe", "States": {
+        "Describe": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sfn:describeStateMachine",
+                     "Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:000000000000:"
+                                                      "stateMachine:absent"},
+                     "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error",
+                                "Next": "Caught"}], "End": True},
+        "Caught": {"Type": "Pass", "End": True}}})
+    near = json.dumps({"s": "x" * (262_144 - 100)})
+    ex = sfn.start_execution(stateMachineArn=arn, input=near)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["error"], d["cause"]) == ("FAILED", "States.DataLimitExceeded", over)
+    assert [e["type"] for e in history(sfn, ex)][-2:] == ["TaskFailed", "ExecutionFailed"]
+
+
 def test_wait_for_task_token_and_nested_execution(sfn, workflow_deps):
     deps = workflow_deps
     child = machine(sfn, {"StartAt": "P", "States": {"P": {

@@ -502,3 +502,48 @@ def test_ec2_answers_use_the_sdks_member_names(sfn, cumulo):
     assert sorted(v["VpcId"] for v in out["Vpcs"]) == sorted(v["VpcId"] for v in want)
     assert [a["CidrBlock"] for a in out["Vpcs"][0]["CidrBlockAssociationSet"]] == [
         a["CidrBlock"] for a in want[0]["CidrBlockAssociationSet"]]
+
+
+def test_scheduler_schedules_from_a_state_machine(sfn, cumulo):
+    """EventBridge Scheduler is rest-json: its PascalCase members go where its model binds them
+    (Name in the path, GroupName in the query of a GET, the rest in the body)."""
+    scheduler = cumulo.client("scheduler")
+    queue = cumulo.client("sqs").create_queue(QueueName=f"sdk-{uid()}")["QueueUrl"]
+    queue_arn = cumulo.client("sqs").get_queue_attributes(
+        QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    group = f"sdk-{uid()}"
+    made = run_task(sfn, "scheduler:createScheduleGroup",
+                    {"Name": group, "Tags": [{"Key": "team", "Value": "a"}]})
+    assert made["ScheduleGroupArn"] == scheduler.get_schedule_group(Name=group)["Arn"]
+    # A label holding an ARN (`/tags/{ResourceArn}`) is encoded whole.
+    tags = run_task(sfn, "scheduler:listTagsForResource", {"ResourceArn": made["ScheduleGroupArn"]})
+    assert tags == {"Tags": [{"Key": "team", "Value": "a"}]}
+
+    name = f"sdk-{uid()}"
+    created = run_task(sfn, "scheduler:createSchedule", {
+        "Name": name, "GroupName": group, "ScheduleExpression": "rate(1 day)",
+        "State": "DISABLED", "FlexibleTimeWindow": {"Mode": "OFF"},
+        "Target": {"Arn": queue_arn, "RoleArn": ROLE, "Input": "{\"from\": \"sfn\"}"}})
+    want = scheduler.get_schedule(Name=name, GroupName=group)
+    assert created == {"ScheduleArn": want["Arn"]}
+    got = run_task(sfn, "scheduler:getSchedule", {"Name": name, "GroupName": group})
+    assert (got["Name"], got["GroupName"], got["Arn"]) == (name, group, want["Arn"])
+    assert got["ScheduleExpression"] == "rate(1 day)" and got["State"] == "DISABLED"
+    assert got["Target"] == want["Target"]
+    assert got["Target"]["Input"] == "{\"from\": \"sfn\"}"
+    assert got["FlexibleTimeWindow"] == {"Mode": "OFF"}
+
+    # The schedule is not in the default group: GroupName went in the query.
+    out = run_task(sfn, "scheduler:getSchedule", {"Name": name}, catch=True)
+    assert out["Error"] == "Scheduler.ResourceNotFoundException"
+    assert "(Service: Scheduler, Status Code: 404" in out["Cause"]
+    # Scheduler's model declares ValidationException: the SDK's class, kept by name.
+    out = run_task(sfn, "scheduler:createSchedule", {
+        "Name": f"sdk-{uid()}", "ScheduleExpression": "every day",
+        "FlexibleTimeWindow": {"Mode": "OFF"}, "Target": {"Arn": queue_arn, "RoleArn": ROLE}},
+        catch=True)
+    assert out["Error"] == "Scheduler.ValidationException"
+    assert "(Service: Scheduler, Status Code: 400" in out["Cause"]
+
+    assert run_task(sfn, "scheduler:deleteSchedule", {"Name": name, "GroupName": group}) == {}
+    assert name not in [s["Name"] for s in scheduler.list_schedules(GroupName=group)["Schedules"]]

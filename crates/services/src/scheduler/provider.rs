@@ -2,9 +2,12 @@
 //! each a [`Declared`] mapping onto the operations the API runs (template properties and API
 //! members share their names; StartDate and EndDate arrive as ISO 8601 strings, which the
 //! operations take). Ref is the name of either; a schedule is updated in place by
-//! UpdateSchedule, a group's only mutable property is its Tags.
+//! UpdateSchedule (a new GroupName, which CloudFormation also updates without replacement,
+//! moves it: the API cannot, so it is created in the new group and deleted from the old), a
+//! group's only mutable property is its Tags.
 
 use super::SchedulerService;
+use super::state::DEFAULT_GROUP;
 use crate::providers::declared::{self, Answer, Declared, Made, refuse_other_changes};
 use crate::providers::{ProviderServices, given_or_generated_name, tags};
 use cumulo_engine::{Observed, ProviderContext, ProviderRegistry};
@@ -71,11 +74,22 @@ impl Declared for ScheduleDecl {
         &self,
         ctx: &ProviderContext,
         id: &str,
-        _old: &Map<String, Value>,
+        old: &Map<String, Value>,
         new: &Map<String, Value>,
     ) -> Answer<Made> {
-        self.0
-            .update_schedule(&ctx.region, id, &Value::Object(new.clone()))?;
+        let group = |p| group_of(p).unwrap_or(DEFAULT_GROUP);
+        if group(old) == group(new) {
+            self.0
+                .update_schedule(&ctx.region, id, &Value::Object(new.clone()))?;
+        } else {
+            // Created first, so a refused schedule leaves the old one as it was.
+            self.0
+                .create_schedule(&ctx.region, id, &Value::Object(new.clone()))?;
+            match self.0.delete_schedule(&ctx.region, id, group_of(old)) {
+                Err(e) if !NOT_FOUND.contains(&e.code.as_str()) => return Err(e.into()),
+                _ => {}
+            }
+        }
         self.made(ctx, id, group_of(new))
     }
 

@@ -77,6 +77,7 @@ fn names(service: &str) -> (&'static str, &'static str, &'static str) {
         "route53" => ("Route53", "AmazonRoute53", "Route53"),
         "apigateway" => ("APIGateway", "AmazonApiGateway", "ApiGateway"),
         "apigatewayv2" => ("ApiGatewayV2", "AmazonApiGatewayV2", "ApiGatewayV2"),
+        "scheduler" => ("Scheduler", "AmazonScheduler", "Scheduler"),
         _ => ("Unknown", "Unknown", "Unknown"),
     }
 }
@@ -101,12 +102,14 @@ fn json_failure(service: &str, sdk: bool, status: u16, body: &Value) -> Failure 
 /// in `Exception`, added when the service's code lacks it (S3's `NoSuchKey` is
 /// `S3.NoSuchKeyException`). A code the SDK does not model (`ValidationException`) is the
 /// service's base exception, `<ServiceName>.<ServiceName>Exception`, as AWS's recorded answers
-/// show (`DynamoDb.DynamoDbException`, `SecretsManager.SecretsManagerException`).
+/// show (`DynamoDb.DynamoDbException`, `SecretsManager.SecretsManagerException`); where the
+/// model declares it (a rest-json service's: EFS, Scheduler) it keeps its name
+/// (`Scheduler.ValidationException`).
 fn api_failure(service: &str, sdk: bool, status: u16, code: &str, message: &str) -> Failure {
     let (prefix, java, sdk_prefix) = names(service);
     let request_id = uuid::Uuid::new_v4();
     if sdk {
-        let name = if code == "ValidationException" {
+        let name = if code == "ValidationException" && !rest::models_error(service, code) {
             format!("{sdk_prefix}Exception")
         } else if code.ends_with("Exception") {
             code.to_string()

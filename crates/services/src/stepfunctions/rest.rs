@@ -1,4 +1,4 @@
-//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS, API Gateway v1 and v2): the
+//! `aws-sdk:` Tasks to rest-json services (Lambda, EFS, API Gateway v1 and v2, Scheduler): the
 //! operation's HTTP binding from botocore's model ([`super::rest_routes`]) places each
 //! parameter in the URI, the query string, a header, the payload or the JSON body, as the SDK
 //! would. A camelCase API (API Gateway's two) is recased by its model's shapes: the state's
@@ -39,15 +39,29 @@ pub struct RestOp {
     pub out_headers: Names,
 }
 
+/// One rest-json service as an SDK integration reaches it.
+pub struct RestApi {
+    /// The SDK integration's service name (`aws-sdk:<sdk>:<action>`).
+    pub sdk: &'static str,
+    pub ops: &'static [RestOp],
+    /// The error shapes the model declares: the SDK has a class for each, and the integration
+    /// names the error by it.
+    pub errors: &'static [&'static str],
+}
+
+fn api(sdk: &str) -> Option<&'static RestApi> {
+    super::rest_routes::APIS.iter().find(|a| a.sdk == sdk)
+}
+
 /// The routes of a rest-json service by the SDK integration's service name.
 pub fn routes(sdk: &str) -> Option<&'static [RestOp]> {
-    match sdk {
-        "lambda" => Some(super::rest_routes::LAMBDA),
-        "efs" => Some(super::rest_routes::EFS),
-        "apigateway" => Some(super::rest_routes::APIGATEWAY),
-        "apigatewayv2" => Some(super::rest_routes::APIGATEWAYV2),
-        _ => None,
-    }
+    api(sdk).map(|a| a.ops)
+}
+
+/// Whether the rest-json service `sdk`'s model declares the error `code` (EFS's and
+/// Scheduler's ValidationException, unlike most services').
+pub fn models_error(sdk: &str, code: &str) -> bool {
+    api(sdk).is_some_and(|a| a.errors.contains(&code))
 }
 
 static APIGATEWAY_SHAPES: LazyLock<Value> = LazyLock::new(|| {
@@ -422,5 +436,34 @@ mod tests {
                 .iter()
                 .all(|o| o.name != "GetApis")
         );
+    }
+
+    #[test]
+    fn scheduler_goes_by_its_model_and_keeps_its_modeled_errors() {
+        let get = service_op("scheduler", "GetSchedule");
+        let req = request(get, &json!({"Name": "s 1", "GroupName": "g"}));
+        assert_eq!(
+            (
+                req.method.as_str(),
+                req.raw_path.as_str(),
+                req.raw_query.as_str()
+            ),
+            ("GET", "/schedules/s%201", "groupName=g")
+        );
+        let tags = service_op("scheduler", "ListTagsForResource");
+        let req = request(
+            tags,
+            &json!({"ResourceArn": "arn:aws:scheduler:us-east-1:1:schedule-group/g"}),
+        );
+        assert_eq!(
+            req.raw_path,
+            "/tags/arn%3Aaws%3Ascheduler%3Aus-east-1%3A1%3Aschedule-group%2Fg"
+        );
+        // Scheduler's (and EFS's) model declares ValidationException; DynamoDB's, a JSON
+        // service, is not looked up here, and Lambda's model does not have it.
+        assert!(models_error("scheduler", "ValidationException"));
+        assert!(models_error("efs", "ValidationException"));
+        assert!(!models_error("lambda", "ValidationException"));
+        assert!(!models_error("dynamodb", "ValidationException"));
     }
 }

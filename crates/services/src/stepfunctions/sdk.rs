@@ -3,9 +3,9 @@
 //! the service's own wire shape (JSON 1.0/1.1, or the query/EC2 form written by the service's
 //! model), the service answers in-process through [`crate::catalog::Catalog::service`], and its
 //! answer is read back as JSON in the SDK's PascalCase (a query answer by the model, in the
-//! SDK's types and member names). The rest-json services (Lambda, EFS, API Gateway v1 and v2) are reached
-//! through their HTTP bindings ([`super::rest`]) and the rest-xml ones (Route 53, CloudFront,
-//! S3) through their models ([`super::rest_xml`]).
+//! SDK's types and member names). The rest-json services (Lambda, EFS, API Gateway v1 and v2,
+//! Scheduler) are reached through their HTTP bindings ([`super::rest`]) and the rest-xml ones
+//! (Route 53, CloudFront, S3) through their models ([`super::rest_xml`]).
 
 use crate::catalog::{Descriptor, Wire};
 use crate::s3::xml_in::{self, Element};
@@ -45,6 +45,7 @@ pub fn signing_name(sdk: &str) -> Option<&'static str> {
         "sqs" => "sqs",
         "ssm" => "ssm",
         "sts" => "sts",
+        "scheduler" => "scheduler",
         _ => return None,
     })
 }

@@ -273,7 +273,7 @@ pub async fn body(
                         let vars = bindings(&ctx, &raw, &[]);
                         let input =
                             field(state, "Arguments", &vars)?.unwrap_or_else(|| raw.clone());
-                        run::parallel(exec, state, input, lane, scope).await
+                        run::parallel(exec, name, state, input, lane, scope).await
                     }
                     _ => {
                         let vars = bindings(&ctx, &raw, &[]);

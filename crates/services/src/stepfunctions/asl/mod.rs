@@ -14,6 +14,8 @@ mod jsonata_states;
 mod jsonata_time;
 mod jsonata_words;
 pub mod path;
+#[cfg(test)]
+mod quota_tests;
 pub mod reader;
 #[cfg(test)]
 mod recorded_tests;
@@ -63,7 +65,10 @@ impl Failure {
 pub const PAYLOAD_QUOTA: usize = 262_144;
 
 /// `v` if it fits the payload quota; else States.DataLimitExceeded naming `what` (a Task's
-/// resource or a state's name) in AWS's recorded wording.
+/// resource or a state's name) in AWS's recorded wording. AWS documents the error for a
+/// connector's output, a state's output and a state's input after Parameters; it has been
+/// recorded only for outputs, so an oversized input (and a catcher's output) is reported in
+/// the same words, naming the state.
 pub fn within_quota(v: Value, what: &str) -> Result<Value, Failure> {
     if v.to_string().len() <= PAYLOAD_QUOTA {
         return Ok(v);

@@ -77,7 +77,7 @@ async fn run(def: Value, input: Value) -> (Vec<String>, Result<Value, Failure>) 
     run_with(def, input, Arc::new(NoTasks)).await
 }
 
-async fn run_with(
+pub(super) async fn run_with(
     def: Value,
     input: Value,
     integrations: Arc<dyn Integrations>,

@@ -419,7 +419,12 @@ fn run_state<'a>(
                         let assigned = jsonpath_assign(c, &err, &ctx);
                         result_path(c, raw, err).and_then(|o| Ok((o, assigned?)))
                     };
-                    let (out, assigned) = match caught.map_err(wrap) {
+                    // The catcher's output (the error output placed by its ResultPath or
+                    // Output) is the state's output, held to the quota as every output is.
+                    let caught = caught
+                        .and_then(|(o, a)| Ok((super::within_quota(o, name)?, a)))
+                        .map_err(wrap);
+                    let (out, assigned) = match caught {
                         Ok(x) => x,
                         Err(f) => {
                             evaluation_failed(&f);
@@ -530,7 +535,7 @@ async fn body(
             let result = if let Some(r) = state.get("Result") {
                 r.clone()
             } else if let Some(p) = state.get("Parameters") {
-                data::template(p, &effective, &ctx)?
+                super::within_quota(data::template(p, &effective, &ctx)?, name)?
             } else {
                 effective
             };
@@ -611,7 +616,7 @@ async fn body(
                 };
                 let attempt = match kind {
                     "Task" => task(exec, name, state, &effective, &ctx, lane, &params).await,
-                    "Parallel" => parallel(exec, state, params(&ctx)?, lane, scope).await,
+                    "Parallel" => parallel(exec, name, state, params(&ctx)?, lane, scope).await,
                     _ => map(exec, name, state, &effective, &ctx, lane, scope, None).await,
                 };
                 let f = match attempt {
@@ -735,11 +740,12 @@ pub(super) async fn task(
     if let Some(t) = &token {
         ctx["Task"] = json!({"Token": t});
     }
-    let params = params_of(&ctx)?;
+    // The effective input after Parameters (or Arguments) is held to the quota before the
+    // resource is called, as AWS documents for States.DataLimitExceeded.
+    let params = super::within_quota(params_of(&ctx)?, name)?;
     let timeout = int_field(state, "TimeoutSeconds", effective, &ctx)?;
     let heartbeat = int_field(state, "HeartbeatSeconds", effective, &ctx)?.map(|h| h as u64);
     let (rtype, rname) = resource_type(&resource);
-    let _ = name;
     let detail = |extra: Vec<(&str, Value)>| -> Value {
         let mut m = Map::new();
         m.insert("resourceType".into(), json!(rtype));
@@ -948,11 +954,14 @@ async fn join_all<'a, T>(mut futs: Vec<Boxed<'a, T>>) -> Vec<T> {
 
 pub(super) async fn parallel(
     exec: &Arc<Exec>,
+    name: &str,
     state: &Value,
     input: Value,
     lane: &Lane,
     scope: &Scope,
 ) -> Result<Value, Failure> {
+    // The branches' input (after Parameters or Arguments) is held to the quota.
+    let input = super::within_quota(input, name)?;
     exec.emit(lane, "ParallelStateStarted", None);
     let branches: Vec<&Value> = state["Branches"]
         .as_array()
@@ -1076,9 +1085,10 @@ pub(super) async fn map(
     for (i, item) in items.iter().enumerate() {
         let mut c = ctx.clone();
         c["Map"] = json!({"Item": {"Index": i, "Value": item}});
+        // An iteration's input made by ItemSelector (or Parameters) is held to the quota.
         inputs.push(match (&jsonata, selector) {
-            (Some((_, select)), Some(_)) => select(&c)?,
-            (None, Some(t)) => data::template(t, effective, &c)?,
+            (Some((_, select)), Some(_)) => super::within_quota(select(&c)?, name)?,
+            (None, Some(t)) => super::within_quota(data::template(t, effective, &c)?, name)?,
             (_, None) => item.clone(),
         });
     }
