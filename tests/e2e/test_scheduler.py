@@ -96,12 +96,13 @@ def test_schedules_and_groups(scheduler):
     assert len(first["Schedules"]) == 1 and "NextToken" not in second
     assert first["Schedules"][0]["Name"] != second["Schedules"][0]["Name"]
 
-    # UpdateSchedule replaces every member.
+    # UpdateSchedule replaces every member; a target without a retry policy gets AWS's default.
     scheduler.update_schedule(Name="daily", GroupName=group, ScheduleExpression="rate(2 hours)",
                               FlexibleTimeWindow=OFF, Target={"Arn": target["Arn"], "RoleArn": ROLE})
     s = scheduler.get_schedule(Name="daily", GroupName=group)
     assert s["ScheduleExpression"] == "rate(2 hours)" and s["State"] == "ENABLED" and "Description" not in s
-    assert s["Target"] == {"Arn": target["Arn"], "RoleArn": ROLE}
+    assert s["Target"] == {"Arn": target["Arn"], "RoleArn": ROLE,
+                           "RetryPolicy": {"MaximumEventAgeInSeconds": 86400, "MaximumRetryAttempts": 185}}
 
     # Tags are the groups'.
     scheduler.tag_resource(ResourceArn=garn, Tags=[{"Key": "TagKey", "Value": "TagValue"}])

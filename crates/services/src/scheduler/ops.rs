@@ -191,8 +191,14 @@ fn schedule_from(name: &str, input: &Value, now: f64) -> Result<Schedule, AwsErr
     }
     let window = required(input, "FlexibleTimeWindow")?.clone();
     check_window(&window)?;
-    let target = required(input, "Target")?.clone();
+    let mut target = required(input, "Target")?.clone();
     check_target(&target)?;
+    // A target given no retry policy gets AWS's default, and GetSchedule reports it.
+    if let Some(t) = target.as_object_mut() {
+        t.entry("RetryPolicy").or_insert_with(
+            || serde_json::json!({"MaximumEventAgeInSeconds": 86400, "MaximumRetryAttempts": 185}),
+        );
+    }
     let (start, end) = (timestamp(input, "StartDate")?, timestamp(input, "EndDate")?);
     if let (Some(s), Some(e)) = (start, end)
         && s >= e
