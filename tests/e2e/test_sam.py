@@ -340,6 +340,93 @@ def test_http_api_event_serves_requests_through_api_gateway(cumulo, cfn, tmp_pat
     assert api not in [a["ApiId"] for a in cumulo.client("apigatewayv2").get_apis()["Items"]]
 
 
+HTTP_API_CONDITIONS = """\
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Env: {Type: String, Default: prod}
+Conditions:
+  IsProd: !Equals [!Ref Env, prod]
+  IsDev: !Equals [!Ref Env, dev]
+Globals:
+  Function:
+    Runtime: python3.12
+    Handler: index.handler
+Resources:
+  Prod:
+    Type: AWS::Serverless::Function
+    Condition: IsProd
+    Properties:
+      Environment: {Variables: {WHO: prod}}
+      InlineCode: "import os\\ndef handler(event, context):\\n    return {'statusCode': 200, 'body': os.environ['WHO'] + ' ' + event['routeKey']}"
+      Events:
+        Which: {Type: HttpApi, Properties: {Path: /which, Method: GET}}
+  Dev:
+    Type: AWS::Serverless::Function
+    Condition: IsDev
+    Properties:
+      Environment: {Variables: {WHO: dev}}
+      InlineCode: "import os\\ndef handler(event, context):\\n    return {'statusCode': 200, 'body': os.environ['WHO'] + ' ' + event['routeKey']}"
+      Events:
+        Which: {Type: HttpApi, Properties: {Path: /which, Method: POST}}
+        Only: {Type: HttpApi, Properties: {Path: /dev, Method: GET}}
+  Always:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment: {Variables: {WHO: always}}
+      InlineCode: "import os\\ndef handler(event, context):\\n    return {'statusCode': 200, 'body': os.environ['WHO'] + ' ' + event['routeKey']}"
+      Events:
+        Any: {Type: HttpApi, Properties: {Path: /always, Method: ANY}}
+Outputs:
+  Id: {Value: !Ref ServerlessHttpApi}
+"""
+
+
+def test_http_api_events_of_conditional_functions(cumulo, cfn, tmp_path):
+    """A function's Condition holds over its HttpApi routes: with the condition false the
+    function, its permission and its routes are absent, the path shared by two conditional
+    functions carries only the live one's method, and an update flips them."""
+    import urllib.error
+    import urllib.request
+    name = f"samhttpcond-{uuid.uuid4().hex[:6]}"
+    gw = cumulo.client("apigatewayv2")
+
+    def call(api, method, path):
+        req = urllib.request.Request(f"{cumulo.endpoint}/_aws/execute-api/{api}{path}", method=method)
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def resources():
+        return {r["LogicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+
+    proc = deploy(cumulo, tmp_path, name, HTTP_API_CONDITIONS, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    api = outputs(cfn, name)["Id"]
+    assert sorted(r["RouteKey"] for r in gw.get_routes(ApiId=api)["Items"]) == ["ANY /always", "GET /which"]
+    assert {"Prod", "ProdWhichPermission"} <= resources() and not {"Dev", "DevOnlyPermission"} & resources()
+    assert call(api, "GET", "/which") == (200, "prod GET /which")
+    assert call(api, "GET", "/always") == (200, "always ANY /always")
+    assert call(api, "GET", "/dev") == (404, '{"message":"Not Found"}')
+
+    path = tmp_path / "dev.yaml"
+    path.write_text(HTTP_API_CONDITIONS)
+    proc = cumulo.aws("cloudformation", "deploy", "--template-file", str(path), "--stack-name", name,
+                      "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+                      "--parameter-overrides", "Env=dev", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert outputs(cfn, name)["Id"] == api
+    assert sorted(r["RouteKey"] for r in gw.get_routes(ApiId=api)["Items"]) == ["ANY /always", "GET /dev", "POST /which"]
+    assert {"Dev", "DevOnlyPermission", "DevWhichPermission"} <= resources() and "Prod" not in resources()
+    assert call(api, "POST", "/which") == (200, "dev POST /which")
+    assert call(api, "GET", "/which") == (404, '{"message":"Not Found"}')
+    assert call(api, "GET", "/dev") == (200, "dev GET /dev")
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+    assert api not in [a["ApiId"] for a in gw.get_apis()["Items"]]
+
+
 REST_API = """\
 Transform: AWS::Serverless-2016-10-31
 Globals:

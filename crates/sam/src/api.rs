@@ -4,9 +4,11 @@
 //! invoke permission, and the API as an AWS::ApiGatewayV2::Api with its auto-deployed stage.
 //! REST APIs (AWS::Serverless::Api, Api events) are `rest_api`'s.
 
+use crate::conditions::PathCondition::{Combined, Own};
+use crate::conditions::RouteConditions;
 use crate::events::Event;
 use crate::function::Target;
-use crate::resource::{Res, Sam, reference, truthy};
+use crate::resource::{Res, Sam, is_intrinsic, reference, truthy};
 use crate::{Translation, invalid, invalid_event, pyjson, unsupported};
 use serde_json::{Map, Value, json};
 
@@ -15,6 +17,79 @@ const HTTP_API: &str = "AWS::Serverless::HttpApi";
 pub(crate) const ANY_METHOD: &str = "x-amazon-apigateway-any-method";
 const DEFAULT_PATH: &str = "$default";
 const INTEGRATION: &str = "x-amazon-apigateway-integration";
+/// The implicit API's condition when its routes' functions have several.
+const IMPLICIT_CONDITION: &str = "ServerlessHttpApiCondition";
+
+pub(crate) fn is_no_value(v: &Value) -> bool {
+    v.get("Ref").and_then(Value::as_str) == Some("AWS::NoValue")
+}
+
+fn is_conditional(v: &Value) -> bool {
+    is_intrinsic(v)
+        && v.get("Fn::If")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.len() == 3)
+}
+
+/// `get_conditional_contents`: the definitions a path item or method holds, both branches of
+/// an `Fn::If` (but `AWS::NoValue`), else itself.
+pub(crate) fn contents_mut(v: &mut Value) -> Vec<&mut Value> {
+    if !is_conditional(v) {
+        return vec![v];
+    }
+    v.get_mut("Fn::If")
+        .and_then(Value::as_array_mut)
+        .map(|branches| {
+            branches
+                .iter_mut()
+                .skip(1)
+                .filter(|b| !is_no_value(b))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// [`contents_mut`], read only.
+fn contents(v: &Value) -> Vec<&Value> {
+    if !is_conditional(v) {
+        return vec![v];
+    }
+    v["Fn::If"]
+        .as_array()
+        .map(|branches| {
+            branches
+                .iter()
+                .skip(1)
+                .filter(|b| !is_no_value(b))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `make_conditional`: the value where `condition` holds, nothing elsewhere.
+fn make_conditional(condition: &str, data: Value) -> Value {
+    json!({"Fn::If": [condition, data, {"Ref": "AWS::NoValue"}]})
+}
+
+/// A path's method definitions that have an integration, through the conditions wrapping the
+/// path and the method (`iter_on_method_definitions_for_path_at_method`).
+fn integrated_methods<'a>(
+    body: &'a mut Value,
+    path: &str,
+    method: &str,
+) -> Vec<&'a mut Map<String, Value>> {
+    let key = normalize_method(method);
+    let Some(item) = body.get_mut("paths").and_then(|p| p.get_mut(path)) else {
+        return Vec::new();
+    };
+    contents_mut(item)
+        .into_iter()
+        .filter_map(|i| i.get_mut(&key))
+        .flat_map(contents_mut)
+        .filter_map(Value::as_object_mut)
+        .filter(|d| truthy(d.get(INTEGRATION)))
+        .collect()
+}
 
 fn skeleton() -> Value {
     json!({"openapi": "3.0.1", "info": {"version": "1.0", "title": {"Ref": "AWS::StackName"}}, "paths": {}})
@@ -77,6 +152,7 @@ pub fn add_implicit_apis(
     let mut errors = Vec::new();
     let mut deletion = Vec::new();
     let mut replace = Vec::new();
+    let mut conditions = RouteConditions::default();
     let ids: Vec<String> = resources.keys().cloned().collect();
     for id in &ids {
         let r = &resources[id.as_str()];
@@ -98,13 +174,11 @@ pub fn add_implicit_apis(
             if event.get("Type").and_then(Value::as_str) != Some("HttpApi") {
                 continue;
             }
-            if attrs.0.is_some() {
-                errors.push(unsupported(
-                    id,
-                    "An HttpApi event of a resource with a Condition",
-                ));
+            if attrs.0.as_ref().is_some_and(|c| !c.is_string()) {
+                errors.push(unsupported(id, "A Condition that is not a string"));
                 continue;
             }
+            let condition = attrs.0.as_ref().and_then(Value::as_str).map(str::to_string);
             let props = match event.get("Properties") {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(p)) => p.clone(),
@@ -169,6 +243,7 @@ pub fn add_implicit_apis(
                 errors.push(invalid(id, format!("Event with id [{event_id}] is invalid. ApiId must be a valid reference to an '{HTTP_API}' resource in same template.")));
                 continue;
             }
+            conditions.add(&api_id, &path, &method, condition.clone());
             deletion.push((api_id.clone(), attrs.1.clone()));
             replace.push((api_id.clone(), attrs.2.clone()));
             if let Some(props_of_api) = resources
@@ -184,13 +259,18 @@ pub fn add_implicit_apis(
                     add_path(body, &path, &method);
                 }
                 if let Some(settings) = props.get("RouteSettings") {
+                    // A conditional function's settings hold only under its condition.
+                    let settings = match &condition {
+                        Some(c) => make_conditional(c, settings.clone()),
+                        None => settings.clone(),
+                    };
                     crate::http_auth::merge_route_settings(
                         id,
                         event_id,
                         &api_id,
                         props_of_api,
                         (&path, &method),
-                        settings,
+                        &settings,
                     )
                     .map_err(|e| vec![e])?;
                 }
@@ -214,6 +294,29 @@ pub fn add_implicit_apis(
     {
         crate::resource::inherit_policies(api, IMPLICIT_HTTP_API, &deletion, &replace);
     }
+    if let Some(api) = resources
+        .get_mut(IMPLICIT_HTTP_API)
+        .and_then(Value::as_object_mut)
+    {
+        conditions.condition_implicit(IMPLICIT_HTTP_API, api, IMPLICIT_CONDITION);
+    }
+    for (api_id, r) in resources.iter_mut() {
+        let managed = r.get("Type").and_then(Value::as_str) == Some(HTTP_API)
+            && r.pointer("/Properties/__MANAGE_SWAGGER") == Some(&json!(true));
+        let Some(paths) = r
+            .pointer_mut("/Properties/DefinitionBody/paths")
+            .and_then(Value::as_object_mut)
+            .filter(|_| managed)
+        else {
+            continue;
+        };
+        for (path, item) in paths.iter_mut() {
+            if let Some(c) = conditions.path(api_id, path) {
+                let (Own(name) | Combined(name)) = c;
+                *item = make_conditional(&name, item.take());
+            }
+        }
+    }
     let empty = resources
         .get(IMPLICIT_HTTP_API)
         .and_then(|a| a.pointer("/Properties/DefinitionBody/paths"))
@@ -229,6 +332,7 @@ pub fn add_implicit_apis(
             }
         }
     }
+    conditions.write(root);
     if errors.is_empty() {
         Ok(())
     } else {
@@ -240,18 +344,25 @@ fn add_path(body: &mut Value, path: &str, method: &str) {
     let method = normalize_method(method);
     if let Some(paths) = body.get_mut("paths").and_then(Value::as_object_mut) {
         let item = paths.entry(path.to_string()).or_insert_with(|| json!({}));
-        if let Some(item) = item.as_object_mut() {
-            item.entry(method).or_insert_with(|| json!({}));
+        for item in contents_mut(item) {
+            if let Some(item) = item.as_object_mut() {
+                item.entry(method.clone()).or_insert_with(|| json!({}));
+            }
         }
     }
 }
 
+/// Whether every branch of the path holds the method with an integration (`has_integration`).
 fn has_integration(body: &Value, path: &str, method: &str) -> bool {
-    body.get("paths")
-        .and_then(|p| p.get(path))
-        .and_then(|i| i.get(normalize_method(method)))
-        .and_then(|m| m.get(INTEGRATION))
-        .is_some_and(|i| truthy(Some(i)))
+    let key = normalize_method(method);
+    let Some(item) = body.get("paths").and_then(|p| p.get(path)) else {
+        return false;
+    };
+    contents(item).into_iter().all(|i| {
+        i.get(&key).is_some_and(|m| {
+            m.is_object() && contents(m).into_iter().any(|d| truthy(d.get(INTEGRATION)))
+        })
+    })
 }
 
 /// `${Fn.Arn}` / `${FnAliaslive}`: the function's ARN as a Sub shorthand.
@@ -275,20 +386,32 @@ fn default_route_is(body: &Value, logical_id: &str) -> bool {
     if !has_integration(body, DEFAULT_PATH, ANY_METHOD) {
         return false;
     }
-    let uri = body
-        .pointer(&format!(
-            "/paths/{DEFAULT_PATH}/{ANY_METHOD}/{INTEGRATION}/uri/Fn::Sub"
-        ))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    // The translator's regex `([A-Za-z0-9]+\.Arn)`, its first match.
-    let first = uri.find(".Arn").map(|end| {
+    let Some(item) = body.pointer(&format!("/paths/{DEFAULT_PATH}")) else {
+        return false;
+    };
+    // Every definition's every URI (through their conditions) names the function.
+    contents(item)
+        .into_iter()
+        .filter_map(|i| i.get(ANY_METHOD))
+        .flat_map(contents)
+        .all(|d| {
+            let uri = d.get(INTEGRATION).and_then(|i| i.get("uri"));
+            uri.is_some_and(Value::is_object)
+                && uri.into_iter().flat_map(contents).all(|u| {
+                    first_arn(u.get("Fn::Sub").and_then(Value::as_str).unwrap_or(""))
+                        == Some(logical_id)
+                })
+        })
+}
+
+/// The translator's regex `([A-Za-z0-9]+\.Arn)`, its first match without `.Arn`.
+fn first_arn(uri: &str) -> Option<&str> {
+    uri.find(".Arn").map(|end| {
         let start = uri[..end]
             .rfind(|c: char| !c.is_ascii_alphanumeric())
             .map_or(0, |i| i + uri[i..].chars().next().map_or(1, char::len_utf8));
         &uri[start..end]
-    });
-    first == Some(logical_id)
+    })
 }
 
 fn strip_one_trailing_slash(path: &str) -> &str {
@@ -475,20 +598,32 @@ pub fn function_event(
         ));
     }
     let uri = json!({"Fn::Sub": format!("arn:${{AWS::Partition}}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/{}/invocations", shorthand(&target.arn()))});
+    // A conditional function's integration URI, then its whole method, hold only under its
+    // condition, so CloudFormation never resolves a function it did not make.
+    let condition = target.attrs.get("Condition").and_then(Value::as_str);
+    let uri = match condition {
+        Some(c) => make_conditional(c, uri),
+        None => uri,
+    };
     if !has_integration(body, &path, &method) {
         add_path(body, &path, &method);
-        if let Some(m) =
-            body.pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
-        {
+        let item = body.get_mut("paths").and_then(|p| p.get_mut(&path));
+        for item in item.into_iter().flat_map(contents_mut) {
+            let Some(m) = item.get_mut(&method_key) else {
+                continue;
+            };
             if m.is_null() {
                 *m = json!({});
             }
-            if let Some(m) = m.as_object_mut() {
-                m.insert(INTEGRATION.into(), json!({"type": "aws_proxy", "httpMethod": "POST", "payloadFormatVersion": "2.0", "uri": uri}));
+            if let Some(d) = m.as_object_mut() {
+                d.insert(INTEGRATION.into(), json!({"type": "aws_proxy", "httpMethod": "POST", "payloadFormatVersion": "2.0", "uri": uri.clone()}));
                 if path == DEFAULT_PATH && method_key == ANY_METHOD {
-                    m.insert("isDefaultRoute".into(), json!(true));
+                    d.insert("isDefaultRoute".into(), json!(true));
                 }
-                m.entry("responses").or_insert_with(|| json!({}));
+                d.entry("responses").or_insert_with(|| json!({}));
+            }
+            if let Some(c) = condition {
+                *m = make_conditional(c, m.take());
             }
         }
     }
@@ -509,25 +644,28 @@ pub fn function_event(
     let Some(body) = api_props.get_mut("DefinitionBody") else {
         return Ok(out);
     };
-    let Some(m) = body
-        .pointer_mut(&format!("/paths/{}/{}", escape(&path), escape(&method_key)))
-        .and_then(Value::as_object_mut)
-    else {
-        return Ok(out);
-    };
-    if let Some(timeout) = event
+    let timeout = event
         .props
         .get("TimeoutInMillis")
-        .filter(|v| truthy(Some(v)))
-        && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
-    {
-        i.insert("timeoutInMillis".into(), timeout.clone());
-    }
+        .filter(|v| truthy(Some(v)));
+    let format = event
+        .props
+        .get("PayloadFormatVersion")
+        .filter(|v| truthy(Some(v)));
     let params = path_parameters(&path);
-    if !params.is_empty() {
-        let list = m.entry("parameters").or_insert_with(|| json!([]));
-        if let Some(list) = list.as_array_mut() {
-            for name in params {
+    for m in integrated_methods(body, &path, &method) {
+        if let Some(timeout) = timeout
+            && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
+        {
+            i.insert("timeoutInMillis".into(), timeout.clone());
+        }
+        if !params.is_empty()
+            && let Some(list) = m
+                .entry("parameters")
+                .or_insert_with(|| json!([]))
+                .as_array_mut()
+        {
+            for name in &params {
                 match list
                     .iter_mut()
                     .find(|p| p.get("name") == Some(&json!(name)))
@@ -540,14 +678,11 @@ pub fn function_event(
                 }
             }
         }
-    }
-    if let Some(v) = event
-        .props
-        .get("PayloadFormatVersion")
-        .filter(|v| truthy(Some(v)))
-        && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
-    {
-        i.insert("payloadFormatVersion".into(), v.clone());
+        if let Some(v) = format
+            && let Some(i) = m.get_mut(INTEGRATION).and_then(Value::as_object_mut)
+        {
+            i.insert("payloadFormatVersion".into(), v.clone());
+        }
     }
     Ok(out)
 }
@@ -670,11 +805,6 @@ fn disable_execute_api_endpoint(
         extension["disableExecuteApiEndpoint"] = value.clone();
     }
     Ok(())
-}
-
-/// A JSON pointer token.
-fn escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
 
 const HTTP_API_PROPERTIES: [&str; 17] = [

@@ -4,7 +4,8 @@
 //! Authorizer and AuthorizationScopes on its route, and the Lambda permission SAM adds for an
 //! authorizer that asks for it (`EnableFunctionDefaultPermissions`).
 
-use crate::resource::{Res, Sam, is_intrinsic, reference, truthy};
+use crate::api::{contents_mut, is_no_value};
+use crate::resource::{Res, Sam, reference, truthy};
 use crate::{invalid, invalid_event};
 use serde_json::{Map, Value, json};
 
@@ -353,31 +354,6 @@ pub fn add_api_auth(
     Ok(())
 }
 
-fn is_no_value(v: &Value) -> bool {
-    v.get("Ref").and_then(Value::as_str) == Some("AWS::NoValue")
-}
-
-/// The definitions a path item or method holds: both branches of an `Fn::If`, else itself.
-fn contents(v: &mut Value) -> Vec<&mut Value> {
-    let conditional = is_intrinsic(v)
-        && v.get("Fn::If")
-            .and_then(Value::as_array)
-            .is_some_and(|b| b.len() == 3);
-    if !conditional {
-        return vec![v];
-    }
-    v.get_mut("Fn::If")
-        .and_then(Value::as_array_mut)
-        .map(|branches| {
-            branches
-                .iter_mut()
-                .skip(1)
-                .filter(|b| !is_no_value(b))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// `set_path_default_authorizer` over every path: each integrated method (but OPTIONS) without
 /// a `security` of its own gets the default.
 fn set_default_authorizer(
@@ -390,7 +366,7 @@ fn set_default_authorizer(
         return Ok(());
     };
     for (path, item) in paths.iter_mut() {
-        for item in contents(item) {
+        for item in contents_mut(item) {
             let Some(item) = item.as_object_mut() else {
                 return Err(structure(
                     id,
@@ -404,7 +380,7 @@ fn set_default_authorizer(
                 if normalized == "parameters" || normalized == "options" {
                     continue;
                 }
-                for def in contents(def) {
+                for def in contents_mut(def) {
                     let Some(def) = def.as_object_mut() else {
                         return Err(structure(
                             id,
@@ -519,11 +495,11 @@ pub fn add_event_auth(
     let Some(item) = body.get_mut("paths").and_then(|p| p.get_mut(path)) else {
         return Ok(());
     };
-    for item in contents(item) {
+    for item in contents_mut(item) {
         let Some(def) = item.get_mut(&key) else {
             continue;
         };
-        for def in contents(def) {
+        for def in contents_mut(def) {
             let Some(def) = def.as_object_mut() else {
                 return Err(structure(
                     sam.id,

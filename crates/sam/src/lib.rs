@@ -11,6 +11,7 @@
 //! the rest), and last the `Fn.Alias`-style references and renamed logical ids resolved.
 
 mod api;
+mod conditions;
 mod events;
 mod function;
 mod globals;

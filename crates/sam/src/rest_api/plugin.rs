@@ -2,6 +2,7 @@
 //! OpenApiVersion fix of a managed body.
 
 use super::*;
+use crate::conditions::{PathCondition, RouteConditions};
 
 /// Whether the template has a REST API (explicit, or an Api event): only then does the
 /// translator convert it to its Python 2.7 types.
@@ -72,10 +73,7 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     let previous_body = bodies.bodies.insert(IMPLICIT.into(), skeleton());
     let mut errors = Vec::new();
     let mut deletion = Vec::new();
-    // api → path → method → the condition of the resource whose event added it.
-    let mut conditions: BTreeMap<String, BTreeMap<String, BTreeMap<String, Option<String>>>> =
-        BTreeMap::new();
-    let mut template_conditions: Vec<(String, Value)> = Vec::new();
+    let mut conditions = RouteConditions::default();
     let mut replace = Vec::new();
     for id in &order {
         let Some(r) = resources.get(id.as_str()) else {
@@ -174,18 +172,15 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
                 ));
                 continue;
             };
-            conditions
-                .entry(api_id.clone())
-                .or_default()
-                .entry(path.clone())
-                .or_default()
-                .insert(
-                    method.clone(),
-                    condition
-                        .as_ref()
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                );
+            conditions.add(
+                &api_id,
+                &path,
+                &method,
+                condition
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            );
             deletion.push((api_id.clone(), policies.0.clone()));
             replace.push((api_id.clone(), policies.1.clone()));
             let target_type = resources
@@ -231,25 +226,8 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     if let Some(api) = resources.get_mut(IMPLICIT).and_then(Value::as_object_mut) {
         crate::resource::inherit_policies(api, IMPLICIT, &deletion, &replace);
     }
-    // `_maybe_add_condition_to_implicit_api`: the implicit API exists only under its events'
-    // conditions, when every one of them has one.
-    let implicit_conditions: Vec<Option<String>> = conditions
-        .get(IMPLICIT)
-        .into_iter()
-        .flat_map(|paths| paths.values().flat_map(|m| m.values().cloned()))
-        .collect();
-    if !implicit_conditions.is_empty() && implicit_conditions.iter().all(Option::is_some) {
-        let mut distinct: Vec<String> = implicit_conditions.into_iter().flatten().collect();
-        distinct.sort();
-        distinct.dedup();
-        if let Some(api) = resources.get_mut(IMPLICIT).and_then(Value::as_object_mut) {
-            if distinct.len() == 1 {
-                api.insert("Condition".into(), json!(distinct[0]));
-            } else {
-                api.insert("Condition".into(), json!(IMPLICIT_CONDITION));
-                template_conditions.extend(combined_condition(distinct, IMPLICIT_CONDITION));
-            }
-        }
+    if let Some(api) = resources.get_mut(IMPLICIT).and_then(Value::as_object_mut) {
+        conditions.condition_implicit(IMPLICIT, api, IMPLICIT_CONDITION);
     }
     // `_maybe_add_conditions_to_implicit_api_paths`: a path all of whose methods have
     // conditions exists only under them; every managed body passes through an editor once more
@@ -272,27 +250,12 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
             }
         };
         for path in editor.paths().keys() {
-            let methods: Vec<Option<String>> = conditions
-                .get(id)
-                .and_then(|p| p.get(&path))
-                .map(|m| m.values().cloned().collect())
-                .unwrap_or_default();
-            if methods.is_empty() || methods.iter().any(Option::is_none) {
-                continue;
-            }
-            let mut distinct: Vec<String> = methods.into_iter().flatten().collect();
-            distinct.sort();
-            distinct.dedup();
-            if distinct.len() == 1 {
-                editor.make_path_conditional(&path, Py::uni(&distinct[0]));
-            } else {
-                let logical = path
-                    .replace('/', "SLASH")
-                    .replace('{', "OB")
-                    .replace('}', "CB");
-                let name = format!("{id}{logical}PathCondition");
-                template_conditions.extend(combined_condition(distinct, &name));
-                editor.make_path_conditional(&path, Py::str(&name));
+            match conditions.path(id, &path) {
+                Some(PathCondition::Own(c)) => editor.make_path_conditional(&path, Py::uni(&c)),
+                Some(PathCondition::Combined(c)) => {
+                    editor.make_path_conditional(&path, Py::str(&c))
+                }
+                None => {}
             }
         }
         *body = editor.swagger();
@@ -322,16 +285,7 @@ pub fn add_implicit(root: &mut Map<String, Value>) -> Result<Bodies, Vec<String>
     }
     sync(resources, &bodies);
     bodies.resources = Some(dict);
-    if !template_conditions.is_empty() {
-        let section = root
-            .entry("Conditions")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(section) = section.as_object_mut() {
-            for (name, c) in template_conditions {
-                section.insert(name, c);
-            }
-        }
-    }
+    conditions.write(root);
     if errors.is_empty() {
         Ok(bodies)
     } else {
@@ -382,29 +336,3 @@ pub fn fix_openapi_definitions(root: &mut Map<String, Value>, bodies: &mut Bodie
 }
 
 const IMPLICIT_CONDITION: &str = "ServerlessRestApiCondition";
-
-/// `make_combined_condition`: the conditions joined with `Fn::Or`, ten at most per condition
-/// (more make numbered conditions that are joined in turn).
-fn combined_condition(mut list: Vec<String>, name: &str) -> Vec<(String, Value)> {
-    const MAX: usize = 10;
-    let mut out = Vec::new();
-    let mut remaining = 1 + (list.len().saturating_sub(2)) / (MAX - 1);
-    remaining = remaining.saturating_sub(1);
-    while list.len() > 1 {
-        let new_name = if remaining > 0 {
-            let n = format!("{name}{remaining}");
-            remaining -= 1;
-            n
-        } else {
-            name.to_string()
-        };
-        let take = list.len().min(MAX);
-        let group: Vec<Value> = list
-            .drain(..take)
-            .map(|c| json!({"Condition": c}))
-            .collect();
-        list.push(new_name.clone());
-        out.push((new_name, json!({"Fn::Or": group})));
-    }
-    out
-}
