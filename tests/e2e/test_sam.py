@@ -427,6 +427,61 @@ def test_http_api_events_of_conditional_functions(cumulo, cfn, tmp_path):
     assert api not in [a["ApiId"] for a in gw.get_apis()["Items"]]
 
 
+S3_CONDITION = """\
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Enabled: {Type: String, Default: "yes"}
+Conditions:
+  Active: !Equals [!Ref Enabled, "yes"]
+Resources:
+  Bucket:
+    Type: AWS::S3::Bucket
+  Fn:
+    Type: AWS::Serverless::Function
+    Condition: Active
+    Properties:
+      Runtime: python3.12
+      Handler: index.handler
+      InlineCode: "def handler(e, c): return e"
+      Events:
+        Put:
+          Type: S3
+          Properties: {Bucket: !Ref Bucket, Events: "s3:ObjectCreated:*"}
+Outputs:
+  Bucket: {Value: !Ref Bucket}
+"""
+
+
+def test_s3_event_of_a_conditional_function(cumulo, cfn, tmp_path):
+    """An S3 event of a conditional function: the bucket's notification and the tag that orders
+    it after the permission hold only under the condition, as samtranslator writes them."""
+    name = f"sams3cond-{uuid.uuid4().hex[:6]}"
+    s3 = cumulo.client("s3")
+    proc = deploy(cumulo, tmp_path, name, S3_CONDITION, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    bucket = outputs(cfn, name)["Bucket"]
+    fn = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Fn")["StackResourceDetail"]["PhysicalResourceId"]
+    perm = cfn.describe_stack_resource(StackName=name, LogicalResourceId="FnPutPermission")["StackResourceDetail"]["PhysicalResourceId"]
+    [config] = s3.get_bucket_notification_configuration(Bucket=bucket)["LambdaFunctionConfigurations"]
+    assert config["LambdaFunctionArn"].endswith(f":function:{fn}") and config["Events"] == ["s3:ObjectCreated:*"]
+    tags = {t["Key"]: t["Value"] for t in s3.get_bucket_tagging(Bucket=bucket)["TagSet"]}
+    assert tags["sam:ConditionalDependsOn:FnPutPermission"] == perm
+
+    path = tmp_path / "off.yaml"
+    path.write_text(S3_CONDITION)
+    proc = cumulo.aws("cloudformation", "deploy", "--template-file", str(path), "--stack-name", name,
+                      "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+                      "--parameter-overrides", "Enabled=no", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LambdaFunctionConfigurations" not in s3.get_bucket_notification_configuration(Bucket=bucket)
+    tags = {t["Key"]: t["Value"] for t in s3.get_bucket_tagging(Bucket=bucket)["TagSet"]}
+    assert tags["sam:ConditionalDependsOn:FnPutPermission"] == "no dependency"
+    ids = {r["LogicalResourceId"] for r in cfn.describe_stack_resources(StackName=name)["StackResources"]}
+    assert "Fn" not in ids and "FnPutPermission" not in ids
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1})
+
+
 REST_API = """\
 Transform: AWS::Serverless-2016-10-31
 Globals:

@@ -484,13 +484,7 @@ fn s3(
         None,
         Some(json!({"Ref": "AWS::AccountId"})),
     );
-    if perm.attrs.contains_key("Condition") {
-        return Err(invalid_event(
-            sam.id,
-            event.name,
-            "An S3 event of a function with a Condition is not supported by cumulo's SAM transform.",
-        ));
-    }
+    let condition = perm.attrs.get("Condition").cloned();
     let Some(bucket) = live.get_mut(&bucket_id).and_then(Value::as_object_mut) else {
         return Err(invalid_event(
             sam.id,
@@ -498,22 +492,51 @@ fn s3(
             "S3 events must reference an S3 bucket in the same template.",
         ));
     };
-    let mut depends: Vec<Value> = match bucket.get("DependsOn") {
-        None => Vec::new(),
-        Some(Value::String(s)) => vec![json!(s)],
-        Some(Value::Array(a)) => a.clone(),
-        Some(_) => {
-            return Err(crate::invalid(
-                &event.id,
-                "Invalid type for field 'DependsOn'. Expected a string or list of strings.",
-            ));
+    match &condition {
+        // A DependsOn cannot be conditional: a tag whose value Refs the permission under the
+        // function's condition orders the bucket after it instead, as the translator does.
+        Some(c) => {
+            let props = bucket.entry("Properties").or_insert_with(|| json!({}));
+            if props.is_null() {
+                *props = json!({});
+            }
+            let Some(props) = props.as_object_mut() else {
+                return Err(crate::invalid(&bucket_id, "Properties should be a map."));
+            };
+            let tags = props.entry("Tags").or_insert_with(|| json!([]));
+            if tags.is_null() {
+                *tags = json!([]);
+            }
+            let Some(tags) = tags.as_array_mut() else {
+                return Err(crate::invalid(
+                    &bucket_id,
+                    "Property 'Tags' should be a list.",
+                ));
+            };
+            tags.push(json!({
+                "Key": format!("sam:ConditionalDependsOn:{}", perm.id),
+                "Value": {"Fn::If": [c, {"Ref": perm.id}, "no dependency"]},
+            }));
         }
-    };
-    let dep = json!(perm.id);
-    if !depends.contains(&dep) {
-        depends.push(dep);
+        None => {
+            let mut depends: Vec<Value> = match bucket.get("DependsOn") {
+                None => Vec::new(),
+                Some(Value::String(s)) => vec![json!(s)],
+                Some(Value::Array(a)) => a.clone(),
+                Some(_) => {
+                    return Err(crate::invalid(
+                        &event.id,
+                        "Invalid type for field 'DependsOn'. Expected a string or list of strings.",
+                    ));
+                }
+            };
+            let dep = json!(perm.id);
+            if !depends.contains(&dep) {
+                depends.push(dep);
+            }
+            bucket.insert("DependsOn".into(), Value::Array(depends));
+        }
     }
-    bucket.insert("DependsOn".into(), Value::Array(depends));
     let mut mapping = Map::new();
     mapping.insert("Function".into(), target.arn());
     if let Some(f) = event.get("Filter") {
@@ -549,7 +572,10 @@ fn s3(
     for ty in types {
         let mut m = mapping.clone();
         m.insert("Event".into(), ty);
-        let m = Value::Object(m);
+        let m = match &condition {
+            Some(c) => json!({"Fn::If": [c, m, {"Ref": "AWS::NoValue"}]}),
+            None => Value::Object(m),
+        };
         if !lambdas.contains(&m) {
             lambdas.push(m);
         }
