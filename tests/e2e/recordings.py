@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent / "aws-recordings"
 
 ACCOUNT = "000000000000"
 PLACEHOLDER = re.compile(r"<([A-Za-z0-9_\-]+)(?::(\d+))?>")
-DATETIMES = {"datetime", "<datetime>"}
+DATETIMES = {"datetime", "<datetime>", "timestamp"}
 
 
 def load(relative):
@@ -79,7 +79,9 @@ class Matcher:
 
     def match_string(self, recorded, actual, where):
         if recorded in DATETIMES:
-            if not isinstance(actual, (datetime.datetime, str)):
+            # The recorder wrote a list of timestamps (GetMetricData's `Timestamps`) as one too.
+            stamps = actual if isinstance(actual, list) else [actual]
+            if not all(isinstance(x, (datetime.datetime, str)) for x in stamps):
                 raise Mismatch(f"{where}: expected a timestamp, got {actual!r}")
             return
         whole = PLACEHOLDER.fullmatch(recorded)
