@@ -80,8 +80,11 @@ class Matcher:
     def match_string(self, recorded, actual, where):
         if recorded in DATETIMES:
             # The recorder wrote a list of timestamps (GetMetricData's `Timestamps`) as one too.
+            # and a query answer's list of them (`{"member": ...}`, read by xmltodict).
+            if isinstance(actual, dict) and set(actual) == {"member"}:
+                actual = actual["member"]
             stamps = actual if isinstance(actual, list) else [actual]
-            if not all(isinstance(x, (datetime.datetime, str)) for x in stamps):
+            if not all(isinstance(x, (datetime.datetime, str, int, float)) for x in stamps):
                 raise Mismatch(f"{where}: expected a timestamp, got {actual!r}")
             return
         whole = PLACEHOLDER.fullmatch(recorded)
