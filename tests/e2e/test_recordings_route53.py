@@ -165,3 +165,12 @@ def test_create_health_check(cfn, r53):
                               "FailureThreshold": 3}}}})
     got = {"HealthCheck": r53.get_health_check(HealthCheckId=made["Check"])["HealthCheck"]}
     matches(HEALTH_CHECKS["test_create_health_check"], got)
+
+
+def test_every_recorded_case_is_replayed_or_listed():
+    assert set(API) == {"TestRoute53::test_create_hosted_zone", "TestRoute53::test_create_private_hosted_zone",
+                        "TestRoute53::test_create_hosted_zone_in_non_existent_vpc", "TestRoute53::test_delete_hosted_zone"}
+    assert set(RECORD_SETS) == {"test_create_record_set_via_id", "test_create_record_set_via_name",
+                                "test_create_multiple_weighted_alias_target_record_sets",
+                                "test_update_multiple_weighted_alias_target_record_sets"} | set(NOT_REPLAYED)
+    assert set(HEALTH_CHECKS) == {"test_create_health_check"}
