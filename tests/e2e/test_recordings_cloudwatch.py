@@ -40,9 +40,9 @@ NOT_REPLAYED = {
     "test_create_metric_stream": "metric streams are not emulated (answer 501)",
     "test_insight_rule": "Contributor Insights rules are not emulated (answer 501)",
     "test_anomaly_detector_lifecycle": "anomaly detectors are not emulated (answer 501)",
-    "test_get_metric_data_with_zero_and_labels": "the datapoints and labels the recorded scenario used are not recorded",
-    "test_get_metric_data_different_units_no_unit_in_query": "the three recorded inputs are not in the recording",
-    "test_label_generation": "the seven recorded inputs are not in the recording",
+    "test_get_metric_data_different_units_no_unit_in_query":
+        "the three recorded inputs (datapoints in several units) are not in the recording, and "
+        "cumulo does not answer AWS's per-result MultipleUnits message",
 }
 
 # Cases recorded without a protocol parameter.
@@ -473,3 +473,33 @@ def test_multiple_dimensions_statistics(cw, protocol):
     got = {"get-metric-stats-max": metric_data(cw, [stat("result1", ns, "http.server.requests.count", "Maximum", dims)], t),
            "list-metrics": cw.list_metrics(Namespace=ns)}
     matches(case("test_multiple_dimensions_statistics", protocol), got)
+
+
+def test_get_metric_data_with_zero_and_labels(cw, protocol):
+    ns, t = f"ns-{uid()}", now()
+    cw.put_metric_data(Namespace=ns, MetricData=[{"MetricName": "metric1", "Value": v, "Timestamp": t}
+                                                 for v in (0.0, 100.0, 10.0, 5.0, 1.0, 0.5)])
+    got = metric_data(cw, [stat(f"result_{s}", ns, "metric1", s) for s in ("Average", "Sum", "Minimum", "Maximum")], t)
+    matches(case("test_get_metric_data_with_zero_and_labels", protocol), {"get_metric_data_with_zero_and_labels": got})
+
+
+# The recorded label_generation inputs, read back from their ids: (stat, period, unit) pairs.
+LABEL_PAIRS = [
+    (("Sum", 60, "Seconds"), ("Minimum", 30, "Seconds")),
+    (("Sum", 60, "Seconds"), ("Minimum", 60, "Seconds")),
+    (("Sum", 60, "Seconds"), ("Sum", 30, "Seconds")),
+    (("Sum", 60, "Seconds"), ("Minimum", 30, "Milliseconds")),
+    (("Sum", 60, "Seconds"), ("Minimum", 60, "Milliseconds")),
+    (("Sum", 60, "Seconds"), ("Sum", 30, "Milliseconds")),
+    (("Sum", 60, "Seconds"), ("Sum", 60, "Milliseconds")),
+]
+
+
+@pytest.mark.parametrize("pair", range(len(LABEL_PAIRS)))
+def test_label_generation(cw, protocol, pair):
+    ns, t = f"ns-{uid()}", now()
+    cw.put_metric_data(Namespace=ns, MetricData=[{"MetricName": "metric1", "Value": v, "Unit": "Seconds", "Timestamp": t}
+                                                 for v in (0.0, 100.0, 9.0)])
+    queries = [stat(f"result_{s}_{p}_{u}", ns, "metric1", s, period=p, Unit=u) for s, p, u in LABEL_PAIRS[pair]]
+    got = metric_data(cw, queries, t)
+    matches(CASES[f"TestCloudwatch::test_label_generation[{protocol}-input_pairs{pair}]"], {"label_generation": got})
