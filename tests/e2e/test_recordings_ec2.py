@@ -2,6 +2,7 @@
 test_ec2.snapshot.json): each recorded case's scenario replayed through boto3, and cumulo's
 answers matched to the recording (keys, types, literals, placeholders; see `recordings.py`)."""
 import json
+import time
 import uuid
 
 import pytest
@@ -202,3 +203,23 @@ def test_every_recorded_case_is_replayed_or_listed():
         "test_describe_availability_zones_filter_with_zone_ids", "test_describe_availability_zones_filters",
     }
     assert set(CASES) == replayed | set(NOT_REPLAYED)
+
+
+def test_a_flow_log_resource_to_a_missing_bucket_fails_with_the_refusal(cumulo):
+    """CloudFormation reports the resource AWS refused (`Unsuccessful`) as the FlowLog's failure
+    and rolls the stack back."""
+    cfn = cumulo.client("cloudformation")
+    bucket, name = f"flow-logs-{uid()}", f"flow-{uid()}"
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {
+        "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.70.0.0/16"}},
+        "Flow": {"Type": "AWS::EC2::FlowLog", "Properties": {
+            "ResourceId": {"Ref": "Vpc"}, "ResourceType": "VPC", "TrafficType": "ALL",
+            "LogDestinationType": "s3", "LogDestination": f"arn:aws:s3:::{bucket}"}}}}))
+    deadline = time.time() + 60
+    while (status := cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"]).endswith("_IN_PROGRESS"):
+        assert time.time() < deadline, status
+        time.sleep(0.5)
+    assert status == "ROLLBACK_COMPLETE"
+    [failed] = [e for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+                if e["LogicalResourceId"] == "Flow" and e["ResourceStatus"] == "CREATE_FAILED"]
+    assert f"LogDestination: {bucket} does not exist" in failed["ResourceStatusReason"]
