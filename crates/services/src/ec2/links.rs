@@ -333,6 +333,12 @@ mod tests {
     use std::sync::Arc;
 
     #[test]
+    fn a_destination_names_its_bucket_with_or_without_a_prefix() {
+        assert_eq!(bucket_of("arn:aws:s3:::logs"), "logs");
+        assert_eq!(bucket_of("arn:aws:s3:::logs/sub/folder/"), "logs");
+    }
+
+    #[test]
     fn peering_moves_from_pending_to_active_and_flow_logs_need_a_destination() {
         let ec2 =
             Ec2Service::new(Arc::new(Store::in_memory().unwrap()), &Config::default()).unwrap();
