@@ -144,7 +144,8 @@ def test_flow_logs_client_token_is_idempotent(ec2, cumulo):
     assert again["FlowLogIds"] == first["FlowLogIds"]
     assert len(ec2.describe_flow_logs(Filters=[{"Name": "resource-id", "Values": [vpc]}])["FlowLogs"]) == 1
     other = failure(ec2.create_flow_logs, **{**kw, "TrafficType": "REJECT"})["Error"]
-    assert other["Code"] == "IdempotentParameterMismatch"
+    assert other == {"Code": "IdempotentParameterMismatch", "Message": "Arguments on this idempotent request are "
+                     "inconsistent with arguments used in previous request(s)."}
 
 
 def test_create_volume_without_size(ec2):

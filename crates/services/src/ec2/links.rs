@@ -166,9 +166,10 @@ impl Ec2Service {
                             && f.max_aggregation_interval == interval
                     });
                     if !same {
+                        // EC2's idempotency error, as it answers RunInstances.
                         return Err(AwsError::bad_request(
                             "IdempotentParameterMismatch",
-                            "The client token has already been used with different parameters.",
+                            "Arguments on this idempotent request are inconsistent with arguments used in previous request(s).",
                         ));
                     }
                     return Ok(FlowLogsMade {
