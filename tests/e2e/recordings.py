@@ -1,8 +1,10 @@
 """Holds cumulo's answers to the answers recorded against real AWS (the snapshot files copied
-into `aws-recordings/` beside this file, see its README): same keys, same value types, the recording's literal values, and its placeholders
-bound consistently (`<vpc-id:1>` is one value wherever it appears, `<vpc-id:2>` another one).
+into `aws-recordings/` beside this file, see its README): same keys, same value types, the
+recording's literal values, and its placeholders bound consistently (`<vpc-id:1>` is one value
+wherever it appears, `<vpc-id:2>` another one).
 
-Placeholders the recorder wrote without a number (`<cert-id>`, `<change-id>`, `datetime`) stand
+Placeholders the recorder wrote without a number (`<cert-id>`, `<change-id>`, `datetime`,
+`timestamp`) stand
 for any value: older recordings used them for every value of a kind, equal or not. `<region>` and
 `<partition>` are the literal region and partition; the account `111111111111` is cumulo's.
 `ResponseMetadata` is dropped except its HTTP status, which must be the recorded one."""
