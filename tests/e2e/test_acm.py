@@ -123,14 +123,17 @@ def test_import_reads_the_pem_and_reimports_by_arn(acm):
     cert = acm.describe_certificate(CertificateArn=arn)["Certificate"]
     assert cert["Type"] == "IMPORTED" and cert["Status"] == "ISSUED"
     assert cert["DomainName"] == "localhost"
-    assert cert["SubjectAlternativeNames"] == ["localhost", "test.localhost.example", "IP:127.0.0.1"]
+    # Described sorted, as AWS does (aws-recordings/acm); the summary keeps the PEM's order.
+    assert cert["SubjectAlternativeNames"] == ["IP:127.0.0.1", "localhost", "test.localhost.example"]
+    [summary] = [c for c in acm.list_certificates()["CertificateSummaryList"] if c["CertificateArn"] == arn]
+    assert summary["SubjectAlternativeNameSummaries"] == ["localhost", "test.localhost.example", "IP:127.0.0.1"]
     assert cert["Issuer"] == "Cumulo Test" and cert["Serial"] == "03:e9"
     assert cert["Subject"] == "C=AU,ST=Some-State,O=Cumulo Test,CN=localhost"
     assert cert["KeyAlgorithm"] == "RSA-2048" and cert["SignatureAlgorithm"] == "SHA256WITHRSA"
     assert [u["Name"] for u in cert["KeyUsages"]] == ["DIGITAL_SIGNATURE", "KEY_ENCIPHERMENT"]
     assert cert["ExtendedKeyUsages"] == [{"Name": "TLS_WEB_SERVER_AUTHENTICATION", "OID": "1.3.6.1.5.5.7.3.1"}]
     assert "ImportedAt" in cert and cert["NotAfter"] > cert["NotBefore"]
-    assert cert["DomainValidationOptions"][0] == {"DomainName": "localhost"}
+    assert cert["DomainValidationOptions"][1] == {"DomainName": "localhost"}
     got = acm.get_certificate(CertificateArn=arn)
     assert got["Certificate"].strip() == CERT.decode().strip()
     again = acm.import_certificate(CertificateArn=arn, Certificate=CERT, PrivateKey=KEY)["CertificateArn"]

@@ -363,8 +363,10 @@ def test_alarm_errors_change_nothing(cw):
         cw.delete_alarms(AlarmNames=[n, name("ghost")])
     assert error(e)[0] == "ResourceNotFound"
     assert describe(cw, n)["AlarmName"] == n
+    # An alarm ARN naming no alarm has no tags, as AWS answers for a deleted one (aws-recordings).
+    assert cw.list_tags_for_resource(ResourceARN="arn:aws:cloudwatch:us-east-1:000000000000:alarm:ghost")["Tags"] == []
     with pytest.raises(botocore.exceptions.ClientError) as e:
-        cw.list_tags_for_resource(ResourceARN="arn:aws:cloudwatch:us-east-1:000000000000:alarm:ghost")
+        cw.tag_resource(ResourceARN="arn:aws:cloudwatch:us-east-1:000000000000:alarm:ghost", Tags=[{"Key": "k", "Value": "v"}])
     assert error(e)[:1] == ("ResourceNotFoundException",)
     cw.delete_alarms(AlarmNames=[n])
 
@@ -449,7 +451,8 @@ def test_json_errors_carry_the_query_code(cumulo):
                  "Content-Type": "application/x-amz-json-1.0"})
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=10)
-    assert json.loads(e.value.read())["__type"] == "InvalidParameterCombinationException"
+    # Qualified by CloudWatch's namespace, as AWS sends it (aws-recordings/cloudwatch).
+    assert json.loads(e.value.read())["__type"] == "com.amazonaws.cloudwatch.v2010_08_01#InvalidParameterCombinationException"
     assert e.value.headers["x-amzn-query-error"] == "InvalidParameterCombination;Sender"
 
 

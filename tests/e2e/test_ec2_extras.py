@@ -113,7 +113,7 @@ def test_dhcp_options_blocks_and_egress_only_gateways(ec2):
     ec2.delete_vpc(VpcId=vid)
 
 
-def test_endpoints_prefix_lists_flow_logs_and_peering(ec2):
+def test_endpoints_prefix_lists_flow_logs_and_peering(ec2, cumulo):
     vid = ec2.create_vpc(CidrBlock="10.43.0.0/16")["Vpc"]["VpcId"]
     rtb = ec2.create_route_table(VpcId=vid)["RouteTable"]["RouteTableId"]
     sub = ec2.create_subnet(VpcId=vid, CidrBlock="10.43.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
@@ -157,7 +157,13 @@ def test_endpoints_prefix_lists_flow_logs_and_peering(ec2):
     assert no_dest == {"Code": "InvalidParameter", "Message": "LogDestination can't be empty if LogGroupName is not provided."}
     both = error(ec2.create_flow_logs, ResourceIds=[vid], ResourceType="VPC", TrafficType="ALL", LogGroupName="g", LogDestination="arn:aws:logs:us-east-1:000000000000:log-group:g", DeliverLogsPermissionArn="arn:aws:iam::000000000000:role/r")
     assert both["Message"] == "Please only provide LogGroupName or only provide LogDestination."
-    made = ec2.create_flow_logs(ResourceIds=[vid], ResourceType="VPC", TrafficType="ALL", LogDestinationType="s3", LogDestination="arn:aws:s3:::flow-bucket")
+    # A bucket that does not exist refuses the resource in a successful answer, as on AWS.
+    bucket = f"flow-bucket-{uuid.uuid4().hex[:8]}"
+    refused = ec2.create_flow_logs(ResourceIds=[vid], ResourceType="VPC", TrafficType="ALL", LogDestinationType="s3", LogDestination=f"arn:aws:s3:::{bucket}")
+    assert refused["FlowLogIds"] == [] and refused["Unsuccessful"] == [
+        {"Error": {"Code": "400", "Message": f"LogDestination: {bucket} does not exist"}, "ResourceId": vid}]
+    cumulo.client("s3").create_bucket(Bucket=bucket)
+    made = ec2.create_flow_logs(ResourceIds=[vid], ResourceType="VPC", TrafficType="ALL", LogDestinationType="s3", LogDestination=f"arn:aws:s3:::{bucket}/logs/")
     [fl] = ec2.describe_flow_logs(FlowLogIds=made["FlowLogIds"])["FlowLogs"]
     assert (fl["ResourceId"], fl["FlowLogStatus"], fl["DestinationOptions"]["FileFormat"]) == (vid, "ACTIVE", "plain-text")
 
@@ -306,7 +312,8 @@ STACK = {
         "S3Endpoint": {"Type": "AWS::EC2::VPCEndpoint", "Properties": {"VpcId": {"Ref": "Vpc"}, "ServiceName": "com.amazonaws.us-east-1.s3", "RouteTableIds": [{"Ref": "Rt"}],
                        "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"}]}}},
         "LogsEndpoint": {"Type": "AWS::EC2::VPCEndpoint", "Properties": {"VpcId": {"Ref": "Vpc"}, "ServiceName": "com.amazonaws.us-east-1.logs", "VpcEndpointType": "Interface", "SubnetIds": [{"Ref": "Subnet"}], "PrivateDnsEnabled": True}},
-        "Flow": {"Type": "AWS::EC2::FlowLog", "Properties": {"ResourceId": {"Ref": "Vpc"}, "ResourceType": "VPC", "TrafficType": "REJECT", "LogDestinationType": "s3", "LogDestination": "arn:aws:s3:::flow-logs"}},
+        "Flow": {"Type": "AWS::EC2::FlowLog", "Properties": {"ResourceId": {"Ref": "Vpc"}, "ResourceType": "VPC", "TrafficType": "REJECT", "LogDestinationType": "s3", "LogDestination": {"Fn::GetAtt": ["FlowBucket", "Arn"]}}},
+        "FlowBucket": {"Type": "AWS::S3::Bucket"},
         "Peer": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.60.0.0/16"}},
         "Peering": {"Type": "AWS::EC2::VPCPeeringConnection", "Properties": {"VpcId": {"Ref": "Vpc"}, "PeerVpcId": {"Ref": "Peer"}}},
         "Office": {"Type": "AWS::EC2::PrefixList", "Properties": {"PrefixListName": "office", "AddressFamily": "IPv4", "MaxEntries": 3, "Entries": [{"Cidr": "10.0.0.0/8", "Description": "hq"}]}},
@@ -351,7 +358,7 @@ def test_a_stack_of_the_new_types_deploys_updates_and_deletes(cumulo, ec2, tmp_p
     assert json.loads(endpoints["com.amazonaws.us-east-1.s3"]["PolicyDocument"])["Statement"][0]["Action"] == "s3:GetObject"
     assert out["Dns"].startswith("Z7HUB22UULQXV:" + endpoints["com.amazonaws.us-east-1.logs"]["VpcEndpointId"])
     [fl] = ec2.describe_flow_logs(Filters=[{"Name": "resource-id", "Values": [vid]}])["FlowLogs"]
-    assert fl["TrafficType"] == "REJECT"
+    assert fl["TrafficType"] == "REJECT" and fl["LogDestination"] == f"arn:aws:s3:::{resources['FlowBucket']['PhysicalResourceId']}"
     [pcx] = ec2.describe_vpc_peering_connections(VpcPeeringConnectionIds=[resources["Peering"]["PhysicalResourceId"]])["VpcPeeringConnections"]
     assert pcx["Status"]["Code"] == "active"
     key_param = ssm.get_parameter(Name=f"/ec2/keypair/{out['KeyId']}", WithDecryption=True)["Parameter"]

@@ -87,6 +87,16 @@ impl AwsError {
         self
     }
 
+    /// The JSON and CBOR protocols' body: `__type` and, when there is one, `message` (AWS sends
+    /// none for an error without one, as recorded against AWS: CloudWatch's ResourceNotFound).
+    fn typed_body(&self) -> serde_json::Value {
+        let mut body = serde_json::json!({"__type": self.code});
+        if !self.message.is_empty() {
+            body["message"] = serde_json::Value::String(self.message.clone());
+        }
+        body
+    }
+
     /// Renders the error for the protocol, with the request id.
     pub fn into_response(self, protocol: Protocol, request_id: &str) -> AwsResponse {
         let mut resp = match protocol {
@@ -101,7 +111,10 @@ impl AwsError {
                         "Receiver"
                     },
                 );
-                w.elem("Code", &self.code).elem("Message", &self.message);
+                w.elem("Code", &self.code);
+                if !self.message.is_empty() {
+                    w.elem("Message", &self.message);
+                }
                 for (k, v) in &self.extra {
                     w.elem(k, v);
                 }
@@ -123,8 +136,7 @@ impl AwsError {
                 } else {
                     "application/x-amz-json-1.1"
                 };
-                let body = serde_json::json!({"__type": self.code, "message": self.message});
-                let mut r = AwsResponse::new(self.status, ct, body.to_string());
+                let mut r = AwsResponse::new(self.status, ct, self.typed_body().to_string());
                 r.set_header("x-amzn-errortype", &self.code);
                 if let Some(q) = &self.query_code {
                     let fault = if self.sender_fault {
@@ -137,9 +149,11 @@ impl AwsError {
                 r
             }
             Protocol::RpcV2Cbor => {
-                let body = serde_json::json!({"__type": self.code, "message": self.message});
-                let mut r =
-                    AwsResponse::new(self.status, "application/cbor", crate::cbor::encode(&body));
+                let mut r = AwsResponse::new(
+                    self.status,
+                    "application/cbor",
+                    crate::cbor::encode(&self.typed_body()),
+                );
                 r.set_header("smithy-protocol", "rpc-v2-cbor");
                 if let Some(q) = &self.query_code {
                     let fault = if self.sender_fault {

@@ -710,9 +710,16 @@ fn ts(v: Option<f64>) -> Value {
 
 /// DescribeCertificate's `Certificate`.
 pub fn detail_json(c: &Certificate) -> Value {
-    let dvo: Vec<Value> = c
-        .validations
-        .iter()
+    // An imported certificate's names are described sorted, though its summary keeps the
+    // certificate's order (as recorded against AWS, aws-recordings/acm).
+    let mut names = c.subject_alternative_names.clone();
+    let mut validations: Vec<&DomainValidation> = c.validations.iter().collect();
+    if c.cert_type == "IMPORTED" {
+        names.sort();
+        validations.sort_by(|a, b| a.domain_name.cmp(&b.domain_name));
+    }
+    let dvo: Vec<Value> = validations
+        .into_iter()
         .map(|v| {
             if c.cert_type == "IMPORTED" {
                 return json!({"DomainName": v.domain_name});
@@ -735,7 +742,7 @@ pub fn detail_json(c: &Certificate) -> Value {
     let mut out = json!({
         "CertificateArn": c.arn,
         "DomainName": c.domain_name,
-        "SubjectAlternativeNames": c.subject_alternative_names,
+        "SubjectAlternativeNames": names,
         "DomainValidationOptions": dvo,
         "Subject": c.subject,
         "Issuer": c.issuer,
@@ -792,10 +799,15 @@ fn summary_json(c: &Certificate) -> Value {
         "KeyUsages": c.key_usages,
         "ExtendedKeyUsages": c.extended_key_usages.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
         "InUse": !c.in_use_by.is_empty(),
-        "Exported": false,
+        "ExportOption": "DISABLED",
         "RenewalEligibility": renewal(c),
         "CreatedAt": c.created_at,
     });
+    // AWS says whether an Amazon-issued certificate was exported; an imported one's summary
+    // has no `Exported` (as recorded against AWS, aws-recordings/acm).
+    if c.cert_type == "AMAZON_ISSUED" {
+        out["Exported"] = json!(false);
+    }
     for (k, v) in [
         ("IssuedAt", ts(c.issued_at)),
         ("ImportedAt", ts(c.imported_at)),

@@ -1276,6 +1276,12 @@ fn set_alarm_state(
     );
     if let Some(a) = r.alarms.get_mut(name) {
         a.held_until = c.now + 60.0;
+        // A state set without data describes none (as recorded against AWS).
+        if input["StateReasonData"].is_null()
+            && let Some(b) = a.body.as_object_mut()
+        {
+            b.remove("StateReasonData");
+        }
         w.push(Write::Alarm(
             c.region.to_string(),
             name.to_string(),
@@ -1396,9 +1402,16 @@ fn untag_resource(
     Ok(json!({}))
 }
 
+/// An alarm ARN naming no alarm (a deleted one) has no tags rather than being unknown, as
+/// recorded against AWS (aws-recordings/cloudwatch `test_tagging_metric_alarm`).
 fn list_tags(r: &mut Region, c: &Call<'_>, input: &Value) -> Result<Value, AwsError> {
     let arn = required(input, "ResourceARN")?;
-    let a = alarm_of_arn(r, c, arn)?;
+    let prefix = format!("arn:aws:cloudwatch:{}:{}:alarm:", c.region, c.account);
+    let a = match alarm_of_arn(r, c, arn) {
+        Ok(a) => a,
+        Err(_) if arn.starts_with(&prefix) => return Ok(json!({"Tags": []})),
+        Err(e) => return Err(e),
+    };
     Ok(
         json!({"Tags": a.tags.iter().map(|(k, v)| json!({"Key": k, "Value": v})).collect::<Vec<_>>()}),
     )

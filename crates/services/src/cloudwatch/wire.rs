@@ -77,9 +77,13 @@ fn error(
     request_id: &str,
 ) -> AwsResponse {
     if matches!(protocol, Protocol::Json10 | Protocol::RpcV2Cbor) && e.code != "NotImplemented" {
+        // Qualified as AWS sends them (recorded against AWS, aws-recordings/cloudwatch): the
+        // model's shapes in CloudWatch's namespace, input validation in the framework's.
         let shape = match model.and_then(|m| m.error_shape(&e.code)) {
-            Some(s) => s.to_string(),
-            None if e.code == "ValidationError" => "ValidationException".to_string(),
+            Some(s) => format!("com.amazonaws.cloudwatch.v2010_08_01#{s}"),
+            None if e.code == "ValidationError" => {
+                "com.amazon.coral.validate#ValidationException".to_string()
+            }
             None => e.code.clone(),
         };
         let query = std::mem::replace(&mut e.code, shape);

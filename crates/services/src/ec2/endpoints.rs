@@ -136,7 +136,18 @@ pub const SERVICES: &[(&str, bool, bool)] = &[
     ("xray", false, true),
 ];
 
-pub const DEFAULT_POLICY: &str = r#"{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]}"#;
+/// The policy an endpoint gets when none is given: full access. AWS writes a gateway
+/// endpoint's with `"Version":"2008-10-17"` and an interface endpoint's without a version (as
+/// recorded against AWS, aws-recordings/ec2 `test_vpc_endpoint_dns_names`).
+pub fn default_policy(endpoint_type: &str) -> String {
+    let statement =
+        r#""Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]"#;
+    if endpoint_type == "Interface" {
+        format!("{{{statement}}}")
+    } else {
+        format!(r#"{{"Version":"2008-10-17",{statement}}}"#)
+    }
+}
 
 /// What CreateVpcEndpoint asks for.
 #[derive(Debug, Clone, Default)]
@@ -341,7 +352,7 @@ impl Ec2Service {
                 policy: Some(
                     req.policy
                         .clone()
-                        .unwrap_or_else(|| DEFAULT_POLICY.to_string()),
+                        .unwrap_or_else(|| default_policy(&endpoint_type)),
                 ),
                 dns_label: super::model::new_id("x")[2..10].to_string(),
                 state: "available".into(),
@@ -429,7 +440,7 @@ impl Ec2Service {
                 e.policy = Some(p);
             }
             if change.reset_policy {
-                e.policy = Some(DEFAULT_POLICY.to_string());
+                e.policy = Some(default_policy(&e.endpoint_type));
             }
             if let Some(b) = change.private_dns_enabled {
                 e.private_dns_enabled = b && e.endpoint_type == "Interface";

@@ -25,10 +25,32 @@ pub struct FlowLogRequest {
     pub log_format: Option<String>,
     pub max_aggregation_interval: Option<i64>,
     pub tags: Tags,
+    /// EC2's idempotency token: a repeated request with it answers the first one's flow logs.
+    pub client_token: Option<String>,
 }
 
-/// The flow logs made, and the resource ids refused with why.
-pub type FlowLogsMade = (Vec<FlowLog>, Vec<(String, String)>);
+/// One resource id refused, as an item of AWS's `Unsuccessful` list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub resource_id: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// What CreateFlowLogs answers: the token (the caller's, or one made up as AWS does when none
+/// is given), the flow logs made and the resource ids refused.
+#[derive(Debug, Clone)]
+pub struct FlowLogsMade {
+    pub client_token: String,
+    pub made: Vec<FlowLog>,
+    pub refused: Vec<Refusal>,
+}
+
+/// The bucket an S3 destination ARN names (`arn:aws:s3:::bucket/prefix/` -> `bucket`).
+fn bucket_of(destination: &str) -> &str {
+    let path = destination.splitn(6, ':').nth(5).unwrap_or(destination);
+    path.split('/').next().unwrap_or(path)
+}
 
 fn invalid(message: &str) -> AwsError {
     AwsError::bad_request("InvalidParameter", message)
@@ -59,6 +81,11 @@ impl Ec2Service {
         if req.log_group_name.is_some() && req.destination.is_some() {
             return Err(invalid(
                 "Please only provide LogGroupName or only provide LogDestination.",
+            ));
+        }
+        if destination_type != "cloud-watch-logs" && req.log_group_name.is_some() {
+            return Err(invalid(
+                "LogDestination type must be cloud-watch-logs if LogGroupName is provided.",
             ));
         }
         if destination_type == "cloud-watch-logs"
@@ -98,9 +125,60 @@ impl Ec2Service {
         if req.resource_ids.is_empty() {
             return Err(super::errors::missing("ResourceId"));
         }
+        let log_format = req
+            .log_format
+            .clone()
+            .unwrap_or_else(|| DEFAULT_FORMAT.to_string());
+        // AWS refuses every resource, in a successful answer, when the bucket is missing.
+        let missing_bucket = match (&self.buckets, destination_type.as_str(), &req.destination) {
+            (Some(s3), "s3", Some(d)) if s3.bucket_region(bucket_of(d)).is_err() => {
+                Some(bucket_of(d).to_string())
+            }
+            _ => None,
+        };
+        let client_token = req
+            .client_token
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         self.change(region, |r, touched| {
             let mut made = Vec::new();
             let mut refused = Vec::new();
+            if req.client_token.is_some() {
+                let earlier: Vec<FlowLog> = r
+                    .items
+                    .values()
+                    .filter_map(|x| match x {
+                        Resource::FlowLog(f) if f.client_token == req.client_token => {
+                            Some(f.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if !earlier.is_empty() {
+                    let same = earlier.iter().all(|f| {
+                        req.resource_ids.contains(&f.resource_id)
+                            && f.traffic_type == traffic_type
+                            && f.destination_type == destination_type
+                            && f.destination == req.destination
+                            && f.log_group_name == req.log_group_name
+                            && f.deliver_role_arn == req.deliver_role_arn
+                            && f.log_format == log_format
+                            && f.max_aggregation_interval == interval
+                    });
+                    if !same {
+                        // EC2's idempotency error, as it answers RunInstances.
+                        return Err(AwsError::bad_request(
+                            "IdempotentParameterMismatch",
+                            "Arguments on this idempotent request are inconsistent with arguments used in previous request(s).",
+                        ));
+                    }
+                    return Ok(FlowLogsMade {
+                        client_token,
+                        made: earlier,
+                        refused,
+                    });
+                }
+            }
             for id in &req.resource_ids {
                 let exists = match req.resource_type.as_str() {
                     "VPC" => r.vpc(id).is_ok(),
@@ -114,11 +192,20 @@ impl Ec2Service {
                         ));
                     }
                 };
+                if let Some(bucket) = &missing_bucket {
+                    refused.push(Refusal {
+                        resource_id: id.clone(),
+                        code: "400".into(),
+                        message: format!("LogDestination: {bucket} does not exist"),
+                    });
+                    continue;
+                }
                 if !exists {
-                    refused.push((
-                        id.clone(),
-                        format!("{}: {id} does not exist", req.resource_type),
-                    ));
+                    refused.push(Refusal {
+                        resource_id: id.clone(),
+                        code: "InvalidParameter".into(),
+                        message: format!("{}: {id} does not exist", req.resource_type),
+                    });
                     continue;
                 }
                 let f = FlowLog {
@@ -129,18 +216,20 @@ impl Ec2Service {
                     destination: req.destination.clone(),
                     log_group_name: req.log_group_name.clone(),
                     deliver_role_arn: req.deliver_role_arn.clone(),
-                    log_format: req
-                        .log_format
-                        .clone()
-                        .unwrap_or_else(|| DEFAULT_FORMAT.to_string()),
+                    log_format: log_format.clone(),
                     max_aggregation_interval: interval,
                     created: now(),
                     tags: req.tags.clone(),
+                    client_token: req.client_token.clone(),
                 };
                 r.insert(Resource::FlowLog(f.clone()), touched);
                 made.push(f);
             }
-            Ok((made, refused))
+            Ok(FlowLogsMade {
+                client_token,
+                made,
+                refused,
+            })
         })
     }
 
@@ -245,6 +334,12 @@ mod tests {
     use std::sync::Arc;
 
     #[test]
+    fn a_destination_names_its_bucket_with_or_without_a_prefix() {
+        assert_eq!(bucket_of("arn:aws:s3:::logs"), "logs");
+        assert_eq!(bucket_of("arn:aws:s3:::logs/sub/folder/"), "logs");
+    }
+
+    #[test]
     fn peering_moves_from_pending_to_active_and_flow_logs_need_a_destination() {
         let ec2 =
             Ec2Service::new(Arc::new(Store::in_memory().unwrap()), &Config::default()).unwrap();
@@ -285,7 +380,7 @@ mod tests {
             none.unwrap_err().message,
             "LogDestination can't be empty if LogGroupName is not provided."
         );
-        let (made, refused) = ec2
+        let out = ec2
             .create_flow_logs(
                 "us-east-1",
                 FlowLogRequest {
@@ -297,7 +392,8 @@ mod tests {
                 },
             )
             .unwrap();
-        assert_eq!((made.len(), refused.len()), (1, 1));
+        let made = out.made;
+        assert_eq!((made.len(), out.refused.len()), (1, 1));
         ec2.delete_vpc("us-east-1", &a.id).unwrap();
         assert_eq!(
             ec2.delete_flow_logs("us-east-1", &[made[0].id.clone()])

@@ -75,6 +75,9 @@ pub struct Ec2Service {
     store: Arc<Store>,
     regions: Mutex<HashMap<String, Region>>,
     account_id: String,
+    /// S3, for the buckets flow logs deliver to (AWS refuses a missing one). None where EC2
+    /// is built alone (unit tests): destinations are then taken as given.
+    buckets: Option<Arc<crate::s3::S3Service>>,
 }
 
 /// A subnet as other services see it.
@@ -180,7 +183,14 @@ impl Ec2Service {
             store,
             regions: Mutex::new(regions),
             account_id: config.account_id.clone(),
+            buckets: None,
         })
+    }
+
+    /// Checks flow logs' S3 destinations against `s3`'s buckets.
+    pub fn with_buckets(mut self, s3: Arc<crate::s3::S3Service>) -> Self {
+        self.buckets = Some(s3);
+        self
     }
 
     pub fn account_id(&self) -> &str {
@@ -261,10 +271,10 @@ impl Catalogued for Ec2Service {
         }],
         ..Descriptor::BASE
     };
-    type Deps = ();
+    type Deps = (Arc<crate::s3::S3Service>,);
 
-    fn build(context: &Context, (): Self::Deps) -> Result<Self, GatewayError> {
-        Ok(Self::new(context.store.clone(), &context.config)?)
+    fn build(context: &Context, (s3,): Self::Deps) -> Result<Self, GatewayError> {
+        Ok(Self::new(context.store.clone(), &context.config)?.with_buckets(s3))
     }
 }
 

@@ -366,6 +366,9 @@ pub struct FlowLog {
     pub max_aggregation_interval: i64,
     pub created: String,
     pub tags: Tags,
+    /// The ClientToken of the request that made it (records from before tokens have none).
+    #[serde(default)]
+    pub client_token: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

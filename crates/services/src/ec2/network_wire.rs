@@ -170,9 +170,9 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
                     tags: p.tag_specs(),
                 },
             )?;
-            let zones = endpoint_zones(svc, region, &e)?;
+            let links = endpoint_links(svc, region, &e)?;
             Ok(one("vpcEndpoint", |w| {
-                endpoint(w, &e, region, account, &zones)
+                endpoint(w, &e, region, account, &links)
             }))
         })(),
         "ModifyVpcEndpoint" => (|| {
@@ -203,7 +203,7 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
         })(),
         "DescribeVpcEndpointServices" => describe_endpoint_services(region, p),
         "DescribeVpcEndpoints" => {
-            let zones_of = |e: &VpcEndpoint| endpoint_zones(svc, region, e).unwrap_or_default();
+            let links_of = |e: &VpcEndpoint| endpoint_links(svc, region, e).unwrap_or_default();
             describe(
                 svc,
                 region,
@@ -213,7 +213,7 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
                 "vpcEndpointSet",
                 |res, w, _| match res {
                     Resource::VpcEndpoint(e) => {
-                        endpoint(w, e, region, account, &zones_of(e));
+                        endpoint(w, e, region, account, &links_of(e));
                         true
                     }
                     _ => false,
@@ -276,7 +276,7 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
         "DescribePrefixLists" => Ok(describe_prefix_lists(region, p)),
         // ----- flow logs -----
         "CreateFlowLogs" => (|| {
-            let (made, refused) = svc.create_flow_logs(
+            let out = svc.create_flow_logs(
                 region,
                 FlowLogRequest {
                     resource_ids: p.strings("ResourceId"),
@@ -289,22 +289,23 @@ pub(super) fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str)
                     log_format: p.get("LogFormat").map(str::to_string),
                     max_aggregation_interval: p.int("MaxAggregationInterval")?,
                     tags: p.tag_specs(),
+                    client_token: p.get("ClientToken").map(str::to_string),
                 },
             )?;
             let mut w = XmlWriter::new_fragment();
-            w.elem("clientToken", p.get("ClientToken").unwrap_or(""))
+            w.elem("clientToken", &out.client_token)
                 .open("flowLogIdSet", None);
-            for f in &made {
+            for f in &out.made {
                 w.elem("item", &f.id);
             }
             w.close().open("unsuccessful", None);
-            for (id, message) in &refused {
+            for x in &out.refused {
                 w.open("item", None)
                     .open("error", None)
-                    .elem("code", "InvalidParameter")
-                    .elem("message", message)
+                    .elem("code", &x.code)
+                    .elem("message", &x.message)
                     .close()
-                    .elem("resourceId", id)
+                    .elem("resourceId", &x.resource_id)
                     .close();
             }
             w.close();
@@ -542,24 +543,47 @@ fn block_answer(
     w.finish()
 }
 
-fn endpoint_zones(
+/// What an endpoint's description shows of other records: its subnets' zones and its
+/// security groups' names.
+#[derive(Default)]
+struct EndpointLinks {
+    zones: Vec<String>,
+    group_names: Vec<String>,
+}
+
+fn endpoint_links(
     svc: &Ec2Service,
     region: &str,
     e: &VpcEndpoint,
-) -> Result<Vec<String>, AwsError> {
+) -> Result<EndpointLinks, AwsError> {
     svc.read(region, |r| {
-        Ok(e.subnet_ids
-            .iter()
-            .filter_map(|s| r.subnet(s).ok().map(|x| x.availability_zone.clone()))
-            .collect())
+        Ok(EndpointLinks {
+            zones: e
+                .subnet_ids
+                .iter()
+                .filter_map(|s| r.subnet(s).ok().map(|x| x.availability_zone.clone()))
+                .collect(),
+            group_names: e
+                .group_ids
+                .iter()
+                .map(|g| r.group(g).map(|x| x.name.clone()).unwrap_or_default())
+                .collect(),
+        })
     })
 }
 
-fn endpoint(w: &mut XmlWriter, e: &VpcEndpoint, region: &str, account: &str, zones: &[String]) {
+fn endpoint(
+    w: &mut XmlWriter,
+    e: &VpcEndpoint,
+    region: &str,
+    account: &str,
+    links: &EndpointLinks,
+) {
     w.elem("vpcEndpointId", &e.id)
         .elem("vpcEndpointType", &e.endpoint_type)
         .elem("vpcId", &e.vpc_id)
         .elem("serviceName", &e.service_name)
+        .elem("serviceRegion", region)
         .elem("state", &e.state)
         .opt("policyDocument", e.policy.as_deref())
         .open("routeTableIdSet", None);
@@ -571,8 +595,11 @@ fn endpoint(w: &mut XmlWriter, e: &VpcEndpoint, region: &str, account: &str, zon
         w.elem("item", s);
     }
     w.close().open("groupSet", None);
-    for g in &e.group_ids {
-        w.open("item", None).elem("groupId", g).close();
+    for (g, name) in e.group_ids.iter().zip(&links.group_names) {
+        w.open("item", None)
+            .elem("groupId", g)
+            .elem("groupName", name)
+            .close();
     }
     w.close()
         .elem("ipAddressType", "ipv4")
@@ -586,7 +613,7 @@ fn endpoint(w: &mut XmlWriter, e: &VpcEndpoint, region: &str, account: &str, zon
         w.elem("item", n);
     }
     w.close().open("dnsEntrySet", None);
-    for (name, zone) in dns_entries(region, e, zones) {
+    for (name, zone) in dns_entries(region, e, &links.zones) {
         w.open("item", None)
             .elem("dnsName", &name)
             .elem("hostedZoneId", &zone)

@@ -65,7 +65,7 @@ fn checked(region: &str, req: VolumeRequest) -> Result<Volume, AwsError> {
             "Valid types: standard, io1, io2, gp2, sc1, st1, gp3",
         ));
     };
-    let size = req.size.ok_or_else(|| missing("size"))?;
+    let size = req.size.ok_or_else(|| missing("size/snapshot"))?;
     if size < min {
         return Err(bad(format!(
             "Volume of size {size}GiB is too small; minimum is {min}GiB."

@@ -489,6 +489,7 @@ fn dispatch(svc: &Ec2Service, region: &str, p: &Params, action: &str) -> Answer 
             )
         }
         "DescribeSecurityGroupRules" => describe_rules(svc, region, p),
+        "GetSecurityGroupsForVpc" => groups_for_vpc(svc, region, p),
         "DescribeRouteTables" => describe(
             svc,
             region,
@@ -684,7 +685,7 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
     let filters = p.filters();
     let mut w = XmlWriter::new_fragment();
     w.open("availabilityZoneInfo", None);
-    for (i, (name, id)) in zones::zones(region).into_iter().enumerate() {
+    for (name, id) in zones::zones(region) {
         if (!names.is_empty() && !names.contains(&name)) || (!ids.is_empty() && !ids.contains(&id))
         {
             continue;
@@ -729,10 +730,7 @@ fn describe_zones(region: &str, p: &Params) -> Answer {
             .elem("networkBorderGroup", region)
             .elem("zoneType", "availability-zone")
             .raw("<messageSet/>")
-            .elem(
-                "groupLongName",
-                &format!("{} {}", region_long_name(region), i + 1),
-            )
+            .elem("groupLongName", &format!("{} 1", region_long_name(region)))
             .close();
     }
     w.close();
@@ -1035,6 +1033,45 @@ fn permissions(w: &mut XmlWriter, rules: &[&Rule], account: &str) {
         }
         w.close().close();
     }
+}
+
+/// GetSecurityGroupsForVpc: the VPC's groups, its default group first (then by id; cumulo
+/// keeps no creation order).
+fn groups_for_vpc(svc: &Ec2Service, region: &str, p: &Params) -> Answer {
+    let vpc_id = p.required("VpcId")?;
+    let filters = p.filters();
+    let mut groups: Vec<Resource> = svc.read(region, |r| {
+        r.vpc(vpc_id)?;
+        Ok(r.items
+            .values()
+            .filter(|x| matches!(x, Resource::SecurityGroup(g) if g.vpc_id == vpc_id))
+            .cloned()
+            .collect())
+    })?;
+    groups.sort_by_key(|x| match x {
+        Resource::SecurityGroup(g) => (g.name != "default", g.id.clone()),
+        _ => (true, String::new()),
+    });
+    let mut w = XmlWriter::new_fragment();
+    w.open("securityGroupForVpcSet", None);
+    for res in &groups {
+        let Resource::SecurityGroup(g) = res else {
+            continue;
+        };
+        if !filters::matches(res, &filters)? {
+            continue;
+        }
+        w.open("item", None)
+            .elem("description", &g.description)
+            .elem("groupId", &g.id)
+            .elem("groupName", &g.name)
+            .elem("ownerId", svc.account_id())
+            .elem("primaryVpcId", &g.vpc_id);
+        tag_set(&mut w, &g.tags);
+        w.close();
+    }
+    w.close();
+    Ok(w.finish())
 }
 
 fn group(w: &mut XmlWriter, g: &SecurityGroup, account: &str) {

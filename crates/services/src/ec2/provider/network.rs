@@ -531,7 +531,7 @@ impl TaggedKind for FlowLogDecl {
         if traffic.is_none() {
             traffic = Some("ALL".into());
         }
-        let (made, refused) = ec2.create_flow_logs(
+        let out = ec2.create_flow_logs(
             &ctx.region,
             FlowLogRequest {
                 resource_ids: vec![required(props, "ResourceId")?],
@@ -544,11 +544,12 @@ impl TaggedKind for FlowLogDecl {
                 log_format: scalar(props, "LogFormat")?,
                 max_aggregation_interval: int(props, "MaxAggregationInterval")?,
                 tags,
+                client_token: None,
             },
         )?;
-        match (made.into_iter().next(), refused.into_iter().next()) {
+        match (out.made.into_iter().next(), out.refused.into_iter().next()) {
             (Some(f), _) => Ok(f.id),
-            (None, Some((_, why))) => Err(ProviderError::Failed(why).into()),
+            (None, Some(why)) => Err(ProviderError::Failed(why.message).into()),
             (None, None) => Err(ProviderError::Failed("no flow log was made".into()).into()),
         }
     }
