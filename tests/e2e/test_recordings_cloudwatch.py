@@ -5,6 +5,7 @@ recorded case's scenario replayed, and cumulo's answers matched to the recording
 literals, placeholders; see `recordings.py`)."""
 import datetime
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,9 +34,6 @@ NOT_REPLAYED = {
                                     "after its alarm evaluator ran on its own schedule (minutes)",
     "test_enable_disable_alarm_actions": "as test_breaching_alarm_actions: SQS messages of evaluated alarms",
     "test_put_metric_alarm": "as test_breaching_alarm_actions: SQS messages and alarm history of AWS's evaluator",
-    "test_trigger_composite_alarm": "the recording's composite alarm rule and actions are not in it; "
-                                    "composite alarms are covered by test_cloudwatch.py",
-    "test_tagging_composite_alarm": "as test_trigger_composite_alarm: the composite alarm's definition is not recorded",
     "test_aws_sqs_metrics_created": "metrics AWS/SQS publishes for queues: cumulo's SQS publishes none",
     "test_create_metric_stream": "metric streams are not emulated (answer 501)",
     "test_insight_rule": "Contributor Insights rules are not emulated (answer 501)",
@@ -503,3 +501,49 @@ def test_label_generation(cw, protocol, pair):
     queries = [stat(f"result_{s}_{p}_{u}", ns, "metric1", s, period=p, Unit=u) for s, p, u in LABEL_PAIRS[pair]]
     got = metric_data(cw, queries, t)
     matches(CASES[f"TestCloudwatch::test_label_generation[{protocol}-input_pairs{pair}]"], {"label_generation": got})
+
+
+def composite(cw, cumulo, **kw):
+    sns = cumulo.client("sns")
+    topics = [sns.create_topic(Name=f"{k}-{uid()}")["TopicArn"] for k in ("alarm", "ok")]
+    simple = [minimal_alarm(cw)[0] for _ in range(2)]
+    arns = [cw.describe_alarms(AlarmNames=[n])["MetricAlarms"][0]["AlarmArn"] for n in simple]
+    name = f"c-{uid()}"
+    put = cw.put_composite_alarm(AlarmName=name, AlarmDescription="composite alarm description",
+                                 AlarmRule=f'ALARM("{arns[0]}") OR ALARM("{arns[1]}")',
+                                 AlarmActions=[topics[0]], OKActions=[topics[1]], **kw)
+    return name, simple, put
+
+
+def test_trigger_composite_alarm(cw, cumulo, protocol):
+    name, simple, put = composite(cw, cumulo)
+
+    def after(alarm, state):
+        cw.set_alarm_state(AlarmName=alarm, StateValue=state, StateReason=f"{state} for the test")
+        [c] = cw.describe_alarms(AlarmNames=[name], AlarmTypes=["CompositeAlarm"])["CompositeAlarms"]
+        # The recorder read the reason's data as JSON.
+        return {**c, "StateReasonData": json.loads(c["StateReasonData"])}
+
+    got = {"put-composite-alarm": put,
+           "composite-alarm-in-alarm-when-alarm-1-is-in-alarm": after(simple[0], "ALARM"),
+           "composite-alarm-in-ok-when-alarm-1-is-back-to-ok": after(simple[0], "OK"),
+           "composite-alarm-in-alarm-when-alarm-2-is-in-alarm": after(simple[1], "ALARM"),
+           "composite-alarm-in-ok-when-alarm-2-is-back-to-ok": after(simple[1], "OK")}
+    # AWS's reasons name the second of the transition, so the next one is a second later.
+    time.sleep(1)
+    after(simple[0], "ALARM")
+    got["composite-alarm-is-triggered-by-alarm-1-and-then-unchanged-by-alarm-2"] = after(simple[1], "ALARM")
+    matches(case("test_trigger_composite_alarm", protocol), got)
+
+
+def test_tagging_composite_alarm(cw, cumulo, protocol):
+    name, _, _ = composite(cw, cumulo, Tags=[{"Key": "Environment", "Value": "Production"}])
+    arn = cw.describe_alarms(AlarmNames=[name], AlarmTypes=["CompositeAlarm"])["CompositeAlarms"][0]["AlarmArn"]
+    got = {"list_tags_for_resource_after_creation ": cw.list_tags_for_resource(ResourceARN=arn)}
+    cw.tag_resource(ResourceARN=arn, Tags=[{"Key": "tag1", "Value": "foo"}, {"Key": "tag2", "Value": "bar"}])
+    got["list_tags_for_resource_updated"] = cw.list_tags_for_resource(ResourceARN=arn)
+    cw.untag_resource(ResourceARN=arn, TagKeys=["tag1"])
+    got["list_tags_for_resource_post_untag"] = cw.list_tags_for_resource(ResourceARN=arn)
+    cw.delete_alarms(AlarmNames=[name])
+    got["list_tags_for_deleted_resource"] = cw.list_tags_for_resource(ResourceARN=arn)
+    matches(case("test_tagging_composite_alarm", protocol), got)

@@ -46,7 +46,7 @@ fn stamp(t: i64) -> String {
         .unwrap_or_default()
 }
 
-fn iso(t: f64) -> String {
+pub(super) fn iso(t: f64) -> String {
     chrono::DateTime::from_timestamp_millis((t * 1000.0) as i64)
         .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3f+0000").to_string())
         .unwrap_or_default()
