@@ -29,11 +29,11 @@ PROTOCOLS = ["query", "json", "smithy-rpc-v2-cbor"]
 
 # Recorded cases cumulo cannot replay (in every protocol), and why.
 NOT_REPLAYED = {
-    "test_alarm_lambda_target": "Lambda alarm actions: cumulo's alarms notify SNS only",
-    "test_breaching_alarm_actions": "the recorded answer is the SQS message AWS delivered through SNS "
-                                    "after its alarm evaluator ran on its own schedule (minutes)",
-    "test_enable_disable_alarm_actions": "as test_breaching_alarm_actions: SQS messages of evaluated alarms",
-    "test_put_metric_alarm": "as test_breaching_alarm_actions: SQS messages and alarm history of AWS's evaluator",
+    "test_alarm_lambda_target": "cumulo records alarm actions and never executes them (no Lambda is invoked)",
+    "test_breaching_alarm_actions": "the recorded answer is the message the alarm's SNS action delivered to "
+                                    "SQS; cumulo records alarm actions and never executes them",
+    "test_enable_disable_alarm_actions": "as test_breaching_alarm_actions: SNS messages of alarm actions",
+    "test_put_metric_alarm": "as test_breaching_alarm_actions: SNS messages of alarm actions",
     "test_aws_sqs_metrics_created": "metrics AWS/SQS publishes for queues: cumulo's SQS publishes none",
     "test_create_metric_stream": "metric streams are not emulated (answer 501)",
     "test_insight_rule": "Contributor Insights rules are not emulated (answer 501)",
