@@ -31,9 +31,8 @@ PROTOCOLS = ["query", "json", "smithy-rpc-v2-cbor"]
 # Recorded cases cumulo cannot replay (in every protocol), and why.
 NOT_REPLAYED = {
     "test_alarm_lambda_target": "cumulo records alarm actions and never executes them (no Lambda is invoked)",
-    "test_breaching_alarm_actions": "the recorded answer is the message the alarm's SNS action delivered to "
-                                    "SQS; cumulo records alarm actions and never executes them",
-    "test_enable_disable_alarm_actions": "as test_breaching_alarm_actions: SNS messages of alarm actions",
+    "test_enable_disable_alarm_actions": "its steps wait for the messages the alarm's SNS actions deliver to "
+                                         "SQS; cumulo records alarm actions and never executes them",
     "test_aws_sqs_metrics_created": "metrics AWS/SQS publishes for queues: cumulo's SQS publishes none",
     "test_create_metric_stream": "metric streams are not emulated (answer 501)",
     "test_insight_rule": "Contributor Insights rules are not emulated (answer 501)",
@@ -533,6 +532,7 @@ def test_trigger_composite_alarm(cw, cumulo, protocol):
     time.sleep(1)
     after(simple[0], "ALARM")
     got["composite-alarm-is-triggered-by-alarm-1-and-then-unchanged-by-alarm-2"] = after(simple[1], "ALARM")
+    cw.delete_alarms(AlarmNames=[name, *simple])
     matches(case("test_trigger_composite_alarm", protocol), got)
 
 
@@ -585,5 +585,22 @@ def test_put_metric_alarm(cumulo):
     got["describe-alarm-history"] = cw.describe_alarm_history(AlarmName=name, HistoryItemType="StateUpdate")
     got["describe-alarms-for-metric"] = cw.describe_alarms_for_metric(Namespace=ns, MetricName="my-metric1",
                                                                        Dimensions=dims)
+    cw.delete_alarms(AlarmNames=[name])
     recorded = {k: v for k, v in CASES["TestCloudwatch::test_put_metric_alarm"].items() if k != "alarm-triggered-sqs-msg"}
     matches(recorded, recorder_view(got))
+
+
+def test_breaching_alarm_actions(cw, cumulo, protocol):
+    """Replayed but for `alarm-1-sqs-msg`, the message the alarm's SNS action delivered: cumulo
+    records alarm actions and never executes them."""
+    topic = cumulo.client("sns").create_topic(Name=f"t-{uid()}")["TopicArn"]
+    name = f"a-{uid()}"
+    cw.put_metric_alarm(AlarmName=name, AlarmDescription="testing cloudwatch alarms", Namespace=f"ns-{uid()}",
+                        MetricName="my-metric101", Statistic="Average", Period=10, EvaluationPeriods=2, Threshold=2,
+                        ComparisonOperator="GreaterThanThreshold", Dimensions=[{"Name": "InstanceId", "Value": "abc"}],
+                        Unit="Seconds", TreatMissingData="breaching", AlarmActions=[topic], OKActions=[topic])
+    got = {"alarm-1-describe": recorder_view(cw.describe_alarms(AlarmNames=[name]))}
+    # Other tests share the server and list alarms in ALARM.
+    cw.delete_alarms(AlarmNames=[name])
+    recorded = {k: v for k, v in case("test_breaching_alarm_actions", protocol).items() if k != "alarm-1-sqs-msg"}
+    matches(recorded, got)

@@ -182,6 +182,19 @@ pub fn evaluate(
         }
         data
     };
+    // With no data, AWS names each evaluated period by its time alone and gives no start.
+    let no_data = || {
+        let mut data = reason_data(&[]);
+        if let Some(d) = data.as_object_mut() {
+            d.remove("startDate");
+        }
+        data["evaluatedDatapoints"] = values
+            .iter()
+            .rev()
+            .map(|(t, _)| json!({"timestamp": iso(*t as f64)}))
+            .collect();
+        data
+    };
     if present.is_empty() {
         return match treat {
             "breaching" => Some(Verdict {
@@ -192,7 +205,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
             "notBreaching" => Some(Verdict {
                 state: OK,
@@ -202,7 +215,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
             "ignore" => None,
             _ => Some(Verdict {
@@ -212,7 +225,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
         };
     }
