@@ -4,7 +4,7 @@ recording's literal values, and its placeholders bound consistently (`<vpc-id:1>
 wherever it appears, `<vpc-id:2>` another one).
 
 Placeholders the recorder wrote without a number (`<cert-id>`, `<change-id>`, `datetime`,
-`timestamp`) stand
+`timestamp`, `date`) stand
 for any value: older recordings used them for every value of a kind, equal or not. `<region>` and
 `<partition>` are the literal region and partition; the account `111111111111` is cumulo's.
 `ResponseMetadata` is dropped except its HTTP status, which must be the recorded one."""
@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parent / "aws-recordings"
 
 ACCOUNT = "000000000000"
 PLACEHOLDER = re.compile(r"<([A-Za-z0-9_\-]+)(?::(\d+))?>")
-DATETIMES = {"datetime", "<datetime>", "timestamp"}
+DATETIMES = {"datetime", "<datetime>", "timestamp", "date"}
 
 
 def load(relative):

@@ -249,7 +249,9 @@ def test_alarms_evaluate_from_datapoints_and_composites_follow(cw, cumulo):
     cw.put_metric_data(Namespace=ns, MetricData=[{"MetricName": "cpu", "Value": 90}])
     a = describe(cw, high)
     assert a["StateValue"] == "ALARM"
-    assert a["StateReason"].startswith("Threshold Crossed: 1 out of the last 1 datapoints [90.0"), a["StateReason"]
+    # One period evaluated: AWS's plain form (aws-recordings/cloudwatch test_put_metric_alarm).
+    assert a["StateReason"].startswith("Threshold Crossed: 1 datapoint [90.0 ("), a["StateReason"]
+    assert a["StateReason"].endswith(")] was greater than the threshold (50.0)."), a["StateReason"]
     assert json.loads(a["StateReasonData"])["recentDatapoints"] == [90.0]
     c = describe(cw, both, "CompositeAlarms")
     assert c["StateValue"] == "ALARM"

@@ -46,7 +46,7 @@ fn stamp(t: i64) -> String {
         .unwrap_or_default()
 }
 
-fn iso(t: f64) -> String {
+pub(super) fn iso(t: f64) -> String {
     chrono::DateTime::from_timestamp_millis((t * 1000.0) as i64)
         .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3f+0000").to_string())
         .unwrap_or_default()
@@ -55,16 +55,25 @@ fn iso(t: f64) -> String {
 /// Each evaluated period's start and value (`None`: no data), oldest first.
 type Periods = Vec<(i64, Option<f64>)>;
 
+/// What an alarm evaluates: its periods' values, the period, and (for an alarm on one metric)
+/// each period's sample count, which AWS shows in the reason data.
+struct Evaluated {
+    values: Periods,
+    period: i64,
+    counts: Series,
+}
+
 /// The values of the alarm's periods, oldest first (`None`: no data in that period), and the
 /// period; `None` when the alarm cannot be evaluated (an anomaly-band comparison).
 fn period_values(
     alarm: &Value,
     data: &BTreeMap<MetricKey, Vec<Datum>>,
     now: f64,
-) -> Option<(Periods, i64)> {
+) -> Option<Evaluated> {
     let n = alarm["EvaluationPeriods"].as_i64().unwrap_or(1).max(1);
     let series: Series;
     let period;
+    let mut counts = Series::new();
     if let Some(qs) = alarm["Metrics"].as_array().filter(|q| !q.is_empty()) {
         let ret = qs
             .iter()
@@ -92,19 +101,22 @@ fn period_values(
         );
         let last = metrics::bucket(now, period);
         let start = last - (n - 1) * period;
-        series = data
-            .get(&key)
-            .map(|d| {
-                metrics::aggregate(
-                    d,
-                    start as f64,
-                    (last + period) as f64,
-                    period,
-                    stat,
-                    alarm["Unit"].as_str(),
-                )
-            })
-            .unwrap_or_default();
+        let of = |stat| {
+            data.get(&key)
+                .map(|d| {
+                    metrics::aggregate(
+                        d,
+                        start as f64,
+                        (last + period) as f64,
+                        period,
+                        stat,
+                        alarm["Unit"].as_str(),
+                    )
+                })
+                .unwrap_or_default()
+        };
+        series = of(stat);
+        counts = of(Stat::SampleCount);
     }
     let last = metrics::bucket(now, period);
     let values = (0..n)
@@ -113,7 +125,11 @@ fn period_values(
             (t, series.get(&t).copied())
         })
         .collect();
-    Some((values, period))
+    Some(Evaluated {
+        values,
+        period,
+        counts,
+    })
 }
 
 /// A metric or metric-math alarm's state now, `None` when it stays as it is (TreatMissingData
@@ -126,7 +142,11 @@ pub fn evaluate(
     let op = alarm["ComparisonOperator"].as_str().unwrap_or("");
     let threshold = alarm["Threshold"].as_f64()?;
     breaches(op, 0.0, threshold)?;
-    let (values, period) = period_values(alarm, data, now)?;
+    let Evaluated {
+        values,
+        period,
+        counts,
+    } = period_values(alarm, data, now)?;
     let n = values.len();
     let m = alarm["DatapointsToAlarm"]
         .as_i64()
@@ -138,8 +158,10 @@ pub fn evaluate(
         .filter_map(|(t, v)| v.map(|v| (*t, v)))
         .collect();
     let missing = n - present.len();
+    // As AWS writes it (recorded against AWS, aws-recordings/cloudwatch): the alarm's unit
+    // when it has one, each evaluated datapoint's sample count.
     let reason_data = |recent: &[(i64, f64)]| {
-        json!({
+        let mut data = json!({
             "version": "1.0",
             "queryDate": iso(now),
             "startDate": iso(values.first().map_or(0, |v| v.0) as f64),
@@ -147,8 +169,31 @@ pub fn evaluate(
             "period": period,
             "recentDatapoints": recent.iter().map(|v| v.1).collect::<Vec<_>>(),
             "threshold": threshold,
-            "evaluatedDatapoints": recent.iter().rev().map(|(t, v)| json!({"timestamp": iso(*t as f64), "value": v})).collect::<Vec<_>>(),
-        })
+            "evaluatedDatapoints": recent.iter().rev().map(|(t, v)| {
+                let mut d = json!({"timestamp": iso(*t as f64), "value": v});
+                if let Some(c) = counts.get(t) {
+                    d["sampleCount"] = json!(c);
+                }
+                d
+            }).collect::<Vec<_>>(),
+        });
+        if let Some(unit) = alarm["Unit"].as_str() {
+            data["unit"] = json!(unit);
+        }
+        data
+    };
+    // With no data, AWS names each evaluated period by its time alone and gives no start.
+    let no_data = || {
+        let mut data = reason_data(&[]);
+        if let Some(d) = data.as_object_mut() {
+            d.remove("startDate");
+        }
+        data["evaluatedDatapoints"] = values
+            .iter()
+            .rev()
+            .map(|(t, _)| json!({"timestamp": iso(*t as f64)}))
+            .collect();
+        data
     };
     if present.is_empty() {
         return match treat {
@@ -160,7 +205,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
             "notBreaching" => Some(Verdict {
                 state: OK,
@@ -170,7 +215,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
             "ignore" => None,
             _ => Some(Verdict {
@@ -180,7 +225,7 @@ pub fn evaluate(
                     plural(n),
                     if n == 1 { "was" } else { "were" }
                 ),
-                data: reason_data(&[]),
+                data: no_data(),
             }),
         };
     }
@@ -196,7 +241,17 @@ pub fn evaluate(
         .map(|(t, v)| format!("{v:?} ({})", stamp(*t)))
         .collect();
     let k = present.len();
-    let reason = if state == ALARM {
+    // One period evaluated, AWS says so plainly (as recorded against AWS,
+    // aws-recordings/cloudwatch `test_put_metric_alarm`); over several, it counts them.
+    let reason = if state == ALARM && n == 1 {
+        format!(
+            "Threshold Crossed: {k} datapoint{} [{}] {} {} the threshold ({threshold:?}).",
+            plural(k),
+            shown.join(", "),
+            if k == 1 { "was" } else { "were" },
+            words(op)
+        )
+    } else if state == ALARM {
         format!(
             "Threshold Crossed: {breaching} out of the last {n} datapoints [{}] {} {} the threshold ({threshold:?}) (minimum {m} datapoint{} for OK -> ALARM transition).",
             shown.join(", "),

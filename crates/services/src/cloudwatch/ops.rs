@@ -683,16 +683,49 @@ fn uses(alarm: &Value, k: &MetricKey) -> bool {
         })
 }
 
-fn state_of(r: &Region, c: &Call<'_>, child: &str) -> Option<String> {
+/// The alarm a composite rule names, by name or ARN.
+fn child_alarm<'a>(r: &'a Region, c: &Call<'_>, child: &str) -> Option<&'a Alarm> {
     let name = child
         .strip_prefix(&format!(
             "arn:aws:cloudwatch:{}:{}:alarm:",
             c.region, c.account
         ))
         .unwrap_or(child);
-    r.alarms
-        .get(name)
-        .and_then(|a| a.body["StateValue"].as_str().map(str::to_string))
+    r.alarms.get(name)
+}
+
+fn state_of(r: &Region, c: &Call<'_>, child: &str) -> Option<String> {
+    child_alarm(r, c, child).and_then(|a| a.body["StateValue"].as_str().map(str::to_string))
+}
+
+/// Why a composite moved: the alarm of its rule that transitioned last (the one that moved
+/// it), as AWS words it and as its `triggeringAlarms` (recorded against AWS,
+/// aws-recordings/cloudwatch `test_trigger_composite_alarm`).
+fn composite_cause(r: &Region, c: &Call<'_>, rule: &Rule) -> (String, Value) {
+    let cause = rule
+        .children()
+        .iter()
+        .filter_map(|ch| {
+            let a = child_alarm(r, c, ch)?;
+            let state = a.body["StateValue"].as_str()?.to_string();
+            let at = a.body["StateTransitionedTimestamp"].as_f64().unwrap_or(0.0);
+            let arn = a.body["AlarmArn"].as_str().unwrap_or(ch).to_string();
+            Some((arn, state, at))
+        })
+        .max_by(|x, y| x.2.total_cmp(&y.2));
+    let Some((arn, state, at)) = cause else {
+        return (
+            "No alarm of the rule exists".to_string(),
+            json!({"triggeringAlarms": []}),
+        );
+    };
+    let when = chrono::DateTime::from_timestamp_millis((at * 1000.0) as i64)
+        .map(|d| d.format("%A %d %B, %Y %H:%M:%S UTC").to_string())
+        .unwrap_or_default();
+    (
+        format!("{arn} transitioned to {state} at {when}"),
+        json!({"triggeringAlarms": [{"arn": arn, "state": {"value": state, "timestamp": alarms::iso(at)}}]}),
+    )
 }
 
 /// Every composite alarm's state from its rule, composites of composites included (a few
@@ -718,35 +751,11 @@ fn evaluate_composites(r: &mut Region, c: &Call<'_>, w: &mut Vec<Write>) {
             if a.body["StateValue"].as_str() == Some(state) {
                 continue;
             }
-            let triggering: Vec<Value> = rule
-                .children()
-                .iter()
-                .filter_map(|ch| {
-                    let st = state_of(r, c, ch)?;
-                    let arn = if ch.starts_with("arn:") {
-                        ch.clone()
-                    } else {
-                        alarm_arn(c, ch)
-                    };
-                    Some(json!({"arn": arn, "state": {"value": st}}))
-                })
-                .collect();
+            let (reason, data) = composite_cause(r, c, &rule);
             let v = Verdict {
                 state,
-                reason: format!(
-                    "{} was {}",
-                    triggering
-                        .iter()
-                        .map(|t| t["arn"].as_str().unwrap_or("").to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    if holds {
-                        "in a state the rule matches"
-                    } else {
-                        "not in a state the rule matches"
-                    }
-                ),
-                data: json!({"triggeringAlarms": triggering}),
+                reason,
+                data,
             };
             set_state(r, c, w, name, v);
             changed = true;
