@@ -126,7 +126,7 @@ fn number(state: &Value, key: &str, vars: &Map<String, Value>) -> Result<Option<
 pub fn check_size(assigned: &Map<String, Value>) -> Result<(), Failure> {
     let mut total = 0;
     for (k, v) in assigned {
-        let size = v.to_string().len();
+        let size = super::json_len(v);
         if size > VARIABLE_LIMIT {
             return Err(Failure::runtime(format!(
                 "The variable '{k}' has a size of {size} bytes, which exceeds the limit of {VARIABLE_LIMIT} bytes for a single variable"

@@ -70,7 +70,7 @@ pub const PAYLOAD_QUOTA: usize = 262_144;
 /// recorded only for outputs, so an oversized input (and a catcher's output) is reported in
 /// the same words, naming the state.
 pub fn within_quota(v: Value, what: &str) -> Result<Value, Failure> {
-    if v.to_string().len() <= PAYLOAD_QUOTA {
+    if json_len(&v) <= PAYLOAD_QUOTA {
         return Ok(v);
     }
     Err(Failure::new(
@@ -79,6 +79,25 @@ pub fn within_quota(v: Value, what: &str) -> Result<Value, Failure> {
             "The state/task '{what}' returned a result with a size exceeding the maximum number of bytes service limit."
         ),
     ))
+}
+
+/// The length of a value's JSON text, counted without building the text: every state's
+/// payload is measured against the quota, and may be up to 256 KiB.
+pub fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a Value to a counter cannot fail: it has no I/O and only string keys.
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
 }
 
 /// One history event as GetExecutionHistory answers it.

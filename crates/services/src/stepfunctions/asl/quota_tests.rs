@@ -171,3 +171,14 @@ impl Integrations for Failing {
         "token".into()
     }
 }
+
+#[test]
+fn json_len_is_the_length_of_the_json_text() {
+    for v in [
+        json!(null),
+        json!({"a": [1, 2.5, "é\"\n", {"b": true}], "": {}}),
+        json!("x".repeat(1000)),
+    ] {
+        assert_eq!(super::json_len(&v), v.to_string().len(), "{v}");
+    }
+}
